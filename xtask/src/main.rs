@@ -1,0 +1,50 @@
+//! `cargo xtask`: the project's one entry point for chores.
+//!
+//! Each subcommand lives in its own module; `main` only dispatches. Commands print progress to
+//! stderr and results to stdout, and exit non-zero on failure.
+#![allow(clippy::print_stdout, clippy::print_stderr, reason = "xtask is a command-line tool")]
+
+mod bench;
+mod golden;
+mod record;
+mod test;
+mod util;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [args]
+
+commands:
+  test              run every test: cargo test --workspace, cargo deny (if installed), golden
+  golden            check our results against sessions recorded by the real omp and pi
+  record            record fixtures with the real omp and pi (needs node and the npm registry)
+  bench [store|context|all] [--large]
+                    run the benchmarks and print JSON results
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match command.as_str() {
+        "test" => test::run(rest),
+        "golden" => golden::run(rest),
+        "record" => record::run(rest),
+        "bench" => bench::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

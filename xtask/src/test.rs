@@ -1,0 +1,22 @@
+//! `cargo xtask test`: the README's test command. Runs every test the project has.
+
+use crate::util::{cargo, run_command, workspace_root};
+use std::process::Command;
+
+/// Runs `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks.
+pub fn run(_args: &[String]) -> Result<(), String> {
+    let root = workspace_root();
+    run_command(cargo().current_dir(&root).args(["test", "--workspace", "--all-targets"]))?;
+    run_command(cargo().current_dir(&root).args(["test", "--workspace", "--doc"]))?;
+    deny(&root)?;
+    crate::golden::run(&[])
+}
+
+fn deny(root: &std::path::Path) -> Result<(), String> {
+    let installed = Command::new("cargo-deny").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !installed {
+        eprintln!("xtask: cargo-deny is not installed; skipping `cargo deny check` (install: cargo install cargo-deny --locked)");
+        return Ok(());
+    }
+    run_command(cargo().current_dir(root).args(["deny", "check"]))
+}

@@ -1,0 +1,23 @@
+//! Small helpers shared by the xtask commands.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The workspace root (the folder holding the root `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().map_or(manifest_dir.clone(), PathBuf::from)
+}
+
+/// Runs `command`, inheriting stdio; an error names the command and its exit status.
+pub fn run_command(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    eprintln!("xtask: running {shown}");
+    let status = command.status().map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("{shown} failed with {status}")) }
+}
+
+/// The cargo binary that runs this xtask.
+pub fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+}
