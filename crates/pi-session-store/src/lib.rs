@@ -1,1 +1,61 @@
-//! placeholder
+//! pi-session-store: the append-only JSONL store for omp and pi session files.
+//!
+//! Job: read a session file into a header plus an index of entries (envelopes parsed, bodies
+//! read on demand), append entries to a file the way omp and pi write them, keep one writer per
+//! file, and find sessions on disk.
+//!
+//! Guarantees:
+//! - [`open`] never writes to the file and never fails on content: damage comes back as
+//!   [`Diagnostic`]s naming line, byte offset and what happened (only I/O is an error). Version 1
+//!   and 2 files are migrated in memory exactly as pi does, with deterministic ids.
+//! - [`SessionWriter::append`] writes one line per entry, serialised exactly as JavaScript's
+//!   `JSON.stringify` would (via `pi-session-types`), never onto a torn line, under an advisory
+//!   lock, and returns the entry as it reads back from the bytes written.
+//! - Memory stays bounded: files are streamed through a fixed buffer; only envelopes are kept.
+//!
+//! Must not: rewrite or migrate files on disk, interpret entries beyond their envelope (trees,
+//! branches and context are `pi-session-tree`'s job), or define JSON rules of its own (those are
+//! `pi-session-types`').
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use pi_session_store::{SessionWriter, WriterOptions, new_header, open};
+//! use pi_session_types::{Entry, JsonMap};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let mut writer = SessionWriter::create(dir.path(), new_header("/work/project"), WriterOptions::default());
+//! assert!(!writer.path().unwrap().exists(), "nothing is written before the first append");
+//!
+//! let mut label = JsonMap::new();
+//! label.insert("type".into(), "label".into());
+//! label.insert("targetId".into(), "x".into());
+//! let written = writer.append(Entry::from_map(label))?;
+//! assert_eq!(written.id().map(str::len), Some(8));
+//!
+//! let (session, diagnostics) = open(writer.path().unwrap())?;
+//! assert!(diagnostics.is_empty());
+//! assert_eq!(session.entry(0)?, written);
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+mod diagnostic;
+mod discover;
+mod error;
+mod framing;
+mod fused;
+mod lock;
+mod migrate;
+mod open;
+pub mod paths;
+mod session_file;
+mod writer;
+
+pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
+pub use discover::{ListProblem, SessionListing, latest, list, read_listing};
+pub use error::StoreError;
+pub use lock::lock_path;
+pub use migrate::CURRENT_VERSION;
+pub use open::{OpenOptions, open, open_bytes, open_with};
+pub use session_file::{IndexEntry, SessionFile};
+pub use writer::{Durability, SessionWriter, TitleWrite, WriterOptions, new_header};

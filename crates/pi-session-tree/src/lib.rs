@@ -1,1 +1,70 @@
-//! placeholder
+//! pi-session-tree: the branch and compaction resolver for omp and pi session
+//! files, and each dialect's `buildSessionContext`.
+//!
+//! It answers the questions every agent host asks of a session: where is the
+//! leaf, what is on its branch, what did compaction keep, which model and
+//! thinking level are in effect, what did it cost, and — for pi 0.73 and omp
+//! 18.2.3 — exactly the context document their own `buildSessionContext`
+//! returns ([`agent_context`]).
+//!
+//! Guarantees:
+//! - Pure: no file I/O. The tree index ([`TreeIndex`]) is built from entry
+//!   envelopes (`type`, `id`, `parentId`) alone; bodies are needed only for
+//!   the entries a question concerns (the branch, label entries, …). omp blob
+//!   references are read through a caller-supplied [`BlobSource`].
+//! - Total: every walk terminates. Cycles (pi 0.73.1 hangs on them), missing
+//!   parents, duplicate ids and malformed entries give [`Diagnostic`]s, never a
+//!   panic or a hang.
+//! - Faithful: where the real implementations apply JavaScript semantics
+//!   (truthiness, `undefined` keys, `Date.parse`), so does this crate.
+//!
+//! It must not: write files, reorder entries, or invent data the session does
+//! not hold.
+//!
+//! ```
+//! use pi_session_tree::{agent_context, ContextOptions, Dialect, LeafSelector, TreeIndex};
+//! use serde_json::json;
+//!
+//! let entries = vec![
+//!     json!({"type":"message","id":"u1","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z",
+//!            "message":{"role":"user","content":"hi","timestamp":1}}),
+//!     json!({"type":"compaction","id":"c1","parentId":"u1","timestamp":"2025-01-01T00:00:02.000Z",
+//!            "summary":"S","firstKeptEntryId":"u1","tokensBefore":9}),
+//! ];
+//! let index = TreeIndex::from_entries(&entries);
+//! let branch = index.branch_for(&LeafSelector::Default);
+//! let path: Vec<_> = branch.positions.iter().map(|&i| entries[i].clone()).collect();
+//! let (context, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+//! assert_eq!(context.messages().len(), 2); // summary, then the kept user message
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod blobs;
+pub mod branch_facts;
+pub mod context;
+pub mod diagnostic;
+pub mod index;
+pub mod js;
+pub mod mutations;
+pub mod omp_context;
+pub mod omp_notes;
+pub mod pi_context;
+pub mod render;
+pub mod session_meta;
+pub mod snapcompact;
+pub mod source;
+
+pub use blobs::{BlobFolder, BlobSource};
+pub use branch_facts::{
+    Compacted, ModelRef, Totals, UsageBreakdown, UsageSums, add_usage, compacted, model_from, thinking_level,
+    totals, usage_breakdown,
+};
+pub use context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect};
+pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
+pub use mutations::{BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf};
+pub use omp_context::OmpContext;
+pub use pi_context::PiContext;
+pub use render::{RenderOptions, render_tree, tree_json};
+pub use source::{EntrySource, ResolvedContext, SessionView};

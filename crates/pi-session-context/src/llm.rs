@@ -1,0 +1,607 @@
+//! `convertToLlm` of each dialect: agent messages (what `buildSessionContext`
+//! returns) to the LLM messages the agent loop hands its provider.
+//!
+//! - pi 0.73.1 (`pi-coding-agent/src/core/messages.ts`): `bashExecution` and
+//!   `custom` become `user` messages, the two summaries get pi's wrapper
+//!   text, `user`/`assistant`/`toolResult` pass through untouched, every
+//!   other role is dropped.
+//! - omp 18.2.3 (`pi-coding-agent/src/session/messages.ts` with
+//!   pi-agent-core's `convertMessageToLlm`): `custom` becomes `developer`,
+//!   bash/python runs get omp's wording, file mentions are split by
+//!   pictures, summaries go through omp's templates and post-render
+//!   normalisation, attribution defaults are filled in, pruned tool results
+//!   are collapsed and interrupted thinking is stripped.
+//!
+//! Messages are JSON objects, so that everything the real function passes
+//! through (every key, in order) is passed through here too, and the output
+//! serialises to the JSON the real function returns. A missing key plays
+//! JavaScript's `undefined` (left out of the output, as `JSON.stringify` does).
+
+use serde_json::{Map, Value};
+
+use crate::js::{nullish, object, str_at, template, text_block, trim, truthy};
+use crate::omp_prompt::{
+    BRANCH_SUMMARY_TEMPLATE, COMPACTION_SUMMARY_TEMPLATE, HANDOFF_SUMMARY_TEMPLATE,
+    USER_INTERJECTION_TEMPLATE, render,
+};
+use crate::output_notice::format_output_notice;
+
+pub use pi_session_tree::Dialect;
+
+/// pi's text before a compaction summary.
+pub const PI_COMPACTION_SUMMARY_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+/// pi's text after a compaction summary.
+pub const PI_COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
+/// pi's text before a branch summary.
+pub const PI_BRANCH_SUMMARY_PREFIX: &str =
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+/// pi's text after a branch summary (no newline before it, unlike compaction).
+pub const PI_BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
+
+/// omp's `customType` of a collab peer's prompt (steering envelope).
+pub const COLLAB_PROMPT_TYPE: &str = "collab-prompt";
+/// omp's `customType` of a `/skill:` prompt.
+pub const SKILL_PROMPT_TYPE: &str = "skill-prompt";
+/// omp's `customType` of the hidden interrupted-thinking continuity message.
+pub const INTERRUPTED_THINKING_TYPE: &str = "interrupted-thinking";
+/// omp's `errorMessage` of a user interrupt.
+pub const USER_INTERRUPT_LABEL: &str = "Interrupted by user";
+/// omp's `errorId` flag of a user interrupt.
+pub const USER_INTERRUPT_FLAG: i64 = 0x0400_0000;
+
+/// `convertToLlm(messages)` of `dialect`.
+///
+/// ```
+/// use pi_session_context::llm::{llm_messages, Dialect};
+/// use serde_json::json;
+/// let agent = vec![json!({"role":"custom","customType":"note","content":"hi","display":true,"timestamp":1})];
+/// let pi = llm_messages(&agent, Dialect::Pi);
+/// assert_eq!(pi, vec![json!({"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
+/// let omp = llm_messages(&agent, Dialect::Omp);
+/// assert_eq!(omp, vec![json!({"role":"developer","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
+/// ```
+pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
+    match dialect {
+        Dialect::Pi => messages.iter().filter_map(pi_convert).collect(),
+        Dialect::Omp => messages
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| {
+                let interrupted_next = role(m) == Some("assistant")
+                    && messages.get(i + 1).is_some_and(|next| {
+                        role(next) == Some("custom")
+                            && next.get("customType").and_then(Value::as_str)
+                                == Some(INTERRUPTED_THINKING_TYPE)
+                    });
+                omp_convert(m, interrupted_next)
+            })
+            .collect(),
+    }
+}
+
+fn role(message: &Value) -> Option<&str> {
+    message.get("role").and_then(Value::as_str)
+}
+
+// ───────────────────────────── pi ─────────────────────────────
+
+fn pi_convert(message: &Value) -> Option<Value> {
+    let m = message.as_object()?;
+    let timestamp = m.get("timestamp").cloned();
+    match str_at(m, "role")? {
+        "bashExecution" => {
+            if truthy(m.get("excludeFromContext")) {
+                return None;
+            }
+            Some(object([
+                ("role", Some("user".into())),
+                (
+                    "content",
+                    Some(Value::Array(vec![text_block(pi_bash_text(m))])),
+                ),
+                ("timestamp", timestamp),
+            ]))
+        }
+        "custom" => Some(object([
+            ("role", Some("user".into())),
+            ("content", string_to_blocks(m.get("content"))),
+            ("timestamp", timestamp),
+        ])),
+        "branchSummary" => Some(summary_user(
+            format!(
+                "{PI_BRANCH_SUMMARY_PREFIX}{}{PI_BRANCH_SUMMARY_SUFFIX}",
+                template(m.get("summary"))
+            ),
+            timestamp,
+        )),
+        "compactionSummary" => Some(summary_user(
+            format!(
+                "{PI_COMPACTION_SUMMARY_PREFIX}{}{PI_COMPACTION_SUMMARY_SUFFIX}",
+                template(m.get("summary"))
+            ),
+            timestamp,
+        )),
+        "user" | "assistant" | "toolResult" => Some(message.clone()),
+        _ => None,
+    }
+}
+
+fn summary_user(text: String, timestamp: Option<Value>) -> Value {
+    object([
+        ("role", Some("user".into())),
+        ("content", Some(Value::Array(vec![text_block(text)]))),
+        ("timestamp", timestamp),
+    ])
+}
+
+/// `typeof content === "string" ? [{type:"text", text: content}] : content`.
+fn string_to_blocks(content: Option<&Value>) -> Option<Value> {
+    match content {
+        Some(Value::String(s)) => Some(Value::Array(vec![text_block(s.clone())])),
+        other => other.cloned(),
+    }
+}
+
+/// The head of both dialects' bash text: command, output, and how it ended.
+fn bash_text_head(m: &Map<String, Value>) -> String {
+    let mut text = format!("Ran `{}`\n", template(m.get("command")));
+    if truthy(m.get("output")) {
+        text += &format!("```\n{}\n```", template(m.get("output")));
+    } else {
+        text += "(no output)";
+    }
+    if truthy(m.get("cancelled")) {
+        text += "\n\n(command cancelled)";
+    } else if exit_code_failed(m.get("exitCode")) {
+        text += &format!(
+            "\n\nCommand exited with code {}",
+            template(m.get("exitCode"))
+        );
+    }
+    text
+}
+
+/// `exitCode !== null && exitCode !== undefined && exitCode !== 0`.
+fn exit_code_failed(exit_code: Option<&Value>) -> bool {
+    match exit_code {
+        None | Some(Value::Null) => false,
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(_) => true,
+    }
+}
+
+/// pi's `bashExecutionToText`.
+fn pi_bash_text(m: &Map<String, Value>) -> String {
+    let mut text = bash_text_head(m);
+    if truthy(m.get("truncated")) && truthy(m.get("fullOutputPath")) {
+        text += &format!(
+            "\n\n[Output truncated. Full output: {}]",
+            template(m.get("fullOutputPath"))
+        );
+    }
+    text
+}
+
+// ───────────────────────────── omp ─────────────────────────────
+
+fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
+    let Some(m) = message.as_object() else {
+        return Vec::new();
+    };
+    let timestamp = m.get("timestamp").cloned();
+    match str_at(m, "role") {
+        Some("bashExecution") => {
+            if truthy(m.get("excludeFromContext")) {
+                return Vec::new();
+            }
+            let mut content = vec![text_block(
+                bash_text_head(m) + &format_output_notice(m.get("meta")),
+            )];
+            if let Some(Value::Array(images)) = m.get("images") {
+                content.extend(images.iter().cloned());
+            }
+            vec![object([
+                ("role", Some("user".into())),
+                ("content", Some(Value::Array(content))),
+                ("attribution", Some("user".into())),
+                ("timestamp", timestamp),
+            ])]
+        }
+        Some("pythonExecution") => {
+            if truthy(m.get("excludeFromContext")) {
+                return Vec::new();
+            }
+            vec![object([
+                ("role", Some("user".into())),
+                (
+                    "content",
+                    Some(Value::Array(vec![text_block(omp_python_text(m))])),
+                ),
+                ("attribution", Some("user".into())),
+                ("timestamp", timestamp),
+            ])]
+        }
+        Some("fileMention") => omp_file_mention(m, timestamp),
+        Some("custom") => {
+            if !is_custom_content(m.get("content")) {
+                return Vec::new();
+            }
+            let custom_type = m.get("customType").and_then(Value::as_str);
+            let by_user = m.get("attribution").and_then(Value::as_str) == Some("user");
+            if by_user && custom_type == Some(COLLAB_PROMPT_TYPE) {
+                return vec![omp_collab_prompt(m, timestamp)];
+            }
+            if by_user && custom_type == Some(SKILL_PROMPT_TYPE) {
+                return vec![object([
+                    ("role", Some("user".into())),
+                    ("content", string_to_blocks(m.get("content"))),
+                    ("attribution", Some("user".into())),
+                    ("timestamp", timestamp),
+                ])];
+            }
+            omp_custom(m, timestamp)
+        }
+        Some("hookMessage") => {
+            if !is_custom_content(m.get("content")) {
+                return Vec::new();
+            }
+            omp_custom(m, timestamp)
+        }
+        Some("assistant") => omp_assistant(message, m, interrupted_next),
+        Some("branchSummary") => vec![object([
+            ("role", Some("user".into())),
+            (
+                "content",
+                Some(Value::Array(vec![text_block(render(
+                    BRANCH_SUMMARY_TEMPLATE,
+                    "summary",
+                    &handlebars_text(m.get("summary")),
+                ))])),
+            ),
+            ("attribution", Some("agent".into())),
+            ("historyRewriteAt", timestamp.clone()),
+            ("timestamp", timestamp),
+        ])],
+        Some("compactionSummary") => vec![omp_compaction_summary(m, timestamp)],
+        Some("user") => vec![with_default(message, "attribution", "user")],
+        Some("developer") => vec![with_default(message, "attribution", "agent")],
+        Some("toolResult") => {
+            let mut out = message.clone();
+            if let Some(obj) = out.as_object_mut() {
+                if let Some(pruned) = pruned_tool_result_content(m) {
+                    obj.insert("content".into(), pruned);
+                }
+                if nullish(obj.get("attribution")) {
+                    obj.insert("attribution".into(), "agent".into());
+                }
+            }
+            vec![out]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `{...m, key: m.key ?? fallback}`: an existing key keeps its place.
+fn with_default(message: &Value, key: &str, fallback: &str) -> Value {
+    let mut out = message.clone();
+    if let Some(obj) = out.as_object_mut()
+        && nullish(obj.get(key))
+    {
+        obj.insert(key.to_owned(), fallback.into());
+    }
+    out
+}
+
+/// What Handlebars prints for `{{summary}}`: `undefined`/`null` print nothing.
+fn handlebars_text(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        other => template(other),
+    }
+}
+
+/// How `Array.prototype.join` prints an item: `undefined`/`null` print nothing.
+fn join_item(value: Option<&Value>) -> String {
+    handlebars_text(value)
+}
+
+fn is_custom_content(content: Option<&Value>) -> bool {
+    matches!(content, Some(Value::String(_)) | Some(Value::Array(_)))
+}
+
+/// `pythonExecutionToText`.
+fn omp_python_text(m: &Map<String, Value>) -> String {
+    let mut text = format!("Ran Python:\n```python\n{}\n```\n", template(m.get("code")));
+    if truthy(m.get("output")) {
+        text += &format!("Output:\n```\n{}\n```", template(m.get("output")));
+    } else {
+        text += "(no output)";
+    }
+    if truthy(m.get("cancelled")) {
+        text += "\n\n(execution cancelled)";
+    } else if exit_code_failed(m.get("exitCode")) {
+        text += &format!(
+            "\n\nExecution failed with code {}",
+            template(m.get("exitCode"))
+        );
+    }
+    text + &format_output_notice(m.get("meta"))
+}
+
+fn omp_file_mention(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
+    let files: Vec<&Map<String, Value>> = match m.get("files") {
+        Some(Value::Array(files)) => files.iter().filter_map(Value::as_object).collect(),
+        _ => return Vec::new(),
+    };
+    let wrap = |file: &Map<String, Value>| {
+        let inner = if truthy(file.get("content")) {
+            format!("\n{}\n", template(file.get("content")))
+        } else {
+            "\n".to_owned()
+        };
+        format!(
+            "<file path=\"{}\">{inner}</file>",
+            template(file.get("path"))
+        )
+    };
+    let (image_files, text_files): (Vec<_>, Vec<_>) =
+        files.into_iter().partition(|f| truthy(f.get("image")));
+    let mut out = Vec::new();
+    if !text_files.is_empty() {
+        let text = text_files
+            .iter()
+            .map(|f| wrap(f))
+            .collect::<Vec<_>>()
+            .join("\n");
+        out.push(object([
+            ("role", Some("developer".into())),
+            ("content", Some(Value::Array(vec![text_block(text)]))),
+            ("attribution", Some("user".into())),
+            ("timestamp", timestamp.clone()),
+        ]));
+    }
+    if !image_files.is_empty() {
+        let text = image_files
+            .iter()
+            .map(|f| wrap(f))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut content = vec![text_block(text)];
+        content.extend(image_files.iter().filter_map(|f| f.get("image").cloned()));
+        out.push(object([
+            ("role", Some("user".into())),
+            ("content", Some(Value::Array(content))),
+            ("attribution", Some("user".into())),
+            ("timestamp", timestamp),
+        ]));
+    }
+    out
+}
+
+/// A collab peer's prompt: a `user` message in the steering envelope.
+fn omp_collab_prompt(m: &Map<String, Value>, timestamp: Option<Value>) -> Value {
+    let content = m.get("content").cloned();
+    let wrapped = match &content {
+        Some(Value::String(s)) if !s.is_empty() => Some(Value::String(render(
+            USER_INTERJECTION_TEMPLATE,
+            "message",
+            s,
+        ))),
+        Some(Value::Array(blocks)) => {
+            let texts: Vec<String> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| join_item(b.get("text")))
+                .collect();
+            let text = texts.join("\n");
+            if text.is_empty() {
+                None
+            } else {
+                let mut out = vec![text_block(render(
+                    USER_INTERJECTION_TEMPLATE,
+                    "message",
+                    &text,
+                ))];
+                out.extend(
+                    blocks
+                        .iter()
+                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+                        .cloned(),
+                );
+                Some(Value::Array(out))
+            }
+        }
+        _ => None,
+    };
+    object([
+        ("role", Some("user".into())),
+        ("content", wrapped.or(content)),
+        ("attribution", Some("user".into())),
+        ("timestamp", timestamp),
+    ])
+}
+
+/// Custom and hook messages: `developer`, split in two when there are pictures.
+fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
+    let attribution = m.get("attribution").cloned();
+    if let Some(Value::Array(blocks)) = m.get("content") {
+        let of_type = |t: &str| -> Vec<Value> {
+            blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some(t))
+                .cloned()
+                .collect()
+        };
+        let images = of_type("image");
+        if !images.is_empty() {
+            let texts = of_type("text");
+            let mut out = Vec::new();
+            if !texts.is_empty() {
+                out.push(object([
+                    ("role", Some("developer".into())),
+                    ("content", Some(Value::Array(texts))),
+                    ("attribution", attribution.clone()),
+                    ("timestamp", timestamp.clone()),
+                ]));
+            }
+            let mut content = vec![text_block(format!(
+                "Images attached to {}.",
+                template(m.get("customType"))
+            ))];
+            content.extend(images);
+            out.push(object([
+                ("role", Some("user".into())),
+                ("content", Some(Value::Array(content))),
+                ("attribution", attribution),
+                ("timestamp", timestamp),
+            ]));
+            return out;
+        }
+    }
+    vec![object([
+        ("role", Some("developer".into())),
+        ("content", string_to_blocks(m.get("content"))),
+        ("attribution", attribution),
+        ("timestamp", timestamp),
+    ])]
+}
+
+fn omp_assistant(message: &Value, m: &Map<String, Value>, interrupted_next: bool) -> Vec<Value> {
+    let user_interrupted = str_at(m, "stopReason") == Some("aborted") && is_user_interrupt(m);
+    let mut out = message.clone();
+    if (interrupted_next || user_interrupted)
+        && let Some(Value::Array(content)) = m.get("content")
+        && let Some(kept) = strip_interrupted_thinking(content)
+        && let Some(obj) = out.as_object_mut()
+    {
+        obj.insert("content".into(), Value::Array(kept));
+    }
+    let empty = match out.get("content") {
+        Some(Value::Array(blocks)) => blocks.is_empty(),
+        Some(Value::String(s)) => s.is_empty(),
+        _ => false,
+    };
+    if user_interrupted && !interrupted_next && empty {
+        return Vec::new();
+    }
+    vec![out]
+}
+
+fn is_user_interrupt(m: &Map<String, Value>) -> bool {
+    let flagged = m
+        .get("errorId")
+        .and_then(Value::as_f64)
+        .is_some_and(|id| (id as i64) & USER_INTERRUPT_FLAG != 0);
+    flagged || str_at(m, "errorMessage") == Some(USER_INTERRUPT_LABEL)
+}
+
+/// `demoteInterruptedThinking(...).strippedContent`: skip trailing
+/// whitespace-only text blocks, then cut the content at the start of the
+/// trailing run of non-empty unsigned thinking blocks. `None` when there is
+/// no such run (the content stays as it is).
+fn strip_interrupted_thinking(content: &[Value]) -> Option<Vec<Value>> {
+    let mut scan_end = content.len();
+    while scan_end > 0 {
+        let block = &content[scan_end - 1];
+        let blank_text = block.get("type").and_then(Value::as_str) == Some("text")
+            && block
+                .get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| trim(t).is_empty());
+        if !blank_text {
+            break;
+        }
+        scan_end -= 1;
+    }
+    let mut run_start = scan_end;
+    while run_start > 0 {
+        let block = &content[run_start - 1];
+        let unsigned_thinking = block.get("type").and_then(Value::as_str) == Some("thinking")
+            && block
+                .get("thinking")
+                .and_then(Value::as_str)
+                .is_some_and(|t| !trim(t).is_empty())
+            && !truthy(block.get("thinkingSignature"));
+        if !unsigned_thinking {
+            break;
+        }
+        run_start -= 1;
+    }
+    (run_start < scan_end).then(|| content[..run_start].to_vec())
+}
+
+fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> Value {
+    let content = match m.get("blocks") {
+        Some(blocks) if !blocks.is_null() => {
+            let mut content = vec![text_block(template(m.get("summary")))];
+            if let Value::Array(blocks) = blocks {
+                content.extend(blocks.iter().cloned());
+            }
+            content
+        }
+        _ => {
+            let template_text = if str_at(m, "method") == Some("handoff") {
+                HANDOFF_SUMMARY_TEMPLATE
+            } else {
+                COMPACTION_SUMMARY_TEMPLATE
+            };
+            let mut content = vec![text_block(render(
+                template_text,
+                "summary",
+                &handlebars_text(m.get("summary")),
+            ))];
+            if let Some(Value::Array(images)) = m.get("images") {
+                content.extend(images.iter().cloned());
+            }
+            content
+        }
+    };
+    object([
+        ("role", Some("user".into())),
+        ("content", Some(Value::Array(content))),
+        ("attribution", Some("agent".into())),
+        // 18.2.3: always the summary's own timestamp (18.3.4 prefers
+        // `historyRewriteAt` when the message carries one).
+        ("historyRewriteAt", timestamp.clone()),
+        ("providerPayload", m.get("providerPayload").cloned()),
+        ("timestamp", timestamp),
+    ])
+}
+
+/// pi-agent-core's `getPrunedToolResultContent`: a result with `prunedAt`
+/// (anything but `undefined`, so `null` too) keeps its non-text blocks and
+/// one text block, where the first one was, holding all texts joined (or
+/// `"[Output truncated]"`). `None` when nothing changes.
+fn pruned_tool_result_content(m: &Map<String, Value>) -> Option<Value> {
+    if !m.contains_key("prunedAt") {
+        return None;
+    }
+    let Some(Value::Array(content)) = m.get("content") else {
+        return None;
+    };
+    let is_text = |b: &Value| b.get("type").and_then(Value::as_str) == Some("text");
+    let joined: String = content
+        .iter()
+        .filter(|b| is_text(b))
+        .map(|b| join_item(b.get("text")))
+        .collect();
+    let text = if joined.is_empty() {
+        "[Output truncated]".to_owned()
+    } else {
+        joined
+    };
+    let Some(first_text) = content.iter().position(is_text) else {
+        let mut out = vec![text_block(text)];
+        out.extend(content.iter().cloned());
+        return Some(Value::Array(out));
+    };
+    let mut out = Vec::with_capacity(content.len());
+    for (index, block) in content.iter().enumerate() {
+        if !is_text(block) {
+            out.push(block.clone());
+        } else if index == first_text {
+            out.push(text_block(text.clone()));
+        }
+    }
+    Some(Value::Array(out))
+}

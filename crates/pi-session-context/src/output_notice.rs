@@ -1,0 +1,350 @@
+//! omp's `formatOutputNotice(meta)` (pi-coding-agent `tools/output-meta.ts`),
+//! the bracketed notice omp appends to a `!cmd`/`$code` run's text.
+//!
+//! Ported: truncation notices (head/tail ranges, partial lines, middle
+//! elision, byte limits, continuation offsets, artifact references), the
+//! artifact-error notice, the limit notices and the column-truncation notice.
+//! LSP diagnostics are ported for messages that do not name a file; omp
+//! groups file-named diagnostics into a path tree, which is approximated
+//! here by one `# <path>` header per file (bash/python runs do not carry
+//! diagnostics in practice).
+
+use serde_json::{Map, Value};
+
+use crate::js::{nullish, template, truthy};
+
+/// The notice for `meta` (`""` when there is nothing to say).
+pub fn format_output_notice(meta: Option<&Value>) -> String {
+    let Some(meta) = meta.filter(|m| truthy(Some(m))).and_then(Value::as_object) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(truncation) = meta.get("truncation").and_then(Value::as_object) {
+        parts.push(truncation_notice(truncation, meta.get("source")));
+    }
+    if truthy(meta.get("artifactError")) {
+        parts.push(format!(
+            "Full output was not saved completely (artifact {} failed)",
+            template(meta.get("artifactError"))
+        ));
+    }
+    let limits = meta.get("limits").and_then(Value::as_object);
+    let limit = |key: &str| limits.and_then(|l| l.get(key)).filter(|v| truthy(Some(v)));
+    for (key, noun) in [
+        ("matchLimit", "matches"),
+        ("resultLimit", "results"),
+        ("headLimit", "results"),
+    ] {
+        if let Some(l) = limit(key) {
+            parts.push(format!(
+                "{} {noun} limit reached. Use limit={} for more",
+                template(l.get("reached")),
+                template(l.get("suggestion"))
+            ));
+        }
+    }
+    if let Some(c) = limit("columnTruncated") {
+        let unit = c.get("unit").filter(|u| !u.is_null());
+        let mut notice = format!(
+            "Some lines truncated to {} {}",
+            template(c.get("maxColumn")),
+            unit.map_or_else(|| "chars".to_owned(), |u| template(Some(u)))
+        );
+        if !nullish(c.get("artifactId")) {
+            notice += &format!(
+                ". Read artifact://{} for full output",
+                template(c.get("artifactId"))
+            );
+        }
+        parts.push(notice);
+    }
+    let mut out = if parts.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n[{}]", parts.join(". "))
+    };
+    if let Some(d) = meta.get("diagnostics").and_then(Value::as_object)
+        && let Some(Value::Array(messages)) = d.get("messages")
+        && !messages.is_empty()
+    {
+        out += &format!(
+            "\n\nLSP Diagnostics ({}):\n{}",
+            template(d.get("summary")),
+            grouped_diagnostics(messages)
+        );
+    }
+    out
+}
+
+fn number_at(map: &Map<String, Value>, key: &str) -> Option<f64> {
+    map.get(key).and_then(Value::as_f64)
+}
+
+fn range(value: Option<&Value>) -> Option<(String, String, f64, f64)> {
+    let r = value?.as_object()?;
+    Some((
+        template(r.get("start")),
+        template(r.get("end")),
+        number_at(r, "start").unwrap_or(f64::NAN),
+        number_at(r, "end").unwrap_or(f64::NAN),
+    ))
+}
+
+fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
+    let artifact = if nullish(t.get("artifactId")) {
+        None
+    } else if source.and_then(|s| s.get("type")).and_then(Value::as_str) == Some("report") {
+        Some(format!(
+            "Read artifact://{} for full report ({})",
+            template(t.get("artifactId")),
+            template(source.and_then(|s| s.get("value")))
+        ))
+    } else {
+        Some(format!(
+            "Read artifact://{} for full output",
+            template(t.get("artifactId"))
+        ))
+    };
+    let total_lines = number_at(t, "totalLines").unwrap_or(f64::NAN);
+    let output_lines = number_at(t, "outputLines").unwrap_or(f64::NAN);
+    let mut notice;
+    if t.get("direction").and_then(Value::as_str) == Some("middle") {
+        let total_bytes = number_at(t, "totalBytes").unwrap_or(f64::NAN);
+        let output_bytes = number_at(t, "outputBytes").unwrap_or(f64::NAN);
+        let elided_bytes = match t.get("elidedBytes") {
+            Some(v) if !v.is_null() => v.as_f64().unwrap_or(f64::NAN),
+            _ => js_max0(total_bytes - output_bytes),
+        };
+        let elided_lines = match t.get("elidedLines") {
+            Some(v) if !v.is_null() => v.as_f64().unwrap_or(f64::NAN),
+            _ => js_max0(total_lines - output_lines),
+        };
+        let head = range(t.get("headRange")).map(|(s, e, _, _)| format!("lines {s}-{e}"));
+        let tail = range(t.get("tailRange")).map(|(s, e, _, _)| format!("{s}-{e}"));
+        notice = match (head, tail) {
+            (Some(head), Some(tail)) => format!(
+                "Showing {head} and {tail} of {}; {} middle line{} ({}) elided",
+                template(t.get("totalLines")),
+                locale(elided_lines),
+                if elided_lines == 1.0 { "" } else { "s" },
+                format_bytes(elided_bytes)
+            ),
+            _ if elided_bytes > 0.0 => format!(
+                "Showing head and tail bytes of {} line{}; {} elided",
+                locale(total_lines),
+                if total_lines == 1.0 { "" } else { "s" },
+                format_bytes(elided_bytes)
+            ),
+            _ => format!(
+                "Showing {} of {} lines; middle elided",
+                js_number(output_lines.min(total_lines)),
+                template(t.get("totalLines"))
+            ),
+        };
+        if !nullish(t.get("nextOffset")) {
+            notice += &format!(". Use :{} to continue", template(t.get("nextOffset")));
+        }
+        if let Some(a) = artifact {
+            notice += &format!(". {a}");
+        }
+        return notice;
+    }
+    if truthy(t.get("partialLine")) {
+        let line = t
+            .get("shownRange")
+            .and_then(|r| r.get("start"))
+            .filter(|v| !v.is_null())
+            .map_or_else(|| "1".to_owned(), |v| template(Some(v)));
+        notice = format!(
+            "Showing line {line} (partial, {} of {}) of {}",
+            format_bytes(number_at(t, "outputBytes").unwrap_or(f64::NAN)),
+            format_bytes(number_at(t, "totalBytes").unwrap_or(f64::NAN)),
+            template(t.get("totalLines"))
+        );
+        if let Some(a) = artifact {
+            notice += &format!(". {a}");
+        }
+        return notice;
+    }
+    notice = match range(t.get("shownRange")) {
+        Some((s, e, start, end)) if end >= start => {
+            format!("Showing lines {s}-{e} of {}", template(t.get("totalLines")))
+        }
+        _ => format!(
+            "Showing {} of {} lines",
+            template(t.get("outputLines")),
+            template(t.get("totalLines"))
+        ),
+    };
+    if t.get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
+        let max = match t.get("maxBytes") {
+            Some(v) if !v.is_null() => v.as_f64().unwrap_or(f64::NAN),
+            _ => number_at(t, "outputBytes").unwrap_or(f64::NAN),
+        };
+        notice += &format!(" ({} limit)", format_bytes(max));
+    }
+    if !nullish(t.get("nextOffset")) {
+        notice += &format!(". Use :{} to continue", template(t.get("nextOffset")));
+    }
+    if let Some(a) = artifact {
+        notice += &format!(". {a}");
+    }
+    notice
+}
+
+fn js_max0(x: f64) -> f64 {
+    if x.is_nan() { f64::NAN } else { x.max(0.0) }
+}
+
+fn js_number(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".to_owned();
+    }
+    ryu_js::Buffer::new().format(x).to_owned()
+}
+
+/// `Number.prototype.toLocaleString()` in the `en-US` locale (grouping by
+/// thousands, at most three fraction digits).
+fn locale(x: f64) -> String {
+    if !x.is_finite() {
+        return js_number(x);
+    }
+    let negative = x < 0.0;
+    let rounded = format!("{:.3}", x.abs());
+    let (int_part, frac_part) = rounded.split_once('.').unwrap_or((&rounded, ""));
+    let frac = frac_part.trim_end_matches('0');
+    let mut grouped = String::new();
+    for (i, c) in int_part.chars().enumerate() {
+        if i > 0 && (int_part.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    let sign = if negative { "-" } else { "" };
+    if frac.is_empty() {
+        format!("{sign}{grouped}")
+    } else {
+        format!("{sign}{grouped}.{frac}")
+    }
+}
+
+/// pi-utils `formatBytes`.
+fn format_bytes(bytes: f64) -> String {
+    const KB: f64 = 1024.0;
+    if bytes < KB {
+        format!("{}B", js_number(bytes))
+    } else if bytes < KB * KB {
+        format!("{}KB", to_fixed_1(bytes / KB))
+    } else if bytes < KB * KB * KB {
+        format!("{}MB", to_fixed_1(bytes / (KB * KB)))
+    } else {
+        format!("{}GB", to_fixed_1(bytes / (KB * KB * KB)))
+    }
+}
+
+/// `Number.prototype.toFixed(1)` for non-negative numbers: a tie rounds up
+/// (Rust's formatter rounds it to even).
+fn to_fixed_1(x: f64) -> String {
+    let scaled = x * 10.0;
+    if scaled.fract() == 0.5 {
+        format!("{:.1}", scaled.ceil() / 10.0)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+/// `formatGroupedDiagnosticMessages`: messages `path:line:col rest` grouped
+/// under their file; others listed after them.
+fn grouped_diagnostics(messages: &[Value]) -> String {
+    let mut order: Vec<String> = Vec::new();
+    let mut by_file: Vec<(String, Vec<String>)> = Vec::new();
+    let mut ungrouped: Vec<String> = Vec::new();
+    for message in messages {
+        let text = template(Some(message));
+        match split_diagnostic(&text) {
+            Some((path, rest)) => {
+                let path = path.replace('\\', "/");
+                match by_file.iter_mut().find(|(p, _)| *p == path) {
+                    Some((_, lines)) => lines.push(format!("  {rest}")),
+                    None => {
+                        order.push(path.clone());
+                        by_file.push((path, vec![format!("  {rest}")]));
+                    }
+                }
+            }
+            None => ungrouped.push(text),
+        }
+    }
+    if by_file.is_empty() {
+        return ungrouped.join("\n");
+    }
+    let mut lines = Vec::new();
+    for (i, (path, file_lines)) in by_file.into_iter().enumerate() {
+        if i > 0 {
+            lines.push(String::new());
+        }
+        lines.push(format!("# {path}"));
+        lines.extend(file_lines);
+    }
+    if !ungrouped.is_empty() {
+        lines.push(String::new());
+        lines.extend(ungrouped);
+    }
+    lines.join("\n")
+}
+
+/// `/^(.+?):(\d+:\d+\s+.*)$/`.
+fn split_diagnostic(text: &str) -> Option<(&str, &str)> {
+    if text.contains(['\n', '\r', '\u{2028}', '\u{2029}']) {
+        return None;
+    }
+    for (i, _) in text.match_indices(':') {
+        if i == 0 {
+            continue;
+        }
+        let rest = &text[i + 1..];
+        if is_position_then_space(rest) {
+            return Some((&text[..i], rest));
+        }
+    }
+    None
+}
+
+fn is_position_then_space(s: &str) -> bool {
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let line = digits(s);
+    if line == 0 || s.as_bytes().get(line) != Some(&b':') {
+        return false;
+    }
+    let rest = &s[line + 1..];
+    let col = digits(rest);
+    col > 0 && rest[col..].starts_with(crate::js::is_js_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn no_meta_gives_nothing() {
+        assert_eq!(format_output_notice(None), "");
+    }
+
+    #[test]
+    fn head_truncation_by_bytes_with_artifact() {
+        let meta = json!({"truncation": {"direction":"head","truncatedBy":"bytes","totalLines":900,
+            "totalBytes":200000,"outputLines":120,"outputBytes":51200,"maxBytes":51200,
+            "shownRange":{"start":1,"end":120},"artifactId":"7","nextOffset":121}});
+        assert_eq!(
+            format_output_notice(Some(&meta)),
+            "\n\n[Showing lines 1-120 of 900 (50.0KB limit). Use :121 to continue. Read artifact://7 for full output]"
+        );
+    }
+
+    #[test]
+    fn locale_groups_thousands() {
+        assert_eq!(locale(1234567.0), "1,234,567");
+        assert_eq!(locale(12.5), "12.5");
+    }
+}

@@ -1,0 +1,424 @@
+//! Rust mirrors of req_llm's `ReqLLM.Message`, `ReqLLM.Message.ContentPart`
+//! and `ReqLLM.ToolCall`, and their JSON renderings.
+//!
+//! The canonical ("full") rendering is what `Jason.encode!(messages)` gives in
+//! Elixir for the same structs: every field present, `nil` as `null`, keys
+//! sorted at every level, binary `data` as padded standard base64. It is the
+//! golden form, comparable byte for byte with rho's own output. The compact
+//! rendering leaves out `null`s, empty `metadata` and unused part fields.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value};
+
+/// `ReqLLM.Message.role`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// `:user`
+    User,
+    /// `:assistant`
+    Assistant,
+    /// `:system`
+    System,
+    /// `:tool` (a tool result)
+    Tool,
+}
+
+impl Role {
+    /// The atom's name, as Jason writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// `ReqLLM.Message.ContentPart.type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PartType {
+    /// `:text`
+    Text,
+    /// `:image_url`
+    ImageUrl,
+    /// `:image` (inline bytes)
+    Image,
+    /// `:file` (inline bytes; PDFs here)
+    File,
+    /// `:thinking` (text in `text`)
+    Thinking,
+}
+
+impl PartType {
+    /// The atom's name, as Jason writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PartType::Text => "text",
+            PartType::ImageUrl => "image_url",
+            PartType::Image => "image",
+            PartType::File => "file",
+            PartType::Thinking => "thinking",
+        }
+    }
+}
+
+/// `ReqLLM.Message.ContentPart`: one piece of a message's content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentPart {
+    /// What kind of part this is.
+    pub kind: PartType,
+    /// Text of a text or thinking part.
+    pub text: Option<String>,
+    /// URL of an `image_url` part.
+    pub url: Option<String>,
+    /// Raw bytes of an image or file part (base64-encoded when rendered).
+    pub data: Option<Vec<u8>>,
+    /// Provider file id (never set by the projection).
+    pub file_id: Option<String>,
+    /// MIME type of an image or file part.
+    pub media_type: Option<String>,
+    /// File name of a file part.
+    pub filename: Option<String>,
+    /// Part metadata; rho sets `{"pages": n | null}` on PDF parts.
+    pub metadata: Map<String, Value>,
+}
+
+impl ContentPart {
+    fn empty(kind: PartType) -> Self {
+        ContentPart {
+            kind,
+            text: None,
+            url: None,
+            data: None,
+            file_id: None,
+            media_type: None,
+            filename: None,
+            metadata: Map::new(),
+        }
+    }
+
+    /// `ContentPart.text(t)`.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentPart {
+            text: Some(text.into()),
+            ..Self::empty(PartType::Text)
+        }
+    }
+
+    /// `ContentPart.thinking(t)`.
+    pub fn thinking(text: impl Into<String>) -> Self {
+        ContentPart {
+            text: Some(text.into()),
+            ..Self::empty(PartType::Thinking)
+        }
+    }
+
+    /// `ContentPart.image(bytes, media_type)`.
+    pub fn image(bytes: Vec<u8>, media_type: Option<String>) -> Self {
+        ContentPart {
+            data: Some(bytes),
+            media_type,
+            ..Self::empty(PartType::Image)
+        }
+    }
+
+    /// `ContentPart.image_url(url)`.
+    pub fn image_url(url: impl Into<String>) -> Self {
+        ContentPart {
+            url: Some(url.into()),
+            ..Self::empty(PartType::ImageUrl)
+        }
+    }
+
+    /// `ContentPart.file(bytes, filename, media_type, metadata)`.
+    pub fn file(
+        bytes: Vec<u8>,
+        filename: impl Into<String>,
+        media_type: impl Into<String>,
+        metadata: Map<String, Value>,
+    ) -> Self {
+        ContentPart {
+            data: Some(bytes),
+            filename: Some(filename.into()),
+            media_type: Some(media_type.into()),
+            metadata,
+            ..Self::empty(PartType::File)
+        }
+    }
+
+    /// The text of a text part, else `None`.
+    pub fn as_text(&self) -> Option<&str> {
+        match self.kind {
+            PartType::Text => self.text.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// `data` as padded standard base64.
+    pub fn data_base64(&self) -> Option<String> {
+        self.data.as_ref().map(|bytes| STANDARD.encode(bytes))
+    }
+
+    /// The full rendering: all 8 keys, sorted.
+    pub fn to_canonical_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("data".into(), opt_string(self.data_base64()));
+        map.insert("file_id".into(), opt_string(self.file_id.clone()));
+        map.insert("filename".into(), opt_string(self.filename.clone()));
+        map.insert("media_type".into(), opt_string(self.media_type.clone()));
+        map.insert("metadata".into(), Value::Object(sorted(&self.metadata)));
+        map.insert("text".into(), opt_string(self.text.clone()));
+        map.insert("type".into(), Value::String(self.kind.as_str().into()));
+        map.insert("url".into(), opt_string(self.url.clone()));
+        Value::Object(map)
+    }
+
+    /// The compact rendering: `type` first, then only the fields in use.
+    pub fn to_compact_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("type".into(), Value::String(self.kind.as_str().into()));
+        let mut put = |key: &str, value: Option<String>| {
+            if let Some(value) = value {
+                map.insert(key.into(), Value::String(value));
+            }
+        };
+        put("text", self.text.clone());
+        put("url", self.url.clone());
+        put("file_id", self.file_id.clone());
+        put("filename", self.filename.clone());
+        put("media_type", self.media_type.clone());
+        put("data", self.data_base64());
+        if !self.metadata.is_empty() {
+            map.insert("metadata".into(), Value::Object(self.metadata.clone()));
+        }
+        Value::Object(map)
+    }
+}
+
+/// `ReqLLM.ToolCall`: `{id, type: "function", function: {name, arguments}}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The call id, answered by a tool message's `tool_call_id`.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as a JSON string (rho re-encodes them with sorted keys).
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// The canonical rendering (keys sorted).
+    pub fn to_canonical_json(&self) -> Value {
+        let mut function = Map::new();
+        function.insert("arguments".into(), Value::String(self.arguments.clone()));
+        function.insert("name".into(), Value::String(self.name.clone()));
+        let mut map = Map::new();
+        map.insert("function".into(), Value::Object(function));
+        map.insert("id".into(), Value::String(self.id.clone()));
+        map.insert("type".into(), Value::String("function".into()));
+        Value::Object(map)
+    }
+}
+
+/// `ReqLLM.Message`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// Who speaks.
+    pub role: Role,
+    /// The content parts (always a list in req_llm 1.x).
+    pub content: Vec<ContentPart>,
+    /// The tool's name on tool results; `None` elsewhere.
+    pub name: Option<String>,
+    /// The answered call on tool results.
+    pub tool_call_id: Option<String>,
+    /// Calls of an assistant turn; `None` when there are none (req_llm
+    /// normalises `[]` to `nil`).
+    pub tool_calls: Option<Vec<ToolCall>>,
+    /// Message metadata (rho never sets it).
+    pub metadata: Map<String, Value>,
+}
+
+impl Message {
+    /// `Context.user(text)`: one text part, no trimming.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::user(vec![ContentPart::text(text)])
+    }
+
+    /// `Context.user(parts)`.
+    pub fn user(content: Vec<ContentPart>) -> Self {
+        Message {
+            role: Role::User,
+            content,
+            name: None,
+            tool_call_id: None,
+            tool_calls: None,
+            metadata: Map::new(),
+        }
+    }
+
+    /// `Context.system(text)`.
+    pub fn system_text(text: impl Into<String>) -> Self {
+        Message {
+            role: Role::System,
+            ..Self::user_text(text)
+        }
+    }
+
+    /// `Context.assistant(text, tool_calls: calls)`: whitespace-only text gives
+    /// no content part, and no calls give `tool_calls: nil`.
+    pub fn assistant(text: &str, calls: Vec<ToolCall>) -> Self {
+        let content = if text.trim().is_empty() {
+            Vec::new()
+        } else {
+            vec![ContentPart::text(text)]
+        };
+        Message {
+            role: Role::Assistant,
+            content,
+            name: None,
+            tool_call_id: None,
+            tool_calls: if calls.is_empty() { None } else { Some(calls) },
+            metadata: Map::new(),
+        }
+    }
+
+    /// `Context.tool_result(id, name, parts)`.
+    pub fn tool_result(
+        id: impl Into<String>,
+        name: Option<String>,
+        content: Vec<ContentPart>,
+    ) -> Self {
+        Message {
+            role: Role::Tool,
+            content,
+            name,
+            tool_call_id: Some(id.into()),
+            tool_calls: None,
+            metadata: Map::new(),
+        }
+    }
+
+    /// The text parts concatenated (no separator).
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(ContentPart::as_text)
+            .collect()
+    }
+
+    /// The full rendering: all 7 keys, sorted, as `Jason.encode!` writes the struct.
+    pub fn to_canonical_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert(
+            "content".into(),
+            Value::Array(
+                self.content
+                    .iter()
+                    .map(ContentPart::to_canonical_json)
+                    .collect(),
+            ),
+        );
+        map.insert("metadata".into(), Value::Object(sorted(&self.metadata)));
+        map.insert("name".into(), opt_string(self.name.clone()));
+        map.insert("reasoning_details".into(), Value::Null);
+        map.insert("role".into(), Value::String(self.role.as_str().into()));
+        map.insert("tool_call_id".into(), opt_string(self.tool_call_id.clone()));
+        map.insert(
+            "tool_calls".into(),
+            match &self.tool_calls {
+                Some(calls) => {
+                    Value::Array(calls.iter().map(ToolCall::to_canonical_json).collect())
+                }
+                None => Value::Null,
+            },
+        );
+        Value::Object(map)
+    }
+
+    /// The compact rendering: `role`, `content`, then only what is set.
+    pub fn to_compact_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("role".into(), Value::String(self.role.as_str().into()));
+        map.insert(
+            "content".into(),
+            Value::Array(
+                self.content
+                    .iter()
+                    .map(ContentPart::to_compact_json)
+                    .collect(),
+            ),
+        );
+        if let Some(name) = &self.name {
+            map.insert("name".into(), Value::String(name.clone()));
+        }
+        if let Some(id) = &self.tool_call_id {
+            map.insert("tool_call_id".into(), Value::String(id.clone()));
+        }
+        if let Some(calls) = &self.tool_calls {
+            map.insert(
+                "tool_calls".into(),
+                Value::Array(calls.iter().map(ToolCall::to_canonical_json).collect()),
+            );
+        }
+        if !self.metadata.is_empty() {
+            map.insert("metadata".into(), Value::Object(self.metadata.clone()));
+        }
+        Value::Object(map)
+    }
+}
+
+/// The canonical JSON array of a projection (rho-reqllm.md §C.1 full form).
+pub fn to_canonical_json(messages: &[Message]) -> Value {
+    Value::Array(messages.iter().map(Message::to_canonical_json).collect())
+}
+
+/// The compact JSON array of a projection.
+pub fn to_compact_json(messages: &[Message]) -> Value {
+    Value::Array(messages.iter().map(Message::to_compact_json).collect())
+}
+
+fn opt_string(value: Option<String>) -> Value {
+    value.map_or(Value::Null, Value::String)
+}
+
+/// A copy of a JSON object with keys sorted at every level, as Jason writes
+/// Elixir maps.
+pub(crate) fn sorted(map: &Map<String, Value>) -> Map<String, Value> {
+    let mut keys: Vec<&String> = map.keys().collect();
+    keys.sort();
+    keys.into_iter()
+        .map(|key| (key.clone(), sorted_value(&map[key])))
+        .collect()
+}
+
+/// [`sorted`] for any JSON value.
+pub(crate) fn sorted_value(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(sorted(map)),
+        Value::Array(items) => Value::Array(items.iter().map(sorted_value).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_message_has_every_key_sorted() {
+        let json = serde_json::to_string(&Message::user_text("hi").to_canonical_json()).unwrap();
+        assert_eq!(
+            json,
+            r#"{"content":[{"data":null,"file_id":null,"filename":null,"media_type":null,"metadata":{},"text":"hi","type":"text","url":null}],"metadata":{},"name":null,"reasoning_details":null,"role":"user","tool_call_id":null,"tool_calls":null}"#
+        );
+    }
+
+    #[test]
+    fn assistant_trims_for_emptiness_and_normalises_calls() {
+        let m = Message::assistant(" \n", vec![]);
+        assert!(m.content.is_empty());
+        assert!(m.tool_calls.is_none());
+    }
+}

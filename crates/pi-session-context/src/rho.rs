@@ -1,0 +1,483 @@
+//! rho's projection of a branch into req_llm messages (`Rho.Session.context/2`
+//! and `messages/2`, rho-reqllm.md §A.8).
+//!
+//! Input: the entries of one branch, root first, as JSON objects (what the
+//! file holds). Output: [`Message`]s that are always valid for a provider:
+//! thinking is never sent back, empty and superseded assistant turns are
+//! dropped, and every tool call gets a result.
+
+use std::collections::HashSet;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::{Map, Value};
+
+use crate::documents::{DocumentSource, NoDocuments};
+use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
+
+/// The result text rho gives a tool call that never got a result.
+pub const ABORTED_TOOL_TEXT: &str = "Tool was not executed because the run was aborted.";
+
+/// What a picture becomes for a model that takes no pictures.
+pub const NO_PICTURES_NOTE: &str = "(The picture isn't sent: this model doesn't take pictures.)";
+
+/// What an assistant reply that was only pictures projects as.
+pub const MADE_A_PICTURE: &str = "(made a picture)";
+
+/// The text before a compaction summary (omp's `compaction-summary-context.md`
+/// as rho renders it).
+pub const COMPACTION_CONTEXT_PREFIX: &str = "Prior model work/tool state available.\nMUST build on prior work; NEVER duplicate prior work.\n\n<summary>\n";
+
+/// The text after a compaction summary (no trailing newline).
+pub const COMPACTION_CONTEXT_SUFFIX: &str = "\n</summary>";
+
+/// The heading of the note listing attachments a summary took away.
+pub const ATTACHMENTS_NOTE_HEADING: &str = "\n\nFiles the user attached before this summary (still in the workspace; read them again with file_read):\n";
+
+/// The most bytes of PDF documents one request carries.
+pub const MAX_DOCUMENT_BYTES: u64 = 20_000_000;
+
+/// The most PDF pages one request carries.
+pub const MAX_DOCUMENT_PAGES: u64 = 100;
+
+/// Bytes per page assumed for a PDF whose page count is unknown.
+pub const BYTES_PER_ESTIMATED_PAGE: u64 = 100_000;
+
+/// What the model takes as input (`Rho.Models.inputs/1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inputs {
+    /// Text (always on in practice).
+    pub text: bool,
+    /// Pictures.
+    pub image: bool,
+    /// PDF documents.
+    pub pdf: bool,
+}
+
+impl Default for Inputs {
+    /// rho's default: text and image.
+    fn default() -> Self {
+        Inputs {
+            text: true,
+            image: true,
+            pdf: false,
+        }
+    }
+}
+
+/// A word in an inputs list that is not `text`, `image` or `pdf`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown input kind {0:?}: use a comma-separated list of text, image and pdf")]
+pub struct UnknownInput(pub String);
+
+impl std::str::FromStr for Inputs {
+    type Err = UnknownInput;
+
+    /// Parses `"text,image,pdf"` (any subset, any order).
+    fn from_str(list: &str) -> Result<Self, Self::Err> {
+        let mut inputs = Inputs {
+            text: false,
+            image: false,
+            pdf: false,
+        };
+        for word in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match word {
+                "text" => inputs.text = true,
+                "image" => inputs.image = true,
+                "pdf" => inputs.pdf = true,
+                other => return Err(UnknownInput(other.to_owned())),
+            }
+        }
+        Ok(inputs)
+    }
+}
+
+/// Options of [`context`] and [`messages`].
+#[derive(Clone, Copy)]
+pub struct Options<'a> {
+    /// What the model takes.
+    pub inputs: Inputs,
+    /// Where attached PDFs are read from (only with `inputs.pdf`).
+    pub documents: &'a dyn DocumentSource,
+}
+
+impl std::fmt::Debug for Options<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("inputs", &self.inputs)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            inputs: Inputs::default(),
+            documents: &NoDocuments,
+        }
+    }
+}
+
+pub use pi_session_tree::{Compacted, compacted};
+
+/// rho's `context/2`: with a compaction on the branch, one user message with
+/// the summary (and the attachments it took away) first, then the messages
+/// of the kept and later entries; without one, `messages(entries)`.
+///
+/// ```
+/// use pi_session_context::rho::{context, Options};
+/// use serde_json::json;
+/// let branch = vec![
+///     json!({"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"old"}]}}),
+///     json!({"type":"compaction","id":"c","summary":"S","firstKeptEntryId":"b"}),
+///     json!({"type":"message","id":"d","message":{"role":"user","content":"new"}}),
+/// ];
+/// let out = context(&branch, &Options::default());
+/// assert_eq!(out.len(), 2);
+/// assert!(out[0].text().ends_with("<summary>\nS\n</summary>"));
+/// assert_eq!(out[1].text(), "new");
+/// ```
+pub fn context(entries: &[Value], options: &Options<'_>) -> Vec<Message> {
+    let split = compacted(entries);
+    let on_context = || {
+        entries[split.kept.clone()]
+            .iter()
+            .chain(&entries[split.later.clone()])
+    };
+    let summary_message = split
+        .compaction
+        .and_then(|c| entries[c].get("summary"))
+        .and_then(Value::as_str)
+        .map(|summary| {
+            let ids: HashSet<Option<&str>> = on_context()
+                .map(|e| e.get("id").and_then(Value::as_str))
+                .collect();
+            let away = entries
+                .iter()
+                .filter(|e| !ids.contains(&e.get("id").and_then(Value::as_str)));
+            Message::user_text(compaction_context(summary) + &attachments_note(away))
+        });
+    let rest: Vec<Value> = on_context().cloned().collect();
+    let mut out: Vec<Message> = summary_message.into_iter().collect();
+    out.extend(messages(&rest, options));
+    out
+}
+
+/// The summary text as pi/rho render it, with no trailing newline.
+pub fn compaction_context(summary: &str) -> String {
+    format!("{COMPACTION_CONTEXT_PREFIX}{summary}{COMPACTION_CONTEXT_SUFFIX}")
+}
+
+/// The note listing the attachments of the user messages in `away`, or `""`
+/// when there are none.
+pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String {
+    let lines: Vec<String> = away
+        .into_iter()
+        .filter(|e| kind(e) == Some("message"))
+        .filter_map(|e| e.get("message"))
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        .flat_map(attachments)
+        .map(|a| {
+            format!(
+                "- {} ({}) at {}: {}",
+                interpolate(a.get("name")),
+                interpolate(a.get("mimeType")),
+                interpolate(a.get("path")),
+                interpolate(a.get("about"))
+            )
+        })
+        .collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("{ATTACHMENTS_NOTE_HEADING}{}", lines.join("\n"))
+    }
+}
+
+/// rho's `messages/2`: `message` and `custom_message` entries become req_llm
+/// messages; every other entry is ignored; dangling tool calls are closed.
+pub fn messages(entries: &[Value], options: &Options<'_>) -> Vec<Message> {
+    let chosen = if options.inputs.pdf {
+        choose_documents(entries, options.documents)
+    } else {
+        HashSet::new()
+    };
+    let projector = Projector {
+        options,
+        chosen: &chosen,
+    };
+    close_dangling_calls(entries.iter().filter_map(|e| projector.entry(e)).flatten())
+}
+
+struct Projector<'a> {
+    options: &'a Options<'a>,
+    chosen: &'a HashSet<String>,
+}
+
+impl Projector<'_> {
+    fn entry(&self, entry: &Value) -> Option<Vec<Message>> {
+        match kind(entry)? {
+            "message" => {
+                let message = entry.get("message")?.as_object()?;
+                match message.get("role").and_then(Value::as_str)? {
+                    "user" | "developer" => self.user(message).map(|m| vec![m]),
+                    "assistant" => assistant(message).map(|m| vec![m]),
+                    "toolResult" => Some(vec![self.tool_result(message)]),
+                    _ => None,
+                }
+            }
+            "custom_message" => {
+                let text = text(entry.get("content"));
+                (!text.is_empty()).then(|| vec![Message::user_text(text)])
+            }
+            _ => None,
+        }
+    }
+
+    fn user(&self, message: &Map<String, Value>) -> Option<Message> {
+        let mut parts: Vec<ContentPart> = content_items(message.get("content"))
+            .filter_map(|item| match item {
+                Value::String(s) => (!s.is_empty()).then(|| ContentPart::text(s.clone())),
+                Value::Object(part) => match part.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        let t = text_of_part(part);
+                        (!t.is_empty()).then(|| ContentPart::text(t))
+                    }
+                    Some("image") => self.picture(part),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        if self.options.inputs.pdf {
+            parts.extend(self.pdf_parts(message));
+        }
+        match parts.len() {
+            0 => None,
+            _ => Some(Message::user(parts)),
+        }
+    }
+
+    fn picture(&self, part: &Map<String, Value>) -> Option<ContentPart> {
+        if !self.options.inputs.image {
+            return Some(ContentPart::text(NO_PICTURES_NOTE));
+        }
+        let data = part.get("data")?.as_str()?;
+        let bytes = STANDARD.decode(data).ok()?;
+        let mime = part
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        Some(ContentPart::image(bytes, mime))
+    }
+
+    fn pdf_parts(&self, message: &Map<String, Value>) -> Vec<ContentPart> {
+        attachments_of(message)
+            .iter()
+            .filter(|a| a.get("kind").and_then(Value::as_str) == Some("pdf"))
+            .map(|a| {
+                let name = interpolate(a.get("name"));
+                let path = interpolate(a.get("path"));
+                let gone = || ContentPart::text(format!("({name} is no longer at {path}.)"));
+                if self.options.documents.size(&path).is_none() {
+                    return gone();
+                }
+                if !self.chosen.contains(&path) {
+                    return ContentPart::text(format!(
+                        "({name} isn't sent as a document this time: newer documents fill the request. It's at {path}.)"
+                    ));
+                }
+                match self.options.documents.read(&path) {
+                    Some(bytes) => {
+                        let mut metadata = Map::new();
+                        metadata.insert("pages".into(), a.get("pages").cloned().unwrap_or(Value::Null));
+                        ContentPart::file(bytes, name.clone(), "application/pdf", metadata)
+                    }
+                    None => gone(),
+                }
+            })
+            .collect()
+    }
+
+    fn tool_result(&self, message: &Map<String, Value>) -> Message {
+        let text = text(message.get("content"));
+        let images: Vec<ContentPart> = content_items(message.get("content"))
+            .filter_map(Value::as_object)
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("image"))
+            .filter_map(|p| self.picture(p))
+            .collect();
+        let mut content = vec![ContentPart::text(text)];
+        content.extend(images);
+        Message::tool_result(
+            interpolate(message.get("toolCallId")),
+            message
+                .get("toolName")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            content,
+        )
+    }
+}
+
+fn assistant(message: &Map<String, Value>) -> Option<Message> {
+    if message.contains_key("retryRecovery") {
+        return None;
+    }
+    let calls: Vec<ToolCall> = content_items(message.get("content"))
+        .filter_map(Value::as_object)
+        .filter(|p| p.get("type").and_then(Value::as_str) == Some("toolCall"))
+        .map(|call| ToolCall {
+            id: interpolate(call.get("id")),
+            name: interpolate(call.get("name")),
+            arguments: encode_arguments(call.get("arguments")),
+        })
+        .collect();
+    let mut text = text(message.get("content"));
+    let made_pictures = content_items(message.get("content"))
+        .filter_map(Value::as_object)
+        .any(|p| p.get("type").and_then(Value::as_str) == Some("image"));
+    if text.is_empty() && made_pictures {
+        text = MADE_A_PICTURE.to_owned();
+    }
+    if text.is_empty() && calls.is_empty() {
+        return None;
+    }
+    Some(Message::assistant(&text, calls))
+}
+
+/// `Jason.encode!(arguments || %{})`: keys sorted at every level.
+fn encode_arguments(arguments: Option<&Value>) -> String {
+    let value = match arguments {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => Value::Object(Map::new()),
+        Some(other) => sorted_value(other),
+    };
+    value.to_string()
+}
+
+/// Inserts the synthetic aborted result for every call still open when the
+/// next non-tool message comes (or the list ends), in call order.
+fn close_dangling_calls(projected: impl Iterator<Item = Message>) -> Vec<Message> {
+    let mut out = Vec::new();
+    let mut open: Vec<(String, String)> = Vec::new();
+    let synthetic = |open: &mut Vec<(String, String)>, out: &mut Vec<Message>| {
+        for (id, name) in open.drain(..) {
+            out.push(Message::tool_result(
+                id,
+                Some(name),
+                vec![ContentPart::text(ABORTED_TOOL_TEXT)],
+            ));
+        }
+    };
+    for message in projected {
+        if message.role == Role::Tool {
+            if let Some(id) = &message.tool_call_id {
+                open.retain(|(open_id, _)| open_id != id);
+            }
+            out.push(message);
+            continue;
+        }
+        synthetic(&mut open, &mut out);
+        open = message
+            .tool_calls
+            .iter()
+            .flatten()
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect();
+        out.push(message);
+    }
+    synthetic(&mut open, &mut out);
+    out
+}
+
+/// The PDF paths that go into this request as documents: user messages
+/// newest first, their PDFs last first, while the running totals stay within
+/// [`MAX_DOCUMENT_BYTES`] and [`MAX_DOCUMENT_PAGES`]. A PDF that does not fit
+/// is skipped and older ones are still tried.
+fn choose_documents(entries: &[Value], documents: &dyn DocumentSource) -> HashSet<String> {
+    let mut chosen = HashSet::new();
+    let (mut bytes, mut pages) = (0u64, 0u64);
+    let user_messages = entries
+        .iter()
+        .rev()
+        .filter(|e| kind(e) == Some("message"))
+        .filter_map(|e| e.get("message")?.as_object())
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"));
+    for message in user_messages {
+        for attachment in attachments_of(message).iter().rev() {
+            if attachment.get("kind").and_then(Value::as_str) != Some("pdf") {
+                continue;
+            }
+            let path = interpolate(attachment.get("path"));
+            let Some(size) = documents.size(&path) else {
+                continue;
+            };
+            let doc_pages = attachment
+                .get("pages")
+                .and_then(Value::as_u64)
+                .unwrap_or_else(|| (size / BYTES_PER_ESTIMATED_PAGE).max(1));
+            if bytes + size <= MAX_DOCUMENT_BYTES && pages + doc_pages <= MAX_DOCUMENT_PAGES {
+                bytes += size;
+                pages += doc_pages;
+                chosen.insert(path);
+            }
+        }
+    }
+    chosen
+}
+
+fn kind(entry: &Value) -> Option<&str> {
+    entry.get("type").and_then(Value::as_str)
+}
+
+/// rho's `text/1`: a string as is; the `text` of every text part of a list,
+/// concatenated; otherwise `""`.
+pub fn text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(Value::as_object)
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .map(text_of_part)
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+fn text_of_part(part: &Map<String, Value>) -> String {
+    match part.get("text") {
+        Some(Value::String(s)) => s.clone(),
+        other => interpolate(other),
+    }
+}
+
+/// The content items of a message: a string content is one item.
+fn content_items(content: Option<&Value>) -> Box<dyn Iterator<Item = &Value> + '_> {
+    match content {
+        Some(Value::Array(items)) => Box::new(items.iter()),
+        Some(s @ Value::String(_)) => Box::new(std::iter::once(s)),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+/// rho's `attachments/1` on a message value.
+fn attachments(message: &Value) -> Vec<&Map<String, Value>> {
+    message.as_object().map(attachments_of).unwrap_or_default()
+}
+
+fn attachments_of(message: &Map<String, Value>) -> Vec<&Map<String, Value>> {
+    match message.get("attachments") {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_object).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Elixir string interpolation of a decoded JSON value: `nil` (or a missing
+/// key) is `""`, a string is itself, anything else its JSON text.
+fn interpolate(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}

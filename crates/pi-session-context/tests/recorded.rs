@@ -1,0 +1,79 @@
+//! `llm_messages` equals the real convertToLlm on every recorded fixture
+//! (`fixtures/{pi,omp}/<scenario>.expected.json`, `contexts[i].llm` for the
+//! agent messages `contexts[i].agent.messages`). Skips with a notice while
+//! no recordings exist.
+
+use std::path::{Path, PathBuf};
+
+use pi_session_context::{Dialect, llm_messages};
+use serde_json::Value;
+
+fn expected_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = read
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".expected.json")))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn llm_messages_equal_the_recorded_convert_to_llm() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut contexts = 0;
+    let mut failures = Vec::new();
+    for (folder, dialect) in [("pi", Dialect::Pi), ("omp", Dialect::Omp)] {
+        for file in expected_files(&root.join(folder)) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let recorded: Value = serde_json::from_str(&text).unwrap();
+            let Some(list) = recorded.get("contexts").and_then(Value::as_array) else {
+                failures.push(format!("{}: no \"contexts\" array", file.display()));
+                continue;
+            };
+            for (i, context) in list.iter().enumerate() {
+                let (Some(agent), Some(llm)) = (
+                    context.pointer("/agent/messages").and_then(Value::as_array),
+                    context.get("llm"),
+                ) else {
+                    continue;
+                };
+                contexts += 1;
+                let actual = serde_json::to_string(&llm_messages(agent, dialect)).unwrap();
+                let expected = serde_json::to_string(llm).unwrap();
+                if actual != expected {
+                    let at = actual
+                        .bytes()
+                        .zip(expected.bytes())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    let from = at.saturating_sub(80);
+                    failures.push(format!(
+                        "{} context {i}: differs at byte {at}\n  ours:     …{}\n  recorded: …{}",
+                        file.display(),
+                        actual.get(from..(at + 120).min(actual.len())).unwrap_or(""),
+                        expected
+                            .get(from..(at + 120).min(expected.len()))
+                            .unwrap_or("")
+                    ));
+                }
+            }
+        }
+    }
+    if contexts == 0 && failures.is_empty() {
+        eprintln!(
+            "NOTICE: no recorded fixtures under {} yet; recorded convertToLlm check skipped",
+            root.display()
+        );
+        return;
+    }
+    eprintln!("checked {contexts} recorded contexts");
+    assert!(
+        failures.is_empty(),
+        "{} of {contexts} recorded contexts differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

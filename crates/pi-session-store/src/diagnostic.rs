@@ -1,0 +1,192 @@
+//! What `open` found wrong (or merely unusual) in a session file, line by line.
+//!
+//! A diagnostic never stops a load: the store keeps every line it can and says exactly what it did
+//! with the rest. Each diagnostic names the 1-based physical line, the byte offset of the start of
+//! that line (or of the recovered object inside it), what is wrong, and what happened to the data.
+
+use std::fmt;
+
+/// How much a diagnostic matters to a reader of the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Nothing was lost; the file has a property worth knowing (e.g. it was migrated in memory).
+    Info,
+    /// The data was read, but something about it is off (e.g. a duplicate id, a repaired string).
+    Warning,
+    /// Some bytes of the file could not be turned into an entry and are not in the session.
+    Error,
+}
+
+/// One finding of `open` (or of a listing), tied to a place in the file.
+///
+/// `Display` prints `line N (byte B): message`.
+///
+/// ```
+/// use pi_session_store::{Diagnostic, DiagnosticKind};
+/// let d = Diagnostic::new(3, 120, DiagnosticKind::TornLastLine);
+/// assert!(d.to_string().starts_with("line 3 (byte 120): the last line is incomplete"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// 1-based physical line number (counting `\n` bytes; a title slot is line 1).
+    pub line: u64,
+    /// Byte offset from the start of the file (a UTF-8 BOM counts) where the problem starts.
+    pub byte_offset: u64,
+    /// What was found.
+    pub kind: DiagnosticKind,
+    /// A sentence for humans: what is wrong and what the store did about it.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// Builds a diagnostic whose message is the kind's standard sentence.
+    pub fn new(line: u64, byte_offset: u64, kind: DiagnosticKind) -> Self {
+        let message = kind.to_string();
+        Self { line, byte_offset, kind, message }
+    }
+
+    /// How much this diagnostic matters (see [`Severity`]).
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {} (byte {}): {}", self.line, self.byte_offset, self.message)
+    }
+}
+
+/// The kinds of findings. Each has a fixed [`Severity`] and a standard message (its `Display`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// The line is not valid JSON (and is not two fused objects either). The line is skipped.
+    #[error("the line is not valid JSON ({detail}); it was skipped")]
+    NotJson {
+        /// The parser's explanation.
+        detail: String,
+    },
+    /// The line is JSON but not an object (e.g. `5` or `null`). The line is skipped.
+    #[error("the line is JSON but not an object ({detail}); it was skipped")]
+    NotAnObject {
+        /// The parser's explanation.
+        detail: String,
+    },
+    /// The object has no usable `type` key (absent or not a string). The line is skipped.
+    #[error("the object has no string `type` ({detail}); it was skipped")]
+    NoType {
+        /// The parser's explanation.
+        detail: String,
+    },
+    /// The file does not end with `\n` and its last line is not valid JSON: an interrupted write.
+    #[error(
+        "the last line is incomplete (no final newline and not valid JSON): an interrupted write; it was skipped, and the next append starts on a new line"
+    )]
+    TornLastLine,
+    /// Several JSON objects share one line because a newline was lost; all were recovered.
+    #[error("{count} JSON objects were fused on one line (a lost newline); each was recovered as its own entry")]
+    FusedObjects {
+        /// How many objects were found on the line.
+        count: usize,
+    },
+    /// The line had bytes that are not UTF-8; they were read as U+FFFD.
+    #[error("the line contains invalid UTF-8; the bad bytes read as U+FFFD")]
+    InvalidUtf8,
+    /// The line had an unpaired UTF-16 surrogate escape (e.g. `\ud83d`); it reads as U+FFFD.
+    #[error("the line contains an unpaired surrogate escape (e.g. \\ud83d); it reads as U+FFFD")]
+    LoneSurrogate,
+    /// The file starts with a UTF-8 byte order mark. It is skipped (pi cannot read such a file).
+    #[error("the file starts with a UTF-8 byte order mark; it was skipped (pi and omp write none)")]
+    ByteOrderMark,
+    /// No `type:"session"` header line anywhere in the file. The entries are still read.
+    #[error("the file has no session header (`type:\"session\"`); its entries are read without one")]
+    MissingHeader,
+    /// Entries appear before the header line. They are read as entries.
+    #[error("an entry comes before the session header (first header at line {header_line}); entries are read in file order")]
+    EntryBeforeHeader {
+        /// Line of the header that follows.
+        header_line: u64,
+    },
+    /// A second `type:"session"` line; the first header wins and this line is not an entry.
+    #[error("a second session header (the first is at line {first_line}); it was ignored")]
+    DuplicateHeader {
+        /// Line of the header in effect.
+        first_line: u64,
+    },
+    /// The header line could not be read as a header (e.g. its `id` is not a string).
+    #[error("the session header is malformed ({detail}); the file is read without a header")]
+    InvalidHeader {
+        /// The parser's explanation.
+        detail: String,
+    },
+    /// A `type:"title"` line that is not a valid title slot on line 1; it was ignored.
+    #[error("a `type:\"title\"` line that is not a valid title slot on line 1 ({detail}); it was ignored")]
+    InvalidTitleSlot {
+        /// Why the slot was rejected.
+        detail: String,
+    },
+    /// An entry id that an earlier entry already has. Both are kept; lookups find the later one.
+    #[error("entry id {id:?} was already used at line {first_line}; both entries are kept and lookups by id find this later one")]
+    DuplicateId {
+        /// The repeated id.
+        id: String,
+        /// The line of the first entry with that id.
+        first_line: u64,
+    },
+    /// The entry's `parentId` names no entry in the file; a path walk stops here.
+    #[error("parentId {parent_id:?} names no entry in this file; a path walk stops at this entry")]
+    ParentNotFound {
+        /// The dangling parent id.
+        parent_id: String,
+    },
+    /// A version-3 entry without a string `id`; it can never be a parent or the leaf.
+    #[error("the entry has no string `id`; it cannot be a parent or the leaf")]
+    MissingId,
+    /// The file was migrated in memory (pi.md §4); the file itself was not touched.
+    #[error(
+        "the file is version {from}; it was migrated in memory to version 3 (ids generated from byte offsets, deterministic); the file was not changed"
+    )]
+    Migrated {
+        /// The version found in the header (1 when absent).
+        from: u64,
+    },
+    /// The header says a version newer than 3; entries are read as they are.
+    #[error("the header says version {version}, newer than 3; entries are read as they are")]
+    NewerVersion {
+        /// The version found in the header.
+        version: u64,
+    },
+    /// A listing could not find the header within the bytes it is allowed to read.
+    #[error("no session header within the first {limit} bytes; the file was not listed")]
+    HeaderNotFound {
+        /// How many bytes were read.
+        limit: u64,
+    },
+}
+
+impl DiagnosticKind {
+    /// How much this kind of finding matters.
+    pub fn severity(&self) -> Severity {
+        match self {
+            Self::NotJson { .. }
+            | Self::NotAnObject { .. }
+            | Self::NoType { .. }
+            | Self::TornLastLine
+            | Self::MissingHeader
+            | Self::InvalidHeader { .. }
+            | Self::HeaderNotFound { .. } => Severity::Error,
+            Self::FusedObjects { .. }
+            | Self::InvalidUtf8
+            | Self::LoneSurrogate
+            | Self::EntryBeforeHeader { .. }
+            | Self::DuplicateHeader { .. }
+            | Self::InvalidTitleSlot { .. }
+            | Self::DuplicateId { .. }
+            | Self::ParentNotFound { .. }
+            | Self::MissingId
+            | Self::ByteOrderMark => Severity::Warning,
+            Self::Migrated { .. } | Self::NewerVersion { .. } => Severity::Info,
+        }
+    }
+}

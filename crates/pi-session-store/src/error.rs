@@ -1,0 +1,115 @@
+//! The store's one error type. Only I/O, locking and misuse are errors; damaged content is a
+//! [`Diagnostic`](crate::Diagnostic), never an error.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Why a store operation failed. Every message names the file and says what to do.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// Reading, writing, creating or syncing a file or directory failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What the store was doing, e.g. "could not read".
+        action: &'static str,
+        /// The file or directory concerned.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// Another writer holds the session's lock.
+    #[error(
+        "session {session} is being written by another process (lock file {lock} is held); close that session first, or open this one read-only with `open`"
+    )]
+    Locked {
+        /// The session file.
+        session: PathBuf,
+        /// The lock file that is held.
+        lock: PathBuf,
+    },
+    /// The file changed under us: the bytes at an indexed offset are no longer that entry.
+    #[error(
+        "{path} changed since it was opened (line {line} no longer holds the entry that was indexed there); open it again"
+    )]
+    Changed {
+        /// The session file.
+        path: PathBuf,
+        /// The line whose bytes differ.
+        line: u64,
+    },
+    /// An indexed line could not be turned into an entry when materialised.
+    #[error("line {line} of {path} could not be read as an entry: {detail}")]
+    BadEntry {
+        /// The session file (or `<memory>`).
+        path: PathBuf,
+        /// The line concerned.
+        line: u64,
+        /// What went wrong.
+        detail: String,
+    },
+    /// An entry index past the end of the session.
+    #[error("entry index {index} is out of range: the session has {len} entries")]
+    NoSuchEntry {
+        /// The index asked for.
+        index: usize,
+        /// The number of entries.
+        len: usize,
+    },
+    /// Serialising an entry or header to JSON failed (e.g. a map with non-string keys).
+    #[error("could not serialise the {what} to JSON: {detail}")]
+    Serialize {
+        /// "entry", "header" or "title slot".
+        what: &'static str,
+        /// The serialiser's explanation.
+        detail: String,
+    },
+    /// Appending to a file whose format pi would rewrite on open (version 1: no ids).
+    #[error(
+        "{path} is a version {version} session: pi would regenerate every id when it opens it, orphaning appended entries; start a new session (e.g. a fork) instead of appending to it"
+    )]
+    NeedsMigration {
+        /// The session file.
+        path: PathBuf,
+        /// The version in its header.
+        version: u64,
+    },
+    /// The file to create already exists.
+    #[error("{path} already exists; pick another session id or open it with `open_for_append`")]
+    AlreadyExists {
+        /// The file concerned.
+        path: PathBuf,
+    },
+    /// A file named for resuming has no session header, so appended entries would be orphans.
+    #[error("{path} has no session header; it cannot be appended to (open it read-only with `open`)")]
+    NoHeader {
+        /// The session file.
+        path: PathBuf,
+    },
+    /// `set_leaf` named an id that no entry of the session has.
+    #[error("no entry of this session has id {id:?}; pick the id of an existing entry (or None for a new root)")]
+    UnknownId {
+        /// The id asked for.
+        id: String,
+    },
+    /// An append of an entry whose `type` is reserved for the header or the title slot.
+    #[error("an entry cannot have type {kind:?}: that type is reserved for the header and the title slot")]
+    ReservedType {
+        /// The reserved type.
+        kind: String,
+    },
+    /// A file operation on a session that lives in memory only.
+    #[error("the session lives in memory only; it has no file to {action}")]
+    InMemory {
+        /// What was attempted.
+        action: &'static str,
+    },
+}
+
+impl StoreError {
+    /// Shorthand for [`StoreError::Io`].
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        Self::Io { action, path: path.into(), source }
+    }
+}

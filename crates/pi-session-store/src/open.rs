@@ -1,0 +1,428 @@
+//! `open`: index a session file (envelopes only) and report what is wrong with it.
+//!
+//! The file is streamed through a bounded buffer in chunks of whole lines. Each chunk's lines are
+//! parsed for their envelope (`type`, `id`, `parentId`, `timestamp`) on up to
+//! [`OpenOptions::threads`] threads; the results are then folded in file order by one
+//! [`Builder`], which owns every cross-line rule (title slot, header, duplicates, migration).
+
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::error::StoreError;
+use crate::framing::{Chunk, ChunkReader, LineSpan, is_blank};
+use crate::fused::split_fused;
+use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
+use crate::session_file::{IndexEntry, SessionFile, Source};
+use pi_session_types::{Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope, parse_line};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Tuning for [`open_with`]. The defaults suit interactive use; benchmarks and tests change them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Files up to this many bytes are read whole and kept in memory, so materialising entries
+    /// needs no further I/O; larger files are streamed and re-read by offset. Default 8 MiB.
+    pub keep_in_memory_up_to: u64,
+    /// Size of the streaming buffer (a line longer than this grows it). Default 4 MiB.
+    pub buffer_bytes: usize,
+    /// Threads used to parse envelopes; 0 means "as many as the machine has, at most 4".
+    pub threads: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        Self { keep_in_memory_up_to: 8 << 20, buffer_bytes: 4 << 20, threads: 0 }
+    }
+}
+
+/// Chunks smaller than this are parsed on the calling thread (spawning costs more).
+const PARALLEL_MIN_BYTES: usize = 256 << 10;
+
+/// Opens a session file for reading: header, index of every entry, diagnostics.
+///
+/// Never writes to the file and takes no lock. Only I/O problems are errors; everything wrong
+/// with the content is a [`Diagnostic`].
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("s.jsonl");
+/// std::fs::write(&path, concat!(
+///     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+///     r#"{"type":"label","id":"a1b2c3d4","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","targetId":"x","label":"l"}"#, "\n",
+///     "{not json\n",
+/// ))?;
+/// let (session, diagnostics) = pi_session_store::open(&path)?;
+/// assert_eq!(session.header().map(|h| h.id.as_str()), Some("s1"));
+/// assert_eq!(session.len(), 1);
+/// assert_eq!(session.entry(0)?.kind(), "label");
+/// assert_eq!(diagnostics.len(), 1);
+/// assert!(diagnostics[0].to_string().starts_with("line 3 (byte "));
+/// # Ok(()) }
+/// ```
+pub fn open(path: impl AsRef<Path>) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
+    open_with(path, &OpenOptions::default())
+}
+
+/// [`open`] with explicit [`OpenOptions`].
+pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
+    let path = path.as_ref();
+    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    let size = file.metadata().map_err(|e| StoreError::io("could not read the size of", path, e))?.len();
+    if size <= options.keep_in_memory_up_to {
+        let mut bytes = Vec::with_capacity(size as usize + 1);
+        file.read_to_end(&mut bytes).map_err(|e| StoreError::io("could not read", path, e))?;
+        let bytes: Arc<[u8]> = bytes.into();
+        let source = Source::Memory { path: Some(path.to_path_buf()), bytes: Arc::clone(&bytes) };
+        return index_reader(&bytes[..], source, options).map_err(|e| StoreError::io("could not read", path, e));
+    }
+    let source = Source::File(path.to_path_buf());
+    index_reader(file, source, options).map_err(|e| StoreError::io("could not read", path, e))
+}
+
+/// Indexes session bytes held in memory (an ephemeral session, a download, a test).
+///
+/// ```
+/// let bytes = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#.to_vec();
+/// let (session, diagnostics) = pi_session_store::open_bytes(bytes);
+/// assert!(session.is_empty() && diagnostics.is_empty());
+/// ```
+pub fn open_bytes(bytes: impl Into<Arc<[u8]>>) -> (SessionFile, Vec<Diagnostic>) {
+    let bytes: Arc<[u8]> = bytes.into();
+    let source = Source::Memory { path: None, bytes: Arc::clone(&bytes) };
+    let options = OpenOptions::default();
+    match index_reader(&bytes[..], source, &options) {
+        Ok(result) => result,
+        // Reading from a slice cannot fail; keep the signature infallible all the same.
+        Err(_) => (SessionFile::empty(), Vec::new()),
+    }
+}
+
+fn index_reader<R: Read>(
+    reader: R,
+    source: Source,
+    options: &OpenOptions,
+) -> std::io::Result<(SessionFile, Vec<Diagnostic>)> {
+    let threads = effective_threads(options.threads);
+    let mut chunks = ChunkReader::new(reader, options.buffer_bytes);
+    let mut builder = Builder::default();
+    while let Some(chunk) = chunks.next_chunk()? {
+        let outcomes = parse_chunk(&chunk, threads);
+        builder.absorb(&chunk, outcomes);
+    }
+    let had_bom = chunks.had_bom;
+    Ok(builder.finish(source, had_bom))
+}
+
+fn effective_threads(requested: usize) -> usize {
+    if requested > 0 {
+        return requested;
+    }
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+/// What one physical line turned out to be (computed independently of other lines).
+#[derive(Debug)]
+enum LineOutcome {
+    Blank,
+    /// One value, or several fused ones; each with its byte range inside the chunk.
+    Values(Vec<(Range<usize>, Result<Envelope, LineError>)>),
+    Failed(LineError),
+}
+
+fn parse_chunk(chunk: &Chunk<'_>, threads: usize) -> Vec<LineOutcome> {
+    let lines = &chunk.lines;
+    if threads <= 1 || chunk.bytes.len() < PARALLEL_MIN_BYTES || lines.len() < 2 {
+        return lines.iter().map(|line| parse_one(chunk.bytes, line)).collect();
+    }
+    let groups = split_by_bytes(lines, chunk.bytes.len(), threads);
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(groups.len());
+        for group in groups.iter().skip(1) {
+            let part = &lines[group.clone()];
+            handles.push(scope.spawn(move || part.iter().map(|l| parse_one(chunk.bytes, l)).collect::<Vec<_>>()));
+        }
+        let mut outcomes: Vec<LineOutcome> = lines[groups[0].clone()].iter().map(|l| parse_one(chunk.bytes, l)).collect();
+        outcomes.reserve(lines.len() - outcomes.len());
+        for handle in handles {
+            match handle.join() {
+                Ok(part) => outcomes.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        outcomes
+    })
+}
+
+/// Splits `lines` into `parts` contiguous groups holding about the same number of bytes.
+fn split_by_bytes(lines: &[LineSpan], total: usize, parts: usize) -> Vec<Range<usize>> {
+    let mut groups = Vec::with_capacity(parts);
+    let mut start = 0;
+    for part in 1..parts {
+        let boundary = total * part / parts;
+        let end = lines.partition_point(|l| l.content.start < boundary).max(start);
+        groups.push(start..end);
+        start = end;
+    }
+    groups.push(start..lines.len());
+    groups
+}
+
+fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
+    let content = &bytes[line.content.clone()];
+    if is_blank(content) {
+        return LineOutcome::Blank;
+    }
+    match parse_envelope(content) {
+        Ok(envelope) => LineOutcome::Values(vec![(line.content.clone(), Ok(envelope))]),
+        Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
+            Some(ranges) => LineOutcome::Values(
+                ranges
+                    .into_iter()
+                    .map(|r| {
+                        let absolute = line.content.start + r.start..line.content.start + r.end;
+                        let result = parse_envelope(&bytes[absolute.clone()]);
+                        (absolute, result)
+                    })
+                    .collect(),
+            ),
+            None => LineOutcome::Failed(error),
+        },
+        Err(error) => LineOutcome::Failed(error),
+    }
+}
+
+/// Folds line outcomes, in file order, into a [`SessionFile`].
+#[derive(Debug, Default)]
+struct Builder {
+    entries: Vec<IndexEntry>,
+    diagnostics: Vec<Diagnostic>,
+    header: Option<SessionHeader>,
+    /// (line, byte offset) of the header.
+    header_at: Option<(u64, u64)>,
+    header_rejected: bool,
+    title_slot: Option<TitleSlot>,
+    /// (line, byte offset) of the first entry, when it came before any header.
+    first_entry_before_header: Option<(u64, u64)>,
+    /// Parsed JSON values in file order, as pi's migration array counts them.
+    ordinals: Vec<Ordinal>,
+    /// Whether the last physical line ended with `\n` (true for an empty file).
+    ends_with_newline: bool,
+    len: u64,
+}
+
+impl Builder {
+    fn absorb(&mut self, chunk: &Chunk<'_>, outcomes: Vec<LineOutcome>) {
+        self.len = chunk.base_offset + chunk.bytes.len() as u64;
+        for (line, outcome) in chunk.lines.iter().zip(outcomes) {
+            self.ends_with_newline = line.terminated;
+            let offset = chunk.base_offset + line.content.start as u64;
+            match outcome {
+                LineOutcome::Blank => {}
+                LineOutcome::Failed(error) => self.failed_line(line, offset, &error),
+                LineOutcome::Values(values) => {
+                    if values.len() > 1 {
+                        let kind = DiagnosticKind::FusedObjects { count: values.len() };
+                        self.diagnostics.push(Diagnostic::new(line.number, offset, kind));
+                    }
+                    for (range, result) in values {
+                        let at = chunk.base_offset + range.start as u64;
+                        match result {
+                            Ok(envelope) => self.value(line.number, at, &chunk.bytes[range], envelope),
+                            Err(error) => self.failed_line(line, at, &error),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn failed_line(&mut self, line: &LineSpan, offset: u64, error: &LineError) {
+        let kind = match error {
+            LineError::NotJson { .. } if !line.terminated => DiagnosticKind::TornLastLine,
+            LineError::NotJson { message, .. } => DiagnosticKind::NotJson { detail: message.clone() },
+            LineError::NotAnObject { found } => DiagnosticKind::NotAnObject { detail: format!("found {found}") },
+            LineError::Blank => return,
+            other => DiagnosticKind::NoType { detail: other.to_string() },
+        };
+        if !matches!(error, LineError::NotJson { .. }) {
+            // Valid JSON: pi's parsed array (and so v1 `firstKeptEntryIndex`) counts it.
+            self.ordinals.push(Ordinal::Other);
+        }
+        self.diagnostics.push(Diagnostic::new(line.number, offset, kind));
+    }
+
+    fn value(&mut self, line: u64, offset: u64, bytes: &[u8], envelope: Envelope) {
+        for warning in &envelope.warnings {
+            if let Some(kind) = warning_kind(warning) {
+                self.diagnostics.push(Diagnostic::new(line, offset, kind));
+            }
+        }
+        if envelope.is_title() {
+            self.title_line(line, offset, bytes);
+        } else if envelope.is_header() {
+            self.header_line(line, offset, bytes);
+        } else {
+            if self.header_at.is_none() && !self.header_rejected && self.first_entry_before_header.is_none() {
+                self.first_entry_before_header = Some((line, offset));
+            }
+            self.ordinals.push(Ordinal::Entry(self.entries.len()));
+            self.entries.push(IndexEntry { line, byte_offset: offset, byte_len: bytes.len() as u64, envelope });
+        }
+    }
+
+    fn title_line(&mut self, line: u64, offset: u64, bytes: &[u8]) {
+        let detail = if line != 1 || offset > 3 {
+            "it is not the first line".to_owned()
+        } else {
+            match parse_line(bytes) {
+                Ok(parsed) => match parsed.value {
+                    ParsedLine::TitleSlot(slot) => {
+                        self.title_slot = Some(slot);
+                        return;
+                    }
+                    _ => "it does not follow omp's slot rules (v 1; string title, updatedAt, pad)".to_owned(),
+                },
+                Err(error) => error.to_string(),
+            }
+        };
+        self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::InvalidTitleSlot { detail }));
+    }
+
+    fn header_line(&mut self, line: u64, offset: u64, bytes: &[u8]) {
+        self.ordinals.push(Ordinal::Header);
+        if let Some((first_line, _)) = self.header_at {
+            self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::DuplicateHeader { first_line }));
+            return;
+        }
+        if self.header_rejected {
+            return;
+        }
+        match parse_line(bytes).map(|p| p.value) {
+            Ok(ParsedLine::Header(header)) => {
+                self.header = Some(header);
+                self.header_at = Some((line, offset));
+            }
+            other => {
+                let detail = match other {
+                    Err(error) => error.to_string(),
+                    Ok(_) => "its `id` is not a string".to_owned(),
+                };
+                self.header_rejected = true;
+                self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::InvalidHeader { detail }));
+            }
+        }
+    }
+
+    fn finish(mut self, source: Source, had_bom: bool) -> (SessionFile, Vec<Diagnostic>) {
+        if had_bom {
+            self.diagnostics.push(Diagnostic::new(1, 0, DiagnosticKind::ByteOrderMark));
+        }
+        self.check_header_position();
+        self.fold_title_slot();
+        let migration = self.migrate();
+        let by_id = self.check_ids();
+        self.diagnostics.sort_by_key(|d| (d.line, d.byte_offset));
+        let file = SessionFile::new(
+            source,
+            self.header,
+            self.header_at.map(|(line, _)| line),
+            self.title_slot,
+            self.entries,
+            by_id,
+            migration,
+            self.len,
+            self.ends_with_newline || self.len == 0,
+        );
+        (file, self.diagnostics)
+    }
+
+    fn check_header_position(&mut self) {
+        match (self.header_at, self.first_entry_before_header) {
+            (None, _) if !self.header_rejected => {
+                self.diagnostics.push(Diagnostic::new(1, 0, DiagnosticKind::MissingHeader));
+            }
+            (Some((header_line, _)), Some((line, offset))) => {
+                self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::EntryBeforeHeader { header_line }));
+            }
+            _ => {}
+        }
+    }
+
+    /// omp's `applyTitleSlot`: a valid slot's title wins (empty clears), and its source too.
+    fn fold_title_slot(&mut self) {
+        if let (Some(slot), Some(header)) = (&self.title_slot, &mut self.header) {
+            header.title = slot.title().map(str::to_owned);
+            header.title_source = slot.source.map(|s| s.as_str().to_owned());
+        }
+    }
+
+    fn migrate(&mut self) -> Migration {
+        let Some(header) = &self.header else { return Migration::None };
+        let version = header.version_or_1();
+        let (line, offset) = self.header_at.unwrap_or((1, 0));
+        if version > CURRENT_VERSION {
+            self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::NewerVersion { version }));
+            return Migration::None;
+        }
+        if version == CURRENT_VERSION {
+            return Migration::None;
+        }
+        self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::Migrated { from: version }));
+        if version == 2 {
+            return Migration::FromV2;
+        }
+        let mut ids = IdGenerator::default();
+        let mut previous: Option<String> = None;
+        for entry in &mut self.entries {
+            let id = ids.id_for(entry.byte_offset);
+            entry.envelope.parent_is_null = previous.is_none();
+            entry.envelope.parent_id = previous.replace(id.clone());
+            entry.envelope.id = Some(id);
+        }
+        Migration::FromV1 { ordinals: std::mem::take(&mut self.ordinals) }
+    }
+
+    /// Builds the id lookup (a later duplicate wins, as in pi and omp) and reports duplicate,
+    /// missing and dangling ids.
+    fn check_ids(&mut self) -> HashMap<String, usize> {
+        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(self.entries.len());
+        for (index, entry) in self.entries.iter().enumerate() {
+            match &entry.envelope.id {
+                Some(id) => {
+                    if let Some(first) = by_id.insert(id.clone(), index) {
+                        let kind = DiagnosticKind::DuplicateId { id: id.clone(), first_line: self.entries[first].line };
+                        self.diagnostics.push(Diagnostic::new(entry.line, entry.byte_offset, kind));
+                    }
+                }
+                None => {
+                    self.diagnostics.push(Diagnostic::new(entry.line, entry.byte_offset, DiagnosticKind::MissingId));
+                }
+            }
+        }
+        for entry in &self.entries {
+            if let Some(parent) = &entry.envelope.parent_id
+                && !by_id.contains_key(parent)
+            {
+                let kind = DiagnosticKind::ParentNotFound { parent_id: parent.clone() };
+                self.diagnostics.push(Diagnostic::new(entry.line, entry.byte_offset, kind));
+            }
+        }
+        by_id
+    }
+}
+
+fn warning_kind(warning: &ParseWarning) -> Option<DiagnosticKind> {
+    match warning {
+        ParseWarning::LoneSurrogateReplaced { .. } => Some(DiagnosticKind::LoneSurrogate),
+        ParseWarning::InvalidUtf8Replaced => Some(DiagnosticKind::InvalidUtf8),
+        _ => None,
+    }
+}
+
+/// The path of a source, for error messages.
+pub(crate) fn display_path(path: Option<&Path>) -> PathBuf {
+    path.map_or_else(|| PathBuf::from("<memory>"), Path::to_path_buf)
+}

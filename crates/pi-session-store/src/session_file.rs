@@ -1,0 +1,279 @@
+//! [`SessionFile`]: an opened session, as an index of envelopes whose bodies are read on demand.
+
+use crate::error::StoreError;
+use crate::migrate::{Migration, Ordinal, patch_v1, patch_v2};
+use crate::open::display_path;
+use pi_session_types::{Entry, Envelope, JsonValue, Parsed, ParsedLine, SessionHeader, TitleSlot, parse_line};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where an opened session's bytes live.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// Held in memory (small files, ephemeral sessions, [`crate::open_bytes`]).
+    Memory {
+        /// The file it was read from, if any.
+        path: Option<PathBuf>,
+        /// The whole content.
+        bytes: Arc<[u8]>,
+    },
+    /// Re-read from the file by offset (large files).
+    File(PathBuf),
+}
+
+/// One entry of the index: where its line is and its envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// 1-based physical line number.
+    pub line: u64,
+    /// Byte offset of the entry's first byte in the file.
+    pub byte_offset: u64,
+    /// Length of the entry's JSON in bytes (without the line terminator).
+    pub byte_len: u64,
+    /// `type`, `id`, `parentId`, `timestamp` (for v1 files: the migrated id and parent).
+    pub envelope: Envelope,
+}
+
+/// An opened session: header, title slot, and an index of every entry in file order.
+///
+/// Entry bodies are parsed only when asked for ([`entry`](Self::entry),
+/// [`entries_for`](Self::entries_for)). Small files are held in memory; larger ones are re-read by
+/// byte range (each call opens the file briefly; no handle is kept, so the file can be renamed or
+/// deleted by others meanwhile). If the file was rewritten in the meantime, reading an entry gives
+/// [`StoreError::Changed`] instead of wrong data.
+#[derive(Debug, Clone)]
+pub struct SessionFile {
+    source: Source,
+    header: Option<SessionHeader>,
+    header_line: Option<u64>,
+    title_slot: Option<TitleSlot>,
+    entries: Vec<IndexEntry>,
+    by_id: HashMap<String, usize>,
+    migration: Migration,
+    byte_len: u64,
+    ends_with_newline: bool,
+}
+
+impl SessionFile {
+    #[allow(clippy::too_many_arguments, reason = "one private constructor, called by the builder only")]
+    pub(crate) fn new(
+        source: Source,
+        header: Option<SessionHeader>,
+        header_line: Option<u64>,
+        title_slot: Option<TitleSlot>,
+        entries: Vec<IndexEntry>,
+        by_id: HashMap<String, usize>,
+        migration: Migration,
+        byte_len: u64,
+        ends_with_newline: bool,
+    ) -> Self {
+        Self { source, header, header_line, title_slot, entries, by_id, migration, byte_len, ends_with_newline }
+    }
+
+    pub(crate) fn empty() -> Self {
+        let source = Source::Memory { path: None, bytes: Arc::from(Vec::new()) };
+        Self::new(source, None, None, None, Vec::new(), HashMap::new(), Migration::None, 0, true)
+    }
+
+    /// The file this session was read from (`None` for bytes opened with [`crate::open_bytes`]).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Memory { path, .. } => path.as_deref(),
+            Source::File(path) => Some(path),
+        }
+    }
+
+    /// The header, with a valid omp title slot folded in (its title wins; an empty slot title
+    /// removes `title`; its source sets or removes `titleSource`). `None` when the file has none.
+    pub fn header(&self) -> Option<&SessionHeader> {
+        self.header.as_ref()
+    }
+
+    /// The line the header is on.
+    pub fn header_line(&self) -> Option<u64> {
+        self.header_line
+    }
+
+    /// omp's title slot (line 1), when the file has a valid one.
+    pub fn title_slot(&self) -> Option<&TitleSlot> {
+        self.title_slot.as_ref()
+    }
+
+    /// The session title: the header's `title` after folding in the title slot.
+    pub fn title(&self) -> Option<&str> {
+        self.header.as_ref().and_then(|h| h.title.as_deref())
+    }
+
+    /// The version the file declares (1 when the header has none; 3 when there is no header).
+    /// Entries are always served migrated to version 3.
+    pub fn file_version(&self) -> u64 {
+        self.header.as_ref().map_or(crate::migrate::CURRENT_VERSION, SessionHeader::version_or_1)
+    }
+
+    /// Whether entries are migrated in memory (the file is version 1 or 2).
+    pub fn is_migrated(&self) -> bool {
+        self.migration != Migration::None
+    }
+
+    /// Number of entries (header, title slot and damaged lines excluded).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when the session has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The index: every entry's line, offset, length and envelope, in file order.
+    pub fn index(&self) -> &[IndexEntry] {
+        &self.entries
+    }
+
+    /// The position of the entry with this id (the later one when ids repeat, as pi and omp do).
+    pub fn position_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The id of the last entry (in file order) that has one: the leaf when the file is loaded,
+    /// as pi and omp define it.
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.entries.iter().rev().find_map(|e| e.envelope.id.as_deref())
+    }
+
+    /// Size of the file (or bytes) when it was opened.
+    pub fn byte_len(&self) -> u64 {
+        self.byte_len
+    }
+
+    /// Whether the content ended with `\n` (an empty file counts as ending with one). When it
+    /// does not, the next append starts with a newline.
+    pub fn ends_with_newline(&self) -> bool {
+        self.ends_with_newline
+    }
+
+    /// Reads and types the entry at `index` (in file order), migrated to version 3.
+    pub fn entry(&self, index: usize) -> Result<Entry, StoreError> {
+        self.entry_with_warnings(index).map(|parsed| parsed.value)
+    }
+
+    /// [`entry`](Self::entry) plus the warnings raised while typing it (e.g. a known entry type
+    /// whose fields did not match and is kept as JSON).
+    pub fn entry_with_warnings(&self, index: usize) -> Result<Parsed<Entry>, StoreError> {
+        let mut reader = self.range_reader();
+        self.materialise(index, &mut reader)
+    }
+
+    /// Reads the entries at `indices` (any order; each read by offset), migrated to version 3.
+    pub fn entries_for(&self, indices: &[usize]) -> Result<Vec<Entry>, StoreError> {
+        let mut reader = self.range_reader();
+        indices.iter().map(|&i| self.materialise(i, &mut reader).map(|p| p.value)).collect()
+    }
+
+    /// Reads every entry in file order. For large files prefer [`entries_for`](Self::entries_for)
+    /// with the indices you need (e.g. one branch).
+    pub fn entries(&self) -> Result<Vec<Entry>, StoreError> {
+        let all: Vec<usize> = (0..self.entries.len()).collect();
+        self.entries_for(&all)
+    }
+
+    /// The exact bytes of the entry at `index` as they are in the file.
+    pub fn raw(&self, index: usize) -> Result<Vec<u8>, StoreError> {
+        let at = self.index_entry(index)?;
+        self.range_reader().read(at)
+    }
+
+    fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
+        self.entries.get(index).ok_or(StoreError::NoSuchEntry { index, len: self.entries.len() })
+    }
+
+    fn range_reader(&self) -> RangeReader<'_> {
+        RangeReader { source: &self.source, file: None }
+    }
+
+    fn materialise(&self, index: usize, reader: &mut RangeReader<'_>) -> Result<Parsed<Entry>, StoreError> {
+        let at = self.index_entry(index)?;
+        let bytes = reader.read(at)?;
+        let bad = |detail: String| StoreError::BadEntry { path: display_path(self.path()), line: at.line, detail };
+        let parsed = parse_line(&bytes).map_err(|e| bad(e.to_string()))?;
+        let changed = || StoreError::Changed { path: display_path(self.path()), line: at.line };
+        let ParsedLine::Entry(entry) = parsed.value else { return Err(changed()) };
+        let same_id = self.migration.is_v1() || entry.id() == at.envelope.id.as_deref();
+        if entry.kind() != at.envelope.kind || !same_id {
+            return Err(changed());
+        }
+        let entry = match &self.migration {
+            Migration::None => entry,
+            Migration::FromV2 if entry.kind() != "message" => entry,
+            Migration::FromV2 => migrate_entry(entry, patch_v2).map_err(bad)?,
+            Migration::FromV1 { ordinals } => migrate_entry(entry, |object| {
+                let id = at.envelope.id.as_deref().unwrap_or_default();
+                patch_v1(object, id, at.envelope.parent_id.as_deref(), &|k| self.v1_target(ordinals, index, k));
+                patch_v2(object);
+            })
+            .map_err(bad)?,
+        };
+        Ok(Parsed { value: entry, warnings: parsed.warnings })
+    }
+
+    /// The id pi's v1 migration gives `firstKeptEntryId` for index `k` of its parsed array, seen
+    /// from the entry at `current`: an earlier (or the same) entry has its migrated id by then; a
+    /// later entry has no id yet in a v1 file, and the header has none.
+    fn v1_target(&self, ordinals: &[Ordinal], current: usize, k: u64) -> Option<String> {
+        let ordinal = ordinals.get(usize::try_from(k).ok()?)?;
+        match ordinal {
+            Ordinal::Entry(target) if *target <= current => self.entries[*target].envelope.id.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// Serialises a typed entry to a JSON object, lets `patch` edit it, and types it again.
+fn migrate_entry(entry: Entry, patch: impl FnOnce(&mut pi_session_types::JsonMap)) -> Result<Entry, String> {
+    let value = serde_json::to_value(&entry).map_err(|e| format!("could not migrate the entry: {e}"))?;
+    let JsonValue::Object(mut object) = value else {
+        return Err("the entry did not serialise to a JSON object".to_owned());
+    };
+    patch(&mut object);
+    Ok(Entry::from_map(object))
+}
+
+/// Reads byte ranges from a session's source, opening the file at most once per reader.
+struct RangeReader<'a> {
+    source: &'a Source,
+    file: Option<File>,
+}
+
+impl RangeReader<'_> {
+    /// The bytes of `at`'s range; a file now too short for it gives [`StoreError::Changed`].
+    fn read(&mut self, at: &IndexEntry) -> Result<Vec<u8>, StoreError> {
+        let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
+        match self.source {
+            Source::Memory { bytes, path } => {
+                let start = usize::try_from(at.byte_offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(len);
+                bytes
+                    .get(start..end)
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| StoreError::Changed { path: display_path(path.as_deref()), line: at.line })
+            }
+            Source::File(path) => {
+                let file = match &mut self.file {
+                    Some(file) => file,
+                    slot => slot.insert(File::open(path).map_err(|e| StoreError::io("could not open", path, e))?),
+                };
+                let mut buf = vec![0; len];
+                match file.seek(SeekFrom::Start(at.byte_offset)).and_then(|_| file.read_exact(&mut buf)) {
+                    Ok(()) => Ok(buf),
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                        Err(StoreError::Changed { path: path.clone(), line: at.line })
+                    }
+                    Err(e) => Err(StoreError::io("could not read", path, e)),
+                }
+            }
+        }
+    }
+}

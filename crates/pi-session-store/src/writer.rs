@@ -1,0 +1,540 @@
+//! [`SessionWriter`]: appends entries to a session, rho's way (nothing is written until the first
+//! append), one line per entry, serialised exactly as JavaScript's `JSON.stringify` would.
+
+use crate::diagnostic::Diagnostic;
+use crate::error::StoreError;
+use crate::lock::WriterLock;
+use crate::open::{open, open_bytes};
+use crate::paths::session_file_name;
+use crate::session_file::SessionFile;
+use pi_session_types::{
+    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource, parse_line, to_js_vec,
+};
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// How hard each append works to put the line on stable storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Lines collect in a buffer and reach the file on [`SessionWriter::flush`], when the buffer
+    /// fills, or on drop. Fastest; a write error may surface on a later call, and entries
+    /// appended since the last flush are lost if the process dies.
+    Buffered,
+    /// Each append hands its line to the operating system before returning (what pi and omp
+    /// do): safe against a crash of this process, not against power loss.
+    #[default]
+    Flush,
+    /// Each append also fsyncs the file, and creating a file fsyncs its directory: safe
+    /// against power loss, and much slower.
+    Fsync,
+}
+
+/// Choices for a [`SessionWriter`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WriterOptions {
+    /// See [`Durability`]; default [`Durability::Flush`].
+    pub durability: Durability,
+    /// Write omp's 256-byte title slot as line 1 of a new file and keep it current (rewritten in
+    /// place) when the title changes. Off by default: pi cannot read a file that starts with a
+    /// slot; omp reads both.
+    pub title_slot: bool,
+}
+
+/// Where a title change went (see [`SessionWriter::set_title`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TitleWrite {
+    /// The file's title slot was rewritten in place.
+    Slot,
+    /// Nothing is on disk yet; the title will be in the header (and slot) the first append writes.
+    AtCreation,
+    /// The file has no slot, so only the in-memory header changed (the store never rewrites a
+    /// header line); record the change with an entry (omp: `title_change`, pi: `session_info`).
+    InMemoryOnly,
+}
+
+/// A header for a new session: version 3, a fresh UUIDv7 id, the current time, and `cwd`.
+///
+/// ```
+/// let header = pi_session_store::new_header("/home/alice/proj");
+/// assert_eq!(header.id.len(), 36);
+/// assert_eq!(header.version_or_1(), 3);
+/// ```
+pub fn new_header(cwd: impl Into<String>) -> SessionHeader {
+    SessionHeader {
+        version: Some(JsonNumber::from(3u8)),
+        id: uuid::Uuid::now_v7().to_string(),
+        timestamp: Some(IsoTimestamp::now()),
+        cwd: Some(cwd.into()),
+        ..SessionHeader::default()
+    }
+}
+
+/// Appends entries to one session (a file, or memory only), assigning ids, parents and times.
+///
+/// * Nothing is written until the first [`append`](Self::append), which creates the directories
+///   and the file (never overwriting one), takes the writer lock, and writes the title slot (when
+///   asked for), the header and the entry.
+/// * Each append writes exactly one line and returns the entry parsed back from those bytes.
+/// * If an append fails, the session in memory does not include that entry, and a partly written
+///   line is cut off again; if even that fails, the next append starts on a new line.
+#[derive(Debug)]
+pub struct SessionWriter {
+    /// `None` for an in-memory session.
+    path: Option<PathBuf>,
+    header: SessionHeader,
+    options: WriterOptions,
+    leaf: Option<String>,
+    ids: HashSet<String>,
+    entry_count: usize,
+    title_updated_at: Option<String>,
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    /// A new file that does not exist yet.
+    Pending,
+    /// An existing file that is not locked yet.
+    Existing { has_slot: bool },
+    /// Locked and open for appending.
+    Open(OpenFile),
+    /// An in-memory session: the bytes a file would hold (empty until the first append).
+    Memory(Vec<u8>),
+}
+
+#[derive(Debug)]
+struct OpenFile {
+    output: Output,
+    _lock: WriterLock,
+    /// Bytes in the file, including any still in the buffer.
+    len: u64,
+    needs_newline: bool,
+    has_slot: bool,
+}
+
+#[derive(Debug)]
+enum Output {
+    Direct(File),
+    Buffered(BufWriter<File>),
+}
+
+impl SessionWriter {
+    /// A new session in `dir`, in the file pi and omp would name it
+    /// (`<timestamp>_<id>.jsonl`, see [`session_file_name`]). Writes nothing.
+    pub fn create(dir: impl AsRef<Path>, header: SessionHeader, options: WriterOptions) -> Self {
+        let timestamp = header.timestamp.as_ref().map_or_else(String::new, |t| t.as_str().to_owned());
+        let path = dir.as_ref().join(session_file_name(&timestamp, &header.id));
+        Self::create_at(path, header, options)
+    }
+
+    /// A new session at an explicit path. Writes nothing; the first append fails with
+    /// [`StoreError::AlreadyExists`] if the file exists by then.
+    pub fn create_at(path: impl Into<PathBuf>, header: SessionHeader, options: WriterOptions) -> Self {
+        Self::with_state(Some(path.into()), header, options, State::Pending)
+    }
+
+    /// A session that lives in memory only: the same API, no file, no lock.
+    pub fn in_memory(header: SessionHeader) -> Self {
+        Self::with_state(None, header, WriterOptions::default(), State::Memory(Vec::new()))
+    }
+
+    fn with_state(path: Option<PathBuf>, header: SessionHeader, options: WriterOptions, state: State) -> Self {
+        let title_updated_at = header.timestamp.as_ref().map(|t| t.as_str().to_owned());
+        Self { path, header, options, leaf: None, ids: HashSet::new(), entry_count: 0, title_updated_at, state }
+    }
+
+    /// Resumes an existing session: opens it (see [`crate::open`]) and prepares to append after
+    /// its last line. The leaf is the last entry that has an id. The lock is taken on the first
+    /// append. A file with a valid title slot keeps it current on [`set_title`](Self::set_title),
+    /// whatever [`WriterOptions::title_slot`] says.
+    ///
+    /// Fails for a file without a header ([`StoreError::NoHeader`]) and for a version 1 file
+    /// ([`StoreError::NeedsMigration`]: pi would regenerate every id of it on open).
+    pub fn open_for_append(
+        path: impl AsRef<Path>,
+        options: WriterOptions,
+    ) -> Result<(Self, SessionFile, Vec<Diagnostic>), StoreError> {
+        let path = path.as_ref();
+        let (session, diagnostics) = open(path)?;
+        let header = session.header().cloned().ok_or_else(|| StoreError::NoHeader { path: path.to_path_buf() })?;
+        let version = header.version_or_1();
+        if version < 2 {
+            return Err(StoreError::NeedsMigration { path: path.to_path_buf(), version });
+        }
+        let has_slot = session.title_slot().is_some() && slot_is_rewritable(path)?;
+        let mut writer = Self::with_state(Some(path.to_path_buf()), header, options, State::Existing { has_slot });
+        writer.title_updated_at = session.title_slot().map(|s| s.updated_at.clone()).or(writer.title_updated_at);
+        writer.ids = session.index().iter().filter_map(|e| e.envelope.id.clone()).collect();
+        writer.entry_count = session.len();
+        writer.leaf = session.leaf_id().map(str::to_owned);
+        Ok((writer, session, diagnostics))
+    }
+
+    /// The session file (`None` for an in-memory session).
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The header (as written, or as it will be written by the first append).
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    /// The id of the current leaf: the parent the next append gets (`None`: a new root).
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// Number of entries in the session (existing ones included when resumed).
+    pub fn len(&self) -> usize {
+        self.entry_count
+    }
+
+    /// True when the session has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entry_count == 0
+    }
+
+    /// Whether anything has been written (the file exists, or memory holds the header).
+    pub fn is_written(&self) -> bool {
+        match &self.state {
+            State::Pending => false,
+            State::Existing { .. } | State::Open(_) => true,
+            State::Memory(bytes) => !bytes.is_empty(),
+        }
+    }
+
+    /// Whether `id` names an entry of this session.
+    pub fn contains_id(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+
+    /// Moves the leaf (pi's `branch` / `resetLeaf`): the next append becomes a child of `id`, or
+    /// a new root for `None`. Nothing is written; an unknown id is refused.
+    pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), StoreError> {
+        if let Some(id) = id
+            && !self.ids.contains(id)
+        {
+            return Err(StoreError::UnknownId { id: id.to_owned() });
+        }
+        self.leaf = id.map(str::to_owned);
+        Ok(())
+    }
+
+    /// Appends `entry` as a child of the leaf and makes it the leaf.
+    ///
+    /// Sets `id` (8 lowercase hex digits, unique in the session), `parentId` (the leaf, `null`
+    /// for the first) and `timestamp` (now, ISO 8601 UTC with milliseconds), overriding any the
+    /// entry had; writes one line; returns the entry parsed back from the bytes written.
+    pub fn append(&mut self, mut entry: Entry) -> Result<Entry, StoreError> {
+        if matches!(entry.kind(), "session" | "title") {
+            return Err(StoreError::ReservedType { kind: entry.kind().to_owned() });
+        }
+        let id = self.fresh_id();
+        entry.set_envelope(id.clone(), self.leaf.clone(), IsoTimestamp::now());
+        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize { what: "entry", detail: e.to_string() })?;
+        let read_back = read_back(&line)?;
+        line.push(b'\n');
+        self.write_line(&line)?;
+        self.ids.insert(id.clone());
+        self.leaf = Some(id);
+        self.entry_count += 1;
+        Ok(read_back)
+    }
+
+    /// Changes the title in the header, and in the title slot when the file has one (rewriting
+    /// only those 256 bytes in place; the header line is never rewritten). `None` clears it.
+    ///
+    /// The title is stored as given: clean it first (omp cleans control characters and runs
+    /// of spaces, see `pi_session_types::header::clean_title`). The slot cuts a long title to
+    /// fit its 256 bytes, as omp does.
+    pub fn set_title(&mut self, title: Option<&str>, source: Option<TitleSource>) -> Result<TitleWrite, StoreError> {
+        self.header.title = title.map(str::to_owned);
+        self.header.title_source = source.map(|s| s.as_str().to_owned());
+        self.title_updated_at = Some(IsoTimestamp::now().as_str().to_owned());
+        let has_slot = match &self.state {
+            State::Pending => return Ok(TitleWrite::AtCreation),
+            State::Memory(bytes) if bytes.is_empty() => return Ok(TitleWrite::AtCreation),
+            State::Memory(_) => false,
+            State::Existing { has_slot } => *has_slot,
+            State::Open(open) => open.has_slot,
+        };
+        if !has_slot {
+            return Ok(TitleWrite::InMemoryOnly);
+        }
+        let slot = self.slot_bytes()?;
+        let path = self.file_path()?.to_path_buf();
+        let open = self.ensure_open()?;
+        open.flush(&path)?;
+        rewrite_slot(&path, &slot)?;
+        Ok(TitleWrite::Slot)
+    }
+
+    /// Pushes buffered lines to the file (and fsyncs with [`Durability::Fsync`]).
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        let durability = self.options.durability;
+        if let (State::Open(open), Some(path)) = (&mut self.state, &self.path) {
+            open.flush(path)?;
+            if durability == Durability::Fsync {
+                open.file().sync_data().map_err(|e| StoreError::io("could not fsync", path, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the session back as it now stands (flushing first): the file, or for an in-memory
+    /// session the bytes it holds. Before the first append this is the header alone.
+    pub fn session(&mut self) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
+        self.flush()?;
+        match (&self.state, &self.path) {
+            (State::Memory(bytes), _) if !bytes.is_empty() => Ok(open_bytes(bytes.clone())),
+            (State::Existing { .. } | State::Open(_), Some(path)) => open(path),
+            _ => Ok(open_bytes(self.prefix_bytes()?)),
+        }
+    }
+
+    /// 8 random lowercase hex digits (from a UUIDv4, like pi and omp) not used in this session;
+    /// after 100 collisions a full UUID, as pi does.
+    fn fresh_id(&self) -> String {
+        for _ in 0..100 {
+            let uuid = uuid::Uuid::new_v4().simple().to_string();
+            let id = &uuid[..8];
+            if !self.ids.contains(id) {
+                return id.to_owned();
+            }
+        }
+        uuid::Uuid::new_v4().to_string()
+    }
+
+    fn file_path(&self) -> Result<&Path, StoreError> {
+        self.path.as_deref().ok_or(StoreError::InMemory { action: "write" })
+    }
+
+    /// What goes before the first entry of a new file: the slot (if asked for) and the header.
+    fn prefix_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        let mut bytes = if self.options.title_slot && self.path.is_some() { self.slot_bytes()? } else { Vec::new() };
+        let header = to_js_vec(&self.header).map_err(|e| StoreError::Serialize { what: "header", detail: e.to_string() })?;
+        bytes.extend_from_slice(&header);
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
+    fn slot_bytes(&self) -> Result<Vec<u8>, StoreError> {
+        let source = match self.header.title_source.as_deref() {
+            Some("user") => Some(TitleSource::User),
+            Some("auto") => Some(TitleSource::Auto),
+            _ => None,
+        };
+        let updated_at = self.title_updated_at.as_deref().unwrap_or_default();
+        let title = self.header.title.as_deref().unwrap_or_default();
+        TitleSlot::serialize_fixed(title, source, updated_at)
+            .map(String::into_bytes)
+            .map_err(|e| StoreError::Serialize { what: "title slot", detail: e.to_string() })
+    }
+
+    fn write_line(&mut self, line: &[u8]) -> Result<(), StoreError> {
+        if let State::Memory(bytes) = &mut self.state {
+            if bytes.is_empty() {
+                let prefix = self.prefix_bytes()?;
+                if let State::Memory(bytes) = &mut self.state {
+                    bytes.extend_from_slice(&prefix);
+                }
+            }
+            if let State::Memory(bytes) = &mut self.state {
+                bytes.extend_from_slice(line);
+            }
+            return Ok(());
+        }
+        if matches!(self.state, State::Pending) {
+            return self.create_file(line);
+        }
+        let durability = self.options.durability;
+        let path = self.file_path()?.to_path_buf();
+        let open = self.ensure_open()?;
+        open.append(&path, line, durability)
+    }
+
+    /// The first append of a new session: directories, lock, exclusive create, slot + header +
+    /// entry in one write. On failure the new file is removed again.
+    fn create_file(&mut self, line: &[u8]) -> Result<(), StoreError> {
+        let path = self.file_path()?.to_path_buf();
+        let mut bytes = self.prefix_bytes()?;
+        let has_slot = self.options.title_slot;
+        bytes.extend_from_slice(line);
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| StoreError::io("could not create the directory", dir, e))?;
+        }
+        let lock = WriterLock::try_acquire(&path)?;
+        let file = match OpenOptions::new().append(true).create_new(true).open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(StoreError::AlreadyExists { path }),
+            Err(e) => return Err(StoreError::io("could not create", path, e)),
+        };
+        let durability = self.options.durability;
+        let mut output = match durability {
+            Durability::Buffered => Output::Buffered(BufWriter::with_capacity(64 << 10, file)),
+            Durability::Flush | Durability::Fsync => Output::Direct(file),
+        };
+        let written = output.write_all(&bytes).and_then(|()| {
+            if durability == Durability::Fsync {
+                output.file().sync_data()?;
+                sync_parent_dir(&path)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = written {
+            drop(output);
+            // The file is ours (created exclusively above): take it away again. If removal
+            // fails too, report the write error, which is the cause.
+            let _ = std::fs::remove_file(&path);
+            return Err(StoreError::io("could not write", path, e));
+        }
+        let len = bytes.len() as u64;
+        self.state = State::Open(OpenFile { output, _lock: lock, len, needs_newline: false, has_slot });
+        Ok(())
+    }
+
+    /// Locks and opens an existing file for appending (once).
+    fn ensure_open(&mut self) -> Result<&mut OpenFile, StoreError> {
+        if let State::Existing { has_slot } = self.state {
+            let path = self.file_path()?.to_path_buf();
+            let lock = WriterLock::try_acquire(&path)?;
+            let file = OpenOptions::new()
+                .read(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| StoreError::io("could not open for appending", &path, e))?;
+            let len = file.metadata().map_err(|e| StoreError::io("could not read the size of", &path, e))?.len();
+            let needs_newline = len > 0 && last_byte(&file, len).map_err(|e| StoreError::io("could not read", &path, e))? != b'\n';
+            let output = match self.options.durability {
+                Durability::Buffered => Output::Buffered(BufWriter::with_capacity(64 << 10, file)),
+                Durability::Flush | Durability::Fsync => Output::Direct(file),
+            };
+            self.state = State::Open(OpenFile { output, _lock: lock, len, needs_newline, has_slot });
+        }
+        match &mut self.state {
+            State::Open(open) => Ok(open),
+            _ => Err(StoreError::InMemory { action: "open for appending" }),
+        }
+    }
+}
+
+impl OpenFile {
+    fn append(&mut self, path: &Path, line: &[u8], durability: Durability) -> Result<(), StoreError> {
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        if self.needs_newline {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(line);
+        let before = self.len;
+        let result = self.output.write_all(&bytes).and_then(|()| match durability {
+            Durability::Fsync => self.file().sync_data(),
+            Durability::Buffered | Durability::Flush => Ok(()),
+        });
+        match result {
+            Ok(()) => {
+                self.len += bytes.len() as u64;
+                self.needs_newline = false;
+                Ok(())
+            }
+            Err(e) => {
+                self.roll_back(before);
+                Err(StoreError::io("could not append to", path, e))
+            }
+        }
+    }
+
+    /// Cuts a partly written line off again; if that fails, makes the next append start on a
+    /// new line so it can never fuse onto the fragment.
+    fn roll_back(&mut self, len: u64) {
+        let cut = match &mut self.output {
+            Output::Direct(file) => file.set_len(len).is_ok(),
+            Output::Buffered(_) => false,
+        };
+        if !cut {
+            self.needs_newline = true;
+        }
+    }
+
+    fn flush(&mut self, path: &Path) -> Result<(), StoreError> {
+        match &mut self.output {
+            Output::Buffered(buffer) => buffer.flush().map_err(|e| StoreError::io("could not write", path, e)),
+            Output::Direct(_) => Ok(()),
+        }
+    }
+
+    fn file(&self) -> &File {
+        self.output.file()
+    }
+}
+
+impl Output {
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Direct(file) => file.write_all(bytes),
+            Output::Buffered(buffer) => buffer.write_all(bytes),
+        }
+    }
+
+    fn file(&self) -> &File {
+        match self {
+            Output::Direct(file) => file,
+            Output::Buffered(buffer) => buffer.get_ref(),
+        }
+    }
+}
+
+/// The entry as it reads back from `line` (without its newline).
+fn read_back(line: &[u8]) -> Result<Entry, StoreError> {
+    let not_an_entry = |detail: String| StoreError::Serialize { what: "entry", detail };
+    match parse_line(line).map_err(|e| not_an_entry(e.to_string()))?.value {
+        ParsedLine::Entry(entry) => Ok(entry),
+        other => Err(not_an_entry(format!("the line reads back as a {} line, not an entry", other.kind()))),
+    }
+}
+
+fn last_byte(file: &File, len: u64) -> io::Result<u8> {
+    let mut reader = file;
+    let mut byte = [0u8; 1];
+    reader.seek(SeekFrom::Start(len - 1))?;
+    reader.read_exact(&mut byte)?;
+    Ok(byte[0])
+}
+
+/// Whether the file starts with a slot of exactly 256 bytes (only then may it be rewritten in
+/// place; omp does not check the width when reading).
+fn slot_is_rewritable(path: &Path) -> Result<bool, StoreError> {
+    let mut first = [0u8; pi_session_types::header::TITLE_SLOT_BYTES];
+    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    match file.read_exact(&mut first) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
+        Err(e) => return Err(StoreError::io("could not read", path, e)),
+    }
+    let (body, last) = first.split_at(first.len() - 1);
+    Ok(last == b"\n" && matches!(parse_line(body).map(|p| p.value), Ok(ParsedLine::TitleSlot(_))))
+}
+
+/// Writes the 256 slot bytes at offset 0 (a separate handle: `O_APPEND` would append instead).
+fn rewrite_slot(path: &Path, slot: &[u8]) -> Result<(), StoreError> {
+    let mut file = OpenOptions::new().write(true).open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| file.write_all(slot))
+        .map_err(|e| StoreError::io("could not rewrite the title slot of", path, e))
+}
+
+#[cfg(unix)]
+fn sync_parent_dir(path: &Path) -> io::Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => File::open(dir)?.sync_all(),
+        None => File::open(".")?.sync_all(),
+    }
+}
+
+#[cfg(not(unix))]
+fn sync_parent_dir(_path: &Path) -> io::Result<()> {
+    // Directories cannot be opened for syncing on this platform; the file's own sync suffices.
+    Ok(())
+}

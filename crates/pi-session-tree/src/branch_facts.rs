@@ -1,0 +1,329 @@
+//! Facts about a branch that hosts ask for: what compaction kept, which model
+//! and thinking level are in effect, what it cost (rho's `compacted/1`,
+//! `model_from/1`, `totals/1`, `add_usage/2`, plus pi's usage breakdown).
+
+use std::ops::Range;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::js;
+
+/// How the latest compaction splits a branch (rho's `compacted/1`).
+///
+/// With a compaction at index `c`: `kept` runs from the entry whose id is the
+/// compaction's `firstKeptEntryId` up to `c` (exclusive), and is empty when that
+/// id is not a string or not found before `c`; `later` is `c+1..`. Without a
+/// compaction: no compaction, empty `kept`, `later` = the whole branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compacted {
+    /// Index of the latest compaction in the branch.
+    pub compaction: Option<usize>,
+    /// Indices of the entries kept verbatim before the compaction.
+    pub kept: Range<usize>,
+    /// Indices of the entries after the compaction.
+    pub later: Range<usize>,
+}
+
+impl Compacted {
+    /// Indices of entries the summary replaced (before `kept`, plus the
+    /// compaction itself): rho's `away` set.
+    pub fn away(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.kept.start).chain(self.compaction)
+    }
+}
+
+/// Splits `branch` at its latest compaction with rho's rule.
+///
+/// ```
+/// use pi_session_tree::compacted;
+/// use serde_json::json;
+///
+/// let branch = vec![
+///     json!({"type":"message","id":"1"}), json!({"type":"message","id":"2"}),
+///     json!({"type":"compaction","id":"3","firstKeptEntryId":"2"}),
+///     json!({"type":"message","id":"4"}),
+/// ];
+/// let split = compacted(&branch);
+/// assert_eq!((split.compaction, split.kept, split.later), (Some(2), 1..2, 3..4));
+/// ```
+pub fn compacted(branch: &[Value]) -> Compacted {
+    let Some(c) = branch.iter().rposition(|e| js::is_str(e.get("type"), "compaction")) else {
+        return Compacted {
+            compaction: None,
+            kept: 0..0,
+            later: 0..branch.len(),
+        };
+    };
+    let kept = js::as_str(branch[c].get("firstKeptEntryId"))
+        .and_then(|first| branch[..c].iter().position(|e| js::is_str(e.get("id"), first)))
+        .map_or(c..c, |start| start..c);
+    Compacted {
+        compaction: Some(c),
+        kept,
+        later: c + 1..branch.len(),
+    }
+}
+
+/// A model named by a session: `provider` and model id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelRef {
+    /// Provider id, e.g. `anthropic`.
+    pub provider: String,
+    /// Model id, e.g. `claude-sonnet-4-5` (may contain `/`).
+    pub model_id: String,
+}
+
+impl ModelRef {
+    /// Splits an omp/rho model string `provider/modelId` at the first `/`. A
+    /// string without `/` is a model id with an empty provider.
+    pub fn from_pi_string(text: &str) -> Self {
+        match text.split_once('/') {
+            Some((provider, model_id)) => Self {
+                provider: provider.to_owned(),
+                model_id: model_id.to_owned(),
+            },
+            None => Self {
+                provider: String::new(),
+                model_id: text.to_owned(),
+            },
+        }
+    }
+
+    /// `provider/modelId` (omp's and rho's session form).
+    pub fn pi_string(&self) -> String {
+        if self.provider.is_empty() {
+            self.model_id.clone()
+        } else {
+            format!("{}/{}", self.provider, self.model_id)
+        }
+    }
+
+    /// rho's `from_pi_model`: the req_llm spec `provider:id` (`openai-codex`
+    /// maps to `openai_codex`; nothing else is renamed).
+    pub fn req_llm_spec(&self) -> String {
+        if self.provider.is_empty() {
+            return self.model_id.clone();
+        }
+        let provider = if self.provider == "openai-codex" { "openai_codex" } else { &self.provider };
+        format!("{provider}:{}", self.model_id)
+    }
+}
+
+/// The model in effect on a branch (rho's `model_from/1`): the last
+/// `model_change` with the default role (a missing role is default), else the
+/// last assistant message's provider/model, else none.
+///
+/// rho reads omp's `{model}` shape; pi's `{provider, modelId}` shape is read
+/// too, as an explicit default change.
+pub fn model_from(branch: &[Value]) -> Option<ModelRef> {
+    let explicit = branch.iter().rev().find_map(|e| {
+        if !js::is_str(e.get("type"), "model_change") {
+            return None;
+        }
+        if js::as_str(e.get("role")).is_some_and(|role| role != "default") {
+            return None;
+        }
+        if let Some(model) = js::as_str(e.get("model")) {
+            return Some(ModelRef::from_pi_string(model));
+        }
+        match (js::as_str(e.get("provider")), js::as_str(e.get("modelId"))) {
+            (Some(provider), Some(model_id)) => Some(ModelRef {
+                provider: provider.to_owned(),
+                model_id: model_id.to_owned(),
+            }),
+            _ => None,
+        }
+    });
+    explicit.or_else(|| {
+        branch.iter().rev().find_map(|e| {
+            let message = assistant_message(e)?;
+            Some(ModelRef {
+                provider: js::as_str(message.get("provider"))?.to_owned(),
+                model_id: js::as_str(message.get("model"))?.to_owned(),
+            })
+        })
+    })
+}
+
+/// The thinking level in effect: the last `thinking_level_change` on the
+/// branch with a string level, default `"off"`.
+pub fn thinking_level(branch: &[Value]) -> String {
+    branch
+        .iter()
+        .rev()
+        .filter(|e| js::is_str(e.get("type"), "thinking_level_change"))
+        .find_map(|e| js::as_str(e.get("thinkingLevel")))
+        .unwrap_or("off")
+        .to_owned()
+}
+
+fn assistant_message(entry: &Value) -> Option<&Value> {
+    if !js::is_str(entry.get("type"), "message") {
+        return None;
+    }
+    let message = entry.get("message")?;
+    js::is_str(message.get("role"), "assistant").then_some(message)
+}
+
+/// rho's running totals: tokens, output tokens and cost.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct Totals {
+    /// Sum of `totalTokens`.
+    pub tokens: f64,
+    /// Sum of `output`.
+    pub output: f64,
+    /// Sum of `cost.total`.
+    pub cost: f64,
+}
+
+fn number(value: Option<&Value>) -> f64 {
+    value.and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+/// rho's `add_usage/2`: adds one pi `Usage` object to a running total
+/// (missing or non-numeric fields count as 0).
+pub fn add_usage(totals: Totals, usage: &Value) -> Totals {
+    Totals {
+        tokens: totals.tokens + number(usage.get("totalTokens")),
+        output: totals.output + number(usage.get("output")),
+        cost: totals.cost + number(js::get(usage.get("cost"), "total")),
+    }
+}
+
+/// rho's `totals/1`: [`add_usage`] over every assistant message with a usage
+/// object (errored and aborted turns included).
+pub fn totals(entries: &[Value]) -> Totals {
+    entries
+        .iter()
+        .filter_map(assistant_message)
+        .filter_map(|m| m.get("usage").filter(|u| u.is_object()))
+        .fold(Totals::default(), add_usage)
+}
+
+/// Token and cost sums of a set of `Usage` objects.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageSums {
+    /// Records added.
+    pub count: u64,
+    /// Input tokens (excluding cache reads and writes).
+    pub input: f64,
+    /// Output tokens (reasoning included).
+    pub output: f64,
+    /// Cache-read tokens.
+    pub cache_read: f64,
+    /// Cache-write tokens.
+    pub cache_write: f64,
+    /// `totalTokens`.
+    pub total_tokens: f64,
+    /// Reasoning tokens (`reasoning`, or omp's `reasoningTokens`): a part of
+    /// `output`, never added to it.
+    pub reasoning: f64,
+    /// `cost.input`.
+    pub cost_input: f64,
+    /// `cost.output`.
+    pub cost_output: f64,
+    /// `cost.cacheRead`.
+    pub cost_cache_read: f64,
+    /// `cost.cacheWrite`.
+    pub cost_cache_write: f64,
+    /// `cost.total`, as stored (never recomputed).
+    pub cost_total: f64,
+}
+
+impl UsageSums {
+    /// Adds one `Usage` object.
+    pub fn add(&mut self, usage: &Value) {
+        let cost = usage.get("cost");
+        self.count += 1;
+        self.input += number(usage.get("input"));
+        self.output += number(usage.get("output"));
+        self.cache_read += number(usage.get("cacheRead"));
+        self.cache_write += number(usage.get("cacheWrite"));
+        self.total_tokens += number(usage.get("totalTokens"));
+        self.reasoning += number(usage.get("reasoning").or_else(|| usage.get("reasoningTokens")));
+        self.cost_input += number(js::get(cost, "input"));
+        self.cost_output += number(js::get(cost, "output"));
+        self.cost_cache_read += number(js::get(cost, "cacheRead"));
+        self.cost_cache_write += number(js::get(cost, "cacheWrite"));
+        self.cost_total += number(js::get(cost, "total"));
+    }
+}
+
+/// Usage of a set of entries, split by where it was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UsageBreakdown {
+    /// Assistant messages (what pi's footer sums).
+    pub assistant: UsageSums,
+    /// Usage nested in tool results, reported apart: pi 1.x `toolResult.usage`
+    /// and omp's `task` tool results (`details.usage`).
+    pub nested_tools: UsageSums,
+    /// Usage recorded outside the transcript: omp `model_usage`, pi 1.x
+    /// `usage` entries, and `usage` on compactions and branch summaries.
+    pub side_calls: UsageSums,
+}
+
+impl UsageBreakdown {
+    /// Everything added together.
+    pub fn total(&self) -> UsageSums {
+        let mut sum = self.assistant;
+        for part in [&self.nested_tools, &self.side_calls] {
+            sum.count += part.count;
+            sum.input += part.input;
+            sum.output += part.output;
+            sum.cache_read += part.cache_read;
+            sum.cache_write += part.cache_write;
+            sum.total_tokens += part.total_tokens;
+            sum.reasoning += part.reasoning;
+            sum.cost_input += part.cost_input;
+            sum.cost_output += part.cost_output;
+            sum.cost_cache_read += part.cost_cache_read;
+            sum.cost_cache_write += part.cost_cache_write;
+            sum.cost_total += part.cost_total;
+        }
+        sum
+    }
+}
+
+fn object(value: Option<&Value>) -> Option<&Value> {
+    value.filter(|u| u.is_object())
+}
+
+/// The usage breakdown of `entries` (a branch, or every entry of a file for
+/// pi's footer totals).
+pub fn usage_breakdown(entries: &[Value]) -> UsageBreakdown {
+    let mut breakdown = UsageBreakdown::default();
+    for entry in entries {
+        match js::as_str(entry.get("type")) {
+            Some("message") => {
+                let message = entry.get("message");
+                match js::as_str(js::get(message, "role")) {
+                    Some("assistant") => {
+                        if let Some(usage) = object(js::get(message, "usage")) {
+                            breakdown.assistant.add(usage);
+                        }
+                    }
+                    Some("toolResult") => {
+                        let nested = object(js::get(message, "usage")).or_else(|| {
+                            let is_task = js::is_str(js::get(message, "toolName"), "task");
+                            object(js::get(js::get(message, "details"), "usage")).filter(|_| is_task)
+                        });
+                        if let Some(usage) = nested {
+                            breakdown.nested_tools.add(usage);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some("model_usage" | "usage" | "compaction" | "branch_summary") => {
+                if let Some(usage) = object(entry.get("usage")) {
+                    breakdown.side_calls.add(usage);
+                }
+            }
+            _ => {}
+        }
+    }
+    breakdown
+}

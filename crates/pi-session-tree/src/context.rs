@@ -1,0 +1,288 @@
+//! `agent_context`: each dialect's `buildSessionContext`, behind one entry
+//! point, plus dialect detection.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::blobs::{BlobSource, resolve_entry_blobs};
+use crate::diagnostic::Diagnostic;
+use crate::js;
+use crate::omp_context::{self, OmpContext, OmpOptions};
+use crate::pi_context::{self, PiContext};
+use crate::snapcompact;
+
+/// Which implementation's rules to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    /// Upstream pi (`@mariozechner/pi-coding-agent` 0.73).
+    #[default]
+    Pi,
+    /// oh-my-pi (`@oh-my-pi/pi-coding-agent` 18.2.3). Reads pi-written files
+    /// the way omp does (e.g. ignores pi's `{provider, modelId}` model changes).
+    Omp,
+}
+
+impl Dialect {
+    /// Parses `pi` or `omp`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "pi" => Some(Self::Pi),
+            "omp" => Some(Self::Omp),
+            _ => None,
+        }
+    }
+
+    /// `"pi"` or `"omp"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Pi => "pi",
+            Self::Omp => "omp",
+        }
+    }
+}
+
+/// Entry types only omp writes.
+const OMP_ONLY_TYPES: [&str; 9] = [
+    "model_usage",
+    "service_tier_change",
+    "reset_boundary",
+    "title_change",
+    "ttsr_injection",
+    "credential_pin",
+    "session_init",
+    "mode_change",
+    "archive",
+];
+
+/// Collects evidence for [`Dialect`] detection while a session is read.
+///
+/// Rules, strongest first: an omp title slot, or an omp-only header key
+/// (`title`, `titleSource`, `providerPromptCacheKey`,
+/// `additionalDirectories`, `previousSessionFiles`), or an omp-only entry type
+/// (`reset_boundary`, `title_change`, `mode_change`, …), or a `model_change`
+/// with a `model` string, means omp. Otherwise a `model_change` with
+/// `provider`/`modelId`, a `session_info` entry, or nothing at all means pi:
+/// pi is the documented default, because pi's layout (header first, no slot)
+/// is the one every tool understands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DialectEvidence {
+    omp: bool,
+    pi: bool,
+}
+
+impl DialectEvidence {
+    /// Starts with no evidence.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The file starts with an omp title slot.
+    pub fn title_slot(&mut self) -> &mut Self {
+        self.omp = true;
+        self
+    }
+
+    /// Looks at the header object.
+    pub fn header(&mut self, header: &Value) -> &mut Self {
+        const OMP_HEADER_KEYS: [&str; 5] = [
+            "title",
+            "titleSource",
+            "providerPromptCacheKey",
+            "additionalDirectories",
+            "previousSessionFiles",
+        ];
+        if OMP_HEADER_KEYS.iter().any(|k| header.get(*k).is_some()) {
+            self.omp = true;
+        }
+        self
+    }
+
+    /// Looks at an entry's type alone (cheap: envelopes suffice).
+    pub fn kind(&mut self, kind: &str) -> &mut Self {
+        if OMP_ONLY_TYPES.contains(&kind) {
+            self.omp = true;
+        } else if kind == "session_info" {
+            self.pi = true;
+        }
+        self
+    }
+
+    /// Looks at a whole entry (needed for `model_change` shapes).
+    pub fn entry(&mut self, entry: &Value) -> &mut Self {
+        let kind = js::as_str(entry.get("type")).unwrap_or_default();
+        self.kind(kind);
+        if kind == "model_change" {
+            if entry.get("model").is_some_and(Value::is_string) {
+                self.omp = true;
+            } else if entry.get("provider").is_some() || entry.get("modelId").is_some() {
+                self.pi = true;
+            }
+        }
+        self
+    }
+
+    /// The verdict: omp when any omp evidence was seen, else pi.
+    pub fn dialect(&self) -> Dialect {
+        if self.omp { Dialect::Omp } else { Dialect::Pi }
+    }
+
+    /// Whether anything decisive was seen (false means "pi by default").
+    pub fn is_decided(&self) -> bool {
+        self.omp || self.pi
+    }
+}
+
+/// Detects the dialect of a whole session given as JSON values.
+pub fn detect_dialect<'a>(
+    has_title_slot: bool,
+    header: Option<&Value>,
+    entries: impl IntoIterator<Item = &'a Value>,
+) -> Dialect {
+    let mut evidence = DialectEvidence::new();
+    if has_title_slot {
+        evidence.title_slot();
+    }
+    if let Some(header) = header {
+        evidence.header(header);
+    }
+    for entry in entries {
+        evidence.entry(entry);
+    }
+    evidence.dialect()
+}
+
+/// What a dialect's `buildSessionContext` returns; serialises to exactly that
+/// JSON document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum AgentContext {
+    /// pi: `{messages, thinkingLevel, model}`.
+    Pi(PiContext),
+    /// omp: `{messages, thinkingLevel, configuredThinkingLevel?, serviceTier?,
+    /// models, injectedTtsrRules, mode, modeData?}`.
+    Omp(OmpContext),
+}
+
+impl AgentContext {
+    /// The messages.
+    pub fn messages(&self) -> &[Value] {
+        match self {
+            Self::Pi(context) => &context.messages,
+            Self::Omp(context) => &context.messages,
+        }
+    }
+
+    /// The context as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Pi(context) => serde_json::to_value(context),
+            Self::Omp(context) => serde_json::to_value(context),
+        }
+        .unwrap_or(Value::Null)
+    }
+}
+
+/// Options for [`agent_context`].
+#[derive(Clone, Copy, Default)]
+pub struct ContextOptions<'a> {
+    /// omp only: where `blob:sha256:` references are read from (omp's
+    /// `<agent dir>/blobs`). Without it, references stay in place (reported).
+    pub blobs: Option<&'a dyn BlobSource>,
+}
+
+impl std::fmt::Debug for ContextOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextOptions")
+            .field("blobs", &self.blobs.map(|_| "BlobSource"))
+            .finish()
+    }
+}
+
+/// Applies omp's load-time rewrites to one entry in place: snapcompact frame
+/// repair, blob references resolved, Copilot replay metadata stripped.
+pub fn prepare_omp_entry(entry: &mut Value, blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
+    snapcompact::repair_truncated_frames(entry);
+    let diagnostics = match blobs {
+        Some(blobs) => resolve_entry_blobs(entry, blobs),
+        None => Vec::new(),
+    };
+    sanitize_copilot_replay(entry);
+    diagnostics
+}
+
+/// omp's `sanitizeRehydratedOpenAIResponsesAssistantMessage`.
+fn sanitize_copilot_replay(entry: &mut Value) {
+    if !js::is_str(entry.get("type"), "message") {
+        return;
+    }
+    let Some(message) = entry.get_mut("message").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let is_copilot_history = js::is_str(message.get("role"), "assistant")
+        && js::is_str(js::get(message.get("providerPayload"), "type"), "openaiResponsesHistory")
+        && js::is_str(message.get("provider"), "github-copilot");
+    if !is_copilot_history {
+        return;
+    }
+    if let Some(Value::Array(blocks)) = message.get_mut("content") {
+        for block in blocks.iter_mut() {
+            if js::is_str(block.get("type"), "thinking")
+                && let Some(map) = block.as_object_mut() {
+                    map.shift_remove("thinkingSignature");
+                }
+        }
+    }
+    message.shift_remove("providerPayload");
+}
+
+/// Builds the agent context of a path (the entries from the root to the leaf,
+/// root first; empty for a `null` leaf) with the rules of `dialect`.
+///
+/// The path is what [`crate::TreeIndex::branch_for`] selects. For omp, each
+/// entry first goes through omp's load-time rewrites ([`prepare_omp_entry`]).
+///
+/// ```
+/// use pi_session_tree::{agent_context, ContextOptions, Dialect};
+/// use serde_json::json;
+///
+/// let path = vec![
+///     json!({"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z",
+///            "message":{"role":"user","content":"hi","timestamp":1}}),
+///     json!({"type":"thinking_level_change","id":"b","parentId":"a",
+///            "timestamp":"2025-01-01T00:00:01.000Z","thinkingLevel":"high"}),
+/// ];
+/// let (context, diagnostics) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+/// assert!(diagnostics.is_empty());
+/// assert_eq!(
+///     context.to_value(),
+///     json!({"messages":[{"role":"user","content":"hi","timestamp":1}],
+///            "thinkingLevel":"high","model":null})
+/// );
+/// ```
+pub fn agent_context(
+    path: &[Value],
+    dialect: Dialect,
+    options: &ContextOptions<'_>,
+) -> (AgentContext, Vec<Diagnostic>) {
+    match dialect {
+        Dialect::Pi => {
+            let (context, diagnostics) = pi_context::build(path);
+            (AgentContext::Pi(context), diagnostics)
+        }
+        Dialect::Omp => {
+            let mut diagnostics = Vec::new();
+            let prepared: Vec<Value> = path
+                .iter()
+                .map(|entry| {
+                    let mut entry = entry.clone();
+                    diagnostics.extend(prepare_omp_entry(&mut entry, options.blobs));
+                    entry
+                })
+                .collect();
+            let (context, more) = omp_context::build(&prepared, &OmpOptions { blobs: options.blobs });
+            diagnostics.extend(more);
+            (AgentContext::Omp(context), diagnostics)
+        }
+    }
+}

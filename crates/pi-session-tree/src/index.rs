@@ -1,0 +1,298 @@
+//! The tree index: ids, parent links, leaf, branches, children and tips, built
+//! from entry envelopes only.
+//!
+//! Building the index needs just `type`, `id` and `parentId` of every entry in
+//! file order, so a 200 MB session is indexed without loading message bodies.
+//! Every walk is bounded: a cycle or a missing parent ends it with a
+//! [`Diagnostic`], never a hang.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
+
+/// The envelope of one entry: what the tree needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NodeInfo {
+    /// The entry's `type`.
+    pub kind: String,
+    /// The entry's `id`, when it is a string.
+    pub id: Option<String>,
+    /// The entry's `parentId`, when it is a string (`null` and a missing key are
+    /// both `None`).
+    pub parent_id: Option<String>,
+}
+
+impl NodeInfo {
+    /// Reads the envelope of an entry given as a JSON object. Non-string ids
+    /// and parent ids count as absent.
+    pub fn from_value(entry: &Value) -> Self {
+        let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+        Self {
+            kind: text("type").unwrap_or_default(),
+            id: text("id"),
+            parent_id: text("parentId"),
+        }
+    }
+}
+
+/// Which entry a question is asked about.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum LeafSelector {
+    /// The leaf the real implementation uses after opening the file: the last
+    /// entry in file order.
+    #[default]
+    Default,
+    /// Before the first entry (`leafId === null`): an empty context.
+    Null,
+    /// A given entry id; an unknown id falls back to the last entry (pi and omp
+    /// both do this), with a diagnostic.
+    Id(String),
+}
+
+impl LeafSelector {
+    /// Parses the CLI form: `null` means [`LeafSelector::Null`], anything else
+    /// is an id.
+    pub fn parse(text: &str) -> Self {
+        if text == "null" {
+            Self::Null
+        } else {
+            Self::Id(text.to_owned())
+        }
+    }
+}
+
+/// A branch: entry positions from the root to the leaf, with what cut it short.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Branch {
+    /// Positions in file order of the entries on the path, root first.
+    pub positions: Vec<usize>,
+    /// Why the walk ended early (cycle, missing parent), if it did.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Index over the entries of one session (header excluded), in file order.
+#[derive(Debug, Clone, Default)]
+pub struct TreeIndex {
+    nodes: Vec<NodeInfo>,
+    by_id: HashMap<String, usize>,
+    children: HashMap<String, Vec<usize>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl TreeIndex {
+    /// Builds the index from envelopes in file order.
+    ///
+    /// Duplicate ids: the later entry wins for every lookup (pi and omp both
+    /// keep the last one in their id map); each shadowed entry is reported.
+    pub fn from_nodes(nodes: impl IntoIterator<Item = NodeInfo>) -> Self {
+        let nodes: Vec<NodeInfo> = nodes.into_iter().collect();
+        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
+        let mut diagnostics = Vec::new();
+        for (position, node) in nodes.iter().enumerate() {
+            if let Some(id) = &node.id
+                && let Some(previous) = by_id.insert(id.clone(), position) {
+                    diagnostics.push(Diagnostic::at(
+                        DiagnosticKind::DuplicateId,
+                        Some(position),
+                        Some(id),
+                        format!(
+                            "id {id:?} was already used by entry {previous}; the later entry wins for lookups"
+                        ),
+                    ));
+                }
+        }
+        let mut children: HashMap<String, Vec<usize>> = HashMap::new();
+        for (position, node) in nodes.iter().enumerate() {
+            let Some(id) = &node.id else { continue };
+            if by_id.get(id) != Some(&position) {
+                continue;
+            }
+            if let Some(parent) = &node.parent_id
+                && parent != id {
+                    children.entry(parent.clone()).or_default().push(position);
+                }
+        }
+        Self {
+            nodes,
+            by_id,
+            children,
+            diagnostics,
+        }
+    }
+
+    /// Builds the index from whole entries given as JSON objects.
+    pub fn from_entries<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Self {
+        Self::from_nodes(entries.into_iter().map(NodeInfo::from_value))
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// True when the session has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The envelope of the entry at `position`.
+    pub fn node(&self, position: usize) -> Option<&NodeInfo> {
+        self.nodes.get(position)
+    }
+
+    /// All envelopes in file order.
+    pub fn nodes(&self) -> &[NodeInfo] {
+        &self.nodes
+    }
+
+    /// Problems found while indexing (duplicate ids).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The position of the entry that owns `id` (the last one with that id).
+    pub fn position_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Whether `position` is the entry lookups by its id find (false for
+    /// entries shadowed by a later duplicate, and for entries without an id).
+    pub fn is_id_owner(&self, position: usize) -> bool {
+        self.nodes
+            .get(position)
+            .and_then(|node| node.id.as_deref())
+            .is_some_and(|id| self.by_id.get(id) == Some(&position))
+    }
+
+    /// The leaf after opening the file: the last entry with an id.
+    pub fn leaf_position(&self) -> Option<usize> {
+        self.nodes.iter().rposition(|node| node.id.is_some())
+    }
+
+    /// The id of [`Self::leaf_position`].
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf_position()
+            .and_then(|position| self.nodes[position].id.as_deref())
+    }
+
+    /// Resolves a [`LeafSelector`] to an entry position the way pi's and omp's
+    /// `buildSessionContext` do: `Null` gives `None`; `Default` and unknown
+    /// ids give the last entry in file order.
+    pub fn resolve_leaf(&self, selector: &LeafSelector) -> (Option<usize>, Option<Diagnostic>) {
+        let last = self.nodes.len().checked_sub(1);
+        match selector {
+            LeafSelector::Null => (None, None),
+            LeafSelector::Default => (last, None),
+            LeafSelector::Id(id) if id.is_empty() => (last, None),
+            LeafSelector::Id(id) => match self.by_id.get(id) {
+                Some(position) => (Some(*position), None),
+                None => (
+                    last,
+                    Some(Diagnostic::at(
+                        DiagnosticKind::UnknownLeaf,
+                        None,
+                        Some(id),
+                        "no entry has this id; using the last entry instead, as pi and omp do",
+                    )),
+                ),
+            },
+        }
+    }
+
+    /// The path from the root to the entry at `position`, root first.
+    ///
+    /// Follows `parentId` while it is set and found. A missing parent ends the
+    /// walk; coming back to an entry already on the path ends it too (pi 0.73.1
+    /// would loop forever; omp stops the same way). Both are reported.
+    pub fn branch(&self, position: usize) -> Branch {
+        let mut branch = Branch::default();
+        let mut seen = HashSet::new();
+        let mut current = Some(position);
+        while let Some(pos) = current {
+            let Some(node) = self.nodes.get(pos) else { break };
+            if !seen.insert(pos) {
+                branch.diagnostics.push(Diagnostic::at(
+                    DiagnosticKind::Cycle,
+                    Some(pos),
+                    node.id.as_deref(),
+                    "parentId links loop back to this entry; the branch stops before repeating it",
+                ));
+                break;
+            }
+            branch.positions.push(pos);
+            current = match node.parent_id.as_deref() {
+                None | Some("") => None,
+                Some(parent) => match self.by_id.get(parent) {
+                    Some(parent_pos) => Some(*parent_pos),
+                    None => {
+                        branch.diagnostics.push(Diagnostic::at(
+                            DiagnosticKind::MissingParent,
+                            Some(pos),
+                            node.id.as_deref(),
+                            format!("parent {parent:?} is not in the session; the branch starts here"),
+                        ));
+                        None
+                    }
+                },
+            };
+        }
+        branch.positions.reverse();
+        branch
+    }
+
+    /// The branch ending at the entry a [`LeafSelector`] picks (empty for
+    /// `Null` or an empty session).
+    pub fn branch_for(&self, selector: &LeafSelector) -> Branch {
+        let (leaf, diagnostic) = self.resolve_leaf(selector);
+        let mut branch = leaf.map(|pos| self.branch(pos)).unwrap_or_default();
+        branch.diagnostics.extend(diagnostic);
+        branch
+    }
+
+    /// Positions of the direct children of `id` in file order (entries
+    /// shadowed by a later duplicate id, and self-parented entries, excluded).
+    pub fn children(&self, id: &str) -> &[usize] {
+        self.children.get(id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Tips: entries with an id that no other entry names as its parent (the
+    /// ends of every branch), in file order.
+    pub fn tips(&self) -> Vec<usize> {
+        (0..self.nodes.len())
+            .filter(|&pos| self.is_id_owner(pos))
+            .filter(|&pos| {
+                self.nodes[pos]
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| self.children(id).is_empty())
+            })
+            .collect()
+    }
+
+    /// Roots: entries whose parent is unset, themselves, or not in the session
+    /// (orphans become roots, as in pi's and omp's `getTree`), in file order.
+    pub fn roots(&self) -> Vec<usize> {
+        (0..self.nodes.len())
+            .filter(|&pos| self.is_id_owner(pos))
+            .filter(|&pos| {
+                let node = &self.nodes[pos];
+                match node.parent_id.as_deref() {
+                    None => true,
+                    Some(parent) => node.id.as_deref() == Some(parent) || !self.by_id.contains_key(parent),
+                }
+            })
+            .collect()
+    }
+
+    /// Positions of every entry of the given `type`, in file order (e.g. all
+    /// `label` entries, to load just those bodies).
+    pub fn positions_of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = usize> + 'a {
+        self.nodes
+            .iter()
+            .enumerate()
+            .filter(move |(_, node)| node.kind == kind)
+            .map(|(pos, _)| pos)
+    }
+}

@@ -1,0 +1,665 @@
+//! omp's `buildSessionContext` (LLM mode), reproduced over the entries of a
+//! path, as `@oh-my-pi/pi-coding-agent` 18.2.3 (`session/session-context.ts`)
+//! does it.
+//!
+//! Steps: settings from the whole path (thinking level, configured level,
+//! service tier, role→model map, TTSR rules, mode); emission after the latest
+//! `reset_boundary` when it follows the latest compaction, else the latest
+//! compaction's summary, kept region and tail, else the whole path; the
+//! context-notes revision prepended; dangling tool calls stripped; errored and
+//! aborted assistant turns removed with their paired results.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::js::{self, SameValueKey};
+use crate::omp_notes;
+use crate::pi_context::{branch_summary_message, put};
+use crate::snapcompact;
+
+/// `customType` of omp's hidden interrupted-thinking continuity message.
+pub const INTERRUPTED_THINKING_MESSAGE_TYPE: &str = "interrupted-thinking";
+/// `custom_message` types omp never replays into the model context.
+const SKIPPED_CUSTOM_MESSAGE_TYPES: [&str; 2] = ["prewalk-plan", "vibe-mode-context"];
+/// Default `customType` for custom messages without one.
+pub const DEFAULT_CUSTOM_MESSAGE_TYPE: &str = "custom-message";
+
+/// What omp's `buildSessionContext` returns in LLM mode, field for field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OmpContext {
+    /// The agent messages, in order.
+    pub messages: Vec<Value>,
+    /// Thinking level in effect: the last change's `thinkingLevel ?? "off"`.
+    #[serde(rename = "thinkingLevel")]
+    pub thinking_level: Value,
+    /// The last change's `configured ?? thinkingLevel`, when set.
+    #[serde(rename = "configuredThinkingLevel", skip_serializing_if = "Option::is_none")]
+    pub configured_thinking_level: Option<Value>,
+    /// Service tier per provider family, when set.
+    #[serde(rename = "serviceTier", skip_serializing_if = "Option::is_none")]
+    pub service_tier: Option<Map<String, Value>>,
+    /// Model per role (`default`, `temporary`, `fallback`, …), `provider/id`.
+    pub models: Map<String, Value>,
+    /// Names of TTSR rules injected on the path, first injection order.
+    #[serde(rename = "injectedTtsrRules")]
+    pub injected_ttsr_rules: Vec<Value>,
+    /// The active mode (`"none"` by default); omitted when a `mode_change`
+    /// has no `mode`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Value>,
+    /// The `data` of the last `mode_change`, when it had one.
+    #[serde(rename = "modeData", skip_serializing_if = "Option::is_none")]
+    pub mode_data: Option<Value>,
+}
+
+impl OmpContext {
+    /// The result for an empty path or a `null` leaf.
+    pub fn empty() -> Self {
+        Self {
+            messages: Vec::new(),
+            thinking_level: Value::from("off"),
+            configured_thinking_level: None,
+            service_tier: None,
+            models: Map::new(),
+            injected_ttsr_rules: Vec::new(),
+            mode: Some(Value::from("none")),
+            mode_data: None,
+        }
+    }
+
+    /// The `role` of the last `model_change` on a path (`default` when it has
+    /// none), which omp's resume logic needs with [`Self::restorable_models`].
+    pub fn last_model_change_role(path: &[Value]) -> Option<String> {
+        path.iter()
+            .rev()
+            .find(|e| js::is_str(e.get("type"), "model_change"))
+            .map(|e| js::as_str(e.get("role")).unwrap_or("default").to_owned())
+    }
+
+    /// omp's `getRestorableSessionModels`: the models to try on resume, in
+    /// order. A `fallback` role restores the default, a `temporary` one the
+    /// temporary model first.
+    pub fn restorable_models(&self, last_role: Option<&str>) -> Vec<String> {
+        let text = |key: &str| self.models.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+        let default = text("default");
+        match last_role {
+            None | Some("default") | Some("fallback") => default.map(str::to_owned).into_iter().collect(),
+            Some(role) => match (text(role), default) {
+                (None, default) => default.map(str::to_owned).into_iter().collect(),
+                (Some(role_model), Some(default)) if role_model != default => {
+                    vec![role_model.to_owned(), default.to_owned()]
+                }
+                (Some(role_model), _) => vec![role_model.to_owned()],
+            },
+        }
+    }
+}
+
+/// Options for the omp builder.
+#[derive(Clone, Copy, Default)]
+pub struct OmpOptions<'a> {
+    /// Resolves snapcompact frame references (`blob:sha256:`), as omp's
+    /// session manager does with its blob store. Without it, referenced frames
+    /// count as unavailable.
+    pub blobs: Option<&'a dyn crate::blobs::BlobSource>,
+}
+
+impl std::fmt::Debug for OmpOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OmpOptions")
+            .field("blobs", &self.blobs.map(|_| "BlobSource"))
+            .finish()
+    }
+}
+
+/// Builds omp's context from the entries of a path (root first).
+pub fn build(path: &[Value], options: &OmpOptions<'_>) -> (OmpContext, Vec<Diagnostic>) {
+    let mut builder = Builder {
+        path,
+        messages: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    let (mut context, compaction) = builder.settings();
+    builder.emit_all(compaction, options);
+    builder.prepend_context_notes();
+    builder.strip_dangling_tool_calls();
+    builder.drop_failed_turns();
+    context.messages = builder.messages;
+    (context, builder.diagnostics)
+}
+
+struct Builder<'p> {
+    path: &'p [Value],
+    messages: Vec<Value>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn kind(entry: &Value) -> Option<&str> {
+    js::as_str(entry.get("type"))
+}
+
+impl<'p> Builder<'p> {
+    fn malformed(&mut self, entry: &Value, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic::at(
+            DiagnosticKind::MalformedEntry,
+            None,
+            js::as_str(entry.get("id")),
+            message,
+        ));
+    }
+
+    /// One pass over the path: settings, last value wins. Returns the index of
+    /// the latest compaction.
+    fn settings(&mut self) -> (OmpContext, Option<usize>) {
+        let mut context = OmpContext::empty();
+        let mut compaction = None;
+        let mut explicit_default = false;
+        let mut rules_seen = HashSet::new();
+        for (index, entry) in self.path.iter().enumerate() {
+            match kind(entry) {
+                Some("thinking_level_change") => {
+                    let level = entry.get("thinkingLevel");
+                    context.thinking_level = js::nullish_or(level, None).cloned().unwrap_or_else(|| "off".into());
+                    context.configured_thinking_level =
+                        js::nullish_or(js::nullish_or(entry.get("configured"), level), None).cloned();
+                }
+                Some("model_change")
+                    if js::truthy(entry.get("model")) => {
+                        let role = js::nullish_or(entry.get("role"), None)
+                            .map_or_else(|| "default".to_owned(), |r| js::to_js_string(Some(r)));
+                        if role == "default" {
+                            explicit_default = true;
+                        }
+                        context.models.insert(role, entry.get("model").cloned().unwrap_or_default());
+                    }
+                Some("service_tier_change") => {
+                    context.service_tier = coerce_service_tier(entry.get("serviceTier"));
+                }
+                Some("message") => match entry.get("message") {
+                    None | Some(Value::Null) => self.malformed(
+                        entry,
+                        "message entry has no message object; omp throws here, the entry is ignored",
+                    ),
+                    Some(message) => {
+                        if js::is_str(message.get("role"), "assistant") && !explicit_default {
+                            let model = format!(
+                                "{}/{}",
+                                js::to_js_string(message.get("provider")),
+                                js::to_js_string(message.get("model"))
+                            );
+                            context.models.insert("default".into(), Value::from(model));
+                        }
+                    }
+                },
+                Some("compaction") => compaction = Some(index),
+                Some("ttsr_injection") => self.collect_rules(entry, &mut context, &mut rules_seen),
+                Some("mode_change") => {
+                    context.mode = entry.get("mode").cloned();
+                    context.mode_data = entry.get("data").cloned();
+                }
+                _ => {}
+            }
+        }
+        (context, compaction)
+    }
+
+    fn collect_rules(&mut self, entry: &Value, context: &mut OmpContext, seen: &mut HashSet<SameValueKey>) {
+        let names: Vec<Value> = match entry.get("injectedRules") {
+            Some(Value::Array(items)) => items.clone(),
+            Some(Value::String(text)) => text.chars().map(|c| Value::from(c.to_string())).collect(),
+            _ => {
+                self.malformed(
+                    entry,
+                    "ttsr_injection without an injectedRules array; omp throws here, the entry is ignored",
+                );
+                return;
+            }
+        };
+        for name in names {
+            if seen.insert(SameValueKey::of(Some(&name))) {
+                context.injected_ttsr_rules.push(name);
+            }
+        }
+    }
+
+    fn emit_all(&mut self, compaction: Option<usize>, options: &OmpOptions<'_>) {
+        let path = self.path;
+        let reset = path.iter().rposition(|e| kind(e) == Some("reset_boundary"));
+        let compaction_index = compaction.map(|latest| {
+            let id = path[latest].get("id");
+            path.iter()
+                .position(|e| kind(e) == Some("compaction") && js::strict_eq(e.get("id"), id))
+                .unwrap_or(latest)
+        });
+        match (reset, compaction_index) {
+            (Some(reset), c) if c.is_none_or(|c| reset > c) => {
+                for entry in &path[reset + 1..] {
+                    self.append(entry);
+                }
+            }
+            (reset, Some(c)) => self.emit_compacted(&path[compaction.unwrap_or(c)], c, reset, options),
+            (_, None) => {
+                for entry in path {
+                    self.append(entry);
+                }
+            }
+        }
+    }
+
+    fn emit_compacted(&mut self, compaction: &Value, at: usize, reset: Option<usize>, options: &OmpOptions<'_>) {
+        let path = self.path;
+        let preserve = compaction.get("preserveData");
+        let remote = openai_remote_payload(preserve);
+        let anthropic = anthropic_payload(preserve);
+        let first_kept = compaction.get("firstKeptEntryId");
+
+        let mut timestamp_ms = js::date_ms(compaction.get("timestamp"));
+        if anthropic.is_some() {
+            let first_kept_any = path.iter().position(|e| js::strict_eq(e.get("id"), first_kept));
+            let retained = first_kept_any
+                .filter(|&i| i < at)
+                .map(|i| &path[i])
+                .or_else(|| path.get(at + 1));
+            if let Some(retained_at) = retained.and_then(|e| js::date_ms(e.get("timestamp"))) {
+                timestamp_ms = Some(retained_at - 1).filter(|ms| ms.abs() <= 8_640_000_000_000_000);
+            }
+        }
+        let blocks = snapcompact::history_blocks_for(preserve, options.blobs, &mut self.diagnostics);
+        let payload = remote.clone().or(anthropic);
+        self.messages
+            .push(compaction_summary(compaction, payload.as_ref(), blocks, timestamp_ms));
+
+        let details = compaction.get("details");
+        if details.is_some_and(Value::is_object)
+            && js::is_str(js::get(details, "kind"), "experimental-context-rollover")
+        {
+            let first_kept_any = path.iter().position(|e| js::strict_eq(e.get("id"), first_kept));
+            let floor = reset.map_or(0, |r| r + 1);
+            for i in (floor..at).rev() {
+                if !is_user_request_entry(&path[i]) {
+                    continue;
+                }
+                if first_kept_any.is_some_and(|fk| i < fk) {
+                    self.append(&path[i]);
+                }
+                break;
+            }
+        }
+
+        if remote.is_none() {
+            let first_kept_index = path[..at].iter().position(|e| js::strict_eq(e.get("id"), first_kept));
+            if let Some(start) = first_kept_index {
+                for entry in &path[start..at] {
+                    self.append(entry);
+                }
+            }
+        } else if js::truthy(compaction.get("providerReplayThroughEntryId")) {
+            let through = compaction.get("providerReplayThroughEntryId");
+            if let Some(r) = path.iter().position(|e| js::strict_eq(e.get("id"), through))
+                && r < at {
+                    for entry in &path[r + 1..at] {
+                        self.append(entry);
+                    }
+                }
+        }
+        for entry in &path[at + 1..] {
+            self.append(entry);
+        }
+    }
+
+    /// omp's `appendMessage` in LLM mode.
+    fn append(&mut self, entry: &Value) {
+        match kind(entry) {
+            Some("message") => {
+                let Some(message) = entry.get("message").filter(|m| !m.is_null()) else {
+                    return;
+                };
+                if js::is_str(message.get("role"), "assistant")
+                    && (js::truthy(message.get("retryRecovery")) || self.is_empty_error_turn(entry, message))
+                {
+                    return;
+                }
+                self.messages.push(message.clone());
+            }
+            Some("custom_message") => {
+                let custom_type = js::as_str(entry.get("customType"));
+                if custom_type.is_some_and(|t| SKIPPED_CUSTOM_MESSAGE_TYPES.contains(&t)) {
+                    return;
+                }
+                if let Some(message) = custom_message_from_entry(entry) {
+                    self.messages.push(message);
+                }
+            }
+            Some("branch_summary") if js::truthy(entry.get("summary")) => {
+                self.messages.push(branch_summary_message(entry));
+            }
+            _ => {}
+        }
+    }
+
+    /// omp's `isEmptyErrorTurn`: an `error` turn none of whose blocks has
+    /// content. Where JavaScript would throw (malformed blocks), the turn is
+    /// kept and reported.
+    fn is_empty_error_turn(&mut self, entry: &Value, message: &Value) -> bool {
+        if !js::is_str(message.get("stopReason"), "error") {
+            return false;
+        }
+        let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+            self.malformed(entry, "error turn whose content is not an array; omp throws here, the turn is kept");
+            return false;
+        };
+        for block in blocks {
+            match block_has_content(block) {
+                Ok(true) => return false,
+                Ok(false) => {}
+                Err(problem) => {
+                    self.malformed(entry, format!("{problem}; omp throws here, the turn is kept"));
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn prepend_context_notes(&mut self) {
+        let Some((text, index)) = omp_notes::latest_notes(self.path) else {
+            return;
+        };
+        let rendered = omp_notes::render_notes(text);
+        if text.is_empty() || rendered.is_empty() {
+            return;
+        }
+        let id = self.path[index].get("id");
+        let Some(source) = self.path.iter().find(|e| js::strict_eq(e.get("id"), id)) else {
+            return;
+        };
+        let mut message = Map::new();
+        message.insert("role".into(), Value::from("custom"));
+        message.insert("customType".into(), Value::from(omp_notes::CONTEXT_NOTES_ENTRY_TYPE));
+        message.insert("content".into(), Value::from(rendered));
+        message.insert("display".into(), Value::from(false));
+        message.insert("timestamp".into(), js::date_ms_value(source.get("timestamp")));
+        self.messages.insert(0, Value::Object(message));
+    }
+
+    /// Tool calls without a result on the path are removed from every
+    /// assistant turn; such a turn also loses its `redactedThinking` blocks and
+    /// its thinking signatures; a turn left empty is removed.
+    fn strip_dangling_tool_calls(&mut self) {
+        let paired: HashSet<SameValueKey> = self
+            .messages
+            .iter()
+            .filter(|m| js::is_str(m.get("role"), "toolResult"))
+            .map(|m| SameValueKey::of(m.get("toolCallId")))
+            .collect();
+        let is_dangling = |block: &Value| {
+            js::is_str(block.get("type"), "toolCall") && !paired.contains(&SameValueKey::of(block.get("id")))
+        };
+        let mut i = self.messages.len();
+        while i > 0 {
+            i -= 1;
+            let message = &self.messages[i];
+            if !js::is_str(message.get("role"), "assistant") {
+                continue;
+            }
+            let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+                continue;
+            };
+            if !blocks.iter().any(is_dangling) {
+                continue;
+            }
+            let normalized: Vec<Value> = blocks
+                .iter()
+                .filter(|b| !is_dangling(b) && !js::is_str(b.get("type"), "redactedThinking"))
+                .map(|b| {
+                    let mut block = b.clone();
+                    if js::is_str(b.get("type"), "thinking") && js::truthy(b.get("thinkingSignature"))
+                        && let Some(map) = block.as_object_mut() {
+                            map.shift_remove("thinkingSignature");
+                        }
+                    block
+                })
+                .collect();
+            if normalized.is_empty() {
+                self.messages.remove(i);
+            } else if let Some(map) = self.messages[i].as_object_mut() {
+                map.insert("content".into(), Value::Array(normalized));
+            }
+        }
+    }
+
+    /// Errored and aborted assistant turns leave the model context together
+    /// with the tool results paired to their calls, unless an
+    /// interrupted-thinking message follows them.
+    fn drop_failed_turns(&mut self) {
+        let mut i = self.messages.len();
+        while i > 0 {
+            i -= 1;
+            let message = &self.messages[i];
+            if !js::is_str(message.get("role"), "assistant") {
+                continue;
+            }
+            let stop = js::as_str(message.get("stopReason"));
+            if stop != Some("aborted") && stop != Some("error") {
+                continue;
+            }
+            if let Some(next) = self.messages.get(i + 1)
+                && js::is_str(next.get("role"), "custom")
+                    && js::is_str(next.get("customType"), INTERRUPTED_THINKING_MESSAGE_TYPE)
+                {
+                    continue;
+                }
+            let dropped: HashSet<SameValueKey> = message
+                .get("content")
+                .and_then(Value::as_array)
+                .map(|blocks| {
+                    blocks
+                        .iter()
+                        .filter(|b| js::is_str(b.get("type"), "toolCall"))
+                        .map(|b| SameValueKey::of(b.get("id")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.messages.remove(i);
+            if dropped.is_empty() {
+                continue;
+            }
+            let mut j = self.messages.len();
+            while j > i {
+                j -= 1;
+                let candidate = &self.messages[j];
+                if js::is_str(candidate.get("role"), "toolResult")
+                    && dropped.contains(&SameValueKey::of(candidate.get("toolCallId")))
+                {
+                    self.messages.remove(j);
+                }
+            }
+        }
+    }
+}
+
+fn block_has_content(block: &Value) -> Result<bool, String> {
+    let text_of = |key: &str| -> Result<bool, String> {
+        match block.get(key) {
+            Some(Value::String(s)) => Ok(!js::trim(s).is_empty()),
+            _ => Err(format!("a content block's {key:?} is not a string")),
+        }
+    };
+    if block.is_null() {
+        return Err("a content block is null".into());
+    }
+    match js::as_str(block.get("type")) {
+        Some("text") => text_of("text"),
+        Some("thinking") => {
+            if text_of("thinking")? {
+                return Ok(true);
+            }
+            match block.get("thinkingSignature") {
+                None | Some(Value::Null) => Ok(false),
+                Some(Value::String(s)) => Ok(!js::trim(s).is_empty()),
+                Some(_) => Err("a thinking block's \"thinkingSignature\" is not a string".into()),
+            }
+        }
+        Some("redactedThinking") => text_of("data"),
+        Some("toolCall") => Ok(true),
+        Some("fallback") => Ok(false),
+        _ => Ok(true),
+    }
+}
+
+/// `customMessageEntryMessage`: the `custom` message a `custom_message` entry
+/// replays as, `None` when its content is neither a string nor an array.
+pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
+    let content = entry.get("content").filter(|c| c.is_string() || c.is_array())?;
+    let custom_type = match entry.get("customType") {
+        Some(Value::String(t)) if !t.is_empty() => t.clone(),
+        _ => DEFAULT_CUSTOM_MESSAGE_TYPE.to_owned(),
+    };
+    let display = entry.get("display").filter(|d| d.is_boolean()).cloned().unwrap_or(Value::Bool(false));
+    let attribution = entry.get("attribution").map(|a| {
+        if js::is_str(Some(a), "user") {
+            Value::from("user")
+        } else {
+            Value::from("agent")
+        }
+    });
+    let mut message = Map::new();
+    message.insert("role".into(), Value::from("custom"));
+    message.insert("customType".into(), Value::from(custom_type));
+    message.insert("content".into(), content.clone());
+    message.insert("display".into(), display);
+    put(&mut message, "details", entry.get("details"));
+    put(&mut message, "attribution", attribution.as_ref());
+    message.insert("timestamp".into(), js::date_ms_value(entry.get("timestamp")));
+    Some(Value::Object(message))
+}
+
+/// omp's `isUserTurnInitiator` for a custom message.
+fn is_user_turn_initiator(message: &Value) -> bool {
+    let custom_type = js::as_str(message.get("customType"));
+    js::is_str(message.get("attribution"), "user")
+        && (custom_type == Some("skill-prompt") || custom_type == Some("collab-prompt"))
+}
+
+/// omp's `isUserRequestEntry`: a user message, or a user-attributed skill or
+/// collab prompt.
+pub fn is_user_request_entry(entry: &Value) -> bool {
+    match kind(entry) {
+        Some("message") => {
+            let message = entry.get("message");
+            match js::as_str(js::get(message, "role")) {
+                Some("user") => true,
+                Some("custom") => message.is_some_and(is_user_turn_initiator),
+                _ => false,
+            }
+        }
+        Some("custom_message") => custom_message_from_entry(entry).is_some_and(|m| is_user_turn_initiator(&m)),
+        _ => false,
+    }
+}
+
+fn compaction_summary(
+    entry: &Value,
+    payload: Option<&Value>,
+    blocks: Option<Vec<Value>>,
+    timestamp_ms: Option<i64>,
+) -> Value {
+    let mut message = Map::new();
+    message.insert("role".into(), Value::from("compactionSummary"));
+    put(&mut message, "summary", entry.get("summary"));
+    put(&mut message, "shortSummary", entry.get("shortSummary"));
+    put(&mut message, "tokensBefore", entry.get("tokensBefore"));
+    put(&mut message, "tokensAfter", entry.get("tokensAfter"));
+    put(&mut message, "method", entry.get("method"));
+    put(&mut message, "providerPayload", payload);
+    if let Some(blocks) = blocks.filter(|b| !b.is_empty()) {
+        let images: Vec<Value> = blocks
+            .iter()
+            .filter(|b| js::is_str(b.get("type"), "image"))
+            .cloned()
+            .collect();
+        message.insert("blocks".into(), Value::Array(blocks));
+        if !images.is_empty() {
+            message.insert("images".into(), Value::Array(images));
+        }
+    }
+    put(&mut message, "warning", entry.get("warning"));
+    message.insert("timestamp".into(), timestamp_ms.map_or(Value::Null, Value::from));
+    Value::Object(message)
+}
+
+fn non_empty_str(value: Option<&Value>) -> Option<&str> {
+    js::as_str(value).filter(|s| !s.is_empty())
+}
+
+/// `getOpenAiRemoteCompactionPayload`.
+fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
+    let candidate = js::get(preserve, "openaiRemoteCompaction").filter(|c| c.is_object())?;
+    let provider = non_empty_str(candidate.get("provider"))?;
+    let history = candidate.get("replacementHistory")?.as_array()?;
+    if !history.iter().all(Value::is_object) {
+        return None;
+    }
+    let mut payload = Map::new();
+    payload.insert("type".into(), Value::from("openaiResponsesHistory"));
+    payload.insert("provider".into(), Value::from(provider));
+    payload.insert("items".into(), Value::Array(history.clone()));
+    Some(Value::Object(payload))
+}
+
+/// `getAnthropicCompactionPayload`.
+fn anthropic_payload(preserve: Option<&Value>) -> Option<Value> {
+    let candidate = js::get(preserve, "anthropicCompaction").filter(|c| c.is_object())?;
+    let provider = non_empty_str(candidate.get("provider"))?;
+    let content = non_empty_str(candidate.get("content"))?;
+    let mut payload = Map::new();
+    payload.insert("type".into(), Value::from("anthropicCompaction"));
+    payload.insert("provider".into(), Value::from(provider));
+    payload.insert("content".into(), Value::from(content));
+    if let Some(encrypted) = non_empty_str(candidate.get("encryptedContent")) {
+        payload.insert("encryptedContent".into(), Value::from(encrypted));
+    }
+    if let Some(files) = non_empty_str(candidate.get("filesText")) {
+        payload.insert("filesText".into(), Value::from(files));
+    }
+    Some(Value::Object(payload))
+}
+
+/// pi-ai's `coerceServiceTierByFamily`.
+pub fn coerce_service_tier(value: Option<&Value>) -> Option<Map<String, Value>> {
+    const TIERS: [&str; 5] = ["auto", "default", "flex", "scale", "priority"];
+    let mut out = Map::new();
+    match value? {
+        Value::Null => return None,
+        Value::Object(source) => {
+            for family in ["openai", "anthropic", "google"] {
+                if let Some(tier) = js::as_str(source.get(family)).filter(|t| TIERS.contains(t)) {
+                    out.insert(family.into(), Value::from(tier));
+                }
+            }
+        }
+        Value::Array(_) => {}
+        Value::String(text) => match text.as_str() {
+            "priority" => {
+                for family in ["openai", "anthropic", "google"] {
+                    out.insert(family.into(), Value::from("priority"));
+                }
+            }
+            "openai-only" => {
+                out.insert("openai".into(), Value::from("priority"));
+            }
+            "claude-only" => {
+                out.insert("anthropic".into(), Value::from("priority"));
+            }
+            "auto" | "default" | "flex" | "scale" => {
+                out.insert("openai".into(), Value::from(text.as_str()));
+            }
+            _ => {}
+        },
+        _ => {}
+    }
+    (!out.is_empty()).then_some(out)
+}

@@ -1,0 +1,438 @@
+//! omp's snapcompact archives: the text and image-frame history a
+//! `method:"snapcompact"` compaction keeps under `preserveData.snapcompact`,
+//! re-attached to the compaction summary as `blocks` on every context build
+//! (`@oh-my-pi/snapcompact` 18.2.3 `getPreservedArchive` and `historyBlocks`).
+//!
+//! Limitation: omp also elides inline base64 data URLs inside the archive text
+//! (`elideDataUrls`); that rewrite is not reproduced. Archive text containing
+//! `;base64,` is passed through unchanged and reported.
+
+use serde_json::{Map, Value};
+
+use crate::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::js;
+
+/// Key of the archive under `preserveData`.
+pub const PRESERVE_KEY: &str = "snapcompact";
+/// Base64 bytes of frames one request may carry.
+pub const FRAME_DATA_BYTES_BUDGET: u64 = 3_000_000;
+/// Marker omp appends to strings it cut when persisting.
+pub const TRUNCATION_NOTICE: &str = "\n\n[Session persistence truncated large content]";
+const NEWLINE_GLYPH: char = '\u{2588}';
+const LEGACY_FRAME_COUNT_GUARD: usize = 16;
+const LEGACY_ARCHIVE_TEXT_GUARD: usize = 250_000;
+const LEGACY_TRUNCATED_CHARS_GUARD: f64 = 1_000_000.0;
+
+/// A validated archive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Archive {
+    /// Frames that pass validation, oldest first.
+    pub frames: Vec<Map<String, Value>>,
+    /// `truncatedChars`, 0 when not a number.
+    pub truncated_chars: f64,
+    /// The full kept source text, when non-empty.
+    pub text: Option<String>,
+    /// The oldest verbatim text region, when non-empty.
+    pub text_head: Option<String>,
+    /// The newest verbatim text region, when non-empty.
+    pub text_tail: Option<String>,
+}
+
+fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
+    js::as_str(map.get(key)).filter(|s| !s.is_empty()).map(str::to_owned)
+}
+
+/// `getPreservedArchive`: the archive under `preserveData.snapcompact`, or
+/// `None` when it is missing or carries neither frames nor text.
+pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
+    let candidate = js::get(preserve, PRESERVE_KEY)?.as_object()?;
+    let frames: Vec<Map<String, Value>> = candidate
+        .get("frames")
+        .and_then(Value::as_array)
+        .map(|frames| {
+            frames
+                .iter()
+                .filter_map(Value::as_object)
+                .filter(|f| {
+                    js::as_str(f.get("data")).is_some_and(|d| !d.is_empty())
+                        && f.get("mimeType").is_some_and(Value::is_string)
+                        && ["cols", "rows", "chars"].iter().all(|k| f.get(*k).is_some_and(Value::is_number))
+                })
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let archive = Archive {
+        truncated_chars: candidate.get("truncatedChars").and_then(Value::as_f64).unwrap_or(0.0),
+        text: non_empty_string(candidate, "text"),
+        text_head: non_empty_string(candidate, "textHead"),
+        text_tail: non_empty_string(candidate, "textTail"),
+        frames,
+    };
+    let empty = archive.frames.is_empty()
+        && archive.text.is_none()
+        && archive.text_head.is_none()
+        && archive.text_tail.is_none();
+    (!empty).then_some(archive)
+}
+
+/// omp's loader repair for archives whose frame data an older omp cut when
+/// persisting: the frames are replaced by the archive text, or dropped.
+pub fn repair_truncated_frames(entry: &mut Value) {
+    if !js::is_str(entry.get("type"), "compaction") {
+        return;
+    }
+    let Some(archive) = preserved_archive(entry.get("preserveData")) else {
+        return;
+    };
+    let truncated = |frame: &Map<String, Value>| js::as_str(frame.get("data")).is_some_and(|d| d.ends_with(TRUNCATION_NOTICE));
+    if !archive.frames.iter().any(truncated) {
+        return;
+    }
+    let Some(slot) = entry
+        .get_mut("preserveData")
+        .and_then(|p| p.get_mut(PRESERVE_KEY))
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    if let Some(text) = archive.text {
+        slot.insert("frames".into(), Value::Array(Vec::new()));
+        slot.insert("textHead".into(), Value::from(text));
+        slot.insert("textTail".into(), Value::from(""));
+    } else {
+        let kept = archive.frames.into_iter().filter(|f| !truncated(f)).map(Value::Object).collect();
+        slot.insert("frames".into(), Value::Array(kept));
+    }
+}
+
+/// A frame payload priced before it is read (`lazyImageDataSync`).
+struct LazyFrame {
+    bytes: u64,
+    reference: Option<String>,
+    inline: String,
+}
+
+fn lazy_frame(data: &str, blobs: Option<&dyn BlobSource>) -> Option<LazyFrame> {
+    let Some(hash) = parse_blob_ref(data) else {
+        if is_blob_ref(data) {
+            return None;
+        }
+        return Some(LazyFrame {
+            bytes: js::utf16_len(data) as u64,
+            reference: None,
+            inline: data.to_owned(),
+        });
+    };
+    let size = blobs?.blob_size(hash).ok().flatten()?;
+    Some(LazyFrame {
+        bytes: size.div_ceil(3) * 4,
+        reference: Some(hash.to_owned()),
+        inline: data.to_owned(),
+    })
+}
+
+fn read_lazy(frame: LazyFrame, blobs: Option<&dyn BlobSource>) -> String {
+    use base64::Engine;
+    match (frame.reference, blobs) {
+        (Some(hash), Some(blobs)) => match blobs.read_blob(&hash) {
+            Ok(Some(bytes)) => base64::engine::general_purpose::STANDARD.encode(bytes),
+            _ => frame.inline,
+        },
+        _ => frame.inline,
+    }
+}
+
+enum Slot {
+    Frame(Map<String, Value>),
+    Unavailable,
+    Omitted(u64),
+}
+
+/// The blocks omp attaches to a compaction summary for the archive under
+/// `preserve` (LLM mode, with the session's blob store as frame resolver).
+pub fn history_blocks_for(
+    preserve: Option<&Value>,
+    blobs: Option<&dyn BlobSource>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<Value>> {
+    let archive = preserved_archive(preserve)?;
+    let max_bytes = if is_crash_risk_legacy(&archive, blobs) { 0 } else { FRAME_DATA_BYTES_BUDGET };
+    let mut used = 0u64;
+    let mut slots = Vec::with_capacity(archive.frames.len());
+    for frame in archive.frames.iter().rev() {
+        let data = js::as_str(frame.get("data")).unwrap_or_default();
+        let Some(lazy) = lazy_frame(data, blobs) else {
+            if is_blob_ref(data) {
+                diagnostics.push(Diagnostic::at(
+                    DiagnosticKind::MissingBlob,
+                    None,
+                    None,
+                    "a snapcompact frame's blob is missing; omp shows a gap marker instead",
+                ));
+            }
+            slots.push(Slot::Unavailable);
+            continue;
+        };
+        if used + lazy.bytes > max_bytes {
+            slots.push(Slot::Omitted(lazy.bytes));
+            continue;
+        }
+        used += lazy.bytes;
+        let mut resolved = frame.clone();
+        resolved.insert("data".into(), Value::from(read_lazy(lazy, blobs)));
+        slots.push(Slot::Frame(resolved));
+    }
+    slots.reverse();
+    let middle = frame_blocks(slots);
+    let has_images = middle.iter().any(|b| js::is_str(b.get("type"), "image"));
+    let has_omitted = middle.iter().any(|b| js::is_str(b.get("type"), "text"));
+    let mut blocks: Vec<Value> = Vec::new();
+    if let Some(head) = &archive.text_head {
+        let suffix = if has_images { "\n-------------- imaged middle below\n" } else { "" };
+        blocks.push(text_block(format!("{}{suffix}", plain_text(head, diagnostics))));
+    }
+    blocks.extend(middle);
+    if let Some(tail) = &archive.text_tail {
+        let prefix = if has_images {
+            "-------------- imaged middle above\n"
+        } else if archive.truncated_chars > 0.0 || has_omitted {
+            "\n-------------- middle history omitted above\n"
+        } else {
+            ""
+        };
+        let tail = format!("{prefix}{}", plain_text(tail, diagnostics));
+        match blocks.last_mut() {
+            Some(Value::Object(last)) if js::is_str(last.get("type"), "text") => {
+                let joined = format!("{}{tail}", js::as_str(last.get("text")).unwrap_or_default());
+                last.insert("text".into(), Value::from(joined));
+            }
+            _ => blocks.push(text_block(tail)),
+        }
+    }
+    Some(blocks)
+}
+
+fn is_crash_risk_legacy(archive: &Archive, blobs: Option<&dyn BlobSource>) -> bool {
+    let legacy = archive
+        .frames
+        .iter()
+        .any(|f| f.get("font").is_none() && f.get("variant").is_none());
+    if !legacy {
+        return false;
+    }
+    let many_frames = archive.frames.len() >= LEGACY_FRAME_COUNT_GUARD;
+    let frame_bytes: u64 = archive
+        .frames
+        .iter()
+        .map(|f| {
+            let data = js::as_str(f.get("data")).unwrap_or_default();
+            lazy_frame(data, blobs).map_or(js::utf16_len(data) as u64, |lazy| lazy.bytes)
+        })
+        .sum();
+    let payload_risk = many_frames || frame_bytes >= FRAME_DATA_BYTES_BUDGET;
+    let source_len = archive_source_len(archive);
+    let size_risk =
+        many_frames || archive.truncated_chars >= LEGACY_TRUNCATED_CHARS_GUARD || source_len >= LEGACY_ARCHIVE_TEXT_GUARD;
+    payload_risk && size_risk
+}
+
+fn archive_source_len(archive: &Archive) -> usize {
+    let text = match &archive.text {
+        Some(text) => text.clone(),
+        None => [&archive.text_head, &archive.text_tail]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(&NEWLINE_GLYPH.to_string()),
+    };
+    js::utf16_len(&to_plain_text(&text))
+}
+
+fn to_plain_text(text: &str) -> String {
+    text.chars()
+        .filter(|c| *c != '\u{000e}' && *c != '\u{000f}')
+        .map(|c| if c == NEWLINE_GLYPH { '\n' } else { c })
+        .collect()
+}
+
+fn plain_text(text: &str, diagnostics: &mut Vec<Diagnostic>) -> String {
+    let plain = to_plain_text(text);
+    if plain.to_ascii_lowercase().contains(";base64,") {
+        diagnostics.push(Diagnostic::at(
+            DiagnosticKind::MalformedEntry,
+            None,
+            None,
+            "snapcompact archive text holds an inline base64 data URL; omp elides it, this port passes it through",
+        ));
+    }
+    plain
+}
+
+fn text_block(text: String) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), Value::from("text"));
+    block.insert("text".into(), Value::from(text));
+    Value::Object(block)
+}
+
+fn image_block(frame: &Map<String, Value>) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), Value::from("image"));
+    block.insert("data".into(), frame.get("data").cloned().unwrap_or_default());
+    block.insert("mimeType".into(), frame.get("mimeType").cloned().unwrap_or_default());
+    if js::truthy(frame.get("detail")) {
+        block.insert("detail".into(), frame.get("detail").cloned().unwrap_or_default());
+    }
+    Value::Object(block)
+}
+
+fn frame_blocks(slots: Vec<Slot>) -> Vec<Value> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Gap {
+        Unavailable,
+        Budget,
+    }
+    let mut blocks = Vec::new();
+    let mut pending: Option<Gap> = None;
+    let (mut frames, mut bytes) = (0u64, 0u64);
+    let flush = |blocks: &mut Vec<Value>, pending: &mut Option<Gap>, frames: &mut u64, bytes: &mut u64| {
+        if let Some(gap) = pending.take() {
+            let text = match gap {
+                Gap::Unavailable => unavailable_notice(*frames),
+                Gap::Budget => omitted_notice(*frames, *bytes),
+            };
+            blocks.push(text_block(text));
+        }
+        *frames = 0;
+        *bytes = 0;
+    };
+    for slot in slots {
+        let gap = match slot {
+            Slot::Frame(frame) => {
+                flush(&mut blocks, &mut pending, &mut frames, &mut bytes);
+                blocks.push(image_block(&frame));
+                continue;
+            }
+            Slot::Unavailable => Gap::Unavailable,
+            Slot::Omitted(size) => {
+                if pending.is_some_and(|p| p != Gap::Budget) {
+                    flush(&mut blocks, &mut pending, &mut frames, &mut bytes);
+                }
+                bytes += size;
+                Gap::Budget
+            }
+        };
+        if pending.is_some_and(|p| p != gap) {
+            flush(&mut blocks, &mut pending, &mut frames, &mut bytes);
+        }
+        pending = Some(gap);
+        frames += 1;
+    }
+    flush(&mut blocks, &mut pending, &mut frames, &mut bytes);
+    blocks
+}
+
+fn plural(count: u64) -> &'static str {
+    if count == 1 { "" } else { "s" }
+}
+
+fn unavailable_notice(count: u64) -> String {
+    format!(
+        "-------------- {} archived image frame{} unavailable here --------------",
+        group_thousands(count),
+        plural(count)
+    )
+}
+
+fn omitted_notice(frames: u64, bytes: u64) -> String {
+    let budget_note = if bytes > 0 {
+        format!(
+            " {} of base64 exceeded the per-request snapcompact payload budget.",
+            format_frame_bytes(bytes)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "-------------- snapcompact image middle omitted\n{} archived image frame{} could not be included.{budget_note} The compacted summary and visible text edges remain available.\n--------------",
+        group_thousands(frames),
+        plural(frames)
+    )
+}
+
+/// `Number.prototype.toLocaleString()` in the `en-US` locale for integers.
+fn group_thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// JavaScript `x.toFixed(1)` for a non-negative finite `x`: exact ties round up.
+fn to_fixed_1(x: f64) -> String {
+    let scaled = x * 10.0;
+    if scaled.fract() == 0.5 {
+        format!("{:.1}", scaled.ceil() / 10.0)
+    } else {
+        format!("{x:.1}")
+    }
+}
+
+fn format_frame_bytes(bytes: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let b = bytes as f64;
+    if bytes >= 1_000_000 {
+        format!("{} MB", to_fixed_1(b / 1_000_000.0))
+    } else if bytes >= 1_000 {
+        format!("{} KB", to_fixed_1(b / 1_000.0))
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn text_only_archive_becomes_one_block() {
+        let preserve = json!({"snapcompact": {"frames": [], "totalChars": 5, "truncatedChars": 0,
+            "textHead": "old\u{2588}er", "textTail": "new"}});
+        let mut diagnostics = Vec::new();
+        let blocks = history_blocks_for(Some(&preserve), None, &mut diagnostics).unwrap();
+        assert_eq!(blocks, vec![json!({"type": "text", "text": "old\nernew"})]);
+    }
+
+    #[test]
+    fn missing_frames_become_gap_markers() {
+        let reference = format!("blob:sha256:{}", "c".repeat(64));
+        let frame = json!({"data": reference, "mimeType": "image/png", "cols": 1, "rows": 1, "chars": 1, "font": "x"});
+        let preserve = json!({"snapcompact": {"frames": [frame.clone(), frame], "truncatedChars": 3,
+            "textHead": "h", "textTail": "t"}});
+        let mut diagnostics = Vec::new();
+        let blocks = history_blocks_for(Some(&preserve), None, &mut diagnostics).unwrap();
+        assert_eq!(blocks.len(), 2);
+        assert_eq!(
+            blocks[1]["text"],
+            "-------------- 2 archived image frames unavailable here --------------\n-------------- middle history omitted above\nt"
+        );
+        assert_eq!(diagnostics.len(), 2);
+    }
+
+    #[test]
+    fn js_number_formatting() {
+        assert_eq!(group_thousands(1_234_567), "1,234,567");
+        assert_eq!(to_fixed_1(1.25), "1.3");
+        assert_eq!(to_fixed_1(1.05), "1.1");
+        assert_eq!(format_frame_bytes(1_250_000), "1.3 MB");
+    }
+}

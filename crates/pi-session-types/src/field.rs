@@ -1,0 +1,101 @@
+//! Tri-state fields: keys that may be absent, `null`, or set, where the file tells them apart.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A key that a session file may omit, write as `null`, or set to a value.
+///
+/// Used where the difference matters on disk, e.g. `parentId: null` (a root) or omp's
+/// `thinkingLevel: null`. Always declare such fields with
+/// `#[serde(default, skip_serializing_if = "Field::is_absent")]` so an absent key stays absent.
+///
+/// ```
+/// use pi_session_types::Field;
+/// let f: Field<String> = serde_json::from_str("null").unwrap();
+/// assert!(f.is_null());
+/// assert_eq!(Field::Value("x".to_string()).as_option().map(String::as_str), Some("x"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Field<T> {
+    /// The key is not in the object.
+    #[default]
+    Absent,
+    /// The key is present with the value `null`.
+    Null,
+    /// The key is present with a non-null value.
+    Value(T),
+}
+
+impl<T> Field<T> {
+    /// True when the key is not in the object (used by `skip_serializing_if`).
+    pub fn is_absent(&self) -> bool {
+        matches!(self, Field::Absent)
+    }
+    /// True when the key is present and `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Field::Null)
+    }
+    /// The value when set; `None` for both absent and `null`.
+    pub fn as_option(&self) -> Option<&T> {
+        match self {
+            Field::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// Consumes the field, giving the value when set.
+    pub fn into_option(self) -> Option<T> {
+        match self {
+            Field::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl Field<String> {
+    /// The string value when set; `None` for absent and `null`.
+    pub fn as_deref(&self) -> Option<&str> {
+        self.as_option().map(String::as_str)
+    }
+}
+
+impl<T> From<Option<T>> for Field<T> {
+    /// `None` becomes `Null` (an explicit JSON null), `Some(v)` becomes `Value(v)`.
+    fn from(value: Option<T>) -> Self {
+        match value {
+            Some(v) => Field::Value(v),
+            None => Field::Null,
+        }
+    }
+}
+
+impl<T: Serialize> Serialize for Field<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Field::Value(v) => v.serialize(serializer),
+            // `Absent` is skipped by `skip_serializing_if`; if it is reached anyway, null is the
+            // only honest JSON for it.
+            Field::Absent | Field::Null => serializer.serialize_unit(),
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Field<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match Option::<T>::deserialize(deserializer)? {
+            Some(v) => Field::Value(v),
+            None => Field::Null,
+        })
+    }
+}
+
+/// `deserialize_with` helper for `Option<T>` fields that are absent-or-set: a present key is
+/// deserialised as `T` itself, so a `null` where the format never writes one is a type error
+/// (the entry then falls back to `Unknown`, keeping the JSON) instead of silently becoming
+/// "absent" and losing the key on write. For `T = serde_json::Value`, `null` is kept as
+/// `Some(Value::Null)`.
+pub(crate) fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}

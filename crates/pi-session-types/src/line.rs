@@ -1,0 +1,653 @@
+//! Parsing one physical line of a session file.
+//!
+//! Two entry points:
+//! - [`parse_line`]: the full typed view ([`ParsedLine`]) plus [`ParseWarning`]s;
+//! - [`parse_envelope`]: the store's hot path; reads only `type`, `id`, `parentId` and
+//!   `timestamp`, skipping (but still validating) everything else without building a tree of
+//!   JSON values.
+//!
+//! Both accept a trailing `"\n"`/`"\r\n"`, and both read lines that stock serde_json rejects but
+//! JavaScript accepts: a lone UTF-16 surrogate escape (`"\ud83d"` without its pair) is read as
+//! U+FFFD, and invalid UTF-8 is replaced lossily; each repair is reported as a warning (the
+//! store keeps the original bytes). Anything else that is not a JSON object with a string
+//! `type` is a [`LineError`] saying which; nothing here panics.
+
+use crate::entry::{Entry, UnknownEntry};
+use crate::header::{SessionHeader, TitleSlot};
+use crate::timestamp::IsoTimestamp;
+use crate::{JsonMap, JsonValue, tags};
+use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Why a line is not a session line at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// The line is empty or only whitespace.
+    #[error("blank line: a session line must hold one JSON object; skip or remove it")]
+    Blank,
+    /// The bytes are not JSON (e.g. a torn write or a bad escape).
+    #[error("line is not valid JSON ({message}); it may be torn or corrupted and cannot be read")]
+    NotJson {
+        /// serde_json's description, with the column of the problem.
+        message: String,
+        /// 1-based column (byte) where parsing failed.
+        column: usize,
+    },
+    /// Valid JSON, but not an object.
+    #[error("line is JSON {found}, not an object; every session line must be a JSON object")]
+    NotAnObject {
+        /// The JSON type found: `"array"`, `"string"`, `"number"`, `"boolean"` or `"null"`.
+        found: &'static str,
+    },
+    /// An object without a `type` key.
+    #[error("line is a JSON object without a \"type\" key; every session line needs a string type")]
+    MissingType,
+    /// An object whose `type` is not a string.
+    #[error("line has a \"type\" that is {found}, not a string; every session line needs a string type")]
+    TypeNotString {
+        /// The JSON type found for `type`.
+        found: &'static str,
+    },
+}
+
+/// Something noteworthy about a line that was read anyway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseWarning {
+    /// Lone UTF-16 surrogate escapes were read as U+FFFD (JavaScript wrote them; serde_json
+    /// cannot represent them).
+    LoneSurrogateReplaced {
+        /// How many escapes were replaced.
+        count: usize,
+    },
+    /// Bytes that are not UTF-8 were replaced by U+FFFD.
+    InvalidUtf8Replaced,
+    /// A line, message or block of a known type could not be typed and is kept as JSON.
+    Untyped {
+        /// Which object and why.
+        reason: String,
+    },
+    /// The entry `timestamp` is not an ISO-8601 date-time; it is kept as written.
+    InvalidTimestamp {
+        /// The value as written.
+        value: String,
+    },
+}
+
+impl fmt::Display for ParseWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseWarning::LoneSurrogateReplaced { count } => write!(
+                f,
+                "{count} lone UTF-16 surrogate escape(s) read as U+FFFD; the original bytes are unchanged on disk"
+            ),
+            ParseWarning::InvalidUtf8Replaced => {
+                f.write_str("invalid UTF-8 replaced by U+FFFD in the typed view")
+            }
+            ParseWarning::Untyped { reason } => write!(f, "kept as untyped JSON: {reason}"),
+            ParseWarning::InvalidTimestamp { value } => {
+                write!(f, "timestamp {value:?} is not ISO-8601; kept as written")
+            }
+        }
+    }
+}
+
+/// A parsed value plus the warnings raised while reading it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed<T> {
+    /// The value.
+    pub value: T,
+    /// Repairs and fallbacks, in the order they happened; empty for a clean line.
+    pub warnings: Vec<ParseWarning>,
+}
+
+/// One line of a session file, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParsedLine {
+    /// omp's fixed-width title slot (valid per omp's rules; see [`TitleSlot::is_valid_slot`]).
+    TitleSlot(TitleSlot),
+    /// The `session` header.
+    Header(SessionHeader),
+    /// Any other line (including an invalid `title` object or a `session` line without a
+    /// string `id`, which become [`Entry::Unknown`]).
+    Entry(Entry),
+}
+
+impl ParsedLine {
+    /// The line's `type` string.
+    pub fn kind(&self) -> &str {
+        match self {
+            ParsedLine::TitleSlot(_) => tags::Title::VALUE,
+            ParsedLine::Header(_) => tags::Session::VALUE,
+            ParsedLine::Entry(e) => e.kind(),
+        }
+    }
+    /// The entry, when this line is one.
+    pub fn as_entry(&self) -> Option<&Entry> {
+        match self {
+            ParsedLine::Entry(e) => Some(e),
+            _ => None,
+        }
+    }
+    /// Consumes the line, giving the entry when it is one.
+    pub fn into_entry(self) -> Option<Entry> {
+        match self {
+            ParsedLine::Entry(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for ParsedLine {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ParsedLine::TitleSlot(s) => s.serialize(serializer),
+            ParsedLine::Header(h) => h.serialize(serializer),
+            ParsedLine::Entry(e) => e.serialize(serializer),
+        }
+    }
+}
+
+/// The four envelope fields of a line, read without typing the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Envelope {
+    /// `type`: `"title"` for omp's slot, `"session"` for the header, else an entry type.
+    pub kind: String,
+    /// `id` when it is a string.
+    pub id: Option<String>,
+    /// `parentId` when it is a string (`None` for `null`, absent, or another JSON type).
+    pub parent_id: Option<String>,
+    /// `timestamp` when it is a string.
+    pub timestamp: Option<String>,
+    /// True when `parentId` is present and `null` (a root entry).
+    pub parent_is_null: bool,
+    /// Repairs made to read the line (lone surrogates, invalid UTF-8); empty normally.
+    pub warnings: Vec<ParseWarning>,
+}
+
+impl Envelope {
+    /// True for a `type:"title"` line (a title-slot candidate; validate with [`parse_line`]).
+    pub fn is_title(&self) -> bool {
+        self.kind == tags::Title::VALUE
+    }
+    /// True for a `type:"session"` line (a header candidate).
+    pub fn is_header(&self) -> bool {
+        self.kind == tags::Session::VALUE
+    }
+}
+
+/// Borrowing form of [`Envelope`]: strings borrow from the line when they hold no escapes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvelopeRef<'a> {
+    /// `type`.
+    pub kind: Cow<'a, str>,
+    /// `id` when it is a string.
+    pub id: Option<Cow<'a, str>>,
+    /// `parentId` when it is a string.
+    pub parent_id: Option<Cow<'a, str>>,
+    /// `timestamp` when it is a string.
+    pub timestamp: Option<Cow<'a, str>>,
+    /// True when `parentId` is present and `null`.
+    pub parent_is_null: bool,
+}
+
+impl EnvelopeRef<'_> {
+    /// An owned copy.
+    pub fn into_owned(self, warnings: Vec<ParseWarning>) -> Envelope {
+        Envelope {
+            kind: self.kind.into_owned(),
+            id: self.id.map(Cow::into_owned),
+            parent_id: self.parent_id.map(Cow::into_owned),
+            timestamp: self.timestamp.map(Cow::into_owned),
+            parent_is_null: self.parent_is_null,
+            warnings,
+        }
+    }
+}
+
+/// Reads only the envelope of a line; the store's fast path.
+///
+/// ```
+/// use pi_session_types::{parse_envelope, LineError};
+/// let env = parse_envelope(br#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi"}}"#).unwrap();
+/// assert_eq!((env.kind.as_str(), env.id.as_deref(), env.parent_is_null), ("message", Some("a1"), true));
+/// assert_eq!(parse_envelope(b"[1]"), Err(LineError::NotAnObject { found: "array" }));
+/// assert_eq!(parse_envelope(br#"{"id":"x"}"#), Err(LineError::MissingType));
+/// ```
+pub fn parse_envelope(bytes: &[u8]) -> Result<Envelope, LineError> {
+    match parse_envelope_ref(bytes) {
+        Ok(envelope) => Ok(envelope.into_owned(Vec::new())),
+        Err(error) => {
+            let (repaired, warnings) = repair(bytes).ok_or(error)?;
+            parse_envelope_ref(repaired.as_bytes()).map(|e| e.into_owned(warnings))
+        }
+    }
+}
+
+/// Reads only the envelope of a line, borrowing strings from `bytes` where possible.
+///
+/// Does no repair: a line with a lone surrogate escape or invalid UTF-8 gives
+/// [`LineError::NotJson`]; use [`parse_envelope`] to read such lines.
+pub fn parse_envelope_ref(bytes: &[u8]) -> Result<EnvelopeRef<'_>, LineError> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let raw = deserializer
+        .deserialize_any(EnvelopeVisitor)
+        .and_then(|raw| deserializer.end().map(|()| raw))
+        .map_err(|e| classify(bytes, &e))?;
+    let Some(raw) = raw else {
+        return Err(not_an_object(bytes));
+    };
+    let kind = match raw.kind {
+        Lenient::Str(kind) => kind,
+        Lenient::Absent => return Err(LineError::MissingType),
+        Lenient::Null => return Err(LineError::TypeNotString { found: "null" }),
+        Lenient::Other(found) => return Err(LineError::TypeNotString { found }),
+    };
+    Ok(EnvelopeRef {
+        kind,
+        id: raw.id.into_str(),
+        parent_is_null: matches!(raw.parent_id, Lenient::Null),
+        parent_id: raw.parent_id.into_str(),
+        timestamp: raw.timestamp.into_str(),
+    })
+}
+
+/// Parses one line into its typed form.
+///
+/// ```
+/// use pi_session_types::{parse_line, ParsedLine, ParseWarning, Entry, AgentMessage, Content};
+/// let parsed = parse_line(br#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"\ud83d!","timestamp":1}}"#).unwrap();
+/// assert_eq!(parsed.warnings, vec![ParseWarning::LoneSurrogateReplaced { count: 1 }]);
+/// let Some(Entry::Message(m)) = parsed.value.as_entry() else { panic!() };
+/// let AgentMessage::User(user) = &m.message else { panic!() };
+/// assert_eq!(user.content, Content::Text("\u{fffd}!".into()));
+/// ```
+pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
+    match parse_object(bytes) {
+        Ok(map) => type_line(map, Vec::new()),
+        Err(error) => {
+            let (repaired, warnings) = repair(bytes).ok_or(error)?;
+            let map = parse_object(repaired.as_bytes())?;
+            type_line(map, warnings)
+        }
+    }
+}
+
+/// [`parse_line`] for a `&str`.
+pub fn parse_line_str(line: &str) -> Result<Parsed<ParsedLine>, LineError> {
+    parse_line(line.as_bytes())
+}
+
+fn parse_object(bytes: &[u8]) -> Result<JsonMap, LineError> {
+    match serde_json::from_slice::<JsonValue>(bytes) {
+        Ok(JsonValue::Object(map)) => Ok(map),
+        Ok(other) => Err(LineError::NotAnObject {
+            found: json_type_name(&other),
+        }),
+        Err(e) => Err(classify(bytes, &e)),
+    }
+}
+
+fn type_line(map: JsonMap, mut warnings: Vec<ParseWarning>) -> Result<Parsed<ParsedLine>, LineError> {
+    let kind = match map.get("type") {
+        None => return Err(LineError::MissingType),
+        Some(JsonValue::String(kind)) => kind.as_str(),
+        Some(other) => {
+            return Err(LineError::TypeNotString {
+                found: json_type_name(other),
+            });
+        }
+    };
+    let value = match kind {
+        "title" if TitleSlot::is_valid_slot(&map) => match typed::<TitleSlot>(&map) {
+            Ok(slot) => ParsedLine::TitleSlot(slot),
+            Err(reason) => untyped_line(map, "title slot", reason, &mut warnings),
+        },
+        "session" => match typed::<SessionHeader>(&map) {
+            Ok(header) => {
+                check_timestamp(header.timestamp.as_ref(), &mut warnings);
+                ParsedLine::Header(header)
+            }
+            Err(reason) => untyped_line(map, "session header", reason, &mut warnings),
+        },
+        _ => {
+            let entry = Entry::from_map(map);
+            warnings.extend(
+                entry
+                    .fallback_reasons()
+                    .into_iter()
+                    .map(|reason| ParseWarning::Untyped { reason }),
+            );
+            if let Some(timestamp) = entry.timestamp() {
+                if IsoTimestamp::new(timestamp).parse().is_none() {
+                    warnings.push(ParseWarning::InvalidTimestamp {
+                        value: timestamp.to_string(),
+                    });
+                }
+            }
+            ParsedLine::Entry(entry)
+        }
+    };
+    Ok(Parsed { value, warnings })
+}
+
+fn check_timestamp(timestamp: Option<&IsoTimestamp>, warnings: &mut Vec<ParseWarning>) {
+    if let Some(timestamp) = timestamp {
+        if timestamp.parse().is_none() {
+            warnings.push(ParseWarning::InvalidTimestamp {
+                value: timestamp.0.clone(),
+            });
+        }
+    }
+}
+
+fn typed<T: for<'a> serde::Deserialize<'a>>(map: &JsonMap) -> Result<T, String> {
+    T::deserialize(de::value::MapDeserializer::new(
+        map.iter().map(|(k, v)| (k.as_str(), v)),
+    ))
+    .map_err(|e: serde_json::Error| e.to_string())
+}
+
+fn untyped_line(
+    map: JsonMap,
+    what: &str,
+    reason: String,
+    warnings: &mut Vec<ParseWarning>,
+) -> ParsedLine {
+    warnings.push(ParseWarning::Untyped {
+        reason: format!("{what} kept untyped: {reason}"),
+    });
+    ParsedLine::Entry(Entry::Unknown(UnknownEntry {
+        value: map,
+        reason: Some(reason),
+    }))
+}
+
+fn json_type_name(value: &JsonValue) -> &'static str {
+    match value {
+        JsonValue::Null => "null",
+        JsonValue::Bool(_) => "boolean",
+        JsonValue::Number(_) => "number",
+        JsonValue::String(_) => "string",
+        JsonValue::Array(_) => "array",
+        JsonValue::Object(_) => "object",
+    }
+}
+
+/// Turns a serde_json failure on `bytes` into the error that says what is wrong.
+fn classify(bytes: &[u8], error: &serde_json::Error) -> LineError {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return LineError::Blank;
+    }
+    if error.is_data() {
+        // Syntax was fine; the top-level value was not what was asked for.
+        return not_an_object(bytes);
+    }
+    LineError::NotJson {
+        message: error.to_string(),
+        column: error.column(),
+    }
+}
+
+/// The error for a line that is valid JSON but not an object.
+fn not_an_object(bytes: &[u8]) -> LineError {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    let found = match first {
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        Some(b'{') => "object",
+        _ => "number",
+    };
+    LineError::NotAnObject { found }
+}
+
+/// Repairs what JavaScript accepts but serde_json does not: invalid UTF-8 (lossy) and lone
+/// surrogate escapes (`\ufffd`). `None` when nothing needed repair.
+fn repair(bytes: &[u8]) -> Option<(String, Vec<ParseWarning>)> {
+    let mut warnings = Vec::new();
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => {
+            warnings.push(ParseWarning::InvalidUtf8Replaced);
+            String::from_utf8_lossy(bytes)
+        }
+    };
+    let (text, count) = replace_lone_surrogates(&text);
+    if count > 0 {
+        warnings.push(ParseWarning::LoneSurrogateReplaced { count });
+    }
+    (!warnings.is_empty()).then(|| (text.into_owned(), warnings))
+}
+
+fn hex4(bytes: &[u8]) -> Option<u16> {
+    let digits = bytes.get(..4)?;
+    let mut value = 0u16;
+    for &d in digits {
+        value = value * 16 + (d as char).to_digit(16)? as u16;
+    }
+    Some(value)
+}
+
+/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`; returns the text and
+/// how many were rewritten. Paired escapes and every other byte are left alone.
+pub(crate) fn replace_lone_surrogates(text: &str) -> (Cow<'_, str>, usize) {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut count = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(unit) = hex4(&bytes[i + 2..]) else {
+            i += 2;
+            continue;
+        };
+        let is_high = (0xD800..0xDC00).contains(&unit);
+        let is_low = (0xDC00..0xE000).contains(&unit);
+        if is_high {
+            let next_is_low = bytes.get(i + 6) == Some(&b'\\')
+                && bytes.get(i + 7) == Some(&b'u')
+                && hex4(&bytes[(i + 8).min(bytes.len())..])
+                    .is_some_and(|n| (0xDC00..0xE000).contains(&n));
+            if next_is_low {
+                i += 12;
+                continue;
+            }
+        }
+        if is_high || is_low {
+            let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
+            buffer.push_str(&text[copied..i]);
+            buffer.push_str("\\ufffd");
+            copied = i + 6;
+            count += 1;
+        }
+        i += 6;
+    }
+    match out {
+        Some(mut buffer) => {
+            buffer.push_str(&text[copied..]);
+            (Cow::Owned(buffer), count)
+        }
+        None => (Cow::Borrowed(text), 0),
+    }
+}
+
+/// A JSON value seen where a string was expected, reduced to what the envelope needs.
+enum Lenient<'a> {
+    Absent,
+    Null,
+    Str(Cow<'a, str>),
+    Other(&'static str),
+}
+
+impl<'a> Lenient<'a> {
+    fn into_str(self) -> Option<Cow<'a, str>> {
+        match self {
+            Lenient::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+struct LenientVisitor;
+
+impl<'de> Visitor<'de> for LenientVisitor {
+    type Value = Lenient<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Lenient::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Lenient::Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Lenient::Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Lenient::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Lenient::Null)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Lenient::Other("boolean"))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Lenient::Other("number"))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Lenient::Other("number"))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Lenient::Other("number"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Lenient::Other("array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Lenient::Other("object"))
+    }
+}
+
+impl<'de> de::Deserialize<'de> for Lenient<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LenientVisitor)
+    }
+}
+
+/// Which envelope key a map key is.
+enum EnvelopeKey {
+    Type,
+    Id,
+    ParentId,
+    Timestamp,
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for EnvelopeKey {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = EnvelopeKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<EnvelopeKey, E> {
+                Ok(match v {
+                    "type" => EnvelopeKey::Type,
+                    "id" => EnvelopeKey::Id,
+                    "parentId" => EnvelopeKey::ParentId,
+                    "timestamp" => EnvelopeKey::Timestamp,
+                    _ => EnvelopeKey::Other,
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+struct RawEnvelope<'a> {
+    kind: Lenient<'a>,
+    id: Lenient<'a>,
+    parent_id: Lenient<'a>,
+    timestamp: Lenient<'a>,
+}
+
+/// Visits the top-level value: `Some(envelope)` for an object (later duplicate keys win, as in
+/// JavaScript), `None` for any other JSON value (consumed and validated).
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Option<RawEnvelope<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut raw = RawEnvelope {
+            kind: Lenient::Absent,
+            id: Lenient::Absent,
+            parent_id: Lenient::Absent,
+            timestamp: Lenient::Absent,
+        };
+        while let Some(key) = map.next_key::<EnvelopeKey>()? {
+            match key {
+                EnvelopeKey::Type => raw.kind = map.next_value()?,
+                EnvelopeKey::Id => raw.id = map.next_value()?,
+                EnvelopeKey::ParentId => raw.parent_id = map.next_value()?,
+                EnvelopeKey::Timestamp => raw.timestamp = map.next_value()?,
+                EnvelopeKey::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(raw))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_are_rewritten_and_pairs_kept() {
+        let (text, n) = replace_lone_surrogates(r#""\ud83d\ude00 \ud83d x \ude00 \\ud83d \ud83d\ud83d\ude00""#);
+        assert_eq!(n, 3);
+        assert_eq!(text, r#""\ud83d\ude00 \ufffd x \ufffd \\ud83d \ufffd\ud83d\ude00""#);
+    }
+}

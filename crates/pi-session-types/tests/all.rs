@@ -1,0 +1,5 @@
+//! Integration tests of pi-session-types (one binary; see the modules).
+
+mod common;
+mod corpus;
+mod js_json;
