@@ -8,8 +8,7 @@
 //   record.mjs <omp|pi|pi16> verify <inDir> <outDir>
 //       for every <inDir>/*.jsonl written by someone else (e.g. our Rust facade), record
 //       <outDir>/<name>.expected.json with the real SessionManager (omp reads <inDir>/blobs/)
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { installDeterminism, reset } from "./src/determinism.mjs";
 
@@ -21,6 +20,12 @@ const B = await import("./src/builders.mjs");
 
 /** The working directory every generated session claims (recorded in the header). */
 const SESSION_CWD = "/home/user/project";
+/**
+ * Sessions are written under this fixed path (then copied into the fixture folder), because a
+ * forked session records its source file's absolute path in the header and the bytes must not
+ * depend on a random temp dir.
+ */
+const WRITE_ROOT = "/tmp/pi-session-recorder";
 /** Where omp blobs go, relative to the fixture folder (recorded as `blobsDir` in expected.json). */
 const BLOBS_DIR = "blobs";
 
@@ -49,7 +54,10 @@ async function writeScenarioSession(implementation, scenario, x, outDir) {
 		writeFileSync(target, scenario.text(x));
 		return { target, extraLeaves: scenario.extraLeaves };
 	}
-	const scratch = mkdtempSync(path.join(os.tmpdir(), "pi-session-recorder-write-"));
+	// A fixed folder, not a random temp dir: forks record the source path in `parentSession`.
+	const scratch = path.join(WRITE_ROOT, x.impl, scenario.name);
+	rmSync(scratch, { recursive: true, force: true });
+	mkdirSync(scratch, { recursive: true });
 	try {
 		const writer = await implementation.create(scratch, SESSION_CWD);
 		const result = (await scenario.run(writer, x)) ?? {};

@@ -34,7 +34,11 @@ enum Implementation {
 }
 
 impl Implementation {
-    const ALL: [Implementation; 3] = [Implementation::Omp, Implementation::Pi, Implementation::Pi16];
+    const ALL: [Implementation; 3] = [
+        Implementation::Omp,
+        Implementation::Pi,
+        Implementation::Pi16,
+    ];
 
     fn name(self) -> &'static str {
         match self {
@@ -56,7 +60,9 @@ impl Implementation {
         Implementation::ALL
             .into_iter()
             .find(|implementation| implementation.name() == text)
-            .ok_or_else(|| format!("unknown implementation `{text}` for --only (expected omp, pi or pi16)"))
+            .ok_or_else(|| {
+                format!("unknown implementation `{text}` for --only (expected omp, pi or pi16)")
+            })
     }
 
     /// The program that runs this implementation's recorder: omp ships TypeScript and runs under
@@ -90,7 +96,9 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
                 implementations.push(Implementation::parse(value)?);
             }
             "--verify" => {
-                let value = rest.next().ok_or("--verify needs a directory of .jsonl files")?;
+                let value = rest
+                    .next()
+                    .ok_or("--verify needs a directory of .jsonl files")?;
                 verify = Some(PathBuf::from(value));
             }
             other => {
@@ -103,7 +111,11 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
     if implementations.is_empty() {
         implementations = Implementation::ALL.to_vec();
     }
-    Ok(Options { implementations, check, verify })
+    Ok(Options {
+        implementations,
+        check,
+        verify,
+    })
 }
 
 /// A recorder run killed after this long is reported as hung (pi 0.73.1 hangs on parent cycles).
@@ -114,27 +126,54 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let options = parse_options(args)?;
     let root = workspace_root();
     let recorder = root.join("xtask").join("recorder");
-    require_tool("node", "install Node.js 20 or newer (https://nodejs.org) and make sure `node` is on PATH")?;
-    require_tool("npm", "install npm (it ships with Node.js) and make sure `npm` is on PATH")?;
+    require_tool(
+        "node",
+        "install Node.js 20 or newer (https://nodejs.org) and make sure `node` is on PATH",
+    )?;
+    require_tool(
+        "npm",
+        "install npm (it ships with Node.js) and make sure `npm` is on PATH",
+    )?;
     ensure_node_modules(&recorder)?;
     let scratch = Scratch::new()?;
 
     if let Some(dir) = &options.verify {
-        let dir = std::path::absolute(dir).map_err(|error| format!("bad --verify directory {}: {error}", dir.display()))?;
+        let dir = std::path::absolute(dir)
+            .map_err(|error| format!("bad --verify directory {}: {error}", dir.display()))?;
         for &implementation in &options.implementations {
-            verify_directory(&recorder, &scratch, implementation, &dir, &dir.join(implementation.name()), options.check)?;
+            verify_directory(
+                &recorder,
+                &scratch,
+                implementation,
+                &dir,
+                &dir.join(implementation.name()),
+                options.check,
+            )?;
         }
         return Ok(());
     }
 
     let fixtures = root.join("fixtures");
     for &implementation in &options.implementations {
-        record_scenarios(&recorder, &scratch, implementation, &fixtures.join(implementation.name()), options.check)?;
+        record_scenarios(
+            &recorder,
+            &scratch,
+            implementation,
+            &fixtures.join(implementation.name()),
+            options.check,
+        )?;
     }
     for &implementation in &options.implementations {
         let ours = fixtures.join("ours").join(implementation.dialect());
         if has_jsonl_files(&ours) {
-            verify_directory(&recorder, &scratch, implementation, &ours, &ours.join(implementation.name()), options.check)?;
+            verify_directory(
+                &recorder,
+                &scratch,
+                implementation,
+                &ours,
+                &ours.join(implementation.name()),
+                options.check,
+            )?;
         }
     }
     Ok(())
@@ -143,8 +182,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn require_tool(program: &str, advice: &str) -> Result<(), String> {
     match Command::new(program).arg("--version").output() {
         Ok(output) if output.status.success() => Ok(()),
-        Ok(output) => Err(format!("`{program} --version` failed ({}); {advice}", output.status)),
-        Err(error) => Err(format!("`{program}` was not found ({error}); recording needs it: {advice}")),
+        Ok(output) => Err(format!(
+            "`{program} --version` failed ({}); {advice}",
+            output.status
+        )),
+        Err(error) => Err(format!(
+            "`{program}` was not found ({error}); recording needs it: {advice}"
+        )),
     }
 }
 
@@ -159,7 +203,10 @@ fn ensure_node_modules(recorder: &Path) -> Result<(), String> {
     if fresh {
         return Ok(());
     }
-    eprintln!("xtask: installing the pinned omp and pi packages (npm ci in {})", recorder.display());
+    eprintln!(
+        "xtask: installing the pinned omp and pi packages (npm ci in {})",
+        recorder.display()
+    );
     let status = Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund"])
         .current_dir(recorder)
@@ -177,12 +224,16 @@ fn ensure_node_modules(recorder: &Path) -> Result<(), String> {
 }
 
 fn modified(path: &Path) -> Option<std::time::SystemTime> {
-    fs::metadata(path).and_then(|metadata| metadata.modified()).ok()
+    fs::metadata(path)
+        .and_then(|metadata| metadata.modified())
+        .ok()
 }
 
 fn has_jsonl_files(dir: &Path) -> bool {
     fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
+        entries
+            .flatten()
+            .any(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
     })
 }
 
@@ -196,7 +247,12 @@ fn record_scenarios(
     check: bool,
 ) -> Result<(), String> {
     let out = scratch.fresh_dir(&format!("out-{}", implementation.name()))?;
-    run_recorder(recorder, scratch, implementation, &["scenarios".as_ref(), out.as_os_str()])?;
+    run_recorder(
+        recorder,
+        scratch,
+        implementation,
+        &["scenarios".as_ref(), out.as_os_str()],
+    )?;
     publish(&out, target, check, implementation)
 }
 
@@ -210,7 +266,12 @@ fn verify_directory(
     check: bool,
 ) -> Result<(), String> {
     let out = scratch.fresh_dir(&format!("verify-{}", implementation.name()))?;
-    run_recorder(recorder, scratch, implementation, &["verify".as_ref(), input.as_os_str(), out.as_os_str()])?;
+    run_recorder(
+        recorder,
+        scratch,
+        implementation,
+        &["verify".as_ref(), input.as_os_str(), out.as_os_str()],
+    )?;
     publish(&out, target, check, implementation)
 }
 
@@ -225,27 +286,48 @@ fn run_recorder(
     let home = scratch.fresh_dir(&format!("home-{}", implementation.name()))?;
     let runtime = implementation.runtime(recorder);
     let mut command = Command::new(&runtime);
-    command.current_dir(recorder).arg("record.mjs").arg(implementation.name()).args(args);
+    command
+        .current_dir(recorder)
+        .arg("record.mjs")
+        .arg(implementation.name())
+        .args(args);
     for (key, _) in std::env::vars_os() {
         let key_text = key.to_string_lossy();
-        if key_text.starts_with("XDG_") || key_text.starts_with("PI_") || key_text.starts_with("OMP_") {
+        if key_text.starts_with("XDG_")
+            || key_text.starts_with("PI_")
+            || key_text.starts_with("OMP_")
+        {
             command.env_remove(&key);
         }
     }
     command
         .env("HOME", &home)
         .env("PI_CODING_AGENT_DIR", home.join("agent"))
-        .env("TMPDIR", scratch.fresh_dir(&format!("tmp-{}", implementation.name()))?)
+        .env(
+            "TMPDIR",
+            scratch.fresh_dir(&format!("tmp-{}", implementation.name()))?,
+        )
         .env("TZ", "UTC")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
-    eprintln!("xtask: recording {} with {}", implementation.name(), runtime.display());
-    let mut child = command.spawn().map_err(|error| format!("could not start {}: {error}", runtime.display()))?;
+    eprintln!(
+        "xtask: recording {} with {}",
+        implementation.name(),
+        runtime.display()
+    );
+    let mut child = command
+        .spawn()
+        .map_err(|error| format!("could not start {}: {error}", runtime.display()))?;
     let started = Instant::now();
     loop {
         match child.try_wait() {
             Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("the {} recorder failed ({status}); its output is above", implementation.name())),
+            Ok(Some(status)) => {
+                return Err(format!(
+                    "the {} recorder failed ({status}); its output is above",
+                    implementation.name()
+                ));
+            }
             Ok(None) if started.elapsed() > RECORDER_TIMEOUT => {
                 // Best effort: the child is ours and still running.
                 let _ = child.kill();
@@ -257,17 +339,31 @@ fn run_recorder(
                 ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(100)),
-            Err(error) => return Err(format!("could not wait for the {} recorder: {error}", implementation.name())),
+            Err(error) => {
+                return Err(format!(
+                    "could not wait for the {} recorder: {error}",
+                    implementation.name()
+                ));
+            }
         }
     }
 }
 
 /// Moves a fresh recording into place, or with `check` compares it with what is committed.
-fn publish(recorded: &Path, target: &Path, check: bool, implementation: Implementation) -> Result<(), String> {
+fn publish(
+    recorded: &Path,
+    target: &Path,
+    check: bool,
+    implementation: Implementation,
+) -> Result<(), String> {
     if check {
         let differences = compare_trees(recorded, target)?;
         if differences.is_empty() {
-            eprintln!("xtask: {}: re-recording matches {} byte for byte", implementation.name(), target.display());
+            eprintln!(
+                "xtask: {}: re-recording matches {} byte for byte",
+                implementation.name(),
+                target.display()
+            );
             return Ok(());
         }
         let shown: Vec<String> = differences.iter().take(20).cloned().collect();
@@ -283,9 +379,18 @@ fn publish(recorded: &Path, target: &Path, check: bool, implementation: Implemen
     let count = fs::read_dir(target)
         .map_err(|error| format!("could not list {}: {error}", target.display()))?
         .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().ends_with(".expected.json"))
+        .filter(|entry| {
+            entry
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".expected.json")
+        })
         .count();
-    println!("{}: {count} recordings in {}", implementation.name(), target.display());
+    println!(
+        "{}: {count} recordings in {}",
+        implementation.name(),
+        target.display()
+    );
     Ok(())
 }
 
@@ -296,17 +401,20 @@ fn is_recorded_file(relative: &Path) -> bool {
 }
 
 fn replace_recorded_files(recorded: &Path, target: &Path) -> Result<(), String> {
-    fs::create_dir_all(target).map_err(|error| format!("could not create {}: {error}", target.display()))?;
+    fs::create_dir_all(target)
+        .map_err(|error| format!("could not create {}: {error}", target.display()))?;
     for relative in list_files(target)? {
         if is_recorded_file(&relative) {
             let path = target.join(&relative);
-            fs::remove_file(&path).map_err(|error| format!("could not remove stale {}: {error}", path.display()))?;
+            fs::remove_file(&path)
+                .map_err(|error| format!("could not remove stale {}: {error}", path.display()))?;
         }
     }
     for relative in list_files(recorded)? {
         let destination = target.join(&relative);
         if let Some(parent) = destination.parent() {
-            fs::create_dir_all(parent).map_err(|error| format!("could not create {}: {error}", parent.display()))?;
+            fs::create_dir_all(parent)
+                .map_err(|error| format!("could not create {}: {error}", parent.display()))?;
         }
         fs::copy(recorded.join(&relative), &destination)
             .map_err(|error| format!("could not write {}: {error}", destination.display()))?;
@@ -318,7 +426,10 @@ fn replace_recorded_files(recorded: &Path, target: &Path) -> Result<(), String> 
 fn compare_trees(recorded: &Path, committed: &Path) -> Result<Vec<String>, String> {
     let fresh: BTreeSet<PathBuf> = list_files(recorded)?.into_iter().collect();
     let existing: BTreeSet<PathBuf> = if committed.exists() {
-        list_files(committed)?.into_iter().filter(|path| is_recorded_file(path)).collect()
+        list_files(committed)?
+            .into_iter()
+            .filter(|path| is_recorded_file(path))
+            .collect()
     } else {
         BTreeSet::new()
     };
@@ -364,11 +475,15 @@ fn list_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut pending = vec![PathBuf::new()];
     while let Some(relative) = pending.pop() {
         let absolute = dir.join(&relative);
-        let entries = fs::read_dir(&absolute).map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
+        let entries = fs::read_dir(&absolute)
+            .map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
         for entry in entries {
-            let entry = entry.map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
+            let entry =
+                entry.map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
             let child = relative.join(entry.file_name());
-            let kind = entry.file_type().map_err(|error| format!("could not stat {}: {error}", child.display()))?;
+            let kind = entry
+                .file_type()
+                .map_err(|error| format!("could not stat {}: {error}", child.display()))?;
             if kind.is_dir() {
                 pending.push(child);
             } else {
@@ -388,18 +503,28 @@ struct Scratch {
 
 impl Scratch {
     fn new() -> Result<Self, String> {
-        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let root = std::env::temp_dir().join(format!("pi-session-record-{}-{stamp}", std::process::id()));
-        fs::create_dir_all(&root).map_err(|error| format!("could not create scratch folder {}: {error}", root.display()))?;
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let root =
+            std::env::temp_dir().join(format!("pi-session-record-{}-{stamp}", std::process::id()));
+        fs::create_dir_all(&root).map_err(|error| {
+            format!(
+                "could not create scratch folder {}: {error}",
+                root.display()
+            )
+        })?;
         Ok(Scratch { root })
     }
 
     fn fresh_dir(&self, name: &str) -> Result<PathBuf, String> {
         let dir = self.root.join(name);
         if dir.exists() {
-            fs::remove_dir_all(&dir).map_err(|error| format!("could not clear {}: {error}", dir.display()))?;
+            fs::remove_dir_all(&dir)
+                .map_err(|error| format!("could not clear {}: {error}", dir.display()))?;
         }
-        fs::create_dir_all(&dir).map_err(|error| format!("could not create {}: {error}", dir.display()))?;
+        fs::create_dir_all(&dir)
+            .map_err(|error| format!("could not create {}: {error}", dir.display()))?;
         Ok(dir)
     }
 }
@@ -428,7 +553,14 @@ mod tests {
 
     #[test]
     fn options_parse_only_check_and_verify() {
-        let options = parse_options(&args(&["--only", "pi16", "--check", "--verify", "fixtures/ours/pi"])).unwrap();
+        let options = parse_options(&args(&[
+            "--only",
+            "pi16",
+            "--check",
+            "--verify",
+            "fixtures/ours/pi",
+        ]))
+        .unwrap();
         assert_eq!(options.implementations, vec![Implementation::Pi16]);
         assert!(options.check);
         assert_eq!(options.verify, Some(PathBuf::from("fixtures/ours/pi")));
@@ -436,8 +568,16 @@ mod tests {
 
     #[test]
     fn options_reject_unknown_values() {
-        assert!(parse_options(&args(&["--only", "rho"])).unwrap_err().contains("unknown implementation"));
-        assert!(parse_options(&args(&["--frobnicate"])).unwrap_err().contains("unknown argument"));
+        assert!(
+            parse_options(&args(&["--only", "rho"]))
+                .unwrap_err()
+                .contains("unknown implementation")
+        );
+        assert!(
+            parse_options(&args(&["--frobnicate"]))
+                .unwrap_err()
+                .contains("unknown argument")
+        );
         assert!(parse_options(&args(&["--only"])).is_err());
     }
 
@@ -487,7 +627,11 @@ mod tests {
         replace_recorded_files(&fresh, &target).unwrap();
         assert_eq!(
             list_files(&target).unwrap(),
-            vec![PathBuf::from("README.md"), PathBuf::from("a.jsonl"), Path::new("blobs").join("abc")]
+            vec![
+                PathBuf::from("README.md"),
+                PathBuf::from("a.jsonl"),
+                Path::new("blobs").join("abc")
+            ]
         );
         assert_eq!(fs::read_to_string(target.join("a.jsonl")).unwrap(), "new");
     }

@@ -8,15 +8,22 @@
 //!   thinking never sent back, empty and superseded assistant turns dropped,
 //!   every tool call answered, pictures and PDFs by what the model takes.
 //! - [`providers`]: OpenAI Chat Completions and Anthropic Messages shapes.
+//! - [`projection::project`]: any of these for a branch, by [`Format`].
+//!
+//! Output JSON is `serde_json::Value`; write it with
+//! `pi_session_types::json::to_js_string` to get the bytes JavaScript's
+//! `JSON.stringify` writes (number formatting differs from serde_json's).
 //!
 //! Guarantees: pure functions of their input (no clock, no randomness, no
 //! global state); never panic on odd input (unknown roles, wrong field
 //! types); projections are always valid for a provider (no unanswered tool
-//! call). The only I/O is reading attached PDFs, and only through a
-//! [`documents::DocumentSource`]; [`documents::WorkspaceDocuments`] never
-//! reads outside its root.
+//! call). The only I/O is reading attached PDFs, through a
+//! [`documents::DocumentSource`] ([`documents::WorkspaceDocuments`] never
+//! reads outside its root), and omp's picture blobs, through the tree
+//! crate's `BlobSource`; both are given by the caller.
 //!
-//! It must not: read session files, resolve the tree, or talk to providers.
+//! It must not: read or write session files, walk the tree itself (the tree
+//! crate does), or talk to providers.
 
 #![deny(missing_docs)]
 
@@ -25,6 +32,7 @@ mod js;
 pub mod llm;
 pub mod omp_prompt;
 mod output_notice;
+pub mod projection;
 pub mod providers;
 pub mod reqllm;
 pub mod rho;
@@ -32,6 +40,7 @@ pub mod rho;
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
 pub use llm::{Dialect, llm_messages};
 pub use output_notice::format_output_notice;
+pub use projection::{Format, ProjectOptions, project};
 pub use providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 pub use reqllm::{ContentPart, Message, PartType, Role, ToolCall};
 pub use rho::{Inputs, Options, compacted, context, messages};

@@ -605,3 +605,134 @@ fn pruned_tool_result_content(m: &Map<String, Value>) -> Option<Value> {
     }
     Some(Value::Array(out))
 }
+
+// ─────────────────────── omp's steps around convertToLlm ───────────────────────
+
+/// omp's image-gate text when the setting `images.blockImages` is on.
+pub const OMP_IMAGES_BLOCKED: &str = "Image reading is disabled.";
+/// omp's image-gate text when the active model takes no pictures.
+pub const OMP_IMAGES_UNSUPPORTED: &str =
+    "[image omitted: the active model does not support image input]";
+
+/// omp's `wrapSteeringForModel` (part of `transformContext`, run on agent
+/// messages before [`llm_messages`]): every `user` message with
+/// `steering: true`, and every collab peer prompt, gets its text wrapped in
+/// the user-interjection envelope (pictures kept after it); the `steering`
+/// key is dropped. Messages with no text stay as they are.
+pub fn omp_wrap_steering(messages: &[Value]) -> Vec<Value> {
+    messages.iter().map(wrap_steering_one).collect()
+}
+
+fn wrap_steering_one(message: &Value) -> Value {
+    let Some(m) = message.as_object() else {
+        return message.clone();
+    };
+    let is_user = str_at(m, "role") == Some("user");
+    let steering = if is_user {
+        m.get("steering") == Some(&Value::Bool(true))
+    } else {
+        str_at(m, "role") == Some("custom")
+            && str_at(m, "customType") == Some(COLLAB_PROMPT_TYPE)
+            && str_at(m, "attribution") == Some("user")
+    };
+    if !steering {
+        return message.clone();
+    }
+    let mut user = if is_user {
+        let mut copy = m.clone();
+        copy.shift_remove("steering");
+        copy
+    } else {
+        match object([
+            ("role", Some("user".into())),
+            ("content", m.get("content").cloned()),
+            ("attribution", Some("user".into())),
+            ("timestamp", m.get("timestamp").cloned()),
+        ]) {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    };
+    let unchanged = |user: Map<String, Value>| {
+        if is_user {
+            message.clone()
+        } else {
+            Value::Object(user)
+        }
+    };
+    match m.get("content") {
+        Some(Value::String(s)) if s.is_empty() => unchanged(user),
+        Some(Value::String(s)) => {
+            user.insert(
+                "content".into(),
+                render(USER_INTERJECTION_TEMPLATE, "message", s).into(),
+            );
+            Value::Object(user)
+        }
+        Some(Value::Array(blocks)) => {
+            let texts: Vec<String> = blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| join_item(b.get("text")))
+                .collect();
+            let text = texts.join("\n");
+            if text.is_empty() {
+                return unchanged(user);
+            }
+            let mut content = vec![text_block(render(
+                USER_INTERJECTION_TEMPLATE,
+                "message",
+                &text,
+            ))];
+            content.extend(
+                blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+                    .cloned(),
+            );
+            user.insert("content".into(), Value::Array(content));
+            Value::Object(user)
+        }
+        _ => unchanged(user),
+    }
+}
+
+/// omp's `replaceLlmImagesWithText` (the image gate after [`llm_messages`]):
+/// in `user`, `developer` and `toolResult` messages every picture becomes a
+/// text block holding `placeholder`, and a picture right after that same
+/// placeholder is dropped instead. Use [`OMP_IMAGES_UNSUPPORTED`] for a model
+/// without picture input, [`OMP_IMAGES_BLOCKED`] when pictures are blocked.
+pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Vec<Value> {
+    messages
+        .iter()
+        .map(|message| {
+            let gated = matches!(role(message), Some("user" | "developer" | "toolResult"));
+            let Some(Value::Array(content)) = message.get("content") else {
+                return message.clone();
+            };
+            let is_image = |b: &Value| b.get("type").and_then(Value::as_str) == Some("image");
+            if !gated || !content.iter().any(is_image) {
+                return message.clone();
+            }
+            let mut replaced: Vec<Value> = Vec::with_capacity(content.len());
+            for block in content {
+                if !is_image(block) {
+                    replaced.push(block.clone());
+                    continue;
+                }
+                let after_placeholder = replaced.last().is_some_and(|prev| {
+                    prev.get("type").and_then(Value::as_str) == Some("text")
+                        && prev.get("text").and_then(Value::as_str) == Some(placeholder)
+                });
+                if !after_placeholder {
+                    replaced.push(text_block(placeholder));
+                }
+            }
+            let mut out = message.clone();
+            if let Some(obj) = out.as_object_mut() {
+                obj.insert("content".into(), Value::Array(replaced));
+            }
+            out
+        })
+        .collect()
+}

@@ -4,10 +4,7 @@
 //! Ported: truncation notices (head/tail ranges, partial lines, middle
 //! elision, byte limits, continuation offsets, artifact references), the
 //! artifact-error notice, the limit notices and the column-truncation notice.
-//! LSP diagnostics are ported for messages that do not name a file; omp
-//! groups file-named diagnostics into a path tree, which is approximated
-//! here by one `# <path>` header per file (bash/python runs do not carry
-//! diagnostics in practice).
+//! LSP diagnostics are grouped by file in omp's prefix-folded path tree.
 
 use serde_json::{Map, Value};
 
@@ -254,9 +251,9 @@ fn to_fixed_1(x: f64) -> String {
 }
 
 /// `formatGroupedDiagnosticMessages`: messages `path:line:col rest` grouped
-/// under their file; others listed after them.
+/// under their file in a prefix-folded path tree (pi-utils `path-tree.ts`
+/// via `formatGroupedFiles`); other messages listed after a blank line.
 fn grouped_diagnostics(messages: &[Value]) -> String {
-    let mut order: Vec<String> = Vec::new();
     let mut by_file: Vec<(String, Vec<String>)> = Vec::new();
     let mut ungrouped: Vec<String> = Vec::new();
     for message in messages {
@@ -264,12 +261,10 @@ fn grouped_diagnostics(messages: &[Value]) -> String {
         match split_diagnostic(&text) {
             Some((path, rest)) => {
                 let path = path.replace('\\', "/");
+                let line = format!("  {rest}");
                 match by_file.iter_mut().find(|(p, _)| *p == path) {
-                    Some((_, lines)) => lines.push(format!("  {rest}")),
-                    None => {
-                        order.push(path.clone());
-                        by_file.push((path, vec![format!("  {rest}")]));
-                    }
+                    Some((_, lines)) => lines.push(line),
+                    None => by_file.push((path, vec![line])),
                 }
             }
             None => ungrouped.push(text),
@@ -278,19 +273,119 @@ fn grouped_diagnostics(messages: &[Value]) -> String {
     if by_file.is_empty() {
         return ungrouped.join("\n");
     }
-    let mut lines = Vec::new();
-    for (i, (path, file_lines)) in by_file.into_iter().enumerate() {
-        if i > 0 {
+    let tree = PathTree::build(by_file.iter().map(|(path, _)| path.as_str()));
+    let mut lines: Vec<String> = Vec::new();
+    let mut emitted = false;
+    tree.walk(0, &mut |event| {
+        if emitted && (event.depth == 0 || event.is_dir) {
             lines.push(String::new());
         }
-        lines.push(format!("# {path}"));
-        lines.extend(file_lines);
-    }
+        emitted = true;
+        let hashes = "#".repeat(event.depth + 1);
+        if event.is_dir {
+            lines.push(format!("{hashes} {}/", event.name));
+            return;
+        }
+        lines.push(format!("{hashes} {}", event.name));
+        if let Some((_, file_lines)) = by_file.iter().find(|(p, _)| *p == event.key) {
+            lines.extend(file_lines.iter().cloned());
+        }
+    });
     if !ungrouped.is_empty() {
         lines.push(String::new());
         lines.extend(ungrouped);
     }
     lines.join("\n")
+}
+
+/// pi-utils `PathTreeNode`: files and subdirectories in first-seen order.
+#[derive(Default)]
+struct PathTree {
+    files: Vec<(String, String)>,
+    dirs: Vec<(String, PathTree)>,
+}
+
+struct TreeEvent<'a> {
+    is_dir: bool,
+    depth: usize,
+    name: String,
+    key: &'a str,
+}
+
+impl PathTree {
+    /// `buildPathTree` for file paths (`isDir` false, key = path).
+    fn build<'a>(paths: impl Iterator<Item = &'a str>) -> Self {
+        let mut root = PathTree::default();
+        for path in paths {
+            let normalized = path.replace('\\', "/");
+            if is_url_like(&normalized) {
+                root.add_file(&normalized, path);
+                continue;
+            }
+            let trimmed = normalized.strip_suffix('/').unwrap_or(&normalized);
+            if trimmed.is_empty() {
+                continue;
+            }
+            let segments: Vec<&str> = trimmed.split('/').collect();
+            let mut node = &mut root;
+            for segment in &segments[..segments.len() - 1] {
+                let index = match node.dirs.iter().position(|(name, _)| name == segment) {
+                    Some(index) => index,
+                    None => {
+                        node.dirs.push(((*segment).to_owned(), PathTree::default()));
+                        node.dirs.len() - 1
+                    }
+                };
+                node = &mut node.dirs[index].1;
+            }
+            node.add_file(segments[segments.len() - 1], path);
+        }
+        root
+    }
+
+    fn add_file(&mut self, name: &str, key: &str) {
+        if !self.files.iter().any(|(n, _)| n == name) {
+            self.files.push((name.to_owned(), key.to_owned()));
+        }
+    }
+
+    /// `walkPathTree`: a node's files, then its subdirectories with
+    /// single-child chains folded into one name.
+    fn walk<'a>(&'a self, depth: usize, emit: &mut dyn FnMut(TreeEvent<'a>)) {
+        for (name, key) in &self.files {
+            emit(TreeEvent {
+                is_dir: false,
+                depth,
+                name: name.clone(),
+                key,
+            });
+        }
+        for (name, child) in &self.dirs {
+            let mut node = child;
+            let mut parts = vec![name.as_str()];
+            while node.files.is_empty() && node.dirs.len() == 1 {
+                parts.push(node.dirs[0].0.as_str());
+                node = &node.dirs[0].1;
+            }
+            emit(TreeEvent {
+                is_dir: true,
+                depth,
+                name: parts.join("/"),
+                key: "",
+            });
+            node.walk(depth + 1, emit);
+        }
+    }
+}
+
+/// `/^[a-z][a-z0-9+.-]*:\/\//i`.
+fn is_url_like(path: &str) -> bool {
+    let Some((scheme, _)) = path.split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
 }
 
 /// `/^(.+?):(\d+:\d+\s+.*)$/`.

@@ -369,6 +369,13 @@ impl Message {
     }
 }
 
+impl serde::Serialize for Message {
+    /// Serialises the canonical (full) form.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_canonical_json().serialize(serializer)
+    }
+}
+
 /// The canonical JSON array of a projection (rho-reqllm.md §C.1 full form).
 pub fn to_canonical_json(messages: &[Message]) -> Value {
     Value::Array(messages.iter().map(Message::to_canonical_json).collect())

@@ -12,7 +12,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
+use pi_session_tree::BlobSource;
+use pi_session_tree::blobs::parse_blob_ref;
+
 use crate::documents::{DocumentSource, NoDocuments};
+use crate::js::nullish as js_nullish;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 
 /// The result text rho gives a tool call that never got a result.
@@ -99,6 +103,10 @@ pub struct Options<'a> {
     pub inputs: Inputs,
     /// Where attached PDFs are read from (only with `inputs.pdf`).
     pub documents: &'a dyn DocumentSource,
+    /// Where omp's `blob:sha256:<hex>` picture references are read from.
+    /// Without it (rho's behaviour) such a picture is not valid base64 and
+    /// is dropped.
+    pub blobs: Option<&'a dyn BlobSource>,
 }
 
 impl std::fmt::Debug for Options<'_> {
@@ -114,6 +122,7 @@ impl Default for Options<'_> {
         Options {
             inputs: Inputs::default(),
             documents: &NoDocuments,
+            blobs: None,
         }
     }
 }
@@ -157,9 +166,9 @@ pub fn context(entries: &[Value], options: &Options<'_>) -> Vec<Message> {
                 .filter(|e| !ids.contains(&e.get("id").and_then(Value::as_str)));
             Message::user_text(compaction_context(summary) + &attachments_note(away))
         });
-    let rest: Vec<Value> = on_context().cloned().collect();
+    let rest: Vec<&Value> = on_context().collect();
     let mut out: Vec<Message> = summary_message.into_iter().collect();
-    out.extend(messages(&rest, options));
+    out.extend(project(&rest, options));
     out
 }
 
@@ -197,6 +206,11 @@ pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String
 /// rho's `messages/2`: `message` and `custom_message` entries become req_llm
 /// messages; every other entry is ignored; dangling tool calls are closed.
 pub fn messages(entries: &[Value], options: &Options<'_>) -> Vec<Message> {
+    let entries: Vec<&Value> = entries.iter().collect();
+    project(&entries, options)
+}
+
+fn project(entries: &[&Value], options: &Options<'_>) -> Vec<Message> {
     let chosen = if options.inputs.pdf {
         choose_documents(entries, options.documents)
     } else {
@@ -263,7 +277,10 @@ impl Projector<'_> {
             return Some(ContentPart::text(NO_PICTURES_NOTE));
         }
         let data = part.get("data")?.as_str()?;
-        let bytes = STANDARD.decode(data).ok()?;
+        let bytes = match (parse_blob_ref(data), self.options.blobs) {
+            (Some(hash), Some(blobs)) => blobs.read_blob(hash).ok()??,
+            _ => STANDARD.decode(data).ok()?,
+        };
         let mime = part
             .get("mimeType")
             .and_then(Value::as_str)
@@ -308,14 +325,20 @@ impl Projector<'_> {
             .collect();
         let mut content = vec![ContentPart::text(text)];
         content.extend(images);
-        Message::tool_result(
+        let mut result = Message::tool_result(
             interpolate(message.get("toolCallId")),
             message
                 .get("toolName")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             content,
-        )
+        );
+        // A result without a call id projects with `tool_call_id: nil`, as
+        // rho's `m["toolCallId"]` gives.
+        if js_nullish(message.get("toolCallId")) {
+            result.tool_call_id = None;
+        }
+        result
     }
 }
 
@@ -393,7 +416,7 @@ fn close_dangling_calls(projected: impl Iterator<Item = Message>) -> Vec<Message
 /// newest first, their PDFs last first, while the running totals stay within
 /// [`MAX_DOCUMENT_BYTES`] and [`MAX_DOCUMENT_PAGES`]. A PDF that does not fit
 /// is skipped and older ones are still tried.
-fn choose_documents(entries: &[Value], documents: &dyn DocumentSource) -> HashSet<String> {
+fn choose_documents(entries: &[&Value], documents: &dyn DocumentSource) -> HashSet<String> {
     let mut chosen = HashSet::new();
     let (mut bytes, mut pages) = (0u64, 0u64);
     let user_messages = entries

@@ -3,9 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod corpus;
 mod documents;
 mod fixtures;
 mod llm_convert;
 mod providers;
 mod recorded;
+mod recorded_projection;
 mod rho_rules;
+mod robustness;

@@ -1,5 +1,7 @@
 //! Helpers shared by the tests: minimal sessions built from JSON values.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Value, json};
 
 /// Chains `entries` into a linear branch: ids `e1`, `e2`, … and each
@@ -78,4 +80,119 @@ pub fn outline(messages: &[pi_session_context::Message]) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// Leaf = last entry with an id; walk `parentId` (stopping on a cycle).
+pub fn branch_of_leaf(entries: &[Value]) -> Vec<Value> {
+    let by_id: HashMap<&str, &Value> = entries
+        .iter()
+        .filter_map(|e| Some((e.get("id")?.as_str()?, e)))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut cursor = entries
+        .iter()
+        .rev()
+        .find(|e| e.get("id").is_some_and(Value::is_string));
+    while let Some(entry) = cursor {
+        let id = entry["id"].as_str().unwrap_or_default();
+        if !seen.insert(id.to_owned()) {
+            break;
+        }
+        out.push(entry.clone());
+        cursor = entry
+            .get("parentId")
+            .and_then(Value::as_str)
+            .and_then(|p| by_id.get(p).copied());
+    }
+    out.reverse();
+    out
+}
+
+/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`
+/// (serde_json rejects them; the recorded fixtures keep what JavaScript
+/// wrote). Agent input and recorded output are rewritten alike, so the
+/// comparison stays fair: a lone surrogate is U+FFFD on both sides.
+pub fn replace_lone_surrogates(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let hex_at = |i: usize| -> Option<u16> {
+        let digits = text.get(i..i + 4)?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(unit) = hex_at(i + 2) else {
+            i += 2;
+            continue;
+        };
+        let is_high = (0xD800..0xDC00).contains(&unit);
+        let is_low = (0xDC00..0xE000).contains(&unit);
+        if is_high
+            && bytes.get(i + 6) == Some(&b'\\')
+            && bytes.get(i + 7) == Some(&b'u')
+            && hex_at(i + 8).is_some_and(|next| (0xDC00..0xE000).contains(&next))
+        {
+            i += 12;
+            continue;
+        }
+        if is_high || is_low {
+            out.push_str(&text[copied..i]);
+            out.push_str("\\ufffd");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The JSON objects of a session file with a string `type` (lines that are
+/// not JSON are skipped; lone surrogates become U+FFFD), header and title
+/// slot left out.
+pub fn read_entries(path: &std::path::Path) -> Vec<Value> {
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(&replace_lone_surrogates(l)).ok())
+        .filter(|v| v.get("type").is_some_and(Value::is_string))
+        .filter(|v| !matches!(v["type"].as_str(), Some("session" | "title")))
+        .collect()
+}
+
+/// rho's promise: every tool call is answered before the next non-tool
+/// message (and by the end), and no thinking is sent back.
+pub fn assert_valid_for_provider(messages: &[pi_session_context::Message], what: &str) {
+    use pi_session_context::{PartType, Role};
+    let mut open: Vec<String> = Vec::new();
+    for message in messages {
+        assert!(
+            message.content.iter().all(|p| p.kind != PartType::Thinking),
+            "{what}: thinking sent back"
+        );
+        if message.role == Role::Tool {
+            let id = message.tool_call_id.as_deref().unwrap_or_default();
+            open.retain(|o| o != id);
+            continue;
+        }
+        assert!(open.is_empty(), "{what}: calls {open:?} unanswered");
+        open = message
+            .tool_calls
+            .iter()
+            .flatten()
+            .map(|c| c.id.clone())
+            .collect();
+    }
+    assert!(
+        open.is_empty(),
+        "{what}: calls {open:?} unanswered at the end"
+    );
 }

@@ -63,6 +63,7 @@ fn paths_escaping_the_root_are_treated_as_gone() {
     let options = Options {
         inputs: "text,pdf".parse().unwrap(),
         documents: &docs,
+        blobs: None,
     };
     let out = messages(&entries, &options);
     let parts = &out[0].content;

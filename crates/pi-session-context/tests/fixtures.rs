@@ -56,11 +56,13 @@ fn snapshot_every_fixture_session() {
             Options {
                 inputs: "text,image,pdf".parse::<Inputs>().unwrap(),
                 documents: &workspace,
+                blobs: None,
             }
         } else {
             Options {
                 inputs: Inputs::default(),
                 documents: &NoDocuments,
+                blobs: None,
             }
         };
         let projected = context(&branch_of(&path), &options);

@@ -5,12 +5,18 @@
 //! next to it is what the real function returned for them, recorded once by
 //! running omp 18.2.3 (`session/messages.ts` `convertToLlm`, under bun) and
 //! pi 0.73.1 (`dist/core/messages.js` `convertToLlm`, under node) with
-//! `JSON.stringify` of the result. The comparison is byte for byte, so key
-//! order and left-out `undefined`s count too.
+//! `JSON.stringify` of the result. `omp_steering`, `omp_image_gate` and
+//! `omp_output_notice` check omp's `wrapSteeringForModel`,
+//! `replaceLlmImagesWithText` and `formatOutputNotice` the same way.
+//! The comparison is byte for byte, so key order and left-out `undefined`s
+//! count too.
 
 use std::path::PathBuf;
 
-use pi_session_context::{Dialect, llm_messages};
+use pi_session_context::llm::{
+    OMP_IMAGES_UNSUPPORTED, omp_replace_images_with_text, omp_wrap_steering,
+};
+use pi_session_context::{Dialect, format_output_notice, llm_messages};
 use serde_json::{Value, json};
 
 fn fixtures_dir() -> PathBuf {
@@ -26,33 +32,36 @@ fn conversion_equals_the_real_functions_byte_for_byte() {
         let Some(stem) = name.strip_suffix(".input.json") else {
             continue;
         };
-        let dialect = if stem.starts_with("omp") {
-            Dialect::Omp
-        } else {
-            Dialect::Pi
-        };
         let input: Vec<Value> =
             serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let expected =
             std::fs::read_to_string(path.with_file_name(format!("{stem}.expected.json"))).unwrap();
-        let actual = serde_json::to_string(&llm_messages(&input, dialect)).unwrap();
-        let expected: Vec<Value> = serde_json::from_str(&expected).unwrap();
-        for (i, (a, e)) in llm_messages(&input, dialect)
-            .iter()
-            .zip(&expected)
-            .enumerate()
-        {
+        let ours = match stem {
+            "omp_steering" => omp_wrap_steering(&input),
+            "omp_image_gate" => omp_replace_images_with_text(&input, OMP_IMAGES_UNSUPPORTED),
+            "omp_output_notice" => input
+                .iter()
+                .map(|meta| Value::String(format_output_notice(Some(meta))))
+                .collect(),
+            omp if omp.starts_with("omp") => llm_messages(&input, Dialect::Omp),
+            _ => llm_messages(&input, Dialect::Pi),
+        };
+        let recorded: Vec<Value> = serde_json::from_str(&expected).unwrap();
+        for (i, (a, e)) in ours.iter().zip(&recorded).enumerate() {
             assert_eq!(
                 serde_json::to_string(a).unwrap(),
                 serde_json::to_string(e).unwrap(),
                 "{name}: message {i} differs"
             );
         }
-        assert_eq!(actual, serde_json::to_string(&expected).unwrap(), "{name}");
+        assert_eq!(ours.len(), recorded.len(), "{name}: message count");
+        // Written the way JavaScript writes it, the bytes are the real ones.
+        let written = pi_session_types::json::to_js_string(&ours).unwrap();
+        assert_eq!(written, expected.trim_end(), "{name}: bytes differ");
         checked += 1;
     }
     assert!(
-        checked >= 2,
+        checked >= 5,
         "expected the pi and omp cases, found {checked}"
     );
 }

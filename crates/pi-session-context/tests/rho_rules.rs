@@ -348,6 +348,7 @@ fn pdf_budget_skips_a_newer_pdf_that_does_not_fit_and_sends_an_older_one() {
     let options = Options {
         inputs: "text,image,pdf".parse().unwrap(),
         documents: &docs,
+        blobs: None,
     };
     let out = messages(&entries, &options);
     // Newest first: new.pdf (600 B, 1 p) fits; then many-pages.pdf (99 p):
@@ -410,6 +411,7 @@ fn pdf_budget_sends_an_older_pdf_when_a_newer_one_is_too_big() {
     let options = Options {
         inputs: "text,pdf".parse().unwrap(),
         documents: &docs,
+        blobs: None,
     };
     let out = messages(&entries, &options);
     assert_eq!(out[0].content[1].kind, PartType::File);
@@ -432,6 +434,7 @@ fn pdfs_are_only_read_when_the_model_takes_them() {
     let options = Options {
         inputs: Inputs::default(),
         documents: &docs,
+        blobs: None,
     };
     assert_eq!(outline(&messages(&entries, &options)), ["user: doc"]);
 }

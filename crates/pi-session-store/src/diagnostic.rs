@@ -144,12 +144,12 @@ pub enum DiagnosticKind {
     #[error("the entry has no string `id`; it cannot be a parent or the leaf")]
     MissingId,
     /// The file was migrated in memory (pi.md §4); the file itself was not touched.
-    #[error(
-        "the file is version {from}; it was migrated in memory to version 3 (ids generated from byte offsets, deterministic); the file was not changed"
-    )]
+    #[error("the file is version {from}; its entries were migrated in memory to version 3 ({how}); the file was not changed")]
     Migrated {
         /// The version found in the header (1 when absent).
         from: u64,
+        /// What the migration did.
+        how: &'static str,
     },
     /// The header says a version newer than 3; entries are read as they are.
     #[error("the header says version {version}, newer than 3; entries are read as they are")]

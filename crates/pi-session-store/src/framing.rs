@@ -196,7 +196,7 @@ mod tests {
         assert_eq!(reference.len(), 4);
         assert_eq!(reference[0], (1, 3, b"{\"a\":1}".to_vec(), true));
         assert_eq!(reference[1], (2, 12, b"".to_vec(), true));
-        assert_eq!(reference[3].3, false);
+        assert!(!reference[3].3);
         for capacity in [16, 17, 20, 31, 64] {
             assert_eq!(collect(input, capacity).0, reference, "capacity {capacity}");
         }

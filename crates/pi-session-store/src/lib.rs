@@ -52,7 +52,7 @@ mod session_file;
 mod writer;
 
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use discover::{ListProblem, SessionListing, latest, list, read_listing};
+pub use discover::{HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, read_listing};
 pub use error::StoreError;
 pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;

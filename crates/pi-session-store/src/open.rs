@@ -176,7 +176,7 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
         return LineOutcome::Blank;
     }
     match parse_envelope(content) {
-        Ok(envelope) => LineOutcome::Values(vec![(line.content.clone(), Ok(envelope))]),
+        Ok(envelope) => LineOutcome::Values(vec![(line.content.clone(), Ok(with_encoding_warnings(content, envelope)))]),
         Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
             Some(ranges) => LineOutcome::Values(
                 ranges
@@ -192,6 +192,23 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
         },
         Err(error) => LineOutcome::Failed(error),
     }
+}
+
+/// The envelope parse skips the strings it does not need without decoding them, so a lone
+/// surrogate escape or invalid UTF-8 there goes unnoticed. Lines that may hold either (a cheap
+/// check: not UTF-8, or a `\ud`/`\uD` escape somewhere) get the full typed parse, which repairs
+/// them and says so; the warnings are added to the envelope.
+fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
+    let suspicious = std::str::from_utf8(content).is_err()
+        || memchr::memmem::find(content, b"\\ud").is_some()
+        || memchr::memmem::find(content, b"\\uD").is_some();
+    if suspicious
+        && envelope.warnings.is_empty()
+        && let Ok(parsed) = parse_line(content)
+    {
+        envelope.warnings = parsed.warnings.into_iter().filter(|w| warning_kind(w).is_some()).collect();
+    }
+    envelope
 }
 
 /// Folds line outcomes, in file order, into a [`SessionFile`].
@@ -370,10 +387,13 @@ impl Builder {
         if version == CURRENT_VERSION {
             return Migration::None;
         }
-        self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::Migrated { from: version }));
         if version == 2 {
+            let how = "hookMessage roles read as custom";
+            self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::Migrated { from: version, how }));
             return Migration::FromV2;
         }
+        let how = "ids and parents generated from byte offsets, the same on every open; firstKeptEntryIndex read as firstKeptEntryId; hookMessage roles read as custom";
+        self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::Migrated { from: version, how }));
         let mut ids = IdGenerator::default();
         let mut previous: Option<String> = None;
         for entry in &mut self.entries {

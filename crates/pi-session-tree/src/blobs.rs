@@ -84,8 +84,11 @@ impl BlobSource for BlobFolder {
 /// The hash of a well-formed reference (`blob:sha256:` + 64 lowercase hex).
 pub fn parse_blob_ref(data: &str) -> Option<&str> {
     let hash = data.strip_prefix(BLOB_REF_PREFIX)?;
-    (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
-        .then_some(hash)
+    (hash.len() == 64
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    .then_some(hash)
 }
 
 /// Whether a string starts like a blob reference (omp's `isBlobRef`).
@@ -123,14 +126,17 @@ fn is_image_block(value: &Value) -> bool {
 fn is_image_payload(value: &Value) -> bool {
     value.get("data").is_some_and(Value::is_string)
         && (is_image_block(value)
-            || js::as_str(value.get("mimeType")).is_some_and(|m| m.to_lowercase().starts_with("image/")))
+            || js::as_str(value.get("mimeType"))
+                .is_some_and(|m| m.to_lowercase().starts_with("image/")))
 }
 
 /// omp's `isExternalizableImagePosition`.
 pub(crate) fn is_image_position(value: &Value, key: Option<&str>) -> bool {
     value.is_object()
         && is_image_payload(value)
-        && ((key == Some("content") && is_image_block(value)) || key == Some("images") || key == Some("frames"))
+        && ((key == Some("content") && is_image_block(value))
+            || key == Some("images")
+            || key == Some("frames"))
 }
 
 struct Resolver<'a> {
@@ -141,12 +147,14 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn walk(&mut self, value: &mut Value, key: Option<&str>) {
-        if key != Some("frames") && is_image_position(value, key)
+        if key != Some("frames")
+            && is_image_position(value, key)
             && let Some(Value::String(data)) = value.get_mut("data")
-                && is_blob_ref(data) {
-                    *data = self.resolve(data, false);
-                    return;
-                }
+            && is_blob_ref(data)
+        {
+            *data = self.resolve(data, false);
+            return;
+        }
         match value {
             Value::Array(items) => {
                 for item in items {
@@ -156,13 +164,15 @@ impl Resolver<'_> {
             Value::Object(map) => {
                 if js::is_str(map.get("type"), "image_generation_call")
                     && let Some(Value::String(result)) = map.get_mut("result")
-                        && is_blob_ref(result) {
-                            *result = self.resolve(result, false);
-                        }
+                    && is_blob_ref(result)
+                {
+                    *result = self.resolve(result, false);
+                }
                 if let Some(Value::String(url)) = map.get_mut("image_url")
-                    && is_blob_ref(url) {
-                        *url = self.resolve(url, true);
-                    }
+                    && is_blob_ref(url)
+                {
+                    *url = self.resolve(url, true);
+                }
                 for (child_key, child) in map.iter_mut() {
                     self.walk(child, Some(child_key.as_str()));
                 }
@@ -200,8 +210,12 @@ impl Resolver<'_> {
     }
 
     fn report(&mut self, kind: DiagnosticKind, message: String) {
-        self.diagnostics
-            .push(Diagnostic::at(kind, None, self.entry_id.as_deref(), message));
+        self.diagnostics.push(Diagnostic::at(
+            kind,
+            None,
+            self.entry_id.as_deref(),
+            message,
+        ));
     }
 }
 
@@ -231,7 +245,8 @@ mod tests {
     #[test]
     fn missing_blob_is_a_diagnostic() {
         let reference = format!("blob:sha256:{}", "b".repeat(64));
-        let mut entry = json!({"id": "x", "images": [{"data": reference, "mimeType": "image/png"}]});
+        let mut entry =
+            json!({"id": "x", "images": [{"data": reference, "mimeType": "image/png"}]});
         let diagnostics = resolve_entry_blobs(&mut entry, &source);
         assert_eq!(diagnostics.len(), 1);
         assert_eq!(diagnostics[0].kind, DiagnosticKind::MissingBlob);

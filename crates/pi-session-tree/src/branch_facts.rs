@@ -48,7 +48,10 @@ impl Compacted {
 /// assert_eq!((split.compaction, split.kept, split.later), (Some(2), 1..2, 3..4));
 /// ```
 pub fn compacted(branch: &[Value]) -> Compacted {
-    let Some(c) = branch.iter().rposition(|e| js::is_str(e.get("type"), "compaction")) else {
+    let Some(c) = branch
+        .iter()
+        .rposition(|e| js::is_str(e.get("type"), "compaction"))
+    else {
         return Compacted {
             compaction: None,
             kept: 0..0,
@@ -56,7 +59,11 @@ pub fn compacted(branch: &[Value]) -> Compacted {
         };
     };
     let kept = js::as_str(branch[c].get("firstKeptEntryId"))
-        .and_then(|first| branch[..c].iter().position(|e| js::is_str(e.get("id"), first)))
+        .and_then(|first| {
+            branch[..c]
+                .iter()
+                .position(|e| js::is_str(e.get("id"), first))
+        })
         .map_or(c..c, |start| start..c);
     Compacted {
         compaction: Some(c),
@@ -105,7 +112,11 @@ impl ModelRef {
         if self.provider.is_empty() {
             return self.model_id.clone();
         }
-        let provider = if self.provider == "openai-codex" { "openai_codex" } else { &self.provider };
+        let provider = if self.provider == "openai-codex" {
+            "openai_codex"
+        } else {
+            &self.provider
+        };
         format!("{provider}:{}", self.model_id)
     }
 }
@@ -242,7 +253,11 @@ impl UsageSums {
         self.cache_read += number(usage.get("cacheRead"));
         self.cache_write += number(usage.get("cacheWrite"));
         self.total_tokens += number(usage.get("totalTokens"));
-        self.reasoning += number(usage.get("reasoning").or_else(|| usage.get("reasoningTokens")));
+        self.reasoning += number(
+            usage
+                .get("reasoning")
+                .or_else(|| usage.get("reasoningTokens")),
+        );
         self.cost_input += number(js::get(cost, "input"));
         self.cost_output += number(js::get(cost, "output"));
         self.cost_cache_read += number(js::get(cost, "cacheRead"));
@@ -308,7 +323,8 @@ pub fn usage_breakdown(entries: &[Value]) -> UsageBreakdown {
                     Some("toolResult") => {
                         let nested = object(js::get(message, "usage")).or_else(|| {
                             let is_task = js::is_str(js::get(message, "toolName"), "task");
-                            object(js::get(js::get(message, "details"), "usage")).filter(|_| is_task)
+                            object(js::get(js::get(message, "details"), "usage"))
+                                .filter(|_| is_task)
                         });
                         if let Some(usage) = nested {
                             breakdown.nested_tools.add(usage);

@@ -220,7 +220,10 @@ fn sanitize_copilot_replay(entry: &mut Value) {
         return;
     };
     let is_copilot_history = js::is_str(message.get("role"), "assistant")
-        && js::is_str(js::get(message.get("providerPayload"), "type"), "openaiResponsesHistory")
+        && js::is_str(
+            js::get(message.get("providerPayload"), "type"),
+            "openaiResponsesHistory",
+        )
         && js::is_str(message.get("provider"), "github-copilot");
     if !is_copilot_history {
         return;
@@ -228,9 +231,10 @@ fn sanitize_copilot_replay(entry: &mut Value) {
     if let Some(Value::Array(blocks)) = message.get_mut("content") {
         for block in blocks.iter_mut() {
             if js::is_str(block.get("type"), "thinking")
-                && let Some(map) = block.as_object_mut() {
-                    map.shift_remove("thinkingSignature");
-                }
+                && let Some(map) = block.as_object_mut()
+            {
+                map.shift_remove("thinkingSignature");
+            }
         }
     }
     message.shift_remove("providerPayload");
@@ -270,17 +274,31 @@ pub fn agent_context(
             let (context, diagnostics) = pi_context::build(path);
             (AgentContext::Pi(context), diagnostics)
         }
+        Dialect::Omp => agent_context_owned(path.to_vec(), dialect, options),
+    }
+}
+
+/// [`agent_context`] for a path the caller no longer needs: omp's load-time
+/// rewrites are applied in place instead of on a copy (large branches are
+/// not held twice).
+pub fn agent_context_owned(
+    mut path: Vec<Value>,
+    dialect: Dialect,
+    options: &ContextOptions<'_>,
+) -> (AgentContext, Vec<Diagnostic>) {
+    match dialect {
+        Dialect::Pi => agent_context(&path, dialect, options),
         Dialect::Omp => {
             let mut diagnostics = Vec::new();
-            let prepared: Vec<Value> = path
-                .iter()
-                .map(|entry| {
-                    let mut entry = entry.clone();
-                    diagnostics.extend(prepare_omp_entry(&mut entry, options.blobs));
-                    entry
-                })
-                .collect();
-            let (context, more) = omp_context::build(&prepared, &OmpOptions { blobs: options.blobs });
+            for entry in &mut path {
+                diagnostics.extend(prepare_omp_entry(entry, options.blobs));
+            }
+            let (context, more) = omp_context::build(
+                &path,
+                &OmpOptions {
+                    blobs: options.blobs,
+                },
+            );
             diagnostics.extend(more);
             (AgentContext::Omp(context), diagnostics)
         }

@@ -92,8 +92,9 @@ impl TreeIndex {
         let mut diagnostics = Vec::new();
         for (position, node) in nodes.iter().enumerate() {
             if let Some(id) = &node.id
-                && let Some(previous) = by_id.insert(id.clone(), position) {
-                    diagnostics.push(Diagnostic::at(
+                && let Some(previous) = by_id.insert(id.clone(), position)
+            {
+                diagnostics.push(Diagnostic::at(
                         DiagnosticKind::DuplicateId,
                         Some(position),
                         Some(id),
@@ -101,7 +102,7 @@ impl TreeIndex {
                             "id {id:?} was already used by entry {previous}; the later entry wins for lookups"
                         ),
                     ));
-                }
+            }
         }
         let mut children: HashMap<String, Vec<usize>> = HashMap::new();
         for (position, node) in nodes.iter().enumerate() {
@@ -110,9 +111,10 @@ impl TreeIndex {
                 continue;
             }
             if let Some(parent) = &node.parent_id
-                && parent != id {
-                    children.entry(parent.clone()).or_default().push(position);
-                }
+                && parent != id
+            {
+                children.entry(parent.clone()).or_default().push(position);
+            }
         }
         Self {
             nodes,
@@ -211,7 +213,9 @@ impl TreeIndex {
         let mut seen = HashSet::new();
         let mut current = Some(position);
         while let Some(pos) = current {
-            let Some(node) = self.nodes.get(pos) else { break };
+            let Some(node) = self.nodes.get(pos) else {
+                break;
+            };
             if !seen.insert(pos) {
                 branch.diagnostics.push(Diagnostic::at(
                     DiagnosticKind::Cycle,
@@ -224,18 +228,20 @@ impl TreeIndex {
             branch.positions.push(pos);
             current = match node.parent_id.as_deref() {
                 None | Some("") => None,
-                Some(parent) => match self.by_id.get(parent) {
-                    Some(parent_pos) => Some(*parent_pos),
-                    None => {
-                        branch.diagnostics.push(Diagnostic::at(
+                Some(parent) => {
+                    match self.by_id.get(parent) {
+                        Some(parent_pos) => Some(*parent_pos),
+                        None => {
+                            branch.diagnostics.push(Diagnostic::at(
                             DiagnosticKind::MissingParent,
                             Some(pos),
                             node.id.as_deref(),
                             format!("parent {parent:?} is not in the session; the branch starts here"),
                         ));
-                        None
+                            None
+                        }
                     }
-                },
+                }
             };
         }
         branch.positions.reverse();
@@ -280,7 +286,9 @@ impl TreeIndex {
                 let node = &self.nodes[pos];
                 match node.parent_id.as_deref() {
                     None => true,
-                    Some(parent) => node.id.as_deref() == Some(parent) || !self.by_id.contains_key(parent),
+                    Some(parent) => {
+                        node.id.as_deref() == Some(parent) || !self.by_id.contains_key(parent)
+                    }
                 }
             })
             .collect()

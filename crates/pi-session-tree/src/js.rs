@@ -15,7 +15,9 @@ use serde_json::{Map, Value};
 /// Reads `key` from `value` when it is an object; `None` (JavaScript `undefined`)
 /// otherwise.
 pub fn get<'a>(value: Option<&'a Value>, key: &str) -> Option<&'a Value> {
-    value.and_then(Value::as_object).and_then(|map| map.get(key))
+    value
+        .and_then(Value::as_object)
+        .and_then(|map| map.get(key))
 }
 
 /// Reads `key` from an object map.
@@ -111,9 +113,10 @@ pub fn number_to_string(n: &serde_json::Number) -> String {
         return i.to_string();
     }
     if let Some(u) = n.as_u64()
-        && u < (1u64 << 53) {
-            return u.to_string();
-        }
+        && u < (1u64 << 53)
+    {
+        return u.to_string();
+    }
     let f = n.as_f64().unwrap_or(f64::NAN);
     format_f64(f)
 }
@@ -167,10 +170,7 @@ pub fn is_js_whitespace(c: char) -> bool {
             | '\u{2028}'
             | '\u{2029}'
             | '\u{1680}'
-            | '\u{2000}'..='\u{200A}'
-            | '\u{202F}'
-            | '\u{205F}'
-            | '\u{3000}'
+            | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
     )
 }
 
@@ -238,7 +238,10 @@ fn time_clip(ms: f64) -> Option<i64> {
 /// (for the formats we support).
 pub fn parse_date_string(input: &str) -> Option<i64> {
     let s = trim(input);
-    let mut cursor = Cursor { bytes: s.as_bytes(), pos: 0 };
+    let mut cursor = Cursor {
+        bytes: s.as_bytes(),
+        pos: 0,
+    };
     let year = cursor.year()?;
     let mut month = 1;
     let mut day = 1;
@@ -463,7 +466,13 @@ mod tests {
 
     #[test]
     fn iso_round_trip() {
-        for ms in [0, 1_735_787_045_678, -1, 253_402_300_799_999, -62_198_755_200_000] {
+        for ms in [
+            0,
+            1_735_787_045_678,
+            -1,
+            253_402_300_799_999,
+            -62_198_755_200_000,
+        ] {
             assert_eq!(parse_date_string(&iso_from_ms(ms)), Some(ms), "{ms}");
         }
         assert_eq!(iso_from_ms(1_735_787_045_678), "2025-01-02T03:04:05.678Z");

@@ -54,17 +54,23 @@ pub mod render;
 pub mod session_meta;
 pub mod snapcompact;
 pub mod source;
+pub mod store;
 
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
-    Compacted, ModelRef, Totals, UsageBreakdown, UsageSums, add_usage, compacted, model_from, thinking_level,
-    totals, usage_breakdown,
+    Compacted, ModelRef, Totals, UsageBreakdown, UsageSums, add_usage, compacted, model_from,
+    thinking_level, totals, usage_breakdown,
 };
-pub use context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect};
+pub use context::{
+    AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,
+};
 pub use diagnostic::{Diagnostic, DiagnosticKind};
 pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
-pub use mutations::{BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf};
+pub use mutations::{
+    BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,
+};
 pub use omp_context::OmpContext;
 pub use pi_context::PiContext;
 pub use render::{RenderOptions, render_tree, tree_json};
 pub use source::{EntrySource, ResolvedContext, SessionView};
+pub use store::EntryReadError;

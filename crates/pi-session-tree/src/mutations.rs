@@ -121,18 +121,25 @@ pub fn plan_fork(
     for entry in path.iter().filter(|e| !is_label(e)) {
         let mut entry = entry.clone();
         if let Some(map) = entry.as_object_mut() {
-            map.insert("parentId".into(), previous.clone().map_or(Value::Null, Value::from));
+            map.insert(
+                "parentId".into(),
+                previous.clone().map_or(Value::Null, Value::from),
+            );
             if let Some(target) = js::as_str(map.get("firstKeptEntryId")).map(str::to_owned)
-                && let Some(replacement) = next_kept.get(&target) {
-                    let value = replacement.clone().map_or(Value::from(""), Value::from);
-                    map.insert("firstKeptEntryId".into(), value);
-                }
+                && let Some(replacement) = next_kept.get(&target)
+            {
+                let value = replacement.clone().map_or(Value::from(""), Value::from);
+                map.insert("firstKeptEntryId".into(), value);
+            }
             previous = js::as_str(map.get("id")).map(str::to_owned);
         }
         ids.extend(previous.clone());
         planned.push(entry);
     }
-    let on_path: HashSet<&str> = planned.iter().filter_map(|e| js::as_str(e.get("id"))).collect();
+    let on_path: HashSet<&str> = planned
+        .iter()
+        .filter_map(|e| js::as_str(e.get("id")))
+        .collect();
     let mut in_effect: Map<String, Value> = Map::new();
     for label in label_entries.iter().filter(|e| is_label(e)) {
         let target = js::to_js_string(label.get("targetId"));
@@ -153,7 +160,10 @@ pub fn plan_fork(
         let mut entry = Map::new();
         entry.insert("type".into(), Value::from("label"));
         entry.insert("id".into(), Value::from(id.clone()));
-        entry.insert("parentId".into(), previous.clone().map_or(Value::Null, Value::from));
+        entry.insert(
+            "parentId".into(),
+            previous.clone().map_or(Value::Null, Value::from),
+        );
         entry.insert("timestamp".into(), record[1].clone());
         entry.insert("targetId".into(), Value::from(target.as_str()));
         entry.insert("label".into(), record[0].clone());

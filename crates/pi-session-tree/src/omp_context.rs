@@ -36,7 +36,10 @@ pub struct OmpContext {
     #[serde(rename = "thinkingLevel")]
     pub thinking_level: Value,
     /// The last change's `configured ?? thinkingLevel`, when set.
-    #[serde(rename = "configuredThinkingLevel", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "configuredThinkingLevel",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub configured_thinking_level: Option<Value>,
     /// Service tier per provider family, when set.
     #[serde(rename = "serviceTier", skip_serializing_if = "Option::is_none")]
@@ -83,10 +86,17 @@ impl OmpContext {
     /// order. A `fallback` role restores the default, a `temporary` one the
     /// temporary model first.
     pub fn restorable_models(&self, last_role: Option<&str>) -> Vec<String> {
-        let text = |key: &str| self.models.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+        let text = |key: &str| {
+            self.models
+                .get(key)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
         let default = text("default");
         match last_role {
-            None | Some("default") | Some("fallback") => default.map(str::to_owned).into_iter().collect(),
+            None | Some("default") | Some("fallback") => {
+                default.map(str::to_owned).into_iter().collect()
+            }
             Some(role) => match (text(role), default) {
                 (None, default) => default.map(str::to_owned).into_iter().collect(),
                 (Some(role_model), Some(default)) if role_model != default => {
@@ -206,7 +216,12 @@ impl<'p> Builder<'p> {
         (context, compaction)
     }
 
-    fn collect_rules(&mut self, entry: &Value, context: &mut OmpContext, seen: &mut HashSet<SameValueKey>) {
+    fn collect_rules(
+        &mut self,
+        entry: &Value,
+        context: &mut OmpContext,
+        seen: &mut HashSet<SameValueKey>,
+    ) {
         let names: Vec<Value> = match entry.get("injectedRules") {
             Some(Value::Array(items)) => items.clone(),
             Some(Value::String(text)) => text.chars().map(|c| Value::from(c.to_string())).collect(),
@@ -240,7 +255,9 @@ impl<'p> Builder<'p> {
                     self.append(entry);
                 }
             }
-            (reset, Some(c)) => self.emit_compacted(&path[compaction.unwrap_or(c)], c, reset, options),
+            (reset, Some(c)) => {
+                self.emit_compacted(&path[compaction.unwrap_or(c)], c, reset, options)
+            }
             (_, None) => {
                 for entry in path {
                     self.append(entry);
@@ -249,7 +266,13 @@ impl<'p> Builder<'p> {
         }
     }
 
-    fn emit_compacted(&mut self, compaction: &Value, at: usize, reset: Option<usize>, options: &OmpOptions<'_>) {
+    fn emit_compacted(
+        &mut self,
+        compaction: &Value,
+        at: usize,
+        reset: Option<usize>,
+        options: &OmpOptions<'_>,
+    ) {
         let path = self.path;
         let preserve = compaction.get("preserveData");
         let remote = openai_remote_payload(preserve);
@@ -258,7 +281,9 @@ impl<'p> Builder<'p> {
 
         let mut timestamp_ms = js::date_ms(compaction.get("timestamp"));
         if anthropic.is_some() {
-            let first_kept_any = path.iter().position(|e| js::strict_eq(e.get("id"), first_kept));
+            let first_kept_any = path
+                .iter()
+                .position(|e| js::strict_eq(e.get("id"), first_kept));
             let retained = first_kept_any
                 .filter(|&i| i < at)
                 .map(|i| &path[i])
@@ -267,16 +292,23 @@ impl<'p> Builder<'p> {
                 timestamp_ms = Some(retained_at - 1).filter(|ms| ms.abs() <= 8_640_000_000_000_000);
             }
         }
-        let blocks = snapcompact::history_blocks_for(preserve, options.blobs, &mut self.diagnostics);
+        let blocks =
+            snapcompact::history_blocks_for(preserve, options.blobs, &mut self.diagnostics);
         let payload = remote.clone().or(anthropic);
-        self.messages
-            .push(compaction_summary(compaction, payload.as_ref(), blocks, timestamp_ms));
+        self.messages.push(compaction_summary(
+            compaction,
+            payload.as_ref(),
+            blocks,
+            timestamp_ms,
+        ));
 
         let details = compaction.get("details");
         if details.is_some_and(Value::is_object)
             && js::is_str(js::get(details, "kind"), "experimental-context-rollover")
         {
-            let first_kept_any = path.iter().position(|e| js::strict_eq(e.get("id"), first_kept));
+            let first_kept_any = path
+                .iter()
+                .position(|e| js::strict_eq(e.get("id"), first_kept));
             let floor = reset.map_or(0, |r| r + 1);
             for i in (floor..at).rev() {
                 if !is_user_request_entry(&path[i]) {
@@ -290,7 +322,9 @@ impl<'p> Builder<'p> {
         }
 
         if remote.is_none() {
-            let first_kept_index = path[..at].iter().position(|e| js::strict_eq(e.get("id"), first_kept));
+            let first_kept_index = path[..at]
+                .iter()
+                .position(|e| js::strict_eq(e.get("id"), first_kept));
             if let Some(start) = first_kept_index {
                 for entry in &path[start..at] {
                     self.append(entry);
@@ -298,12 +332,15 @@ impl<'p> Builder<'p> {
             }
         } else if js::truthy(compaction.get("providerReplayThroughEntryId")) {
             let through = compaction.get("providerReplayThroughEntryId");
-            if let Some(r) = path.iter().position(|e| js::strict_eq(e.get("id"), through))
-                && r < at {
-                    for entry in &path[r + 1..at] {
-                        self.append(entry);
-                    }
+            if let Some(r) = path
+                .iter()
+                .position(|e| js::strict_eq(e.get("id"), through))
+                && r < at
+            {
+                for entry in &path[r + 1..at] {
+                    self.append(entry);
                 }
+            }
         }
         for entry in &path[at + 1..] {
             self.append(entry);
@@ -318,7 +355,8 @@ impl<'p> Builder<'p> {
                     return;
                 };
                 if js::is_str(message.get("role"), "assistant")
-                    && (js::truthy(message.get("retryRecovery")) || self.is_empty_error_turn(entry, message))
+                    && (js::truthy(message.get("retryRecovery"))
+                        || self.is_empty_error_turn(entry, message))
                 {
                     return;
                 }
@@ -348,7 +386,10 @@ impl<'p> Builder<'p> {
             return false;
         }
         let Some(blocks) = message.get("content").and_then(Value::as_array) else {
-            self.malformed(entry, "error turn whose content is not an array; omp throws here, the turn is kept");
+            self.malformed(
+                entry,
+                "error turn whose content is not an array; omp throws here, the turn is kept",
+            );
             return false;
         };
         for block in blocks {
@@ -356,7 +397,10 @@ impl<'p> Builder<'p> {
                 Ok(true) => return false,
                 Ok(false) => {}
                 Err(problem) => {
-                    self.malformed(entry, format!("{problem}; omp throws here, the turn is kept"));
+                    self.malformed(
+                        entry,
+                        format!("{problem}; omp throws here, the turn is kept"),
+                    );
                     return false;
                 }
             }
@@ -378,10 +422,16 @@ impl<'p> Builder<'p> {
         };
         let mut message = Map::new();
         message.insert("role".into(), Value::from("custom"));
-        message.insert("customType".into(), Value::from(omp_notes::CONTEXT_NOTES_ENTRY_TYPE));
+        message.insert(
+            "customType".into(),
+            Value::from(omp_notes::CONTEXT_NOTES_ENTRY_TYPE),
+        );
         message.insert("content".into(), Value::from(rendered));
         message.insert("display".into(), Value::from(false));
-        message.insert("timestamp".into(), js::date_ms_value(source.get("timestamp")));
+        message.insert(
+            "timestamp".into(),
+            js::date_ms_value(source.get("timestamp")),
+        );
         self.messages.insert(0, Value::Object(message));
     }
 
@@ -396,7 +446,8 @@ impl<'p> Builder<'p> {
             .map(|m| SameValueKey::of(m.get("toolCallId")))
             .collect();
         let is_dangling = |block: &Value| {
-            js::is_str(block.get("type"), "toolCall") && !paired.contains(&SameValueKey::of(block.get("id")))
+            js::is_str(block.get("type"), "toolCall")
+                && !paired.contains(&SameValueKey::of(block.get("id")))
         };
         let mut i = self.messages.len();
         while i > 0 {
@@ -416,10 +467,12 @@ impl<'p> Builder<'p> {
                 .filter(|b| !is_dangling(b) && !js::is_str(b.get("type"), "redactedThinking"))
                 .map(|b| {
                     let mut block = b.clone();
-                    if js::is_str(b.get("type"), "thinking") && js::truthy(b.get("thinkingSignature"))
-                        && let Some(map) = block.as_object_mut() {
-                            map.shift_remove("thinkingSignature");
-                        }
+                    if js::is_str(b.get("type"), "thinking")
+                        && js::truthy(b.get("thinkingSignature"))
+                        && let Some(map) = block.as_object_mut()
+                    {
+                        map.shift_remove("thinkingSignature");
+                    }
                     block
                 })
                 .collect();
@@ -448,10 +501,10 @@ impl<'p> Builder<'p> {
             }
             if let Some(next) = self.messages.get(i + 1)
                 && js::is_str(next.get("role"), "custom")
-                    && js::is_str(next.get("customType"), INTERRUPTED_THINKING_MESSAGE_TYPE)
-                {
-                    continue;
-                }
+                && js::is_str(next.get("customType"), INTERRUPTED_THINKING_MESSAGE_TYPE)
+            {
+                continue;
+            }
             let dropped: HashSet<SameValueKey> = message
                 .get("content")
                 .and_then(Value::as_array)
@@ -513,12 +566,18 @@ fn block_has_content(block: &Value) -> Result<bool, String> {
 /// `customMessageEntryMessage`: the `custom` message a `custom_message` entry
 /// replays as, `None` when its content is neither a string nor an array.
 pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
-    let content = entry.get("content").filter(|c| c.is_string() || c.is_array())?;
+    let content = entry
+        .get("content")
+        .filter(|c| c.is_string() || c.is_array())?;
     let custom_type = match entry.get("customType") {
         Some(Value::String(t)) if !t.is_empty() => t.clone(),
         _ => DEFAULT_CUSTOM_MESSAGE_TYPE.to_owned(),
     };
-    let display = entry.get("display").filter(|d| d.is_boolean()).cloned().unwrap_or(Value::Bool(false));
+    let display = entry
+        .get("display")
+        .filter(|d| d.is_boolean())
+        .cloned()
+        .unwrap_or(Value::Bool(false));
     let attribution = entry.get("attribution").map(|a| {
         if js::is_str(Some(a), "user") {
             Value::from("user")
@@ -533,7 +592,10 @@ pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
     message.insert("display".into(), display);
     put(&mut message, "details", entry.get("details"));
     put(&mut message, "attribution", attribution.as_ref());
-    message.insert("timestamp".into(), js::date_ms_value(entry.get("timestamp")));
+    message.insert(
+        "timestamp".into(),
+        js::date_ms_value(entry.get("timestamp")),
+    );
     Some(Value::Object(message))
 }
 
@@ -556,7 +618,9 @@ pub fn is_user_request_entry(entry: &Value) -> bool {
                 _ => false,
             }
         }
-        Some("custom_message") => custom_message_from_entry(entry).is_some_and(|m| is_user_turn_initiator(&m)),
+        Some("custom_message") => {
+            custom_message_from_entry(entry).is_some_and(|m| is_user_turn_initiator(&m))
+        }
         _ => false,
     }
 }
@@ -587,7 +651,10 @@ fn compaction_summary(
         }
     }
     put(&mut message, "warning", entry.get("warning"));
-    message.insert("timestamp".into(), timestamp_ms.map_or(Value::Null, Value::from));
+    message.insert(
+        "timestamp".into(),
+        timestamp_ms.map_or(Value::Null, Value::from),
+    );
     Value::Object(message)
 }
 

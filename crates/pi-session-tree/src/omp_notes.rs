@@ -23,7 +23,8 @@ pub fn latest_notes(path: &[Value]) -> Option<(&str, usize)> {
         if kind == Some("reset_boundary") {
             return None;
         }
-        if kind != Some("custom") || !js::is_str(entry.get("customType"), CONTEXT_NOTES_ENTRY_TYPE) {
+        if kind != Some("custom") || !js::is_str(entry.get("customType"), CONTEXT_NOTES_ENTRY_TYPE)
+        {
             continue;
         }
         if let Some(text) = valid_notes_text(entry.get("data")) {
@@ -132,7 +133,10 @@ fn is_blank(line: &str) -> bool {
 fn is_closing_tag(s: &str) -> bool {
     let inner = s.strip_prefix("</").and_then(|rest| rest.strip_suffix('>'));
     inner.is_some_and(|name| {
-        !name.is_empty() && name.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'_')
     })
 }
 
@@ -148,7 +152,10 @@ fn is_table_separator(s: &str) -> bool {
     let Some(inner) = s.strip_prefix('|').and_then(|rest| rest.strip_suffix('|')) else {
         return false;
     };
-    !inner.is_empty() && inner.chars().all(|c| c == '-' || c == ':' || c == '|' || js::is_js_whitespace(c))
+    !inner.is_empty()
+        && inner
+            .chars()
+            .all(|c| c == '-' || c == ':' || c == '|' || js::is_js_whitespace(c))
 }
 
 fn compact_table_row(s: &str) -> String {
@@ -179,7 +186,10 @@ mod tests {
     #[test]
     fn formatter_collapses_blank_runs_and_compacts_tables() {
         let input = "\n\n<a>\nx   \n\n\n|  a | b  |\n| --- |:-:|\n\n</a>\n\n";
-        assert_eq!(format_post_render(input), "<a>\nx\n|a|b|\n|---|:---:|\n</a>");
+        assert_eq!(
+            format_post_render(input),
+            "<a>\nx\n|a|b|\n|---|:---:|\n</a>"
+        );
     }
 
     #[test]

@@ -75,7 +75,8 @@ pub fn build(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
             let compaction_index = path
                 .iter()
                 .position(|e| {
-                    js::is_str(e.get("type"), "compaction") && js::strict_eq(e.get("id"), entry.get("id"))
+                    js::is_str(e.get("type"), "compaction")
+                        && js::strict_eq(e.get("id"), entry.get("id"))
                 })
                 .unwrap_or(latest);
             let first_kept = entry.get("firstKeptEntryId");
@@ -133,7 +134,10 @@ fn compaction_summary(entry: &Value) -> Value {
     message.insert("role".into(), Value::from("compactionSummary"));
     put(&mut message, "summary", entry.get("summary"));
     put(&mut message, "tokensBefore", entry.get("tokensBefore"));
-    message.insert("timestamp".into(), js::date_ms_value(entry.get("timestamp")));
+    message.insert(
+        "timestamp".into(),
+        js::date_ms_value(entry.get("timestamp")),
+    );
     Value::Object(message)
 }
 
@@ -151,7 +155,10 @@ fn emit(entry: &Value, messages: &mut Vec<Value>) {
             put(&mut message, "content", entry.get("content"));
             put(&mut message, "display", entry.get("display"));
             put(&mut message, "details", entry.get("details"));
-            message.insert("timestamp".into(), js::date_ms_value(entry.get("timestamp")));
+            message.insert(
+                "timestamp".into(),
+                js::date_ms_value(entry.get("timestamp")),
+            );
             messages.push(Value::Object(message));
         }
         Some("branch_summary") if js::truthy(entry.get("summary")) => {
@@ -167,6 +174,9 @@ pub(crate) fn branch_summary_message(entry: &Value) -> Value {
     message.insert("role".into(), Value::from("branchSummary"));
     put(&mut message, "summary", entry.get("summary"));
     put(&mut message, "fromId", entry.get("fromId"));
-    message.insert("timestamp".into(), js::date_ms_value(entry.get("timestamp")));
+    message.insert(
+        "timestamp".into(),
+        js::date_ms_value(entry.get("timestamp")),
+    );
     Value::Object(message)
 }

@@ -5,13 +5,19 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use crate::index::TreeIndex;
+use crate::js;
 
 /// `{"leafId", "branchIds", "tips", "labels"}` for `pi-session tree --json`:
 /// the leaf (last entry with an id), the ids on its branch root first, the
 /// ids of every tip in file order, and the labels in effect.
 pub fn tree_json(index: &TreeIndex, labels: &Map<String, Value>) -> Value {
     let leaf = index.leaf_position();
-    let id_of = |pos: usize| index.node(pos).and_then(|n| n.id.clone()).map_or(Value::Null, Value::from);
+    let id_of = |pos: usize| {
+        index
+            .node(pos)
+            .and_then(|n| n.id.clone())
+            .map_or(Value::Null, Value::from)
+    };
     let branch_ids: Vec<Value> = leaf
         .map(|pos| index.branch(pos).positions)
         .unwrap_or_default()
@@ -97,7 +103,10 @@ pub fn render_tree(
                 || i < 2
                 || i + 2 >= run.len()
                 || Some(pos) == leaf
-                || index.node(pos).and_then(|n| n.id.as_ref()).is_some_and(|id| labels.contains_key(id));
+                || index
+                    .node(pos)
+                    .and_then(|n| n.id.as_ref())
+                    .is_some_and(|id| labels.contains_key(id));
             if !keep {
                 hidden += 1;
                 continue;
@@ -116,7 +125,11 @@ pub fn render_tree(
             .collect();
         for (k, &kid) in kids.iter().enumerate().rev() {
             let is_last = k + 1 == kids.len();
-            let (branch, carry) = if is_last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
+            let (branch, carry) = if is_last {
+                ("└─ ", "   ")
+            } else {
+                ("├─ ", "│  ")
+            };
             stack.push((kid, format!("{indent}{carry}"), format!("{indent}{branch}")));
         }
     }
@@ -126,7 +139,10 @@ pub fn render_tree(
     if !unreachable.is_empty() {
         out.push_str("unreachable (parent cycle):\n");
         for pos in unreachable {
-            out.push_str(&format!("  {}\n", entry_line(index, labels, describe, leaf, pos)));
+            out.push_str(&format!(
+                "  {}\n",
+                entry_line(index, labels, describe, leaf, pos)
+            ));
         }
     }
     out
@@ -163,4 +179,102 @@ fn entry_line(
         line.push_str(" ◀ leaf");
     }
     line
+}
+
+/// A one-line description of an entry for [`render_tree`]: the message role
+/// and a preview of its text, a compaction's summary, a model change's model,
+/// a label's target and text, … (at most `width` characters of preview).
+///
+/// ```
+/// use pi_session_tree::render::describe_entry;
+/// use serde_json::json;
+///
+/// let entry = json!({"type":"message","message":{"role":"user","content":"hello\nworld"}});
+/// assert_eq!(describe_entry(&entry, 8), "user: hello wo…");
+/// ```
+pub fn describe_entry(entry: &Value, width: usize) -> String {
+    let field = |key: &str| js::as_str(entry.get(key)).unwrap_or_default();
+    match field("type") {
+        "message" => {
+            let message = entry.get("message");
+            let role = js::as_str(js::get(message, "role")).unwrap_or("?");
+            let text = message_text(message);
+            if text.is_empty() {
+                role.to_owned()
+            } else {
+                format!("{role}: {}", preview(&text, width))
+            }
+        }
+        "custom_message" => format!(
+            "{}: {}",
+            field("customType"),
+            preview(&content_text(entry.get("content")), width)
+        ),
+        "compaction" | "branch_summary" => preview(field("summary"), width),
+        "model_change" => {
+            let model = js::as_str(entry.get("model"))
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("{}/{}", field("provider"), field("modelId")));
+            match js::as_str(entry.get("role")) {
+                Some(role) => format!("{model} ({role})"),
+                None => model,
+            }
+        }
+        "thinking_level_change" => js::to_js_string(entry.get("thinkingLevel")),
+        "label" => format!("→ {} {}", field("targetId"), preview(field("label"), width)),
+        "session_info" => preview(field("name"), width),
+        "title_change" => preview(field("title"), width),
+        "custom" => field("customType").to_owned(),
+        "mode_change" => field("mode").to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| js::as_str(b.get("text")).or_else(|| js::as_str(b.get("thinking"))))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+fn message_text(message: Option<&Value>) -> String {
+    let text = content_text(js::get(message, "content"));
+    if !text.is_empty() {
+        return text;
+    }
+    for key in ["command", "code", "summary"] {
+        if let Some(value) = js::as_str(js::get(message, key)) {
+            return value.to_owned();
+        }
+    }
+    let calls: Vec<&str> = js::get(message, "content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| js::as_str(b.get("name")))
+                .collect()
+        })
+        .unwrap_or_default();
+    if calls.is_empty() {
+        String::new()
+    } else {
+        format!("calls {}", calls.join(", "))
+    }
+}
+
+fn preview(text: &str, width: usize) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut chars = flat.chars();
+    let head: String = chars.by_ref().take(width).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
 }

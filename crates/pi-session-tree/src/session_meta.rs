@@ -70,7 +70,10 @@ pub fn archived<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String,
         let Some(target) = js::as_str(entry.get("targetId")) else {
             continue;
         };
-        let flag = entry.get("archived").and_then(Value::as_bool).unwrap_or(false);
+        let flag = entry
+            .get("archived")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         archived.shift_remove(target);
         if flag {
             archived.insert(target.to_owned(), Value::Bool(true));

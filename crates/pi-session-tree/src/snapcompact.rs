@@ -40,7 +40,9 @@ pub struct Archive {
 }
 
 fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
-    js::as_str(map.get(key)).filter(|s| !s.is_empty()).map(str::to_owned)
+    js::as_str(map.get(key))
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
 }
 
 /// `getPreservedArchive`: the archive under `preserveData.snapcompact`, or
@@ -57,14 +59,19 @@ pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
                 .filter(|f| {
                     js::as_str(f.get("data")).is_some_and(|d| !d.is_empty())
                         && f.get("mimeType").is_some_and(Value::is_string)
-                        && ["cols", "rows", "chars"].iter().all(|k| f.get(*k).is_some_and(Value::is_number))
+                        && ["cols", "rows", "chars"]
+                            .iter()
+                            .all(|k| f.get(*k).is_some_and(Value::is_number))
                 })
                 .cloned()
                 .collect()
         })
         .unwrap_or_default();
     let archive = Archive {
-        truncated_chars: candidate.get("truncatedChars").and_then(Value::as_f64).unwrap_or(0.0),
+        truncated_chars: candidate
+            .get("truncatedChars")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0),
         text: non_empty_string(candidate, "text"),
         text_head: non_empty_string(candidate, "textHead"),
         text_tail: non_empty_string(candidate, "textTail"),
@@ -86,7 +93,9 @@ pub fn repair_truncated_frames(entry: &mut Value) {
     let Some(archive) = preserved_archive(entry.get("preserveData")) else {
         return;
     };
-    let truncated = |frame: &Map<String, Value>| js::as_str(frame.get("data")).is_some_and(|d| d.ends_with(TRUNCATION_NOTICE));
+    let truncated = |frame: &Map<String, Value>| {
+        js::as_str(frame.get("data")).is_some_and(|d| d.ends_with(TRUNCATION_NOTICE))
+    };
     if !archive.frames.iter().any(truncated) {
         return;
     }
@@ -102,7 +111,12 @@ pub fn repair_truncated_frames(entry: &mut Value) {
         slot.insert("textHead".into(), Value::from(text));
         slot.insert("textTail".into(), Value::from(""));
     } else {
-        let kept = archive.frames.into_iter().filter(|f| !truncated(f)).map(Value::Object).collect();
+        let kept = archive
+            .frames
+            .into_iter()
+            .filter(|f| !truncated(f))
+            .map(Value::Object)
+            .collect();
         slot.insert("frames".into(), Value::Array(kept));
     }
 }
@@ -158,7 +172,11 @@ pub fn history_blocks_for(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Value>> {
     let archive = preserved_archive(preserve)?;
-    let max_bytes = if is_crash_risk_legacy(&archive, blobs) { 0 } else { FRAME_DATA_BYTES_BUDGET };
+    let max_bytes = if is_crash_risk_legacy(&archive, blobs) {
+        0
+    } else {
+        FRAME_DATA_BYTES_BUDGET
+    };
     let mut used = 0u64;
     let mut slots = Vec::with_capacity(archive.frames.len());
     for frame in archive.frames.iter().rev() {
@@ -190,8 +208,15 @@ pub fn history_blocks_for(
     let has_omitted = middle.iter().any(|b| js::is_str(b.get("type"), "text"));
     let mut blocks: Vec<Value> = Vec::new();
     if let Some(head) = &archive.text_head {
-        let suffix = if has_images { "\n-------------- imaged middle below\n" } else { "" };
-        blocks.push(text_block(format!("{}{suffix}", plain_text(head, diagnostics))));
+        let suffix = if has_images {
+            "\n-------------- imaged middle below\n"
+        } else {
+            ""
+        };
+        blocks.push(text_block(format!(
+            "{}{suffix}",
+            plain_text(head, diagnostics)
+        )));
     }
     blocks.extend(middle);
     if let Some(tail) = &archive.text_tail {
@@ -233,8 +258,9 @@ fn is_crash_risk_legacy(archive: &Archive, blobs: Option<&dyn BlobSource>) -> bo
         .sum();
     let payload_risk = many_frames || frame_bytes >= FRAME_DATA_BYTES_BUDGET;
     let source_len = archive_source_len(archive);
-    let size_risk =
-        many_frames || archive.truncated_chars >= LEGACY_TRUNCATED_CHARS_GUARD || source_len >= LEGACY_ARCHIVE_TEXT_GUARD;
+    let size_risk = many_frames
+        || archive.truncated_chars >= LEGACY_TRUNCATED_CHARS_GUARD
+        || source_len >= LEGACY_ARCHIVE_TEXT_GUARD;
     payload_risk && size_risk
 }
 
@@ -281,10 +307,19 @@ fn text_block(text: String) -> Value {
 fn image_block(frame: &Map<String, Value>) -> Value {
     let mut block = Map::new();
     block.insert("type".into(), Value::from("image"));
-    block.insert("data".into(), frame.get("data").cloned().unwrap_or_default());
-    block.insert("mimeType".into(), frame.get("mimeType").cloned().unwrap_or_default());
+    block.insert(
+        "data".into(),
+        frame.get("data").cloned().unwrap_or_default(),
+    );
+    block.insert(
+        "mimeType".into(),
+        frame.get("mimeType").cloned().unwrap_or_default(),
+    );
     if js::truthy(frame.get("detail")) {
-        block.insert("detail".into(), frame.get("detail").cloned().unwrap_or_default());
+        block.insert(
+            "detail".into(),
+            frame.get("detail").cloned().unwrap_or_default(),
+        );
     }
     Value::Object(block)
 }
@@ -298,17 +333,18 @@ fn frame_blocks(slots: Vec<Slot>) -> Vec<Value> {
     let mut blocks = Vec::new();
     let mut pending: Option<Gap> = None;
     let (mut frames, mut bytes) = (0u64, 0u64);
-    let flush = |blocks: &mut Vec<Value>, pending: &mut Option<Gap>, frames: &mut u64, bytes: &mut u64| {
-        if let Some(gap) = pending.take() {
-            let text = match gap {
-                Gap::Unavailable => unavailable_notice(*frames),
-                Gap::Budget => omitted_notice(*frames, *bytes),
-            };
-            blocks.push(text_block(text));
-        }
-        *frames = 0;
-        *bytes = 0;
-    };
+    let flush =
+        |blocks: &mut Vec<Value>, pending: &mut Option<Gap>, frames: &mut u64, bytes: &mut u64| {
+            if let Some(gap) = pending.take() {
+                let text = match gap {
+                    Gap::Unavailable => unavailable_notice(*frames),
+                    Gap::Budget => omitted_notice(*frames, *bytes),
+                };
+                blocks.push(text_block(text));
+            }
+            *frames = 0;
+            *bytes = 0;
+        };
     for slot in slots {
         let gap = match slot {
             Slot::Frame(frame) => {

@@ -5,7 +5,7 @@ use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
-use crate::context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context};
+use crate::context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context_owned};
 use crate::diagnostic::Diagnostic;
 use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 use crate::render::{RenderOptions, render_tree, tree_json};
@@ -47,7 +47,9 @@ impl EntrySource for [Value] {
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {
-        self.get(position).map(NodeInfo::from_value).unwrap_or_default()
+        self.get(position)
+            .map(NodeInfo::from_value)
+            .unwrap_or_default()
     }
 
     fn entry_value(&self, position: usize) -> Result<Value, Infallible> {
@@ -92,7 +94,8 @@ pub struct SessionView<'s, S: EntrySource + ?Sized> {
 impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     /// Indexes `source` from its envelopes.
     pub fn new(source: &'s S) -> Self {
-        let index = TreeIndex::from_nodes((0..source.entry_count()).map(|pos| source.envelope(pos)));
+        let index =
+            TreeIndex::from_nodes((0..source.entry_count()).map(|pos| source.envelope(pos)));
         Self { source, index }
     }
 
@@ -103,7 +106,10 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
 
     /// Bodies of the entries at `positions`, in that order.
     pub fn load(&self, positions: &[usize]) -> Result<Vec<Value>, S::Error> {
-        positions.iter().map(|&pos| self.source.entry_value(pos)).collect()
+        positions
+            .iter()
+            .map(|&pos| self.source.entry_value(pos))
+            .collect()
     }
 
     /// The dialect: detected from the title slot, header, entry types and
@@ -144,7 +150,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         options: &ContextOptions<'_>,
     ) -> Result<ResolvedContext, S::Error> {
         let (branch, path) = self.branch_entries(leaf)?;
-        let (context, mut diagnostics) = agent_context(&path, dialect, options);
+        let (context, mut diagnostics) = agent_context_owned(path, dialect, options);
         let mut all = branch.diagnostics.clone();
         all.append(&mut diagnostics);
         Ok(ResolvedContext {
@@ -175,13 +181,42 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         }
     }
 
+    /// omp `archive` records in effect (only `archive` bodies are loaded).
+    pub fn archived(&self) -> Result<Map<String, Value>, S::Error> {
+        let positions: Vec<usize> = self.index.positions_of_kind("archive").collect();
+        Ok(session_meta::archived(&self.load(&positions)?))
+    }
+
+    /// Tips not hidden by an omp `archive` record on their branch (the tips
+    /// omp's tree views show), in file order.
+    pub fn visible_tips(&self) -> Result<Vec<usize>, S::Error> {
+        let archived = self.archived()?;
+        Ok(self
+            .index
+            .tips()
+            .into_iter()
+            .filter(|&tip| {
+                !self.index.branch(tip).positions.iter().any(|&pos| {
+                    self.index
+                        .node(pos)
+                        .and_then(|n| n.id.as_deref())
+                        .is_some_and(|id| archived.contains_key(id))
+                })
+            })
+            .collect())
+    }
+
     /// `{"leafId", "branchIds", "tips", "labels"}`.
     pub fn tree_json(&self) -> Result<Value, S::Error> {
         Ok(tree_json(&self.index, &self.labels()?))
     }
 
     /// The tree drawn for a person, each entry described by `describe`.
-    pub fn render(&self, describe: &dyn Fn(usize) -> String, options: RenderOptions) -> Result<String, S::Error> {
+    pub fn render(
+        &self,
+        describe: &dyn Fn(usize) -> String,
+        options: RenderOptions,
+    ) -> Result<String, S::Error> {
         Ok(render_tree(&self.index, &self.labels()?, describe, options))
     }
 }

@@ -1,8 +1,12 @@
 //! Integration tests for pi-session-tree (one binary; see each module).
 
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
 mod build_context;
 mod common;
 mod corpus;
+mod differential;
 mod fixtures;
 mod omp_rules;
 mod properties;

@@ -25,8 +25,14 @@ fn empty_session_gives_empty_context() {
 #[test]
 fn null_leaf_gives_empty_context() {
     let entries = [user("1", None, "hello")];
-    assert_eq!(pi_context(&entries, LeafSelector::Null)["messages"], json!([]));
-    assert_eq!(omp_context(&entries, LeafSelector::Null)["messages"], json!([]));
+    assert_eq!(
+        pi_context(&entries, LeafSelector::Null)["messages"],
+        json!([])
+    );
+    assert_eq!(
+        omp_context(&entries, LeafSelector::Null)["messages"],
+        json!([])
+    );
 }
 
 #[test]
@@ -45,7 +51,12 @@ fn simple_conversation_keeps_order() {
         assistant("4", Some("3"), "great"),
     ];
     let context = pi_context(&entries, LeafSelector::Default);
-    let roles: Vec<&str> = context["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = context["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
 }
 
@@ -53,7 +64,12 @@ fn simple_conversation_keeps_order() {
 fn thinking_level_changes_are_tracked() {
     let entries = [
         user("1", None, "hello"),
-        entry("thinking_level_change", "2", Some("1"), json!({"thinkingLevel":"high"})),
+        entry(
+            "thinking_level_change",
+            "2",
+            Some("1"),
+            json!({"thinkingLevel":"high"}),
+        ),
         assistant("3", Some("2"), "thinking hard"),
     ];
     let context = pi_context(&entries, LeafSelector::Default);
@@ -65,21 +81,34 @@ fn thinking_level_changes_are_tracked() {
 fn model_comes_from_the_assistant_message() {
     let entries = [user("1", None, "hello"), assistant("2", Some("1"), "hi")];
     let context = pi_context(&entries, LeafSelector::Default);
-    assert_eq!(context["model"], json!({"provider":"anthropic","modelId":"claude-test"}));
+    assert_eq!(
+        context["model"],
+        json!({"provider":"anthropic","modelId":"claude-test"})
+    );
 }
 
 #[test]
 fn later_assistant_overrides_model_change_and_later_change_overrides_assistant() {
     let mut entries = vec![
         user("1", None, "hello"),
-        entry("model_change", "2", Some("1"), json!({"provider":"openai","modelId":"gpt-4"})),
+        entry(
+            "model_change",
+            "2",
+            Some("1"),
+            json!({"provider":"openai","modelId":"gpt-4"}),
+        ),
         assistant("3", Some("2"), "hi"),
     ];
     assert_eq!(
         pi_context(&entries, LeafSelector::Default)["model"],
         json!({"provider":"anthropic","modelId":"claude-test"})
     );
-    entries.push(entry("model_change", "4", Some("3"), json!({"provider":"openai","modelId":"gpt-5"})));
+    entries.push(entry(
+        "model_change",
+        "4",
+        Some("3"),
+        json!({"provider":"openai","modelId":"gpt-5"}),
+    ));
     assert_eq!(
         pi_context(&entries, LeafSelector::Default)["model"],
         json!({"provider":"openai","modelId":"gpt-5"})
@@ -104,8 +133,14 @@ fn compaction_summary_comes_before_kept_messages() {
         "third",
         "response3",
     ];
-    assert_eq!(texts(&pi_context(&entries, LeafSelector::Default)), expected);
-    assert_eq!(texts(&omp_context(&entries, LeafSelector::Default)), expected);
+    assert_eq!(
+        texts(&pi_context(&entries, LeafSelector::Default)),
+        expected
+    );
+    assert_eq!(
+        texts(&omp_context(&entries, LeafSelector::Default)),
+        expected
+    );
     // pi's summary message shape, field for field (Date.parse of the entry timestamp).
     assert_eq!(
         pi_context(&entries, LeafSelector::Default)["messages"][0],
@@ -124,7 +159,12 @@ fn compaction_keeping_from_the_first_message() {
     ];
     assert_eq!(
         texts(&pi_context(&entries, LeafSelector::Default)),
-        ["compactionSummary:Empty summary", "first", "response", "second"]
+        [
+            "compactionSummary:Empty summary",
+            "first",
+            "response",
+            "second"
+        ]
     );
 }
 
@@ -140,8 +180,14 @@ fn only_the_latest_compaction_counts() {
         user("7", Some("6"), "e"),
     ];
     let expected = ["compactionSummary:Second summary", "c", "d", "e"];
-    assert_eq!(texts(&pi_context(&entries, LeafSelector::Default)), expected);
-    assert_eq!(texts(&omp_context(&entries, LeafSelector::Default)), expected);
+    assert_eq!(
+        texts(&pi_context(&entries, LeafSelector::Default)),
+        expected
+    );
+    assert_eq!(
+        texts(&omp_context(&entries, LeafSelector::Default)),
+        expected
+    );
 }
 
 #[test]
@@ -153,8 +199,14 @@ fn first_kept_entry_off_the_path_keeps_nothing_before_the_compaction() {
         compaction("3", Some("2"), "S", "x"),
         user("4", Some("3"), "c"),
     ];
-    assert_eq!(texts(&pi_context(&entries, LeafSelector::Default)), ["compactionSummary:S", "c"]);
-    assert_eq!(texts(&omp_context(&entries, LeafSelector::Default)), ["compactionSummary:S", "c"]);
+    assert_eq!(
+        texts(&pi_context(&entries, LeafSelector::Default)),
+        ["compactionSummary:S", "c"]
+    );
+    assert_eq!(
+        texts(&omp_context(&entries, LeafSelector::Default)),
+        ["compactionSummary:S", "c"]
+    );
 }
 
 #[test]
@@ -165,8 +217,14 @@ fn follows_the_path_to_the_given_leaf() {
         user("3", Some("2"), "branch A"),
         user("4", Some("2"), "branch B"),
     ];
-    assert_eq!(texts(&pi_context(&entries, leaf("3"))), ["start", "response", "branch A"]);
-    assert_eq!(texts(&pi_context(&entries, leaf("4"))), ["start", "response", "branch B"]);
+    assert_eq!(
+        texts(&pi_context(&entries, leaf("3"))),
+        ["start", "response", "branch A"]
+    );
+    assert_eq!(
+        texts(&pi_context(&entries, leaf("4"))),
+        ["start", "response", "branch B"]
+    );
 }
 
 #[test]
@@ -181,7 +239,12 @@ fn branch_summary_appears_in_position() {
     let context = pi_context(&entries, leaf("5"));
     assert_eq!(
         texts(&context),
-        ["start", "response", "branchSummary:Summary of abandoned work", "new direction"]
+        [
+            "start",
+            "response",
+            "branchSummary:Summary of abandoned work",
+            "new direction"
+        ]
     );
     assert_eq!(
         context["messages"][2],
@@ -206,32 +269,59 @@ fn complex_tree_with_branches_and_compaction() {
     ];
     assert_eq!(
         texts(&pi_context(&entries, leaf("7"))),
-        ["compactionSummary:Compacted history", "q2", "r2", "q3", "r3"]
+        [
+            "compactionSummary:Compacted history",
+            "q2",
+            "r2",
+            "q3",
+            "r3"
+        ]
     );
     assert_eq!(
         texts(&pi_context(&entries, leaf("11"))),
-        ["start", "r1", "q2", "branchSummary:Tried wrong approach", "better approach"]
+        [
+            "start",
+            "r1",
+            "q2",
+            "branchSummary:Tried wrong approach",
+            "better approach"
+        ]
     );
 }
 
 #[test]
 fn unknown_leaf_falls_back_to_the_last_entry() {
     let entries = [user("1", None, "hello"), assistant("2", Some("1"), "hi")];
-    assert_eq!(texts(&pi_context(&entries, leaf("nonexistent"))), ["hello", "hi"]);
+    assert_eq!(
+        texts(&pi_context(&entries, leaf("nonexistent"))),
+        ["hello", "hi"]
+    );
 }
 
 #[test]
 fn orphaned_entry_gives_only_the_reachable_suffix() {
-    let entries = [user("1", None, "hello"), assistant("2", Some("missing"), "orphan")];
+    let entries = [
+        user("1", None, "hello"),
+        assistant("2", Some("missing"), "orphan"),
+    ];
     assert_eq!(texts(&pi_context(&entries, leaf("2"))), ["orphan"]);
 }
 
 #[test]
 fn two_node_cycle_terminates() {
     // pi 0.73.1 loops forever here; newer upstream tests and omp stop at the repeat.
-    let entries = [user("a", Some("b"), "from-a"), assistant("b", Some("a"), "from-b")];
-    assert_eq!(texts(&pi_context(&entries, leaf("b"))), ["from-a", "from-b"]);
-    assert_eq!(texts(&omp_context(&entries, leaf("b"))), ["from-a", "from-b"]);
+    let entries = [
+        user("a", Some("b"), "from-a"),
+        assistant("b", Some("a"), "from-b"),
+    ];
+    assert_eq!(
+        texts(&pi_context(&entries, leaf("b"))),
+        ["from-a", "from-b"]
+    );
+    assert_eq!(
+        texts(&omp_context(&entries, leaf("b"))),
+        ["from-a", "from-b"]
+    );
 }
 
 #[test]
@@ -241,7 +331,10 @@ fn longer_cycle_terminates() {
         assistant("b", Some("a"), "cycle-b"),
         user("c", Some("b"), "cycle-c"),
     ];
-    assert_eq!(texts(&pi_context(&entries, leaf("c"))), ["cycle-a", "cycle-b", "cycle-c"]);
+    assert_eq!(
+        texts(&pi_context(&entries, leaf("c"))),
+        ["cycle-a", "cycle-b", "cycle-c"]
+    );
 }
 
 #[test]
@@ -261,12 +354,22 @@ fn custom_message_entries_become_custom_messages() {
 
 #[test]
 fn empty_branch_summary_is_skipped_but_stays_a_node() {
-    let entries = [user("1", None, "hi"), branch_summary("2", Some("1"), "", "1"), user("3", Some("2"), "next")];
-    assert_eq!(texts(&pi_context(&entries, LeafSelector::Default)), ["hi", "next"]);
+    let entries = [
+        user("1", None, "hi"),
+        branch_summary("2", Some("1"), "", "1"),
+        user("3", Some("2"), "next"),
+    ];
+    assert_eq!(
+        texts(&pi_context(&entries, LeafSelector::Default)),
+        ["hi", "next"]
+    );
 }
 
 #[test]
 fn thinking_level_change_without_a_level_makes_it_undefined_in_pi() {
     let entries = [entry("thinking_level_change", "1", None, json!({}))];
-    assert_eq!(pi_context(&entries, LeafSelector::Default), json!({"messages":[],"model":null}));
+    assert_eq!(
+        pi_context(&entries, LeafSelector::Default),
+        json!({"messages":[],"model":null})
+    );
 }

@@ -2,7 +2,9 @@
 
 use serde_json::{Value, json};
 
-use pi_session_tree::{AgentContext, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context};
+use pi_session_tree::{
+    AgentContext, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context,
+};
 
 pub const TS: &str = "2025-01-01T00:00:00Z";
 
@@ -42,7 +44,11 @@ pub fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> Value
 pub fn context_at(entries: &[Value], leaf: LeafSelector, dialect: Dialect) -> AgentContext {
     let index = TreeIndex::from_entries(entries);
     let branch = index.branch_for(&leaf);
-    let path: Vec<Value> = branch.positions.iter().map(|&i| entries[i].clone()).collect();
+    let path: Vec<Value> = branch
+        .positions
+        .iter()
+        .map(|&i| entries[i].clone())
+        .collect();
     agent_context(&path, dialect, &ContextOptions::default()).0
 }
 
@@ -79,4 +85,64 @@ pub fn describe(messages: &Value) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// JSON equality as JavaScript sees parsed values: numbers compare by value
+/// (`0` and `0.0` are the same number).
+pub fn js_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// Parses JSON written by `JSON.stringify`, which may hold lone UTF-16
+/// surrogate escapes (`"\ud83d"`) that serde_json rejects: those become
+/// U+FFFD, as the store reads them.
+pub fn parse_js_json(text: &str) -> Value {
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u16> {
+        let digits = text.get(at..at + 4)?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let mut last = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        if bytes.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let unit = hex(i + 2).unwrap_or(0);
+        let is_high = (0xD800..0xDC00).contains(&unit);
+        let is_low = (0xDC00..0xE000).contains(&unit);
+        let pairs = is_high
+            && bytes.get(i + 6) == Some(&b'\\')
+            && bytes.get(i + 7) == Some(&b'u')
+            && hex(i + 8).is_some_and(|next| (0xDC00..0xE000).contains(&next));
+        if pairs {
+            i += 12;
+        } else if is_high || is_low {
+            out.push_str(&text[last..i]);
+            out.push_str("\\ufffd");
+            i += 6;
+            last = i;
+        } else {
+            i += 6;
+        }
+    }
+    out.push_str(&text[last..]);
+    serde_json::from_str(&out).unwrap()
 }

@@ -534,7 +534,10 @@ pub struct UnknownEntry {
 
 impl EntryEnvelope for UnknownEntry {
     fn kind(&self) -> &str {
-        self.value.get("type").and_then(JsonValue::as_str).unwrap_or("")
+        self.value
+            .get("type")
+            .and_then(JsonValue::as_str)
+            .unwrap_or("")
     }
     fn id(&self) -> Option<&str> {
         self.value.get("id").and_then(JsonValue::as_str)
@@ -703,6 +706,35 @@ impl Entry {
     }
 }
 
+/// Calls `$go::<Struct>(source, Entry::Variant)` for the struct of a known `type`, else `None`.
+macro_rules! dispatch_known {
+    ($kind:expr, $source:expr, $go:ident) => {
+        match $kind {
+            "message" => $go($source, Entry::Message),
+            "model_change" => $go($source, Entry::ModelChange),
+            "thinking_level_change" => $go($source, Entry::ThinkingLevelChange),
+            "compaction" => $go($source, Entry::Compaction),
+            "branch_summary" => $go($source, Entry::BranchSummary),
+            "custom" => $go($source, Entry::Custom),
+            "custom_message" => $go($source, Entry::CustomMessage),
+            "label" => $go($source, Entry::Label),
+            "session_info" => $go($source, Entry::SessionInfo),
+            "usage" => $go($source, Entry::Usage),
+            "context_edit" => $go($source, Entry::ContextEdit),
+            "model_usage" => $go($source, Entry::ModelUsage),
+            "service_tier_change" => $go($source, Entry::ServiceTierChange),
+            "reset_boundary" => $go($source, Entry::ResetBoundary),
+            "archive" => $go($source, Entry::Archive),
+            "title_change" => $go($source, Entry::TitleChange),
+            "ttsr_injection" => $go($source, Entry::TtsrInjection),
+            "credential_pin" => $go($source, Entry::CredentialPin),
+            "session_init" => $go($source, Entry::SessionInit),
+            "mode_change" => $go($source, Entry::ModeChange),
+            _ => None,
+        }
+    };
+}
+
 /// `Some(result)` when `kind` is a known type: the typed entry, or why typing failed.
 fn typed_from(kind: &str, value: &JsonMap) -> Option<Result<Entry, String>> {
     fn go<T: for<'a> Deserialize<'a>>(
@@ -717,29 +749,23 @@ fn typed_from(kind: &str, value: &JsonMap) -> Option<Result<Entry, String>> {
             .map_err(|e: serde_json::Error| e.to_string()),
         )
     }
-    match kind {
-        "message" => go(value, Entry::Message),
-        "model_change" => go(value, Entry::ModelChange),
-        "thinking_level_change" => go(value, Entry::ThinkingLevelChange),
-        "compaction" => go(value, Entry::Compaction),
-        "branch_summary" => go(value, Entry::BranchSummary),
-        "custom" => go(value, Entry::Custom),
-        "custom_message" => go(value, Entry::CustomMessage),
-        "label" => go(value, Entry::Label),
-        "session_info" => go(value, Entry::SessionInfo),
-        "usage" => go(value, Entry::Usage),
-        "context_edit" => go(value, Entry::ContextEdit),
-        "model_usage" => go(value, Entry::ModelUsage),
-        "service_tier_change" => go(value, Entry::ServiceTierChange),
-        "reset_boundary" => go(value, Entry::ResetBoundary),
-        "archive" => go(value, Entry::Archive),
-        "title_change" => go(value, Entry::TitleChange),
-        "ttsr_injection" => go(value, Entry::TtsrInjection),
-        "credential_pin" => go(value, Entry::CredentialPin),
-        "session_init" => go(value, Entry::SessionInit),
-        "mode_change" => go(value, Entry::ModeChange),
-        _ => None,
+    dispatch_known!(kind, value, go)
+}
+
+/// Types a line of a known `type` straight from its bytes (one pass, no intermediate JSON
+/// tree). `None` for an unknown type; `Some(Err)` when the bytes do not fit the typed struct
+/// (the caller then takes the lossless slow path through [`Entry::from_map`]).
+pub(crate) fn typed_from_slice(
+    kind: &str,
+    bytes: &[u8],
+) -> Option<Result<Entry, serde_json::Error>> {
+    fn go<T: for<'a> Deserialize<'a>>(
+        bytes: &[u8],
+        wrap: fn(T) -> Entry,
+    ) -> Option<Result<Entry, serde_json::Error>> {
+        Some(serde_json::from_slice::<T>(bytes).map(wrap))
     }
+    dispatch_known!(kind, bytes, go)
 }
 
 impl Serialize for Entry {

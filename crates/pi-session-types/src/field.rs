@@ -99,3 +99,59 @@ where
 {
     T::deserialize(deserializer).map(Some)
 }
+
+/// A value that is normally of type `T` but is kept as raw JSON when a file holds something
+/// else, so that one odd field does not make its whole object untyped.
+///
+/// Used for message `timestamp`s (Unix ms numbers; an odd file may hold a string).
+///
+/// ```
+/// use pi_session_types::field::MaybeTyped;
+/// let n: MaybeTyped<serde_json::Number> = serde_json::from_str("17").unwrap();
+/// assert!(n.typed().is_some());
+/// let s: MaybeTyped<serde_json::Number> = serde_json::from_str("\"soon\"").unwrap();
+/// assert_eq!(s.typed(), None);
+/// assert_eq!(serde_json::to_string(&s).unwrap(), "\"soon\"");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum MaybeTyped<T> {
+    /// The value has the expected type.
+    Typed(T),
+    /// Anything else, kept as written.
+    Raw(serde_json::Value),
+}
+
+impl<T> MaybeTyped<T> {
+    /// The typed value, `None` when the file held something else.
+    pub fn typed(&self) -> Option<&T> {
+        match self {
+            MaybeTyped::Typed(v) => Some(v),
+            MaybeTyped::Raw(_) => None,
+        }
+    }
+}
+
+impl<T> From<T> for MaybeTyped<T> {
+    fn from(value: T) -> Self {
+        MaybeTyped::Typed(value)
+    }
+}
+
+impl<T: Serialize> Serialize for MaybeTyped<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MaybeTyped::Typed(v) => v.serialize(serializer),
+            MaybeTyped::Raw(v) => v.serialize(serializer),
+        }
+    }
+}
+
+impl<'de, T: for<'a> Deserialize<'a>> Deserialize<'de> for MaybeTyped<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        Ok(match T::deserialize(&value) {
+            Ok(typed) => MaybeTyped::Typed(typed),
+            Err(_) => MaybeTyped::Raw(value),
+        })
+    }
+}

@@ -20,51 +20,119 @@ pub struct SessionHeader {
     #[serde(rename = "type")]
     pub kind: tags::Session,
     /// Format version: `3` today; absent means v1.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub version: Option<JsonNumber>,
     /// Session id (UUIDv7 in current files; any string accepted).
     pub id: String,
     /// omp: title (possibly stale; the title slot wins).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub title: Option<String>,
     /// omp: `"auto" | "user"`.
-    #[serde(rename = "titleSource", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "titleSource",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub title_source: Option<String>,
     /// Creation time, ISO-8601.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub timestamp: Option<IsoTimestamp>,
     /// Working directory at creation.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub cwd: Option<String>,
     /// Parent session: a file path (pi, omp branches) or a session id (omp forks).
-    #[serde(rename = "parentSession", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "parentSession",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub parent_session: Option<String>,
     /// omp: prompt-cache identity inherited by forks.
-    #[serde(rename = "providerPromptCacheKey", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "providerPromptCacheKey",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub provider_prompt_cache_key: Option<String>,
     /// omp: extra workspace roots.
-    #[serde(rename = "additionalDirectories", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "additionalDirectories",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub additional_directories: Option<Vec<String>>,
     /// omp: paths the file had before moves.
-    #[serde(rename = "previousSessionFiles", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "previousSessionFiles",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub previous_session_files: Option<Vec<String>>,
     /// pi v1: provider.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub provider: Option<String>,
     /// pi v1: model id.
-    #[serde(rename = "modelId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "modelId",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub model_id: Option<String>,
     /// pi v1: thinking level.
-    #[serde(rename = "thinkingLevel", default, skip_serializing_if = "Field::is_absent")]
+    #[serde(
+        rename = "thinkingLevel",
+        default,
+        skip_serializing_if = "Field::is_absent"
+    )]
     pub thinking_level: Field<String>,
     /// pi v1: file this session was branched from (renamed `parentSession` in v2 types only).
-    #[serde(rename = "branchedFrom", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "branchedFrom",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub branched_from: Option<String>,
     /// pi v1 (2025-11-11): system prompt.
-    #[serde(rename = "systemPrompt", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        rename = "systemPrompt",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub system_prompt: Option<JsonValue>,
     /// pi v1 (2025-11): model (opaque).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub model: Option<JsonValue>,
     /// Unknown keys, kept in order (e.g. rho's or future fields).
     #[serde(flatten)]
@@ -74,7 +142,10 @@ pub struct SessionHeader {
 impl SessionHeader {
     /// The format version, 1 when absent (v1 files have none).
     pub fn version_or_1(&self) -> u64 {
-        self.version.as_ref().and_then(JsonNumber::as_u64).unwrap_or(1)
+        self.version
+            .as_ref()
+            .and_then(JsonNumber::as_u64)
+            .unwrap_or(1)
     }
 }
 
@@ -117,7 +188,11 @@ pub struct TitleSlot {
     /// Current title; empty means "no title".
     pub title: String,
     /// Where the title came from.
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::field::present"
+    )]
     pub source: Option<TitleSource>,
     /// Time of the last title change (ISO-8601).
     #[serde(rename = "updatedAt")]

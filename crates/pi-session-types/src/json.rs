@@ -40,7 +40,8 @@ pub enum JsonError {
 pub fn to_js_string<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonError> {
     let bytes = to_js_vec(value)?;
     // The formatter only ever writes UTF-8 (from `&str` fragments and ASCII).
-    String::from_utf8(bytes).map_err(|e| JsonError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))
+    String::from_utf8(bytes)
+        .map_err(|e| JsonError::Io(io::Error::new(io::ErrorKind::InvalidData, e)))
 }
 
 /// Serialises `value` like [`to_js_string`], returning the bytes.
@@ -113,7 +114,8 @@ impl State {
                 self.out.push(b'0');
             } else {
                 let mut buffer = ryu_js::Buffer::new();
-                self.out.extend_from_slice(buffer.format_finite(value).as_bytes());
+                self.out
+                    .extend_from_slice(buffer.format_finite(value).as_bytes());
             }
         } else {
             self.out.extend_from_slice(b"null");
@@ -238,11 +240,19 @@ impl Formatter for JsFormatter<'_> {
         self.state.out.push(b'"');
         Ok(())
     }
-    fn write_string_fragment<W: ?Sized + Write>(&mut self, _: &mut W, fragment: &str) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        _: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
         self.state.out.extend_from_slice(fragment.as_bytes());
         Ok(())
     }
-    fn write_char_escape<W: ?Sized + Write>(&mut self, _: &mut W, escape: CharEscape) -> io::Result<()> {
+    fn write_char_escape<W: ?Sized + Write>(
+        &mut self,
+        _: &mut W,
+        escape: CharEscape,
+    ) -> io::Result<()> {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let out = &mut self.state.out;
         match escape {
@@ -265,7 +275,11 @@ impl Formatter for JsFormatter<'_> {
         }
         Ok(())
     }
-    fn write_raw_fragment<W: ?Sized + Write>(&mut self, _: &mut W, fragment: &str) -> io::Result<()> {
+    fn write_raw_fragment<W: ?Sized + Write>(
+        &mut self,
+        _: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
         self.state.out.extend_from_slice(fragment.as_bytes());
         Ok(())
     }
@@ -326,10 +340,10 @@ impl Formatter for JsFormatter<'_> {
         if key.len() >= 2 && key[0] == b'"' && key[key.len() - 1] == b'"' {
             member.index = array_index(&key[1..key.len() - 1]);
         }
-        if member.index.is_some() {
-            if let Some(frame) = state.frames.last_mut() {
-                frame.has_index_key = true;
-            }
+        if member.index.is_some()
+            && let Some(frame) = state.frames.last_mut()
+        {
+            frame.has_index_key = true;
         }
         Ok(())
     }

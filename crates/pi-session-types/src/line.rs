@@ -13,7 +13,9 @@
 //! `type` is a [`LineError`] saying which; nothing here panics.
 
 use crate::entry::{Entry, UnknownEntry};
+use crate::field::MaybeTyped;
 use crate::header::{SessionHeader, TitleSlot};
+use crate::message::AgentMessage;
 use crate::timestamp::IsoTimestamp;
 use crate::{JsonMap, JsonValue, tags};
 use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -45,7 +47,9 @@ pub enum LineError {
     #[error("line is a JSON object without a \"type\" key; every session line needs a string type")]
     MissingType,
     /// An object whose `type` is not a string.
-    #[error("line has a \"type\" that is {found}, not a string; every session line needs a string type")]
+    #[error(
+        "line has a \"type\" that is {found}, not a string; every session line needs a string type"
+    )]
     TypeNotString {
         /// The JSON type found for `type`.
         found: &'static str,
@@ -68,9 +72,10 @@ pub enum ParseWarning {
         /// Which object and why.
         reason: String,
     },
-    /// The entry `timestamp` is not an ISO-8601 date-time; it is kept as written.
+    /// An entry `timestamp` that is not an ISO-8601 date-time, or a message `timestamp` that is
+    /// not a number; it is kept as written.
     InvalidTimestamp {
-        /// The value as written.
+        /// The value as written (a message timestamp as its JSON text).
         value: String,
     },
 }
@@ -162,7 +167,9 @@ pub struct Envelope {
     pub timestamp: Option<String>,
     /// True when `parentId` is present and `null` (a root entry).
     pub parent_is_null: bool,
-    /// Repairs made to read the line (lone surrogates, invalid UTF-8); empty normally.
+    /// Repairs made to read the four envelope fields (lone surrogates, invalid UTF-8); empty
+    /// normally. Values the fast path skips are checked for JSON syntax but not for UTF-8 or
+    /// surrogate pairing, so a repair elsewhere in the line shows up only in [`parse_line`].
     pub warnings: Vec<ParseWarning>,
 }
 
@@ -264,6 +271,9 @@ pub fn parse_envelope_ref(bytes: &[u8]) -> Result<EnvelopeRef<'_>, LineError> {
 /// assert_eq!(user.content, Content::Text("\u{fffd}!".into()));
 /// ```
 pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
+    if let Some(parsed) = parse_entry_fast(bytes) {
+        return Ok(parsed);
+    }
     match parse_object(bytes) {
         Ok(map) => type_line(map, Vec::new()),
         Err(error) => {
@@ -272,6 +282,36 @@ pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
             type_line(map, warnings)
         }
     }
+}
+
+/// The common case in one pass: a clean line of a known entry type parsed straight into its
+/// struct. `None` sends the line down the general path (header, slot, unknown type, repairs,
+/// fields of unexpected types), which gives the same result for lines this path accepts.
+fn parse_entry_fast(bytes: &[u8]) -> Option<Parsed<ParsedLine>> {
+    let envelope = parse_envelope_ref(bytes).ok()?;
+    let entry = crate::entry::typed_from_slice(&envelope.kind, bytes)?.ok()?;
+    let mut warnings = Vec::new();
+    finish_entry(&entry, &mut warnings);
+    Some(Parsed {
+        value: ParsedLine::Entry(entry),
+        warnings,
+    })
+}
+
+/// Warnings every typed entry gets: untyped parts, odd timestamps.
+fn finish_entry(entry: &Entry, warnings: &mut Vec<ParseWarning>) {
+    warnings.extend(
+        entry
+            .fallback_reasons()
+            .into_iter()
+            .map(|reason| ParseWarning::Untyped { reason }),
+    );
+    if let Some(MaybeTyped::Raw(value)) = entry.message().and_then(AgentMessage::timestamp_field) {
+        warnings.push(ParseWarning::InvalidTimestamp {
+            value: value.to_string(),
+        });
+    }
+    check_timestamp(entry.timestamp(), warnings);
 }
 
 /// [`parse_line`] for a `&str`.
@@ -289,7 +329,10 @@ fn parse_object(bytes: &[u8]) -> Result<JsonMap, LineError> {
     }
 }
 
-fn type_line(map: JsonMap, mut warnings: Vec<ParseWarning>) -> Result<Parsed<ParsedLine>, LineError> {
+fn type_line(
+    map: JsonMap,
+    mut warnings: Vec<ParseWarning>,
+) -> Result<Parsed<ParsedLine>, LineError> {
     let kind = match map.get("type") {
         None => return Err(LineError::MissingType),
         Some(JsonValue::String(kind)) => kind.as_str(),
@@ -306,39 +349,31 @@ fn type_line(map: JsonMap, mut warnings: Vec<ParseWarning>) -> Result<Parsed<Par
         },
         "session" => match typed::<SessionHeader>(&map) {
             Ok(header) => {
-                check_timestamp(header.timestamp.as_ref(), &mut warnings);
+                check_timestamp(
+                    header.timestamp.as_ref().map(IsoTimestamp::as_str),
+                    &mut warnings,
+                );
                 ParsedLine::Header(header)
             }
             Err(reason) => untyped_line(map, "session header", reason, &mut warnings),
         },
         _ => {
             let entry = Entry::from_map(map);
-            warnings.extend(
-                entry
-                    .fallback_reasons()
-                    .into_iter()
-                    .map(|reason| ParseWarning::Untyped { reason }),
-            );
-            if let Some(timestamp) = entry.timestamp() {
-                if IsoTimestamp::new(timestamp).parse().is_none() {
-                    warnings.push(ParseWarning::InvalidTimestamp {
-                        value: timestamp.to_string(),
-                    });
-                }
-            }
+            finish_entry(&entry, &mut warnings);
             ParsedLine::Entry(entry)
         }
     };
     Ok(Parsed { value, warnings })
 }
 
-fn check_timestamp(timestamp: Option<&IsoTimestamp>, warnings: &mut Vec<ParseWarning>) {
-    if let Some(timestamp) = timestamp {
-        if timestamp.parse().is_none() {
-            warnings.push(ParseWarning::InvalidTimestamp {
-                value: timestamp.0.clone(),
-            });
-        }
+/// Reports an entry or header `timestamp` that is not an ISO-8601 date-time.
+fn check_timestamp(timestamp: Option<&str>, warnings: &mut Vec<ParseWarning>) {
+    if let Some(timestamp) = timestamp
+        && !IsoTimestamp::is_valid_str(timestamp)
+    {
+        warnings.push(ParseWarning::InvalidTimestamp {
+            value: timestamp.to_string(),
+        });
     }
 }
 
@@ -386,8 +421,28 @@ fn classify(bytes: &[u8], error: &serde_json::Error) -> LineError {
     }
     LineError::NotJson {
         message: error.to_string(),
-        column: error.column(),
+        column: byte_column(bytes, error.line(), error.column()),
     }
+}
+
+/// serde_json counts lines at each `\n` inside the input; turn its (line, column) into a
+/// 1-based byte column of this one physical line (at least 1).
+fn byte_column(bytes: &[u8], line: usize, column: usize) -> usize {
+    let line_start = if line > 1 {
+        memchr_nth_newline(bytes, line - 1).map_or(0, |i| i + 1)
+    } else {
+        0
+    };
+    (line_start + column).max(1)
+}
+
+fn memchr_nth_newline(bytes: &[u8], n: usize) -> Option<usize> {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(n - 1)
+        .map(|(i, _)| i)
 }
 
 /// The error for a line that is valid JSON but not an object.
@@ -646,8 +701,12 @@ mod tests {
 
     #[test]
     fn lone_surrogates_are_rewritten_and_pairs_kept() {
-        let (text, n) = replace_lone_surrogates(r#""\ud83d\ude00 \ud83d x \ude00 \\ud83d \ud83d\ud83d\ude00""#);
+        let (text, n) =
+            replace_lone_surrogates(r#""\ud83d\ude00 \ud83d x \ude00 \\ud83d \ud83d\ud83d\ude00""#);
         assert_eq!(n, 3);
-        assert_eq!(text, r#""\ud83d\ude00 \ufffd x \ufffd \\ud83d \ufffd\ud83d\ude00""#);
+        assert_eq!(
+            text,
+            r#""\ud83d\ude00 \ufffd x \ufffd \\ud83d \ufffd\ud83d\ude00""#
+        );
     }
 }

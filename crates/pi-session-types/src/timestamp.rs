@@ -51,6 +51,12 @@ impl IsoTimestamp {
         OffsetDateTime::parse(&self.0, &Rfc3339).ok()
     }
 
+    /// True when `value` is an RFC 3339 / ISO-8601 date-time. The canonical
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ` form every writer uses is checked without a full parse.
+    pub fn is_valid_str(value: &str) -> bool {
+        is_canonical(value) || OffsetDateTime::parse(value, &Rfc3339).is_ok()
+    }
+
     /// Unix milliseconds, as JavaScript's `Date.parse` gives for a valid ISO string.
     pub fn unix_ms(&self) -> Option<i64> {
         let t = self.parse()?;
@@ -101,4 +107,85 @@ pub fn format_iso(t: OffsetDateTime) -> String {
         t.second(),
         t.millisecond()
     )
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` with a real calendar date and in-range clock fields.
+fn is_canonical(value: &str) -> bool {
+    let b = value.as_bytes();
+    if b.len() != 24 {
+        return false;
+    }
+    let digits_at = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_digit);
+    let number = |range: std::ops::Range<usize>| {
+        b[range]
+            .iter()
+            .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'))
+    };
+    let shape = digits_at(0..4)
+        && b[4] == b'-'
+        && digits_at(5..7)
+        && b[7] == b'-'
+        && digits_at(8..10)
+        && b[10] == b'T'
+        && digits_at(11..13)
+        && b[13] == b':'
+        && digits_at(14..16)
+        && b[16] == b':'
+        && digits_at(17..19)
+        && b[19] == b'.'
+        && digits_at(20..23)
+        && b[23] == b'Z';
+    if !shape || number(11..13) > 23 || number(14..16) > 59 || number(17..19) > 59 {
+        return false;
+    }
+    let (Ok(year), Ok(month), Ok(day)) = (
+        i32::try_from(number(0..4)),
+        u8::try_from(number(5..7)),
+        u8::try_from(number(8..10)),
+    ) else {
+        return false;
+    };
+    time::Month::try_from(month)
+        .ok()
+        .and_then(|month| time::Date::from_calendar_date(year, month, day).ok())
+        .is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_check_agrees_with_the_full_parser() {
+        for value in [
+            "2026-03-15T22:40:18.123Z",
+            "2026-02-29T00:00:00.000Z",
+            "2024-02-29T23:59:59.999Z",
+            "2026-13-01T00:00:00.000Z",
+            "2026-01-01T24:00:00.000Z",
+            "2026-01-01T00:60:00.000Z",
+            "2026-01-01 00:00:00.000Z",
+            "2026-01-01T00:00:00.000+01:00",
+            "2026-01-01T00:00:00Z",
+            "yesterday",
+        ] {
+            let full = OffsetDateTime::parse(value, &Rfc3339).is_ok();
+            assert_eq!(IsoTimestamp::is_valid_str(value), full, "{value}");
+            if is_canonical(value) {
+                assert!(full, "{value}");
+            }
+        }
+    }
+
+    #[test]
+    fn formats_like_to_iso_string() {
+        let t = IsoTimestamp::from_unix_ms(1_773_614_418_123).unwrap();
+        assert_eq!(t.as_str(), "2026-03-15T22:40:18.123Z");
+        assert_eq!(
+            IsoTimestamp::from_unix_ms(-1).unwrap().as_str(),
+            "1969-12-31T23:59:59.999Z"
+        );
+        assert_eq!(now_iso().len(), 24);
+        assert!(IsoTimestamp::now().parse().is_some());
+    }
 }

@@ -52,20 +52,31 @@ fn integers_match_node() {
         (json!(i64::MIN), "-9223372036854776000"),
     ];
     for (value, expected) in table {
-        assert_eq!(to_js_string(value).unwrap(), *expected, "formatting {value}");
+        assert_eq!(
+            to_js_string(value).unwrap(),
+            *expected,
+            "formatting {value}"
+        );
     }
 }
 
 #[test]
 fn strings_match_node() {
     let table: &[(&str, &str)] = &[
-        ("a\u{0}b\u{1f}\u{8}\u{c}\n\r\t\"\\", r#""a\u0000b\u001f\b\f\n\r\t\"\\""#),
+        (
+            "a\u{0}b\u{1f}\u{8}\u{c}\n\r\t\"\\",
+            r#""a\u0000b\u001f\b\f\n\r\t\"\\""#,
+        ),
         ("\u{2028}\u{2029}", "\"\u{2028}\u{2029}\""),
         ("😀", "\"😀\""),
         ("x/y\u{7f}\u{80}é", "\"x/y\u{7f}\u{80}é\""),
     ];
     for (value, expected) in table {
-        assert_eq!(to_js_string(value).unwrap(), *expected, "formatting {value:?}");
+        assert_eq!(
+            to_js_string(value).unwrap(),
+            *expected,
+            "formatting {value:?}"
+        );
     }
 }
 
@@ -115,22 +126,33 @@ fn nested_objects_reorder_independently_and_non_finite_is_null() {
     z.insert("3".into(), json!([1, Value::Object(inner)]));
     z.insert(
         "x".into(),
-        serde_json::to_value(Inner { x: 0.0, y: 0.0, w: 0.0 }).unwrap(),
+        serde_json::to_value(Inner {
+            x: 0.0,
+            y: 0.0,
+            w: 0.0,
+        })
+        .unwrap(),
     );
     assert_eq!(
         to_js_string(&json!({ "z": Value::Object(z) })).unwrap(),
         r#"{"z":{"3":[1,{"0":2,"b":1}],"x":{"x":0,"y":0,"w":0}}}"#
     );
     assert_eq!(
-        to_js_string(&Inner { x: f64::NAN, y: f64::INFINITY, w: f64::NEG_INFINITY }).unwrap(),
+        to_js_string(&Inner {
+            x: f64::NAN,
+            y: f64::INFINITY,
+            w: f64::NEG_INFINITY
+        })
+        .unwrap(),
         r#"{"x":null,"y":null,"w":null}"#
     );
 }
 
 #[test]
 fn integer_map_keys_are_reordered_too() {
-    let map: std::collections::BTreeMap<String, u8> =
-        [("z".to_string(), 1), ("7".to_string(), 2)].into_iter().collect();
+    let map: std::collections::BTreeMap<String, u8> = [("z".to_string(), 1), ("7".to_string(), 2)]
+        .into_iter()
+        .collect();
     assert_eq!(to_js_string(&map).unwrap(), r#"{"7":2,"z":1}"#);
     let by_number: std::collections::HashMap<u32, u8> = [(5u32, 1u8)].into_iter().collect();
     assert_eq!(to_js_string(&by_number).unwrap(), r#"{"5":1}"#);
@@ -142,5 +164,8 @@ fn writer_writes_the_same_bytes() {
     let mut out = Vec::new();
     to_js_writer(&mut out, &value).unwrap();
     assert_eq!(out, br#"{"2":null,"a":[1.5,"x"]}"#);
-    assert_eq!(String::from_utf8(out).unwrap(), to_js_string(&value).unwrap());
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        to_js_string(&value).unwrap()
+    );
 }

@@ -95,6 +95,7 @@ class OmpWriter {
 			fromExtension: extra.fromHook,
 			preserveData: extra.preserveData,
 			method: extra.method,
+			providerReplayThroughEntryId: extra.providerReplayThroughEntryId,
 			tokensAfter: extra.tokensAfter,
 		});
 	}
@@ -158,6 +159,11 @@ class OmpWriter {
 		if (!entry || entry.type !== "message" || entry.message.role !== "assistant") throw new Error(`retryRecovery: ${entryId} is not an assistant message`);
 		entry.message.retryRecovery = recovery;
 		await this.sm.rewriteEntries();
+	}
+	/** createBranchedSession(leafId): the manager continues in the new file (which finish() returns). */
+	fork(leafId) {
+		tick();
+		return this.sm.createBranchedSession(leafId);
 	}
 	leaf() {
 		return this.sm.getLeafId();

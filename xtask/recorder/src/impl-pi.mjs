@@ -99,6 +99,11 @@ class PiWriter {
 		tick();
 		return this.sm.appendSessionInfo(name);
 	}
+	/** createBranchedSession(leafId): the manager continues in the new file (which finish() returns). */
+	fork(leafId) {
+		tick();
+		return this.sm.createBranchedSession(leafId);
+	}
 	leaf() {
 		return this.sm.getLeafId();
 	}

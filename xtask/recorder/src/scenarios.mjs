@@ -394,6 +394,32 @@ export const SCENARIOS = [
 			s.append(assistant([text("done")], { usage: B.usage(0, 0) }));
 		},
 	},
+	{
+		name: "summary-formatting",
+		description: "compaction and branch summaries with trailing spaces, blank-line runs, a table and a code block (omp normalizes rendered templates; pi inserts verbatim)",
+		run(s, x) {
+			opening(s, x);
+			const a = exchange(s, "q1", "a1");
+			exchange(s, "q2", "a2");
+			const messy = "Line one   \n\n\n\nAfter a blank run\n|  a |b  |\n|:-|-:|\n| 1 |  2 |\n```\ncode with trailing spaces   \n\n\n```\n\n\t\n";
+			s.branchWithSummary(a.a, messy);
+			const b = exchange(s, "q3", "a3");
+			s.compaction(messy, b.u, 999);
+			exchange(s, "q4", "a4");
+		},
+	},
+	{
+		name: "fork-with-label",
+		description: "createBranchedSession (fork/clone) of a branch that has a label entry in the middle, then more turns in the new file",
+		run(s, x) {
+			opening(s, x);
+			const a = exchange(s, "q1", "a1");
+			s.label(a.u, "marked");
+			exchange(s, "q2 (parent is the label entry)", "a2");
+			s.fork(s.leaf());
+			exchange(s, "q3 after fork", "a3");
+		},
+	},
 	// ---- omp-only ----------------------------------------------------------------------------
 	{
 		name: "python-execution",
@@ -526,6 +552,69 @@ export const SCENARIOS = [
 			s.customMessage("interrupted-thinking", "Your previous turn was interrupted while thinking.", false);
 			s.append(user([text("continue")]));
 			s.append(assistant([text("Continuing.")]));
+		},
+	},
+	{
+		name: "compaction-provider-payloads",
+		only: ["omp"],
+		description: "omp compactions carrying provider payloads: Anthropic server compaction (main tip) and OpenAI remote replacement history (side tip), plus shortSummary/method/tokensAfter",
+		run(s, x) {
+			opening(s, x);
+			const a = exchange(s, "one", "1");
+			const kept = exchange(s, "two", "2");
+			const beforeCompaction = s.leaf();
+			s.compaction("Anthropic-compacted summary", kept.u, 5000, {
+				shortSummary: "short",
+				method: "remote",
+				tokensAfter: 900,
+				preserveData: { anthropicCompaction: { provider: "anthropic", content: "server summary text", encryptedContent: "enc==", model: "claude-sonnet-4-5", usedTokens: 4100 } },
+			});
+			exchange(s, "three", "3");
+			s.branch(beforeCompaction);
+			s.compaction("OpenAI remote summary", "", 6000, {
+				method: "remote",
+				providerReplayThroughEntryId: a.a,
+				preserveData: { openaiRemoteCompaction: { provider: "openai", replacementHistory: [{ type: "message", role: "user", content: [{ type: "input_text", text: "one" }] }, { type: "compaction", encrypted_content: "opaque" }], usedTokens: 3000 } },
+			});
+			exchange(s, "four", "4", { provider: "openai", model: "gpt-5", api: "openai-responses" });
+		},
+	},
+	{
+		name: "compaction-handoff-and-rollover",
+		only: ["omp"],
+		description: "a handoff compaction (HANDOFF template); on side tips, experimental-context-rollover compactions that recover the latest user request (kept id after it) or not (kept id empty)",
+		run(s, x) {
+			opening(s, x);
+			exchange(s, "old request", "old answer");
+			const latest = s.append(user([text("the latest request before rollover")]));
+			const reply = s.append(assistant([text("working on it")]));
+			const beforeCompaction = s.leaf();
+			s.compaction("Handoff notes for the next agent.", latest, 4000, { method: "handoff" });
+			exchange(s, "after handoff", "ok");
+			s.branch(beforeCompaction);
+			s.compaction("Rollover summary", reply, 4000, { details: { kind: "experimental-context-rollover", notes: 1 } });
+			exchange(s, "after first rollover", "ok");
+			s.branch(beforeCompaction);
+			s.compaction("Rollover summary keeping nothing", "", 4000, { details: { kind: "experimental-context-rollover" } });
+			exchange(s, "after rollover", "ok");
+		},
+	},
+	{
+		name: "file-mentions",
+		only: ["omp"],
+		description: "fileMention messages (omp): text-only files become a developer message, files with an image a user message",
+		run(s, x) {
+			opening(s, x);
+			s.append({
+				role: "fileMention",
+				files: [
+					{ path: "src/lib.rs", content: "pub fn f() {}", lineCount: 1, byteSize: 13 },
+					{ path: "logo.png", content: "", image: image(B.SMALL_PNG) },
+					{ path: "big.bin", content: "", skippedReason: "binary" },
+				],
+				timestamp: B.now(),
+			});
+			exchange(s, "what do these files do?", "A library and a logo.");
 		},
 	},
 ];

@@ -1,0 +1,124 @@
+//! One entry point for every output format (what `pi-session context FILE
+//! --format …` prints).
+
+use serde_json::Value;
+
+use pi_session_tree::{BlobSource, ContextOptions, Diagnostic, Dialect, agent_context};
+
+use crate::documents::{DocumentSource, NoDocuments};
+use crate::llm::llm_messages;
+use crate::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
+use crate::reqllm::{to_canonical_json, to_compact_json};
+use crate::rho::{self, Inputs};
+
+/// An output format of [`project`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// The dialect's `convertToLlm` of its `buildSessionContext` messages.
+    Llm,
+    /// rho's req_llm messages, canonical (full) JSON.
+    ReqLlm,
+    /// rho's req_llm messages, compact JSON.
+    ReqLlmCompact,
+    /// The `messages` array of an OpenAI Chat Completions request.
+    OpenAi,
+    /// The `{system?, messages}` of an Anthropic Messages request.
+    Anthropic,
+}
+
+/// A format name that is not one of [`Format`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown format {0:?}: use llm, req-llm, req-llm-compact, openai or anthropic")]
+pub struct UnknownFormat(pub String);
+
+impl std::str::FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        match name {
+            "llm" => Ok(Format::Llm),
+            "req-llm" => Ok(Format::ReqLlm),
+            "req-llm-compact" => Ok(Format::ReqLlmCompact),
+            "openai" => Ok(Format::OpenAi),
+            "anthropic" => Ok(Format::Anthropic),
+            other => Err(UnknownFormat(other.to_owned())),
+        }
+    }
+}
+
+/// What [`project`] needs besides the branch.
+#[derive(Clone, Copy)]
+pub struct ProjectOptions<'a> {
+    /// Whose `buildSessionContext`/`convertToLlm` to follow ([`Format::Llm`]).
+    pub dialect: Dialect,
+    /// What the model takes (the req_llm-based formats).
+    pub inputs: Inputs,
+    /// Where attached PDFs are read from (with `inputs.pdf`).
+    pub documents: &'a dyn DocumentSource,
+    /// Where omp's `blob:sha256:` pictures are read from.
+    pub blobs: Option<&'a dyn BlobSource>,
+    /// OpenAI-compatible server switches ([`Format::OpenAi`]).
+    pub openai: OpenAiOptions,
+}
+
+impl std::fmt::Debug for ProjectOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProjectOptions")
+            .field("dialect", &self.dialect)
+            .field("inputs", &self.inputs)
+            .field("openai", &self.openai)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ProjectOptions<'_> {
+    fn default() -> Self {
+        ProjectOptions {
+            dialect: Dialect::Pi,
+            inputs: Inputs::default(),
+            documents: &NoDocuments,
+            blobs: None,
+            openai: OpenAiOptions::default(),
+        }
+    }
+}
+
+/// Projects a branch (entries root first, as JSON objects) into `format`.
+/// The diagnostics are the tree's, from building the agent context
+/// ([`Format::Llm`] only).
+///
+/// ```
+/// use pi_session_context::projection::{project, Format, ProjectOptions};
+/// use serde_json::json;
+/// let branch = vec![json!({"type":"message","id":"a","parentId":null,
+///     "message":{"role":"user","content":"hi","timestamp":1}})];
+/// let (out, _) = project(&branch, Format::OpenAi, &ProjectOptions::default());
+/// assert_eq!(out, json!([{"role":"user","content":"hi"}]));
+/// ```
+pub fn project(
+    branch: &[Value],
+    format: Format,
+    options: &ProjectOptions<'_>,
+) -> (Value, Vec<Diagnostic>) {
+    if format == Format::Llm {
+        let context_options = ContextOptions {
+            blobs: options.blobs,
+        };
+        let (context, diagnostics) = agent_context(branch, options.dialect, &context_options);
+        let messages = llm_messages(context.messages(), options.dialect);
+        return (Value::Array(messages), diagnostics);
+    }
+    let rho_options = rho::Options {
+        inputs: options.inputs,
+        documents: options.documents,
+        blobs: options.blobs,
+    };
+    let messages = rho::context(branch, &rho_options);
+    let value = match format {
+        Format::ReqLlmCompact => to_compact_json(&messages),
+        Format::OpenAi => openai_chat_messages(&messages, options.openai),
+        Format::Anthropic => anthropic_messages(&messages),
+        Format::ReqLlm | Format::Llm => to_canonical_json(&messages),
+    };
+    (value, Vec::new())
+}

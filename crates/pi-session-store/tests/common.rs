@@ -1,0 +1,66 @@
+//! Helpers shared by the test modules.
+
+use pi_session_store::{Diagnostic, SessionFile};
+use pi_session_types::{Entry, JsonMap, JsonValue, to_js_string};
+use std::path::{Path, PathBuf};
+
+/// The real recorded sessions, or `None` (with a printed notice) when they are not present.
+pub fn corpus_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("SKIPPED: corpus not found at {} (tests that need it do nothing)", dir.display());
+        None
+    }
+}
+
+/// The hand-written damaged files.
+pub fn invalid_fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invalid")
+}
+
+/// `*.jsonl` files in `dir`, sorted by name.
+pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// One diagnostic per line, as `Display` prints them.
+pub fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
+    diagnostics.iter().map(|d| format!("{:?} {d}\n", d.severity())).collect()
+}
+
+/// A readable dump of a session: header, slot, diagnostics and every entry as written JSON.
+pub fn render_session(session: &SessionFile, diagnostics: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    match session.header() {
+        Some(h) => out.push_str(&format!("header (line {:?}): {}\n", session.header_line(), to_js_string(h).unwrap())),
+        None => out.push_str("header: none\n"),
+    }
+    out.push_str(&format!("file version: {}, migrated: {}\n", session.file_version(), session.is_migrated()));
+    out.push_str(&format!("leaf: {:?}\n", session.leaf_id()));
+    out.push_str("diagnostics:\n");
+    out.push_str(&render_diagnostics(diagnostics));
+    out.push_str(&format!("entries ({}):\n", session.len()));
+    for (i, at) in session.index().iter().enumerate() {
+        let entry = session.entry(i).unwrap();
+        out.push_str(&format!("line {} @{}+{}: {}\n", at.line, at.byte_offset, at.byte_len, to_js_string(&entry).unwrap()));
+    }
+    out
+}
+
+/// An entry of `kind` with the given extra fields (types it the way the store would read it).
+pub fn entry(kind: &str, fields: &[(&str, JsonValue)]) -> Entry {
+    let mut map = JsonMap::new();
+    map.insert("type".into(), kind.into());
+    for (key, value) in fields {
+        map.insert((*key).to_owned(), value.clone());
+    }
+    Entry::from_map(map)
+}

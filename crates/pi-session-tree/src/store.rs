@@ -1,0 +1,53 @@
+//! The convenience layer over the store: a [`pi_session_store::SessionFile`]
+//! is an [`EntrySource`], so a 200 MB file is indexed from the envelopes the
+//! store already parsed, and only the bodies a question needs are read.
+
+use pi_session_store::{SessionFile, StoreError};
+use serde_json::Value;
+
+use crate::index::NodeInfo;
+use crate::source::EntrySource;
+
+/// Why an entry body could not be read from a session file.
+#[derive(Debug, thiserror::Error)]
+pub enum EntryReadError {
+    /// The store could not read the entry (I/O, the file changed underneath).
+    #[error("reading an entry from the session file failed: {0}")]
+    Store(#[from] StoreError),
+    /// The typed entry could not be turned back into JSON (a bug: please report it
+    /// with the line that triggered it).
+    #[error("converting a typed entry to JSON failed: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl EntrySource for SessionFile {
+    type Error = EntryReadError;
+
+    fn entry_count(&self) -> usize {
+        self.len()
+    }
+
+    fn envelope(&self, position: usize) -> NodeInfo {
+        self.index()
+            .get(position)
+            .map(|entry| NodeInfo {
+                kind: entry.envelope.kind.clone(),
+                id: entry.envelope.id.clone(),
+                parent_id: entry.envelope.parent_id.clone(),
+            })
+            .unwrap_or_default()
+    }
+
+    fn entry_value(&self, position: usize) -> Result<Value, EntryReadError> {
+        Ok(serde_json::to_value(self.entry(position)?)?)
+    }
+
+    fn header_value(&self) -> Option<Value> {
+        self.header()
+            .and_then(|header| serde_json::to_value(header).ok())
+    }
+
+    fn title_slot(&self) -> Option<String> {
+        SessionFile::title_slot(self).map(|slot| slot.title.clone())
+    }
+}

@@ -1,0 +1,12 @@
+import { buildSessionContext } from "/tmp/ref/pi073/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+import { readFileSync } from "fs";
+const input = JSON.parse(readFileSync(0, "utf8"));
+const out = [];
+for (const c of input) {
+	try {
+		out.push(buildSessionContext(c.entries, c.leafId === undefined ? undefined : c.leafId));
+	} catch (error) {
+		out.push({ throws: String(error) });
+	}
+}
+console.log(JSON.stringify(out));

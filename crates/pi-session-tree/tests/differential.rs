@@ -1,0 +1,66 @@
+//! Differential tests against the real implementations.
+//!
+//! `data/{pi,omp}-differential.json` hold random session trees (branches,
+//! compactions with `firstKeptEntryId` on and off the path, missing parents,
+//! errored/aborted/retried turns, dangling tool calls, custom messages, model
+//! roles, reset boundaries, context notes, snapcompact text archives, …) and
+//! the JSON that pi 0.73.1's and omp 18.2.3's own `buildSessionContext`
+//! returned for each. They were recorded once with `data/probe/` (a seeded
+//! Python generator plus two small runners that import the real functions);
+//! rerun it to regenerate. Every case must match exactly, as a JSON value.
+
+use pi_session_tree::{BlobFolder, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context};
+use serde_json::Value;
+
+use crate::common::js_equal;
+
+fn check(file: &str, dialect: Dialect) {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    let blobs = BlobFolder::new(format!("{}/tests/data/blobs", env!("CARGO_MANIFEST_DIR")));
+    let mut failures = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let entries = case["entries"].as_array().unwrap();
+        let leaf = match case.get("leafId") {
+            None => LeafSelector::Default,
+            Some(Value::Null) => LeafSelector::Null,
+            Some(id) => LeafSelector::Id(id.as_str().unwrap().to_owned()),
+        };
+        let index = TreeIndex::from_entries(entries);
+        let path: Vec<Value> = index.branch_for(&leaf).positions.iter().map(|&p| entries[p].clone()).collect();
+        let (context, _) = agent_context(&path, dialect, &ContextOptions { blobs: Some(&blobs) });
+        let actual = context.to_value();
+        if case["expected"].get("throws").is_some() {
+            // The real function threw; we only require an answer without a panic.
+            continue;
+        }
+        if !js_equal(&actual, &case["expected"]) {
+            failures.push(format!(
+                "case {i}:\n  expected {}\n  actual   {}",
+                case["expected"], actual
+            ));
+        }
+    }
+    println!(
+        "{file}: {} of {} cases match",
+        cases.len() - failures.len(),
+        cases.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} mismatches\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn pi_matches_recorded_build_session_context() {
+    check("pi-differential.json", Dialect::Pi);
+}
+
+#[test]
+fn omp_matches_recorded_build_session_context() {
+    check("omp-differential.json", Dialect::Omp);
+}

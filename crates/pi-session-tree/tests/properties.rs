@@ -1,0 +1,151 @@
+//! Property tests over random trees: branches, compactions at random points
+//! with `firstKeptEntryId` on and off the branch, cycles, self-parents,
+//! missing parents and duplicate ids.
+
+use std::collections::HashSet;
+
+use pi_session_tree::{
+    ContextOptions, DiagnosticKind, Dialect, TreeIndex, agent_context, compacted,
+};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+#[derive(Debug, Clone)]
+enum Parent {
+    Root,
+    Entry(usize),
+    Missing,
+    Itself,
+}
+
+#[derive(Debug, Clone)]
+struct Spec {
+    parent: Parent,
+    compaction: Option<Option<usize>>,
+    duplicate_of: Option<usize>,
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    let parent = prop_oneof![
+        1 => Just(Parent::Root),
+        8 => (0usize..40).prop_map(Parent::Entry),
+        1 => Just(Parent::Missing),
+        1 => Just(Parent::Itself),
+    ];
+    let compaction =
+        prop_oneof![4 => Just(None), 1 => proptest::option::of(0usize..40).prop_map(Some)];
+    let duplicate = prop_oneof![9 => Just(None), 1 => (0usize..40).prop_map(Some)];
+    (parent, compaction, duplicate).prop_map(|(parent, compaction, duplicate_of)| Spec {
+        parent,
+        compaction,
+        duplicate_of,
+    })
+}
+
+fn build(specs: &[Spec]) -> Vec<Value> {
+    let n = specs.len();
+    let id = |i: usize| match specs[i].duplicate_of {
+        Some(j) if j % n != i => format!("e{}", j % n),
+        _ => format!("e{i}"),
+    };
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let parent = match spec.parent {
+                Parent::Root => Value::Null,
+                Parent::Entry(j) => Value::from(id(j % n)),
+                Parent::Missing => Value::from(format!("missing{i}")),
+                Parent::Itself => Value::from(id(i)),
+            };
+            let mut entry = json!({"id": id(i), "parentId": parent, "timestamp": "2025-01-01T00:00:00.000Z"});
+            match spec.compaction {
+                Some(first_kept) => {
+                    entry["type"] = json!("compaction");
+                    entry["summary"] = json!(format!("s{i}"));
+                    entry["tokensBefore"] = json!(i);
+                    entry["firstKeptEntryId"] = match first_kept {
+                        Some(j) => json!(id(j % n)),
+                        None => json!("off-the-tree"),
+                    };
+                }
+                None => {
+                    entry["type"] = json!("message");
+                    entry["message"] = json!({"role": if i % 2 == 0 { "user" } else { "assistant" },
+                        "content": [{"type":"text","text": format!("m{i}")}], "stopReason": "stop", "timestamp": i});
+                }
+            }
+            entry
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn branches_are_paths_from_the_leaf_to_a_root(specs in proptest::collection::vec(spec(), 1..40)) {
+        let entries = build(&specs);
+        let index = TreeIndex::from_entries(&entries);
+        for start in 0..entries.len() {
+            let branch = index.branch(start);
+            let positions = &branch.positions;
+            prop_assert_eq!(positions.last(), Some(&start));
+            let unique: HashSet<_> = positions.iter().collect();
+            prop_assert_eq!(unique.len(), positions.len());
+            for pair in positions.windows(2) {
+                let child = index.node(pair[1]).unwrap();
+                let parent = child.parent_id.as_deref().unwrap();
+                prop_assert_eq!(index.position_of(parent), Some(pair[0]));
+            }
+            let first = index.node(positions[0]).unwrap();
+            match first.parent_id.as_deref() {
+                None | Some("") => prop_assert!(branch.diagnostics.is_empty()),
+                Some(parent) => match index.position_of(parent) {
+                    None => prop_assert_eq!(branch.diagnostics[0].kind, DiagnosticKind::MissingParent),
+                    Some(pos) => {
+                        prop_assert!(positions.contains(&pos));
+                        prop_assert_eq!(branch.diagnostics[0].kind, DiagnosticKind::Cycle);
+                    }
+                },
+            }
+        }
+    }
+
+    #[test]
+    fn compacted_partitions_the_branch(specs in proptest::collection::vec(spec(), 1..40)) {
+        let entries = build(&specs);
+        let index = TreeIndex::from_entries(&entries);
+        for start in 0..entries.len() {
+            let path: Vec<Value> = index.branch(start).positions.iter().map(|&p| entries[p].clone()).collect();
+            let split = compacted(&path);
+            match split.compaction {
+                None => {
+                    prop_assert!(path.iter().all(|e| e["type"] != "compaction"));
+                    prop_assert_eq!(split.kept.clone(), 0..0);
+                    prop_assert_eq!(split.later.clone(), 0..path.len());
+                }
+                Some(c) => {
+                    prop_assert_eq!(path[c]["type"].as_str(), Some("compaction"));
+                    prop_assert!(path[c + 1..].iter().all(|e| e["type"] != "compaction"));
+                    prop_assert_eq!(split.later.clone(), c + 1..path.len());
+                    prop_assert!(split.kept.end == c || split.kept.is_empty());
+                    let first_kept = &path[c]["firstKeptEntryId"];
+                    if split.kept.is_empty() {
+                        prop_assert!(path[..c].iter().all(|e| &e["id"] != first_kept));
+                    } else {
+                        prop_assert_eq!(&path[split.kept.start]["id"], first_kept);
+                        prop_assert!(path[..split.kept.start].iter().all(|e| &e["id"] != first_kept));
+                    }
+                    let mut covered: Vec<usize> = split.away().chain(split.kept.clone()).chain(split.later.clone()).collect();
+                    covered.sort_unstable();
+                    prop_assert_eq!(covered, (0..path.len()).collect::<Vec<_>>());
+                }
+            }
+            for dialect in [Dialect::Pi, Dialect::Omp] {
+                let (context, _) = agent_context(&path, dialect, &ContextOptions::default());
+                prop_assert!(context.messages().len() <= path.len() + 1);
+            }
+        }
+    }
+}

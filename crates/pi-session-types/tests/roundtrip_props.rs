@@ -1,0 +1,265 @@
+//! proptest: arbitrary entries (known and unknown types, unknown fields, unicode, huge and tiny
+//! numbers, fields of the wrong type) survive serialise -> parse -> serialise unchanged, and
+//! keep their JSON value.
+
+use pi_session_types::{json::to_js_string, parse_envelope, parse_line};
+use proptest::prelude::*;
+use serde_json::{Map, Number, Value};
+
+const KNOWN_TYPES: &[&str] = &[
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+    "usage",
+    "context_edit",
+    "model_usage",
+    "service_tier_change",
+    "reset_boundary",
+    "archive",
+    "title_change",
+    "ttsr_injection",
+    "credential_pin",
+    "session_init",
+    "mode_change",
+    "session",
+    "title",
+];
+
+/// Field names the typed model knows (so generated values hit typed fields, right or wrong).
+const KNOWN_KEYS: &[&str] = &[
+    "model",
+    "role",
+    "resolvedModelIsFallback",
+    "provider",
+    "modelId",
+    "thinkingLevel",
+    "configured",
+    "summary",
+    "firstKeptEntryId",
+    "tokensBefore",
+    "details",
+    "fromHook",
+    "fromId",
+    "customType",
+    "data",
+    "content",
+    "display",
+    "targetId",
+    "label",
+    "name",
+    "usage",
+    "replacement",
+    "purpose",
+    "serviceTier",
+    "archived",
+    "title",
+    "source",
+    "injectedRules",
+    "hash",
+    "systemPrompt",
+    "tools",
+    "mode",
+    "version",
+    "cwd",
+    "v",
+    "pad",
+    "updatedAt",
+    "stopReason",
+    "timestamp",
+    "text",
+];
+
+const ROLES: &[&str] = &[
+    "user",
+    "developer",
+    "system",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "pythonExecution",
+    "fileMention",
+    "custom",
+    "hookMessage",
+    "branchSummary",
+    "compactionSummary",
+    "robot",
+];
+
+const BLOCK_TYPES: &[&str] = &[
+    "text",
+    "thinking",
+    "image",
+    "toolCall",
+    "redactedThinking",
+    "x",
+];
+
+fn number() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (-(1i64 << 53)..(1i64 << 53)).prop_map(|n| Value::Number(n.into())),
+        any::<u64>().prop_map(|n| Value::Number(n.into())),
+        any::<f64>()
+            .prop_filter_map("finite", Number::from_f64)
+            .prop_map(Value::Number),
+        prop::sample::select(vec![
+            0.0,
+            -0.0,
+            5e-324,
+            1e-7,
+            0.000001,
+            1e21,
+            1.7976931348623157e308,
+            0.30000000000000004,
+            123456789012345680000.0,
+            -2.5e-300,
+        ])
+        .prop_filter_map("finite", Number::from_f64)
+        .prop_map(Value::Number),
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z]{0,8}",
+        any::<String>(),
+        "[\u{0}-\u{1f}\"\\\\/\u{7f}\u{2028}\u{2029}😀é]{0,6}",
+        "(0|[1-9][0-9]{0,10})",
+    ]
+}
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![3 => text(), 2 => prop::sample::select(KNOWN_KEYS).prop_map(str::to_string)]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        number(),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), 0..5)
+                .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+        ]
+    })
+}
+
+fn block() -> impl Strategy<Value = Value> {
+    (
+        prop::sample::select(BLOCK_TYPES),
+        text(),
+        prop::collection::vec((key(), json_value()), 0..3),
+    )
+        .prop_map(|(kind, body, extra)| {
+            let mut map = Map::new();
+            map.insert("type".into(), kind.into());
+            match kind {
+                "text" => drop(map.insert("text".into(), body.into())),
+                "thinking" => drop(map.insert("thinking".into(), body.into())),
+                "image" => {
+                    map.insert("data".into(), body.into());
+                    map.insert("mimeType".into(), "image/png".into());
+                }
+                "toolCall" => {
+                    map.insert("id".into(), body.into());
+                    map.insert("name".into(), "read".into());
+                    map.insert("arguments".into(), serde_json::json!({"path": "a", "1": 2}));
+                }
+                _ => {}
+            }
+            map.extend(extra);
+            Value::Object(map)
+        })
+}
+
+fn message() -> impl Strategy<Value = Value> {
+    (
+        prop::sample::select(ROLES),
+        prop_oneof![
+            text().prop_map(Value::String),
+            prop::collection::vec(block(), 0..4).prop_map(Value::Array)
+        ],
+        number(),
+        prop::collection::vec((key(), json_value()), 0..4),
+    )
+        .prop_map(|(role, content, timestamp, extra)| {
+            let mut map = Map::new();
+            map.insert("role".into(), role.into());
+            map.insert("content".into(), content);
+            map.insert("timestamp".into(), timestamp);
+            map.extend(extra);
+            Value::Object(map)
+        })
+}
+
+fn entry() -> impl Strategy<Value = Value> {
+    (
+        prop_oneof![4 => prop::sample::select(KNOWN_TYPES).prop_map(str::to_string), 1 => text()],
+        prop::option::of(text()),
+        prop_oneof![
+            Just(None),
+            Just(Some(Value::Null)),
+            text().prop_map(|t| Some(Value::String(t)))
+        ],
+        prop::option::of(prop_oneof!["2026-0[1-9]-1[0-9]T0[0-9]:00:00.000Z", text()]),
+        message(),
+        prop::collection::vec((key(), json_value()), 0..6),
+    )
+        .prop_map(|(kind, id, parent, timestamp, message, extra)| {
+            let mut map = Map::new();
+            map.insert("type".into(), Value::String(kind.clone()));
+            if let Some(id) = id {
+                map.insert("id".into(), id.into());
+            }
+            if let Some(parent) = parent {
+                map.insert("parentId".into(), parent);
+            }
+            if let Some(timestamp) = timestamp {
+                map.insert("timestamp".into(), timestamp.into());
+            }
+            if kind == "message" {
+                map.insert("message".into(), message);
+            }
+            for (k, v) in extra {
+                if k != "type" {
+                    map.insert(k, v);
+                }
+            }
+            Value::Object(map)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn entries_survive_write_parse_write(value in entry()) {
+        let first = to_js_string(&value).unwrap();
+        let parsed = parse_line(first.as_bytes()).unwrap();
+        let second = to_js_string(&parsed.value).unwrap();
+        // Same JSON value (the typed model may put known keys in its own order)...
+        let a: Value = serde_json::from_str(&first).unwrap();
+        let b: Value = serde_json::from_str(&second).unwrap();
+        prop_assert_eq!(&a, &b, "value changed\n first {}\nsecond {}", first, second);
+        // ... and from then on the bytes are stable.
+        let third = to_js_string(&parse_line(second.as_bytes()).unwrap().value).unwrap();
+        prop_assert_eq!(&second, &third);
+        // The fast path agrees with the typed view on the envelope.
+        let envelope = parse_envelope(first.as_bytes()).unwrap();
+        prop_assert_eq!(envelope.kind.as_str(), parsed.value.kind());
+        if let Some(entry) = parsed.value.as_entry() {
+            prop_assert_eq!(envelope.id.as_deref(), entry.id());
+            prop_assert_eq!(envelope.parent_id.as_deref(), entry.parent_id());
+            prop_assert_eq!(envelope.timestamp.as_deref(), entry.timestamp());
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! Finding sessions (rho-reqllm.md §A.5; pi.md §1.8; omp.md §1.1, §1.13): rho's `dir`, `list`
+//! and `latest`, and the default session folders of omp and pi for a working directory. The
+//! store owns listing and the folder rules; these functions give them rho's names.
+
+use std::path::{Path, PathBuf};
+
+use pi_session_store::paths;
+use pi_session_store::{ListProblem, SessionListing};
+
+use crate::error::Result;
+
+/// rho's `dir/0`: the sessions folder under a host's data directory (`<data dir>/sessions`).
+pub fn dir(data_dir: impl AsRef<Path>) -> PathBuf {
+    data_dir.as_ref().join("sessions")
+}
+
+/// rho's `list/1`: the sessions in `dir` (reading only each file's first lines), most recently
+/// modified first, and the `.jsonl` files that are not sessions. A missing folder lists as
+/// empty.
+pub fn list(dir: impl AsRef<Path>) -> Result<(Vec<SessionListing>, Vec<ListProblem>)> {
+    Ok(pi_session_store::list(dir)?)
+}
+
+/// rho's `latest/1`: the most recently modified session in `dir`, if any.
+pub fn latest(dir: impl AsRef<Path>) -> Result<Option<PathBuf>> {
+    Ok(pi_session_store::latest(dir)?.map(|listing| listing.path))
+}
+
+/// Where omp and pi keep the sessions of a working directory, omp's first (the order `omp -c`
+/// and then pi would look).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectFolders {
+    /// omp's bucket for the directory (`~/.omp/agent/sessions/-<path>` and its variants).
+    pub omp: Option<PathBuf>,
+    /// pi's folder for the directory (`~/.pi/agent/sessions/--<path>--`).
+    pub pi: Option<PathBuf>,
+}
+
+impl ProjectFolders {
+    /// The folders for `cwd` with the process environment (`HOME`, `PI_CODING_AGENT_DIR`,
+    /// `OMP_PROFILE`, XDG, ...).
+    pub fn for_cwd(cwd: &Path) -> Self {
+        Self {
+            omp: paths::omp_session_dir_from_env(cwd),
+            pi: paths::pi_session_dir_from_env(&cwd.to_string_lossy()),
+        }
+    }
+
+    /// The folders that are set, omp's first.
+    pub fn all(&self) -> Vec<&Path> {
+        [self.omp.as_deref(), self.pi.as_deref()].into_iter().flatten().collect()
+    }
+}
+
+/// The most recent session of a working directory, like `omp -c`: the latest in omp's folder,
+/// else the latest in pi's. `Ok(None)` when neither holds one (the folders are in
+/// [`ProjectFolders::for_cwd`], to say where it looked).
+pub fn latest_for_cwd(cwd: &Path) -> Result<Option<PathBuf>> {
+    for folder in ProjectFolders::for_cwd(cwd).all() {
+        if let Some(path) = latest(folder)? {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
+}

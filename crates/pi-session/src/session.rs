@@ -1,0 +1,424 @@
+//! [`Session`]: rho's `Rho.Session` (rho-reqllm.md §A.1–A.5) plus cursors over one shared log.
+//!
+//! A `Session` is a cursor: a position (the leaf) in a session's log, and the model in effect
+//! there. [`Session::fork`] makes another cursor on the same log; appends through any cursor
+//! go to the one file, one line each, under the store's single-writer lock.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use pi_session_context::reqllm::Message;
+use pi_session_store::{Durability, SessionFile, SessionWriter, WriterOptions, new_header};
+use pi_session_tree::{AgentContext, ContextOptions, Dialect, LeafSelector, NodeInfo, TreeIndex};
+use pi_session_types::{Entry, JsonValue, TitleSource};
+
+use crate::entries::model_change;
+use crate::error::{Error, Result};
+use crate::model::from_pi_model;
+use crate::project::{ProjectOptions, node_of};
+use crate::read::{model_from, to_json};
+use crate::source;
+use crate::stats::{ContextStats, StatsOptions};
+use crate::title::title_for;
+
+/// Choices for a new session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionOptions {
+    /// The title; when `None` or empty, the first append derives it ([`title_for`]).
+    pub title: Option<String>,
+    /// How hard each append works to reach stable storage (default: flushed to the OS).
+    pub durability: Durability,
+    /// Also write omp's 256-byte title slot as line 1 (rho does not; pi cannot read it).
+    pub title_slot: bool,
+}
+
+/// A problem found while opening a session: in the file (a damaged line) or in its tree (a
+/// cycle, a missing parent). Neither stops the session from opening.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// Found by the store while reading lines.
+    File(pi_session_store::Diagnostic),
+    /// Found by the resolver while walking the branch.
+    Tree(pi_session_tree::Diagnostic),
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::File(d) => d.fmt(f),
+            Self::Tree(d) => d.fmt(f),
+        }
+    }
+}
+
+/// What [`Session::open`] returns.
+#[derive(Debug)]
+pub struct Opened {
+    /// The session, its leaf at the file's last entry.
+    pub session: Session,
+    /// The leaf's branch, root first (rho's `branch/1` of the file).
+    pub branch: Vec<Entry>,
+    /// What was wrong with the file, if anything.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One session: a cursor (leaf and model) over a log shared with its forks.
+///
+/// ```
+/// # fn main() -> Result<(), pi_session::Error> {
+/// use pi_session::{Session, UserOptions, user};
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut session = Session::new(dir.path(), "anthropic:claude-sonnet-4-5", "/work/project");
+/// assert!(!session.is_written());
+/// let entry = session.append(user("fix the tests", UserOptions::new()))?;
+/// assert_eq!(session.leaf_id(), entry.id());
+/// assert_eq!(session.title().as_deref(), Some("fix the tests"));
+///
+/// let reopened = Session::open(session.path().unwrap(), "openai:gpt-5")?;
+/// assert_eq!(reopened.branch.len(), 2); // the model_change, then the user message
+/// assert_eq!(reopened.session.model(), "anthropic:claude-sonnet-4-5");
+/// # Ok(()) }
+/// ```
+pub struct Session {
+    log: Arc<Mutex<Log>>,
+    leaf: Option<String>,
+    model: String,
+    name: Option<String>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("path", &self.path())
+            .field("leaf", &self.leaf)
+            .field("model", &self.model)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The shared log: the writer, the entries that were in the file when it was opened (read on
+/// demand), the ones appended since, and a tree index rebuilt when a question needs it.
+struct Log {
+    writer: SessionWriter,
+    title: Option<String>,
+    file: Option<SessionFile>,
+    appended: Vec<Entry>,
+    nodes: Vec<NodeInfo>,
+    index: Option<TreeIndex>,
+    values: HashMap<usize, JsonValue>,
+    names: BTreeMap<String, (Option<String>, String)>,
+}
+
+impl Log {
+    fn new(writer: SessionWriter, title: Option<String>, file: Option<SessionFile>) -> Self {
+        let nodes = file.as_ref().map_or_else(Vec::new, |f| {
+            f.index()
+                .iter()
+                .map(|at| NodeInfo {
+                    kind: at.envelope.kind.clone(),
+                    id: at.envelope.id.clone(),
+                    parent_id: at.envelope.parent_id.clone(),
+                })
+                .collect()
+        });
+        Self { writer, title, file, appended: Vec::new(), nodes, index: None, values: HashMap::new(), names: BTreeMap::new() }
+    }
+
+    fn file_len(&self) -> usize {
+        self.file.as_ref().map_or(0, SessionFile::len)
+    }
+
+    fn index(&mut self) -> &TreeIndex {
+        self.index.get_or_insert_with(|| TreeIndex::from_nodes(self.nodes.iter().cloned()))
+    }
+
+    fn record(&mut self, entry: Entry) {
+        self.nodes.push(node_of(&entry));
+        self.appended.push(entry);
+        self.index = None;
+    }
+
+    fn entry(&self, position: usize) -> Result<Entry> {
+        let file_len = self.file_len();
+        match &self.file {
+            Some(file) if position < file_len => Ok(file.entry(position)?),
+            _ => self
+                .appended
+                .get(position - file_len)
+                .cloned()
+                .ok_or_else(|| Error::invalid_input(format!("entry position {position} is past the end of the log"))),
+        }
+    }
+
+    fn value(&mut self, position: usize) -> Result<JsonValue> {
+        if let Some(value) = self.values.get(&position) {
+            return Ok(value.clone());
+        }
+        let value = match &self.file {
+            Some(file) if position < file.len() => source::entry_value(file, position)?,
+            _ => to_json(&self.entry(position)?),
+        };
+        self.values.insert(position, value.clone());
+        Ok(value)
+    }
+
+    /// Positions of the branch ending at `leaf`, root first (empty for no leaf).
+    fn branch_positions(&mut self, leaf: Option<&str>) -> Vec<usize> {
+        let Some(leaf) = leaf else { return Vec::new() };
+        let index = self.index();
+        index.position_of(leaf).map(|at| index.branch(at).positions).unwrap_or_default()
+    }
+}
+
+impl Session {
+    /// rho's `new/3`: a session in `dir` for the req_llm `model`, working in `cwd`. Nothing is
+    /// written until the first [`append`](Self::append).
+    pub fn new(dir: impl AsRef<Path>, model: impl Into<String>, cwd: impl Into<String>) -> Self {
+        Self::with_options(dir, model, cwd, SessionOptions::default())
+    }
+
+    /// [`new`](Self::new) with a title, durability or title slot.
+    pub fn with_options(
+        dir: impl AsRef<Path>,
+        model: impl Into<String>,
+        cwd: impl Into<String>,
+        options: SessionOptions,
+    ) -> Self {
+        let writer_options = WriterOptions { durability: options.durability, title_slot: options.title_slot };
+        let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
+        Self::from_log(Log::new(writer, options.title, None), None, model.into())
+    }
+
+    /// A session that lives in memory only: the same API, no file.
+    pub fn in_memory(model: impl Into<String>, cwd: impl Into<String>) -> Self {
+        let writer = SessionWriter::in_memory(new_header(cwd));
+        Self::from_log(Log::new(writer, None, None), None, model.into())
+    }
+
+    fn from_log(log: Log, leaf: Option<String>, model: String) -> Self {
+        Self { log: Arc::new(Mutex::new(log)), leaf, model, name: None }
+    }
+
+    /// rho's `open/2`: the session at `path`, its leaf at the last entry with an id, its model
+    /// the one in effect on that branch (else `default_model`, a req_llm spec); with the branch
+    /// (root first) and what was wrong with the file.
+    ///
+    /// Errors: the file cannot be read ([`Error::is_io`]), or has no session header
+    /// ([`Error::is_not_a_session`]). Damaged lines are diagnostics, not errors.
+    pub fn open(path: impl AsRef<Path>, default_model: &str) -> Result<Opened> {
+        let (writer, file, file_diagnostics) = SessionWriter::open_for_append(path, WriterOptions::default())?;
+        let title = file.title().map(str::to_owned);
+        let mut log = Log::new(writer, title, Some(file));
+        let leaf = log.index().leaf_id().map(str::to_owned);
+        let walk = match log.index().leaf_position() {
+            Some(at) => log.index().branch(at),
+            None => pi_session_tree::Branch::default(),
+        };
+        let branch = walk.positions.iter().map(|&at| log.entry(at)).collect::<Result<Vec<_>>>()?;
+        let model = model_from(&branch).unwrap_or_else(|| default_model.to_owned());
+        let mut diagnostics: Vec<Diagnostic> = file_diagnostics.into_iter().map(Diagnostic::File).collect();
+        diagnostics.extend(walk.diagnostics.into_iter().map(Diagnostic::Tree));
+        Ok(Opened { session: Self::from_log(log, leaf, model), branch, diagnostics })
+    }
+
+    fn log(&self) -> MutexGuard<'_, Log> {
+        // A panic while the lock was held cannot leave the log half-updated: every update
+        // happens after the write it records succeeded.
+        self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The session id (the header's).
+    pub fn id(&self) -> String {
+        self.log().writer.header().id.clone()
+    }
+
+    /// The file (`None` for an in-memory session).
+    pub fn path(&self) -> Option<PathBuf> {
+        self.log().writer.path().map(Path::to_path_buf)
+    }
+
+    /// The working directory in the header.
+    pub fn cwd(&self) -> Option<String> {
+        self.log().writer.header().cwd.clone()
+    }
+
+    /// The title: the header's once written, else the one set with [`SessionOptions::title`].
+    pub fn title(&self) -> Option<String> {
+        let log = self.log();
+        if log.writer.is_written() { log.writer.header().title.clone() } else { log.title.clone() }
+    }
+
+    /// The model in effect at this cursor (a req_llm spec).
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The leaf: the parent of the next append (`None`: a new root).
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// This cursor's branch name, for a cursor made with [`fork_named`](Self::fork_named) or
+    /// [`checkout`](Self::checkout).
+    pub fn branch_name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Whether anything is on disk (or in memory) yet.
+    pub fn is_written(&self) -> bool {
+        self.log().writer.is_written()
+    }
+
+    /// rho's `append/2`: adds `entry` after this cursor's leaf and returns it as read back from
+    /// the bytes written (with its `id`, `parentId` and `timestamp`).
+    ///
+    /// The first append of a new session writes the header (the title set, else
+    /// [`title_for`] this entry; `titleSource:"auto"`) and a `model_change` to the session's
+    /// model first. Appending a `model_change` changes this cursor's model.
+    pub fn append(&mut self, entry: Entry) -> Result<Entry> {
+        let log_handle = Arc::clone(&self.log);
+        let mut log = log_handle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !log.writer.is_written() {
+            let title = log.title.clone().filter(|t| !t.is_empty()).unwrap_or_else(|| title_for(&entry));
+            log.writer.set_title(Some(&title), Some(TitleSource::Auto))?;
+            log.writer.set_leaf(None)?;
+            let change = log.writer.append(model_change(&self.model))?;
+            self.leaf = change.id().map(str::to_owned);
+            log.record(change);
+        }
+        log.writer.set_leaf(self.leaf.as_deref())?;
+        let written = log.writer.append(entry)?;
+        self.leaf = written.id().map(str::to_owned);
+        if let Some(model) = changed_model(&written) {
+            self.model = model;
+        }
+        if let Some(name) = &self.name {
+            log.names.insert(name.clone(), (self.leaf.clone(), self.model.clone()));
+        }
+        log.record(written.clone());
+        Ok(written)
+    }
+
+    /// A new cursor at this one's leaf, on the same log.
+    pub fn fork(&self) -> Session {
+        Session { log: Arc::clone(&self.log), leaf: self.leaf.clone(), model: self.model.clone(), name: None }
+    }
+
+    /// A new cursor at this one's leaf, named `name`: the name follows the cursor's appends,
+    /// and [`checkout`](Self::checkout) finds its tip again. Names live as long as the log.
+    pub fn fork_named(&self, name: impl Into<String>) -> Session {
+        let name = name.into();
+        self.log().names.insert(name.clone(), (self.leaf.clone(), self.model.clone()));
+        Session { name: Some(name), ..self.fork() }
+    }
+
+    /// A cursor at the tip of the branch named `name`.
+    pub fn checkout(&self, name: &str) -> Result<Session> {
+        let (leaf, model) = self
+            .log()
+            .names
+            .get(name)
+            .cloned()
+            .ok_or_else(|| Error::invalid_input(format!("no branch is named {name:?}; name one with fork_named")))?;
+        Ok(Session { log: Arc::clone(&self.log), leaf, model, name: Some(name.to_owned()) })
+    }
+
+    /// The names of the named branches, sorted.
+    pub fn branch_names(&self) -> Vec<String> {
+        self.log().names.keys().cloned().collect()
+    }
+
+    /// Moves this cursor to entry `id` (pi's `branch`): the next append becomes its child.
+    /// The model becomes the one in effect there (unchanged if the branch names none).
+    pub fn branch_to(&mut self, id: &str) -> Result<()> {
+        let leaf = {
+            let mut log = self.log();
+            pi_session_tree::branch_to(log.index(), id)?
+        };
+        self.leaf = leaf;
+        if let Some(model) = model_from(&self.branch()?) {
+            self.model = model;
+        }
+        Ok(())
+    }
+
+    /// Moves this cursor before the first entry: the next append starts a new root.
+    pub fn reset_leaf(&mut self) {
+        self.leaf = None;
+    }
+
+    /// Moves to `from` (or before the first entry for `None`) and appends a `branch_summary`
+    /// of the branch being left (pi's `branchWithSummary`); returns the appended entry.
+    pub fn branch_with_summary(&mut self, from: Option<&str>, summary: &str, details: Option<JsonValue>) -> Result<Entry> {
+        let plan = {
+            let mut log = self.log();
+            pi_session_tree::branch_with_summary(log.index(), from, summary, details, None, Dialect::Pi)?
+        };
+        let JsonValue::Object(map) = plan.entry else {
+            return Err(Error::invalid_input("the planned branch summary is not a JSON object"));
+        };
+        self.leaf = plan.leaf;
+        self.append(Entry::from_map(map))
+    }
+
+    /// Every entry of the log in file order.
+    pub fn entries(&self) -> Result<Vec<Entry>> {
+        let log = self.log();
+        (0..log.nodes.len()).map(|at| log.entry(at)).collect()
+    }
+
+    /// The entries on this cursor's branch, root first.
+    pub fn branch(&self) -> Result<Vec<Entry>> {
+        let mut log = self.log();
+        let positions = log.branch_positions(self.leaf.as_deref());
+        positions.into_iter().map(|at| log.entry(at)).collect()
+    }
+
+    /// This cursor's branch as JSON values (keys as in the file), for the projections.
+    fn branch_values(&self) -> Result<Vec<JsonValue>> {
+        let mut log = self.log();
+        let positions = log.branch_positions(self.leaf.as_deref());
+        positions.into_iter().map(|at| log.value(at)).collect()
+    }
+
+    /// rho's `context/2` for this cursor's branch: the req_llm messages to send.
+    pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
+        Ok(pi_session_context::rho::context(&self.branch_values()?, options))
+    }
+
+    /// The dialect's `buildSessionContext` for this cursor's branch (what pi or omp would
+    /// rebuild from the file), with the resolver's diagnostics.
+    pub fn agent_context(
+        &self,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+    ) -> Result<(AgentContext, Vec<pi_session_tree::Diagnostic>)> {
+        Ok(pi_session_tree::agent_context(&self.branch_values()?, dialect, options))
+    }
+
+    /// How full the model's window is with this cursor's context.
+    pub fn context_stats(&self, project: &ProjectOptions<'_>, options: &StatsOptions<'_>) -> Result<ContextStats> {
+        let branch = self.branch_values()?;
+        let messages = pi_session_context::rho::context(&branch, project);
+        Ok(ContextStats::from_messages(&messages, branch.len(), &self.model, options))
+    }
+
+    /// The leaf selector for this cursor (for the tree's APIs).
+    pub fn leaf_selector(&self) -> LeafSelector {
+        self.leaf.clone().map_or(LeafSelector::Null, LeafSelector::Id)
+    }
+}
+
+/// The req_llm spec a read-back `model_change` switches to (rho reads `model`; pi's
+/// `provider`/`modelId` shape is read too).
+fn changed_model(entry: &Entry) -> Option<String> {
+    let Entry::ModelChange(change) = entry else { return None };
+    if let Some(model) = &change.model {
+        return Some(from_pi_model(model));
+    }
+    change.provider_and_model_id().map(|(provider, id)| from_pi_model(&format!("{provider}/{id}")))
+}
+

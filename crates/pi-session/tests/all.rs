@@ -1,0 +1,12 @@
+//! Integration tests of the facade (one test binary; see each module).
+
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+mod builders;
+mod corpus;
+mod example;
+mod model;
+mod session;
+mod stats;
+mod usage;

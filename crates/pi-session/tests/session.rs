@@ -1,0 +1,262 @@
+//! `Session`: new/append/open as rho does them (rho-reqllm.md §A.1–A.5), and the cursors.
+
+use std::path::Path;
+
+use pi_session::types::{Entry, JsonValue, StopReason};
+use pi_session::{
+    AttachedFile, AttachmentKind, NoticeKind, ProjectOptions, Reply, Session, SessionOptions, ToolCall, UserOptions,
+    assistant, compaction, custom, model_change, tool_result, user,
+};
+use serde_json::json;
+
+const MODEL: &str = "anthropic:claude-sonnet-4-5";
+
+fn lines(path: &Path) -> Vec<JsonValue> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn say(text: &str) -> Entry {
+    user(text, UserOptions::new())
+}
+
+fn reply(text: &str) -> Entry {
+    assistant(&Reply { text: text.into(), ..Reply::default() }, MODEL)
+}
+
+#[test]
+fn nothing_is_written_until_the_first_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Session::new(dir.path().join("sessions"), MODEL, "/w");
+    assert!(!session.is_written());
+    assert!(!dir.path().join("sessions").exists(), "not even the folder");
+    assert_eq!(session.leaf_id(), None);
+}
+
+#[test]
+fn the_first_append_writes_header_model_change_and_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path().join("a/b"), MODEL, "/work/proj");
+    let written = session.append(say("hello there\nsecond line")).unwrap();
+    let path = session.path().unwrap();
+    let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+    let (stamp, rest) = name.split_once('_').unwrap();
+    assert_eq!(stamp.len(), "2026-10-16T07-43-12-345Z".len(), "{name}");
+    assert!(stamp.ends_with('Z') && !stamp.contains(':') && !stamp.contains('.'), "{name}");
+    assert_eq!(rest, format!("{}.jsonl", session.id()));
+    assert_eq!(&session.id()[14..15], "7", "a UUIDv7 id");
+
+    let file = lines(&path);
+    assert_eq!(file.len(), 3);
+    let header = file[0].as_object().unwrap();
+    let mut keys: Vec<&str> = header.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["cwd", "id", "timestamp", "title", "titleSource", "type", "version"]);
+    assert_eq!(header["title"], json!("hello there"));
+    assert_eq!(header["titleSource"], json!("auto"));
+    assert_eq!(header["version"], json!(3));
+    assert_eq!(header["cwd"], json!("/work/proj"));
+    assert_eq!(file[1]["type"], json!("model_change"));
+    assert_eq!(file[1]["model"], json!("anthropic/claude-sonnet-4-5"));
+    assert_eq!(file[1]["parentId"], JsonValue::Null);
+    assert_eq!(file[2]["parentId"], file[1]["id"]);
+    assert_eq!(serde_json::to_value(&written).unwrap(), file[2], "append returns the entry as read back");
+    let id = written.id().unwrap();
+    assert!(id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{id}");
+    assert!(written.timestamp().unwrap().ends_with('Z'));
+}
+
+#[test]
+fn a_set_title_wins_and_other_first_entries_give_an_empty_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = SessionOptions { title: Some("My title".into()), ..SessionOptions::default() };
+    let mut titled = Session::with_options(dir.path(), MODEL, "/w", options);
+    titled.append(say("not this")).unwrap();
+    assert_eq!(lines(&titled.path().unwrap())[0]["title"], json!("My title"));
+
+    let mut untitled = Session::new(dir.path(), MODEL, "/w");
+    untitled.append(custom(NoticeKind::Notice, "hi")).unwrap();
+    assert_eq!(lines(&untitled.path().unwrap())[0]["title"], json!(""));
+
+    let mut pictures = Session::new(dir.path(), MODEL, "/w");
+    let file = AttachedFile::new(AttachmentKind::Image, "a.png", "image/png", "/w/a.png").image(vec![1]);
+    pictures.append(user("", UserOptions::new().attach(file))).unwrap();
+    assert_eq!(pictures.title().as_deref(), Some("a.png"));
+}
+
+#[test]
+fn a_model_change_switches_the_model_and_open_finds_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path(), MODEL, "/w");
+    session.append(say("hi")).unwrap();
+    session.append(model_change("openai_codex:gpt-5")).unwrap();
+    assert_eq!(session.model(), "openai_codex:gpt-5");
+    let opened = Session::open(session.path().unwrap(), "fallback:model").unwrap();
+    assert_eq!(opened.session.model(), "openai_codex:gpt-5");
+    assert_eq!(opened.branch.len(), 3);
+    assert!(opened.diagnostics.is_empty(), "{:?}", opened.diagnostics);
+    assert_eq!(opened.session.title().as_deref(), Some("hi"));
+}
+
+#[test]
+fn open_falls_back_to_the_default_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, "{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n").unwrap();
+    let opened = Session::open(&path, "openai:gpt-5").unwrap();
+    assert_eq!(opened.session.model(), "openai:gpt-5");
+    assert!(opened.branch.is_empty());
+    assert_eq!(opened.session.leaf_id(), None);
+}
+
+#[test]
+fn open_reports_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = Session::open(dir.path().join("none.jsonl"), MODEL).unwrap_err();
+    assert!(missing.is_io(), "{missing:?}");
+    let headless = dir.path().join("headless.jsonl");
+    std::fs::write(&headless, "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n").unwrap();
+    let error = Session::open(&headless, MODEL).unwrap_err();
+    assert!(error.is_not_a_session(), "{error:?}");
+    assert!(error.to_string().contains("headless.jsonl"), "{error}");
+    let damaged = dir.path().join("damaged.jsonl");
+    std::fs::write(
+        &damaged,
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/w\"}\n{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n{not json\n",
+    )
+    .unwrap();
+    let opened = Session::open(&damaged, MODEL).unwrap();
+    assert_eq!(opened.branch.len(), 1);
+    assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
+    assert!(opened.diagnostics[0].to_string().starts_with("line 3 (byte"), "{}", opened.diagnostics[0]);
+}
+
+/// Plays a loop with every kind of entry the builders make.
+fn play(session: &mut Session) {
+    session.append(say("list the files")).unwrap();
+    let call = ToolCall::new("c1", "bash", json!({"z": 1, "a": [1, 2]}));
+    let first = Reply { thinking: "t".into(), tool_calls: vec![call], stop_reason: StopReason::ToolUse, ..Reply::default() };
+    session.append(assistant(&first, MODEL)).unwrap();
+    session.append(tool_result("c1", "bash", "a\nb", false, &[], None)).unwrap();
+    let kept = session.append(reply("two files")).unwrap();
+    session.append(custom(NoticeKind::Aside, "by the way")).unwrap();
+    session.append(compaction("we listed files", kept.id().unwrap(), 900, 100)).unwrap();
+    let dangling = Reply { tool_calls: vec![ToolCall::new("c2", "read", json!({}))], ..Reply::default() };
+    session.append(assistant(&dangling, MODEL)).unwrap();
+    session.append(say("never mind")).unwrap();
+}
+
+#[test]
+fn a_resumed_session_sends_exactly_what_the_live_one_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path(), MODEL, "/w");
+    play(&mut session);
+    let options = ProjectOptions::default();
+    let live = session.context(&options).unwrap();
+    let live_entries = session.branch().unwrap();
+    let opened = Session::open(session.path().unwrap(), "other:model").unwrap();
+    assert_eq!(opened.branch, live_entries);
+    assert_eq!(opened.session.context(&options).unwrap(), live);
+    assert_eq!(pi_session::context(&opened.branch, &options), live);
+    // summary, kept reply, aside, dangling call + its synthetic result, user.
+    let roles: Vec<&str> = live.iter().map(|m| m.role.as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "tool", "user"]);
+    assert_eq!(live[4].text(), pi_session::aborted_tool_text());
+    // Appending after resume continues the same branch (once the live writer is gone).
+    drop(session);
+    let mut resumed = opened.session;
+    let next = resumed.append(say("again")).unwrap();
+    assert_eq!(next.parent_id(), live_entries.last().unwrap().id());
+}
+
+#[test]
+fn in_memory_sessions_behave_the_same() {
+    let mut memory = Session::in_memory(MODEL, "/w");
+    play(&mut memory);
+    assert!(memory.path().is_none());
+    assert_eq!(memory.entries().unwrap().len(), 9, "model_change + 8 entries");
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = Session::new(dir.path(), MODEL, "/w");
+    play(&mut file);
+    let options = ProjectOptions::default();
+    assert_eq!(memory.context(&options).unwrap(), file.context(&options).unwrap());
+}
+
+#[test]
+fn forks_share_one_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut main = Session::new(dir.path(), MODEL, "/w");
+    let root = main.append(say("start")).unwrap();
+    let mut side = main.fork();
+    main.append(reply("main answer")).unwrap();
+    side.append(model_change("openai:gpt-5")).unwrap();
+    let side_answer = side.append(reply("side answer")).unwrap();
+    assert_eq!(side.model(), "openai:gpt-5");
+    assert_eq!(main.model(), MODEL, "a fork's model change stays on its branch");
+
+    let main_texts: Vec<String> = main.context(&ProjectOptions::default()).unwrap().iter().map(|m| m.text()).collect();
+    assert_eq!(main_texts, ["start", "main answer"]);
+    let side_texts: Vec<String> = side.context(&ProjectOptions::default()).unwrap().iter().map(|m| m.text()).collect();
+    assert_eq!(side_texts, ["start", "side answer"]);
+
+    // One file holds both branches; on open the leaf is the last line (the side answer).
+    let opened = Session::open(main.path().unwrap(), "x:y").unwrap();
+    assert_eq!(opened.session.leaf_id(), side_answer.id());
+    assert_eq!(opened.session.model(), "openai:gpt-5");
+    assert_eq!(main.entries().unwrap().len(), 5, "model_change, start, two answers, one model_change");
+
+    // branch_to moves a cursor; its model follows the branch.
+    side.branch_to(root.id().unwrap()).unwrap();
+    assert_eq!(side.model(), MODEL);
+    let error = side.branch_to("nope").unwrap_err();
+    assert!(error.is_unknown_entry(), "{error:?}");
+    side.reset_leaf();
+    assert_eq!(side.leaf_id(), None);
+}
+
+#[test]
+fn named_branches_follow_their_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut main = Session::new(dir.path(), MODEL, "/w");
+    main.append(say("start")).unwrap();
+    let mut experiment = main.fork_named("experiment");
+    let tip = experiment.append(reply("try this")).unwrap();
+    let again = main.checkout("experiment").unwrap();
+    assert_eq!(again.leaf_id(), tip.id());
+    assert_eq!(again.branch_name(), Some("experiment"));
+    assert_eq!(main.branch_names(), ["experiment"]);
+    assert!(main.checkout("nope").is_err());
+}
+
+#[test]
+fn branch_with_summary_appends_a_summary_at_the_new_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path(), MODEL, "/w");
+    let start = session.append(say("start")).unwrap();
+    session.append(reply("a long detour")).unwrap();
+    let summary = session.branch_with_summary(start.id(), "tried a detour; it failed", None).unwrap();
+    assert_eq!(summary.parent_id(), start.id());
+    assert_eq!(session.leaf_id(), summary.id());
+    let value = serde_json::to_value(&summary).unwrap();
+    assert_eq!(value["type"], json!("branch_summary"));
+    assert_eq!(value["fromId"], json!(start.id().unwrap()));
+    assert_eq!(value["summary"], json!("tried a detour; it failed"));
+    let ids: Vec<String> = session.branch().unwrap().iter().filter_map(|e| e.id().map(str::to_owned)).collect();
+    assert_eq!(ids.len(), 3, "model_change, start, summary: {ids:?}");
+}
+
+#[test]
+fn a_second_writer_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Session::new(dir.path(), MODEL, "/w");
+    first.append(say("one")).unwrap();
+    let mut second = Session::open(first.path().unwrap(), MODEL).unwrap().session;
+    let error = second.append(say("two")).unwrap_err();
+    assert!(error.is_locked(), "{error:?}");
+}
+
+#[test]
+fn sessions_can_move_between_threads() {
+    fn assert_send<T: Send>(_: &T) {}
+    let session = Session::in_memory(MODEL, "/w");
+    assert_send(&session);
+}
