@@ -1,6 +1,168 @@
-//! `cargo xtask bench` (being built; see the issue tracker).
+//! `cargo xtask bench [store|context|all] [options]`: run the benchmarks, print JSON, and write
+//! the results to `bench-results/<name>.json`.
+//!
+//! xtask itself runs as a debug build (the `cargo xtask` alias), so it only orchestrates: each
+//! benchmark's worker is an example of the crate it measures, built with `--release` and run as
+//! a separate process per measurement, so peak memory (`VmHWM`) belongs to that measurement
+//! alone.
+//!
+//! `bench store` (worker: `crates/pi-session-store/examples/store_bench.rs`):
+//! generates a session of `--size-mb` MiB (default 200; `--large`: 1024) in a temporary folder,
+//! opens it `--runs` times (default 5; median reported), and times `--appends` appends (default
+//! 2000) to a fresh file and to the big one. Targets: open under 250 ms, peak RSS under 100 MB,
+//! append time flat as the file grows.
+
+use crate::util::{cargo, run_command, workspace_root};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const STORE_USAGE: &str =
+    "usage: cargo xtask bench store [--size-mb N | --large] [--runs N] [--appends N]";
 
 /// Runs `cargo xtask bench`.
-pub fn run(_args: &[String]) -> Result<(), String> {
-    Err("`cargo xtask bench` is not built yet".to_owned())
+pub fn run(args: &[String]) -> Result<(), String> {
+    let (which, rest) = match args.split_first() {
+        Some((first, rest)) if !first.starts_with("--") => (first.as_str(), rest),
+        _ => ("all", args),
+    };
+    match which {
+        "store" => store(rest),
+        "context" => Err("`cargo xtask bench context` is not built yet".to_owned()),
+        "all" => store(rest),
+        other => Err(format!(
+            "unknown benchmark `{other}` (store, context or all)"
+        )),
+    }
+}
+
+/// Options of `bench store`.
+struct StoreOptions {
+    size_mb: u64,
+    runs: u64,
+    appends: u64,
+}
+
+fn parse_store_options(args: &[String]) -> Result<StoreOptions, String> {
+    let mut options = StoreOptions {
+        size_mb: 200,
+        runs: 5,
+        appends: 2000,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| -> Result<u64, String> {
+            let text = args
+                .next()
+                .ok_or_else(|| format!("{name} needs a number\n{STORE_USAGE}"))?;
+            text.parse()
+                .map_err(|_| format!("{name} needs a number, not `{text}`\n{STORE_USAGE}"))
+        };
+        match arg.as_str() {
+            "--size-mb" => options.size_mb = value("--size-mb")?,
+            "--runs" => options.runs = value("--runs")?.max(1),
+            "--appends" => options.appends = value("--appends")?.max(1),
+            "--large" => options.size_mb = 1024,
+            other => return Err(format!("unknown option `{other}`\n{STORE_USAGE}")),
+        }
+    }
+    Ok(options)
+}
+
+fn store(args: &[String]) -> Result<(), String> {
+    let options = parse_store_options(args)?;
+    let root = workspace_root();
+    run_command(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "pi-session-store",
+        "--example",
+        "store_bench",
+    ]))?;
+    let worker = target_dir(&root)
+        .join("release")
+        .join("examples")
+        .join(format!("store_bench{}", std::env::consts::EXE_SUFFIX));
+
+    let scratch = std::env::temp_dir().join(format!("pi-session-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)
+        .map_err(|e| format!("could not create {}: {e}", scratch.display()))?;
+    let session = scratch.join("bench.jsonl");
+    let session_arg = session.to_string_lossy().into_owned();
+    let result = (|| {
+        let generated = run_worker(
+            &worker,
+            &["generate", &session_arg, &options.size_mb.to_string()],
+        )?;
+        let opened = run_worker(&worker, &["open", &session_arg, &options.runs.to_string()])?;
+        let appended = run_worker(
+            &worker,
+            &["append", &session_arg, &options.appends.to_string()],
+        )?;
+        Ok::<_, String>((generated, opened, appended))
+    })();
+    // The scratch folder holds hundreds of MB: always remove it.
+    let _ = std::fs::remove_dir_all(&scratch);
+    let (generated, opened, appended) = result?;
+
+    let number = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
+    let open_ms = number(&opened, "open_ms_median");
+    let rss = number(&opened, "peak_rss_mb");
+    let ratio = number(&appended, "late_over_early_p50");
+    let report = json!({
+        "bench": "store",
+        "machine": { "cores": std::thread::available_parallelism().map_or(1, |n| n.get()), "os": std::env::consts::OS },
+        "size_mb": options.size_mb,
+        "generate": generated,
+        "open": opened,
+        "append": appended,
+        "targets": {
+            "open_ms_under": 250, "open_ok": open_ms < 250.0,
+            "peak_rss_mb_under": 100, "rss_ok": rss < 100.0,
+            "append_late_over_early_p50_under": 1.5, "append_flat_ok": ratio < 1.5,
+        },
+    });
+    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    let out_dir = root.join("bench-results");
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("could not create {}: {e}", out_dir.display()))?;
+    let out = out_dir.join("store.json");
+    std::fs::write(&out, format!("{text}\n"))
+        .map_err(|e| format!("could not write {}: {e}", out.display()))?;
+    println!("{text}");
+    eprintln!("xtask: wrote {}", out.display());
+    Ok(())
+}
+
+/// Runs the worker with `args` and parses the one JSON object it prints.
+fn run_worker(worker: &Path, args: &[&str]) -> Result<Value, String> {
+    eprintln!("xtask: running {} {}", worker.display(), args.join(" "));
+    let output = Command::new(worker)
+        .args(args)
+        .output()
+        .map_err(|e| format!("could not start {}: {e}", worker.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} {} failed with {}:\n{}",
+            worker.display(),
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "the worker printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `<workspace>/target`.
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
 }

@@ -1,1 +1,69 @@
-fn main() {}
+//! `pi-session`: inspect, check and project the JSONL session files of the omp and pi coding
+//! agents.
+//!
+//! Job: put the `pi-session` library in a person's (or a script's) hands. Human output by
+//! default, `--json` for machines, errors on stderr with a non-zero exit, no panic on any input.
+//! Must not: hold a format rule of its own (every rule lives in the library crates).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod commands;
+mod describe;
+mod failure;
+mod input;
+mod output;
+mod progress;
+
+use commands::{cat, check, context, ls, stats, tree};
+
+/// Inspect, check and project omp and pi coding-agent session files.
+///
+/// Commands that take a FILE use the most recent session of the current directory when it is
+/// left out (omp's session folder first, then pi's, like `omp -c`).
+///
+/// Exit codes: 0 done; 1 done, but a file is damaged (check, cat); 2 could not do it.
+#[derive(Debug, Parser)]
+#[command(name = "pi-session", version, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the context a session's model is sent, as JSON.
+    Context(context::ContextArgs),
+    /// Draw a session's entries as a tree (or print its leaf, branch, tips and labels as JSON).
+    Tree(tree::TreeArgs),
+    /// Print every line through the typed model, as JSONL.
+    Cat(cat::CatArgs),
+    /// Check session files and folders for damage (`file:line:offset: message`).
+    Check(check::CheckArgs),
+    /// List sessions, newest first.
+    Ls(ls::LsArgs),
+    /// Count entries, branches and compactions; sum usage; estimate the context size.
+    Stats(stats::StatsArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Context(args) => context::run(args),
+        Command::Tree(args) => tree::run(args),
+        Command::Cat(args) => cat::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Ls(args) => ls::run(args),
+        Command::Stats(args) => stats::run(args),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(failure) => {
+            if !failure.message.is_empty() {
+                output::warn(&format!("pi-session: {}", failure.message));
+            }
+            ExitCode::from(failure.code)
+        }
+    }
+}

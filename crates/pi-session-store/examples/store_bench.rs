@@ -12,9 +12,17 @@
 //!   reports the per-append times of both.
 //!
 //! Every mode prints one JSON object on stdout.
-#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used, clippy::expect_used, reason = "a benchmark tool")]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark tool"
+)]
 
-use pi_session_store::{Durability, OpenOptions, SessionWriter, WriterOptions, new_header, open_with};
+use pi_session_store::{
+    Durability, OpenOptions, SessionWriter, WriterOptions, new_header, open_with,
+};
 use pi_session_types::{Entry, JsonMap, JsonValue};
 use serde_json::json;
 use std::path::Path;
@@ -24,16 +32,27 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_else(|| usage());
     let result = match arg(0) {
-        "generate" => generate(Path::new(arg(1)), arg(2).parse().unwrap_or_else(|_| usage())),
-        "open" => bench_open(Path::new(arg(1)), arg(2).parse().unwrap_or_else(|_| usage())),
-        "append" => bench_append(Path::new(arg(1)), arg(2).parse().unwrap_or_else(|_| usage())),
+        "generate" => generate(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+        ),
+        "open" => bench_open(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+        ),
+        "append" => bench_append(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+        ),
         _ => usage(),
     };
     println!("{result}");
 }
 
 fn usage() -> ! {
-    eprintln!("usage: store_bench generate <file> <size-mb> | open <file> <runs> | append <file> <count>");
+    eprintln!(
+        "usage: store_bench generate <file> <size-mb> | open <file> <runs> | append <file> <count>"
+    );
     std::process::exit(2)
 }
 
@@ -58,9 +77,37 @@ impl Rng {
     /// Text of about `len` bytes: words, code-ish punctuation, quotes, newlines, some non-ASCII.
     fn text(&mut self, len: usize) -> String {
         const WORDS: &[&str] = &[
-            "the", "session", "file", "let", "fn", "return", "error", "=>", "{", "}", "\"quoted\"", "path/to/src.rs",
-            "\n", "\t", "cargo", "build", "test", "if", "else", "match", "Ok(())",
-            "\\n", "value", "JSON", "line", "0.25", "1e-7", "TODO:", "// comment", "<div>", "&amp;",
+            "the",
+            "session",
+            "file",
+            "let",
+            "fn",
+            "return",
+            "error",
+            "=>",
+            "{",
+            "}",
+            "\"quoted\"",
+            "path/to/src.rs",
+            "\n",
+            "\t",
+            "cargo",
+            "build",
+            "test",
+            "if",
+            "else",
+            "match",
+            "Ok(())",
+            "\\n",
+            "value",
+            "JSON",
+            "line",
+            "0.25",
+            "1e-7",
+            "TODO:",
+            "// comment",
+            "<div>",
+            "&amp;",
         ];
         // One word in 60 is non-ASCII: about 2.5% of the bytes, the corpus average.
         const NON_ASCII: &[&str] = &["überprüfen", "日本語のテキスト", "✓ done", "café", "한국어"];
@@ -120,15 +167,22 @@ fn turn(rng: &mut Rng, n: u64) -> Vec<Entry> {
         }})));
     }
     if rng.below(30) == 0 {
-        out.push(entry("model_change", json!({"provider": "anthropic", "modelId": "claude-opus-4-1"})));
+        out.push(entry(
+            "model_change",
+            json!({"provider": "anthropic", "modelId": "claude-opus-4-1"}),
+        ));
     }
     out
 }
 
 fn generate(path: &Path, size_mb: u64) -> JsonValue {
+    let _ = std::fs::remove_file(path);
     let started = Instant::now();
     let target = size_mb << 20;
-    let options = WriterOptions { durability: Durability::Buffered, ..WriterOptions::default() };
+    let options = WriterOptions {
+        durability: Durability::Buffered,
+        ..WriterOptions::default()
+    };
     let mut writer = SessionWriter::create_at(path, new_header("/home/bench/project"), options);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let (mut n, mut entries, mut bytes) = (0u64, 0u64, 0u64);
@@ -150,6 +204,12 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+fn percentile(values: &[f64], q: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
 fn time_opens(path: &Path, runs: usize, options: &OpenOptions) -> (Vec<f64>, usize) {
     let mut times = Vec::with_capacity(runs);
     let mut entries = 0;
@@ -157,7 +217,11 @@ fn time_opens(path: &Path, runs: usize, options: &OpenOptions) -> (Vec<f64>, usi
         let started = Instant::now();
         let (session, diagnostics) = open_with(path, options).expect("open");
         times.push(started.elapsed().as_secs_f64() * 1000.0);
-        assert!(diagnostics.is_empty(), "the generated file must be clean: {:?}", &diagnostics[..1]);
+        assert!(
+            diagnostics.is_empty(),
+            "the generated file must be clean: {:?}",
+            &diagnostics[..1]
+        );
         entries = session.len();
         let last = session.entry(entries - 1).expect("last entry");
         assert!(last.id().is_some());
@@ -169,7 +233,10 @@ fn bench_open(path: &Path, runs: usize) -> JsonValue {
     let size = std::fs::metadata(path).expect("metadata").len();
     let (times, entries) = time_opens(path, runs, &OpenOptions::default());
     let hwm_default = peak_rss_mb();
-    let one_thread = OpenOptions { threads: 1, ..OpenOptions::default() };
+    let one_thread = OpenOptions {
+        threads: 1,
+        ..OpenOptions::default()
+    };
     let (single, _) = time_opens(path, runs.min(3), &one_thread);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     json!({
@@ -186,16 +253,24 @@ fn bench_append(path: &Path, count: usize) -> JsonValue {
     let fresh = dir.join("fresh.jsonl");
     let _ = std::fs::remove_file(&fresh);
     let mut rng = Rng(42);
-    let mut early_writer = SessionWriter::create_at(&fresh, new_header("/w"), WriterOptions::default());
+    let count = count.max(2);
+    let mut early_writer =
+        SessionWriter::create_at(&fresh, new_header("/w"), WriterOptions::default());
     let early = time_appends(&mut early_writer, &mut rng, count);
-    let (mut late_writer, _, _) = SessionWriter::open_for_append(path, WriterOptions::default()).expect("resume");
+    let (mut late_writer, _, _) =
+        SessionWriter::open_for_append(path, WriterOptions::default()).expect("resume");
     let late = time_appends(&mut late_writer, &mut rng, count);
-    let (early_p50, late_p50) = (median(early.clone()), median(late.clone()));
+    // The first append of each writer creates the file or takes the lock: report it apart.
+    let (early_first, late_first) = (early[0], late[0]);
+    let (early, late) = (&early[1..], &late[1..]);
+    let (early_p50, late_p50) = (median(early.to_vec()), median(late.to_vec()));
+    let per_second = |times: &[f64]| 1e6 * times.len() as f64 / times.iter().sum::<f64>();
     json!({
         "mode": "append", "count": count, "durability": "Flush", "late_file_bytes": std::fs::metadata(path).expect("metadata").len(),
+        "first_append_us_early": early_first, "first_append_us_late": late_first,
         "append_us_p50_early": early_p50, "append_us_p50_late": late_p50,
-        "appends_per_sec_early": 1e6 / (early.iter().sum::<f64>() / early.len() as f64),
-        "appends_per_sec_late": 1e6 / (late.iter().sum::<f64>() / late.len() as f64),
+        "append_us_p99_early": percentile(early, 0.99), "append_us_p99_late": percentile(late, 0.99),
+        "appends_per_sec_early": per_second(early), "appends_per_sec_late": per_second(late),
         "late_over_early_p50": late_p50 / early_p50,
     })
 }
@@ -204,7 +279,10 @@ fn bench_append(path: &Path, count: usize) -> JsonValue {
 fn time_appends(writer: &mut SessionWriter, rng: &mut Rng, count: usize) -> Vec<f64> {
     (0..count)
         .map(|i| {
-            let e = entry("message", json!({"message": {"role": "user", "content": rng.text(300), "timestamp": i}}));
+            let e = entry(
+                "message",
+                json!({"message": {"role": "user", "content": rng.text(300), "timestamp": i}}),
+            );
             let started = Instant::now();
             writer.append(e).expect("append");
             started.elapsed().as_secs_f64() * 1e6

@@ -42,7 +42,12 @@ impl Diagnostic {
     /// Builds a diagnostic whose message is the kind's standard sentence.
     pub fn new(line: u64, byte_offset: u64, kind: DiagnosticKind) -> Self {
         let message = kind.to_string();
-        Self { line, byte_offset, kind, message }
+        Self {
+            line,
+            byte_offset,
+            kind,
+            message,
+        }
     }
 
     /// How much this diagnostic matters (see [`Severity`]).
@@ -53,7 +58,11 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {} (byte {}): {}", self.line, self.byte_offset, self.message)
+        write!(
+            f,
+            "line {} (byte {}): {}",
+            self.line, self.byte_offset, self.message
+        )
     }
 }
 
@@ -85,7 +94,9 @@ pub enum DiagnosticKind {
     )]
     TornLastLine,
     /// Several JSON objects share one line because a newline was lost; all were recovered.
-    #[error("{count} JSON objects were fused on one line (a lost newline); each was recovered as its own entry")]
+    #[error(
+        "{count} JSON objects were fused on one line (a lost newline); each was recovered as its own entry"
+    )]
     FusedObjects {
         /// How many objects were found on the line.
         count: usize,
@@ -100,10 +111,14 @@ pub enum DiagnosticKind {
     #[error("the file starts with a UTF-8 byte order mark; it was skipped (pi and omp write none)")]
     ByteOrderMark,
     /// No `type:"session"` header line anywhere in the file. The entries are still read.
-    #[error("the file has no session header (`type:\"session\"`); its entries are read without one")]
+    #[error(
+        "the file has no session header (`type:\"session\"`); its entries are read without one"
+    )]
     MissingHeader,
     /// Entries appear before the header line. They are read as entries.
-    #[error("an entry comes before the session header (first header at line {header_line}); entries are read in file order")]
+    #[error(
+        "an entry comes before the session header (first header at line {header_line}); entries are read in file order"
+    )]
     EntryBeforeHeader {
         /// Line of the header that follows.
         header_line: u64,
@@ -121,13 +136,17 @@ pub enum DiagnosticKind {
         detail: String,
     },
     /// A `type:"title"` line that is not a valid title slot on line 1; it was ignored.
-    #[error("a `type:\"title\"` line that is not a valid title slot on line 1 ({detail}); it was ignored")]
+    #[error(
+        "a `type:\"title\"` line that is not a valid title slot on line 1 ({detail}); it was ignored"
+    )]
     InvalidTitleSlot {
         /// Why the slot was rejected.
         detail: String,
     },
     /// An entry id that an earlier entry already has. Both are kept; lookups find the later one.
-    #[error("entry id {id:?} was already used at line {first_line}; both entries are kept and lookups by id find this later one")]
+    #[error(
+        "entry id {id:?} was already used at line {first_line}; both entries are kept and lookups by id find this later one"
+    )]
     DuplicateId {
         /// The repeated id.
         id: String,
@@ -144,7 +163,9 @@ pub enum DiagnosticKind {
     #[error("the entry has no string `id`; it cannot be a parent or the leaf")]
     MissingId,
     /// The file was migrated in memory (pi.md §4); the file itself was not touched.
-    #[error("the file is version {from}; its entries were migrated in memory to version 3 ({how}); the file was not changed")]
+    #[error(
+        "the file is version {from}; its entries were migrated in memory to version 3 ({how}); the file was not changed"
+    )]
     Migrated {
         /// The version found in the header (1 when absent).
         from: u64,

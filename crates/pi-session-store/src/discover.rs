@@ -84,11 +84,17 @@ pub fn list(dir: impl AsRef<Path>) -> Result<(Vec<SessionListing>, Vec<ListProbl
             Ok(Ok(listing)) => sessions.push(listing),
             Ok(Err(diagnostic)) => problems.push(ListProblem { path, diagnostic }),
             // A file that vanished or cannot be read between read_dir and open: skip it, say why.
-            Err(error) => problems.push(ListProblem { path, diagnostic: io_diagnostic(&error) }),
+            Err(error) => problems.push(ListProblem {
+                path,
+                diagnostic: io_diagnostic(&error),
+            }),
         }
     }
     sessions.sort_by(|a, b| {
-        b.modified.cmp(&a.modified).then_with(|| b.created.cmp(&a.created)).then_with(|| b.path.cmp(&a.path))
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| b.created.cmp(&a.created))
+            .then_with(|| b.path.cmp(&a.path))
     });
     problems.sort_by(|a, b| a.path.cmp(&b.path));
     Ok((sessions, problems))
@@ -100,10 +106,14 @@ pub fn latest(dir: impl AsRef<Path>) -> Result<Option<SessionListing>, StoreErro
 }
 
 /// Describes one session file from its first lines: `Ok(Err(..))` when it is not a session.
-pub fn read_listing(path: impl AsRef<Path>) -> Result<Result<SessionListing, Diagnostic>, StoreError> {
+pub fn read_listing(
+    path: impl AsRef<Path>,
+) -> Result<Result<SessionListing, Diagnostic>, StoreError> {
     let path = path.as_ref();
     let file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
-    let metadata = file.metadata().map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
     let modified = metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     let mut reader = BufReader::with_capacity(4096, file.take(HEADER_SCAN_LIMIT));
     let mut line = Vec::new();
@@ -111,14 +121,25 @@ pub fn read_listing(path: impl AsRef<Path>) -> Result<Result<SessionListing, Dia
     let (mut number, mut offset) = (0u64, 0u64);
     loop {
         line.clear();
-        let read = reader.read_until(b'\n', &mut line).map_err(|e| StoreError::io("could not read", path, e))?;
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| StoreError::io("could not read", path, e))?;
         number += 1;
         let at = offset;
         offset += read as u64;
         if read == 0 || (!line.ends_with(b"\n") && offset >= HEADER_SCAN_LIMIT) {
-            return Ok(Err(Diagnostic::new(number, at, DiagnosticKind::HeaderNotFound { limit: HEADER_SCAN_LIMIT })));
+            return Ok(Err(Diagnostic::new(
+                number,
+                at,
+                DiagnosticKind::HeaderNotFound {
+                    limit: HEADER_SCAN_LIMIT,
+                },
+            )));
         }
-        let content = line.strip_prefix(b"\xEF\xBB\xBF".as_slice()).filter(|_| at == 0).unwrap_or(&line);
+        let content = line
+            .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+            .filter(|_| at == 0)
+            .unwrap_or(&line);
         if crate::framing::is_blank(content) {
             continue;
         }
@@ -147,13 +168,26 @@ pub fn read_listing(path: impl AsRef<Path>) -> Result<Result<SessionListing, Dia
             // Damaged lines before the header are skipped, as pi 1.6 does.
             Err(_) => {}
             Ok(other) => {
-                let detail = format!("the first entry (type {:?}) comes before any session header", other.kind());
-                return Ok(Err(Diagnostic::new(number, at, DiagnosticKind::InvalidHeader { detail })));
+                let detail = format!(
+                    "the first entry (type {:?}) comes before any session header",
+                    other.kind()
+                );
+                return Ok(Err(Diagnostic::new(
+                    number,
+                    at,
+                    DiagnosticKind::InvalidHeader { detail },
+                )));
             }
         }
     }
 }
 
 fn io_diagnostic(error: &StoreError) -> Diagnostic {
-    Diagnostic::new(0, 0, DiagnosticKind::InvalidHeader { detail: error.to_string() })
+    Diagnostic::new(
+        0,
+        0,
+        DiagnosticKind::InvalidHeader {
+            detail: error.to_string(),
+        },
+    )
 }

@@ -82,19 +82,31 @@ pub enum StoreError {
         path: PathBuf,
     },
     /// A file named for resuming has no session header, so appended entries would be orphans.
-    #[error("{path} has no session header; it cannot be appended to (open it read-only with `open`)")]
+    #[error(
+        "{path} has no session header; it cannot be appended to (open it read-only with `open`)"
+    )]
     NoHeader {
         /// The session file.
         path: PathBuf,
     },
+    /// The path names a directory, device or pipe, not a regular file.
+    #[error("{path} is not a regular file; a session is a .jsonl file")]
+    NotAFile {
+        /// The path concerned.
+        path: PathBuf,
+    },
     /// `set_leaf` named an id that no entry of the session has.
-    #[error("no entry of this session has id {id:?}; pick the id of an existing entry (or None for a new root)")]
+    #[error(
+        "no entry of this session has id {id:?}; pick the id of an existing entry (or None for a new root)"
+    )]
     UnknownId {
         /// The id asked for.
         id: String,
     },
     /// An append of an entry whose `type` is reserved for the header or the title slot.
-    #[error("an entry cannot have type {kind:?}: that type is reserved for the header and the title slot")]
+    #[error(
+        "an entry cannot have type {kind:?}: that type is reserved for the header and the title slot"
+    )]
     ReservedType {
         /// The reserved type.
         kind: String,
@@ -110,6 +122,10 @@ pub enum StoreError {
 impl StoreError {
     /// Shorthand for [`StoreError::Io`].
     pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
-        Self::Io { action, path: path.into(), source }
+        Self::Io {
+            action,
+            path: path.into(),
+            source,
+        }
     }
 }

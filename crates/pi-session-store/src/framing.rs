@@ -137,7 +137,11 @@ impl<R: Read> ChunkReader<R> {
         let bytes = &self.buf[begin..end];
         let lines = split_lines(bytes, &mut self.next_line);
         self.start = end;
-        Chunk { bytes, base_offset: self.buf_offset + begin as u64, lines }
+        Chunk {
+            bytes,
+            base_offset: self.buf_offset + begin as u64,
+            lines,
+        }
     }
 }
 
@@ -155,18 +159,28 @@ fn split_lines(bytes: &[u8], next_line: &mut u64) -> Vec<LineSpan> {
     lines
 }
 
-fn line_span(bytes: &[u8], mut content: Range<usize>, terminated: bool, next_line: &mut u64) -> LineSpan {
+fn line_span(
+    bytes: &[u8],
+    mut content: Range<usize>,
+    terminated: bool,
+    next_line: &mut u64,
+) -> LineSpan {
     if content.end > content.start && bytes[content.end - 1] == b'\r' {
         content.end -= 1;
     }
     let number = *next_line;
     *next_line += 1;
-    LineSpan { number, content, terminated }
+    LineSpan {
+        number,
+        content,
+        terminated,
+    }
 }
 
 /// Whether a line holds only JSON whitespace (such lines are skipped silently).
 pub(crate) fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    line.iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 #[cfg(test)]
@@ -182,7 +196,12 @@ mod tests {
         while let Some(chunk) = reader.next_chunk().unwrap() {
             for line in &chunk.lines {
                 let offset = chunk.base_offset + line.content.start as u64;
-                out.push((line.number, offset, chunk.bytes[line.content.clone()].to_vec(), line.terminated));
+                out.push((
+                    line.number,
+                    offset,
+                    chunk.bytes[line.content.clone()].to_vec(),
+                    line.terminated,
+                ));
             }
         }
         (out, reader.had_bom)

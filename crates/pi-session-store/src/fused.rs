@@ -9,7 +9,8 @@ use std::ops::Range;
 /// The byte ranges of the values on `line` when it holds two or more complete JSON values and
 /// nothing else; `None` otherwise (including when the line holds just one value).
 pub(crate) fn split_fused(line: &[u8]) -> Option<Vec<Range<usize>>> {
-    let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<serde::de::IgnoredAny>();
+    let mut stream =
+        serde_json::Deserializer::from_slice(line).into_iter::<serde::de::IgnoredAny>();
     let mut ranges = Vec::new();
     let mut previous_end = 0;
     while let Some(value) = stream.next() {
@@ -21,12 +22,17 @@ pub(crate) fn split_fused(line: &[u8]) -> Option<Vec<Range<usize>>> {
         ranges.push(start..end);
         previous_end = end;
     }
-    let rest_is_blank = line[previous_end..].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+    let rest_is_blank = line[previous_end..]
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
     (ranges.len() >= 2 && rest_is_blank).then_some(ranges)
 }
 
 fn leading_whitespace(bytes: &[u8]) -> usize {
-    bytes.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')).count()
+    bytes
+        .iter()
+        .take_while(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .count()
 }
 
 #[cfg(test)]

@@ -20,7 +20,10 @@ pub(crate) struct WriterLock {
 
 /// The sidecar lock path for a session file.
 pub fn lock_path(session: &Path) -> PathBuf {
-    let name = session.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = session
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     session.with_file_name(format!(".{name}.pi-session.lock"))
 }
 
@@ -37,7 +40,10 @@ impl WriterLock {
             .map_err(|e| StoreError::io("could not create the lock file", &lock, e))?;
         match fs4::FileExt::try_lock(&file) {
             Ok(()) => Ok(Self { _file: file }),
-            Err(fs4::TryLockError::WouldBlock) => Err(StoreError::Locked { session: session.to_path_buf(), lock }),
+            Err(fs4::TryLockError::WouldBlock) => Err(StoreError::Locked {
+                session: session.to_path_buf(),
+                lock,
+            }),
             Err(fs4::TryLockError::Error(e)) => Err(StoreError::io("could not lock", lock, e)),
         }
     }

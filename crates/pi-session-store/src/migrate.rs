@@ -95,12 +95,17 @@ pub(crate) fn patch_v1(
     resolve_index: &dyn Fn(u64) -> Option<String>,
 ) {
     object.insert("id".to_owned(), Value::String(id.to_owned()));
-    object.insert("parentId".to_owned(), parent_id.map_or(Value::Null, |p| Value::String(p.to_owned())));
+    object.insert(
+        "parentId".to_owned(),
+        parent_id.map_or(Value::Null, |p| Value::String(p.to_owned())),
+    );
     if object.get("type").and_then(Value::as_str) == Some("compaction") {
         let index = object.get("firstKeptEntryIndex").and_then(Value::as_f64);
         if let Some(index) = index {
             object.shift_remove("firstKeptEntryIndex");
-            let target = (index >= 0.0 && index.fract() == 0.0).then(|| resolve_index(index as u64)).flatten();
+            let target = (index >= 0.0 && index.fract() == 0.0)
+                .then(|| resolve_index(index as u64))
+                .flatten();
             if let Some(target) = target {
                 object.insert("firstKeptEntryId".to_owned(), Value::String(target));
             }
@@ -134,7 +139,11 @@ mod tests {
             let id = a.id_for(offset);
             assert_eq!(id, b.id_for(offset));
             assert_eq!(id.len(), 8);
-            assert!(id.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)), "{id}");
+            assert!(
+                id.bytes()
+                    .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)),
+                "{id}"
+            );
             assert!(seen.insert(id));
         }
     }
@@ -151,9 +160,12 @@ mod tests {
 
     #[test]
     fn v1_patch_appends_keys_and_converts_the_index() {
-        let mut entry = json!({"type":"compaction","summary":"S","firstKeptEntryIndex":2,"tokensBefore":10});
+        let mut entry =
+            json!({"type":"compaction","summary":"S","firstKeptEntryIndex":2,"tokensBefore":10});
         let object = entry.as_object_mut().unwrap();
-        patch_v1(object, "aaaaaaaa", Some("bbbbbbbb"), &|i| (i == 2).then(|| "cccccccc".to_owned()));
+        patch_v1(object, "aaaaaaaa", Some("bbbbbbbb"), &|i| {
+            (i == 2).then(|| "cccccccc".to_owned())
+        });
         assert_eq!(
             serde_json::to_string(&entry).unwrap(),
             r#"{"type":"compaction","summary":"S","tokensBefore":10,"id":"aaaaaaaa","parentId":"bbbbbbbb","firstKeptEntryId":"cccccccc"}"#
@@ -164,7 +176,10 @@ mod tests {
     fn v1_patch_drops_an_index_that_names_no_entry() {
         let mut entry = json!({"type":"compaction","firstKeptEntryIndex":0});
         patch_v1(entry.as_object_mut().unwrap(), "aaaaaaaa", None, &|_| None);
-        assert_eq!(entry, json!({"type":"compaction","id":"aaaaaaaa","parentId":null}));
+        assert_eq!(
+            entry,
+            json!({"type":"compaction","id":"aaaaaaaa","parentId":null})
+        );
     }
 
     #[test]

@@ -11,7 +11,10 @@ use crate::framing::{Chunk, ChunkReader, LineSpan, is_blank};
 use crate::fused::split_fused;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
 use crate::session_file::{IndexEntry, SessionFile, Source};
-use pi_session_types::{Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope, parse_line};
+use pi_session_types::{
+    Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
+    parse_line,
+};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
@@ -33,7 +36,11 @@ pub struct OpenOptions {
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        Self { keep_in_memory_up_to: 8 << 20, buffer_bytes: 4 << 20, threads: 0 }
+        Self {
+            keep_in_memory_up_to: 8 << 20,
+            buffer_bytes: 4 << 20,
+            threads: 0,
+        }
     }
 }
 
@@ -67,16 +74,32 @@ pub fn open(path: impl AsRef<Path>) -> Result<(SessionFile, Vec<Diagnostic>), St
 }
 
 /// [`open`] with explicit [`OpenOptions`].
-pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
+pub fn open_with(
+    path: impl AsRef<Path>,
+    options: &OpenOptions,
+) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
     let path = path.as_ref();
     let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
-    let size = file.metadata().map_err(|e| StoreError::io("could not read the size of", path, e))?.len();
+    let metadata = file
+        .metadata()
+        .map_err(|e| StoreError::io("could not read the size of", path, e))?;
+    if !metadata.is_file() {
+        return Err(StoreError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let size = metadata.len();
     if size <= options.keep_in_memory_up_to {
         let mut bytes = Vec::with_capacity(size as usize + 1);
-        file.read_to_end(&mut bytes).map_err(|e| StoreError::io("could not read", path, e))?;
+        file.read_to_end(&mut bytes)
+            .map_err(|e| StoreError::io("could not read", path, e))?;
         let bytes: Arc<[u8]> = bytes.into();
-        let source = Source::Memory { path: Some(path.to_path_buf()), bytes: Arc::clone(&bytes) };
-        return index_reader(&bytes[..], source, options).map_err(|e| StoreError::io("could not read", path, e));
+        let source = Source::Memory {
+            path: Some(path.to_path_buf()),
+            bytes: Arc::clone(&bytes),
+        };
+        return index_reader(&bytes[..], source, options)
+            .map_err(|e| StoreError::io("could not read", path, e));
     }
     let source = Source::File(path.to_path_buf());
     index_reader(file, source, options).map_err(|e| StoreError::io("could not read", path, e))
@@ -91,7 +114,10 @@ pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<(Sessi
 /// ```
 pub fn open_bytes(bytes: impl Into<Arc<[u8]>>) -> (SessionFile, Vec<Diagnostic>) {
     let bytes: Arc<[u8]> = bytes.into();
-    let source = Source::Memory { path: None, bytes: Arc::clone(&bytes) };
+    let source = Source::Memory {
+        path: None,
+        bytes: Arc::clone(&bytes),
+    };
     let options = OpenOptions::default();
     match index_reader(&bytes[..], source, &options) {
         Ok(result) => result,
@@ -135,16 +161,26 @@ enum LineOutcome {
 fn parse_chunk(chunk: &Chunk<'_>, threads: usize) -> Vec<LineOutcome> {
     let lines = &chunk.lines;
     if threads <= 1 || chunk.bytes.len() < PARALLEL_MIN_BYTES || lines.len() < 2 {
-        return lines.iter().map(|line| parse_one(chunk.bytes, line)).collect();
+        return lines
+            .iter()
+            .map(|line| parse_one(chunk.bytes, line))
+            .collect();
     }
     let groups = split_by_bytes(lines, chunk.bytes.len(), threads);
     std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(groups.len());
         for group in groups.iter().skip(1) {
             let part = &lines[group.clone()];
-            handles.push(scope.spawn(move || part.iter().map(|l| parse_one(chunk.bytes, l)).collect::<Vec<_>>()));
+            handles.push(scope.spawn(move || {
+                part.iter()
+                    .map(|l| parse_one(chunk.bytes, l))
+                    .collect::<Vec<_>>()
+            }));
         }
-        let mut outcomes: Vec<LineOutcome> = lines[groups[0].clone()].iter().map(|l| parse_one(chunk.bytes, l)).collect();
+        let mut outcomes: Vec<LineOutcome> = lines[groups[0].clone()]
+            .iter()
+            .map(|l| parse_one(chunk.bytes, l))
+            .collect();
         outcomes.reserve(lines.len() - outcomes.len());
         for handle in handles {
             match handle.join() {
@@ -162,7 +198,9 @@ fn split_by_bytes(lines: &[LineSpan], total: usize, parts: usize) -> Vec<Range<u
     let mut start = 0;
     for part in 1..parts {
         let boundary = total * part / parts;
-        let end = lines.partition_point(|l| l.content.start < boundary).max(start);
+        let end = lines
+            .partition_point(|l| l.content.start < boundary)
+            .max(start);
         groups.push(start..end);
         start = end;
     }
@@ -176,7 +214,10 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
         return LineOutcome::Blank;
     }
     match parse_envelope(content) {
-        Ok(envelope) => LineOutcome::Values(vec![(line.content.clone(), Ok(with_encoding_warnings(content, envelope)))]),
+        Ok(envelope) => LineOutcome::Values(vec![(
+            line.content.clone(),
+            Ok(with_encoding_warnings(content, envelope)),
+        )]),
         Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
             Some(ranges) => LineOutcome::Values(
                 ranges
@@ -200,13 +241,17 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
 /// them and says so; the warnings are added to the envelope.
 fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
     let suspicious = std::str::from_utf8(content).is_err()
-        || memchr::memmem::find(content, b"\\ud").is_some()
-        || memchr::memmem::find(content, b"\\uD").is_some();
+        || memchr::memmem::find_iter(content, b"\\u")
+            .any(|at| matches!(content.get(at + 2), Some(b'd' | b'D')));
     if suspicious
         && envelope.warnings.is_empty()
         && let Ok(parsed) = parse_line(content)
     {
-        envelope.warnings = parsed.warnings.into_iter().filter(|w| warning_kind(w).is_some()).collect();
+        envelope.warnings = parsed
+            .warnings
+            .into_iter()
+            .filter(|w| warning_kind(w).is_some())
+            .collect();
     }
     envelope
 }
@@ -241,13 +286,18 @@ impl Builder {
                 LineOutcome::Failed(error) => self.failed_line(line, offset, &error),
                 LineOutcome::Values(values) => {
                     if values.len() > 1 {
-                        let kind = DiagnosticKind::FusedObjects { count: values.len() };
-                        self.diagnostics.push(Diagnostic::new(line.number, offset, kind));
+                        let kind = DiagnosticKind::FusedObjects {
+                            count: values.len(),
+                        };
+                        self.diagnostics
+                            .push(Diagnostic::new(line.number, offset, kind));
                     }
                     for (range, result) in values {
                         let at = chunk.base_offset + range.start as u64;
                         match result {
-                            Ok(envelope) => self.value(line.number, at, &chunk.bytes[range], envelope),
+                            Ok(envelope) => {
+                                self.value(line.number, at, &chunk.bytes[range], envelope)
+                            }
                             Err(error) => self.failed_line(line, at, &error),
                         }
                     }
@@ -259,16 +309,23 @@ impl Builder {
     fn failed_line(&mut self, line: &LineSpan, offset: u64, error: &LineError) {
         let kind = match error {
             LineError::NotJson { .. } if !line.terminated => DiagnosticKind::TornLastLine,
-            LineError::NotJson { message, .. } => DiagnosticKind::NotJson { detail: message.clone() },
-            LineError::NotAnObject { found } => DiagnosticKind::NotAnObject { detail: format!("found {found}") },
+            LineError::NotJson { message, .. } => DiagnosticKind::NotJson {
+                detail: message.clone(),
+            },
+            LineError::NotAnObject { found } => DiagnosticKind::NotAnObject {
+                detail: format!("found {found}"),
+            },
             LineError::Blank => return,
-            other => DiagnosticKind::NoType { detail: other.to_string() },
+            other => DiagnosticKind::NoType {
+                detail: other.to_string(),
+            },
         };
         if !matches!(error, LineError::NotJson { .. }) {
             // Valid JSON: pi's parsed array (and so v1 `firstKeptEntryIndex`) counts it.
             self.ordinals.push(Ordinal::Other);
         }
-        self.diagnostics.push(Diagnostic::new(line.number, offset, kind));
+        self.diagnostics
+            .push(Diagnostic::new(line.number, offset, kind));
     }
 
     fn value(&mut self, line: u64, offset: u64, bytes: &[u8], envelope: Envelope) {
@@ -282,11 +339,19 @@ impl Builder {
         } else if envelope.is_header() {
             self.header_line(line, offset, bytes);
         } else {
-            if self.header_at.is_none() && !self.header_rejected && self.first_entry_before_header.is_none() {
+            if self.header_at.is_none()
+                && !self.header_rejected
+                && self.first_entry_before_header.is_none()
+            {
                 self.first_entry_before_header = Some((line, offset));
             }
             self.ordinals.push(Ordinal::Entry(self.entries.len()));
-            self.entries.push(IndexEntry { line, byte_offset: offset, byte_len: bytes.len() as u64, envelope });
+            self.entries.push(IndexEntry {
+                line,
+                byte_offset: offset,
+                byte_len: bytes.len() as u64,
+                envelope,
+            });
         }
     }
 
@@ -300,18 +365,27 @@ impl Builder {
                         self.title_slot = Some(slot);
                         return;
                     }
-                    _ => "it does not follow omp's slot rules (v 1; string title, updatedAt, pad)".to_owned(),
+                    _ => "it does not follow omp's slot rules (v 1; string title, updatedAt, pad)"
+                        .to_owned(),
                 },
                 Err(error) => error.to_string(),
             }
         };
-        self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::InvalidTitleSlot { detail }));
+        self.diagnostics.push(Diagnostic::new(
+            line,
+            offset,
+            DiagnosticKind::InvalidTitleSlot { detail },
+        ));
     }
 
     fn header_line(&mut self, line: u64, offset: u64, bytes: &[u8]) {
         self.ordinals.push(Ordinal::Header);
         if let Some((first_line, _)) = self.header_at {
-            self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::DuplicateHeader { first_line }));
+            self.diagnostics.push(Diagnostic::new(
+                line,
+                offset,
+                DiagnosticKind::DuplicateHeader { first_line },
+            ));
             return;
         }
         if self.header_rejected {
@@ -328,14 +402,19 @@ impl Builder {
                     Ok(_) => "its `id` is not a string".to_owned(),
                 };
                 self.header_rejected = true;
-                self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::InvalidHeader { detail }));
+                self.diagnostics.push(Diagnostic::new(
+                    line,
+                    offset,
+                    DiagnosticKind::InvalidHeader { detail },
+                ));
             }
         }
     }
 
     fn finish(mut self, source: Source, had_bom: bool) -> (SessionFile, Vec<Diagnostic>) {
         if had_bom {
-            self.diagnostics.push(Diagnostic::new(1, 0, DiagnosticKind::ByteOrderMark));
+            self.diagnostics
+                .push(Diagnostic::new(1, 0, DiagnosticKind::ByteOrderMark));
         }
         self.check_header_position();
         self.fold_title_slot();
@@ -359,10 +438,15 @@ impl Builder {
     fn check_header_position(&mut self) {
         match (self.header_at, self.first_entry_before_header) {
             (None, _) if !self.header_rejected => {
-                self.diagnostics.push(Diagnostic::new(1, 0, DiagnosticKind::MissingHeader));
+                self.diagnostics
+                    .push(Diagnostic::new(1, 0, DiagnosticKind::MissingHeader));
             }
             (Some((header_line, _)), Some((line, offset))) => {
-                self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::EntryBeforeHeader { header_line }));
+                self.diagnostics.push(Diagnostic::new(
+                    line,
+                    offset,
+                    DiagnosticKind::EntryBeforeHeader { header_line },
+                ));
             }
             _ => {}
         }
@@ -377,11 +461,17 @@ impl Builder {
     }
 
     fn migrate(&mut self) -> Migration {
-        let Some(header) = &self.header else { return Migration::None };
+        let Some(header) = &self.header else {
+            return Migration::None;
+        };
         let version = header.version_or_1();
         let (line, offset) = self.header_at.unwrap_or((1, 0));
         if version > CURRENT_VERSION {
-            self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::NewerVersion { version }));
+            self.diagnostics.push(Diagnostic::new(
+                line,
+                offset,
+                DiagnosticKind::NewerVersion { version },
+            ));
             return Migration::None;
         }
         if version == CURRENT_VERSION {
@@ -389,11 +479,19 @@ impl Builder {
         }
         if version == 2 {
             let how = "hookMessage roles read as custom";
-            self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::Migrated { from: version, how }));
+            self.diagnostics.push(Diagnostic::new(
+                line,
+                offset,
+                DiagnosticKind::Migrated { from: version, how },
+            ));
             return Migration::FromV2;
         }
         let how = "ids and parents generated from byte offsets, the same on every open; firstKeptEntryIndex read as firstKeptEntryId; hookMessage roles read as custom";
-        self.diagnostics.push(Diagnostic::new(line, offset, DiagnosticKind::Migrated { from: version, how }));
+        self.diagnostics.push(Diagnostic::new(
+            line,
+            offset,
+            DiagnosticKind::Migrated { from: version, how },
+        ));
         let mut ids = IdGenerator::default();
         let mut previous: Option<String> = None;
         for entry in &mut self.entries {
@@ -402,7 +500,9 @@ impl Builder {
             entry.envelope.parent_id = previous.replace(id.clone());
             entry.envelope.id = Some(id);
         }
-        Migration::FromV1 { ordinals: std::mem::take(&mut self.ordinals) }
+        Migration::FromV1 {
+            ordinals: std::mem::take(&mut self.ordinals),
+        }
     }
 
     /// Builds the id lookup (a later duplicate wins, as in pi and omp) and reports duplicate,
@@ -413,12 +513,20 @@ impl Builder {
             match &entry.envelope.id {
                 Some(id) => {
                     if let Some(first) = by_id.insert(id.clone(), index) {
-                        let kind = DiagnosticKind::DuplicateId { id: id.clone(), first_line: self.entries[first].line };
-                        self.diagnostics.push(Diagnostic::new(entry.line, entry.byte_offset, kind));
+                        let kind = DiagnosticKind::DuplicateId {
+                            id: id.clone(),
+                            first_line: self.entries[first].line,
+                        };
+                        self.diagnostics
+                            .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
                     }
                 }
                 None => {
-                    self.diagnostics.push(Diagnostic::new(entry.line, entry.byte_offset, DiagnosticKind::MissingId));
+                    self.diagnostics.push(Diagnostic::new(
+                        entry.line,
+                        entry.byte_offset,
+                        DiagnosticKind::MissingId,
+                    ));
                 }
             }
         }
@@ -426,8 +534,11 @@ impl Builder {
             if let Some(parent) = &entry.envelope.parent_id
                 && !by_id.contains_key(parent)
             {
-                let kind = DiagnosticKind::ParentNotFound { parent_id: parent.clone() };
-                self.diagnostics.push(Diagnostic::new(entry.line, entry.byte_offset, kind));
+                let kind = DiagnosticKind::ParentNotFound {
+                    parent_id: parent.clone(),
+                };
+                self.diagnostics
+                    .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
             }
         }
         by_id
@@ -445,4 +556,45 @@ fn warning_kind(warning: &ParseWarning) -> Option<DiagnosticKind> {
 /// The path of a source, for error messages.
 pub(crate) fn display_path(path: Option<&Path>) -> PathBuf {
     path.map_or_else(|| PathBuf::from("<memory>"), Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(lengths: &[usize]) -> (Vec<LineSpan>, usize) {
+        let mut start = 0;
+        let mut lines = Vec::new();
+        for (i, len) in lengths.iter().enumerate() {
+            lines.push(LineSpan {
+                number: i as u64 + 1,
+                content: start..start + len,
+                terminated: true,
+            });
+            start += len + 1;
+        }
+        (lines, start)
+    }
+
+    #[test]
+    fn byte_groups_cover_every_line_once_in_order() {
+        for lengths in [
+            vec![1],
+            vec![5, 5, 5, 5],
+            vec![1000, 1, 1, 1],
+            vec![1, 1, 1, 1000],
+            vec![3; 17],
+        ] {
+            let (lines, total) = spans(&lengths);
+            for parts in 1..5 {
+                let groups = split_by_bytes(&lines, total, parts);
+                assert_eq!(groups.len(), parts);
+                assert_eq!(groups[0].start, 0);
+                assert_eq!(groups[parts - 1].end, lines.len());
+                for pair in groups.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start, "{lengths:?} / {parts}");
+                }
+            }
+        }
+    }
 }

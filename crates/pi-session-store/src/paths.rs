@@ -19,7 +19,10 @@ use std::path::{Component, Path, PathBuf};
 /// The file name pi and omp give a session: the header timestamp with `:` and `.` replaced by
 /// `-`, an underscore, the session id, and `.jsonl`.
 pub fn session_file_name(header_timestamp: &str, session_id: &str) -> String {
-    format!("{}_{session_id}.jsonl", header_timestamp.replace([':', '.'], "-"))
+    format!(
+        "{}_{session_id}.jsonl",
+        header_timestamp.replace([':', '.'], "-")
+    )
 }
 
 /// pi's per-project folder name for a working directory (pi.md §1.1): drop one leading `/` or
@@ -50,7 +53,9 @@ pub fn pi_session_dir(env: &dyn Fn(&str) -> Option<String>, home: &Path, cwd: &s
     if let Some(dir) = env("PI_CODING_AGENT_SESSION_DIR").filter(|v| !v.is_empty()) {
         return expand_tilde(&dir, home);
     }
-    pi_agent_dir(env, home).join("sessions").join(pi_cwd_dir_name(cwd))
+    pi_agent_dir(env, home)
+        .join("sessions")
+        .join(pi_cwd_dir_name(cwd))
 }
 
 /// [`pi_session_dir`] with the process environment and home directory.
@@ -63,7 +68,11 @@ pub fn pi_session_dir_from_env(cwd: &str) -> Option<PathBuf> {
 /// `<home>/<config>/profiles/<name>/agent`; otherwise `PI_CODING_AGENT_DIR` if set, else
 /// `<home>/<config>/agent`, where `<config>` is `PI_CONFIG_DIR` or `.omp`.
 pub fn omp_agent_dir(env: &dyn Fn(&str) -> Option<String>, home: &Path) -> PathBuf {
-    let config_root = home.join(env("PI_CONFIG_DIR").filter(|v| !v.is_empty()).unwrap_or_else(|| ".omp".to_owned()));
+    let config_root = home.join(
+        env("PI_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| ".omp".to_owned()),
+    );
     if let Some(profile) = omp_profile(env) {
         return config_root.join("profiles").join(profile).join("agent");
     }
@@ -107,7 +116,11 @@ pub fn omp_sessions_root(env: &dyn Fn(&str) -> Option<String>, home: &Path) -> P
 /// assert_eq!(omp_cwd_dir_name(Path::new("/tmp/x"), home, tmp), "-tmp-x");
 /// assert_eq!(omp_cwd_dir_name(Path::new("/srv/app"), home, tmp), "--srv-app--");
 /// ```
-pub fn omp_cwd_dir_name(canonical_cwd: &Path, canonical_home: &Path, canonical_tmp: &Path) -> String {
+pub fn omp_cwd_dir_name(
+    canonical_cwd: &Path,
+    canonical_home: &Path,
+    canonical_tmp: &Path,
+) -> String {
     if let Ok(rel) = canonical_cwd.strip_prefix(canonical_home) {
         return relative_bucket("-", rel);
     }
@@ -125,7 +138,11 @@ pub fn omp_cwd_dir_name(canonical_cwd: &Path, canonical_home: &Path, canonical_t
 pub fn omp_session_dir_from_env(cwd: &Path) -> Option<PathBuf> {
     let home = home_dir()?;
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| absolute(p));
-    let bucket = omp_cwd_dir_name(&canonical(cwd), &canonical(&home), &canonical(&std::env::temp_dir()));
+    let bucket = omp_cwd_dir_name(
+        &canonical(cwd),
+        &canonical(&home),
+        &canonical(&std::env::temp_dir()),
+    );
     Some(omp_sessions_root(&process_env, &home).join(bucket))
 }
 
@@ -140,7 +157,11 @@ pub fn process_env(name: &str) -> Option<String> {
 }
 
 fn omp_default_agent_dir(env: &dyn Fn(&str) -> Option<String>, home: &Path) -> PathBuf {
-    let config_root = home.join(env("PI_CONFIG_DIR").filter(|v| !v.is_empty()).unwrap_or_else(|| ".omp".to_owned()));
+    let config_root = home.join(
+        env("PI_CONFIG_DIR")
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| ".omp".to_owned()),
+    );
     match omp_profile(env) {
         Some(profile) => config_root.join("profiles").join(profile).join("agent"),
         None => config_root.join("agent"),
@@ -156,8 +177,13 @@ fn omp_profile(env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
         && name != "default"
         && name.len() <= 64
         && !name.ends_with('.')
-        && name.bytes().next().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'));
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        });
     valid.then(|| name.to_owned())
 }
 
@@ -171,7 +197,11 @@ fn relative_bucket(prefix: &str, rel: &Path) -> String {
         return prefix.to_owned();
     }
     let encoded = parts.join("-");
-    if prefix.ends_with('-') { format!("{prefix}{encoded}") } else { format!("{prefix}-{encoded}") }
+    if prefix.ends_with('-') {
+        format!("{prefix}{encoded}")
+    } else {
+        format!("{prefix}-{encoded}")
+    }
 }
 
 fn encode_separators(text: &str) -> String {
@@ -198,7 +228,10 @@ mod tests {
     use std::collections::HashMap;
 
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
-        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         move |name| map.get(name).cloned()
     }
 
@@ -207,21 +240,38 @@ mod tests {
         assert_eq!(pi_cwd_dir_name("/home/alice/proj"), "--home-alice-proj--");
         assert_eq!(pi_cwd_dir_name("C:\\Users\\bob\\x"), "--C--Users-bob-x--");
         assert_eq!(pi_cwd_dir_name("/"), "----");
-        assert_eq!(pi_cwd_dir_name("/a-b"), pi_cwd_dir_name("/a/b"), "pi does not escape, so these collide");
+        assert_eq!(
+            pi_cwd_dir_name("/a-b"),
+            pi_cwd_dir_name("/a/b"),
+            "pi does not escape, so these collide"
+        );
     }
 
     #[test]
     fn pi_agent_dir_honours_the_env_and_tilde() {
         let home = Path::new("/home/al");
-        assert_eq!(pi_agent_dir(&env_of(&[]), home), Path::new("/home/al/.pi/agent"));
-        assert_eq!(pi_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "~/x")]), home), Path::new("/home/al/x"));
-        assert_eq!(pi_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "~")]), home), Path::new("/home/al"));
+        assert_eq!(
+            pi_agent_dir(&env_of(&[]), home),
+            Path::new("/home/al/.pi/agent")
+        );
+        assert_eq!(
+            pi_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "~/x")]), home),
+            Path::new("/home/al/x")
+        );
+        assert_eq!(
+            pi_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "~")]), home),
+            Path::new("/home/al")
+        );
         assert_eq!(
             pi_session_dir(&env_of(&[]), home, "/w/p"),
             Path::new("/home/al/.pi/agent/sessions/--w-p--")
         );
         assert_eq!(
-            pi_session_dir(&env_of(&[("PI_CODING_AGENT_SESSION_DIR", "~/s")]), home, "/w/p"),
+            pi_session_dir(
+                &env_of(&[("PI_CODING_AGENT_SESSION_DIR", "~/s")]),
+                home,
+                "/w/p"
+            ),
             Path::new("/home/al/s")
         );
     }
@@ -229,18 +279,39 @@ mod tests {
     #[test]
     fn omp_agent_dir_honours_profile_config_dir_and_override() {
         let home = Path::new("/h");
-        assert_eq!(omp_agent_dir(&env_of(&[]), home), Path::new("/h/.omp/agent"));
-        assert_eq!(omp_agent_dir(&env_of(&[("PI_CONFIG_DIR", ".x")]), home), Path::new("/h/.x/agent"));
-        assert_eq!(omp_agent_dir(&env_of(&[("OMP_PROFILE", "work")]), home), Path::new("/h/.omp/profiles/work/agent"));
         assert_eq!(
-            omp_agent_dir(&env_of(&[("OMP_PROFILE", ""), ("PI_PROFILE", "work")]), home),
+            omp_agent_dir(&env_of(&[]), home),
+            Path::new("/h/.omp/agent")
+        );
+        assert_eq!(
+            omp_agent_dir(&env_of(&[("PI_CONFIG_DIR", ".x")]), home),
+            Path::new("/h/.x/agent")
+        );
+        assert_eq!(
+            omp_agent_dir(&env_of(&[("OMP_PROFILE", "work")]), home),
+            Path::new("/h/.omp/profiles/work/agent")
+        );
+        assert_eq!(
+            omp_agent_dir(
+                &env_of(&[("OMP_PROFILE", ""), ("PI_PROFILE", "work")]),
+                home
+            ),
             Path::new("/h/.omp/agent"),
             "an explicitly empty OMP_PROFILE selects the default profile"
         );
-        assert_eq!(omp_agent_dir(&env_of(&[("PI_PROFILE", "Bad/Name")]), home), Path::new("/h/.omp/agent"));
-        assert_eq!(omp_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "/c")]), home), Path::new("/c"));
         assert_eq!(
-            omp_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "/c"), ("OMP_PROFILE", "p")]), home),
+            omp_agent_dir(&env_of(&[("PI_PROFILE", "Bad/Name")]), home),
+            Path::new("/h/.omp/agent")
+        );
+        assert_eq!(
+            omp_agent_dir(&env_of(&[("PI_CODING_AGENT_DIR", "/c")]), home),
+            Path::new("/c")
+        );
+        assert_eq!(
+            omp_agent_dir(
+                &env_of(&[("PI_CODING_AGENT_DIR", "/c"), ("OMP_PROFILE", "p")]),
+                home
+            ),
             Path::new("/h/.omp/profiles/p/agent"),
             "the override applies to the default profile only"
         );
@@ -252,26 +323,51 @@ mod tests {
         let home = Path::new("/h");
         let xdg_str = xdg.path().to_string_lossy().into_owned();
         let env = env_of(&[("XDG_DATA_HOME", &xdg_str)]);
-        assert_eq!(omp_sessions_root(&env, home), Path::new("/h/.omp/agent/sessions"));
+        assert_eq!(
+            omp_sessions_root(&env, home),
+            Path::new("/h/.omp/agent/sessions")
+        );
         std::fs::create_dir(xdg.path().join("omp")).unwrap();
         if cfg!(any(target_os = "linux", target_os = "macos")) {
-            assert_eq!(omp_sessions_root(&env, home), xdg.path().join("omp").join("sessions"));
+            assert_eq!(
+                omp_sessions_root(&env, home),
+                xdg.path().join("omp").join("sessions")
+            );
         }
         let overridden = env_of(&[("XDG_DATA_HOME", &xdg_str), ("PI_CODING_AGENT_DIR", "/c")]);
-        assert_eq!(omp_sessions_root(&overridden, home), Path::new("/c/sessions"));
+        assert_eq!(
+            omp_sessions_root(&overridden, home),
+            Path::new("/c/sessions")
+        );
     }
 
     #[test]
     fn omp_buckets_prefer_home_then_tmp_then_absolute() {
         let (home, tmp) = (Path::new("/home/al"), Path::new("/home/al/t"));
-        assert_eq!(omp_cwd_dir_name(Path::new("/home/al/t/x"), home, tmp), "-t-x", "home check runs first");
-        assert_eq!(omp_cwd_dir_name(Path::new("/tmp"), Path::new("/home/al"), Path::new("/tmp")), "-tmp");
-        assert_eq!(omp_cwd_dir_name(Path::new("/home/alice"), home, Path::new("/tmp")), "--home-alice--");
-        assert_eq!(omp_cwd_dir_name(Path::new("/srv/a:b"), home, Path::new("/tmp")), "--srv-a-b--");
+        assert_eq!(
+            omp_cwd_dir_name(Path::new("/home/al/t/x"), home, tmp),
+            "-t-x",
+            "home check runs first"
+        );
+        assert_eq!(
+            omp_cwd_dir_name(Path::new("/tmp"), Path::new("/home/al"), Path::new("/tmp")),
+            "-tmp"
+        );
+        assert_eq!(
+            omp_cwd_dir_name(Path::new("/home/alice"), home, Path::new("/tmp")),
+            "--home-alice--"
+        );
+        assert_eq!(
+            omp_cwd_dir_name(Path::new("/srv/a:b"), home, Path::new("/tmp")),
+            "--srv-a-b--"
+        );
     }
 
     #[test]
     fn file_names_replace_colons_and_dots() {
-        assert_eq!(session_file_name("2026-09-27T12:34:56.789Z", "id"), "2026-09-27T12-34-56-789Z_id.jsonl");
+        assert_eq!(
+            session_file_name("2026-09-27T12:34:56.789Z", "id"),
+            "2026-09-27T12-34-56-789Z_id.jsonl"
+        );
     }
 }

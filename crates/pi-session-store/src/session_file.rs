@@ -3,7 +3,10 @@
 use crate::error::StoreError;
 use crate::migrate::{Migration, Ordinal, patch_v1, patch_v2};
 use crate::open::display_path;
-use pi_session_types::{Entry, Envelope, JsonValue, Parsed, ParsedLine, SessionHeader, TitleSlot, parse_line};
+use pi_session_types::{
+    Entry, Envelope, JsonValue, Parsed, ParsedLine, SessionHeader, TitleSlot, parse_line,
+};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -58,7 +61,10 @@ pub struct SessionFile {
 }
 
 impl SessionFile {
-    #[allow(clippy::too_many_arguments, reason = "one private constructor, called by the builder only")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one private constructor, called by the builder only"
+    )]
     pub(crate) fn new(
         source: Source,
         header: Option<SessionHeader>,
@@ -70,12 +76,35 @@ impl SessionFile {
         byte_len: u64,
         ends_with_newline: bool,
     ) -> Self {
-        Self { source, header, header_line, title_slot, entries, by_id, migration, byte_len, ends_with_newline }
+        Self {
+            source,
+            header,
+            header_line,
+            title_slot,
+            entries,
+            by_id,
+            migration,
+            byte_len,
+            ends_with_newline,
+        }
     }
 
     pub(crate) fn empty() -> Self {
-        let source = Source::Memory { path: None, bytes: Arc::from(Vec::new()) };
-        Self::new(source, None, None, None, Vec::new(), HashMap::new(), Migration::None, 0, true)
+        let source = Source::Memory {
+            path: None,
+            bytes: Arc::from(Vec::new()),
+        };
+        Self::new(
+            source,
+            None,
+            None,
+            None,
+            Vec::new(),
+            HashMap::new(),
+            Migration::None,
+            0,
+            true,
+        )
     }
 
     /// The file this session was read from (`None` for bytes opened with [`crate::open_bytes`]).
@@ -110,7 +139,9 @@ impl SessionFile {
     /// The version the file declares (1 when the header has none; 3 when there is no header).
     /// Entries are always served migrated to version 3.
     pub fn file_version(&self) -> u64 {
-        self.header.as_ref().map_or(crate::migrate::CURRENT_VERSION, SessionHeader::version_or_1)
+        self.header
+            .as_ref()
+            .map_or(crate::migrate::CURRENT_VERSION, SessionHeader::version_or_1)
     }
 
     /// Whether entries are migrated in memory (the file is version 1 or 2).
@@ -141,7 +172,10 @@ impl SessionFile {
     /// The id of the last entry (in file order) that has one: the leaf when the file is loaded,
     /// as pi and omp define it.
     pub fn leaf_id(&self) -> Option<&str> {
-        self.entries.iter().rev().find_map(|e| e.envelope.id.as_deref())
+        self.entries
+            .iter()
+            .rev()
+            .find_map(|e| e.envelope.id.as_deref())
     }
 
     /// Size of the file (or bytes) when it was opened.
@@ -170,7 +204,10 @@ impl SessionFile {
     /// Reads the entries at `indices` (any order; each read by offset), migrated to version 3.
     pub fn entries_for(&self, indices: &[usize]) -> Result<Vec<Entry>, StoreError> {
         let mut reader = self.range_reader();
-        indices.iter().map(|&i| self.materialise(i, &mut reader).map(|p| p.value)).collect()
+        indices
+            .iter()
+            .map(|&i| self.materialise(i, &mut reader).map(|p| p.value))
+            .collect()
     }
 
     /// Reads every entry in file order. For large files prefer [`entries_for`](Self::entries_for)
@@ -183,24 +220,43 @@ impl SessionFile {
     /// The exact bytes of the entry at `index` as they are in the file.
     pub fn raw(&self, index: usize) -> Result<Vec<u8>, StoreError> {
         let at = self.index_entry(index)?;
-        self.range_reader().read(at)
+        self.range_reader().read(at).map(Cow::into_owned)
     }
 
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
-        self.entries.get(index).ok_or(StoreError::NoSuchEntry { index, len: self.entries.len() })
+        self.entries.get(index).ok_or(StoreError::NoSuchEntry {
+            index,
+            len: self.entries.len(),
+        })
     }
 
     fn range_reader(&self) -> RangeReader<'_> {
-        RangeReader { source: &self.source, file: None }
+        RangeReader {
+            source: &self.source,
+            file: None,
+        }
     }
 
-    fn materialise(&self, index: usize, reader: &mut RangeReader<'_>) -> Result<Parsed<Entry>, StoreError> {
+    fn materialise(
+        &self,
+        index: usize,
+        reader: &mut RangeReader<'_>,
+    ) -> Result<Parsed<Entry>, StoreError> {
         let at = self.index_entry(index)?;
         let bytes = reader.read(at)?;
-        let bad = |detail: String| StoreError::BadEntry { path: display_path(self.path()), line: at.line, detail };
+        let bad = |detail: String| StoreError::BadEntry {
+            path: display_path(self.path()),
+            line: at.line,
+            detail,
+        };
         let parsed = parse_line(&bytes).map_err(|e| bad(e.to_string()))?;
-        let changed = || StoreError::Changed { path: display_path(self.path()), line: at.line };
-        let ParsedLine::Entry(entry) = parsed.value else { return Err(changed()) };
+        let changed = || StoreError::Changed {
+            path: display_path(self.path()),
+            line: at.line,
+        };
+        let ParsedLine::Entry(entry) = parsed.value else {
+            return Err(changed());
+        };
         let same_id = self.migration.is_v1() || entry.id() == at.envelope.id.as_deref();
         if entry.kind() != at.envelope.kind || !same_id {
             return Err(changed());
@@ -211,12 +267,17 @@ impl SessionFile {
             Migration::FromV2 => migrate_entry(entry, patch_v2).map_err(bad)?,
             Migration::FromV1 { ordinals } => migrate_entry(entry, |object| {
                 let id = at.envelope.id.as_deref().unwrap_or_default();
-                patch_v1(object, id, at.envelope.parent_id.as_deref(), &|k| self.v1_target(ordinals, index, k));
+                patch_v1(object, id, at.envelope.parent_id.as_deref(), &|k| {
+                    self.v1_target(ordinals, index, k)
+                });
                 patch_v2(object);
             })
             .map_err(bad)?,
         };
-        Ok(Parsed { value: entry, warnings: parsed.warnings })
+        Ok(Parsed {
+            value: entry,
+            warnings: parsed.warnings,
+        })
     }
 
     /// The id pi's v1 migration gives `firstKeptEntryId` for index `k` of its parsed array, seen
@@ -225,15 +286,21 @@ impl SessionFile {
     fn v1_target(&self, ordinals: &[Ordinal], current: usize, k: u64) -> Option<String> {
         let ordinal = ordinals.get(usize::try_from(k).ok()?)?;
         match ordinal {
-            Ordinal::Entry(target) if *target <= current => self.entries[*target].envelope.id.clone(),
+            Ordinal::Entry(target) if *target <= current => {
+                self.entries[*target].envelope.id.clone()
+            }
             _ => None,
         }
     }
 }
 
 /// Serialises a typed entry to a JSON object, lets `patch` edit it, and types it again.
-fn migrate_entry(entry: Entry, patch: impl FnOnce(&mut pi_session_types::JsonMap)) -> Result<Entry, String> {
-    let value = serde_json::to_value(&entry).map_err(|e| format!("could not migrate the entry: {e}"))?;
+fn migrate_entry(
+    entry: Entry,
+    patch: impl FnOnce(&mut pi_session_types::JsonMap),
+) -> Result<Entry, String> {
+    let value =
+        serde_json::to_value(&entry).map_err(|e| format!("could not migrate the entry: {e}"))?;
     let JsonValue::Object(mut object) = value else {
         return Err("the entry did not serialise to a JSON object".to_owned());
     };
@@ -247,9 +314,9 @@ struct RangeReader<'a> {
     file: Option<File>,
 }
 
-impl RangeReader<'_> {
+impl<'a> RangeReader<'a> {
     /// The bytes of `at`'s range; a file now too short for it gives [`StoreError::Changed`].
-    fn read(&mut self, at: &IndexEntry) -> Result<Vec<u8>, StoreError> {
+    fn read(&mut self, at: &IndexEntry) -> Result<Cow<'a, [u8]>, StoreError> {
         let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
         match self.source {
             Source::Memory { bytes, path } => {
@@ -257,19 +324,30 @@ impl RangeReader<'_> {
                 let end = start.saturating_add(len);
                 bytes
                     .get(start..end)
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| StoreError::Changed { path: display_path(path.as_deref()), line: at.line })
+                    .map(Cow::Borrowed)
+                    .ok_or_else(|| StoreError::Changed {
+                        path: display_path(path.as_deref()),
+                        line: at.line,
+                    })
             }
             Source::File(path) => {
                 let file = match &mut self.file {
                     Some(file) => file,
-                    slot => slot.insert(File::open(path).map_err(|e| StoreError::io("could not open", path, e))?),
+                    slot => slot.insert(
+                        File::open(path).map_err(|e| StoreError::io("could not open", path, e))?,
+                    ),
                 };
                 let mut buf = vec![0; len];
-                match file.seek(SeekFrom::Start(at.byte_offset)).and_then(|_| file.read_exact(&mut buf)) {
-                    Ok(()) => Ok(buf),
+                match file
+                    .seek(SeekFrom::Start(at.byte_offset))
+                    .and_then(|_| file.read_exact(&mut buf))
+                {
+                    Ok(()) => Ok(Cow::Owned(buf)),
                     Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                        Err(StoreError::Changed { path: path.clone(), line: at.line })
+                        Err(StoreError::Changed {
+                            path: path.clone(),
+                            line: at.line,
+                        })
                     }
                     Err(e) => Err(StoreError::io("could not read", path, e)),
                 }

@@ -8,7 +8,8 @@ use crate::open::{open, open_bytes};
 use crate::paths::session_file_name;
 use crate::session_file::SessionFile;
 use pi_session_types::{
-    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource, parse_line, to_js_vec,
+    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource, parse_line,
+    to_js_vec,
 };
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -124,25 +125,51 @@ impl SessionWriter {
     /// A new session in `dir`, in the file pi and omp would name it
     /// (`<timestamp>_<id>.jsonl`, see [`session_file_name`]). Writes nothing.
     pub fn create(dir: impl AsRef<Path>, header: SessionHeader, options: WriterOptions) -> Self {
-        let timestamp = header.timestamp.as_ref().map_or_else(String::new, |t| t.as_str().to_owned());
+        let timestamp = header
+            .timestamp
+            .as_ref()
+            .map_or_else(String::new, |t| t.as_str().to_owned());
         let path = dir.as_ref().join(session_file_name(&timestamp, &header.id));
         Self::create_at(path, header, options)
     }
 
     /// A new session at an explicit path. Writes nothing; the first append fails with
     /// [`StoreError::AlreadyExists`] if the file exists by then.
-    pub fn create_at(path: impl Into<PathBuf>, header: SessionHeader, options: WriterOptions) -> Self {
+    pub fn create_at(
+        path: impl Into<PathBuf>,
+        header: SessionHeader,
+        options: WriterOptions,
+    ) -> Self {
         Self::with_state(Some(path.into()), header, options, State::Pending)
     }
 
     /// A session that lives in memory only: the same API, no file, no lock.
     pub fn in_memory(header: SessionHeader) -> Self {
-        Self::with_state(None, header, WriterOptions::default(), State::Memory(Vec::new()))
+        Self::with_state(
+            None,
+            header,
+            WriterOptions::default(),
+            State::Memory(Vec::new()),
+        )
     }
 
-    fn with_state(path: Option<PathBuf>, header: SessionHeader, options: WriterOptions, state: State) -> Self {
+    fn with_state(
+        path: Option<PathBuf>,
+        header: SessionHeader,
+        options: WriterOptions,
+        state: State,
+    ) -> Self {
         let title_updated_at = header.timestamp.as_ref().map(|t| t.as_str().to_owned());
-        Self { path, header, options, leaf: None, ids: HashSet::new(), entry_count: 0, title_updated_at, state }
+        Self {
+            path,
+            header,
+            options,
+            leaf: None,
+            ids: HashSet::new(),
+            entry_count: 0,
+            title_updated_at,
+            state,
+        }
     }
 
     /// Resumes an existing session: opens it (see [`crate::open`]) and prepares to append after
@@ -158,15 +185,35 @@ impl SessionWriter {
     ) -> Result<(Self, SessionFile, Vec<Diagnostic>), StoreError> {
         let path = path.as_ref();
         let (session, diagnostics) = open(path)?;
-        let header = session.header().cloned().ok_or_else(|| StoreError::NoHeader { path: path.to_path_buf() })?;
+        let header = session
+            .header()
+            .cloned()
+            .ok_or_else(|| StoreError::NoHeader {
+                path: path.to_path_buf(),
+            })?;
         let version = header.version_or_1();
         if version < 2 {
-            return Err(StoreError::NeedsMigration { path: path.to_path_buf(), version });
+            return Err(StoreError::NeedsMigration {
+                path: path.to_path_buf(),
+                version,
+            });
         }
         let has_slot = session.title_slot().is_some() && slot_is_rewritable(path)?;
-        let mut writer = Self::with_state(Some(path.to_path_buf()), header, options, State::Existing { has_slot });
-        writer.title_updated_at = session.title_slot().map(|s| s.updated_at.clone()).or(writer.title_updated_at);
-        writer.ids = session.index().iter().filter_map(|e| e.envelope.id.clone()).collect();
+        let mut writer = Self::with_state(
+            Some(path.to_path_buf()),
+            header,
+            options,
+            State::Existing { has_slot },
+        );
+        writer.title_updated_at = session
+            .title_slot()
+            .map(|s| s.updated_at.clone())
+            .or(writer.title_updated_at);
+        writer.ids = session
+            .index()
+            .iter()
+            .filter_map(|e| e.envelope.id.clone())
+            .collect();
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
         Ok((writer, session, diagnostics))
@@ -230,11 +277,16 @@ impl SessionWriter {
     /// entry had; writes one line; returns the entry parsed back from the bytes written.
     pub fn append(&mut self, mut entry: Entry) -> Result<Entry, StoreError> {
         if matches!(entry.kind(), "session" | "title") {
-            return Err(StoreError::ReservedType { kind: entry.kind().to_owned() });
+            return Err(StoreError::ReservedType {
+                kind: entry.kind().to_owned(),
+            });
         }
         let id = self.fresh_id();
         entry.set_envelope(id.clone(), self.leaf.clone(), IsoTimestamp::now());
-        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize { what: "entry", detail: e.to_string() })?;
+        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
+            what: "entry",
+            detail: e.to_string(),
+        })?;
         let read_back = read_back(&line)?;
         line.push(b'\n');
         self.write_line(&line)?;
@@ -250,7 +302,11 @@ impl SessionWriter {
     /// The title is stored as given: clean it first (omp cleans control characters and runs
     /// of spaces, see `pi_session_types::header::clean_title`). The slot cuts a long title to
     /// fit its 256 bytes, as omp does.
-    pub fn set_title(&mut self, title: Option<&str>, source: Option<TitleSource>) -> Result<TitleWrite, StoreError> {
+    pub fn set_title(
+        &mut self,
+        title: Option<&str>,
+        source: Option<TitleSource>,
+    ) -> Result<TitleWrite, StoreError> {
         self.header.title = title.map(str::to_owned);
         self.header.title_source = source.map(|s| s.as_str().to_owned());
         self.title_updated_at = Some(IsoTimestamp::now().as_str().to_owned());
@@ -278,7 +334,9 @@ impl SessionWriter {
         if let (State::Open(open), Some(path)) = (&mut self.state, &self.path) {
             open.flush(path)?;
             if durability == Durability::Fsync {
-                open.file().sync_data().map_err(|e| StoreError::io("could not fsync", path, e))?;
+                open.file()
+                    .sync_data()
+                    .map_err(|e| StoreError::io("could not fsync", path, e))?;
             }
         }
         Ok(())
@@ -309,13 +367,22 @@ impl SessionWriter {
     }
 
     fn file_path(&self) -> Result<&Path, StoreError> {
-        self.path.as_deref().ok_or(StoreError::InMemory { action: "write" })
+        self.path
+            .as_deref()
+            .ok_or(StoreError::InMemory { action: "write" })
     }
 
     /// What goes before the first entry of a new file: the slot (if asked for) and the header.
     fn prefix_bytes(&self) -> Result<Vec<u8>, StoreError> {
-        let mut bytes = if self.options.title_slot && self.path.is_some() { self.slot_bytes()? } else { Vec::new() };
-        let header = to_js_vec(&self.header).map_err(|e| StoreError::Serialize { what: "header", detail: e.to_string() })?;
+        let mut bytes = if self.options.title_slot && self.path.is_some() {
+            self.slot_bytes()?
+        } else {
+            Vec::new()
+        };
+        let header = to_js_vec(&self.header).map_err(|e| StoreError::Serialize {
+            what: "header",
+            detail: e.to_string(),
+        })?;
         bytes.extend_from_slice(&header);
         bytes.push(b'\n');
         Ok(bytes)
@@ -331,7 +398,10 @@ impl SessionWriter {
         let title = self.header.title.as_deref().unwrap_or_default();
         TitleSlot::serialize_fixed(title, source, updated_at)
             .map(String::into_bytes)
-            .map_err(|e| StoreError::Serialize { what: "title slot", detail: e.to_string() })
+            .map_err(|e| StoreError::Serialize {
+                what: "title slot",
+                detail: e.to_string(),
+            })
     }
 
     fn write_line(&mut self, line: &[u8]) -> Result<(), StoreError> {
@@ -364,12 +434,15 @@ impl SessionWriter {
         let has_slot = self.options.title_slot;
         bytes.extend_from_slice(line);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| StoreError::io("could not create the directory", dir, e))?;
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::io("could not create the directory", dir, e))?;
         }
         let lock = WriterLock::try_acquire(&path)?;
         let file = match OpenOptions::new().append(true).create_new(true).open(&path) {
             Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(StoreError::AlreadyExists { path }),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return Err(StoreError::AlreadyExists { path });
+            }
             Err(e) => return Err(StoreError::io("could not create", path, e)),
         };
         let durability = self.options.durability;
@@ -392,7 +465,13 @@ impl SessionWriter {
             return Err(StoreError::io("could not write", path, e));
         }
         let len = bytes.len() as u64;
-        self.state = State::Open(OpenFile { output, _lock: lock, len, needs_newline: false, has_slot });
+        self.state = State::Open(OpenFile {
+            output,
+            _lock: lock,
+            len,
+            needs_newline: false,
+            has_slot,
+        });
         Ok(())
     }
 
@@ -406,33 +485,54 @@ impl SessionWriter {
                 .append(true)
                 .open(&path)
                 .map_err(|e| StoreError::io("could not open for appending", &path, e))?;
-            let len = file.metadata().map_err(|e| StoreError::io("could not read the size of", &path, e))?.len();
-            let needs_newline = len > 0 && last_byte(&file, len).map_err(|e| StoreError::io("could not read", &path, e))? != b'\n';
+            let len = file
+                .metadata()
+                .map_err(|e| StoreError::io("could not read the size of", &path, e))?
+                .len();
+            let needs_newline = len > 0
+                && last_byte(&file, len).map_err(|e| StoreError::io("could not read", &path, e))?
+                    != b'\n';
             let output = match self.options.durability {
                 Durability::Buffered => Output::Buffered(BufWriter::with_capacity(64 << 10, file)),
                 Durability::Flush | Durability::Fsync => Output::Direct(file),
             };
-            self.state = State::Open(OpenFile { output, _lock: lock, len, needs_newline, has_slot });
+            self.state = State::Open(OpenFile {
+                output,
+                _lock: lock,
+                len,
+                needs_newline,
+                has_slot,
+            });
         }
         match &mut self.state {
             State::Open(open) => Ok(open),
-            _ => Err(StoreError::InMemory { action: "open for appending" }),
+            _ => Err(StoreError::InMemory {
+                action: "open for appending",
+            }),
         }
     }
 }
 
 impl OpenFile {
-    fn append(&mut self, path: &Path, line: &[u8], durability: Durability) -> Result<(), StoreError> {
+    fn append(
+        &mut self,
+        path: &Path,
+        line: &[u8],
+        durability: Durability,
+    ) -> Result<(), StoreError> {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         if self.needs_newline {
             bytes.push(b'\n');
         }
         bytes.extend_from_slice(line);
         let before = self.len;
-        let result = self.output.write_all(&bytes).and_then(|()| match durability {
-            Durability::Fsync => self.file().sync_data(),
-            Durability::Buffered | Durability::Flush => Ok(()),
-        });
+        let result = self
+            .output
+            .write_all(&bytes)
+            .and_then(|()| match durability {
+                Durability::Fsync => self.file().sync_data(),
+                Durability::Buffered | Durability::Flush => Ok(()),
+            });
         match result {
             Ok(()) => {
                 self.len += bytes.len() as u64;
@@ -460,7 +560,9 @@ impl OpenFile {
 
     fn flush(&mut self, path: &Path) -> Result<(), StoreError> {
         match &mut self.output {
-            Output::Buffered(buffer) => buffer.flush().map_err(|e| StoreError::io("could not write", path, e)),
+            Output::Buffered(buffer) => buffer
+                .flush()
+                .map_err(|e| StoreError::io("could not write", path, e)),
             Output::Direct(_) => Ok(()),
         }
     }
@@ -488,10 +590,19 @@ impl Output {
 
 /// The entry as it reads back from `line` (without its newline).
 fn read_back(line: &[u8]) -> Result<Entry, StoreError> {
-    let not_an_entry = |detail: String| StoreError::Serialize { what: "entry", detail };
-    match parse_line(line).map_err(|e| not_an_entry(e.to_string()))?.value {
+    let not_an_entry = |detail: String| StoreError::Serialize {
+        what: "entry",
+        detail,
+    };
+    match parse_line(line)
+        .map_err(|e| not_an_entry(e.to_string()))?
+        .value
+    {
         ParsedLine::Entry(entry) => Ok(entry),
-        other => Err(not_an_entry(format!("the line reads back as a {} line, not an entry", other.kind()))),
+        other => Err(not_an_entry(format!(
+            "the line reads back as a {} line, not an entry",
+            other.kind()
+        ))),
     }
 }
 
@@ -514,12 +625,19 @@ fn slot_is_rewritable(path: &Path) -> Result<bool, StoreError> {
         Err(e) => return Err(StoreError::io("could not read", path, e)),
     }
     let (body, last) = first.split_at(first.len() - 1);
-    Ok(last == b"\n" && matches!(parse_line(body).map(|p| p.value), Ok(ParsedLine::TitleSlot(_))))
+    Ok(last == b"\n"
+        && matches!(
+            parse_line(body).map(|p| p.value),
+            Ok(ParsedLine::TitleSlot(_))
+        ))
 }
 
 /// Writes the 256 slot bytes at offset 0 (a separate handle: `O_APPEND` would append instead).
 fn rewrite_slot(path: &Path, slot: &[u8]) -> Result<(), StoreError> {
-    let mut file = OpenOptions::new().write(true).open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    let mut file = OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| StoreError::io("could not open", path, e))?;
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.write_all(slot))
         .map_err(|e| StoreError::io("could not rewrite the title slot of", path, e))

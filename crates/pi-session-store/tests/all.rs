@@ -1,4 +1,10 @@
 //! Integration tests of pi-session-store (one binary; see each module).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    reason = "test helpers outside #[test] functions unwrap and print too"
+)]
 
 mod common;
 mod corpus;
@@ -6,4 +12,5 @@ mod discover;
 mod fixtures;
 mod js_bytes;
 mod lock;
+mod robustness;
 mod writer;

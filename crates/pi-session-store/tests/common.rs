@@ -10,7 +10,10 @@ pub fn corpus_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        println!("SKIPPED: corpus not found at {} (tests that need it do nothing)", dir.display());
+        println!(
+            "SKIPPED: corpus not found at {} (tests that need it do nothing)",
+            dir.display()
+        );
         None
     }
 }
@@ -33,24 +36,41 @@ pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
 
 /// One diagnostic per line, as `Display` prints them.
 pub fn render_diagnostics(diagnostics: &[Diagnostic]) -> String {
-    diagnostics.iter().map(|d| format!("{:?} {d}\n", d.severity())).collect()
+    diagnostics
+        .iter()
+        .map(|d| format!("{:?} {d}\n", d.severity()))
+        .collect()
 }
 
 /// A readable dump of a session: header, slot, diagnostics and every entry as written JSON.
 pub fn render_session(session: &SessionFile, diagnostics: &[Diagnostic]) -> String {
     let mut out = String::new();
     match session.header() {
-        Some(h) => out.push_str(&format!("header (line {:?}): {}\n", session.header_line(), to_js_string(h).unwrap())),
+        Some(h) => out.push_str(&format!(
+            "header (line {:?}): {}\n",
+            session.header_line(),
+            to_js_string(h).unwrap()
+        )),
         None => out.push_str("header: none\n"),
     }
-    out.push_str(&format!("file version: {}, migrated: {}\n", session.file_version(), session.is_migrated()));
+    out.push_str(&format!(
+        "file version: {}, migrated: {}\n",
+        session.file_version(),
+        session.is_migrated()
+    ));
     out.push_str(&format!("leaf: {:?}\n", session.leaf_id()));
     out.push_str("diagnostics:\n");
     out.push_str(&render_diagnostics(diagnostics));
     out.push_str(&format!("entries ({}):\n", session.len()));
     for (i, at) in session.index().iter().enumerate() {
         let entry = session.entry(i).unwrap();
-        out.push_str(&format!("line {} @{}+{}: {}\n", at.line, at.byte_offset, at.byte_len, to_js_string(&entry).unwrap()));
+        out.push_str(&format!(
+            "line {} @{}+{}: {}\n",
+            at.line,
+            at.byte_offset,
+            at.byte_len,
+            to_js_string(&entry).unwrap()
+        ));
     }
     out
 }

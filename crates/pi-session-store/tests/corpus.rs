@@ -24,10 +24,15 @@ fn expected_entries_per_line(name: &str, bytes: &[u8]) -> BTreeMap<u64, usize> {
         let number = i as u64 + 1;
         let text = String::from_utf8_lossy(line);
         let text = text.trim();
-        if text.is_empty() || text.starts_with(r#"{"type":"session""#) || text.starts_with(r#"{"type":"title""#) {
+        if text.is_empty()
+            || text.starts_with(r#"{"type":"session""#)
+            || text.starts_with(r#"{"type":"title""#)
+        {
             continue;
         }
-        let damaged = DAMAGED.iter().find(|(file, line, _)| *file == name && *line == number);
+        let damaged = DAMAGED
+            .iter()
+            .find(|(file, line, _)| *file == name && *line == number);
         let count = damaged.map_or(1, |(_, _, recovered)| *recovered);
         if count > 0 {
             expected.insert(number, count);
@@ -59,8 +64,16 @@ fn every_corpus_file_opens_with_its_damage_reported_and_every_other_line_an_entr
         // Every damaged line has an error or fused diagnostic on exactly its line.
         for (file, line, recovered) in DAMAGED.iter().filter(|(f, _, _)| *f == name) {
             let on_line: Vec<_> = diagnostics.iter().filter(|d| d.line == *line).collect();
-            assert!(!on_line.is_empty(), "{file}: no diagnostic on damaged line {line}");
-            let fused = on_line.iter().any(|d| matches!(d.kind, pi_session_store::DiagnosticKind::FusedObjects { count: 2 }));
+            assert!(
+                !on_line.is_empty(),
+                "{file}: no diagnostic on damaged line {line}"
+            );
+            let fused = on_line.iter().any(|d| {
+                matches!(
+                    d.kind,
+                    pi_session_store::DiagnosticKind::FusedObjects { count: 2 }
+                )
+            });
             assert_eq!(fused, *recovered == 2, "{file} line {line}: {on_line:?}");
         }
 
@@ -68,14 +81,30 @@ fn every_corpus_file_opens_with_its_damage_reported_and_every_other_line_an_entr
         let entries = session.entries().unwrap();
         for (entry, at) in entries.iter().zip(session.index()) {
             assert_eq!(entry.kind(), at.envelope.kind, "{name} line {}", at.line);
-            assert_eq!(entry.id(), at.envelope.id.as_deref(), "{name} line {}", at.line);
-            assert_eq!(entry.parent_id(), at.envelope.parent_id.as_deref(), "{name} line {}", at.line);
+            assert_eq!(
+                entry.id(),
+                at.envelope.id.as_deref(),
+                "{name} line {}",
+                at.line
+            );
+            assert_eq!(
+                entry.parent_id(),
+                at.envelope.parent_id.as_deref(),
+                "{name} line {}",
+                at.line
+            );
         }
         entries_read += entries.len();
 
-        insta::assert_snapshot!(format!("corpus_diagnostics__{name}"), render_diagnostics(&diagnostics));
+        insta::assert_snapshot!(
+            format!("corpus_diagnostics__{name}"),
+            render_diagnostics(&diagnostics)
+        );
     }
-    println!("corpus: {} files, {lines_checked} lines, {entries_read} entries read", files.len());
+    println!(
+        "corpus: {} files, {lines_checked} lines, {entries_read} entries read",
+        files.len()
+    );
 }
 
 fn bytecount_lines(bytes: &[u8]) -> usize {
@@ -83,18 +112,38 @@ fn bytecount_lines(bytes: &[u8]) -> usize {
 }
 
 #[test]
-fn streaming_on_two_threads_gives_the_same_index_as_reading_whole() {
+fn parallel_whole_file_and_sequential_streaming_reads_give_the_same_index() {
     let Some(dir) = corpus_dir() else { return };
-    let streaming = OpenOptions { keep_in_memory_up_to: 0, buffer_bytes: 64 << 10, threads: 2 };
-    for path in jsonl_files(&dir) {
-        let (whole, whole_diagnostics) = open_with(&path, &OpenOptions { threads: 1, ..OpenOptions::default() }).unwrap();
-        let (streamed, streamed_diagnostics) = open_with(&path, &streaming).unwrap();
-        assert_eq!(whole.index(), streamed.index(), "{}", path.display());
-        assert_eq!(whole_diagnostics, streamed_diagnostics, "{}", path.display());
-        assert_eq!(whole.header(), streamed.header());
-        let last = streamed.len().saturating_sub(1);
-        if !streamed.is_empty() {
-            assert_eq!(whole.entry(last).unwrap(), streamed.entry(last).unwrap(), "re-read by offset");
+    // Whole files of up to 4 MiB are one chunk, parsed on 2 or 3 threads (chunks over 256 KiB);
+    // a 64 KiB streaming buffer gives many small chunks, parsed on this thread.
+    let streaming = OpenOptions {
+        keep_in_memory_up_to: 0,
+        buffer_bytes: 64 << 10,
+        threads: 1,
+    };
+    for threads in [2, 3] {
+        let parallel = OpenOptions {
+            threads,
+            ..OpenOptions::default()
+        };
+        for path in jsonl_files(&dir) {
+            let (whole, whole_diagnostics) = open_with(&path, &parallel).unwrap();
+            let (streamed, streamed_diagnostics) = open_with(&path, &streaming).unwrap();
+            assert_eq!(whole.index(), streamed.index(), "{}", path.display());
+            assert_eq!(
+                whole_diagnostics,
+                streamed_diagnostics,
+                "{}",
+                path.display()
+            );
+            assert_eq!(whole.header(), streamed.header());
+            if let Some(last) = streamed.len().checked_sub(1) {
+                assert_eq!(
+                    whole.entry(last).unwrap(),
+                    streamed.entry(last).unwrap(),
+                    "re-read by offset"
+                );
+            }
         }
     }
 }
@@ -102,21 +151,37 @@ fn streaming_on_two_threads_gives_the_same_index_as_reading_whole() {
 #[test]
 fn v1_files_get_the_same_ids_on_every_open_and_compactions_point_at_real_entries() {
     let Some(dir) = corpus_dir() else { return };
-    for name in ["pi-mono-705ba5d4__compact.jsonl", "pi-mono-d5dde00d__session.jsonl", "pi-mono__before-compaction.jsonl"] {
+    for name in [
+        "pi-mono-705ba5d4__compact.jsonl",
+        "pi-mono-d5dde00d__session.jsonl",
+        "pi-mono__before-compaction.jsonl",
+    ] {
         let path = dir.join(name);
         let (first, _) = open(&path).unwrap();
         let (second, _) = open(&path).unwrap();
         assert!(first.is_migrated() && first.file_version() == 1, "{name}");
-        assert_eq!(first.index(), second.index(), "{name}: ids must be deterministic");
+        assert_eq!(
+            first.index(),
+            second.index(),
+            "{name}: ids must be deterministic"
+        );
         let mut compactions = 0;
         for (i, entry) in first.entries().unwrap().iter().enumerate() {
             let json = serde_json::to_value(entry).unwrap();
-            assert!(json.get("firstKeptEntryIndex").is_none(), "{name}: index left in entry {i}");
+            assert!(
+                json.get("firstKeptEntryIndex").is_none(),
+                "{name}: index left in entry {i}"
+            );
             if entry.kind() == "compaction" {
                 compactions += 1;
-                let kept = json["firstKeptEntryId"].as_str().unwrap_or_else(|| panic!("{name}: compaction {i} lost its target"));
+                let kept = json["firstKeptEntryId"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{name}: compaction {i} lost its target"));
                 let target = first.position_of(kept).unwrap();
-                assert!(target <= i, "{name}: pi's v1 index points backwards (or at itself)");
+                assert!(
+                    target <= i,
+                    "{name}: pi's v1 index points backwards (or at itself)"
+                );
             }
         }
         assert!(compactions >= 1, "{name}");

@@ -30,10 +30,19 @@ fn table() -> Vec<(Value, &'static str)> {
         (float(-123.456e-30), "-1.23456e-28"),
         (float(1.5e300), "1.5e+300"),
         (json!(100), "100"),
-        (json!("\u{0}\u{1}\u{1f}\u{8}\u{c}\n\r\t"), r#""\u0000\u0001\u001f\b\f\n\r\t""#),
-        (json!("\u{2028}\u{2029} \u{7f} é中 😀 / \"\\"), "\"\u{2028}\u{2029} \u{7f} é中 😀 / \\\"\\\\\""),
         (
-            serde_json::from_str(r#"{"b":1,"1":2,"a":3,"0":4,"10":5,"01":6,"4294967295":7,"4294967294":8,"-1":9}"#).unwrap(),
+            json!("\u{0}\u{1}\u{1f}\u{8}\u{c}\n\r\t"),
+            r#""\u0000\u0001\u001f\b\f\n\r\t""#,
+        ),
+        (
+            json!("\u{2028}\u{2029} \u{7f} é中 😀 / \"\\"),
+            "\"\u{2028}\u{2029} \u{7f} é中 😀 / \\\"\\\\\"",
+        ),
+        (
+            serde_json::from_str(
+                r#"{"b":1,"1":2,"a":3,"0":4,"10":5,"01":6,"4294967295":7,"4294967294":8,"-1":9}"#,
+            )
+            .unwrap(),
             r#"{"0":4,"1":2,"10":5,"4294967294":8,"b":1,"a":3,"01":6,"4294967295":7,"-1":9}"#,
         ),
     ]
@@ -45,14 +54,22 @@ fn appended_lines_match_json_stringify_byte_for_byte() {
     let mut writer = SessionWriter::create(dir.path(), new_header("/w"), WriterOptions::default());
     let cases = table();
     for (value, _) in &cases {
-        writer.append(entry("custom", &[("customType", json!("bytes")), ("data", value.clone())])).unwrap();
+        writer
+            .append(entry(
+                "custom",
+                &[("customType", json!("bytes")), ("data", value.clone())],
+            ))
+            .unwrap();
     }
     let text = std::fs::read_to_string(writer.path().unwrap()).unwrap();
     let lines: Vec<&str> = text.lines().skip(1).collect();
     assert_eq!(lines.len(), cases.len());
     for (line, (value, expected)) in lines.iter().zip(&cases) {
         let prefix = format!(r#"{{"type":"custom","customType":"bytes","data":{expected},"id":""#);
-        assert!(line.starts_with(&prefix), "value {value:?}\n  line: {line}\n  want: {prefix}...");
+        assert!(
+            line.starts_with(&prefix),
+            "value {value:?}\n  line: {line}\n  want: {prefix}..."
+        );
     }
 }
 
@@ -63,7 +80,9 @@ fn the_header_line_has_pi_key_order() {
     header.id = "0195f3a2-0000-7000-8000-000000000000".into();
     header.timestamp = Some("2026-03-15T22:40:18.123Z".into());
     let mut writer = SessionWriter::create(dir.path(), header, WriterOptions::default());
-    writer.append(entry("label", &[("targetId", json!("x"))])).unwrap();
+    writer
+        .append(entry("label", &[("targetId", json!("x"))]))
+        .unwrap();
     let path = writer.path().unwrap().to_path_buf();
     assert_eq!(
         path.file_name().unwrap().to_string_lossy(),

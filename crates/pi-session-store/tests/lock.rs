@@ -33,16 +33,26 @@ fn child_output(child: std::process::Child) -> String {
 fn child_appends_to_the_session_named_in_the_environment() {
     let Ok(spec) = std::env::var(CHILD_ENV) else {
         let dir = tempfile::tempdir().unwrap();
-        let mut first = SessionWriter::create(dir.path(), new_header("/w"), WriterOptions::default());
+        let mut first =
+            SessionWriter::create(dir.path(), new_header("/w"), WriterOptions::default());
         first.append(entry("label", &[])).unwrap();
-        let (mut second, _, _) = SessionWriter::open_for_append(first.path().unwrap(), WriterOptions::default()).unwrap();
-        assert!(matches!(second.append(entry("label", &[])), Err(StoreError::Locked { .. })));
+        let (mut second, _, _) =
+            SessionWriter::open_for_append(first.path().unwrap(), WriterOptions::default())
+                .unwrap();
+        assert!(matches!(
+            second.append(entry("label", &[])),
+            Err(StoreError::Locked { .. })
+        ));
         return;
     };
     let (path, count) = spec.split_once('\n').unwrap();
-    let (mut writer, _, _) = SessionWriter::open_for_append(path, WriterOptions::default()).unwrap();
+    let (mut writer, _, _) =
+        SessionWriter::open_for_append(path, WriterOptions::default()).unwrap();
     for i in 0..count.parse::<usize>().unwrap() {
-        match writer.append(entry("custom", &[("customType", json!("child")), ("data", json!(i))])) {
+        match writer.append(entry(
+            "custom",
+            &[("customType", json!("child")), ("data", json!(i))],
+        )) {
             Ok(_) => {}
             Err(error @ StoreError::Locked { .. }) => {
                 println!("LOCKED: {error}");
@@ -63,7 +73,10 @@ fn a_second_process_gets_the_lock_error_until_the_first_writer_is_gone() {
 
     let refused = child_output(spawn_child(&path, 1));
     assert!(refused.contains("LOCKED: "), "{refused}");
-    assert!(refused.contains(&lock_path(&path).display().to_string()), "the error names the lock: {refused}");
+    assert!(
+        refused.contains(&lock_path(&path).display().to_string()),
+        "the error names the lock: {refused}"
+    );
     // Readers never need the lock.
     assert_eq!(open(&path).unwrap().0.len(), 1);
     writer.append(entry("label", &[])).unwrap();
@@ -86,13 +99,19 @@ fn two_racing_processes_never_interleave_lines() {
 
     let children: Vec<_> = (0..2).map(|_| spawn_child(&path, 300)).collect();
     let outputs: Vec<String> = children.into_iter().map(child_output).collect();
-    let appended: usize = outputs.iter().filter(|o| o.contains("APPENDED 300")).count();
+    let appended: usize = outputs
+        .iter()
+        .filter(|o| o.contains("APPENDED 300"))
+        .count();
     let locked = outputs.iter().filter(|o| o.contains("LOCKED: ")).count();
     assert_eq!(appended + locked, 2, "{outputs:?}");
     assert!(appended >= 1, "{outputs:?}");
 
     let (session, diagnostics) = open(&path).unwrap();
-    assert!(diagnostics.is_empty(), "no torn or fused line: {diagnostics:?}");
+    assert!(
+        diagnostics.is_empty(),
+        "no torn or fused line: {diagnostics:?}"
+    );
     assert_eq!(session.len(), 1 + 300 * appended);
     for entry in session.entries().unwrap() {
         assert!(entry.id().is_some());

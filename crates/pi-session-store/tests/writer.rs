@@ -12,7 +12,10 @@ use std::io::Write;
 use std::path::Path;
 
 fn label(target: &str) -> Entry {
-    entry("label", &[("targetId", json!(target)), ("label", json!("l"))])
+    entry(
+        "label",
+        &[("targetId", json!(target)), ("label", json!("l"))],
+    )
 }
 
 fn is_iso_ms_utc(text: &str) -> bool {
@@ -25,7 +28,9 @@ fn is_iso_ms_utc(text: &str) -> bool {
         && b[16] == b':'
         && b[19] == b'.'
         && b[23] == b'Z'
-        && b.iter().enumerate().all(|(i, c)| [4, 7, 10, 13, 16, 19, 23].contains(&i) || c.is_ascii_digit())
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| [4, 7, 10, 13, 16, 19, 23].contains(&i) || c.is_ascii_digit())
 }
 
 #[test]
@@ -44,10 +49,17 @@ fn nothing_is_written_until_the_first_append_which_creates_dirs_header_and_entry
 
     let id = first.id().unwrap();
     assert_eq!(id.len(), 8);
-    assert!(id.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
+    assert!(
+        id.bytes()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
+    );
     assert_eq!(first.parent_id(), None);
     assert_eq!(second.parent_id(), Some(id));
-    assert!(is_iso_ms_utc(first.timestamp().unwrap()), "{:?}", first.timestamp());
+    assert!(
+        is_iso_ms_utc(first.timestamp().unwrap()),
+        "{:?}",
+        first.timestamp()
+    );
     assert!(text.lines().nth(1).unwrap().contains(r#""parentId":null"#));
     assert_eq!(writer.leaf_id(), second.id());
 }
@@ -56,7 +68,11 @@ fn nothing_is_written_until_the_first_append_which_creates_dirs_header_and_entry
 fn append_overrides_envelope_fields_the_caller_set() {
     let mut writer = SessionWriter::in_memory(new_header("/w"));
     let mut e = label("x");
-    e.set_envelope("caller-id".into(), Some("caller-parent".into()), "1999-01-01T00:00:00.000Z".into());
+    e.set_envelope(
+        "caller-id".into(),
+        Some("caller-parent".into()),
+        "1999-01-01T00:00:00.000Z".into(),
+    );
     let written = writer.append(e).unwrap();
     assert_ne!(written.id(), Some("caller-id"));
     assert_eq!(written.parent_id(), None);
@@ -67,7 +83,10 @@ fn append_overrides_envelope_fields_the_caller_set() {
 fn reserved_types_are_refused_and_change_nothing() {
     let mut writer = SessionWriter::in_memory(new_header("/w"));
     for kind in ["session", "title"] {
-        assert!(matches!(writer.append(entry(kind, &[])), Err(StoreError::ReservedType { .. })));
+        assert!(matches!(
+            writer.append(entry(kind, &[])),
+            Err(StoreError::ReservedType { .. })
+        ));
     }
     assert!(writer.is_empty() && !writer.is_written());
 }
@@ -77,15 +96,29 @@ fn a_failed_first_append_leaves_the_session_empty_and_a_retry_works() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("sessions");
     std::fs::write(&blocker, "a file where the folder should be").unwrap();
-    let mut writer = SessionWriter::create(blocker.join("p"), new_header("/w"), WriterOptions::default());
+    let mut writer = SessionWriter::create(
+        blocker.join("p"),
+        new_header("/w"),
+        WriterOptions::default(),
+    );
     let error = writer.append(label("x")).unwrap_err();
     assert!(matches!(error, StoreError::Io { .. }), "{error}");
-    assert!(error.to_string().contains("could not create the directory"), "{error}");
-    assert_eq!((writer.len(), writer.leaf_id(), writer.is_written()), (0, None, false));
+    assert!(
+        error.to_string().contains("could not create the directory"),
+        "{error}"
+    );
+    assert_eq!(
+        (writer.len(), writer.leaf_id(), writer.is_written()),
+        (0, None, false)
+    );
 
     std::fs::remove_file(&blocker).unwrap();
     let written = writer.append(label("y")).unwrap();
-    assert_eq!(written.parent_id(), None, "the failed entry is not part of the session");
+    assert_eq!(
+        written.parent_id(),
+        None,
+        "the failed entry is not part of the session"
+    );
     let (session, diagnostics) = open(writer.path().unwrap()).unwrap();
     assert!(diagnostics.is_empty());
     assert_eq!(session.entries().unwrap(), vec![written]);
@@ -97,7 +130,10 @@ fn creating_over_an_existing_file_is_refused() {
     let path = dir.path().join("s.jsonl");
     std::fs::write(&path, "precious\n").unwrap();
     let mut writer = SessionWriter::create_at(&path, new_header("/w"), WriterOptions::default());
-    assert!(matches!(writer.append(label("x")), Err(StoreError::AlreadyExists { .. })));
+    assert!(matches!(
+        writer.append(label("x")),
+        Err(StoreError::AlreadyExists { .. })
+    ));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "precious\n");
 }
 
@@ -107,9 +143,14 @@ fn every_durability_gives_the_same_file() {
     let mut contents = Vec::new();
     for durability in [Durability::Buffered, Durability::Flush, Durability::Fsync] {
         let path = dir.path().join(format!("{durability:?}.jsonl"));
-        let options = WriterOptions { durability, ..WriterOptions::default() };
+        let options = WriterOptions {
+            durability,
+            ..WriterOptions::default()
+        };
         let mut writer = SessionWriter::create_at(&path, new_header("/w"), options);
-        let written: Vec<Entry> = (0..20).map(|i| writer.append(label(&i.to_string())).unwrap()).collect();
+        let written: Vec<Entry> = (0..20)
+            .map(|i| writer.append(label(&i.to_string())).unwrap())
+            .collect();
         writer.flush().unwrap();
         let (session, diagnostics) = open(&path).unwrap();
         assert!(diagnostics.is_empty(), "{durability:?}");
@@ -123,7 +164,10 @@ fn every_durability_gives_the_same_file() {
 fn buffered_lines_reach_the_file_when_the_writer_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
-    let options = WriterOptions { durability: Durability::Buffered, ..WriterOptions::default() };
+    let options = WriterOptions {
+        durability: Durability::Buffered,
+        ..WriterOptions::default()
+    };
     let mut writer = SessionWriter::create_at(&path, new_header("/w"), options);
     writer.append(label("x")).unwrap();
     drop(writer);
@@ -141,35 +185,68 @@ fn in_memory_sessions_have_the_same_api_and_no_file() {
     writer.set_leaf(a.id()).unwrap();
     let c = writer.append(label("z")).unwrap();
     assert_eq!(c.parent_id(), a.id());
-    assert!(matches!(writer.set_leaf(Some("nope")), Err(StoreError::UnknownId { .. })));
+    assert!(matches!(
+        writer.set_leaf(Some("nope")),
+        Err(StoreError::UnknownId { .. })
+    ));
     let (session, diagnostics) = writer.session().unwrap();
     assert!(diagnostics.is_empty());
     assert_eq!(session.entries().unwrap(), vec![a, b, c]);
-    assert_eq!(writer.set_title(Some("T"), None).unwrap(), TitleWrite::InMemoryOnly);
+    assert_eq!(
+        writer.set_title(Some("T"), None).unwrap(),
+        TitleWrite::InMemoryOnly
+    );
 }
 
 #[test]
 fn the_title_slot_is_written_first_and_rewritten_in_place() {
     let dir = tempfile::tempdir().unwrap();
-    let options = WriterOptions { title_slot: true, ..WriterOptions::default() };
+    let options = WriterOptions {
+        title_slot: true,
+        ..WriterOptions::default()
+    };
     let mut writer = SessionWriter::create(dir.path(), new_header("/w"), options);
-    assert_eq!(writer.set_title(Some("First"), Some(TitleSource::Auto)).unwrap(), TitleWrite::AtCreation);
+    assert_eq!(
+        writer
+            .set_title(Some("First"), Some(TitleSource::Auto))
+            .unwrap(),
+        TitleWrite::AtCreation
+    );
     writer.append(label("x")).unwrap();
     let path = writer.path().unwrap().to_path_buf();
     let before = std::fs::read(&path).unwrap();
-    assert_eq!(before.iter().position(|&b| b == b'\n'), Some(255), "the slot is exactly 256 bytes");
+    assert_eq!(
+        before.iter().position(|&b| b == b'\n'),
+        Some(255),
+        "the slot is exactly 256 bytes"
+    );
     assert_eq!(open(&path).unwrap().0.title(), Some("First"));
 
     let long = "é".repeat(300);
-    assert_eq!(writer.set_title(Some(&long), Some(TitleSource::User)).unwrap(), TitleWrite::Slot);
+    assert_eq!(
+        writer
+            .set_title(Some(&long), Some(TitleSource::User))
+            .unwrap(),
+        TitleWrite::Slot
+    );
     let after = std::fs::read(&path).unwrap();
-    assert_eq!(after.len(), before.len(), "only the slot's 256 bytes change");
+    assert_eq!(
+        after.len(),
+        before.len(),
+        "only the slot's 256 bytes change"
+    );
     assert_eq!(after[256..], before[256..]);
     let (session, diagnostics) = open(&path).unwrap();
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let title = session.title().unwrap();
-    assert!(long.starts_with(title) && title.len() < long.len(), "cut to fit the slot");
-    assert_eq!(session.header().unwrap().title_source.as_deref(), Some("user"));
+    assert!(
+        long.starts_with(title) && title.len() < long.len(),
+        "cut to fit the slot"
+    );
+    assert_eq!(
+        session.header().unwrap().title_source.as_deref(),
+        Some("user")
+    );
 
     writer.append(label("y")).unwrap();
     assert_eq!(writer.set_title(None, None).unwrap(), TitleWrite::Slot);
@@ -181,11 +258,14 @@ fn the_title_slot_is_written_first_and_rewritten_in_place() {
 fn a_resumed_session_continues_from_its_last_entry_and_keeps_ids_unique() {
     let dir = tempfile::tempdir().unwrap();
     let mut writer = SessionWriter::create(dir.path(), new_header("/w"), WriterOptions::default());
-    let first: Vec<Entry> = (0..5).map(|i| writer.append(label(&i.to_string())).unwrap()).collect();
+    let first: Vec<Entry> = (0..5)
+        .map(|i| writer.append(label(&i.to_string())).unwrap())
+        .collect();
     let path = writer.path().unwrap().to_path_buf();
     drop(writer);
 
-    let (mut resumed, session, _) = SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
+    let (mut resumed, session, _) =
+        SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
     assert_eq!(session.len(), 5);
     assert_eq!(resumed.leaf_id(), first[4].id());
     let next = resumed.append(label("5")).unwrap();
@@ -199,12 +279,22 @@ fn a_resumed_session_continues_from_its_last_entry_and_keeps_ids_unique() {
 fn resuming_needs_a_header_and_refuses_version_1() {
     let dir = tempfile::tempdir().unwrap();
     let headless = dir.path().join("headless.jsonl");
-    std::fs::write(&headless, "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n").unwrap();
-    assert!(matches!(SessionWriter::open_for_append(&headless, WriterOptions::default()), Err(StoreError::NoHeader { .. })));
+    std::fs::write(
+        &headless,
+        "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n",
+    )
+    .unwrap();
+    assert!(matches!(
+        SessionWriter::open_for_append(&headless, WriterOptions::default()),
+        Err(StoreError::NoHeader { .. })
+    ));
     let v1 = dir.path().join("v1.jsonl");
     std::fs::write(&v1, "{\"type\":\"session\",\"id\":\"s\"}\n").unwrap();
     let error = SessionWriter::open_for_append(&v1, WriterOptions::default()).unwrap_err();
-    assert!(matches!(error, StoreError::NeedsMigration { version: 1, .. }), "{error}");
+    assert!(
+        matches!(error, StoreError::NeedsMigration { version: 1, .. }),
+        "{error}"
+    );
 }
 
 #[test]
@@ -214,15 +304,29 @@ fn after_a_torn_tail_the_next_append_starts_on_a_new_line() {
     let kept = writer.append(label("x")).unwrap();
     let path = writer.path().unwrap().to_path_buf();
     drop(writer);
-    std::fs::OpenOptions::new().append(true).open(&path).unwrap().write_all(br#"{"type":"label","id":"torn"#).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap()
+        .write_all(br#"{"type":"label","id":"torn"#)
+        .unwrap();
 
-    let (mut resumed, _, diagnostics) = SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
+    let (mut resumed, _, diagnostics) =
+        SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
     assert_eq!(diagnostics.len(), 1);
     let next = resumed.append(label("y")).unwrap();
-    assert_eq!(next.parent_id(), kept.id(), "the torn fragment never became the leaf");
+    assert_eq!(
+        next.parent_id(),
+        kept.id(),
+        "the torn fragment never became the leaf"
+    );
     let (session, diagnostics) = open(&path).unwrap();
     assert_eq!(session.entries().unwrap(), vec![kept, next]);
-    assert_eq!(diagnostics.len(), 1, "the fragment is now a complete, damaged line: {diagnostics:?}");
+    assert_eq!(
+        diagnostics.len(),
+        1,
+        "the fragment is now a complete, damaged line: {diagnostics:?}"
+    );
     assert_eq!(diagnostics[0].line, 3);
 }
 
@@ -231,7 +335,9 @@ fn json_value() -> impl Strategy<Value = JsonValue> {
     let leaf = prop_oneof![
         any::<String>().prop_map(JsonValue::from),
         any::<i64>().prop_map(JsonValue::from),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(JsonValue::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(JsonValue::from),
         any::<bool>().prop_map(JsonValue::from),
         Just(JsonValue::Null),
     ];
@@ -246,7 +352,11 @@ fn json_value() -> impl Strategy<Value = JsonValue> {
 
 #[derive(Debug, Clone)]
 enum Step {
-    Append { kind: &'static str, value: JsonValue, text: String },
+    Append {
+        kind: &'static str,
+        value: JsonValue,
+        text: String,
+    },
     ResetLeaf,
     TearTail(Vec<u8>),
     Reopen,
@@ -264,16 +374,33 @@ fn step() -> impl Strategy<Value = Step> {
 
 fn build(kind: &str, value: JsonValue, text: String) -> Entry {
     match kind {
-        "message" => entry("message", &[("message", json!({"role":"user","content":text,"timestamp":1}))]),
+        "message" => entry(
+            "message",
+            &[(
+                "message",
+                json!({"role":"user","content":text,"timestamp":1}),
+            )],
+        ),
         "label" => entry("label", &[("targetId", json!(text)), ("label", value)]),
-        "custom_message" => entry("custom_message", &[("customType", json!("t")), ("content", json!(text)), ("details", value)]),
+        "custom_message" => entry(
+            "custom_message",
+            &[
+                ("customType", json!("t")),
+                ("content", json!(text)),
+                ("details", value),
+            ],
+        ),
         other => entry(other, &[("customType", json!(text)), ("data", value)]),
     }
 }
 
 /// Resumes the file; a leaf reset before the reopen is not on disk (as in pi), so redo it.
-fn resume_keeping_a_reset_leaf(path: &Path, leaf: Option<Option<String>>) -> Result<SessionWriter, TestCaseError> {
-    let (mut writer, session, _) = SessionWriter::open_for_append(path, WriterOptions::default()).unwrap();
+fn resume_keeping_a_reset_leaf(
+    path: &Path,
+    leaf: Option<Option<String>>,
+) -> Result<SessionWriter, TestCaseError> {
+    let (mut writer, session, _) =
+        SessionWriter::open_for_append(path, WriterOptions::default()).unwrap();
     prop_assert_eq!(writer.leaf_id(), session.leaf_id());
     if let Some(None) = leaf {
         writer.set_leaf(None).unwrap();
@@ -286,13 +413,20 @@ fn run_steps(path: &Path, steps: Vec<Step>) -> Result<(), TestCaseError> {
     let mut written: Vec<Entry> = Vec::new();
     for step in steps {
         match step {
-            Step::Append { kind, value, text } => written.push(writer.append(build(kind, value, text)).unwrap()),
+            Step::Append { kind, value, text } => {
+                written.push(writer.append(build(kind, value, text)).unwrap())
+            }
             Step::ResetLeaf => writer.set_leaf(None).unwrap(),
             Step::TearTail(_) | Step::Reopen if !writer.is_written() => {}
             Step::TearTail(bytes) => {
                 let leaf = writer.leaf_id().map(str::to_owned);
                 drop(writer);
-                std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(&bytes).unwrap();
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(path)
+                    .unwrap()
+                    .write_all(&bytes)
+                    .unwrap();
                 writer = resume_keeping_a_reset_leaf(path, Some(leaf))?;
             }
             Step::Reopen => {
@@ -319,4 +453,79 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         run_steps(&dir.path().join("s.jsonl"), steps)?;
     }
+}
+
+const FSIZE_CHILD_ENV: &str = "PI_SESSION_STORE_TEST_FSIZE_CHILD";
+const FSIZE_CHILD_TEST: &str =
+    "writer::a_write_that_fails_half_way_is_cut_off_and_not_part_of_the_session";
+
+/// Appends ~1 KB entries under a file-size limit until one fails (in the child process).
+fn append_until_the_disk_is_full(path: &str) {
+    let mut writer = SessionWriter::create_at(path, new_header("/w"), WriterOptions::default());
+    let mut written = Vec::new();
+    let error = loop {
+        assert!(written.len() < 1000, "the file size limit was not applied");
+        match writer.append(entry("custom", &[("data", json!("x".repeat(1000)))])) {
+            Ok(e) => written.push(e),
+            Err(error) => break error,
+        }
+    };
+    assert!(matches!(error, StoreError::Io { .. }), "{error}");
+    assert_eq!(
+        writer.len(),
+        written.len(),
+        "the failed entry is not in the session"
+    );
+    assert_eq!(writer.leaf_id(), written.last().and_then(Entry::id));
+    let (session, diagnostics) = open(path).unwrap();
+    assert!(
+        diagnostics.is_empty(),
+        "the partial line was cut off again: {diagnostics:?}"
+    );
+    assert_eq!(session.entries().unwrap(), written);
+    println!("CHILD_OK {}", written.len());
+}
+
+/// A write that fails half-way (the file-size limit, EFBIG, standing in for a full disk) returns
+/// an error, leaves no partial line, and the session in memory does not include the entry.
+#[cfg(unix)]
+#[test]
+fn a_write_that_fails_half_way_is_cut_off_and_not_part_of_the_session() {
+    if let Ok(path) = std::env::var(FSIZE_CHILD_ENV) {
+        append_until_the_disk_is_full(&path);
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    // `ulimit -f 16` allows 8 or 16 KiB depending on the shell; ignoring SIGXFSZ turns the
+    // signal into an EFBIG error from write(2).
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 16; exec \"$0\" --exact {FSIZE_CHILD_TEST} --nocapture --test-threads=1"
+    );
+    let output = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .arg(std::env::current_exe().unwrap())
+        .env(FSIZE_CHILD_ENV, &path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{output:?}");
+    let count: usize = stdout
+        .split("CHILD_OK ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        count >= 4,
+        "some appends succeed before the limit: {stdout}"
+    );
+    let size = std::fs::metadata(&path).unwrap().len();
+    assert!(
+        size <= 16 * 1024,
+        "the partial line was removed: {size} bytes"
+    );
 }

@@ -3,9 +3,9 @@
 //! re-attached to the compaction summary as `blocks` on every context build
 //! (`@oh-my-pi/snapcompact` 18.2.3 `getPreservedArchive` and `historyBlocks`).
 //!
-//! Limitation: omp also elides inline base64 data URLs inside the archive text
-//! (`elideDataUrls`); that rewrite is not reproduced. Archive text containing
-//! `;base64,` is passed through unchanged and reported.
+//! Archive text goes through omp's `toPlainText` and `elideDataUrls` (every
+//! inline base64 data URL, Markdown image wrapper included, becomes
+//! `[data URL omitted: <mime>, <n> base64 chars]`).
 
 use serde_json::{Map, Value};
 
@@ -213,10 +213,7 @@ pub fn history_blocks_for(
         } else {
             ""
         };
-        blocks.push(text_block(format!(
-            "{}{suffix}",
-            plain_text(head, diagnostics)
-        )));
+        blocks.push(text_block(format!("{}{suffix}", plain_text(head))));
     }
     blocks.extend(middle);
     if let Some(tail) = &archive.text_tail {
@@ -227,7 +224,7 @@ pub fn history_blocks_for(
         } else {
             ""
         };
-        let tail = format!("{prefix}{}", plain_text(tail, diagnostics));
+        let tail = format!("{prefix}{}", plain_text(tail));
         match blocks.last_mut() {
             Some(Value::Object(last)) if js::is_str(last.get("type"), "text") => {
                 let joined = format!("{}{tail}", js::as_str(last.get("text")).unwrap_or_default());
@@ -274,7 +271,7 @@ fn archive_source_len(archive: &Archive) -> usize {
             .collect::<Vec<_>>()
             .join(&NEWLINE_GLYPH.to_string()),
     };
-    js::utf16_len(&to_plain_text(&text))
+    js::utf16_len(&elide_data_urls(&to_plain_text(&text)))
 }
 
 fn to_plain_text(text: &str) -> String {
@@ -284,17 +281,227 @@ fn to_plain_text(text: &str) -> String {
         .collect()
 }
 
-fn plain_text(text: &str, diagnostics: &mut Vec<Diagnostic>) -> String {
-    let plain = to_plain_text(text);
-    if plain.to_ascii_lowercase().contains(";base64,") {
-        diagnostics.push(Diagnostic::at(
-            DiagnosticKind::MalformedEntry,
-            None,
-            None,
-            "snapcompact archive text holds an inline base64 data URL; omp elides it, this port passes it through",
-        ));
+fn plain_text(text: &str) -> String {
+    elide_data_urls(&to_plain_text(text))
+}
+
+/// omp's `elideDataUrls` in archive context: every inline base64 data URL
+/// (`data:<type>/<subtype>[;k=v]*;base64,<payload>`, an embedded
+/// `[…<n>ch elided…]` marker allowed) becomes a placeholder naming its media
+/// type and payload length; a Markdown `![label](…)` wrapper around it goes too.
+pub fn elide_data_urls(text: &str) -> String {
+    if !contains_ignore_ascii_case(text.as_bytes(), b";base64,") {
+        return text.to_owned();
     }
-    plain
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    let mut from = 0;
+    while let Some(atom) = find_data_url(&chars, from) {
+        let payload: String = chars[atom.payload.clone()].iter().collect();
+        let b64_chars = match elided_marker(&payload) {
+            Some((marker_len, digits)) => payload.chars().count() - marker_len + digits,
+            None => payload.chars().count(),
+        };
+        let mime: String = chars[atom.mime.clone()].iter().collect();
+        let placeholder = format!("[data URL omitted: {mime}, {b64_chars} base64 chars]");
+        let opener = markdown_opener_start(&chars, atom.start, cursor).filter(|&o| o >= cursor);
+        let emit_start = opener.unwrap_or(atom.start);
+        out.extend(&chars[cursor..emit_start]);
+        match (opener, &atom.closer) {
+            (Some(_), Some(_)) => out.push_str(&placeholder),
+            (opener, closer) => {
+                if let Some(o) = opener {
+                    out.extend(&chars[o..atom.start]);
+                }
+                out.push_str(&placeholder);
+                if let Some(closer) = closer {
+                    out.extend(&chars[closer.clone()]);
+                }
+            }
+        }
+        cursor = atom.end;
+        from = atom.end;
+    }
+    out.extend(&chars[cursor..]);
+    out
+}
+
+fn contains_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+struct DataUrl {
+    start: usize,
+    end: usize,
+    mime: std::ops::Range<usize>,
+    payload: std::ops::Range<usize>,
+    closer: Option<std::ops::Range<usize>>,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+fn is_type_char(c: char) -> bool {
+    is_word(c) || matches!(c, '.' | '+' | '-')
+}
+
+fn is_token_char(c: char) -> bool {
+    is_word(c) || "!#$%&'*+.^|~-".contains(c)
+}
+
+fn is_base64_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')
+}
+
+fn eat_literal(chars: &[char], at: usize, literal: &str) -> Option<usize> {
+    let mut p = at;
+    for expected in literal.chars() {
+        let c = *chars.get(p)?;
+        if !c.eq_ignore_ascii_case(&expected) {
+            return None;
+        }
+        p += 1;
+    }
+    Some(p)
+}
+
+fn eat_while(chars: &[char], mut p: usize, keep: impl Fn(char) -> bool) -> usize {
+    while chars.get(p).is_some_and(|&c| keep(c)) {
+        p += 1;
+    }
+    p
+}
+
+/// `\[(?:…|\.{3})\d+ch elided(?:…|\.{3})\]` at `at` (case-insensitive
+/// letters when `any_case`); returns the end and the number.
+fn eat_marker(chars: &[char], at: usize, any_case: bool) -> Option<(usize, usize)> {
+    let ellipsis = |p: usize| -> Option<usize> {
+        if chars.get(p) == Some(&'…') {
+            Some(p + 1)
+        } else {
+            (chars.get(p..p + 3)? == ['.', '.', '.']).then_some(p + 3)
+        }
+    };
+    let mut p = at;
+    if chars.get(p) != Some(&'[') {
+        return None;
+    }
+    p = ellipsis(p + 1)?;
+    let digits_start = p;
+    p = eat_while(chars, p, |c| c.is_ascii_digit());
+    if p == digits_start {
+        return None;
+    }
+    let number: String = chars[digits_start..p].iter().collect();
+    p = if any_case {
+        eat_literal(chars, p, "ch elided")?
+    } else {
+        let end = p + 9;
+        (chars.get(p..end)?.iter().collect::<String>() == "ch elided").then_some(end)?
+    };
+    p = ellipsis(p)?;
+    if chars.get(p) != Some(&']') {
+        return None;
+    }
+    Some((p + 1, number.parse().unwrap_or(usize::MAX)))
+}
+
+/// The leftmost `\s*MARKER\s*` in a payload (case-sensitive): its length in
+/// characters and its number.
+fn elided_marker(payload: &str) -> Option<(usize, usize)> {
+    let chars: Vec<char> = payload.chars().collect();
+    (0..chars.len()).find_map(|start| {
+        let marker_at = eat_while(&chars, start, js::is_js_whitespace);
+        let (end, number) = eat_marker(&chars, marker_at, false)?;
+        let end = eat_while(&chars, end, js::is_js_whitespace);
+        Some((end - start, number))
+    })
+}
+
+fn data_url_at(chars: &[char], start: usize) -> Option<DataUrl> {
+    let mut p = eat_literal(chars, start, "data:")?;
+    let mime_start = p;
+    if !chars.get(p)?.is_ascii_alphabetic() {
+        return None;
+    }
+    p = eat_while(chars, p + 1, is_type_char);
+    if chars.get(p) != Some(&'/') {
+        return None;
+    }
+    let subtype_start = p + 1;
+    p = eat_while(chars, subtype_start, is_type_char);
+    if p == subtype_start {
+        return None;
+    }
+    while let Some(after_semicolon) = (chars.get(p) == Some(&';')).then_some(p + 1) {
+        let name_end = eat_while(chars, after_semicolon, is_token_char);
+        if name_end == after_semicolon || chars.get(name_end) != Some(&'=') {
+            break;
+        }
+        let value_end = eat_while(chars, name_end + 1, is_token_char);
+        if value_end == name_end + 1 {
+            break;
+        }
+        p = value_end;
+    }
+    let mime_end = p;
+    p = eat_literal(chars, p, ";base64,")?;
+    let payload_start = p;
+    p = eat_while(chars, p, is_base64_char);
+    let marker_at = eat_while(chars, p, js::is_js_whitespace);
+    if let Some((marker_end, _)) = eat_marker(chars, marker_at, true) {
+        let after = eat_while(chars, marker_end, js::is_js_whitespace);
+        p = eat_while(chars, after, is_base64_char);
+    }
+    let payload_end = p;
+    let close_at = eat_while(chars, p, js::is_js_whitespace);
+    let closer = (chars.get(close_at) == Some(&')')).then(|| payload_end..close_at + 1);
+    let end = closer.as_ref().map_or(payload_end, |c| c.end);
+    Some(DataUrl {
+        start,
+        end,
+        mime: mime_start..mime_end,
+        payload: payload_start..payload_end,
+        closer,
+    })
+}
+
+fn find_data_url(chars: &[char], from: usize) -> Option<DataUrl> {
+    (from..chars.len()).find_map(|start| data_url_at(chars, start))
+}
+
+/// omp's `adjacentMarkdownOpenerStart`: where `![label](` (or `[label](`)
+/// begins right before a data URL, not before `cursor`.
+fn markdown_opener_start(chars: &[char], data_index: usize, cursor: usize) -> Option<usize> {
+    let mut i = data_index;
+    while i > cursor && js::is_js_whitespace(chars[i - 1]) {
+        i -= 1;
+    }
+    if i < cursor + 2 || chars[i - 1] != '(' || chars[i - 2] != ']' {
+        return None;
+    }
+    let mut opener = None;
+    let mut j = i - 2;
+    while j > cursor {
+        j -= 1;
+        let c = chars[j];
+        if c == ']' || c == '\n' {
+            break;
+        }
+        if c == '[' {
+            opener = Some(j);
+        }
+    }
+    let opener = opener?;
+    Some(if opener > cursor && chars[opener - 1] == '!' {
+        opener - 1
+    } else {
+        opener
+    })
 }
 
 fn text_block(text: String) -> Value {
@@ -470,5 +677,60 @@ mod tests {
         assert_eq!(to_fixed_1(1.25), "1.3");
         assert_eq!(to_fixed_1(1.05), "1.1");
         assert_eq!(format_frame_bytes(1_250_000), "1.3 MB");
+    }
+
+    #[test]
+    fn data_urls_are_elided_like_omp() {
+        // Expected values computed with omp 18.2.3's snapcompact `historyBlocks` under bun.
+        let table = [
+            (
+                "see ![img](data:image/png;base64,iVBORw0KGgo=) ok",
+                "see [data URL omitted: image/png, 12 base64 chars] ok",
+            ),
+            (
+                "data:text/plain;charset=utf-8;base64,SGVsbG8= tail",
+                "[data URL omitted: text/plain;charset=utf-8, 8 base64 chars] tail",
+            ),
+            (
+                "x DATA:image/PNG;BASE64,abc [...12ch elided...] def ) y",
+                "x [data URL omitted: image/PNG, 18 base64 chars] ) y",
+            ),
+            (
+                "[a](data:image/png;base64,AAAA",
+                "[a]([data URL omitted: image/png, 4 base64 chars]",
+            ),
+            (
+                "bare data:image/png;base64, end",
+                "bare [data URL omitted: image/png, 0 base64 chars] end",
+            ),
+            (
+                "![x](  data:image/jpeg;base64,/9j/4AAQ  )█next ![y](data:image/gif;base64,R0lG[…5ch elided…]AA==)",
+                "[data URL omitted: image/jpeg, 8 base64 chars]\nnext [data URL omitted: image/gif, 13 base64 chars]",
+            ),
+            (
+                "a]( data:image/png;base64,QUJD) [b] (data:x/y;base64,Zg==)",
+                "a]( [data URL omitted: image/png, 4 base64 chars]) [b] ([data URL omitted: x/y, 4 base64 chars])",
+            ),
+            ("no url here ;base64, at all", "no url here ;base64, at all"),
+            (
+                "[x]\n(data:a/b;base64,QQ==)",
+                "[x]\n([data URL omitted: a/b, 4 base64 chars])",
+            ),
+            (
+                "two data:a/b;base64,QQ==data:c/d;k=v;base64,Zg==)",
+                "two [data URL omitted: a/b, 8 base64 chars]:c/d;k=v;base64,Zg==)",
+            ),
+            (
+                "[l](![m](data:image/png;base64,QQ==))",
+                "[l]([data URL omitted: image/png, 4 base64 chars])",
+            ),
+            (
+                "case […3CH ELIDED…] data:i/p;base64,AA[…3CH ELIDED…]BB",
+                "case […3CH ELIDED…] [data URL omitted: i/p, 18 base64 chars]",
+            ),
+        ];
+        for (input, expected) in table {
+            assert_eq!(elide_data_urls(&to_plain_text(input)), expected, "{input}");
+        }
     }
 }

@@ -27,6 +27,12 @@ pub trait EntrySource {
     /// The whole entry at `position` as a JSON object.
     fn entry_value(&self, position: usize) -> Result<Value, Self::Error>;
 
+    /// The entries at `positions`, in that order. Override when the store can
+    /// batch reads.
+    fn entry_values(&self, positions: &[usize]) -> Result<Vec<Value>, Self::Error> {
+        positions.iter().map(|&pos| self.entry_value(pos)).collect()
+    }
+
     /// The header line as JSON, when there is one.
     fn header_value(&self) -> Option<Value> {
         None

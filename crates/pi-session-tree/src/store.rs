@@ -42,6 +42,13 @@ impl EntrySource for SessionFile {
         Ok(serde_json::to_value(self.entry(position)?)?)
     }
 
+    fn entry_values(&self, positions: &[usize]) -> Result<Vec<Value>, EntryReadError> {
+        self.entries_for(positions)?
+            .iter()
+            .map(|entry| serde_json::to_value(entry).map_err(EntryReadError::from))
+            .collect()
+    }
+
     fn header_value(&self) -> Option<Value> {
         self.header()
             .and_then(|header| serde_json::to_value(header).ok())

@@ -9,7 +9,9 @@
 //! Python generator plus two small runners that import the real functions);
 //! rerun it to regenerate. Every case must match exactly, as a JSON value.
 
-use pi_session_tree::{BlobFolder, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context};
+use pi_session_tree::{
+    BlobFolder, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context,
+};
 use serde_json::Value;
 
 use crate::common::js_equal;
@@ -28,8 +30,19 @@ fn check(file: &str, dialect: Dialect) {
             Some(id) => LeafSelector::Id(id.as_str().unwrap().to_owned()),
         };
         let index = TreeIndex::from_entries(entries);
-        let path: Vec<Value> = index.branch_for(&leaf).positions.iter().map(|&p| entries[p].clone()).collect();
-        let (context, _) = agent_context(&path, dialect, &ContextOptions { blobs: Some(&blobs) });
+        let path: Vec<Value> = index
+            .branch_for(&leaf)
+            .positions
+            .iter()
+            .map(|&p| entries[p].clone())
+            .collect();
+        let (context, _) = agent_context(
+            &path,
+            dialect,
+            &ContextOptions {
+                blobs: Some(&blobs),
+            },
+        );
         let actual = context.to_value();
         if case["expected"].get("throws").is_some() {
             // The real function threw; we only require an answer without a panic.

@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 
 use pi_session_tree::{
-    ContextOptions, DiagnosticKind, Dialect, TreeIndex, agent_context, compacted,
+    ContextOptions, DiagnosticKind, Dialect, RenderOptions, TreeIndex, agent_context, compacted,
+    render_tree, tree_json,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -147,5 +148,28 @@ proptest! {
                 prop_assert!(context.messages().len() <= path.len() + 1);
             }
         }
+    }
+
+    #[test]
+    fn drawing_shows_every_entry_once(specs in proptest::collection::vec(spec(), 1..40)) {
+        let entries = build(&specs);
+        let index = TreeIndex::from_entries(&entries);
+        let options = RenderOptions { fold_runs_longer_than: usize::MAX };
+        let text = render_tree(&index, &serde_json::Map::new(), &|_| String::new(), options);
+        let drawn: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.starts_with("unreachable"))
+            .map(|line| line.trim_start_matches(|c: char| " │├└─".contains(c)).split(' ').next().unwrap())
+            .collect();
+        let mut owners: Vec<String> = (0..index.len())
+            .filter(|&p| index.is_id_owner(p))
+            .map(|p| index.node(p).unwrap().id.clone().unwrap())
+            .collect();
+        let mut drawn_sorted: Vec<String> = drawn.iter().map(|s| (*s).to_owned()).collect();
+        owners.sort();
+        drawn_sorted.sort();
+        prop_assert_eq!(drawn_sorted, owners);
+        let json = tree_json(&index, &serde_json::Map::new());
+        prop_assert!(json["tips"].as_array().unwrap().len() <= index.len());
     }
 }

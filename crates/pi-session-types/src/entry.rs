@@ -612,6 +612,36 @@ pub enum Entry {
     Unknown(UnknownEntry),
 }
 
+/// Calls `$go::<Struct>(source, Entry::Variant)` for the struct of a known `type`, else
+/// evaluates `$otherwise`.
+macro_rules! dispatch_known {
+    ($kind:expr, $source:expr, $go:ident, $otherwise:expr) => {
+        match $kind {
+            "message" => $go($source, Entry::Message),
+            "model_change" => $go($source, Entry::ModelChange),
+            "thinking_level_change" => $go($source, Entry::ThinkingLevelChange),
+            "compaction" => $go($source, Entry::Compaction),
+            "branch_summary" => $go($source, Entry::BranchSummary),
+            "custom" => $go($source, Entry::Custom),
+            "custom_message" => $go($source, Entry::CustomMessage),
+            "label" => $go($source, Entry::Label),
+            "session_info" => $go($source, Entry::SessionInfo),
+            "usage" => $go($source, Entry::Usage),
+            "context_edit" => $go($source, Entry::ContextEdit),
+            "model_usage" => $go($source, Entry::ModelUsage),
+            "service_tier_change" => $go($source, Entry::ServiceTierChange),
+            "reset_boundary" => $go($source, Entry::ResetBoundary),
+            "archive" => $go($source, Entry::Archive),
+            "title_change" => $go($source, Entry::TitleChange),
+            "ttsr_injection" => $go($source, Entry::TtsrInjection),
+            "credential_pin" => $go($source, Entry::CredentialPin),
+            "session_init" => $go($source, Entry::SessionInit),
+            "mode_change" => $go($source, Entry::ModeChange),
+            _ => $otherwise,
+        }
+    };
+}
+
 macro_rules! for_each_variant {
     ($self:expr, $e:ident => $body:expr) => {
         match $self {
@@ -690,6 +720,33 @@ impl Entry {
         }
     }
 
+    /// Types an entry by moving its JSON, in strict mode: any mismatch (also in nested messages
+    /// and blocks) is an error, and the caller retries with [`Entry::from_map`].
+    pub(crate) fn from_map_strict(value: JsonMap) -> Result<Entry, serde_json::Error> {
+        fn go<T: for<'a> Deserialize<'a>>(
+            value: JsonMap,
+            wrap: fn(T) -> Entry,
+        ) -> Result<Entry, serde_json::Error> {
+            crate::field::strict_typing(|| {
+                serde_json::from_value::<T>(JsonValue::Object(value)).map(wrap)
+            })
+        }
+        let kind = value
+            .get("type")
+            .and_then(JsonValue::as_str)
+            .unwrap_or("")
+            .to_owned();
+        dispatch_known!(
+            kind.as_str(),
+            value,
+            go,
+            Ok(Entry::Unknown(UnknownEntry {
+                value,
+                reason: None,
+            }))
+        )
+    }
+
     /// Why this entry (or its message, or a block) could not be typed, for warnings.
     pub fn fallback_reasons(&self) -> Vec<String> {
         match self {
@@ -706,35 +763,6 @@ impl Entry {
     }
 }
 
-/// Calls `$go::<Struct>(source, Entry::Variant)` for the struct of a known `type`, else `None`.
-macro_rules! dispatch_known {
-    ($kind:expr, $source:expr, $go:ident) => {
-        match $kind {
-            "message" => $go($source, Entry::Message),
-            "model_change" => $go($source, Entry::ModelChange),
-            "thinking_level_change" => $go($source, Entry::ThinkingLevelChange),
-            "compaction" => $go($source, Entry::Compaction),
-            "branch_summary" => $go($source, Entry::BranchSummary),
-            "custom" => $go($source, Entry::Custom),
-            "custom_message" => $go($source, Entry::CustomMessage),
-            "label" => $go($source, Entry::Label),
-            "session_info" => $go($source, Entry::SessionInfo),
-            "usage" => $go($source, Entry::Usage),
-            "context_edit" => $go($source, Entry::ContextEdit),
-            "model_usage" => $go($source, Entry::ModelUsage),
-            "service_tier_change" => $go($source, Entry::ServiceTierChange),
-            "reset_boundary" => $go($source, Entry::ResetBoundary),
-            "archive" => $go($source, Entry::Archive),
-            "title_change" => $go($source, Entry::TitleChange),
-            "ttsr_injection" => $go($source, Entry::TtsrInjection),
-            "credential_pin" => $go($source, Entry::CredentialPin),
-            "session_init" => $go($source, Entry::SessionInit),
-            "mode_change" => $go($source, Entry::ModeChange),
-            _ => None,
-        }
-    };
-}
-
 /// `Some(result)` when `kind` is a known type: the typed entry, or why typing failed.
 fn typed_from(kind: &str, value: &JsonMap) -> Option<Result<Entry, String>> {
     fn go<T: for<'a> Deserialize<'a>>(
@@ -749,23 +777,7 @@ fn typed_from(kind: &str, value: &JsonMap) -> Option<Result<Entry, String>> {
             .map_err(|e: serde_json::Error| e.to_string()),
         )
     }
-    dispatch_known!(kind, value, go)
-}
-
-/// Types a line of a known `type` straight from its bytes (one pass, no intermediate JSON
-/// tree). `None` for an unknown type; `Some(Err)` when the bytes do not fit the typed struct
-/// (the caller then takes the lossless slow path through [`Entry::from_map`]).
-pub(crate) fn typed_from_slice(
-    kind: &str,
-    bytes: &[u8],
-) -> Option<Result<Entry, serde_json::Error>> {
-    fn go<T: for<'a> Deserialize<'a>>(
-        bytes: &[u8],
-        wrap: fn(T) -> Entry,
-    ) -> Option<Result<Entry, serde_json::Error>> {
-        Some(serde_json::from_slice::<T>(bytes).map(wrap))
-    }
-    dispatch_known!(kind, bytes, go)
+    dispatch_known!(kind, value, go, None)
 }
 
 impl Serialize for Entry {

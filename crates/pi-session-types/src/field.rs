@@ -155,3 +155,27 @@ impl<'de, T: for<'a> Deserialize<'a>> Deserialize<'de> for MaybeTyped<T> {
         })
     }
 }
+
+thread_local! {
+    /// Set while [`crate::parse_line`] tries its one-pass typing (see [`strict_typing`]).
+    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True while nested objects (messages, blocks) must be typed by value and report a mismatch
+/// as an error instead of falling back to `Unknown` (the caller then retries losslessly).
+pub(crate) fn is_strict() -> bool {
+    STRICT.with(std::cell::Cell::get)
+}
+
+/// Runs `f` in strict typing mode: values are moved rather than copied, and any mismatch
+/// makes `f` fail so the caller can take the copying, fallback-keeping path instead.
+pub(crate) fn strict_typing<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            STRICT.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(STRICT.with(|s| s.replace(true)));
+    f()
+}

@@ -37,12 +37,14 @@ pub mod timestamp;
 pub mod usage;
 
 pub use entry::*;
-pub use field::Field;
-pub use header::{SessionHeader, TitleSlot, TitleSlotError, TitleSource};
+pub use field::{Field, MaybeTyped};
+pub use header::{
+    SessionHeader, TITLE_SLOT_BYTES, TitleSlot, TitleSlotError, TitleSource, clean_title,
+};
 pub use json::{JsonError, to_js_string, to_js_vec, to_js_writer};
 pub use line::{
-    Envelope, LineError, ParseWarning, Parsed, ParsedLine, parse_envelope, parse_line,
-    parse_line_str,
+    Envelope, EnvelopeRef, LineError, ParseWarning, Parsed, ParsedLine, parse_envelope,
+    parse_envelope_ref, parse_line, parse_line_str,
 };
 pub use message::*;
 pub use timestamp::{IsoTimestamp, now_iso};
@@ -54,3 +56,8 @@ pub type JsonNumber = serde_json::Number;
 pub type JsonMap = serde_json::Map<String, serde_json::Value>;
 /// Any JSON value; used for provider-opaque payloads that are carried untouched.
 pub type JsonValue = serde_json::Value;
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

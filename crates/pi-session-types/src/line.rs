@@ -271,31 +271,14 @@ pub fn parse_envelope_ref(bytes: &[u8]) -> Result<EnvelopeRef<'_>, LineError> {
 /// assert_eq!(user.content, Content::Text("\u{fffd}!".into()));
 /// ```
 pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
-    if let Some(parsed) = parse_entry_fast(bytes) {
-        return Ok(parsed);
-    }
     match parse_object(bytes) {
-        Ok(map) => type_line(map, Vec::new()),
+        Ok(map) => type_line(bytes, map, Vec::new()),
         Err(error) => {
             let (repaired, warnings) = repair(bytes).ok_or(error)?;
             let map = parse_object(repaired.as_bytes())?;
-            type_line(map, warnings)
+            type_line(repaired.as_bytes(), map, warnings)
         }
     }
-}
-
-/// The common case in one pass: a clean line of a known entry type parsed straight into its
-/// struct. `None` sends the line down the general path (header, slot, unknown type, repairs,
-/// fields of unexpected types), which gives the same result for lines this path accepts.
-fn parse_entry_fast(bytes: &[u8]) -> Option<Parsed<ParsedLine>> {
-    let envelope = parse_envelope_ref(bytes).ok()?;
-    let entry = crate::entry::typed_from_slice(&envelope.kind, bytes)?.ok()?;
-    let mut warnings = Vec::new();
-    finish_entry(&entry, &mut warnings);
-    Some(Parsed {
-        value: ParsedLine::Entry(entry),
-        warnings,
-    })
 }
 
 /// Warnings every typed entry gets: untyped parts, odd timestamps.
@@ -329,7 +312,9 @@ fn parse_object(bytes: &[u8]) -> Result<JsonMap, LineError> {
     }
 }
 
+/// Types the object `map` parsed from `bytes` (already repaired, if it needed it).
 fn type_line(
+    bytes: &[u8],
     map: JsonMap,
     mut warnings: Vec<ParseWarning>,
 ) -> Result<Parsed<ParsedLine>, LineError> {
@@ -358,7 +343,12 @@ fn type_line(
             Err(reason) => untyped_line(map, "session header", reason, &mut warnings),
         },
         _ => {
-            let entry = Entry::from_map(map);
+            // One pass that moves the parsed JSON into the typed structs; if anything does not
+            // fit, parse again and type with fallbacks that keep every part (rare).
+            let entry = match Entry::from_map_strict(map) {
+                Ok(entry) => entry,
+                Err(_) => Entry::from_map(parse_object(bytes)?),
+            };
             finish_entry(&entry, &mut warnings);
             ParsedLine::Entry(entry)
         }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub type MessageTimestamp = MaybeTyped<JsonNumber>;
 
 /// Content of a message: a plain string or a list of blocks, kept as whichever was written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Content {
     /// `"content": "text"`.
@@ -24,6 +24,25 @@ pub enum Content {
     Blocks(Vec<ContentBlock>),
     /// Anything else found in a file (e.g. `null`, which pi 1.6 normalises to `[]`), kept as is.
     Other(JsonValue),
+}
+
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match JsonValue::deserialize(deserializer)? {
+            JsonValue::String(text) => Content::Text(text),
+            JsonValue::Array(items) if crate::field::is_strict() => Content::Blocks(
+                items
+                    .into_iter()
+                    .map(ContentBlock::from_value_strict)
+                    .collect::<Result<_, _>>()
+                    .map_err(serde::de::Error::custom)?,
+            ),
+            JsonValue::Array(items) => {
+                Content::Blocks(items.into_iter().map(ContentBlock::from_value).collect())
+            }
+            other => Content::Other(other),
+        })
+    }
 }
 
 impl Default for Content {
@@ -269,6 +288,31 @@ fn type_of(value: &JsonValue) -> Option<&str> {
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = JsonValue::deserialize(deserializer)?;
+        if crate::field::is_strict() {
+            ContentBlock::from_value_strict(value).map_err(serde::de::Error::custom)
+        } else {
+            Ok(ContentBlock::from_value(value))
+        }
+    }
+}
+
+impl ContentBlock {
+    /// Types a block by moving its JSON; a known type whose fields do not match is an error.
+    fn from_value_strict(value: JsonValue) -> Result<ContentBlock, serde_json::Error> {
+        Ok(match type_of(&value) {
+            Some("text") => ContentBlock::Text(serde_json::from_value(value)?),
+            Some("thinking") => ContentBlock::Thinking(serde_json::from_value(value)?),
+            Some("image") => ContentBlock::Image(serde_json::from_value(value)?),
+            Some("toolCall") => ContentBlock::ToolCall(serde_json::from_value(value)?),
+            _ => ContentBlock::Unknown(UnknownBlock {
+                value,
+                reason: None,
+            }),
+        })
+    }
+
+    /// Types a block from its JSON; never fails (falls back to [`ContentBlock::Unknown`]).
+    pub fn from_value(value: JsonValue) -> ContentBlock {
         fn typed<T: for<'a> Deserialize<'a>>(
             value: JsonValue,
             wrap: fn(T) -> ContentBlock,
@@ -281,7 +325,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
                 }),
             }
         }
-        Ok(match type_of(&value) {
+        match type_of(&value) {
             Some("text") => typed(value, ContentBlock::Text),
             Some("thinking") => typed(value, ContentBlock::Thinking),
             Some("image") => typed(value, ContentBlock::Image),
@@ -290,7 +334,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
                 value,
                 reason: None,
             }),
-        })
+        }
     }
 }
 
@@ -1406,11 +1450,39 @@ impl Default for AgentMessage {
 impl<'de> Deserialize<'de> for AgentMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = JsonValue::deserialize(deserializer)?;
-        Ok(AgentMessage::from_value(value))
+        if crate::field::is_strict() {
+            AgentMessage::from_value_strict(value).map_err(serde::de::Error::custom)
+        } else {
+            Ok(AgentMessage::from_value(value))
+        }
     }
 }
 
 impl AgentMessage {
+    /// Types a message by moving its JSON; a known role whose fields do not match is an error.
+    fn from_value_strict(value: JsonValue) -> Result<AgentMessage, serde_json::Error> {
+        use serde_json::from_value as typed;
+        let role = value.get("role").and_then(JsonValue::as_str);
+        Ok(match role {
+            Some("user") => AgentMessage::User(typed(value)?),
+            Some("developer") => AgentMessage::Developer(typed(value)?),
+            Some("system") => AgentMessage::System(typed(value)?),
+            Some("assistant") => AgentMessage::Assistant(typed(value)?),
+            Some("toolResult") => AgentMessage::ToolResult(typed(value)?),
+            Some("bashExecution") => AgentMessage::BashExecution(typed(value)?),
+            Some("pythonExecution") => AgentMessage::PythonExecution(typed(value)?),
+            Some("fileMention") => AgentMessage::FileMention(typed(value)?),
+            Some("custom") => AgentMessage::Custom(typed(value)?),
+            Some("hookMessage") => AgentMessage::HookMessage(typed(value)?),
+            Some("branchSummary") => AgentMessage::BranchSummary(typed(value)?),
+            Some("compactionSummary") => AgentMessage::CompactionSummary(typed(value)?),
+            _ => AgentMessage::Unknown(UnknownMessage {
+                value,
+                reason: None,
+            }),
+        })
+    }
+
     /// Types a message from its JSON; never fails (falls back to [`AgentMessage::Unknown`]).
     pub fn from_value(value: JsonValue) -> Self {
         fn typed<T: for<'a> Deserialize<'a>>(

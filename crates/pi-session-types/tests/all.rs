@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod common;
+mod construct;
 mod corpus;
 mod errors;
 mod js_json;

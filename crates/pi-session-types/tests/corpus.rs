@@ -2,7 +2,9 @@
 //! with the same JSON value; the damaged lines listed in the corpus summary fail as NotJson.
 
 use crate::common::{corpus_dir, jsonl_files, lines, workspace_root};
-use pi_session_types::{LineError, ParseWarning, json::to_js_string, parse_envelope, parse_line};
+use pi_session_types::{
+    Entry, LineError, ParseWarning, json::to_js_string, parse_envelope, parse_line,
+};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -92,6 +94,19 @@ fn check_file(path: &Path, js_written: bool, tally: &mut Tally) {
                 "{name}:{number}: typed write differs from a JS-canonical line\n  was {}\n  now {written}",
                 String::from_utf8_lossy(line)
             ));
+        }
+        // The one-pass typing and the fallback-keeping typing agree. (Headers and title-slot
+        // candidates are typed by parse_line itself, not by Entry.)
+        if let (Some(entry), Ok(Value::Object(map))) = (
+            parsed.value.as_entry(),
+            serde_json::from_slice::<Value>(line),
+        ) && !matches!(entry.kind(), "session" | "title")
+        {
+            assert_eq!(
+                &Entry::from_map(map),
+                entry,
+                "{name}:{number}: typing paths differ"
+            );
         }
         let envelope = parse_envelope(line).unwrap();
         assert_eq!(

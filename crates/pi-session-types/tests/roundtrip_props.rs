@@ -253,6 +253,13 @@ proptest! {
         // ... and from then on the bytes are stable.
         let third = to_js_string(&parse_line(second.as_bytes()).unwrap().value).unwrap();
         prop_assert_eq!(&second, &third);
+        // The one-pass typing and the fallback-keeping typing agree.
+        // (Headers and title-slot candidates are typed by parse_line itself, not by Entry.)
+        if let (Some(entry), Value::Object(map)) = (parsed.value.as_entry(), a.clone())
+            && !matches!(entry.kind(), "session" | "title")
+        {
+            prop_assert_eq!(&pi_session_types::Entry::from_map(map), entry);
+        }
         // The fast path agrees with the typed view on the envelope.
         let envelope = parse_envelope(first.as_bytes()).unwrap();
         prop_assert_eq!(envelope.kind.as_str(), parsed.value.kind());

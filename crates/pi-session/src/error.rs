@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use pi_session_store::StoreError;
-use pi_session_tree::TreeError;
+use pi_session_tree::{EntryReadError, TreeError};
 
 /// What kind of failure an [`Error`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -105,6 +105,15 @@ impl From<TreeError> for Error {
             TreeError::EntryNotFound(_) => ErrorKind::UnknownEntry,
         };
         Self::new(kind, error.to_string(), Some(Box::new(error)))
+    }
+}
+
+impl From<EntryReadError> for Error {
+    fn from(error: EntryReadError) -> Self {
+        match error {
+            EntryReadError::Store(store) => store.into(),
+            other => Self::new(ErrorKind::InvalidInput, other.to_string(), Some(Box::new(other))),
+        }
     }
 }
 

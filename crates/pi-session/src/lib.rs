@@ -45,7 +45,6 @@ mod model;
 mod project;
 mod read;
 mod session;
-mod source;
 mod stats;
 mod title;
 
@@ -62,7 +61,6 @@ pub use read::{
     typed, usage,
 };
 pub use session::{Diagnostic, Opened, Session, SessionOptions};
-pub use source::FileEntries;
 pub use stats::{
     BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW, PDF_PAGE_TOKENS,
     PICTURE_TOKENS, RoleTokens, StatsOptions, reserve_for, window_for,

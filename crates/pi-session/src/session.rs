@@ -19,7 +19,6 @@ use crate::error::{Error, Result};
 use crate::model::from_pi_model;
 use crate::project::{ProjectOptions, node_of};
 use crate::read::{model_from, to_json};
-use crate::source;
 use crate::stats::{ContextStats, StatsOptions};
 use crate::title::title_for;
 
@@ -158,7 +157,7 @@ impl Log {
             return Ok(value.clone());
         }
         let value = match &self.file {
-            Some(file) if position < file.len() => source::entry_value(file, position)?,
+            Some(file) if position < file.len() => pi_session_tree::EntrySource::entry_value(file, position)?,
             _ => to_json(&self.entry(position)?),
         };
         self.values.insert(position, value.clone());

@@ -1,6 +1,6 @@
 // Opens a session file with the real SessionManager and records what it returns.
 // The schema is documented in fixtures/README.md; keep the two in step.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -114,9 +114,4 @@ function contextRecord(reader, kind, leafId, agent) {
 		agent,
 		...reader.llm(agent.messages),
 	};
-}
-
-export function ensureDir(dir) {
-	mkdirSync(dir, { recursive: true });
-	return dir;
 }

@@ -11,6 +11,16 @@ def usage(r):
 BLOB_PRESENT = "blob:sha256:" + __import__("hashlib").sha256(b"frame-bytes-1").hexdigest()
 BLOB_MISSING = "blob:sha256:" + "0" * 64
 
+DATA_URL_TEXTS = [
+    "see ![img](data:image/png;base64,iVBORw0KGgo=) ok",
+    "data:text/plain;charset=utf-8;base64,SGVsbG8= tail",
+    "x DATA:image/PNG;BASE64,abc [...12ch elided...] def ) y",
+    "[a](data:image/png;base64,AAAA",
+    "bare data:image/png;base64, end",
+    "![x](  data:image/jpeg;base64,/9j/4AAQ  )\u2588next ![y](data:image/gif;base64,R0lG[\u20265ch elided\u2026]AA==)",
+    "a]( data:image/png;base64,QUJD) [b] (data:x/y;base64,Zg==)",
+]
+
 def frame(r):
     f = {"data": r.choice(["iVBORw0KGgo=", BLOB_PRESENT, BLOB_MISSING, "A" * 1500]), "mimeType": "image/png", "cols": 10, "rows": 10, "chars": 100}
     if r.random() < 0.5:
@@ -149,7 +159,7 @@ def gen_case(r, omp, idx, weird=False):
                 elif p < 0.5:
                     e["preserveData"] = {"snapcompact": {"frames": [], "totalChars": 3, "truncatedChars": r.choice([0, 5]), "textHead": "head\u2588x", "textTail": r.choice(["", "tail"])}}
                 elif p < 0.6:
-                    e["preserveData"] = {"snapcompact": {"frames": [frame(r) for _ in range(r.choice([1, 2, 3, 17]))], "totalChars": 3, "truncatedChars": r.choice([0, 2000000]), "textHead": r.choice(["", "head"]), "textTail": r.choice(["", "tail"])}}
+                    e["preserveData"] = {"snapcompact": {"frames": [frame(r) for _ in range(r.choice([1, 2, 3, 17]))], "totalChars": 3, "truncatedChars": r.choice([0, 2000000]), "textHead": r.choice(["", "head", r.choice(DATA_URL_TEXTS)]), "textTail": r.choice(["", "tail", r.choice(DATA_URL_TEXTS)])}}
                 if "anthropicCompaction" in e.get("preserveData", {}) and ids and r.random() < 0.4:
                     e["providerReplayThroughEntryId"] = r.choice(ids)
                 if r.random() < 0.3:

@@ -1,5 +1,5 @@
-import { buildSessionContext } from "/tmp/ref/omp/node_modules/@oh-my-pi/pi-coding-agent/src/session/session-context.ts";
-import { BlobStore, lazyImageDataSync } from "/tmp/ref/omp/node_modules/@oh-my-pi/pi-coding-agent/src/session/blob-store.ts";
+import { buildSessionContext } from "../../../../../xtask/recorder/node_modules/@oh-my-pi/pi-coding-agent/src/session/session-context.ts";
+import { BlobStore, lazyImageDataSync } from "../../../../../xtask/recorder/node_modules/@oh-my-pi/pi-coding-agent/src/session/blob-store.ts";
 const blobs = new BlobStore(process.env.BLOBS_DIR ?? "blobs");
 const input = JSON.parse(await Bun.stdin.text());
 const out = [];

@@ -1,4 +1,4 @@
-import { buildSessionContext } from "/tmp/ref/pi073/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+import { buildSessionContext } from "../../../../../xtask/recorder/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
 import { readFileSync } from "fs";
 const input = JSON.parse(readFileSync(0, "utf8"));
 const out = [];

@@ -1,0 +1,49 @@
+//! `pi-session cat`: every line of a session through the typed model, as JSONL.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use pi_session::store::Severity;
+use pi_session::types::to_js_string;
+
+use crate::failure::{EXIT_DAMAGED, EXIT_OK, Failure, Outcome};
+use crate::input;
+use crate::output::{Out, warn};
+
+/// Arguments of `cat`.
+#[derive(Debug, Args)]
+#[command(after_help = "Version 1 and 2 files come out migrated to version 3, as pi reads them. \
+    Damaged lines are reported on stderr. Exit status: 0, or 1 when a line could not be read as \
+    an entry, 2 when the file cannot be read.")]
+pub struct CatArgs {
+    /// The session file (default: the most recent session of the current directory).
+    pub file: Option<PathBuf>,
+}
+
+/// Runs `cat`: the title slot, the header and each entry, re-serialised from their typed form
+/// (version 1 and 2 files come out migrated). Damaged lines are reported on stderr; the exit
+/// code is 1 when a line could not be read as an entry.
+pub fn run(args: CatArgs) -> Outcome {
+    let loaded = input::load(input::resolve(args.file)?)?;
+    input::warn_diagnostics(&loaded);
+    let mut damaged = loaded.diagnostics.iter().any(|d| d.severity() == Severity::Error);
+    let mut out = Out::new();
+    let serialise = |what: &str, e: pi_session::types::JsonError| Failure::new(format!("could not write the {what}: {e}"));
+    if let Some(slot) = loaded.file.title_slot() {
+        out.line(&to_js_string(slot).map_err(|e| serialise("title slot", e))?)?;
+    }
+    if let Some(header) = loaded.file.header() {
+        out.line(&to_js_string(header).map_err(|e| serialise("header", e))?)?;
+    }
+    for position in 0..loaded.file.len() {
+        match loaded.file.entry(position) {
+            Ok(entry) => out.line(&to_js_string(&entry).map_err(|e| serialise("entry", e))?)?,
+            Err(error) => {
+                warn(&format!("{}: {error}", loaded.path.display()));
+                damaged = true;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
+}

@@ -1,0 +1,228 @@
+//! `pi-session check`: validate session files and folders of them.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use pi_session::store::{self, Diagnostic, Severity};
+use pi_session::tree::{DiagnosticKind, LeafSelector, SessionView};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::failure::{EXIT_DAMAGED, EXIT_FAILED, EXIT_OK, Failure, Outcome};
+use crate::output::Out;
+use crate::progress::Progress;
+
+/// How deep `check` goes into folders.
+const MAX_DEPTH: usize = 16;
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+#[command(after_help = "Exit status: 0 when every file is clean (notes such as \"migrated in memory\" \
+    do not count), 1 when a file is damaged, 2 when a file cannot be read.")]
+pub struct CheckArgs {
+    /// Session files, or folders to search for `*.jsonl` files (recursively).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Print one JSON report instead of `file:line:offset: message` lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `check` concluded about one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    /// Nothing wrong (informational notes only, e.g. migrated in memory).
+    Clean,
+    /// Readable, with damaged or suspicious lines.
+    Damaged,
+    /// Could not be read at all.
+    Unreadable,
+}
+
+impl Status {
+    fn exit_code(self) -> u8 {
+        match self {
+            Self::Clean => EXIT_OK,
+            Self::Damaged => EXIT_DAMAGED,
+            Self::Unreadable => EXIT_FAILED,
+        }
+    }
+}
+
+/// One finding, for `--json`.
+#[derive(Debug, Serialize)]
+struct Finding {
+    line: u64,
+    offset: u64,
+    severity: &'static str,
+    kind: String,
+    message: String,
+}
+
+/// The report on one file.
+#[derive(Debug, Serialize)]
+struct FileReport {
+    path: PathBuf,
+    status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    diagnostics: Vec<Finding>,
+}
+
+/// Runs `check`. Exit 0: every file clean; 1: some file damaged; 2: some file unreadable.
+pub fn run(args: CheckArgs) -> Outcome {
+    let mut files = Vec::new();
+    let mut reports = Vec::new();
+    for path in &args.paths {
+        if path.is_dir() {
+            collect(path, 0, &mut files).map_err(|e| Failure::new(format!("could not search {}: {e}", path.display())))?;
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            reports.push(FileReport {
+                path: path.clone(),
+                status: Status::Unreadable,
+                error: Some("no such file or folder".to_owned()),
+                diagnostics: Vec::new(),
+            });
+        }
+    }
+    let progress = Progress::new(files.len(), "checking");
+    let mut out = Out::new();
+    for report in &reports {
+        if !args.json {
+            out.line(&human_error(report))?;
+        }
+    }
+    for file in files {
+        progress.step(&file.display().to_string());
+        let report = check_file(&file);
+        if !args.json {
+            progress.suspend(|| print_report(&mut out, &report))?;
+        }
+        reports.push(report);
+    }
+    progress.finish();
+    let worst = reports.iter().map(|r| r.status).max().unwrap_or(Status::Clean);
+    let count = |status: Status| reports.iter().filter(|r| r.status == status).count();
+    if args.json {
+        out.json(&json!({
+            "files": reports,
+            "clean": count(Status::Clean),
+            "damaged": count(Status::Damaged),
+            "unreadable": count(Status::Unreadable),
+        }))?;
+    } else {
+        out.line(&format!(
+            "checked {} file{}: {} clean, {} damaged, {} unreadable",
+            reports.len(),
+            if reports.len() == 1 { "" } else { "s" },
+            count(Status::Clean),
+            count(Status::Damaged),
+            count(Status::Unreadable)
+        ))?;
+    }
+    out.flush()?;
+    Ok(worst.exit_code())
+}
+
+/// Adds the `*.jsonl` files under `dir` (sorted, symlinked folders not followed).
+fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut items: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    items.sort_by_key(std::fs::DirEntry::path);
+    for item in items {
+        let kind = item.file_type()?;
+        let path = item.path();
+        if kind.is_dir() && depth < MAX_DEPTH {
+            collect(&path, depth + 1, files)?;
+        } else if !kind.is_dir() && path.extension().is_some_and(|e| e == "jsonl") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn check_file(path: &Path) -> FileReport {
+    let (file, diagnostics) = match store::open(path) {
+        Ok(opened) => opened,
+        Err(error) => {
+            return FileReport {
+                path: path.to_path_buf(),
+                status: Status::Unreadable,
+                error: Some(error.to_string()),
+                diagnostics: Vec::new(),
+            };
+        }
+    };
+    let mut findings: Vec<Finding> = diagnostics.iter().map(finding).collect();
+    let mut damaged = diagnostics.iter().any(|d| d.severity() >= Severity::Warning);
+    // Parent cycles are the resolver's finding (the store sees ids, not paths).
+    let view = SessionView::new(&file);
+    for diagnostic in view.index().branch_for(&LeafSelector::Default).diagnostics {
+        if diagnostic.kind != DiagnosticKind::Cycle {
+            continue;
+        }
+        let at = diagnostic.position.and_then(|p| file.index().get(p));
+        findings.push(Finding {
+            line: at.map_or(0, |a| a.line),
+            offset: at.map_or(0, |a| a.byte_offset),
+            severity: "warning",
+            kind: "cycle".to_owned(),
+            message: diagnostic.message,
+        });
+        damaged = true;
+    }
+    FileReport {
+        path: path.to_path_buf(),
+        status: if damaged { Status::Damaged } else { Status::Clean },
+        error: None,
+        diagnostics: findings,
+    }
+}
+
+fn finding(diagnostic: &Diagnostic) -> Finding {
+    Finding {
+        line: diagnostic.line,
+        offset: diagnostic.byte_offset,
+        severity: match diagnostic.severity() {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        },
+        kind: kind_name(&diagnostic.kind),
+        message: diagnostic.message.clone(),
+    }
+}
+
+/// `NotJson { .. }` → `not_json`.
+fn kind_name(kind: &store::DiagnosticKind) -> String {
+    let debug = format!("{kind:?}");
+    let name = debug.split([' ', '{', '(']).next().unwrap_or_default();
+    let mut snake = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                snake.push('_');
+            }
+            snake.push(c.to_ascii_lowercase());
+        } else {
+            snake.push(c);
+        }
+    }
+    snake
+}
+
+fn print_report(out: &mut Out, report: &FileReport) -> Result<(), Failure> {
+    if report.error.is_some() {
+        return out.line(&human_error(report));
+    }
+    for finding in &report.diagnostics {
+        out.line(&format!("{}:{}:{}: {}", report.path.display(), finding.line, finding.offset, finding.message))?;
+    }
+    Ok(())
+}
+
+fn human_error(report: &FileReport) -> String {
+    format!("{}: unreadable: {}", report.path.display(), report.error.as_deref().unwrap_or_default())
+}

@@ -1,0 +1,146 @@
+//! `pi-session context`: the context a session's model is sent, as JSON.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
+use pi_session::projection::{WorkspaceDocuments, llm_messages, reqllm, rho};
+use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector, SessionView};
+use pi_session::Inputs;
+use pi_session::store::SessionFile;
+use serde_json::Value;
+
+use crate::failure::{EXIT_OK, Failure, Outcome};
+use crate::input::{self, Loaded};
+use crate::output::{Out, warn};
+
+/// Arguments of `context`.
+#[derive(Debug, Args)]
+pub struct ContextArgs {
+    /// The session file (default: the most recent session of the current directory).
+    pub file: Option<PathBuf>,
+    /// The entry whose branch to build: an entry id, or `null` for an empty context (default:
+    /// the last entry, as pi and omp do when they open the file).
+    #[arg(long, value_name = "ID|null")]
+    pub leaf: Option<String>,
+    /// Whose rules to follow for `agent` and `llm`.
+    #[arg(long, value_enum, default_value_t = DialectChoice::Auto)]
+    pub dialect: DialectChoice,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = Format::Agent)]
+    pub format: Format,
+    /// What the model takes, for req-llm/openai/anthropic: a comma-separated subset of
+    /// text,image,pdf.
+    #[arg(long, value_name = "LIST", default_value = "text,image", value_parser = parse_inputs)]
+    pub inputs: Inputs,
+    /// Workspace root that attached PDFs are read from, never outside it (default: the
+    /// session's working directory, else the current one).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// omp's blob folder, for `blob:sha256:` image references (default: a `blobs` folder
+    /// beside the file, else omp's `<agent dir>/blobs`).
+    #[arg(long, value_name = "DIR")]
+    pub blobs: Option<PathBuf>,
+}
+
+/// `--dialect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectChoice {
+    /// Detect from the file (omp's title slot, header keys, entry types; else pi).
+    Auto,
+    /// pi 0.73.
+    Pi,
+    /// omp 18.2.
+    Omp,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The dialect's buildSessionContext: {messages, thinkingLevel, model...}.
+    Agent,
+    /// The dialect's convertToLlm of those messages.
+    Llm,
+    /// rho's req_llm messages (canonical JSON).
+    ReqLlm,
+    /// An OpenAI Chat Completions `messages` array.
+    Openai,
+    /// An Anthropic Messages `{system?, messages}`.
+    Anthropic,
+}
+
+fn parse_inputs(text: &str) -> Result<Inputs, String> {
+    text.parse::<Inputs>().map_err(|e| e.to_string())
+}
+
+/// Runs `context`.
+pub fn run(args: ContextArgs) -> Outcome {
+    let loaded = input::load(input::resolve(args.file.clone())?)?;
+    input::warn_diagnostics(&loaded);
+    let view = SessionView::new(&loaded.file);
+    let dialect = match args.dialect {
+        DialectChoice::Auto => view.detect_dialect()?,
+        DialectChoice::Pi => Dialect::Pi,
+        DialectChoice::Omp => Dialect::Omp,
+    };
+    let leaf = args.leaf.as_deref().map_or(LeafSelector::Default, LeafSelector::parse);
+    let blob_dir = input::blob_dir(args.blobs.clone(), &loaded.path);
+    let blobs = blob_dir.map(BlobFolder::new);
+    let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
+    let value = match args.format {
+        Format::Agent | Format::Llm => {
+            let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+            warn_tree(&loaded, &resolved.diagnostics);
+            if args.format == Format::Agent {
+                resolved.context.to_value()
+            } else {
+                Value::Array(llm_messages(resolved.context.messages(), dialect))
+            }
+        }
+        Format::ReqLlm | Format::Openai | Format::Anthropic => {
+            let messages = req_llm_messages(&loaded, &view, &leaf, &args, blob_source)?;
+            match args.format {
+                Format::ReqLlm => reqllm::to_canonical_json(&messages),
+                Format::Openai => openai_chat_messages(&messages, OpenAiOptions::default()),
+                _ => anthropic_messages(&messages),
+            }
+        }
+    };
+    let mut out = Out::new();
+    out.json(&value)?;
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// rho's projection of the branch (omp blob references read from `blobs`).
+fn req_llm_messages(
+    loaded: &Loaded,
+    view: &SessionView<'_, SessionFile>,
+    leaf: &LeafSelector,
+    args: &ContextArgs,
+    blobs: Option<&dyn BlobSource>,
+) -> Result<Vec<reqllm::Message>, Failure> {
+    let (branch, entries) = view.branch_entries(leaf)?;
+    warn_tree(loaded, &branch.diagnostics);
+    let root = args.root.clone().unwrap_or_else(|| default_root(loaded));
+    let documents = WorkspaceDocuments::new(root);
+    Ok(rho::context(&entries, &rho::Options { inputs: args.inputs, documents: &documents, blobs }))
+}
+
+/// The session's working directory when it exists here, else the current directory.
+fn default_root(loaded: &Loaded) -> PathBuf {
+    loaded
+        .file
+        .header()
+        .and_then(|h| h.cwd.as_deref())
+        .map(PathBuf::from)
+        .filter(|cwd| cwd.is_dir())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn warn_tree(loaded: &Loaded, diagnostics: &[pi_session::tree::Diagnostic]) {
+    for diagnostic in diagnostics {
+        warn(&input::tree_diagnostic_line(loaded, diagnostic));
+    }
+}

@@ -1,0 +1,159 @@
+//! `pi-session ls`: the sessions in a folder (by default, the current project's omp and pi
+//! folders), newest first, read from their first lines only.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use clap::Args;
+use pi_session::store::{ListProblem, SessionListing};
+use pi_session::types::IsoTimestamp;
+use pi_session::{ProjectFolders, list};
+use serde_json::{Value, json};
+
+use crate::failure::{EXIT_OK, Failure, Outcome};
+use crate::input::diagnostic_line;
+use crate::output::{Out, warn};
+use crate::progress::Progress;
+
+/// Arguments of `ls`.
+#[derive(Debug, Args)]
+pub struct LsArgs {
+    /// A folder of sessions, or of project folders of sessions (an omp or pi `sessions`
+    /// folder). Default: the current directory's omp and pi session folders.
+    pub dir: Option<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One folder to list and whose it is.
+struct Folder {
+    path: PathBuf,
+    kind: &'static str,
+}
+
+/// Runs `ls`.
+pub fn run(args: LsArgs) -> Outcome {
+    let folders = match &args.dir {
+        Some(dir) => folders_under(dir)?,
+        None => {
+            let cwd = std::env::current_dir().map_err(|e| Failure::new(format!("could not read the current directory: {e}")))?;
+            let project = ProjectFolders::for_cwd(&cwd);
+            let omp = project.omp.map(|path| Folder { path, kind: "omp" });
+            let pi = project.pi.map(|path| Folder { path, kind: "pi" });
+            omp.into_iter().chain(pi).collect()
+        }
+    };
+    let progress = Progress::new(folders.len(), "listing");
+    let mut listed = Vec::new();
+    for folder in folders {
+        progress.step(&folder.path.display().to_string());
+        let (sessions, skipped) = list(&folder.path)?;
+        listed.push((folder, sessions, skipped));
+    }
+    progress.finish();
+    let mut out = Out::new();
+    if args.json {
+        let folders: Vec<Value> = listed
+            .iter()
+            .map(|(folder, sessions, skipped)| {
+                json!({
+                    "path": folder.path,
+                    "kind": folder.kind,
+                    "sessions": sessions.iter().map(session_json).collect::<Vec<_>>(),
+                    "skipped": skipped.iter().map(problem_json).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        out.json(&json!({ "folders": folders }))?;
+    } else {
+        let show_empty = args.dir.is_none() || listed.len() == 1;
+        for (folder, sessions, skipped) in &listed {
+            for problem in skipped {
+                warn(&diagnostic_line(&problem.path, &problem.diagnostic));
+            }
+            if sessions.is_empty() && !show_empty {
+                continue;
+            }
+            out.line(&format!("{} ({}): {}", folder.path.display(), folder.kind, count(sessions.len())))?;
+            for session in sessions {
+                out.line(&row(session))?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// `dir` itself, then each folder directly inside it (project folders of a sessions root),
+/// sorted; the ones without sessions are left out of the table later.
+fn folders_under(dir: &Path) -> Result<Vec<Folder>, Failure> {
+    if !dir.is_dir() {
+        return Err(Failure::new(format!("{} is not a folder; name a folder of session files", dir.display())));
+    }
+    let mut folders = vec![Folder { path: dir.to_path_buf(), kind: "dir" }];
+    let read = std::fs::read_dir(dir).map_err(|e| Failure::new(format!("could not list {}: {e}", dir.display())))?;
+    let mut inner: Vec<PathBuf> = read
+        .filter_map(Result::ok)
+        .filter(|item| item.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|item| item.path())
+        .collect();
+    inner.sort();
+    folders.extend(inner.into_iter().map(|path| Folder { path, kind: "dir" }));
+    Ok(folders)
+}
+
+fn count(n: usize) -> String {
+    if n == 1 { "1 session".to_owned() } else { format!("{n} sessions") }
+}
+
+/// `2026-10-07 00:45  12.3 KiB  01a113d2  title  file-name`.
+fn row(session: &SessionListing) -> String {
+    let modified = iso(session.modified);
+    let when = modified.get(..16).unwrap_or(&modified).replace('T', " ");
+    let id: String = session.id.chars().take(8).collect();
+    let title = session.title.as_deref().filter(|t| !t.is_empty()).unwrap_or("(untitled)");
+    let name = session.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    format!("  {when}  {:>9}  {id:<8}  {title}  {name}", size(session.size))
+}
+
+fn size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    #[allow(clippy::cast_precision_loss, reason = "a rounded size for people")]
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+}
+
+fn iso(time: SystemTime) -> String {
+    let ms = time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    IsoTimestamp::from_unix_ms(ms).map_or_else(String::new, |t| t.as_str().to_owned())
+}
+
+fn session_json(session: &SessionListing) -> Value {
+    json!({
+        "path": session.path,
+        "id": session.id,
+        "title": session.title,
+        "titleSource": session.title_source,
+        "cwd": session.cwd,
+        "created": session.created,
+        "modified": iso(session.modified),
+        "size": session.size,
+        "version": session.version,
+        "parentSession": session.parent_session,
+    })
+}
+
+fn problem_json(problem: &ListProblem) -> Value {
+    json!({
+        "path": problem.path,
+        "line": problem.diagnostic.line,
+        "offset": problem.diagnostic.byte_offset,
+        "message": problem.diagnostic.message,
+    })
+}

@@ -1,0 +1,8 @@
+//! One module per subcommand.
+
+pub mod cat;
+pub mod check;
+pub mod context;
+pub mod ls;
+pub mod stats;
+pub mod tree;

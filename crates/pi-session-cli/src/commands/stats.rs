@@ -1,0 +1,157 @@
+//! `pi-session stats`: counts, branches, compactions, usage totals and context size.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use clap::Args;
+use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown, model_from, totals, usage_breakdown};
+use pi_session::{ContextStats, ProjectOptions, StatsOptions, from_pi_model};
+use serde_json::{Value, json};
+
+use crate::failure::{EXIT_OK, Outcome};
+use crate::input;
+use crate::output::Out;
+
+/// Arguments of `stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// The session file (default: the most recent session of the current directory).
+    pub file: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Everything `stats` reports.
+struct Report {
+    id: Option<String>,
+    dialect: &'static str,
+    title: Option<String>,
+    entries: usize,
+    by_type: BTreeMap<String, usize>,
+    tips: usize,
+    leaf: Option<String>,
+    branch_len: usize,
+    compactions: usize,
+    compactions_on_branch: usize,
+    model: Option<String>,
+    totals: Totals,
+    usage: UsageBreakdown,
+    context: ContextStats,
+    diagnostics: usize,
+}
+
+/// Runs `stats`.
+pub fn run(args: StatsArgs) -> Outcome {
+    let loaded = input::load(input::resolve(args.file)?)?;
+    input::warn_diagnostics(&loaded);
+    let view = SessionView::new(&loaded.file);
+    let index = view.index();
+    let dialect = view.detect_dialect()?;
+    let (branch, branch_entries) = view.branch_entries(&LeafSelector::Default)?;
+    let all: Vec<usize> = (0..index.len()).collect();
+    let every_entry = view.load(&all)?;
+    let mut by_type = BTreeMap::new();
+    for node in index.nodes() {
+        *by_type.entry(node.kind.clone()).or_insert(0) += 1;
+    }
+    let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
+    let model = model_from(&branch_entries).map(|m| from_pi_model(&m.pi_string()));
+    let messages = pi_session::projection::rho::context(&branch_entries, &ProjectOptions::default());
+    let context = ContextStats::from_messages(
+        &messages,
+        branch_entries.len(),
+        model.as_deref().unwrap_or_default(),
+        &StatsOptions::default(),
+    );
+    let report = Report {
+        id: loaded.file.header().map(|h| h.id.clone()),
+        dialect: dialect.as_str(),
+        title: view.name(dialect)?,
+        entries: index.len(),
+        by_type,
+        tips: index.tips().len(),
+        leaf: branch.positions.last().and_then(|&p| index.node(p)).and_then(|n| n.id.clone()),
+        branch_len: branch.positions.len(),
+        compactions: every_entry.iter().filter(|e| is_compaction(e)).count(),
+        compactions_on_branch: branch_entries.iter().filter(|e| is_compaction(e)).count(),
+        model,
+        totals: totals(&branch_entries),
+        usage: usage_breakdown(&every_entry),
+        context,
+        diagnostics: loaded.diagnostics.len(),
+    };
+    let mut out = Out::new();
+    if args.json {
+        out.json(&to_json(&report))?;
+    } else {
+        out.text(&to_text(&report))?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+fn to_json(report: &Report) -> Value {
+    json!({
+        "id": report.id,
+        "dialect": report.dialect,
+        "title": report.title,
+        "entries": {"total": report.entries, "byType": report.by_type},
+        "branches": {"tips": report.tips, "leafId": report.leaf, "branchLength": report.branch_len},
+        "compactions": {"total": report.compactions, "onBranch": report.compactions_on_branch},
+        "model": report.model,
+        "totals": report.totals,
+        "usage": report.usage,
+        "context": report.context,
+        "diagnostics": report.diagnostics,
+    })
+}
+
+fn to_text(report: &Report) -> String {
+    let types: Vec<String> = report.by_type.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
+    let c = &report.context;
+    let all = report.usage.total();
+    let mut lines = vec![
+        format!("session      {} ({})", report.id.as_deref().unwrap_or("(no header)"), report.dialect),
+        format!("title        {}", report.title.as_deref().filter(|t| !t.is_empty()).unwrap_or("(untitled)")),
+        format!("entries      {} ({})", report.entries, types.join(", ")),
+        format!(
+            "branches     {} tip{}; leaf {} with {} entries on its branch",
+            report.tips,
+            if report.tips == 1 { "" } else { "s" },
+            report.leaf.as_deref().unwrap_or("(none)"),
+            report.branch_len
+        ),
+        format!("compactions  {} ({} on the branch)", report.compactions, report.compactions_on_branch),
+        format!("model        {}", report.model.as_deref().unwrap_or("(none named)")),
+        format!(
+            "branch usage {} tokens, {} output, ${:.4}",
+            report.totals.tokens, report.totals.output, report.totals.cost
+        ),
+        format!(
+            "file usage   {} tokens, ${:.4} ({}, {}, {})",
+            all.total_tokens,
+            all.cost_total,
+            counted(report.usage.assistant.count, "assistant turn"),
+            counted(report.usage.nested_tools.count, "nested tool call"),
+            counted(report.usage.side_calls.count, "side call")
+        ),
+        format!(
+            "context      ~{} tokens of {} ({:.1}%), {} left before compaction, {} messages",
+            c.estimated_tokens, c.window, c.utilisation_percent, c.remaining, c.messages
+        ),
+        format!(
+            "  by role    user {}, assistant {}, tool {}, system {}",
+            c.by_role.user, c.by_role.assistant, c.by_role.tool, c.by_role.system
+        ),
+    ];
+    if report.diagnostics > 0 {
+        lines.push(format!("diagnostics  {} (run `pi-session check` to see them)", report.diagnostics));
+    }
+    lines.join("\n") + "\n"
+}
+
+/// `1 side call`, `2 side calls`.
+fn counted(n: u64, what: &str) -> String {
+    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+}

@@ -1,0 +1,92 @@
+//! Finding and opening the session a command works on.
+
+use std::path::{Path, PathBuf};
+
+use pi_session::store::{self, Diagnostic, SessionFile};
+use pi_session::{ProjectFolders, latest_for_cwd};
+
+use crate::failure::Failure;
+use crate::output::warn;
+
+/// A session file opened for reading, with what the store found wrong in it.
+pub struct Loaded {
+    /// The file.
+    pub path: PathBuf,
+    /// The opened session (header and index; bodies read on demand).
+    pub file: SessionFile,
+    /// Damaged or unusual lines.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The file named on the command line, or the most recent session of the current directory
+/// (omp's folder first, then pi's, like `omp -c`).
+pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    if let Some(file) = file {
+        return Ok(file);
+    }
+    let cwd = std::env::current_dir().map_err(|e| Failure::new(format!("could not read the current directory: {e}")))?;
+    if let Some(path) = latest_for_cwd(&cwd)? {
+        return Ok(path);
+    }
+    let folders = ProjectFolders::for_cwd(&cwd);
+    let mut message = format!("no session found for {}; looked in:", cwd.display());
+    for folder in folders.all() {
+        message.push_str(&format!("\n  {}", folder.display()));
+    }
+    if folders.all().is_empty() {
+        message.push_str("\n  (no omp or pi folder: HOME is not set)");
+    }
+    message.push_str("\nname a session file: pi-session <command> FILE");
+    Err(Failure::new(message))
+}
+
+/// Opens `path` read-only. Only I/O problems fail; damage comes back as diagnostics.
+pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
+    if path.is_dir() {
+        return Err(Failure::new(format!(
+            "{} is a folder; name a session file in it (`pi-session ls {}` lists them)",
+            path.display(),
+            path.display()
+        )));
+    }
+    let (file, diagnostics) = store::open(&path)?;
+    Ok(Loaded { path, file, diagnostics })
+}
+
+/// The diagnostic as `file:line:offset: message`.
+pub fn diagnostic_line(path: &Path, diagnostic: &Diagnostic) -> String {
+    format!("{}:{}:{}: {}", path.display(), diagnostic.line, diagnostic.byte_offset, diagnostic.message)
+}
+
+/// A resolver diagnostic as `file:line:offset: message` (the entry's line), or `file: message`.
+pub fn tree_diagnostic_line(loaded: &Loaded, diagnostic: &pi_session::tree::Diagnostic) -> String {
+    let at = diagnostic.position.and_then(|p| loaded.file.index().get(p));
+    match at {
+        Some(at) => format!("{}:{}:{}: {}", loaded.path.display(), at.line, at.byte_offset, diagnostic.message),
+        None => format!("{}: {diagnostic}", loaded.path.display()),
+    }
+}
+
+/// Prints the store's warnings and errors on stderr (notes such as "migrated in memory" are
+/// left to `check`).
+pub fn warn_diagnostics(loaded: &Loaded) {
+    for diagnostic in loaded.diagnostics.iter().filter(|d| d.severity() >= store::Severity::Warning) {
+        warn(&diagnostic_line(&loaded.path, diagnostic));
+    }
+}
+
+/// Where omp's blobs are for a session file: `--blobs`, else a `blobs` folder beside the file
+/// (the fixtures' layout), else omp's layout (`<agent dir>/sessions/<bucket>/<file>` with
+/// `<agent dir>/blobs`).
+pub fn blob_dir(explicit: Option<PathBuf>, session: &Path) -> Option<PathBuf> {
+    if explicit.is_some() {
+        return explicit;
+    }
+    let folder = session.parent()?;
+    let beside = folder.join("blobs");
+    if beside.is_dir() {
+        return Some(beside);
+    }
+    let agent = folder.parent()?.parent()?.join("blobs");
+    agent.is_dir().then_some(agent)
+}

@@ -1,0 +1,8 @@
+//! Tests of the `pi-session` command (one test binary; see each module).
+
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+mod common;
+mod context;
+mod help;

@@ -1,0 +1,119 @@
+//! `pi-session context`: equal to what the real omp and pi return on every recorded fixture,
+//! snapshots of the provider projections, and bad input.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::common::{js_equal, json, parse_js_json, root, run};
+
+/// The recorded scenarios of one implementation folder (`fixtures/pi`, `fixtures/omp`), with
+/// their expectations; scenarios the implementation could not open are left out.
+fn recorded(folder: &str) -> Vec<(String, Value)> {
+    let dir = root().join("fixtures").join(folder);
+    let mut found: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
+        .map(|p| {
+            let expected = parse_js_json(&std::fs::read_to_string(&p).unwrap());
+            let file = format!("fixtures/{folder}/{}", expected["file"].as_str().unwrap());
+            (file, expected)
+        })
+        .filter(|(_, expected)| expected.get("openError").is_none())
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(found.len() >= 25, "{folder}: only {} recorded scenarios", found.len());
+    found
+}
+
+fn leaf_arg(context: &Value) -> String {
+    match &context["leafId"] {
+        Value::String(id) => id.clone(),
+        _ => "null".to_owned(),
+    }
+}
+
+/// For every recorded context: `--format agent` equals `buildSessionContext`, `--format llm`
+/// equals `convertToLlm` (the real implementations' own output).
+fn check_recorded(folder: &str) {
+    let mut checked = 0;
+    for (file, expected) in recorded(folder) {
+        let dialect = expected["dialect"].as_str().unwrap();
+        for context in expected["contexts"].as_array().unwrap() {
+            let leaf = leaf_arg(context);
+            for (format, key) in [("agent", "agent"), ("llm", "llm")] {
+                let out = run(&["context", &file, "--dialect", dialect, "--leaf", &leaf, "--format", format]);
+                assert_eq!(out.code, 0, "{out}");
+                let got = json(&out);
+                assert!(js_equal(&got, &context[key]), "{file} leaf {leaf} --format {format}:\n{got:#}\n---- expected\n{:#}", context[key]);
+                checked += 1;
+            }
+        }
+    }
+    println!("{folder}: {checked} outputs equal to the recordings");
+}
+
+#[test]
+fn pi_contexts_equal_the_recordings() {
+    check_recorded("pi");
+}
+
+#[test]
+fn omp_contexts_equal_the_recordings() {
+    check_recorded("omp");
+}
+
+#[test]
+fn auto_dialect_picks_the_recorded_one() {
+    for folder in ["pi", "omp"] {
+        for (file, expected) in recorded(folder) {
+            let out = run(&["context", &file]);
+            assert_eq!(out.code, 0, "{out}");
+            let default = &expected["contexts"][0];
+            // A pi-written file read by omp is omp's reading; auto detection says pi for it.
+            if expected["scenario"] == "pi-written-file" {
+                continue;
+            }
+            assert!(js_equal(&json(&out), &default["agent"]), "{file}: auto dialect");
+        }
+    }
+}
+
+#[test]
+fn provider_projections() {
+    let cases: [(&str, &[&str]); 7] = [
+        ("fixtures/pi/tool-calls.jsonl", &["--format", "req-llm"]),
+        ("fixtures/pi/tool-calls.jsonl", &["--format", "openai"]),
+        ("fixtures/pi/tool-calls.jsonl", &["--format", "anthropic"]),
+        ("fixtures/omp/images.jsonl", &["--format", "openai"]),
+        ("fixtures/omp/images.jsonl", &["--format", "anthropic", "--inputs", "text"]),
+        ("fixtures/pi/compaction-single.jsonl", &["--format", "req-llm"]),
+        ("fixtures/cli/mixed/good.jsonl", &["--format", "anthropic", "--leaf", "a0000005"]),
+    ];
+    for (i, (file, extra)) in cases.iter().enumerate() {
+        let mut args = vec!["context", file];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        assert_eq!(out.code, 0, "{out}");
+        let name = format!("context_{i}_{}", PathBuf::from(file).file_stem().unwrap().to_string_lossy());
+        insta::assert_snapshot!(name, out.to_string());
+    }
+}
+
+#[test]
+fn bad_input_is_refused_on_stderr() {
+    let cases: [&[&str]; 7] = [
+        &["context", "fixtures/cli/no-such-file.jsonl"],
+        &["context", "fixtures/cli/mixed"],
+        &["context", "fixtures/cli/mixed/binary.jsonl"],
+        &["context", "fixtures/cli/mixed/empty.jsonl"],
+        &["context", "fixtures/cli/mixed/good.jsonl", "--inputs", "text,video"],
+        &["context", "fixtures/cli/mixed/good.jsonl", "--format", "xml"],
+        &["context", "fixtures/cli/mixed/good.jsonl", "--leaf", "nope"],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        let out = run(args);
+        insta::assert_snapshot!(format!("context_bad_{i}"), out.to_string());
+    }
+}

@@ -1,0 +1,271 @@
+//! Comparing our JSON with what the real implementations recorded.
+//!
+//! - [`parse_recording`] reads an `expected.json` (written by `JSON.stringify`), normalising lone
+//!   UTF-16 surrogate escapes to U+FFFD, the way our store reads them in session lines.
+//! - [`diff`] compares two values the way JavaScript sees parsed JSON (numbers by value, object
+//!   keys in any order) and returns the first differences, each with its path.
+//! - [`IdMap`] lets ids that the real code generates at random (v1 files get fresh entry ids on
+//!   every load) be compared by structure: each recorded id must stand for one and the same id
+//!   of ours everywhere in a scenario, and no two recorded ids may stand for the same one.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+/// How many differences one check reports (the rest are counted, not shown).
+pub const SHOWN_DIFFERENCES: usize = 4;
+/// How many characters of a value a difference shows.
+const SHOWN_VALUE_CHARS: usize = 160;
+
+/// Parses a recording written by `JSON.stringify`.
+///
+/// JavaScript strings may hold lone UTF-16 surrogates, which `JSON.stringify` writes as
+/// `\udXXX` escapes; serde_json (like any UTF-8 reader) cannot represent them. Our store reads a
+/// lone surrogate escape in a session line as U+FFFD (with a diagnostic), so the recording is
+/// normalised the same way before comparing; nothing else is changed. Only recordings that hold
+/// such an escape are touched (the `unicode` scenarios).
+pub fn parse_recording(text: &str) -> Result<Value, String> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(value),
+        Err(first) => serde_json::from_str(&replace_lone_surrogate_escapes(text))
+            .map_err(|_| format!("not JSON: {first}")),
+    }
+}
+
+/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`; paired escapes, and
+/// escaped backslashes followed by `u`, are left alone.
+fn replace_lone_surrogate_escapes(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let surrogate_at = |at: usize| -> Option<u16> {
+        if bytes.get(at) != Some(&b'\\') || bytes.get(at + 1) != Some(&b'u') {
+            return None;
+        }
+        let unit = u16::from_str_radix(text.get(at + 2..at + 6)?, 16).ok()?;
+        (0xD800..=0xDFFF).contains(&unit).then_some(unit)
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] != b'\\' {
+            at += 1;
+            continue;
+        }
+        let Some(unit) = surrogate_at(at) else {
+            at += 2; // an escape of something else (including `\\`): skip both bytes
+            continue;
+        };
+        let is_high = unit < 0xDC00;
+        let paired = is_high && surrogate_at(at + 6).is_some_and(|next| next >= 0xDC00);
+        if paired {
+            at += 12;
+            continue;
+        }
+        out.push_str(&text[copied..at]);
+        out.push_str("\\ufffd");
+        at += 6;
+        copied = at;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// Recorded ids that stand for ids we generate ourselves, and what each was matched with.
+#[derive(Debug, Default)]
+pub struct IdMap {
+    generated: HashSet<String>,
+    to_ours: HashMap<String, String>,
+    to_theirs: HashMap<String, String>,
+}
+
+impl IdMap {
+    /// A map where no id is generated: every string compares exactly.
+    pub fn exact() -> Self {
+        Self::default()
+    }
+
+    /// A map where each of `generated` (ids the real code minted at random) matches whichever id
+    /// of ours is in the same place, consistently across every check that shares the map.
+    pub fn structural(generated: impl IntoIterator<Item = String>) -> Self {
+        Self { generated: generated.into_iter().collect(), ..Self::default() }
+    }
+
+    /// The id of ours a generated recorded id was matched with so far.
+    pub fn ours_for(&self, theirs: &str) -> Option<&str> {
+        self.to_ours.get(theirs).map(String::as_str)
+    }
+
+    /// Whether the recorded string `theirs` in this place matches our `ours`.
+    fn matches(&mut self, theirs: &str, ours: &str) -> bool {
+        if !self.generated.contains(theirs) {
+            return theirs == ours;
+        }
+        match (self.to_ours.get(theirs), self.to_theirs.get(ours)) {
+            (Some(mapped), _) => mapped == ours,
+            (None, Some(_)) => false, // `ours` already stands for another recorded id
+            (None, None) => {
+                self.to_ours.insert(theirs.to_owned(), ours.to_owned());
+                self.to_theirs.insert(ours.to_owned(), theirs.to_owned());
+                true
+            }
+        }
+    }
+}
+
+/// One place where the recording and our value differ.
+#[derive(Debug, Clone)]
+pub struct Difference {
+    /// Where, as `$.messages[3].content[0].text`.
+    pub path: String,
+    /// The recorded value (`None`: the recording has nothing there).
+    pub expected: Option<Value>,
+    /// Our value (`None`: we have nothing there).
+    pub actual: Option<Value>,
+}
+
+/// The differences between a recorded value and ours (empty when they are equal), at most
+/// [`SHOWN_DIFFERENCES`] of them plus a count of the rest.
+#[derive(Debug, Default)]
+pub struct Diff {
+    /// The first differences, in document order.
+    pub shown: Vec<Difference>,
+    /// How many more there were.
+    pub more: usize,
+}
+
+impl Diff {
+    /// No difference found.
+    pub fn is_empty(&self) -> bool {
+        self.shown.is_empty()
+    }
+
+    fn push(&mut self, path: &str, expected: Option<&Value>, actual: Option<&Value>) {
+        if self.shown.len() < SHOWN_DIFFERENCES {
+            self.shown.push(Difference { path: path.to_owned(), expected: expected.cloned(), actual: actual.cloned() });
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// The differences for a person: one block per difference.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for difference in &self.shown {
+            let _ = writeln!(out, "      at {}", difference.path);
+            let _ = writeln!(out, "        expected: {}", show(difference.expected.as_ref()));
+            let _ = writeln!(out, "        actual:   {}", show(difference.actual.as_ref()));
+        }
+        if self.more > 0 {
+            let _ = writeln!(out, "      … and {} more difference(s)", self.more);
+        }
+        out
+    }
+}
+
+fn show(value: Option<&Value>) -> String {
+    let Some(value) = value else { return "(absent)".to_owned() };
+    let text = value.to_string();
+    if text.chars().count() <= SHOWN_VALUE_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(SHOWN_VALUE_CHARS).collect();
+    format!("{cut}… ({} chars)", text.chars().count())
+}
+
+/// Compares `expected` (recorded) with `actual` (ours).
+pub fn diff(expected: &Value, actual: &Value, ids: &mut IdMap) -> Diff {
+    let mut out = Diff::default();
+    walk("$", expected, actual, ids, &mut out);
+    out
+}
+
+fn walk(path: &str, expected: &Value, actual: &Value, ids: &mut IdMap, out: &mut Diff) {
+    match (expected, actual) {
+        (Value::Number(x), Value::Number(y)) => {
+            // JavaScript has one number type: 1 and 1.0 are the same value.
+            if x.as_f64() != y.as_f64() {
+                out.push(path, Some(expected), Some(actual));
+            }
+        }
+        (Value::String(x), Value::String(y)) => {
+            if !ids.matches(x, y) {
+                out.push(path, Some(expected), Some(actual));
+            }
+        }
+        (Value::Array(xs), Value::Array(ys)) => {
+            for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
+                walk(&format!("{path}[{i}]"), x, y, ids, out);
+            }
+            for (i, x) in xs.iter().enumerate().skip(ys.len()) {
+                out.push(&format!("{path}[{i}]"), Some(x), None);
+            }
+            for (i, y) in ys.iter().enumerate().skip(xs.len()) {
+                out.push(&format!("{path}[{i}]"), None, Some(y));
+            }
+        }
+        (Value::Object(xs), Value::Object(ys)) => {
+            for (key, x) in xs {
+                let at = member_path(path, key);
+                match ys.get(key) {
+                    Some(y) => walk(&at, x, y, ids, out),
+                    None => out.push(&at, Some(x), None),
+                }
+            }
+            for (key, y) in ys {
+                if !xs.contains_key(key) {
+                    out.push(&member_path(path, key), None, Some(y));
+                }
+            }
+        }
+        _ => {
+            if expected != actual {
+                out.push(path, Some(expected), Some(actual));
+            }
+        }
+    }
+}
+
+fn member_path(path: &str, key: &str) -> String {
+    let plain = !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    if plain { format!("{path}.{key}") } else { format!("{path}[{}]", Value::from(key)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
+        let text = r#"["\ud83d\ude00", "\ud83d", "x\ude00y", "\\ud83d", "\ud83d\ud83d\ude00"]"#;
+        assert_eq!(parse_recording(text).unwrap(), json!(["😀", "\u{fffd}", "x\u{fffd}y", "\\ud83d", "\u{fffd}😀"]));
+    }
+
+    #[test]
+    fn numbers_compare_by_value_and_key_order_is_ignored() {
+        let mut ids = IdMap::exact();
+        assert!(diff(&json!({"a": 1, "b": [2.0]}), &json!({"b": [2], "a": 1.0}), &mut ids).is_empty());
+    }
+
+    #[test]
+    fn differences_name_their_path() {
+        let mut ids = IdMap::exact();
+        let found = diff(&json!({"m": [{"t": "a"}, 1], "odd key": 1}), &json!({"m": [{"t": "b"}], "x": 2}), &mut ids);
+        let paths: Vec<&str> = found.shown.iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["$.m[0].t", "$.m[1]", "$[\"odd key\"]", "$.x"]);
+        assert!(found.render().contains("expected: \"a\""));
+    }
+
+    #[test]
+    fn generated_ids_must_map_one_to_one() {
+        let mut ids = IdMap::structural(["r1".to_owned(), "r2".to_owned()]);
+        assert!(diff(&json!(["r1", "r2", "r1"]), &json!(["o1", "o2", "o1"]), &mut ids).is_empty());
+        assert!(!diff(&json!(["r1"]), &json!(["o2"]), &mut ids).is_empty(), "r1 already stands for o1");
+        let mut fresh = IdMap::structural(["r1".to_owned(), "r2".to_owned()]);
+        assert!(!diff(&json!(["r1", "r2"]), &json!(["o1", "o1"]), &mut fresh).is_empty(), "o1 cannot stand for both");
+        assert!(!diff(&json!(["keep"]), &json!(["other"]), &mut fresh).is_empty(), "other strings compare exactly");
+    }
+}

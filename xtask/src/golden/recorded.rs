@@ -1,0 +1,265 @@
+//! Sessions recorded by the real omp and pi: open each with our store and compare every answer
+//! with what the real `SessionManager` returned (`<scenario>.expected.json`, schema 1 in
+//! `fixtures/README.md`).
+//!
+//! Per scenario: `open` (our store opens it), `header`, `name` (session name / title),
+//! `entries` (entry count), `leafId`, `branchIds`, `tips`, `labels`; per recorded context
+//! (default leaf, other tips, extra leaves): `ctx-branch` (the leaf's branch ids), `agent` (our
+//! `buildSessionContext` JSON in the recording's dialect) and `llm` (our `convertToLlm` of it).
+//!
+//! Two documented normalisations, both in [`super::compare`]: lone surrogate escapes in a
+//! recording read as U+FFFD (as our store reads them in session lines), and for version-1 files
+//! (no entry ids; the real code mints random ones on every load, ours are deterministic) the
+//! recorded ids are compared structurally through one [`IdMap`] per scenario.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use pi_session_context::llm_messages;
+use pi_session_store::{DiagnosticKind, SessionFile};
+use pi_session_tree::{BlobFolder, BlobSource, ContextOptions, Dialect, EntrySource, LeafSelector, SessionView};
+use serde_json::Value;
+
+use super::compare::{IdMap, diff, parse_recording};
+use super::report::{Outcome, Report, Row};
+
+/// Checks every `*.expected.json` in `recordings`; the session files they name are in
+/// `sessions` (the same folder for `fixtures/<impl>/`, the parent for `fixtures/ours/<d>/<impl>/`).
+pub fn check_folder(report: &mut Report, group: &str, recordings: &Path, sessions: &Path, only: Option<&str>) {
+    let files = match expected_files(recordings) {
+        Ok(files) => files,
+        Err(reason) => {
+            report.notice(format!("{group}: {reason}; skipped"));
+            return;
+        }
+    };
+    if files.is_empty() {
+        report.notice(format!("{group}: no recordings in {}; skipped", recordings.display()));
+    }
+    for file in files {
+        let scenario = scenario_name(&file);
+        if only.is_some_and(|only| !scenario.contains(only)) {
+            continue;
+        }
+        let mut row = Row::new(group, scenario);
+        check_recording(report, &mut row, &file, sessions);
+        report.push_row(row);
+    }
+}
+
+/// `*.expected.json` files of `dir`, sorted by name (the folder is re-read on every run).
+fn expected_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let listing = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut files: Vec<PathBuf> = listing
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.to_str().is_some_and(|p| p.ends_with(".expected.json")))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+fn scenario_name(file: &Path) -> String {
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?");
+    name.strip_suffix(".expected.json").unwrap_or(name).to_owned()
+}
+
+fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &Path) {
+    let recorded = match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|t| parse_recording(&t)) {
+        Ok(value) => value,
+        Err(reason) => {
+            report.record(row, "open", "", Outcome::Fail(format!("      cannot read {}: {reason}\n", file.display())));
+            return;
+        }
+    };
+    let Some(dialect) = recorded["dialect"].as_str().and_then(Dialect::parse) else {
+        let found = &recorded["dialect"];
+        report.record(row, "open", "", Outcome::Fail(format!("      the recording's dialect {found} is not \"pi\" or \"omp\"\n")));
+        return;
+    };
+    let session_path = sessions.join(recorded["file"].as_str().unwrap_or_default());
+    let (session, diagnostics) = match pi_session_store::open(&session_path) {
+        Ok(opened) => opened,
+        Err(error) => {
+            report.record(row, "open", "", Outcome::Fail(format!("      {}: {error}\n", session_path.display())));
+            return;
+        }
+    };
+    report.record(row, "open", "", Outcome::Pass);
+    let blobs = recorded["blobsDir"].as_str().map(|dir| BlobFolder::new(sessions.join(dir)));
+    let scenario = Scenario {
+        recorded: &recorded,
+        session: &session,
+        view: SessionView::new(&session),
+        dialect,
+        blobs: blobs.as_ref().map(|b| b as &dyn BlobSource),
+        skipped_lines: diagnostics.iter().filter(|d| matches!(d.kind, DiagnosticKind::NotAnObject { .. })).count(),
+    };
+    if let Some(error) = recorded["openError"].as_str() {
+        scenario.check_refused(report, row, error);
+        return;
+    }
+    let mut ids = scenario.id_map(&session_path);
+    scenario.check_session(report, row, &mut ids);
+    scenario.check_contexts(report, row, &mut ids);
+}
+
+/// One recording and our opened session.
+struct Scenario<'a> {
+    recorded: &'a Value,
+    session: &'a SessionFile,
+    view: SessionView<'a, SessionFile>,
+    dialect: Dialect,
+    blobs: Option<&'a dyn BlobSource>,
+    /// Lines that are JSON but not objects: the store skips them with a diagnostic.
+    skipped_lines: usize,
+}
+
+impl Scenario<'_> {
+    /// The real implementation threw in `SessionManager.open`. We do not copy a crash: the file
+    /// must open with our store and give a context (checked above and here), and the comparisons
+    /// are skipped with the recorded error printed.
+    fn check_refused(&self, report: &mut Report, row: &mut Row, error: &str) {
+        let implementation = self.recorded["implementation"].as_str().unwrap_or("the real implementation");
+        let built = self.view.context(&LeafSelector::Default, self.dialect, &self.options());
+        let outcome = match built {
+            Ok(_) => Outcome::Pass,
+            Err(error) => Outcome::Fail(format!("      building the default context failed: {error}\n")),
+        };
+        report.record(row, "agent", "default", outcome);
+        report.record(
+            row,
+            "compare",
+            "",
+            Outcome::Skip(format!(
+                "{implementation} threw while opening this file ({error:?}); we open it and build its context, so there is nothing recorded to compare with"
+            )),
+        );
+    }
+
+    fn options(&self) -> ContextOptions<'_> {
+        ContextOptions { blobs: self.blobs }
+    }
+
+    /// Exact ids, except for version-1 files: the ids the recording holds that are nowhere in the
+    /// session file were minted by the real code and are matched structurally.
+    fn id_map(&self, session_path: &Path) -> IdMap {
+        if self.session.file_version() >= 2 {
+            return IdMap::exact();
+        }
+        let text = std::fs::read_to_string(session_path).unwrap_or_default();
+        let mut candidates = BTreeSet::new();
+        collect_ids(self.recorded, &mut candidates);
+        IdMap::structural(candidates.into_iter().filter(|id| !text.contains(&format!("\"{id}\""))))
+    }
+
+    fn check_session(&self, report: &mut Report, row: &mut Row, ids: &mut IdMap) {
+        let header = EntrySource::header_value(self.session).unwrap_or(Value::Null);
+        compare(report, row, ids, "header", "", &self.recorded["header"], &header);
+        match self.view.name(self.dialect) {
+            Ok(name) => {
+                let name = name.map_or(Value::Null, Value::from);
+                compare(report, row, ids, "name", "", &self.recorded["sessionName"], &name);
+            }
+            Err(error) => report.record(row, "name", "", Outcome::Fail(format!("      {error}\n"))),
+        }
+        // pi and omp keep a line that is JSON but not an object (`42`) as an entry without an
+        // id; our store skips it with a `NotAnObject` diagnostic. Count those lines back in.
+        let count = Value::from(self.view.index().len() + self.skipped_lines);
+        compare(report, row, ids, "entries", "", &self.recorded["entryCount"], &count);
+        match self.view.tree_json() {
+            Ok(tree) => {
+                for key in ["leafId", "branchIds", "tips", "labels"] {
+                    compare(report, row, ids, key, "", &self.recorded[key], &tree[key]);
+                }
+            }
+            Err(error) => report.record(row, "leafId", "", Outcome::Fail(format!("      tree_json failed: {error}\n"))),
+        }
+    }
+
+    fn check_contexts(&self, report: &mut Report, row: &mut Row, ids: &mut IdMap) {
+        let Some(contexts) = self.recorded["contexts"].as_array() else {
+            report.record(row, "agent", "", Outcome::Fail("      the recording has no `contexts` array\n".into()));
+            return;
+        };
+        let options = self.options();
+        for context in contexts {
+            let what = describe_leaf(context);
+            let selector = match (context["kind"].as_str(), &context["leafId"]) {
+                (Some("default"), _) => LeafSelector::Default,
+                (_, Value::Null) => LeafSelector::Null,
+                (_, Value::String(id)) => LeafSelector::Id(ids.ours(id)),
+                (_, other) => {
+                    report.record(row, "agent", &what, Outcome::Fail(format!("      unexpected leafId {other}\n")));
+                    continue;
+                }
+            };
+            compare(report, row, ids, "ctx-branch", &what, &context["branchIds"], &self.branch_ids(&selector));
+            let resolved = match self.view.context(&selector, self.dialect, &options) {
+                Ok(resolved) => resolved,
+                Err(error) => {
+                    report.record(row, "agent", &what, Outcome::Fail(format!("      {error}\n")));
+                    continue;
+                }
+            };
+            compare(report, row, ids, "agent", &what, &context["agent"], &resolved.context.to_value());
+            let llm = Value::Array(llm_messages(resolved.context.messages(), self.dialect));
+            compare(report, row, ids, "llm", &what, &context["llm"], &llm);
+        }
+    }
+
+    /// What `getBranch(leafId)` returns: the leaf's branch, root first; `[]` for `null` and for an
+    /// id the session does not hold.
+    fn branch_ids(&self, selector: &LeafSelector) -> Value {
+        let index = self.view.index();
+        let leaf = match selector {
+            LeafSelector::Default => index.leaf_position(),
+            LeafSelector::Id(id) => index.position_of(id),
+            _ => None,
+        };
+        let positions = leaf.map(|at| index.branch(at).positions).unwrap_or_default();
+        positions.iter().map(|&at| index.node(at).and_then(|n| n.id.clone()).map_or(Value::Null, Value::from)).collect()
+    }
+}
+
+impl IdMap {
+    /// The id of ours that recorded `theirs` was matched with (itself when not generated or not
+    /// matched yet).
+    fn ours(&self, theirs: &str) -> String {
+        self.ours_for(theirs).unwrap_or(theirs).to_owned()
+    }
+}
+
+fn describe_leaf(context: &Value) -> String {
+    let kind = context["kind"].as_str().unwrap_or("?");
+    match &context["leafId"] {
+        Value::String(id) if kind != "default" => format!("{kind} {id}"),
+        Value::Null if kind != "default" => format!("{kind} null"),
+        _ => kind.to_owned(),
+    }
+}
+
+/// Entry ids a recording names: leaf, branch and tip ids, label keys, and those of its contexts.
+fn collect_ids(recorded: &Value, into: &mut BTreeSet<String>) {
+    let mut add = |value: &Value| {
+        if let Some(id) = value.as_str() {
+            into.insert(id.to_owned());
+        }
+    };
+    add(&recorded["leafId"]);
+    for key in ["branchIds", "tips"] {
+        recorded[key].as_array().into_iter().flatten().for_each(&mut add);
+    }
+    if let Some(labels) = recorded["labels"].as_object() {
+        labels.keys().for_each(|id| add(&Value::from(id.as_str())));
+    }
+    for context in recorded["contexts"].as_array().into_iter().flatten() {
+        add(&context["leafId"]);
+        context["branchIds"].as_array().into_iter().flatten().for_each(&mut add);
+    }
+}
+
+fn compare(report: &mut Report, row: &mut Row, ids: &mut IdMap, check: &'static str, what: &str, expected: &Value, actual: &Value) {
+    let found = diff(expected, actual, ids);
+    let outcome = if found.is_empty() { Outcome::Pass } else { Outcome::Fail(found.render()) };
+    report.record(row, check, what, outcome);
+}
