@@ -40,7 +40,8 @@ pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
     Err(Failure::new(message))
 }
 
-/// Opens `path` read-only. Only I/O problems fail; damage comes back as diagnostics.
+/// Opens `path` read-only and prints its warnings on stderr. Fails for I/O problems and for a
+/// file with neither a header nor entries; other damage is only reported.
 pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
     if path.is_dir() {
         return Err(Failure::new(format!(
@@ -50,7 +51,16 @@ pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
         )));
     }
     let (file, diagnostics) = store::open(&path)?;
-    Ok(Loaded { path, file, diagnostics })
+    let loaded = Loaded { path, file, diagnostics };
+    warn_diagnostics(&loaded);
+    if loaded.file.header().is_none() && loaded.file.is_empty() {
+        return Err(Failure::new(format!(
+            "{} is not a session: it has neither a session header nor entries (`pi-session check {}` says what it holds)",
+            loaded.path.display(),
+            loaded.path.display()
+        )));
+    }
+    Ok(loaded)
 }
 
 /// The diagnostic as `file:line:offset: message`.
@@ -69,7 +79,7 @@ pub fn tree_diagnostic_line(loaded: &Loaded, diagnostic: &pi_session::tree::Diag
 
 /// Prints the store's warnings and errors on stderr (notes such as "migrated in memory" are
 /// left to `check`).
-pub fn warn_diagnostics(loaded: &Loaded) {
+fn warn_diagnostics(loaded: &Loaded) {
     for diagnostic in loaded.diagnostics.iter().filter(|d| d.severity() >= store::Severity::Warning) {
         warn(&diagnostic_line(&loaded.path, diagnostic));
     }

@@ -3,6 +3,11 @@
 // Test helpers outside #[test] functions unwrap too: a failure is a test failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+mod cat;
+mod check;
 mod common;
 mod context;
 mod help;
+mod ls;
+mod stats;
+mod tree;

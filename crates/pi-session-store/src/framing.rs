@@ -1,9 +1,9 @@
 //! Line framing: turns a byte stream into physical lines without holding the whole stream.
 //!
-//! The reader fills a bounded buffer, hands out chunks made only of complete lines (plus, at the
-//! very end, an unterminated tail), and carries a partial line over to the next fill. A single
-//! line longer than the buffer grows the buffer to fit that line (a line must be in memory to be
-//! parsed at all); memory is therefore bounded by `max(buffer, longest line)`.
+//! The reader fills a buffer of bounded size, hands it out as a chunk made only of complete lines
+//! (plus, at the very end, an unterminated tail), and carries the partial line over to the next
+//! buffer. A single line longer than the buffer makes that chunk longer (a line must be in memory
+//! to be parsed at all); memory per chunk is therefore `max(buffer, longest line)`.
 
 use std::io::{self, Read};
 use std::ops::Range;
@@ -22,29 +22,34 @@ pub(crate) struct LineSpan {
     pub terminated: bool,
 }
 
-/// A run of complete lines read from the stream.
+/// A run of complete lines read from the stream (plus, at the very end, an unterminated tail).
+///
+/// The chunk owns its bytes so that it can be parsed on another thread; after use, its buffer
+/// can be handed back to the reader ([`ChunkReader::next_chunk`]'s `spare`) to be reused.
 #[derive(Debug)]
-pub(crate) struct Chunk<'a> {
+pub(crate) struct Chunk {
+    /// Position of this chunk in the stream (0, 1, 2, ...).
+    pub seq: usize,
     /// The chunk's bytes (line contents and their terminators).
-    pub bytes: &'a [u8],
+    pub bytes: Vec<u8>,
     /// File offset of `bytes[0]`.
     pub base_offset: u64,
     /// The lines, in order.
     pub lines: Vec<LineSpan>,
 }
 
-/// Streams chunks of whole lines from a reader.
+/// Streams chunks of whole lines from a reader through buffers of about `capacity` bytes.
 #[derive(Debug)]
 pub(crate) struct ChunkReader<R> {
     reader: R,
-    buf: Vec<u8>,
-    /// Bytes `buf[start..end]` are read but not yet handed out.
-    start: usize,
-    end: usize,
-    /// File offset of `buf[0]`.
-    buf_offset: u64,
+    capacity: usize,
+    /// The partial line left over from the previous fill.
+    carry: Vec<u8>,
+    /// File offset of the next chunk's first byte.
+    offset: u64,
     /// Number the next line will get.
     next_line: u64,
+    next_seq: usize,
     eof: bool,
     at_file_start: bool,
     /// Whether the stream began with a UTF-8 BOM (known after the first chunk).
@@ -52,95 +57,71 @@ pub(crate) struct ChunkReader<R> {
 }
 
 impl<R: Read> ChunkReader<R> {
-    /// A reader with a buffer of `capacity` bytes (at least 64 KiB is sensible).
+    /// A reader handing out chunks of about `capacity` bytes (a longer line makes a longer chunk).
     pub fn new(reader: R, capacity: usize) -> Self {
         Self {
             reader,
-            buf: vec![0; capacity.max(16)],
-            start: 0,
-            end: 0,
-            buf_offset: 0,
+            capacity: capacity.max(16),
+            carry: Vec::new(),
+            offset: 0,
             next_line: 1,
+            next_seq: 0,
             eof: false,
             at_file_start: true,
             had_bom: false,
         }
     }
 
-    /// The next chunk of whole lines, or `None` at the end of the stream.
-    pub fn next_chunk(&mut self) -> io::Result<Option<Chunk<'_>>> {
-        self.compact();
+    /// The next chunk of whole lines, or `None` at the end of the stream. `spare` is a buffer
+    /// to reuse (e.g. one from an earlier chunk).
+    pub fn next_chunk(&mut self, spare: Option<Vec<u8>>) -> io::Result<Option<Chunk>> {
+        let mut buf = spare.unwrap_or_default();
+        buf.clear();
+        buf.extend_from_slice(&self.carry);
+        self.carry.clear();
+        let mut want = self.capacity;
         loop {
-            if let Some(end) = self.complete_lines_end() {
-                return Ok(Some(self.take_chunk(end)));
+            if !self.eof && buf.len() < want {
+                let missing = (want - buf.len()) as u64;
+                let read = (&mut self.reader).take(missing).read_to_end(&mut buf)?;
+                self.eof = (read as u64) < missing;
+            }
+            self.skip_bom(&mut buf);
+            if let Some(last_newline) = memchr::memrchr(b'\n', &buf) {
+                self.carry.extend_from_slice(&buf[last_newline + 1..]);
+                buf.truncate(last_newline + 1);
+                break;
             }
             if self.eof {
-                if self.start == self.end {
-                    return Ok(None);
-                }
-                let end = self.end;
-                return Ok(Some(self.take_chunk(end)));
+                break;
             }
-            if self.end == self.buf.len() {
-                // One line fills the whole buffer: grow so that it fits.
-                let grown = self.buf.len() * 2;
-                self.buf.resize(grown, 0);
-            }
-            self.fill()?;
+            // One line is longer than the buffer: read on until its newline.
+            want = buf.len() * 2;
         }
-    }
-
-    /// Moves unconsumed bytes to the front of the buffer.
-    fn compact(&mut self) {
-        if self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.buf_offset += self.start as u64;
-            self.end -= self.start;
-            self.start = 0;
+        if buf.is_empty() {
+            return Ok(None);
         }
-    }
-
-    /// Reads until the buffer is full or the stream ends.
-    fn fill(&mut self) -> io::Result<()> {
-        while self.end < self.buf.len() {
-            match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    break;
-                }
-                Ok(n) => self.end += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        if self.at_file_start && (self.end >= BOM.len() || self.eof) {
-            self.at_file_start = false;
-            if self.buf[..self.end].starts_with(BOM) {
-                self.had_bom = true;
-                self.start = BOM.len();
-            }
-        }
-        Ok(())
-    }
-
-    /// End (exclusive) of the last complete line in the unconsumed bytes, if the buffer is full
-    /// enough to be worth handing out (or the stream has ended).
-    fn complete_lines_end(&self) -> Option<usize> {
-        if self.at_file_start || (!self.eof && self.end < self.buf.len()) {
-            return None;
-        }
-        memchr::memrchr(b'\n', &self.buf[self.start..self.end]).map(|i| self.start + i + 1)
-    }
-
-    fn take_chunk(&mut self, end: usize) -> Chunk<'_> {
-        let begin = self.start;
-        let bytes = &self.buf[begin..end];
-        let lines = split_lines(bytes, &mut self.next_line);
-        self.start = end;
-        Chunk {
-            bytes,
-            base_offset: self.buf_offset + begin as u64,
+        let lines = split_lines(&buf, &mut self.next_line);
+        let chunk = Chunk {
+            seq: self.next_seq,
+            base_offset: self.offset,
             lines,
+            bytes: buf,
+        };
+        self.offset += chunk.bytes.len() as u64;
+        self.next_seq += 1;
+        Ok(Some(chunk))
+    }
+
+    /// Drops a UTF-8 BOM at the very start of the stream (its bytes still count in offsets).
+    fn skip_bom(&mut self, buf: &mut Vec<u8>) {
+        if self.at_file_start && (buf.len() >= BOM.len() || self.eof) {
+            self.at_file_start = false;
+            if buf.starts_with(BOM) {
+                self.had_bom = true;
+                buf.drain(..BOM.len());
+                self.offset += BOM.len() as u64;
+            }
         }
     }
 }
@@ -193,7 +174,11 @@ mod tests {
     fn collect(input: &[u8], capacity: usize) -> (Lines, bool) {
         let mut reader = ChunkReader::new(input, capacity);
         let mut out = Vec::new();
-        while let Some(chunk) = reader.next_chunk().unwrap() {
+        let mut spare = None;
+        let mut expected_seq = 0;
+        while let Some(chunk) = reader.next_chunk(spare.take()).unwrap() {
+            assert_eq!(chunk.seq, expected_seq);
+            expected_seq += 1;
             for line in &chunk.lines {
                 let offset = chunk.base_offset + line.content.start as u64;
                 out.push((
@@ -203,6 +188,7 @@ mod tests {
                     line.terminated,
                 ));
             }
+            spare = Some(chunk.bytes);
         }
         (out, reader.had_bom)
     }

@@ -1,9 +1,9 @@
 //! `open`: index a session file (envelopes only) and report what is wrong with it.
 //!
-//! The file is streamed through a bounded buffer in chunks of whole lines. Each chunk's lines are
-//! parsed for their envelope (`type`, `id`, `parentId`, `timestamp`) on up to
-//! [`OpenOptions::threads`] threads; the results are then folded in file order by one
-//! [`Builder`], which owns every cross-line rule (title slot, header, duplicates, migration).
+//! The file is streamed in chunks of whole lines. Each chunk's lines are parsed for their
+//! envelope (`type`, `id`, `parentId`, `timestamp`) on one of [`OpenOptions::threads`] workers
+//! while the next chunks are read; the results are then folded in file order by one `Builder`,
+//! which owns every cross-line rule (title slot, header, duplicates, migration).
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::StoreError;
@@ -15,12 +15,12 @@ use pi_session_types::{
     Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
     parse_line,
 };
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, mpsc};
 
 /// Tuning for [`open_with`]. The defaults suit interactive use; benchmarks and tests change them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,8 @@ pub struct OpenOptions {
     /// Files up to this many bytes are read whole and kept in memory, so materialising entries
     /// needs no further I/O; larger files are streamed and re-read by offset. Default 8 MiB.
     pub keep_in_memory_up_to: u64,
-    /// Size of the streaming buffer (a line longer than this grows it). Default 4 MiB.
+    /// Size of each chunk of lines read and parsed at once (a longer line makes a longer chunk).
+    /// Default 1 MiB.
     pub buffer_bytes: usize,
     /// Threads used to parse envelopes; 0 means "as many as the machine has, at most 4".
     pub threads: usize,
@@ -38,14 +39,14 @@ impl Default for OpenOptions {
     fn default() -> Self {
         Self {
             keep_in_memory_up_to: 8 << 20,
-            buffer_bytes: 4 << 20,
+            buffer_bytes: 1 << 20,
             threads: 0,
         }
     }
 }
 
-/// Chunks smaller than this are parsed on the calling thread (spawning costs more).
-const PARALLEL_MIN_BYTES: usize = 256 << 10;
+/// Inputs smaller than this are parsed on the calling thread (threads cost more than they save).
+const PARALLEL_MIN_BYTES: u64 = 256 << 10;
 
 /// Opens a session file for reading: header, index of every entry, diagnostics.
 ///
@@ -98,11 +99,11 @@ pub fn open_with(
             path: Some(path.to_path_buf()),
             bytes: Arc::clone(&bytes),
         };
-        return index_reader(&bytes[..], source, options)
+        return index_reader(&bytes[..], size, source, options)
             .map_err(|e| StoreError::io("could not read", path, e));
     }
     let source = Source::File(path.to_path_buf());
-    index_reader(file, source, options).map_err(|e| StoreError::io("could not read", path, e))
+    index_reader(file, size, source, options).map_err(|e| StoreError::io("could not read", path, e))
 }
 
 /// Indexes session bytes held in memory (an ephemeral session, a download, a test).
@@ -119,26 +120,26 @@ pub fn open_bytes(bytes: impl Into<Arc<[u8]>>) -> (SessionFile, Vec<Diagnostic>)
         bytes: Arc::clone(&bytes),
     };
     let options = OpenOptions::default();
-    match index_reader(&bytes[..], source, &options) {
+    match index_reader(&bytes[..], bytes.len() as u64, source, &options) {
         Ok(result) => result,
         // Reading from a slice cannot fail; keep the signature infallible all the same.
         Err(_) => (SessionFile::empty(), Vec::new()),
     }
 }
 
-fn index_reader<R: Read>(
+fn index_reader<R: Read + Send>(
     reader: R,
+    size: u64,
     source: Source,
     options: &OpenOptions,
 ) -> std::io::Result<(SessionFile, Vec<Diagnostic>)> {
     let threads = effective_threads(options.threads);
-    let mut chunks = ChunkReader::new(reader, options.buffer_bytes);
-    let mut builder = Builder::default();
-    while let Some(chunk) = chunks.next_chunk()? {
-        let outcomes = parse_chunk(&chunk, threads);
-        builder.absorb(&chunk, outcomes);
-    }
-    let had_bom = chunks.had_bom;
+    let chunks = ChunkReader::new(reader, options.buffer_bytes);
+    let (builder, had_bom) = if threads <= 1 || size < PARALLEL_MIN_BYTES {
+        index_sequentially(chunks)?
+    } else {
+        index_in_parallel(chunks, threads)?
+    };
     Ok(builder.finish(source, had_bom))
 }
 
@@ -147,6 +148,76 @@ fn effective_threads(requested: usize) -> usize {
         return requested;
     }
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+fn index_sequentially<R: Read>(mut chunks: ChunkReader<R>) -> std::io::Result<(Builder, bool)> {
+    let mut builder = Builder::default();
+    let mut spare = None;
+    while let Some(chunk) = chunks.next_chunk(spare.take())? {
+        let outcomes = parse_lines(&chunk);
+        builder.absorb(&chunk, outcomes);
+        spare = Some(chunk.bytes);
+    }
+    Ok((builder, chunks.had_bom))
+}
+
+/// A pipeline: one thread reads chunks, `threads` workers parse whole chunks, and this thread
+/// folds the results in file order (a small reorder buffer holds chunks that finish early).
+/// Reading overlaps parsing, and no worker waits for another. At most about `3 × threads`
+/// chunks are in memory at once; their buffers are recycled.
+fn index_in_parallel<R: Read + Send>(
+    mut chunks: ChunkReader<R>,
+    threads: usize,
+) -> std::io::Result<(Builder, bool)> {
+    let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
+    let chunk_rx = Mutex::new(chunk_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(Chunk, Vec<LineOutcome>)>();
+    let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || -> std::io::Result<bool> {
+            while let Some(chunk) = chunks.next_chunk(spare_rx.try_recv().ok())? {
+                if chunk_tx.send(chunk).is_err() {
+                    break;
+                }
+            }
+            Ok(chunks.had_bom)
+        });
+        for _ in 0..threads {
+            let done_tx = done_tx.clone();
+            let chunk_rx = &chunk_rx;
+            scope.spawn(move || {
+                loop {
+                    let next = match chunk_rx.lock() {
+                        Ok(receiver) => receiver.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(chunk) = next else { return };
+                    let outcomes = parse_lines(&chunk);
+                    if done_tx.send((chunk, outcomes)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let mut builder = Builder::default();
+        let mut waiting = BTreeMap::new();
+        let mut next_seq = 0;
+        for (chunk, outcomes) in done_rx {
+            waiting.insert(chunk.seq, (chunk, outcomes));
+            while let Some((chunk, outcomes)) = waiting.remove(&next_seq) {
+                builder.absorb(&chunk, outcomes);
+                next_seq += 1;
+                // The reader may have finished; then the buffer is simply dropped.
+                let _ = spare_tx.send(chunk.bytes);
+            }
+        }
+        let had_bom = match reader.join() {
+            Ok(result) => result?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        Ok((builder, had_bom))
+    })
 }
 
 /// What one physical line turned out to be (computed independently of other lines).
@@ -158,54 +229,12 @@ enum LineOutcome {
     Failed(LineError),
 }
 
-fn parse_chunk(chunk: &Chunk<'_>, threads: usize) -> Vec<LineOutcome> {
-    let lines = &chunk.lines;
-    if threads <= 1 || chunk.bytes.len() < PARALLEL_MIN_BYTES || lines.len() < 2 {
-        return lines
-            .iter()
-            .map(|line| parse_one(chunk.bytes, line))
-            .collect();
-    }
-    let groups = split_by_bytes(lines, chunk.bytes.len(), threads);
-    std::thread::scope(|scope| {
-        let mut handles = Vec::with_capacity(groups.len());
-        for group in groups.iter().skip(1) {
-            let part = &lines[group.clone()];
-            handles.push(scope.spawn(move || {
-                part.iter()
-                    .map(|l| parse_one(chunk.bytes, l))
-                    .collect::<Vec<_>>()
-            }));
-        }
-        let mut outcomes: Vec<LineOutcome> = lines[groups[0].clone()]
-            .iter()
-            .map(|l| parse_one(chunk.bytes, l))
-            .collect();
-        outcomes.reserve(lines.len() - outcomes.len());
-        for handle in handles {
-            match handle.join() {
-                Ok(part) => outcomes.extend(part),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        outcomes
-    })
-}
-
-/// Splits `lines` into `parts` contiguous groups holding about the same number of bytes.
-fn split_by_bytes(lines: &[LineSpan], total: usize, parts: usize) -> Vec<Range<usize>> {
-    let mut groups = Vec::with_capacity(parts);
-    let mut start = 0;
-    for part in 1..parts {
-        let boundary = total * part / parts;
-        let end = lines
-            .partition_point(|l| l.content.start < boundary)
-            .max(start);
-        groups.push(start..end);
-        start = end;
-    }
-    groups.push(start..lines.len());
-    groups
+fn parse_lines(chunk: &Chunk) -> Vec<LineOutcome> {
+    chunk
+        .lines
+        .iter()
+        .map(|line| parse_one(&chunk.bytes, line))
+        .collect()
 }
 
 fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
@@ -276,7 +305,7 @@ struct Builder {
 }
 
 impl Builder {
-    fn absorb(&mut self, chunk: &Chunk<'_>, outcomes: Vec<LineOutcome>) {
+    fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
         self.len = chunk.base_offset + chunk.bytes.len() as u64;
         for (line, outcome) in chunk.lines.iter().zip(outcomes) {
             self.ends_with_newline = line.terminated;
@@ -556,45 +585,4 @@ fn warning_kind(warning: &ParseWarning) -> Option<DiagnosticKind> {
 /// The path of a source, for error messages.
 pub(crate) fn display_path(path: Option<&Path>) -> PathBuf {
     path.map_or_else(|| PathBuf::from("<memory>"), Path::to_path_buf)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn spans(lengths: &[usize]) -> (Vec<LineSpan>, usize) {
-        let mut start = 0;
-        let mut lines = Vec::new();
-        for (i, len) in lengths.iter().enumerate() {
-            lines.push(LineSpan {
-                number: i as u64 + 1,
-                content: start..start + len,
-                terminated: true,
-            });
-            start += len + 1;
-        }
-        (lines, start)
-    }
-
-    #[test]
-    fn byte_groups_cover_every_line_once_in_order() {
-        for lengths in [
-            vec![1],
-            vec![5, 5, 5, 5],
-            vec![1000, 1, 1, 1],
-            vec![1, 1, 1, 1000],
-            vec![3; 17],
-        ] {
-            let (lines, total) = spans(&lengths);
-            for parts in 1..5 {
-                let groups = split_by_bytes(&lines, total, parts);
-                assert_eq!(groups.len(), parts);
-                assert_eq!(groups[0].start, 0);
-                assert_eq!(groups[parts - 1].end, lines.len());
-                for pair in groups.windows(2) {
-                    assert_eq!(pair[0].end, pair[1].start, "{lengths:?} / {parts}");
-                }
-            }
-        }
-    }
 }

@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 /// `previousSessionFiles`, `providerPromptCacheKey`; pi v1's `provider`, `modelId`,
 /// `thinkingLevel`, `branchedFrom`, `systemPrompt`, `model`) in omp's write order. A header is
 /// valid (for both dialects) iff `type` is `"session"` and `id` is a string; a `session` line
-/// without a string `id` is not typed as a header (see [`crate::parse_line`]).
+/// without a string `id` is not typed as a header, and one whose other fields have unexpected
+/// types keeps them all in `extra` with a warning (see [`crate::parse_line`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SessionHeader {
     /// Always `"session"`.

@@ -340,7 +340,7 @@ fn type_line(
                 );
                 ParsedLine::Header(header)
             }
-            Err(reason) => untyped_line(map, "session header", reason, &mut warnings),
+            Err(reason) => header_with_string_id(map, reason, &mut warnings),
         },
         _ => {
             // One pass that moves the parsed JSON into the typed structs; if anything does not
@@ -372,6 +372,29 @@ fn typed<T: for<'a> serde::Deserialize<'a>>(map: &JsonMap) -> Result<T, String> 
         map.iter().map(|(k, v)| (k.as_str(), v)),
     ))
     .map_err(|e: serde_json::Error| e.to_string())
+}
+
+/// A `session` line whose fields do not all have the expected types. Both dialects accept a
+/// header iff its `id` is a string, so such a line is still a [`SessionHeader`]: `id` typed,
+/// every other key kept in `extra` (with a warning). Without a string `id` it is not a header.
+fn header_with_string_id(
+    mut map: JsonMap,
+    reason: String,
+    warnings: &mut Vec<ParseWarning>,
+) -> ParsedLine {
+    let Some(JsonValue::String(id)) = map.get("id").cloned() else {
+        return untyped_line(map, "session header", reason, warnings);
+    };
+    warnings.push(ParseWarning::Untyped {
+        reason: format!("session header fields kept untyped: {reason}"),
+    });
+    map.shift_remove("type");
+    map.shift_remove("id");
+    ParsedLine::Header(SessionHeader {
+        id,
+        extra: map,
+        ..SessionHeader::default()
+    })
 }
 
 fn untyped_line(

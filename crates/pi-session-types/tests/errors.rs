@@ -239,3 +239,27 @@ proptest! {
         prop_assert_eq!(full.is_ok(), fast.is_ok(), "{}", line);
     }
 }
+
+#[test]
+fn header_with_string_id_but_odd_fields_is_still_a_header() {
+    let line = br#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":7}"#;
+    let parsed = parse_line(line).unwrap();
+    let ParsedLine::Header(header) = &parsed.value else {
+        panic!("{parsed:?}")
+    };
+    assert_eq!(header.id, "s1");
+    assert_eq!(header.extra.get("cwd"), Some(&serde_json::json!(7)));
+    assert!(matches!(
+        &parsed.warnings[..],
+        [ParseWarning::Untyped { .. }]
+    ));
+    let again: serde_json::Value =
+        serde_json::from_str(&pi_session_types::to_js_string(&parsed.value).unwrap()).unwrap();
+    assert_eq!(
+        again,
+        serde_json::from_slice::<serde_json::Value>(line).unwrap()
+    );
+    // Without a string id it is not a header at all.
+    let parsed = parse_line(br#"{"type":"session","id":42}"#).unwrap();
+    assert!(matches!(parsed.value, ParsedLine::Entry(Entry::Unknown(_))));
+}

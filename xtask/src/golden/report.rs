@@ -163,7 +163,7 @@ impl Report {
                 }
             }
         }
-        let name_width = rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(0).max(group.len());
+        let name_width = rows.iter().map(|r| short(&r.name).chars().count()).max().unwrap_or(0).max(group.len());
         let widths: Vec<usize> = checks
             .iter()
             .map(|check| rows.iter().filter_map(|r| r.cells.iter().find(|c| c.check == *check)).map(|c| cell_text(c).len()).max().unwrap_or(0).max(check.len()))
@@ -174,7 +174,7 @@ impl Report {
         }
         out.push('\n');
         for row in rows {
-            let _ = write!(out, "{:<name_width$}", row.name);
+            let _ = write!(out, "{:<name_width$}", short(&row.name));
             for (check, width) in checks.iter().zip(&widths) {
                 let text = row.cells.iter().find(|c| c.check == *check).map_or_else(|| "-".to_owned(), cell_text);
                 let _ = write!(out, "  {text:<width$}");
@@ -183,6 +183,19 @@ impl Report {
         }
     }
 }
+
+/// A name cut to [`NAME_COLUMN`] characters for the table (failures print it whole).
+fn short(name: &str) -> String {
+    if name.chars().count() <= NAME_COLUMN {
+        return name.to_owned();
+    }
+    let mut cut: String = name.chars().take(NAME_COLUMN - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// The widest scenario name the table shows.
+const NAME_COLUMN: usize = 40;
 
 /// `ok`, `ok 3`, `FAIL 1/3`, `skip`, or `ok 2 skip 1`.
 fn cell_text(cell: &Cell) -> String {

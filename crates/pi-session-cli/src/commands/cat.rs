@@ -25,7 +25,6 @@ pub struct CatArgs {
 /// code is 1 when a line could not be read as an entry.
 pub fn run(args: CatArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file)?)?;
-    input::warn_diagnostics(&loaded);
     let mut damaged = loaded.diagnostics.iter().any(|d| d.severity() == Severity::Error);
     let mut out = Out::new();
     let serialise = |what: &str, e: pi_session::types::JsonError| Failure::new(format!("could not write the {what}: {e}"));

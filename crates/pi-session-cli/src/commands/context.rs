@@ -76,7 +76,6 @@ fn parse_inputs(text: &str) -> Result<Inputs, String> {
 /// Runs `context`.
 pub fn run(args: ContextArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file.clone())?)?;
-    input::warn_diagnostics(&loaded);
     let view = SessionView::new(&loaded.file);
     let dialect = match args.dialect {
         DialectChoice::Auto => view.detect_dialect()?,

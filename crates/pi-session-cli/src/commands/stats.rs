@@ -44,7 +44,6 @@ struct Report {
 /// Runs `stats`.
 pub fn run(args: StatsArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file)?)?;
-    input::warn_diagnostics(&loaded);
     let view = SessionView::new(&loaded.file);
     let index = view.index();
     let dialect = view.detect_dialect()?;

@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use pi_session::tree::{Dialect, RenderOptions, SessionView};
+use pi_session::tree::{Dialect, LeafSelector, RenderOptions, SessionView};
 use serde_json::Value;
 
 use crate::describe::describe;
 use crate::failure::{EXIT_OK, Outcome};
 use crate::input;
-use crate::output::Out;
+use crate::output::{Out, warn};
 
 /// Arguments of `tree`.
 #[derive(Debug, Args)]
@@ -27,8 +27,10 @@ pub struct TreeArgs {
 /// Runs `tree`.
 pub fn run(args: TreeArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file)?)?;
-    input::warn_diagnostics(&loaded);
     let view = SessionView::new(&loaded.file);
+    for diagnostic in view.index().branch_for(&LeafSelector::Default).diagnostics {
+        warn(&input::tree_diagnostic_line(&loaded, &diagnostic));
+    }
     let mut out = Out::new();
     if args.json {
         out.json(&view.tree_json()?)?;

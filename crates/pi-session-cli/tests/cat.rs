@@ -1,0 +1,58 @@
+//! `pi-session cat`: every line through the typed model.
+
+use crate::common::{root, run};
+
+#[test]
+fn every_fixture_line_comes_back_as_json() {
+    for folder in ["pi", "omp", "cli/mixed"] {
+        let dir = root().join("fixtures").join(folder);
+        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.sort();
+        for path in files.iter().filter(|p| p.extension().is_some_and(|x| x == "jsonl")) {
+            let name = path.file_name().unwrap().to_string_lossy();
+            let file = format!("fixtures/{folder}/{name}");
+            let out = run(&["cat", &file]);
+            if out.code == 2 {
+                assert!(out.stdout.is_empty() && out.stderr.contains("is not a session"), "{out}");
+                continue;
+            }
+            let lines: Vec<&str> = out.stdout.lines().collect();
+            for line in &lines {
+                let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{file}: {e}: {line}"));
+                assert!(value.get("type").is_some_and(serde_json::Value::is_string), "{file}: {line}");
+            }
+            assert!(out.code == 0 || (out.code == 1 && !out.stderr.is_empty()), "{out}");
+            assert!(!lines.is_empty(), "{out}");
+        }
+    }
+}
+
+#[test]
+fn outputs() {
+    let cases: [&[&str]; 6] = [
+        &["cat", "fixtures/cli/mixed/good.jsonl"],
+        &["cat", "fixtures/cli/mixed/nested/omp-session.jsonl"],
+        &["cat", "fixtures/pi/v1-format.jsonl"],
+        &["cat", "fixtures/invalid/torn-last-line.jsonl"],
+        &["cat", "fixtures/cli/mixed/binary.jsonl"],
+        &["cat", "fixtures/cli/mixed/empty.jsonl"],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        insta::assert_snapshot!(format!("cat_{i}"), run(args).to_string());
+    }
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pi-session"))
+        .current_dir(root())
+        .args(["cat", "fixtures/omp/long-tool-output.jsonl"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.code() == Some(0), "{output:?}");
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+}

@@ -1,0 +1,54 @@
+//! `pi-session check`: diagnostics as `file:line:offset: message`, exit 0/1/2.
+
+use crate::common::{json, run};
+
+#[test]
+fn exit_codes_say_clean_damaged_unreadable() {
+    let cases: [(&[&str], i32); 6] = [
+        (&["check", "fixtures/cli/mixed/good.jsonl"], 0),
+        (&["check", "fixtures/pi/v2-format.jsonl"], 0), // migrated in memory: a note, not damage
+        (&["check", "fixtures/invalid/torn-last-line.jsonl"], 1),
+        (&["check", "fixtures/cli/mixed"], 1),
+        (&["check", "fixtures/cli/mixed/good.jsonl", "fixtures/cli/nothing-here.jsonl"], 2),
+        (&["check", "fixtures/omp/parent-cycle.jsonl"], 1),
+    ];
+    for (args, code) in cases {
+        let out = run(args);
+        assert_eq!(out.code, code, "{out}");
+        assert!(out.stdout.lines().last().unwrap().starts_with("checked "), "{out}");
+    }
+}
+
+#[test]
+fn outputs() {
+    let cases: [&[&str]; 6] = [
+        &["check", "fixtures/invalid"],
+        &["check", "fixtures/cli/mixed"],
+        &["check", "fixtures/cli/mixed/binary.jsonl", "fixtures/cli/mixed/empty.jsonl", "fixtures/cli/mixed/readme.txt"],
+        &["check", "fixtures/omp/parent-cycle.jsonl", "fixtures/cli/absent"],
+        &["check", "--json", "fixtures/cli/mixed", "fixtures/cli/absent"],
+        &["check"],
+    ];
+    for (i, args) in cases.iter().enumerate() {
+        insta::assert_snapshot!(format!("check_{i}"), run(args).to_string());
+    }
+}
+
+#[test]
+fn every_recorded_fixture_is_checked() {
+    for folder in ["fixtures/pi", "fixtures/omp"] {
+        let out = run(&["check", "--json", folder]);
+        assert!(out.code == 0 || out.code == 1, "{out}");
+        let report = json(&out);
+        let files = report["files"].as_array().unwrap();
+        assert!(files.len() >= 30, "{folder}: {}", files.len());
+        assert_eq!(report["unreadable"], 0);
+        // Every damaged file says why; every clean one has at most notes.
+        for file in files {
+            let severities: Vec<&str> =
+                file["diagnostics"].as_array().unwrap().iter().map(|d| d["severity"].as_str().unwrap()).collect();
+            let damaged = file["status"] == "damaged";
+            assert_eq!(damaged, severities.iter().any(|s| *s != "info"), "{file}");
+        }
+    }
+}
