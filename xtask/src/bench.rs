@@ -6,6 +6,8 @@
 //! a separate process per measurement, so peak memory (`VmHWM`) belongs to that measurement
 //! alone.
 //!
+//! `bench context` lives in `bench_context.rs`; `bench all` runs store, then context.
+//!
 //! `bench store` (worker: `crates/pi-session-store/examples/store_bench.rs`):
 //! generates a session of `--size-mb` MiB (default 200; `--large`: 1024) in a temporary folder,
 //! opens it `--runs` times (default 5; median reported), and times `--appends` appends (default
@@ -28,8 +30,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     match which {
         "store" => store(rest),
-        "context" => Err("`cargo xtask bench context` is not built yet".to_owned()),
-        "all" => store(rest),
+        "context" => crate::bench_context::run(rest),
+        "all" => store(rest).and_then(|()| crate::bench_context::run(&[])),
         other => Err(format!(
             "unknown benchmark `{other}` (store, context or all)"
         )),

@@ -47,28 +47,31 @@ const DEFAULT_RUNS: usize = 3;
 /// Runs `cargo xtask bench context`.
 pub fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("--worker") {
-        let file = args.get(1).ok_or("--worker needs a session file")?;
-        let runs = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(DEFAULT_RUNS);
-        let result = measure(Path::new(file), runs)?;
-        println!("{result}");
+        let [file, runs, leaf, dialect] = args.get(1..5).and_then(|a| <&[String; 4]>::try_from(a).ok()).ok_or("usage: bench context --worker FILE RUNS default|middle pi|omp")?;
+        let runs = runs.parse().map_err(|_| "RUNS must be a number")?;
+        let dialect = Dialect::parse(dialect).ok_or("the dialect must be pi or omp")?;
+        println!("{}", measure_case(Path::new(file), runs, leaf == "middle", dialect)?);
         return Ok(());
     }
     let (size_mb, runs) = parse_args(args)?;
     let root = workspace_root();
     let session = generated_session(&root, size_mb)?;
-    eprintln!("xtask: measuring context projection of {} ({runs} runs, release build)", session.display());
-    let output = cargo()
-        .current_dir(&root)
-        .args(["run", "--quiet", "--release", "--package", "xtask", "--", "bench", "context", "--worker"])
-        .arg(&session)
-        .arg(runs.to_string())
-        .output()
-        .map_err(|e| format!("could not start the benchmark worker: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("the benchmark worker failed ({}):\n{}", output.status, String::from_utf8_lossy(&output.stderr)));
+    let file_bytes = std::fs::metadata(&session).map_err(|e| format!("{}: {e}", session.display()))?.len();
+    eprintln!("xtask: measuring context projection of {} ({runs} runs per case, release build)", session.display());
+    let mut cases = Vec::new();
+    for leaf in ["default", "middle"] {
+        for dialect in ["pi", "omp"] {
+            cases.push(run_worker(&root, &session, runs, leaf, dialect)?);
+        }
     }
-    let mut result: Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("the benchmark worker printed no JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))?;
+    let mut result = json!({
+        "benchmark": "context",
+        "file": session.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "file_bytes": file_bytes,
+        "runs": runs,
+        "steps": STEPS,
+        "cases": cases,
+    });
     result["machine"] = machine();
     let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
     let out_dir = root.join("bench-results");
@@ -78,6 +81,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
     println!("{text}");
     eprintln!("xtask: wrote {}", out.display());
     Ok(())
+}
+
+/// One case in its own release-built process, so that its peak RSS is its own.
+fn run_worker(root: &Path, session: &Path, runs: usize, leaf: &str, dialect: &str) -> Result<Value, String> {
+    eprintln!("xtask: bench context: {leaf} leaf, {dialect}");
+    let output = cargo()
+        .current_dir(root)
+        .args(["run", "--quiet", "--release", "--package", "xtask", "--", "bench", "context", "--worker"])
+        .arg(session)
+        .args([runs.to_string().as_str(), leaf, dialect])
+        .output()
+        .map_err(|e| format!("could not start the benchmark worker: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("the benchmark worker failed ({}):\n{}", output.status, String::from_utf8_lossy(&output.stderr)));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("the benchmark worker printed no JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
 }
 
 fn parse_args(args: &[String]) -> Result<(u64, usize), String> {
@@ -155,23 +175,11 @@ struct Run {
     req_llm_messages: usize,
 }
 
-fn measure(file: &Path, runs: usize) -> Result<Value, String> {
-    let bytes = std::fs::metadata(file).map_err(|e| format!("{}: {e}", file.display()))?.len();
-    let mut cases = Vec::new();
-    for (leaf_name, middle) in [("default", false), ("middle", true)] {
-        for dialect in [Dialect::Pi, Dialect::Omp] {
-            let measured: Vec<Run> = (0..runs).map(|_| run_once(file, dialect, middle)).collect::<Result<_, _>>()?;
-            cases.push(summarise(leaf_name, dialect, &measured));
-        }
-    }
-    Ok(json!({
-        "benchmark": "context",
-        "file_bytes": bytes,
-        "runs": runs,
-        "steps": STEPS,
-        "cases": cases,
-        "peak_rss_mb": peak_rss_mb(),
-    }))
+fn measure_case(file: &Path, runs: usize, middle: bool, dialect: Dialect) -> Result<Value, String> {
+    let measured: Vec<Run> = (0..runs).map(|_| run_once(file, dialect, middle)).collect::<Result<_, _>>()?;
+    let mut case = summarise(if middle { "middle" } else { "default" }, dialect, &measured);
+    case["peak_rss_mb"] = json!(peak_rss_mb());
+    Ok(case)
 }
 
 fn run_once(file: &Path, dialect: Dialect, middle: bool) -> Result<Run, String> {

@@ -18,7 +18,13 @@ pub fn describe(entry: &Value) -> String {
         },
         "thinking_level_change" => str_of("thinkingLevel").to_owned(),
         "compaction" | "branch_summary" => preview(str_of("summary")),
-        "custom_message" => format!("{} {}", str_of("customType"), preview(&text(entry.get("content")))).trim().to_owned(),
+        "custom_message" => format!(
+            "{} {}",
+            str_of("customType"),
+            preview(&text(entry.get("content")))
+        )
+        .trim()
+        .to_owned(),
         "custom" => str_of("customType").to_owned(),
         "label" => format!("{} = {:?}", str_of("targetId"), str_of("label")),
         "session_info" => str_of("name").to_owned(),
@@ -45,14 +51,38 @@ fn message(message: &Value) -> String {
                 (false, false) => format!("{said} → {}", calls.join(", ")),
             }
         }
-        "bashExecution" => format!("$ {}", preview(message.get("command").and_then(Value::as_str).unwrap_or_default())),
-        "pythonExecution" => format!(">>> {}", preview(message.get("code").and_then(Value::as_str).unwrap_or_default())),
+        "bashExecution" => format!(
+            "$ {}",
+            preview(
+                message
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )
+        ),
+        "pythonExecution" => format!(
+            ">>> {}",
+            preview(
+                message
+                    .get("code")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+            )
+        ),
         "custom" | "hookMessage" => {
-            let kind = message.get("customType").and_then(Value::as_str).unwrap_or_default();
-            format!("{kind} {}", preview(&text(content))).trim().to_owned()
+            let kind = message
+                .get("customType")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            format!("{kind} {}", preview(&text(content)))
+                .trim()
+                .to_owned()
         }
         "toolResult" => {
-            let name = message.get("toolName").and_then(Value::as_str).unwrap_or("?");
+            let name = message
+                .get("toolName")
+                .and_then(Value::as_str)
+                .unwrap_or("?");
             format!("{name}: {}", preview(&text(content)))
         }
         _ => preview(&text(content)),
@@ -62,8 +92,16 @@ fn message(message: &Value) -> String {
 
 /// The first non-blank line of `text`, at most [`PREVIEW_CHARS`] characters (`…` when cut).
 fn preview(text: &str) -> String {
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or_default();
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
     let mut chars = line.chars();
     let cut: String = chars.by_ref().take(PREVIEW_CHARS).collect();
-    if chars.next().is_some() { format!("{cut}…") } else { cut }
+    if chars.next().is_some() {
+        format!("{cut}…")
+    } else {
+        cut
+    }
 }

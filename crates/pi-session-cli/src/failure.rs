@@ -22,7 +22,10 @@ pub struct Failure {
 impl Failure {
     /// The command could not do its job.
     pub fn new(message: impl Into<String>) -> Self {
-        Self { code: EXIT_FAILED, message: message.into() }
+        Self {
+            code: EXIT_FAILED,
+            message: message.into(),
+        }
     }
 }
 

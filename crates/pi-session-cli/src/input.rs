@@ -24,7 +24,8 @@ pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
     if let Some(file) = file {
         return Ok(file);
     }
-    let cwd = std::env::current_dir().map_err(|e| Failure::new(format!("could not read the current directory: {e}")))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Failure::new(format!("could not read the current directory: {e}")))?;
     if let Some(path) = latest_for_cwd(&cwd)? {
         return Ok(path);
     }
@@ -51,7 +52,11 @@ pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
         )));
     }
     let (file, diagnostics) = store::open(&path)?;
-    let loaded = Loaded { path, file, diagnostics };
+    let loaded = Loaded {
+        path,
+        file,
+        diagnostics,
+    };
     warn_diagnostics(&loaded);
     if loaded.file.header().is_none() && loaded.file.is_empty() {
         return Err(Failure::new(format!(
@@ -65,14 +70,26 @@ pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
 
 /// The diagnostic as `file:line:offset: message`.
 pub fn diagnostic_line(path: &Path, diagnostic: &Diagnostic) -> String {
-    format!("{}:{}:{}: {}", path.display(), diagnostic.line, diagnostic.byte_offset, diagnostic.message)
+    format!(
+        "{}:{}:{}: {}",
+        path.display(),
+        diagnostic.line,
+        diagnostic.byte_offset,
+        diagnostic.message
+    )
 }
 
 /// A resolver diagnostic as `file:line:offset: message` (the entry's line), or `file: message`.
 pub fn tree_diagnostic_line(loaded: &Loaded, diagnostic: &pi_session::tree::Diagnostic) -> String {
     let at = diagnostic.position.and_then(|p| loaded.file.index().get(p));
     match at {
-        Some(at) => format!("{}:{}:{}: {}", loaded.path.display(), at.line, at.byte_offset, diagnostic.message),
+        Some(at) => format!(
+            "{}:{}:{}: {}",
+            loaded.path.display(),
+            at.line,
+            at.byte_offset,
+            diagnostic.message
+        ),
         None => format!("{}: {diagnostic}", loaded.path.display()),
     }
 }
@@ -80,7 +97,11 @@ pub fn tree_diagnostic_line(loaded: &Loaded, diagnostic: &pi_session::tree::Diag
 /// Prints the store's warnings and errors on stderr (notes such as "migrated in memory" are
 /// left to `check`).
 fn warn_diagnostics(loaded: &Loaded) {
-    for diagnostic in loaded.diagnostics.iter().filter(|d| d.severity() >= store::Severity::Warning) {
+    for diagnostic in loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity() >= store::Severity::Warning)
+    {
         warn(&diagnostic_line(&loaded.path, diagnostic));
     }
 }

@@ -15,7 +15,9 @@ pub struct Out {
 impl Out {
     /// Locks stdout.
     pub fn new() -> Self {
-        Self { inner: BufWriter::new(io::stdout().lock()) }
+        Self {
+            inner: BufWriter::new(io::stdout().lock()),
+        }
     }
 
     /// Writes `text` and a newline.
@@ -31,7 +33,8 @@ impl Out {
 
     /// Writes a JSON value as `JSON.stringify(value, null, 2)` would, and a newline.
     pub fn json(&mut self, value: &serde_json::Value) -> Result<(), Failure> {
-        let compact = to_js_string(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+        let compact =
+            to_js_string(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
         self.line(&indent(&compact))
     }
 
@@ -47,7 +50,10 @@ impl Out {
 
 fn write_failure(error: io::Error) -> Failure {
     if error.kind() == io::ErrorKind::BrokenPipe {
-        Failure { code: 0, message: String::new() }
+        Failure {
+            code: 0,
+            message: String::new(),
+        }
     } else {
         Failure::new(format!("could not write to stdout: {error}"))
     }
@@ -125,12 +131,18 @@ mod tests {
         let cases = [
             ("{}", "{}"),
             ("[]", "[]"),
-            (r#"{"a":[],"b":{},"c":[1,{"d":"x,{y}:\\\"z"}]}"#, "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    {\n      \"d\": \"x,{y}:\\\\\\\"z\"\n    }\n  ]\n}"),
+            (
+                r#"{"a":[],"b":{},"c":[1,{"d":"x,{y}:\\\"z"}]}"#,
+                "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    1,\n    {\n      \"d\": \"x,{y}:\\\\\\\"z\"\n    }\n  ]\n}",
+            ),
         ];
         for (compact, pretty) in cases {
             assert_eq!(indent(compact), pretty);
             let value: serde_json::Value = serde_json::from_str(compact).unwrap();
-            assert_eq!(indent(compact), serde_json::to_string_pretty(&value).unwrap());
+            assert_eq!(
+                indent(compact),
+                serde_json::to_string_pretty(&value).unwrap()
+            );
         }
     }
 }

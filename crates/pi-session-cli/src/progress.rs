@@ -18,7 +18,9 @@ impl Progress {
         let show = total >= MANY_FILES && std::io::stderr().is_terminal();
         let bar = show.then(|| {
             let bar = ProgressBar::new(total as u64);
-            if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {wide_msg}") {
+            if let Ok(style) =
+                ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {wide_msg}")
+            {
                 bar.set_style(style.progress_chars("=> "));
             }
             bar.set_prefix(what.to_owned());

@@ -9,5 +9,6 @@ mod common;
 mod context;
 mod help;
 mod ls;
+mod robustness;
 mod stats;
 mod tree;

@@ -6,22 +6,38 @@ use crate::common::{root, run};
 fn every_fixture_line_comes_back_as_json() {
     for folder in ["pi", "omp", "cli/mixed"] {
         let dir = root().join("fixtures").join(folder);
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         files.sort();
-        for path in files.iter().filter(|p| p.extension().is_some_and(|x| x == "jsonl")) {
+        for path in files
+            .iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        {
             let name = path.file_name().unwrap().to_string_lossy();
             let file = format!("fixtures/{folder}/{name}");
             let out = run(&["cat", &file]);
             if out.code == 2 {
-                assert!(out.stdout.is_empty() && out.stderr.contains("is not a session"), "{out}");
+                assert!(
+                    out.stdout.is_empty() && out.stderr.contains("is not a session"),
+                    "{out}"
+                );
                 continue;
             }
             let lines: Vec<&str> = out.stdout.lines().collect();
             for line in &lines {
-                let value: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{file}: {e}: {line}"));
-                assert!(value.get("type").is_some_and(serde_json::Value::is_string), "{file}: {line}");
+                let value: serde_json::Value =
+                    serde_json::from_str(line).unwrap_or_else(|e| panic!("{file}: {e}: {line}"));
+                assert!(
+                    value.get("type").is_some_and(serde_json::Value::is_string),
+                    "{file}: {line}"
+                );
             }
-            assert!(out.code == 0 || (out.code == 1 && !out.stderr.is_empty()), "{out}");
+            assert!(
+                out.code == 0 || (out.code == 1 && !out.stderr.is_empty()),
+                "{out}"
+            );
             assert!(!lines.is_empty(), "{out}");
         }
     }
@@ -54,5 +70,9 @@ fn a_closed_pipe_is_not_an_error() {
     drop(child.stdout.take());
     let output = child.wait_with_output().unwrap();
     assert!(output.status.code() == Some(0), "{output:?}");
-    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

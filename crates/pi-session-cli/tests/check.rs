@@ -9,13 +9,23 @@ fn exit_codes_say_clean_damaged_unreadable() {
         (&["check", "fixtures/pi/v2-format.jsonl"], 0), // migrated in memory: a note, not damage
         (&["check", "fixtures/invalid/torn-last-line.jsonl"], 1),
         (&["check", "fixtures/cli/mixed"], 1),
-        (&["check", "fixtures/cli/mixed/good.jsonl", "fixtures/cli/nothing-here.jsonl"], 2),
+        (
+            &[
+                "check",
+                "fixtures/cli/mixed/good.jsonl",
+                "fixtures/cli/nothing-here.jsonl",
+            ],
+            2,
+        ),
         (&["check", "fixtures/omp/parent-cycle.jsonl"], 1),
     ];
     for (args, code) in cases {
         let out = run(args);
         assert_eq!(out.code, code, "{out}");
-        assert!(out.stdout.lines().last().unwrap().starts_with("checked "), "{out}");
+        assert!(
+            out.stdout.lines().last().unwrap().starts_with("checked "),
+            "{out}"
+        );
     }
 }
 
@@ -24,9 +34,23 @@ fn outputs() {
     let cases: [&[&str]; 6] = [
         &["check", "fixtures/invalid"],
         &["check", "fixtures/cli/mixed"],
-        &["check", "fixtures/cli/mixed/binary.jsonl", "fixtures/cli/mixed/empty.jsonl", "fixtures/cli/mixed/readme.txt"],
-        &["check", "fixtures/omp/parent-cycle.jsonl", "fixtures/cli/absent"],
-        &["check", "--json", "fixtures/cli/mixed", "fixtures/cli/absent"],
+        &[
+            "check",
+            "fixtures/cli/mixed/binary.jsonl",
+            "fixtures/cli/mixed/empty.jsonl",
+            "fixtures/cli/mixed/readme.txt",
+        ],
+        &[
+            "check",
+            "fixtures/omp/parent-cycle.jsonl",
+            "fixtures/cli/absent",
+        ],
+        &[
+            "check",
+            "--json",
+            "fixtures/cli/mixed",
+            "fixtures/cli/absent",
+        ],
         &["check"],
     ];
     for (i, args) in cases.iter().enumerate() {
@@ -45,10 +69,71 @@ fn every_recorded_fixture_is_checked() {
         assert_eq!(report["unreadable"], 0);
         // Every damaged file says why; every clean one has at most notes.
         for file in files {
-            let severities: Vec<&str> =
-                file["diagnostics"].as_array().unwrap().iter().map(|d| d["severity"].as_str().unwrap()).collect();
+            let severities: Vec<&str> = file["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["severity"].as_str().unwrap())
+                .collect();
             let damaged = file["status"] == "damaged";
             assert_eq!(damaged, severities.iter().any(|s| *s != "info"), "{file}");
         }
     }
+}
+
+/// A progress bar shows on a terminal when many files are walked, and never otherwise.
+#[test]
+fn progress_bar_only_on_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..25 {
+        std::fs::copy(
+            crate::common::root().join("fixtures/cli/mixed/good.jsonl"),
+            dir.path().join(format!("s{i:02}.jsonl")),
+        )
+        .unwrap();
+    }
+    let folder = dir.path().to_string_lossy().into_owned();
+    let piped = run(&["check", &folder]);
+    assert_eq!(piped.code, 0, "{piped}");
+    assert!(
+        piped.stderr.is_empty(),
+        "no bar when stderr is not a terminal: {piped}"
+    );
+    assert!(
+        piped
+            .stdout
+            .ends_with("checked 25 files: 25 clean, 0 damaged, 0 unreadable\n"),
+        "{piped}"
+    );
+
+    // `script` (util-linux) runs the command on a pseudo-terminal.
+    let Ok(script) = which("script") else {
+        println!("SKIP: no `script` command to make a terminal");
+        return;
+    };
+    let binary = assert_cmd::cargo::cargo_bin("pi-session");
+    let report = dir.path().join("report.txt");
+    let command = format!("{} check {folder} > {}", binary.display(), report.display());
+    let terminal = std::process::Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&terminal.stdout);
+    assert!(
+        screen.contains("checking [") && screen.contains("/25"),
+        "{screen}"
+    );
+    let stdout = std::fs::read_to_string(report).unwrap();
+    assert!(
+        stdout.ends_with("checked 25 files: 25 clean, 0 damaged, 0 unreadable\n"),
+        "{stdout}"
+    );
+}
+
+fn which(name: &str) -> Result<std::path::PathBuf, ()> {
+    let path = std::env::var_os("PATH").ok_or(())?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .ok_or(())
 }

@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 
 /// The workspace root: commands run there, so fixture paths in outputs read `fixtures/...`.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// What one run printed and returned.
@@ -66,14 +69,18 @@ pub fn run_in(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
 
 /// The run's stdout as JSON.
 pub fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_str(&output.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{output}"))
+    serde_json::from_str(&output.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{output}"))
 }
 
 /// Parses JSON written by `JSON.stringify`, which may hold lone UTF-16 surrogate escapes
 /// (`"\ud83d"`) that serde_json rejects: those become U+FFFD, as the store reads them.
 pub fn parse_js_json(text: &str) -> serde_json::Value {
     let bytes = text.as_bytes();
-    let hex = |at: usize| text.get(at..at + 4).and_then(|digits| u16::from_str_radix(digits, 16).ok());
+    let hex = |at: usize| {
+        text.get(at..at + 4)
+            .and_then(|digits| u16::from_str_radix(digits, 16).ok())
+    };
     let mut out = String::with_capacity(text.len());
     let (mut i, mut last) = (0, 0);
     while i < bytes.len() {
@@ -112,9 +119,13 @@ pub fn js_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     use serde_json::Value;
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
         }
         _ => a == b,
     }

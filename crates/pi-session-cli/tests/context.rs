@@ -10,20 +10,30 @@ use crate::common::{js_equal, json, parse_js_json, root, run};
 /// The recorded scenarios of one implementation folder (`fixtures/pi`, `fixtures/omp`), with
 /// their expectations; scenarios the implementation could not open are left out.
 fn recorded(folder: &str) -> Vec<(String, Value)> {
-    let dir = root().join("fixtures").join(folder);
+    let found = recorded_in(folder, folder);
+    assert!(
+        found.len() >= 25,
+        "{folder}: only {} recorded scenarios",
+        found.len()
+    );
+    found
+}
+
+/// The recordings in `fixtures/<recordings>` of the sessions in `fixtures/<sessions>`.
+fn recorded_in(recordings: &str, sessions: &str) -> Vec<(String, Value)> {
+    let dir = root().join("fixtures").join(recordings);
     let mut found: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
         .map(|p| {
             let expected = parse_js_json(&std::fs::read_to_string(&p).unwrap());
-            let file = format!("fixtures/{folder}/{}", expected["file"].as_str().unwrap());
+            let file = format!("fixtures/{sessions}/{}", expected["file"].as_str().unwrap());
             (file, expected)
         })
         .filter(|(_, expected)| expected.get("openError").is_none())
         .collect();
     found.sort_by(|a, b| a.0.cmp(&b.0));
-    assert!(found.len() >= 25, "{folder}: only {} recorded scenarios", found.len());
     found
 }
 
@@ -37,16 +47,33 @@ fn leaf_arg(context: &Value) -> String {
 /// For every recorded context: `--format agent` equals `buildSessionContext`, `--format llm`
 /// equals `convertToLlm` (the real implementations' own output).
 fn check_recorded(folder: &str) {
+    check_recordings(folder, recorded(folder));
+}
+
+fn check_recordings(folder: &str, recordings: Vec<(String, Value)>) {
     let mut checked = 0;
-    for (file, expected) in recorded(folder) {
+    for (file, expected) in recordings {
         let dialect = expected["dialect"].as_str().unwrap();
         for context in expected["contexts"].as_array().unwrap() {
             let leaf = leaf_arg(context);
             for (format, key) in [("agent", "agent"), ("llm", "llm")] {
-                let out = run(&["context", &file, "--dialect", dialect, "--leaf", &leaf, "--format", format]);
+                let out = run(&[
+                    "context",
+                    &file,
+                    "--dialect",
+                    dialect,
+                    "--leaf",
+                    &leaf,
+                    "--format",
+                    format,
+                ]);
                 assert_eq!(out.code, 0, "{out}");
                 let got = json(&out);
-                assert!(js_equal(&got, &context[key]), "{file} leaf {leaf} --format {format}:\n{got:#}\n---- expected\n{:#}", context[key]);
+                assert!(
+                    js_equal(&got, &context[key]),
+                    "{file} leaf {leaf} --format {format}:\n{got:#}\n---- expected\n{:#}",
+                    context[key]
+                );
                 checked += 1;
             }
         }
@@ -64,9 +91,28 @@ fn omp_contexts_equal_the_recordings() {
     check_recorded("omp");
 }
 
+/// The other direction: sessions the facade wrote (`cargo run -p pi-session --example
+/// write_sessions -- fixtures/cli/ours`), opened by the real omp and pi (`cargo xtask record
+/// --verify fixtures/cli/ours`), read the same by them as by us.
+#[test]
+fn facade_written_sessions_read_the_same_in_omp_and_pi() {
+    for implementation in ["pi", "omp"] {
+        let recordings = recorded_in(&format!("cli/ours/{implementation}"), "cli/ours");
+        assert_eq!(recordings.len(), 5, "{implementation}");
+        check_recordings(implementation, recordings);
+    }
+}
+
 /// Scenarios the recorder wrote by hand instead of through the implementation's API.
-const HAND_WRITTEN: [&str; 7] =
-    ["v1-format", "v2-format", "damaged-lines", "orphans-and-duplicates", "usage-without-cost", "pi-written-file", "parent-cycle"];
+const HAND_WRITTEN: [&str; 7] = [
+    "v1-format",
+    "v2-format",
+    "damaged-lines",
+    "orphans-and-duplicates",
+    "usage-without-cost",
+    "pi-written-file",
+    "parent-cycle",
+];
 
 #[test]
 fn auto_dialect_picks_the_recorded_one() {
@@ -80,7 +126,10 @@ fn auto_dialect_picks_the_recorded_one() {
             if HAND_WRITTEN.contains(&expected["scenario"].as_str().unwrap()) {
                 continue;
             }
-            assert!(js_equal(&json(&out), &default["agent"]), "{file}: auto dialect");
+            assert!(
+                js_equal(&json(&out), &default["agent"]),
+                "{file}: auto dialect"
+            );
         }
     }
 }
@@ -92,16 +141,28 @@ fn provider_projections() {
         ("fixtures/pi/tool-calls.jsonl", &["--format", "openai"]),
         ("fixtures/pi/tool-calls.jsonl", &["--format", "anthropic"]),
         ("fixtures/omp/images.jsonl", &["--format", "openai"]),
-        ("fixtures/omp/images.jsonl", &["--format", "anthropic", "--inputs", "text"]),
-        ("fixtures/pi/compaction-single.jsonl", &["--format", "req-llm"]),
-        ("fixtures/cli/mixed/good.jsonl", &["--format", "anthropic", "--leaf", "a0000005"]),
+        (
+            "fixtures/omp/images.jsonl",
+            &["--format", "anthropic", "--inputs", "text"],
+        ),
+        (
+            "fixtures/pi/compaction-single.jsonl",
+            &["--format", "req-llm"],
+        ),
+        (
+            "fixtures/cli/mixed/good.jsonl",
+            &["--format", "anthropic", "--leaf", "a0000005"],
+        ),
     ];
     for (i, (file, extra)) in cases.iter().enumerate() {
         let mut args = vec!["context", file];
         args.extend_from_slice(extra);
         let out = run(&args);
         assert_eq!(out.code, 0, "{out}");
-        let name = format!("context_{i}_{}", PathBuf::from(file).file_stem().unwrap().to_string_lossy());
+        let name = format!(
+            "context_{i}_{}",
+            PathBuf::from(file).file_stem().unwrap().to_string_lossy()
+        );
         insta::assert_snapshot!(name, out.to_string());
     }
 }
@@ -113,8 +174,18 @@ fn bad_input_is_refused_on_stderr() {
         &["context", "fixtures/cli/mixed"],
         &["context", "fixtures/cli/mixed/binary.jsonl"],
         &["context", "fixtures/cli/mixed/empty.jsonl"],
-        &["context", "fixtures/cli/mixed/good.jsonl", "--inputs", "text,video"],
-        &["context", "fixtures/cli/mixed/good.jsonl", "--format", "xml"],
+        &[
+            "context",
+            "fixtures/cli/mixed/good.jsonl",
+            "--inputs",
+            "text,video",
+        ],
+        &[
+            "context",
+            "fixtures/cli/mixed/good.jsonl",
+            "--format",
+            "xml",
+        ],
         &["context", "fixtures/cli/mixed/good.jsonl", "--leaf", "nope"],
     ];
     for (i, args) in cases.iter().enumerate() {

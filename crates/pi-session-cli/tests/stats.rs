@@ -22,15 +22,31 @@ fn outputs() {
 fn stats_add_up() {
     let report = json(&run(&["stats", "fixtures/cli/mixed/good.jsonl", "--json"]));
     assert_eq!(report["entries"]["total"], 7);
-    let by_type: u64 = report["entries"]["byType"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    let by_type: u64 = report["entries"]["byType"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
     assert_eq!(by_type, 7);
     assert_eq!(report["branches"]["tips"], 2);
     // The leaf's branch: model_change, user, assistant, the failed tool result.
     assert_eq!(report["branches"]["branchLength"], 4);
-    assert_eq!(report["totals"]["tokens"], 150.0, "only the first assistant turn is on the leaf's branch");
-    assert_eq!(report["usage"]["assistant"]["totalTokens"], 462.0, "both turns in the file");
+    assert_eq!(
+        report["totals"]["tokens"], 150.0,
+        "only the first assistant turn is on the leaf's branch"
+    );
+    assert_eq!(
+        report["usage"]["assistant"]["totalTokens"], 462.0,
+        "both turns in the file"
+    );
     let context = &report["context"];
-    let by_role: u64 = context["byRole"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    let by_role: u64 = context["byRole"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
     assert_eq!(context["estimatedTokens"].as_u64().unwrap(), by_role);
     assert_eq!(context["window"], 200_000);
 }

@@ -8,9 +8,15 @@ fn tree_json_equals_the_recordings() {
     let mut checked = 0;
     for folder in ["pi", "omp"] {
         let dir = root().join("fixtures").join(folder);
-        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         files.sort();
-        for path in files.iter().filter(|p| p.to_string_lossy().ends_with(".expected.json")) {
+        for path in files
+            .iter()
+            .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
+        {
             let expected = parse_js_json(&std::fs::read_to_string(path).unwrap());
             // A v1 file has no ids: pi makes random ones on open, the store makes them from
             // byte offsets (the same on every open), so only their shape can agree.
@@ -22,7 +28,12 @@ fn tree_json_equals_the_recordings() {
             assert_eq!(out.code, 0, "{out}");
             let got = json(&out);
             for key in ["leafId", "branchIds", "tips", "labels"] {
-                assert!(js_equal(&got[key], &expected[key]), "{file} {key}: {} vs {}", got[key], expected[key]);
+                assert!(
+                    js_equal(&got[key], &expected[key]),
+                    "{file} {key}: {} vs {}",
+                    got[key],
+                    expected[key]
+                );
             }
             checked += 1;
         }
@@ -44,7 +55,11 @@ fn drawings() {
     for file in files {
         let out = run(&["tree", file]);
         assert_eq!(out.code, 0, "{out}");
-        let name = format!("tree_{}", file.trim_start_matches("fixtures/").replace(['/', '.'], "_"));
+        let name = format!(
+            "tree_{}",
+            file.trim_start_matches("fixtures/")
+                .replace(['/', '.'], "_")
+        );
         insta::assert_snapshot!(name, out.to_string());
     }
     let folded = run(&["tree", "fixtures/pi/long-tool-output.jsonl", "--fold", "2"]);

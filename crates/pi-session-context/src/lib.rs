@@ -28,7 +28,6 @@
 #![deny(missing_docs)]
 
 pub mod documents;
-mod js;
 pub mod llm;
 pub mod omp_prompt;
 mod output_notice;

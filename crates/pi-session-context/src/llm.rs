@@ -19,12 +19,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::js::{nullish, object, str_at, template, text_block, trim, truthy};
 use crate::omp_prompt::{
     BRANCH_SUMMARY_TEMPLATE, COMPACTION_SUMMARY_TEMPLATE, HANDOFF_SUMMARY_TEMPLATE,
     USER_INTERJECTION_TEMPLATE, render,
 };
 use crate::output_notice::format_output_notice;
+use pi_session_types::js::{as_str, is_nullish, object, text_block, to_js_string, trim, truthy};
 
 pub use pi_session_tree::Dialect;
 
@@ -88,7 +88,7 @@ fn role(message: &Value) -> Option<&str> {
 fn pi_convert(message: &Value) -> Option<Value> {
     let m = message.as_object()?;
     let timestamp = m.get("timestamp").cloned();
-    match str_at(m, "role")? {
+    match as_str(m.get("role"))? {
         "bashExecution" => {
             if truthy(m.get("excludeFromContext")) {
                 return None;
@@ -110,14 +110,14 @@ fn pi_convert(message: &Value) -> Option<Value> {
         "branchSummary" => Some(summary_user(
             format!(
                 "{PI_BRANCH_SUMMARY_PREFIX}{}{PI_BRANCH_SUMMARY_SUFFIX}",
-                template(m.get("summary"))
+                to_js_string(m.get("summary"))
             ),
             timestamp,
         )),
         "compactionSummary" => Some(summary_user(
             format!(
                 "{PI_COMPACTION_SUMMARY_PREFIX}{}{PI_COMPACTION_SUMMARY_SUFFIX}",
-                template(m.get("summary"))
+                to_js_string(m.get("summary"))
             ),
             timestamp,
         )),
@@ -144,9 +144,9 @@ fn string_to_blocks(content: Option<&Value>) -> Option<Value> {
 
 /// The head of both dialects' bash text: command, output, and how it ended.
 fn bash_text_head(m: &Map<String, Value>) -> String {
-    let mut text = format!("Ran `{}`\n", template(m.get("command")));
+    let mut text = format!("Ran `{}`\n", to_js_string(m.get("command")));
     if truthy(m.get("output")) {
-        text += &format!("```\n{}\n```", template(m.get("output")));
+        text += &format!("```\n{}\n```", to_js_string(m.get("output")));
     } else {
         text += "(no output)";
     }
@@ -155,7 +155,7 @@ fn bash_text_head(m: &Map<String, Value>) -> String {
     } else if exit_code_failed(m.get("exitCode")) {
         text += &format!(
             "\n\nCommand exited with code {}",
-            template(m.get("exitCode"))
+            to_js_string(m.get("exitCode"))
         );
     }
     text
@@ -176,7 +176,7 @@ fn pi_bash_text(m: &Map<String, Value>) -> String {
     if truthy(m.get("truncated")) && truthy(m.get("fullOutputPath")) {
         text += &format!(
             "\n\n[Output truncated. Full output: {}]",
-            template(m.get("fullOutputPath"))
+            to_js_string(m.get("fullOutputPath"))
         );
     }
     text
@@ -189,7 +189,7 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
         return Vec::new();
     };
     let timestamp = m.get("timestamp").cloned();
-    match str_at(m, "role") {
+    match as_str(m.get("role")) {
         Some("bashExecution") => {
             if truthy(m.get("excludeFromContext")) {
                 return Vec::new();
@@ -271,7 +271,7 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
                 if let Some(pruned) = pruned_tool_result_content(m) {
                     obj.insert("content".into(), pruned);
                 }
-                if nullish(obj.get("attribution")) {
+                if is_nullish(obj.get("attribution")) {
                     obj.insert("attribution".into(), "agent".into());
                 }
             }
@@ -285,7 +285,7 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
 fn with_default(message: &Value, key: &str, fallback: &str) -> Value {
     let mut out = message.clone();
     if let Some(obj) = out.as_object_mut()
-        && nullish(obj.get(key))
+        && is_nullish(obj.get(key))
     {
         obj.insert(key.to_owned(), fallback.into());
     }
@@ -296,7 +296,7 @@ fn with_default(message: &Value, key: &str, fallback: &str) -> Value {
 fn handlebars_text(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
-        other => template(other),
+        other => to_js_string(other),
     }
 }
 
@@ -311,9 +311,12 @@ fn is_custom_content(content: Option<&Value>) -> bool {
 
 /// `pythonExecutionToText`.
 fn omp_python_text(m: &Map<String, Value>) -> String {
-    let mut text = format!("Ran Python:\n```python\n{}\n```\n", template(m.get("code")));
+    let mut text = format!(
+        "Ran Python:\n```python\n{}\n```\n",
+        to_js_string(m.get("code"))
+    );
     if truthy(m.get("output")) {
-        text += &format!("Output:\n```\n{}\n```", template(m.get("output")));
+        text += &format!("Output:\n```\n{}\n```", to_js_string(m.get("output")));
     } else {
         text += "(no output)";
     }
@@ -322,7 +325,7 @@ fn omp_python_text(m: &Map<String, Value>) -> String {
     } else if exit_code_failed(m.get("exitCode")) {
         text += &format!(
             "\n\nExecution failed with code {}",
-            template(m.get("exitCode"))
+            to_js_string(m.get("exitCode"))
         );
     }
     text + &format_output_notice(m.get("meta"))
@@ -335,13 +338,13 @@ fn omp_file_mention(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Val
     };
     let wrap = |file: &Map<String, Value>| {
         let inner = if truthy(file.get("content")) {
-            format!("\n{}\n", template(file.get("content")))
+            format!("\n{}\n", to_js_string(file.get("content")))
         } else {
             "\n".to_owned()
         };
         format!(
             "<file path=\"{}\">{inner}</file>",
-            template(file.get("path"))
+            to_js_string(file.get("path"))
         )
     };
     let (image_files, text_files): (Vec<_>, Vec<_>) =
@@ -446,7 +449,7 @@ fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
             }
             let mut content = vec![text_block(format!(
                 "Images attached to {}.",
-                template(m.get("customType"))
+                to_js_string(m.get("customType"))
             ))];
             content.extend(images);
             out.push(object([
@@ -467,7 +470,7 @@ fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
 }
 
 fn omp_assistant(message: &Value, m: &Map<String, Value>, interrupted_next: bool) -> Vec<Value> {
-    let user_interrupted = str_at(m, "stopReason") == Some("aborted") && is_user_interrupt(m);
+    let user_interrupted = as_str(m.get("stopReason")) == Some("aborted") && is_user_interrupt(m);
     let mut out = message.clone();
     if (interrupted_next || user_interrupted)
         && let Some(Value::Array(content)) = m.get("content")
@@ -492,7 +495,7 @@ fn is_user_interrupt(m: &Map<String, Value>) -> bool {
         .get("errorId")
         .and_then(Value::as_f64)
         .is_some_and(|id| (id as i64) & USER_INTERRUPT_FLAG != 0);
-    flagged || str_at(m, "errorMessage") == Some(USER_INTERRUPT_LABEL)
+    flagged || as_str(m.get("errorMessage")) == Some(USER_INTERRUPT_LABEL)
 }
 
 /// `demoteInterruptedThinking(...).strippedContent`: skip trailing
@@ -533,14 +536,14 @@ fn strip_interrupted_thinking(content: &[Value]) -> Option<Vec<Value>> {
 fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> Value {
     let content = match m.get("blocks") {
         Some(blocks) if !blocks.is_null() => {
-            let mut content = vec![text_block(template(m.get("summary")))];
+            let mut content = vec![text_block(to_js_string(m.get("summary")))];
             if let Value::Array(blocks) = blocks {
                 content.extend(blocks.iter().cloned());
             }
             content
         }
         _ => {
-            let template_text = if str_at(m, "method") == Some("handoff") {
+            let template_text = if as_str(m.get("method")) == Some("handoff") {
                 HANDOFF_SUMMARY_TEMPLATE
             } else {
                 COMPACTION_SUMMARY_TEMPLATE
@@ -627,13 +630,13 @@ fn wrap_steering_one(message: &Value) -> Value {
     let Some(m) = message.as_object() else {
         return message.clone();
     };
-    let is_user = str_at(m, "role") == Some("user");
+    let is_user = as_str(m.get("role")) == Some("user");
     let steering = if is_user {
         m.get("steering") == Some(&Value::Bool(true))
     } else {
-        str_at(m, "role") == Some("custom")
-            && str_at(m, "customType") == Some(COLLAB_PROMPT_TYPE)
-            && str_at(m, "attribution") == Some("user")
+        as_str(m.get("role")) == Some("custom")
+            && as_str(m.get("customType")) == Some(COLLAB_PROMPT_TYPE)
+            && as_str(m.get("attribution")) == Some("user")
     };
     if !steering {
         return message.clone();

@@ -8,7 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::js::{nullish, template, truthy};
+use pi_session_types::js::{
+    format_f64, is_js_whitespace, is_nullish, to_fixed, to_js_string, to_locale_string, truthy,
+};
 
 /// The notice for `meta` (`""` when there is nothing to say).
 pub fn format_output_notice(meta: Option<&Value>) -> String {
@@ -22,7 +24,7 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
     if truthy(meta.get("artifactError")) {
         parts.push(format!(
             "Full output was not saved completely (artifact {} failed)",
-            template(meta.get("artifactError"))
+            to_js_string(meta.get("artifactError"))
         ));
     }
     let limits = meta.get("limits").and_then(Value::as_object);
@@ -35,8 +37,8 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
         if let Some(l) = limit(key) {
             parts.push(format!(
                 "{} {noun} limit reached. Use limit={} for more",
-                template(l.get("reached")),
-                template(l.get("suggestion"))
+                to_js_string(l.get("reached")),
+                to_js_string(l.get("suggestion"))
             ));
         }
     }
@@ -44,13 +46,13 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
         let unit = c.get("unit").filter(|u| !u.is_null());
         let mut notice = format!(
             "Some lines truncated to {} {}",
-            template(c.get("maxColumn")),
-            unit.map_or_else(|| "chars".to_owned(), |u| template(Some(u)))
+            to_js_string(c.get("maxColumn")),
+            unit.map_or_else(|| "chars".to_owned(), |u| to_js_string(Some(u)))
         );
-        if !nullish(c.get("artifactId")) {
+        if !is_nullish(c.get("artifactId")) {
             notice += &format!(
                 ". Read artifact://{} for full output",
-                template(c.get("artifactId"))
+                to_js_string(c.get("artifactId"))
             );
         }
         parts.push(notice);
@@ -66,7 +68,7 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
     {
         out += &format!(
             "\n\nLSP Diagnostics ({}):\n{}",
-            template(d.get("summary")),
+            to_js_string(d.get("summary")),
             grouped_diagnostics(messages)
         );
     }
@@ -80,26 +82,26 @@ fn number_at(map: &Map<String, Value>, key: &str) -> Option<f64> {
 fn range(value: Option<&Value>) -> Option<(String, String, f64, f64)> {
     let r = value?.as_object()?;
     Some((
-        template(r.get("start")),
-        template(r.get("end")),
+        to_js_string(r.get("start")),
+        to_js_string(r.get("end")),
         number_at(r, "start").unwrap_or(f64::NAN),
         number_at(r, "end").unwrap_or(f64::NAN),
     ))
 }
 
 fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
-    let artifact = if nullish(t.get("artifactId")) {
+    let artifact = if is_nullish(t.get("artifactId")) {
         None
     } else if source.and_then(|s| s.get("type")).and_then(Value::as_str) == Some("report") {
         Some(format!(
             "Read artifact://{} for full report ({})",
-            template(t.get("artifactId")),
-            template(source.and_then(|s| s.get("value")))
+            to_js_string(t.get("artifactId")),
+            to_js_string(source.and_then(|s| s.get("value")))
         ))
     } else {
         Some(format!(
             "Read artifact://{} for full output",
-            template(t.get("artifactId"))
+            to_js_string(t.get("artifactId"))
         ))
     };
     let total_lines = number_at(t, "totalLines").unwrap_or(f64::NAN);
@@ -121,25 +123,25 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
         notice = match (head, tail) {
             (Some(head), Some(tail)) => format!(
                 "Showing {head} and {tail} of {}; {} middle line{} ({}) elided",
-                template(t.get("totalLines")),
-                locale(elided_lines),
+                to_js_string(t.get("totalLines")),
+                to_locale_string(elided_lines),
                 if elided_lines == 1.0 { "" } else { "s" },
                 format_bytes(elided_bytes)
             ),
             _ if elided_bytes > 0.0 => format!(
                 "Showing head and tail bytes of {} line{}; {} elided",
-                locale(total_lines),
+                to_locale_string(total_lines),
                 if total_lines == 1.0 { "" } else { "s" },
                 format_bytes(elided_bytes)
             ),
             _ => format!(
                 "Showing {} of {} lines; middle elided",
-                js_number(output_lines.min(total_lines)),
-                template(t.get("totalLines"))
+                format_f64(output_lines.min(total_lines)),
+                to_js_string(t.get("totalLines"))
             ),
         };
-        if !nullish(t.get("nextOffset")) {
-            notice += &format!(". Use :{} to continue", template(t.get("nextOffset")));
+        if !is_nullish(t.get("nextOffset")) {
+            notice += &format!(". Use :{} to continue", to_js_string(t.get("nextOffset")));
         }
         if let Some(a) = artifact {
             notice += &format!(". {a}");
@@ -151,12 +153,12 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
             .get("shownRange")
             .and_then(|r| r.get("start"))
             .filter(|v| !v.is_null())
-            .map_or_else(|| "1".to_owned(), |v| template(Some(v)));
+            .map_or_else(|| "1".to_owned(), |v| to_js_string(Some(v)));
         notice = format!(
             "Showing line {line} (partial, {} of {}) of {}",
             format_bytes(number_at(t, "outputBytes").unwrap_or(f64::NAN)),
             format_bytes(number_at(t, "totalBytes").unwrap_or(f64::NAN)),
-            template(t.get("totalLines"))
+            to_js_string(t.get("totalLines"))
         );
         if let Some(a) = artifact {
             notice += &format!(". {a}");
@@ -165,12 +167,15 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
     }
     notice = match range(t.get("shownRange")) {
         Some((s, e, start, end)) if end >= start => {
-            format!("Showing lines {s}-{e} of {}", template(t.get("totalLines")))
+            format!(
+                "Showing lines {s}-{e} of {}",
+                to_js_string(t.get("totalLines"))
+            )
         }
         _ => format!(
             "Showing {} of {} lines",
-            template(t.get("outputLines")),
-            template(t.get("totalLines"))
+            to_js_string(t.get("outputLines")),
+            to_js_string(t.get("totalLines"))
         ),
     };
     if t.get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
@@ -180,8 +185,8 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
         };
         notice += &format!(" ({} limit)", format_bytes(max));
     }
-    if !nullish(t.get("nextOffset")) {
-        notice += &format!(". Use :{} to continue", template(t.get("nextOffset")));
+    if !is_nullish(t.get("nextOffset")) {
+        notice += &format!(". Use :{} to continue", to_js_string(t.get("nextOffset")));
     }
     if let Some(a) = artifact {
         notice += &format!(". {a}");
@@ -193,60 +198,17 @@ fn js_max0(x: f64) -> f64 {
     if x.is_nan() { f64::NAN } else { x.max(0.0) }
 }
 
-fn js_number(x: f64) -> String {
-    if x.is_nan() {
-        return "NaN".to_owned();
-    }
-    ryu_js::Buffer::new().format(x).to_owned()
-}
-
-/// `Number.prototype.toLocaleString()` in the `en-US` locale (grouping by
-/// thousands, at most three fraction digits).
-fn locale(x: f64) -> String {
-    if !x.is_finite() {
-        return js_number(x);
-    }
-    let negative = x < 0.0;
-    let rounded = format!("{:.3}", x.abs());
-    let (int_part, frac_part) = rounded.split_once('.').unwrap_or((&rounded, ""));
-    let frac = frac_part.trim_end_matches('0');
-    let mut grouped = String::new();
-    for (i, c) in int_part.chars().enumerate() {
-        if i > 0 && (int_part.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    let sign = if negative { "-" } else { "" };
-    if frac.is_empty() {
-        format!("{sign}{grouped}")
-    } else {
-        format!("{sign}{grouped}.{frac}")
-    }
-}
-
 /// pi-utils `formatBytes`.
 fn format_bytes(bytes: f64) -> String {
     const KB: f64 = 1024.0;
     if bytes < KB {
-        format!("{}B", js_number(bytes))
+        format!("{}B", format_f64(bytes))
     } else if bytes < KB * KB {
-        format!("{}KB", to_fixed_1(bytes / KB))
+        format!("{}KB", to_fixed(bytes / KB, 1))
     } else if bytes < KB * KB * KB {
-        format!("{}MB", to_fixed_1(bytes / (KB * KB)))
+        format!("{}MB", to_fixed(bytes / (KB * KB), 1))
     } else {
-        format!("{}GB", to_fixed_1(bytes / (KB * KB * KB)))
-    }
-}
-
-/// `Number.prototype.toFixed(1)` for non-negative numbers: a tie rounds up
-/// (Rust's formatter rounds it to even).
-fn to_fixed_1(x: f64) -> String {
-    let scaled = x * 10.0;
-    if scaled.fract() == 0.5 {
-        format!("{:.1}", scaled.ceil() / 10.0)
-    } else {
-        format!("{x:.1}")
+        format!("{}GB", to_fixed(bytes / (KB * KB * KB), 1))
     }
 }
 
@@ -257,7 +219,7 @@ fn grouped_diagnostics(messages: &[Value]) -> String {
     let mut by_file: Vec<(String, Vec<String>)> = Vec::new();
     let mut ungrouped: Vec<String> = Vec::new();
     for message in messages {
-        let text = template(Some(message));
+        let text = to_js_string(Some(message));
         match split_diagnostic(&text) {
             Some((path, rest)) => {
                 let path = path.replace('\\', "/");
@@ -413,7 +375,7 @@ fn is_position_then_space(s: &str) -> bool {
     }
     let rest = &s[line + 1..];
     let col = digits(rest);
-    col > 0 && rest[col..].starts_with(crate::js::is_js_whitespace)
+    col > 0 && rest[col..].starts_with(is_js_whitespace)
 }
 
 #[cfg(test)]
@@ -439,7 +401,7 @@ mod tests {
 
     #[test]
     fn locale_groups_thousands() {
-        assert_eq!(locale(1234567.0), "1,234,567");
-        assert_eq!(locale(12.5), "12.5");
+        assert_eq!(to_locale_string(1234567.0), "1,234,567");
+        assert_eq!(to_locale_string(12.5), "12.5");
     }
 }

@@ -16,8 +16,8 @@ use pi_session_tree::BlobSource;
 use pi_session_tree::blobs::parse_blob_ref;
 
 use crate::documents::{DocumentSource, NoDocuments};
-use crate::js::nullish as js_nullish;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
+use pi_session_types::js::is_nullish;
 
 /// The result text rho gives a tool call that never got a result.
 pub const ABORTED_TOOL_TEXT: &str = "Tool was not executed because the run was aborted.";
@@ -335,7 +335,7 @@ impl Projector<'_> {
         );
         // A result without a call id projects with `tool_call_id: nil`, as
         // rho's `m["toolCallId"]` gives.
-        if js_nullish(message.get("toolCallId")) {
+        if is_nullish(message.get("toolCallId")) {
             result.tool_call_id = None;
         }
         result

@@ -2,6 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use pi_session_types::line::replace_lone_surrogate_escapes;
 use serde_json::{Value, json};
 
 /// Chains `entries` into a linear branch: ids `e1`, `e2`, … and each
@@ -109,60 +110,13 @@ pub fn branch_of_leaf(entries: &[Value]) -> Vec<Value> {
     out
 }
 
-/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`
-/// (serde_json rejects them; the recorded fixtures keep what JavaScript
-/// wrote). Agent input and recorded output are rewritten alike, so the
-/// comparison stays fair: a lone surrogate is U+FFFD on both sides.
-pub fn replace_lone_surrogates(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let hex_at = |i: usize| -> Option<u16> {
-        let digits = text.get(i..i + 4)?;
-        u16::from_str_radix(digits, 16).ok()
-    };
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut copied = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if bytes.get(i + 1) != Some(&b'u') {
-            i += 2;
-            continue;
-        }
-        let Some(unit) = hex_at(i + 2) else {
-            i += 2;
-            continue;
-        };
-        let is_high = (0xD800..0xDC00).contains(&unit);
-        let is_low = (0xDC00..0xE000).contains(&unit);
-        if is_high
-            && bytes.get(i + 6) == Some(&b'\\')
-            && bytes.get(i + 7) == Some(&b'u')
-            && hex_at(i + 8).is_some_and(|next| (0xDC00..0xE000).contains(&next))
-        {
-            i += 12;
-            continue;
-        }
-        if is_high || is_low {
-            out.push_str(&text[copied..i]);
-            out.push_str("\\ufffd");
-            copied = i + 6;
-        }
-        i += 6;
-    }
-    out.push_str(&text[copied..]);
-    out
-}
-
 /// The JSON objects of a session file with a string `type` (lines that are
 /// not JSON are skipped; lone surrogates become U+FFFD), header and title
 /// slot left out.
 pub fn read_entries(path: &std::path::Path) -> Vec<Value> {
     let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
     text.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(&replace_lone_surrogates(l)).ok())
+        .filter_map(|l| serde_json::from_str::<Value>(&replace_lone_surrogate_escapes(l)).ok())
         .filter(|v| v.get("type").is_some_and(Value::is_string))
         .filter(|v| !matches!(v["type"].as_str(), Some("session" | "title")))
         .collect()

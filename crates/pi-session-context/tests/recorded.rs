@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use pi_session_context::{Dialect, llm_messages};
 use serde_json::Value;
 
-use crate::common::replace_lone_surrogates;
+use pi_session_types::line::replace_lone_surrogate_escapes;
 
 fn expected_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(read) = std::fs::read_dir(dir) else {
@@ -35,7 +35,8 @@ fn llm_messages_equal_the_recorded_convert_to_llm() {
     ] {
         for file in expected_files(&root.join(folder)) {
             let text = std::fs::read_to_string(&file).unwrap();
-            let recorded: Value = match serde_json::from_str(&replace_lone_surrogates(&text)) {
+            let recorded: Value = match serde_json::from_str(&replace_lone_surrogate_escapes(&text))
+            {
                 Ok(value) => value,
                 Err(e) => {
                     failures.push(format!("{}: not JSON: {e}", file.display()));

@@ -231,7 +231,9 @@ fn time_opens(path: &Path, runs: usize, options: &OpenOptions) -> (Vec<f64>, usi
 
 fn bench_open(path: &Path, runs: usize) -> JsonValue {
     let size = std::fs::metadata(path).expect("metadata").len();
+    let cpu_before = cpu_ms();
     let (times, entries) = time_opens(path, runs, &OpenOptions::default());
+    let cpu_per_open = (cpu_ms() - cpu_before) / runs as f64;
     let hwm_default = peak_rss_mb();
     let one_thread = OpenOptions {
         threads: 1,
@@ -244,6 +246,8 @@ fn bench_open(path: &Path, runs: usize) -> JsonValue {
         "open_ms_runs": times, "open_ms_median": median(times.clone()),
         "open_ms_median_one_thread": median(single),
         "mb_per_second": size as f64 / (1 << 20) as f64 / (median(times) / 1000.0),
+        "cpu_ms_per_open": cpu_per_open,
+        "load_average_1m": load_average(),
         "peak_rss_mb": hwm_default,
     })
 }
@@ -288,6 +292,30 @@ fn time_appends(writer: &mut SessionWriter, rng: &mut Rng, count: usize) -> Vec<
             started.elapsed().as_secs_f64() * 1e6
         })
         .collect()
+}
+
+/// CPU time (user + system, all threads) this process has used, in ms; from /proc/self/stat
+/// (clock ticks of 10 ms; 0 where /proc is not available).
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name: state is field 3; utime, stime are 14, 15.
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) * 10.0
+}
+
+/// The machine's 1-minute load average (other work competing for the cores), if known.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|text| text.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0.0)
 }
 
 /// Peak resident memory of this process in MiB (`VmHWM`; 0 where /proc is not available).

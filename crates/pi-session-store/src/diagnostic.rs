@@ -178,6 +178,12 @@ pub enum DiagnosticKind {
         /// The version found in the header.
         version: u64,
     },
+    /// A listing could not read the file at all (it vanished, or permission was denied).
+    #[error("the file could not be read ({detail}); it was not listed")]
+    Unreadable {
+        /// The I/O error.
+        detail: String,
+    },
     /// A listing could not find the header within the bytes it is allowed to read.
     #[error("no session header within the first {limit} bytes; the file was not listed")]
     HeaderNotFound {
@@ -196,7 +202,8 @@ impl DiagnosticKind {
             | Self::TornLastLine
             | Self::MissingHeader
             | Self::InvalidHeader { .. }
-            | Self::HeaderNotFound { .. } => Severity::Error,
+            | Self::HeaderNotFound { .. }
+            | Self::Unreadable { .. } => Severity::Error,
             Self::FusedObjects { .. }
             | Self::InvalidUtf8
             | Self::LoneSurrogate

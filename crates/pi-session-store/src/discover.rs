@@ -46,7 +46,7 @@ pub struct SessionListing {
 pub struct ListProblem {
     /// The file.
     pub path: PathBuf,
-    /// What is wrong with its first lines (or the I/O error, as a `NotJson`-free message).
+    /// What is wrong with its first lines, or why it could not be read (line 0).
     pub diagnostic: Diagnostic,
 }
 
@@ -90,14 +90,46 @@ pub fn list(dir: impl AsRef<Path>) -> Result<(Vec<SessionListing>, Vec<ListProbl
             }),
         }
     }
+    sort_newest_first(&mut sessions);
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((sessions, problems))
+}
+
+/// Lists the sessions of every project folder directly under a sessions root (pi's `listAll`,
+/// omp's `*/*.jsonl`), merged and sorted as [`list`] sorts. Files directly in the root are
+/// included too.
+pub fn list_all(
+    root: impl AsRef<Path>,
+) -> Result<(Vec<SessionListing>, Vec<ListProblem>), StoreError> {
+    let root = root.as_ref();
+    let (mut sessions, mut problems) = list(root)?;
+    let folders = match std::fs::read_dir(root) {
+        Ok(reader) => reader,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((sessions, problems)),
+        Err(e) => return Err(StoreError::io("could not list", root, e)),
+    };
+    for item in folders {
+        let path = item
+            .map_err(|e| StoreError::io("could not list", root, e))?
+            .path();
+        if path.is_dir() {
+            let (more, more_problems) = list(&path)?;
+            sessions.extend(more);
+            problems.extend(more_problems);
+        }
+    }
+    sort_newest_first(&mut sessions);
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((sessions, problems))
+}
+
+fn sort_newest_first(sessions: &mut [SessionListing]) {
     sessions.sort_by(|a, b| {
         b.modified
             .cmp(&a.modified)
             .then_with(|| b.created.cmp(&a.created))
             .then_with(|| b.path.cmp(&a.path))
     });
-    problems.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok((sessions, problems))
 }
 
 /// The most recently modified session in `dir` (see [`list`]), or `None`.
@@ -186,7 +218,7 @@ fn io_diagnostic(error: &StoreError) -> Diagnostic {
     Diagnostic::new(
         0,
         0,
-        DiagnosticKind::InvalidHeader {
+        DiagnosticKind::Unreadable {
             detail: error.to_string(),
         },
     )

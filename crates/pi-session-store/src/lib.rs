@@ -52,10 +52,15 @@ mod session_file;
 mod writer;
 
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use discover::{HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, read_listing};
+pub use discover::{
+    HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, read_listing,
+};
 pub use error::StoreError;
 pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};
 pub use session_file::{IndexEntry, SessionFile};
-pub use writer::{Durability, SessionWriter, TitleWrite, WriterOptions, new_header};
+pub use writer::{
+    Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,
+    new_header_with,
+};

@@ -163,19 +163,32 @@ fn index_sequentially<R: Read>(mut chunks: ChunkReader<R>) -> std::io::Result<(B
 
 /// A pipeline: one thread reads chunks, `threads` workers parse whole chunks, and this thread
 /// folds the results in file order (a small reorder buffer holds chunks that finish early).
-/// Reading overlaps parsing, and no worker waits for another. At most about `3 × threads`
-/// chunks are in memory at once; their buffers are recycled.
+/// Reading overlaps parsing, and no worker waits for another.
+///
+/// Memory is bounded by a pool of `3 × threads` buffers: the reader must take a buffer from the
+/// pool before reading a chunk, and a buffer returns to the pool only once its chunk has been
+/// folded. However slow one worker is, no more than that many chunks exist at once. A panicking
+/// worker (a bug) is caught and re-raised here, after the other threads have been released.
 fn index_in_parallel<R: Read + Send>(
     mut chunks: ChunkReader<R>,
     threads: usize,
 ) -> std::io::Result<(Builder, bool)> {
+    type Parsed = std::thread::Result<(Chunk, Vec<LineOutcome>)>;
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
     let chunk_rx = Mutex::new(chunk_rx);
-    let (done_tx, done_rx) = mpsc::channel::<(Chunk, Vec<LineOutcome>)>();
-    let (spare_tx, spare_rx) = mpsc::channel::<Vec<u8>>();
+    let (done_tx, done_rx) = mpsc::channel::<Parsed>();
+    let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
+    for _ in 0..threads * 3 {
+        // Empty buffers: each grows to the chunk size on first use.
+        let _ = pool_tx.send(Vec::new());
+    }
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || -> std::io::Result<bool> {
-            while let Some(chunk) = chunks.next_chunk(spare_rx.try_recv().ok())? {
+            // `recv` fails only when the folding side has stopped: then stop too.
+            while let Ok(buffer) = pool_rx.recv() {
+                let Some(chunk) = chunks.next_chunk(Some(buffer))? else {
+                    break;
+                };
                 if chunk_tx.send(chunk).is_err() {
                     break;
                 }
@@ -192,8 +205,12 @@ fn index_in_parallel<R: Read + Send>(
                         Err(_) => return,
                     };
                     let Ok(chunk) = next else { return };
-                    let outcomes = parse_lines(&chunk);
-                    if done_tx.send((chunk, outcomes)).is_err() {
+                    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        let outcomes = parse_lines(&chunk);
+                        (chunk, outcomes)
+                    }));
+                    let failed = parsed.is_err();
+                    if done_tx.send(parsed).is_err() || failed {
                         return;
                     }
                 }
@@ -203,15 +220,24 @@ fn index_in_parallel<R: Read + Send>(
         let mut builder = Builder::default();
         let mut waiting = BTreeMap::new();
         let mut next_seq = 0;
-        for (chunk, outcomes) in done_rx {
+        for parsed in done_rx {
+            let (chunk, outcomes) = match parsed {
+                Ok(parsed) => parsed,
+                Err(panic) => {
+                    // Release the reader (its pool closes) and through it the workers.
+                    drop(pool_tx);
+                    std::panic::resume_unwind(panic);
+                }
+            };
             waiting.insert(chunk.seq, (chunk, outcomes));
             while let Some((chunk, outcomes)) = waiting.remove(&next_seq) {
                 builder.absorb(&chunk, outcomes);
                 next_seq += 1;
                 // The reader may have finished; then the buffer is simply dropped.
-                let _ = spare_tx.send(chunk.bytes);
+                let _ = pool_tx.send(chunk.bytes);
             }
         }
+        drop(pool_tx);
         let had_bom = match reader.join() {
             Ok(result) => result?,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -447,6 +473,10 @@ impl Builder {
         }
         self.check_header_position();
         self.fold_title_slot();
+        let file_version = self
+            .header
+            .as_ref()
+            .map_or(CURRENT_VERSION, SessionHeader::version_or_1);
         let migration = self.migrate();
         let by_id = self.check_ids();
         self.diagnostics.sort_by_key(|d| (d.line, d.byte_offset));
@@ -458,6 +488,7 @@ impl Builder {
             self.entries,
             by_id,
             migration,
+            file_version,
             self.len,
             self.ends_with_newline || self.len == 0,
         );
@@ -505,6 +536,11 @@ impl Builder {
         }
         if version == CURRENT_VERSION {
             return Migration::None;
+        }
+        // As pi's getHeader() after migrating: the header says version 3 (`file_version` keeps
+        // what the file says).
+        if let Some(header) = &mut self.header {
+            header.version = Some(pi_session_types::JsonNumber::from(CURRENT_VERSION));
         }
         if version == 2 {
             let how = "hookMessage roles read as custom";

@@ -56,6 +56,7 @@ pub struct SessionFile {
     entries: Vec<IndexEntry>,
     by_id: HashMap<String, usize>,
     migration: Migration,
+    file_version: u64,
     byte_len: u64,
     ends_with_newline: bool,
 }
@@ -73,6 +74,7 @@ impl SessionFile {
         entries: Vec<IndexEntry>,
         by_id: HashMap<String, usize>,
         migration: Migration,
+        file_version: u64,
         byte_len: u64,
         ends_with_newline: bool,
     ) -> Self {
@@ -84,6 +86,7 @@ impl SessionFile {
             entries,
             by_id,
             migration,
+            file_version,
             byte_len,
             ends_with_newline,
         }
@@ -102,6 +105,7 @@ impl SessionFile {
             Vec::new(),
             HashMap::new(),
             Migration::None,
+            crate::migrate::CURRENT_VERSION,
             0,
             true,
         )
@@ -116,7 +120,8 @@ impl SessionFile {
     }
 
     /// The header, with a valid omp title slot folded in (its title wins; an empty slot title
-    /// removes `title`; its source sets or removes `titleSource`). `None` when the file has none.
+    /// removes `title`; its source sets or removes `titleSource`), and `version` 3 for a migrated
+    /// file. `None` when the file has none.
     pub fn header(&self) -> Option<&SessionHeader> {
         self.header.as_ref()
     }
@@ -136,12 +141,11 @@ impl SessionFile {
         self.header.as_ref().and_then(|h| h.title.as_deref())
     }
 
-    /// The version the file declares (1 when the header has none; 3 when there is no header).
-    /// Entries are always served migrated to version 3.
+    /// The version the file declares (1 when its header has none; 3 when there is no header).
+    /// Entries are always served migrated to version 3, and [`header`](Self::header) then says
+    /// version 3 too, as pi's `getHeader()` does after migrating.
     pub fn file_version(&self) -> u64 {
-        self.header
-            .as_ref()
-            .map_or(crate::migrate::CURRENT_VERSION, SessionHeader::version_or_1)
+        self.file_version
     }
 
     /// Whether entries are migrated in memory (the file is version 1 or 2).

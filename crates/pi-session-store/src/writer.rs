@@ -55,6 +55,71 @@ pub enum TitleWrite {
     InMemoryOnly,
 }
 
+/// Where a writer gets the time and fresh entry ids. The default, [`SystemStamps`], uses the
+/// clock and random UUIDs; tests and golden files plug in a deterministic source with
+/// [`SessionWriter::with_stamps`].
+///
+/// ```
+/// use pi_session_store::{SessionWriter, Stamps, new_header_with};
+/// use pi_session_types::IsoTimestamp;
+///
+/// #[derive(Debug, Default)]
+/// struct Counter(u32);
+/// impl Stamps for Counter {
+///     fn now(&mut self) -> IsoTimestamp {
+///         IsoTimestamp::new("2026-01-01T00:00:00.000Z")
+///     }
+///     fn entry_id(&mut self) -> String {
+///         self.0 += 1;
+///         format!("{:08x}", self.0)
+///     }
+/// }
+///
+/// let header = new_header_with("/w", "session-1", "2026-01-01T00:00:00.000Z");
+/// let mut writer = SessionWriter::in_memory(header).with_stamps(Counter::default());
+/// let label = pi_session_types::Entry::from_map(serde_json::from_str(r#"{"type":"label"}"#).unwrap());
+/// let written = writer.append(label).unwrap();
+/// assert_eq!((written.id(), written.timestamp()), (Some("00000001"), Some("2026-01-01T00:00:00.000Z")));
+/// ```
+pub trait Stamps: Send + std::fmt::Debug {
+    /// The current time: entry `timestamp`s and the title slot's `updatedAt`.
+    fn now(&mut self) -> IsoTimestamp;
+    /// A candidate entry id; the writer asks again (up to 100 times) while the session already
+    /// has it, then falls back to a full random UUID as pi does.
+    fn entry_id(&mut self) -> String;
+}
+
+/// The clock and random ids: 8 lowercase hex digits of a UUIDv4, as pi and omp draw them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemStamps;
+
+impl Stamps for SystemStamps {
+    fn now(&mut self) -> IsoTimestamp {
+        IsoTimestamp::now()
+    }
+
+    fn entry_id(&mut self) -> String {
+        let mut id = uuid::Uuid::new_v4().simple().to_string();
+        id.truncate(8);
+        id
+    }
+}
+
+/// A header for a new session with the given id and creation time (and `cwd`), version 3.
+pub fn new_header_with(
+    cwd: impl Into<String>,
+    id: impl Into<String>,
+    timestamp: impl Into<String>,
+) -> SessionHeader {
+    SessionHeader {
+        version: Some(JsonNumber::from(3u8)),
+        id: id.into(),
+        timestamp: Some(IsoTimestamp::new(timestamp.into())),
+        cwd: Some(cwd.into()),
+        ..SessionHeader::default()
+    }
+}
+
 /// A header for a new session: version 3, a fresh UUIDv7 id, the current time, and `cwd`.
 ///
 /// ```
@@ -63,13 +128,11 @@ pub enum TitleWrite {
 /// assert_eq!(header.version_or_1(), 3);
 /// ```
 pub fn new_header(cwd: impl Into<String>) -> SessionHeader {
-    SessionHeader {
-        version: Some(JsonNumber::from(3u8)),
-        id: uuid::Uuid::now_v7().to_string(),
-        timestamp: Some(IsoTimestamp::now()),
-        cwd: Some(cwd.into()),
-        ..SessionHeader::default()
-    }
+    new_header_with(
+        cwd,
+        uuid::Uuid::now_v7().to_string(),
+        IsoTimestamp::now().as_str(),
+    )
 }
 
 /// Appends entries to one session (a file, or memory only), assigning ids, parents and times.
@@ -91,6 +154,7 @@ pub struct SessionWriter {
     entry_count: usize,
     title_updated_at: Option<String>,
     state: State,
+    stamps: Box<dyn Stamps>,
 }
 
 #[derive(Debug)]
@@ -169,6 +233,7 @@ impl SessionWriter {
             entry_count: 0,
             title_updated_at,
             state,
+            stamps: Box::new(SystemStamps),
         }
     }
 
@@ -191,7 +256,7 @@ impl SessionWriter {
             .ok_or_else(|| StoreError::NoHeader {
                 path: path.to_path_buf(),
             })?;
-        let version = header.version_or_1();
+        let version = session.file_version();
         if version < 2 {
             return Err(StoreError::NeedsMigration {
                 path: path.to_path_buf(),
@@ -217,6 +282,12 @@ impl SessionWriter {
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
         Ok((writer, session, diagnostics))
+    }
+
+    /// Uses `stamps` for entry times and ids from now on (see [`Stamps`]).
+    pub fn with_stamps(mut self, stamps: impl Stamps + 'static) -> Self {
+        self.stamps = Box::new(stamps);
+        self
     }
 
     /// The session file (`None` for an in-memory session).
@@ -282,7 +353,7 @@ impl SessionWriter {
             });
         }
         let id = self.fresh_id();
-        entry.set_envelope(id.clone(), self.leaf.clone(), IsoTimestamp::now());
+        entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
         let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
             what: "entry",
             detail: e.to_string(),
@@ -309,7 +380,7 @@ impl SessionWriter {
     ) -> Result<TitleWrite, StoreError> {
         self.header.title = title.map(str::to_owned);
         self.header.title_source = source.map(|s| s.as_str().to_owned());
-        self.title_updated_at = Some(IsoTimestamp::now().as_str().to_owned());
+        self.title_updated_at = Some(self.stamps.now().as_str().to_owned());
         let has_slot = match &self.state {
             State::Pending => return Ok(TitleWrite::AtCreation),
             State::Memory(bytes) if bytes.is_empty() => return Ok(TitleWrite::AtCreation),
@@ -355,12 +426,11 @@ impl SessionWriter {
 
     /// 8 random lowercase hex digits (from a UUIDv4, like pi and omp) not used in this session;
     /// after 100 collisions a full UUID, as pi does.
-    fn fresh_id(&self) -> String {
+    fn fresh_id(&mut self) -> String {
         for _ in 0..100 {
-            let uuid = uuid::Uuid::new_v4().simple().to_string();
-            let id = &uuid[..8];
-            if !self.ids.contains(id) {
-                return id.to_owned();
+            let id = self.stamps.entry_id();
+            if !self.ids.contains(&id) {
+                return id;
             }
         }
         uuid::Uuid::new_v4().to_string()

@@ -153,3 +153,23 @@ fn a_missing_folder_lists_as_empty() {
     assert!(sessions.is_empty() && problems.is_empty());
     assert_eq!(latest(dir.path().join("nope")).unwrap(), None);
 }
+
+#[test]
+fn list_all_merges_every_project_folder() {
+    let root = tempfile::tempdir().unwrap();
+    for (folder, id, age) in [("--a--", "in-a", 50), ("-b", "in-b", 5)] {
+        std::fs::create_dir(root.path().join(folder)).unwrap();
+        write(
+            &root.path().join(folder),
+            &format!("{id}.jsonl"),
+            &format!("{}\n", header(id, "")),
+            age,
+        );
+    }
+    let (sessions, problems) = pi_session_store::list_all(root.path()).unwrap();
+    assert!(problems.is_empty());
+    assert_eq!(
+        sessions.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+        ["in-b", "in-a"]
+    );
+}

@@ -529,3 +529,47 @@ fn a_write_that_fails_half_way_is_cut_off_and_not_part_of_the_session() {
         "the partial line was removed: {size} bytes"
     );
 }
+
+/// Always the same time and the same id: a writer must still keep ids unique.
+#[derive(Debug)]
+struct Stuck;
+
+impl pi_session_store::Stamps for Stuck {
+    fn now(&mut self) -> pi_session_types::IsoTimestamp {
+        "2026-01-01T00:00:00.000Z".into()
+    }
+    fn entry_id(&mut self) -> String {
+        "deadbeef".into()
+    }
+}
+
+#[test]
+fn injected_stamps_make_output_deterministic_and_ids_stay_unique() {
+    let header = pi_session_store::new_header_with("/w", "fixed-id", "2026-01-01T00:00:00.000Z");
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer =
+        SessionWriter::create(dir.path(), header, WriterOptions::default()).with_stamps(Stuck);
+    let first = writer.append(label("x")).unwrap();
+    let second = writer.append(label("y")).unwrap();
+    assert_eq!(first.id(), Some("deadbeef"));
+    assert_eq!(first.timestamp(), Some("2026-01-01T00:00:00.000Z"));
+    let fallback = second.id().unwrap();
+    assert_eq!(
+        fallback.len(),
+        36,
+        "after 100 collisions a full UUID, as pi does: {fallback}"
+    );
+    let name = writer
+        .path()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert_eq!(name, "2026-01-01T00-00-00-000Z_fixed-id.jsonl");
+    let text = std::fs::read_to_string(writer.path().unwrap()).unwrap();
+    assert_eq!(
+        text.lines().nth(1).unwrap(),
+        r#"{"type":"label","id":"deadbeef","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"l"}"#
+    );
+}

@@ -49,6 +49,7 @@ pub mod js;
 pub mod mutations;
 pub mod omp_context;
 pub mod omp_notes;
+pub mod omp_prompt;
 pub mod pi_context;
 pub mod render;
 pub mod session_meta;

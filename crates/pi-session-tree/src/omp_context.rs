@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js::{self, SameValueKey};
 use crate::omp_notes;
-use crate::pi_context::{branch_summary_message, put};
+use crate::pi_context::branch_summary_message;
 use crate::snapcompact;
 
 /// `customType` of omp's hidden interrupted-thinking continuity message.
@@ -585,18 +585,15 @@ pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
             Value::from("agent")
         }
     });
-    let mut message = Map::new();
-    message.insert("role".into(), Value::from("custom"));
-    message.insert("customType".into(), Value::from(custom_type));
-    message.insert("content".into(), content.clone());
-    message.insert("display".into(), display);
-    put(&mut message, "details", entry.get("details"));
-    put(&mut message, "attribution", attribution.as_ref());
-    message.insert(
-        "timestamp".into(),
-        js::date_ms_value(entry.get("timestamp")),
-    );
-    Some(Value::Object(message))
+    Some(js::object([
+        ("role", Some(Value::from("custom"))),
+        ("customType", Some(Value::from(custom_type))),
+        ("content", Some(content.clone())),
+        ("display", Some(display)),
+        ("details", entry.get("details").cloned()),
+        ("attribution", attribution),
+        ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+    ]))
 }
 
 /// omp's `isUserTurnInitiator` for a custom message.
@@ -631,31 +628,30 @@ fn compaction_summary(
     blocks: Option<Vec<Value>>,
     timestamp_ms: Option<i64>,
 ) -> Value {
-    let mut message = Map::new();
-    message.insert("role".into(), Value::from("compactionSummary"));
-    put(&mut message, "summary", entry.get("summary"));
-    put(&mut message, "shortSummary", entry.get("shortSummary"));
-    put(&mut message, "tokensBefore", entry.get("tokensBefore"));
-    put(&mut message, "tokensAfter", entry.get("tokensAfter"));
-    put(&mut message, "method", entry.get("method"));
-    put(&mut message, "providerPayload", payload);
-    if let Some(blocks) = blocks.filter(|b| !b.is_empty()) {
-        let images: Vec<Value> = blocks
+    let blocks = blocks.filter(|b| !b.is_empty());
+    let images: Option<Vec<Value>> = blocks.as_ref().map(|blocks| {
+        blocks
             .iter()
             .filter(|b| js::is_str(b.get("type"), "image"))
             .cloned()
-            .collect();
-        message.insert("blocks".into(), Value::Array(blocks));
-        if !images.is_empty() {
-            message.insert("images".into(), Value::Array(images));
-        }
-    }
-    put(&mut message, "warning", entry.get("warning"));
-    message.insert(
-        "timestamp".into(),
-        timestamp_ms.map_or(Value::Null, Value::from),
-    );
-    Value::Object(message)
+            .collect()
+    });
+    js::object([
+        ("role", Some(Value::from("compactionSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("shortSummary", entry.get("shortSummary").cloned()),
+        ("tokensBefore", entry.get("tokensBefore").cloned()),
+        ("tokensAfter", entry.get("tokensAfter").cloned()),
+        ("method", entry.get("method").cloned()),
+        ("providerPayload", payload.cloned()),
+        ("blocks", blocks.map(Value::Array)),
+        ("images", images.filter(|i| !i.is_empty()).map(Value::Array)),
+        ("warning", entry.get("warning").cloned()),
+        (
+            "timestamp",
+            Some(timestamp_ms.map_or(Value::Null, Value::from)),
+        ),
+    ])
 }
 
 fn non_empty_str(value: Option<&Value>) -> Option<&str> {

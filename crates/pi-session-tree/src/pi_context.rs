@@ -82,11 +82,11 @@ pub fn build(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
             let first_kept = entry.get("firstKeptEntryId");
             let mut found = false;
             for kept in &path[..compaction_index] {
-                if js::strict_eq(kept.get("id"), first_kept) {
-                    found = true;
-                }
                 if found {
                     emit(kept, &mut context.messages);
+                }
+                if js::strict_eq(kept.get("id"), first_kept) {
+                    found = true;
                 }
             }
             for later in &path[compaction_index + 1..] {
@@ -122,23 +122,13 @@ fn model_object(provider: Option<&Value>, model_id: Option<&Value>) -> Map<Strin
     model
 }
 
-/// Inserts `key` when the value is not `undefined`.
-pub(crate) fn put(map: &mut Map<String, Value>, key: &str, value: Option<&Value>) {
-    if let Some(value) = value {
-        map.insert(key.to_owned(), value.clone());
-    }
-}
-
 fn compaction_summary(entry: &Value) -> Value {
-    let mut message = Map::new();
-    message.insert("role".into(), Value::from("compactionSummary"));
-    put(&mut message, "summary", entry.get("summary"));
-    put(&mut message, "tokensBefore", entry.get("tokensBefore"));
-    message.insert(
-        "timestamp".into(),
-        js::date_ms_value(entry.get("timestamp")),
-    );
-    Value::Object(message)
+    js::object([
+        ("role", Some(Value::from("compactionSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("tokensBefore", entry.get("tokensBefore").cloned()),
+        ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+    ])
 }
 
 fn emit(entry: &Value, messages: &mut Vec<Value>) {
@@ -148,19 +138,14 @@ fn emit(entry: &Value, messages: &mut Vec<Value>) {
                 messages.push(message.clone());
             }
         }
-        Some("custom_message") => {
-            let mut message = Map::new();
-            message.insert("role".into(), Value::from("custom"));
-            put(&mut message, "customType", entry.get("customType"));
-            put(&mut message, "content", entry.get("content"));
-            put(&mut message, "display", entry.get("display"));
-            put(&mut message, "details", entry.get("details"));
-            message.insert(
-                "timestamp".into(),
-                js::date_ms_value(entry.get("timestamp")),
-            );
-            messages.push(Value::Object(message));
-        }
+        Some("custom_message") => messages.push(js::object([
+            ("role", Some(Value::from("custom"))),
+            ("customType", entry.get("customType").cloned()),
+            ("content", entry.get("content").cloned()),
+            ("display", entry.get("display").cloned()),
+            ("details", entry.get("details").cloned()),
+            ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+        ])),
         Some("branch_summary") if js::truthy(entry.get("summary")) => {
             messages.push(branch_summary_message(entry));
         }
@@ -170,13 +155,10 @@ fn emit(entry: &Value, messages: &mut Vec<Value>) {
 
 /// `createBranchSummaryMessage` (identical in pi and omp).
 pub(crate) fn branch_summary_message(entry: &Value) -> Value {
-    let mut message = Map::new();
-    message.insert("role".into(), Value::from("branchSummary"));
-    put(&mut message, "summary", entry.get("summary"));
-    put(&mut message, "fromId", entry.get("fromId"));
-    message.insert(
-        "timestamp".into(),
-        js::date_ms_value(entry.get("timestamp")),
-    );
-    Value::Object(message)
+    js::object([
+        ("role", Some(Value::from("branchSummary"))),
+        ("summary", entry.get("summary").cloned()),
+        ("fromId", entry.get("fromId").cloned()),
+        ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+    ])
 }

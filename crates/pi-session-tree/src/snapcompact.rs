@@ -213,7 +213,7 @@ pub fn history_blocks_for(
         } else {
             ""
         };
-        blocks.push(text_block(format!("{}{suffix}", plain_text(head))));
+        blocks.push(js::text_block(format!("{}{suffix}", plain_text(head))));
     }
     blocks.extend(middle);
     if let Some(tail) = &archive.text_tail {
@@ -230,7 +230,7 @@ pub fn history_blocks_for(
                 let joined = format!("{}{tail}", js::as_str(last.get("text")).unwrap_or_default());
                 last.insert("text".into(), Value::from(joined));
             }
-            _ => blocks.push(text_block(tail)),
+            _ => blocks.push(js::text_block(tail)),
         }
     }
     Some(blocks)
@@ -504,13 +504,6 @@ fn markdown_opener_start(chars: &[char], data_index: usize, cursor: usize) -> Op
     })
 }
 
-fn text_block(text: String) -> Value {
-    let mut block = Map::new();
-    block.insert("type".into(), Value::from("text"));
-    block.insert("text".into(), Value::from(text));
-    Value::Object(block)
-}
-
 fn image_block(frame: &Map<String, Value>) -> Value {
     let mut block = Map::new();
     block.insert("type".into(), Value::from("image"));
@@ -547,7 +540,7 @@ fn frame_blocks(slots: Vec<Slot>) -> Vec<Value> {
                     Gap::Unavailable => unavailable_notice(*frames),
                     Gap::Budget => omitted_notice(*frames, *bytes),
                 };
-                blocks.push(text_block(text));
+                blocks.push(js::text_block(text));
             }
             *frames = 0;
             *bytes = 0;
@@ -578,6 +571,12 @@ fn frame_blocks(slots: Vec<Slot>) -> Vec<Value> {
     blocks
 }
 
+/// `count.toLocaleString()` (en-US) for a frame count.
+fn group_thousands(count: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    js::to_locale_string(count as f64)
+}
+
 fn plural(count: u64) -> &'static str {
     if count == 1 { "" } else { "s" }
 }
@@ -606,36 +605,13 @@ fn omitted_notice(frames: u64, bytes: u64) -> String {
     )
 }
 
-/// `Number.prototype.toLocaleString()` in the `en-US` locale for integers.
-fn group_thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// JavaScript `x.toFixed(1)` for a non-negative finite `x`: exact ties round up.
-fn to_fixed_1(x: f64) -> String {
-    let scaled = x * 10.0;
-    if scaled.fract() == 0.5 {
-        format!("{:.1}", scaled.ceil() / 10.0)
-    } else {
-        format!("{x:.1}")
-    }
-}
-
 fn format_frame_bytes(bytes: u64) -> String {
     #[allow(clippy::cast_precision_loss)]
     let b = bytes as f64;
     if bytes >= 1_000_000 {
-        format!("{} MB", to_fixed_1(b / 1_000_000.0))
+        format!("{} MB", js::to_fixed(b / 1_000_000.0, 1))
     } else if bytes >= 1_000 {
-        format!("{} KB", to_fixed_1(b / 1_000.0))
+        format!("{} KB", js::to_fixed(b / 1_000.0, 1))
     } else {
         format!("{bytes} B")
     }
@@ -674,9 +650,10 @@ mod tests {
     #[test]
     fn js_number_formatting() {
         assert_eq!(group_thousands(1_234_567), "1,234,567");
-        assert_eq!(to_fixed_1(1.25), "1.3");
-        assert_eq!(to_fixed_1(1.05), "1.1");
         assert_eq!(format_frame_bytes(1_250_000), "1.3 MB");
+        // 1.15 is stored below 1.15, so JavaScript's toFixed(1) gives 1.1 (bun).
+        assert_eq!(format_frame_bytes(1_150_000), "1.1 MB");
+        assert_eq!(format_frame_bytes(999), "999 B");
     }
 
     #[test]

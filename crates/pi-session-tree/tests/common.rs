@@ -108,41 +108,8 @@ pub fn js_equal(a: &Value, b: &Value) -> bool {
 /// surrogate escapes (`"\ud83d"`) that serde_json rejects: those become
 /// U+FFFD, as the store reads them.
 pub fn parse_js_json(text: &str) -> Value {
-    let bytes = text.as_bytes();
-    let hex = |at: usize| -> Option<u16> {
-        let digits = text.get(at..at + 4)?;
-        u16::from_str_radix(digits, 16).ok()
-    };
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    let mut last = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if bytes.get(i + 1) != Some(&b'u') {
-            i += 2;
-            continue;
-        }
-        let unit = hex(i + 2).unwrap_or(0);
-        let is_high = (0xD800..0xDC00).contains(&unit);
-        let is_low = (0xDC00..0xE000).contains(&unit);
-        let pairs = is_high
-            && bytes.get(i + 6) == Some(&b'\\')
-            && bytes.get(i + 7) == Some(&b'u')
-            && hex(i + 8).is_some_and(|next| (0xDC00..0xE000).contains(&next));
-        if pairs {
-            i += 12;
-        } else if is_high || is_low {
-            out.push_str(&text[last..i]);
-            out.push_str("\\ufffd");
-            i += 6;
-            last = i;
-        } else {
-            i += 6;
-        }
-    }
-    out.push_str(&text[last..]);
-    serde_json::from_str(&out).unwrap()
+    serde_json::from_str(&pi_session_types::line::replace_lone_surrogate_escapes(
+        text,
+    ))
+    .unwrap()
 }

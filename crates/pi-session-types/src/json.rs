@@ -65,6 +65,14 @@ pub fn to_js_writer<W: Write, T: Serialize + ?Sized>(
     Ok(())
 }
 
+/// ECMAScript `Number::toString(value)`: `NaN`, `Infinity`, `-Infinity`, `0` for both zeros,
+/// otherwise the shortest round-trip digits in JavaScript's notation (`1e+21`, `1e-7`). For a
+/// finite number these are the bytes `JSON.stringify` writes; [`crate::js::format_f64`] uses
+/// it for `String(x)`.
+pub(crate) fn number_to_js_string(value: f64, buffer: &mut ryu_js::Buffer) -> &str {
+    buffer.format(value)
+}
+
 /// Largest integer magnitude a JavaScript number holds exactly (2⁵³).
 const MAX_SAFE: u64 = 1 << 53;
 
@@ -110,13 +118,9 @@ fn array_index(key: &[u8]) -> Option<u32> {
 impl State {
     fn write_number_f64(&mut self, value: f64) {
         if value.is_finite() {
-            if value == 0.0 {
-                self.out.push(b'0');
-            } else {
-                let mut buffer = ryu_js::Buffer::new();
-                self.out
-                    .extend_from_slice(buffer.format_finite(value).as_bytes());
-            }
+            let mut buffer = ryu_js::Buffer::new();
+            self.out
+                .extend_from_slice(number_to_js_string(value, &mut buffer).as_bytes());
         } else {
             self.out.extend_from_slice(b"null");
         }

@@ -9,7 +9,9 @@
 //!   written back (`extra` maps, `Unknown` variants); a known type whose fields have unexpected
 //!   types falls back to an `Unknown` value plus a warning instead of failing;
 //! - bad input gives a typed [`LineError`] or a [`ParseWarning`], never a panic;
-//! - [`json::to_js_string`] is the single place where the JavaScript serialisation rules live.
+//! - [`json::to_js_string`] is the single place where the JavaScript serialisation rules live,
+//!   and [`js`] the single place for JavaScript value semantics (truthiness, `??`, `String(x)`,
+//!   `trim`, `Date` parsing) that the tree and context crates apply to JSON values.
 //!
 //! Must not: do I/O, know about files, trees or branches (that is `pi-session-store` and
 //! `pi-session-tree`), or interpret entries beyond their schema.
@@ -29,6 +31,7 @@
 pub mod entry;
 pub mod field;
 pub mod header;
+pub mod js;
 pub mod json;
 pub mod line;
 pub mod message;

@@ -499,6 +499,22 @@ fn hex4(bytes: &[u8]) -> Option<u16> {
     Some(value)
 }
 
+/// Rewrites the `\uXXXX` escapes of unpaired UTF-16 surrogates in JSON text to `\ufffd`, as
+/// [`parse_line`] reads them; paired escapes and every other byte are left alone.
+///
+/// JavaScript's `JSON.stringify` writes lone surrogates (`"\ud83d"`) that serde_json rejects.
+/// Use this to read such text (recorded outputs of the real implementations, for example) with
+/// serde_json and compare it fairly with what this crate parses.
+///
+/// ```
+/// use pi_session_types::line::replace_lone_surrogate_escapes;
+/// let text = r#"{"a":"\ud83d!","b":"\ud83d\ude00"}"#;
+/// assert_eq!(replace_lone_surrogate_escapes(text), r#"{"a":"\ufffd!","b":"\ud83d\ude00"}"#);
+/// ```
+pub fn replace_lone_surrogate_escapes(json_text: &str) -> Cow<'_, str> {
+    replace_lone_surrogates(json_text).0
+}
+
 /// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`; returns the text and
 /// how many were rewritten. Paired escapes and every other byte are left alone.
 pub(crate) fn replace_lone_surrogates(text: &str) -> (Cow<'_, str>, usize) {

@@ -23,10 +23,18 @@ pub fn play(dir: &Path) -> Result<String, Error> {
     let model = "anthropic:claude-sonnet-4-5";
     let mut session = Session::new(dir, model, "/work/demo");
 
-    let notes = AttachedFile::new(AttachmentKind::Text, "notes.txt", "text/plain", "/work/demo/notes.txt")
-        .about("24 B, 2 lines")
-        .text("ship on Friday\nno Mondays");
-    session.append(user("Summarise README.md and my notes.", UserOptions::new().attach(notes)))?;
+    let notes = AttachedFile::new(
+        AttachmentKind::Text,
+        "notes.txt",
+        "text/plain",
+        "/work/demo/notes.txt",
+    )
+    .about("24 B, 2 lines")
+    .text("ship on Friday\nno Mondays");
+    session.append(user(
+        "Summarise README.md and my notes.",
+        UserOptions::new().attach(notes),
+    ))?;
 
     let ls = ToolCall::new("call-1", "bash", json!({"command": "ls"}));
     let reply = Reply {
@@ -38,14 +46,37 @@ pub fn play(dir: &Path) -> Result<String, Error> {
         ..Reply::default()
     };
     session.append(assistant(&reply, session.model()))?;
-    session.append(tool_result("call-1", "bash", "README.md\nsrc", false, &[], None))?;
+    session.append(tool_result(
+        "call-1",
+        "bash",
+        "README.md\nsrc",
+        false,
+        &[],
+        None,
+    ))?;
 
     let read = ToolCall::new("call-2", "read", json!({"path": "README.md"}));
-    let reply = Reply { tool_calls: vec![read], usage: usage_map(1300, 20), stop_reason: StopReason::ToolUse, ..Reply::default() };
+    let reply = Reply {
+        tool_calls: vec![read],
+        usage: usage_map(1300, 20),
+        stop_reason: StopReason::ToolUse,
+        ..Reply::default()
+    };
     let second_turn = session.append(assistant(&reply, session.model()))?;
-    session.append(tool_result("call-2", "read", "# Demo\nA tiny demo app.", false, &[], None))?;
+    session.append(tool_result(
+        "call-2",
+        "read",
+        "# Demo\nA tiny demo app.",
+        false,
+        &[],
+        None,
+    ))?;
 
-    let reply = Reply { text: "README: a tiny demo app. Notes: ship on Friday.".into(), usage: usage_map(1400, 30), ..Reply::default() };
+    let reply = Reply {
+        text: "README: a tiny demo app. Notes: ship on Friday.".into(),
+        usage: usage_map(1400, 30),
+        ..Reply::default()
+    };
     session.append(assistant(&reply, session.model()))?;
 
     let summary = "The user asked for a summary of README.md and notes.txt; I listed the files.";
@@ -58,14 +89,29 @@ pub fn play(dir: &Path) -> Result<String, Error> {
     let path = session.path().unwrap_or_default(); // a session made with `new` has a file
     let resumed = Session::open(&path, "openai:gpt-5")?;
     let context = resumed.session.context(&options)?;
-    let stats = resumed.session.context_stats(&options, &StatsOptions::default())?;
+    let stats = resumed
+        .session
+        .context_stats(&options, &StatsOptions::default())?;
 
     let mut out = String::new();
-    out.push_str(&format!("resumed context equals live context: {}\n", context == live));
+    out.push_str(&format!(
+        "resumed context equals live context: {}\n",
+        context == live
+    ));
     out.push_str(&format!("model on resume: {}\n", resumed.session.model()));
-    out.push_str(&format!("title: {}\n", resumed.session.title().unwrap_or_default()));
-    out.push_str(&format!("branch: {} entries, diagnostics: {}\n", resumed.branch.len(), resumed.diagnostics.len()));
-    out.push_str(&format!("totals: {:?}\n", pi_session::totals(&resumed.branch)));
+    out.push_str(&format!(
+        "title: {}\n",
+        resumed.session.title().unwrap_or_default()
+    ));
+    out.push_str(&format!(
+        "branch: {} entries, diagnostics: {}\n",
+        resumed.branch.len(),
+        resumed.diagnostics.len()
+    ));
+    out.push_str(&format!(
+        "totals: {:?}\n",
+        pi_session::totals(&resumed.branch)
+    ));
     out.push_str(&format!(
         "stats: {} messages, ~{} tokens of a {} window ({} reserved, {} remaining)\n",
         stats.messages, stats.estimated_tokens, stats.window, stats.reserve, stats.remaining

@@ -48,7 +48,10 @@ impl ProjectFolders {
 
     /// The folders that are set, omp's first.
     pub fn all(&self) -> Vec<&Path> {
-        [self.omp.as_deref(), self.pi.as_deref()].into_iter().flatten().collect()
+        [self.omp.as_deref(), self.pi.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect()
     }
 }
 

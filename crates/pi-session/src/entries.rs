@@ -96,7 +96,12 @@ pub struct AttachedFile {
 
 impl AttachedFile {
     /// An attachment of `kind` with empty `about`, no text, image or page count.
-    pub fn new(kind: AttachmentKind, name: impl Into<String>, mime_type: impl Into<String>, path: impl Into<String>) -> Self {
+    pub fn new(
+        kind: AttachmentKind,
+        name: impl Into<String>,
+        mime_type: impl Into<String>,
+        path: impl Into<String>,
+    ) -> Self {
         Self {
             kind,
             name: name.into(),
@@ -199,7 +204,10 @@ pub struct Picture {
 impl Picture {
     /// A picture from bytes and a MIME type.
     pub fn new(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> Self {
-        Self { data: data.into(), mime_type: mime_type.into() }
+        Self {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
     }
 
     fn part(&self) -> JsonValue {
@@ -221,7 +229,11 @@ pub struct ToolCall {
 impl ToolCall {
     /// A tool call.
     pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: JsonValue) -> Self {
-        Self { id: id.into(), name: name.into(), arguments }
+        Self {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+        }
     }
 }
 
@@ -329,7 +341,11 @@ pub fn user(text: &str, options: UserOptions) -> Entry {
     message.insert("attribution".into(), "user".into());
     message.insert("timestamp".into(), now_ms().into());
     if !options.attachments.is_empty() {
-        let records: Vec<JsonValue> = options.attachments.iter().map(AttachedFile::record).collect();
+        let records: Vec<JsonValue> = options
+            .attachments
+            .iter()
+            .map(AttachedFile::record)
+            .collect();
         message.insert("attachments".into(), records.into());
     }
     if options.steering {
@@ -429,7 +445,12 @@ pub fn custom_in(namespace: &str, kind: NoticeKind, text: &str) -> Entry {
 
 /// rho's `compaction/4`: `summary` replaces the branch before `first_kept_id`
 /// (`method:"soft"`, `fromExtension:false`).
-pub fn compaction(summary: &str, first_kept_id: &str, tokens_before: u64, tokens_after: u64) -> Entry {
+pub fn compaction(
+    summary: &str,
+    first_kept_id: &str,
+    tokens_before: u64,
+    tokens_after: u64,
+) -> Entry {
     entry(json!({
         "type": "compaction",
         "summary": summary,

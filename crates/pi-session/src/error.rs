@@ -50,8 +50,18 @@ struct Inner {
 }
 
 impl Error {
-    fn new(kind: ErrorKind, message: String, source: Option<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self { inner: Arc::new(Inner { kind, message, source }) }
+    fn new(
+        kind: ErrorKind,
+        message: String,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                kind,
+                message,
+                source,
+            }),
+        }
     }
 
     /// What kind of failure this is.
@@ -112,7 +122,11 @@ impl From<EntryReadError> for Error {
     fn from(error: EntryReadError) -> Self {
         match error {
             EntryReadError::Store(store) => store.into(),
-            other => Self::new(ErrorKind::InvalidInput, other.to_string(), Some(Box::new(other))),
+            other => Self::new(
+                ErrorKind::InvalidInput,
+                other.to_string(),
+                Some(Box::new(other)),
+            ),
         }
     }
 }
@@ -125,13 +139,19 @@ impl fmt::Display for Error {
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Error").field("kind", &self.inner.kind).field("message", &self.inner.message).finish()
+        f.debug_struct("Error")
+            .field("kind", &self.inner.kind)
+            .field("message", &self.inner.message)
+            .finish()
     }
 }
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.inner.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+        self.inner
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
 

@@ -50,20 +50,20 @@ mod title;
 
 pub use discover::{ProjectFolders, dir, latest, latest_for_cwd, list};
 pub use entries::{
-    AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall, UserOptions, assistant,
-    compaction, custom, custom_in, model_change, tool_result, user,
+    AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
+    UserOptions, assistant, compaction, custom, custom_in, model_change, tool_result, user,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_model};
 pub use project::{Compacted, Inputs, ProjectOptions, branch, compacted, context, messages};
 pub use read::{
-    Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking, tool_calls, totals,
-    typed, usage,
+    Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
+    tool_calls, totals, typed, usage,
 };
 pub use session::{Diagnostic, Opened, Session, SessionOptions};
 pub use stats::{
-    BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW, PDF_PAGE_TOKENS,
-    PICTURE_TOKENS, RoleTokens, StatsOptions, reserve_for, window_for,
+    BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW,
+    PDF_PAGE_TOKENS, PICTURE_TOKENS, RoleTokens, StatsOptions, reserve_for, window_for,
 };
 pub use title::{TITLE_GRAPHEMES, title_for};
 
@@ -88,9 +88,9 @@ pub use pi_session_context::reqllm;
 /// loops call, and the typed entries.
 pub mod prelude {
     pub use crate::{
-        AttachedFile, AttachmentKind, ContextStats, Error, Inputs, NoticeKind, Picture, ProjectOptions, Reply, Session,
-        StatsOptions, ToolCall, UserOptions, assistant, compaction, custom, model_change, text, tool_result, typed,
-        user,
+        AttachedFile, AttachmentKind, ContextStats, Error, Inputs, NoticeKind, Picture,
+        ProjectOptions, Reply, Session, StatsOptions, ToolCall, UserOptions, assistant, compaction,
+        custom, model_change, text, tool_result, typed, user,
     };
     pub use pi_session_types::{AgentMessage, Entry, StopReason};
 }

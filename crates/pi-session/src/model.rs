@@ -8,7 +8,10 @@
 const PI_PROVIDERS: [(&str, &str); 1] = [("openai_codex", "openai-codex")];
 
 /// pi `api` values by pi provider; any other provider's api is the provider itself.
-const PI_APIS: [(&str, &str); 2] = [("anthropic", "anthropic-messages"), ("openai-codex", "openai-codex-responses")];
+const PI_APIS: [(&str, &str); 2] = [
+    ("anthropic", "anthropic-messages"),
+    ("openai-codex", "openai-codex-responses"),
+];
 
 /// The provider rho writes when a spec has no `:`.
 pub const UNKNOWN_PROVIDER: &str = "unknown";
@@ -64,13 +67,22 @@ pub fn from_pi_model(pi: &str) -> String {
 /// assert_eq!(pi_session::pi_api("openrouter"), "openrouter");
 /// ```
 pub fn pi_api(pi_provider: &str) -> &str {
-    PI_APIS.iter().find(|(p, _)| *p == pi_provider).map_or(pi_provider, |(_, api)| api)
+    PI_APIS
+        .iter()
+        .find(|(p, _)| *p == pi_provider)
+        .map_or(pi_provider, |(_, api)| api)
 }
 
 fn pi_provider(req_llm: &str) -> &str {
-    PI_PROVIDERS.iter().find(|(r, _)| *r == req_llm).map_or(req_llm, |(_, pi)| pi)
+    PI_PROVIDERS
+        .iter()
+        .find(|(r, _)| *r == req_llm)
+        .map_or(req_llm, |(_, pi)| pi)
 }
 
 fn req_llm_provider(pi: &str) -> &str {
-    PI_PROVIDERS.iter().find(|(_, p)| *p == pi).map_or(pi, |(r, _)| r)
+    PI_PROVIDERS
+        .iter()
+        .find(|(_, p)| *p == pi)
+        .map_or(pi, |(r, _)| r)
 }

@@ -36,7 +36,12 @@ pub(crate) fn node_of(entry: &Entry) -> NodeInfo {
 pub fn branch(entries: &[Entry]) -> Vec<Entry> {
     let index = TreeIndex::from_nodes(entries.iter().map(node_of));
     match index.leaf_position() {
-        Some(leaf) => index.branch(leaf).positions.into_iter().filter_map(|i| entries.get(i).cloned()).collect(),
+        Some(leaf) => index
+            .branch(leaf)
+            .positions
+            .into_iter()
+            .filter_map(|i| entries.get(i).cloned())
+            .collect(),
         None => Vec::new(),
     }
 }

@@ -8,7 +8,8 @@
 use pi_session_context::rho;
 use pi_session_tree as tree;
 use pi_session_types::{
-    AgentMessage, Attachment, Content, ContentBlock, Cost, Entry, JsonMap, JsonNumber, JsonValue, ToolCallBlock, Usage,
+    AgentMessage, Attachment, Content, ContentBlock, Cost, Entry, JsonMap, JsonNumber, JsonValue,
+    ToolCallBlock, Usage,
 };
 use serde::Serialize;
 
@@ -56,9 +57,14 @@ pub(crate) fn typed_value(message: &JsonValue) -> String {
     if attached == 0 {
         return rho::text(message.get("content"));
     }
-    let Some(JsonValue::Array(parts)) = message.get("content") else { return String::new() };
-    let text_parts: Vec<JsonValue> =
-        parts.iter().filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("text")).cloned().collect();
+    let Some(JsonValue::Array(parts)) = message.get("content") else {
+        return String::new();
+    };
+    let text_parts: Vec<JsonValue> = parts
+        .iter()
+        .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("text"))
+        .cloned()
+        .collect();
     let keep = text_parts.len().saturating_sub(attached);
     rho::text(Some(&JsonValue::Array(text_parts[..keep].to_vec())))
 }
@@ -118,7 +124,9 @@ fn message_content(message: &AgentMessage) -> Option<&Content> {
 /// assert_eq!(notice_kind(&custom_in("operator", NoticeKind::Aside, "psst")), Some(NoticeKind::Aside));
 /// ```
 pub fn notice_kind(entry: &Entry) -> Option<NoticeKind> {
-    let Entry::CustomMessage(custom) = entry else { return None };
+    let Entry::CustomMessage(custom) = entry else {
+        return None;
+    };
     let (namespace, kind) = custom.custom_type.as_deref()?.rsplit_once('.')?;
     if namespace.is_empty() {
         return None;
@@ -154,7 +162,11 @@ pub fn usage(u: &JsonMap) -> Usage {
     let cache_write = count(&["cache_write_tokens", "cache_creation_tokens"]);
     let input = (count(&["input_tokens"]) - cache_read - cache_write).max(0.0);
     let output = count(&["output_tokens"]);
-    let cost = |keys: &[&str]| Some(json_number(first_present(u, keys).map_or(0.0, number_or_zero)));
+    let cost = |keys: &[&str]| {
+        Some(json_number(
+            first_present(u, keys).map_or(0.0, number_or_zero),
+        ))
+    };
     let cost = Cost {
         input: cost(&["input_cost"]),
         output: cost(&["output_cost"]),
@@ -176,7 +188,9 @@ pub fn usage(u: &JsonMap) -> Usage {
 
 /// The value of the first key present with a value other than `null` and `false`.
 fn first_present<'a>(map: &'a JsonMap, keys: &[&str]) -> Option<&'a JsonValue> {
-    keys.iter().filter_map(|k| map.get(*k)).find(|v| !matches!(v, JsonValue::Null | JsonValue::Bool(false)))
+    keys.iter()
+        .filter_map(|k| map.get(*k))
+        .find(|v| !matches!(v, JsonValue::Null | JsonValue::Bool(false)))
 }
 
 /// rho's `num/1`: a number as is, anything else 0.

@@ -123,7 +123,16 @@ impl Log {
                 })
                 .collect()
         });
-        Self { writer, title, file, appended: Vec::new(), nodes, index: None, values: HashMap::new(), names: BTreeMap::new() }
+        Self {
+            writer,
+            title,
+            file,
+            appended: Vec::new(),
+            nodes,
+            index: None,
+            values: HashMap::new(),
+            names: BTreeMap::new(),
+        }
     }
 
     fn file_len(&self) -> usize {
@@ -131,7 +140,8 @@ impl Log {
     }
 
     fn index(&mut self) -> &TreeIndex {
-        self.index.get_or_insert_with(|| TreeIndex::from_nodes(self.nodes.iter().cloned()))
+        self.index
+            .get_or_insert_with(|| TreeIndex::from_nodes(self.nodes.iter().cloned()))
     }
 
     fn record(&mut self, entry: Entry) {
@@ -148,7 +158,11 @@ impl Log {
                 .appended
                 .get(position - file_len)
                 .cloned()
-                .ok_or_else(|| Error::invalid_input(format!("entry position {position} is past the end of the log"))),
+                .ok_or_else(|| {
+                    Error::invalid_input(format!(
+                        "entry position {position} is past the end of the log"
+                    ))
+                }),
         }
     }
 
@@ -157,7 +171,9 @@ impl Log {
             return Ok(value.clone());
         }
         let value = match &self.file {
-            Some(file) if position < file.len() => pi_session_tree::EntrySource::entry_value(file, position)?,
+            Some(file) if position < file.len() => {
+                pi_session_tree::EntrySource::entry_value(file, position)?
+            }
             _ => to_json(&self.entry(position)?),
         };
         self.values.insert(position, value.clone());
@@ -168,7 +184,10 @@ impl Log {
     fn branch_positions(&mut self, leaf: Option<&str>) -> Vec<usize> {
         let Some(leaf) = leaf else { return Vec::new() };
         let index = self.index();
-        index.position_of(leaf).map(|at| index.branch(at).positions).unwrap_or_default()
+        index
+            .position_of(leaf)
+            .map(|at| index.branch(at).positions)
+            .unwrap_or_default()
     }
 }
 
@@ -186,7 +205,10 @@ impl Session {
         cwd: impl Into<String>,
         options: SessionOptions,
     ) -> Self {
-        let writer_options = WriterOptions { durability: options.durability, title_slot: options.title_slot };
+        let writer_options = WriterOptions {
+            durability: options.durability,
+            title_slot: options.title_slot,
+        };
         let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
         Self::from_log(Log::new(writer, options.title, None), None, model.into())
     }
@@ -198,7 +220,12 @@ impl Session {
     }
 
     fn from_log(log: Log, leaf: Option<String>, model: String) -> Self {
-        Self { log: Arc::new(Mutex::new(log)), leaf, model, name: None }
+        Self {
+            log: Arc::new(Mutex::new(log)),
+            leaf,
+            model,
+            name: None,
+        }
     }
 
     /// rho's `open/2`: the session at `path`, its leaf at the last entry with an id, its model
@@ -208,7 +235,8 @@ impl Session {
     /// Errors: the file cannot be read ([`Error::is_io`]), or has no session header
     /// ([`Error::is_not_a_session`]). Damaged lines are diagnostics, not errors.
     pub fn open(path: impl AsRef<Path>, default_model: &str) -> Result<Opened> {
-        let (writer, file, file_diagnostics) = SessionWriter::open_for_append(path, WriterOptions::default())?;
+        let (writer, file, file_diagnostics) =
+            SessionWriter::open_for_append(path, WriterOptions::default())?;
         let title = file.title().map(str::to_owned);
         let mut log = Log::new(writer, title, Some(file));
         let leaf = log.index().leaf_id().map(str::to_owned);
@@ -216,17 +244,28 @@ impl Session {
             Some(at) => log.index().branch(at),
             None => pi_session_tree::Branch::default(),
         };
-        let branch = walk.positions.iter().map(|&at| log.entry(at)).collect::<Result<Vec<_>>>()?;
+        let branch = walk
+            .positions
+            .iter()
+            .map(|&at| log.entry(at))
+            .collect::<Result<Vec<_>>>()?;
         let model = model_from(&branch).unwrap_or_else(|| default_model.to_owned());
-        let mut diagnostics: Vec<Diagnostic> = file_diagnostics.into_iter().map(Diagnostic::File).collect();
+        let mut diagnostics: Vec<Diagnostic> =
+            file_diagnostics.into_iter().map(Diagnostic::File).collect();
         diagnostics.extend(walk.diagnostics.into_iter().map(Diagnostic::Tree));
-        Ok(Opened { session: Self::from_log(log, leaf, model), branch, diagnostics })
+        Ok(Opened {
+            session: Self::from_log(log, leaf, model),
+            branch,
+            diagnostics,
+        })
     }
 
     fn log(&self) -> MutexGuard<'_, Log> {
         // A panic while the lock was held cannot leave the log half-updated: every update
         // happens after the write it records succeeded.
-        self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The session id (the header's).
@@ -247,7 +286,11 @@ impl Session {
     /// The title: the header's once written, else the one set with [`SessionOptions::title`].
     pub fn title(&self) -> Option<String> {
         let log = self.log();
-        if log.writer.is_written() { log.writer.header().title.clone() } else { log.title.clone() }
+        if log.writer.is_written() {
+            log.writer.header().title.clone()
+        } else {
+            log.title.clone()
+        }
     }
 
     /// The model in effect at this cursor (a req_llm spec).
@@ -279,10 +322,17 @@ impl Session {
     /// model first. Appending a `model_change` changes this cursor's model.
     pub fn append(&mut self, entry: Entry) -> Result<Entry> {
         let log_handle = Arc::clone(&self.log);
-        let mut log = log_handle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut log = log_handle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if !log.writer.is_written() {
-            let title = log.title.clone().filter(|t| !t.is_empty()).unwrap_or_else(|| title_for(&entry));
-            log.writer.set_title(Some(&title), Some(TitleSource::Auto))?;
+            let title = log
+                .title
+                .clone()
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| title_for(&entry));
+            log.writer
+                .set_title(Some(&title), Some(TitleSource::Auto))?;
             log.writer.set_leaf(None)?;
             let change = log.writer.append(model_change(&self.model))?;
             self.leaf = change.id().map(str::to_owned);
@@ -295,7 +345,8 @@ impl Session {
             self.model = model;
         }
         if let Some(name) = &self.name {
-            log.names.insert(name.clone(), (self.leaf.clone(), self.model.clone()));
+            log.names
+                .insert(name.clone(), (self.leaf.clone(), self.model.clone()));
         }
         log.record(written.clone());
         Ok(written)
@@ -303,26 +354,40 @@ impl Session {
 
     /// A new cursor at this one's leaf, on the same log.
     pub fn fork(&self) -> Session {
-        Session { log: Arc::clone(&self.log), leaf: self.leaf.clone(), model: self.model.clone(), name: None }
+        Session {
+            log: Arc::clone(&self.log),
+            leaf: self.leaf.clone(),
+            model: self.model.clone(),
+            name: None,
+        }
     }
 
     /// A new cursor at this one's leaf, named `name`: the name follows the cursor's appends,
     /// and [`checkout`](Self::checkout) finds its tip again. Names live as long as the log.
     pub fn fork_named(&self, name: impl Into<String>) -> Session {
         let name = name.into();
-        self.log().names.insert(name.clone(), (self.leaf.clone(), self.model.clone()));
-        Session { name: Some(name), ..self.fork() }
+        self.log()
+            .names
+            .insert(name.clone(), (self.leaf.clone(), self.model.clone()));
+        Session {
+            name: Some(name),
+            ..self.fork()
+        }
     }
 
     /// A cursor at the tip of the branch named `name`.
     pub fn checkout(&self, name: &str) -> Result<Session> {
-        let (leaf, model) = self
-            .log()
-            .names
-            .get(name)
-            .cloned()
-            .ok_or_else(|| Error::invalid_input(format!("no branch is named {name:?}; name one with fork_named")))?;
-        Ok(Session { log: Arc::clone(&self.log), leaf, model, name: Some(name.to_owned()) })
+        let (leaf, model) = self.log().names.get(name).cloned().ok_or_else(|| {
+            Error::invalid_input(format!(
+                "no branch is named {name:?}; name one with fork_named"
+            ))
+        })?;
+        Ok(Session {
+            log: Arc::clone(&self.log),
+            leaf,
+            model,
+            name: Some(name.to_owned()),
+        })
     }
 
     /// The names of the named branches, sorted.
@@ -351,13 +416,27 @@ impl Session {
 
     /// Moves to `from` (or before the first entry for `None`) and appends a `branch_summary`
     /// of the branch being left (pi's `branchWithSummary`); returns the appended entry.
-    pub fn branch_with_summary(&mut self, from: Option<&str>, summary: &str, details: Option<JsonValue>) -> Result<Entry> {
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: &str,
+        details: Option<JsonValue>,
+    ) -> Result<Entry> {
         let plan = {
             let mut log = self.log();
-            pi_session_tree::branch_with_summary(log.index(), from, summary, details, None, Dialect::Pi)?
+            pi_session_tree::branch_with_summary(
+                log.index(),
+                from,
+                summary,
+                details,
+                None,
+                Dialect::Pi,
+            )?
         };
         let JsonValue::Object(map) = plan.entry else {
-            return Err(Error::invalid_input("the planned branch summary is not a JSON object"));
+            return Err(Error::invalid_input(
+                "the planned branch summary is not a JSON object",
+            ));
         };
         self.leaf = plan.leaf;
         self.append(Entry::from_map(map))
@@ -385,7 +464,10 @@ impl Session {
 
     /// rho's `context/2` for this cursor's branch: the req_llm messages to send.
     pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
-        Ok(pi_session_context::rho::context(&self.branch_values()?, options))
+        Ok(pi_session_context::rho::context(
+            &self.branch_values()?,
+            options,
+        ))
     }
 
     /// The dialect's `buildSessionContext` for this cursor's branch (what pi or omp would
@@ -395,29 +477,47 @@ impl Session {
         dialect: Dialect,
         options: &ContextOptions<'_>,
     ) -> Result<(AgentContext, Vec<pi_session_tree::Diagnostic>)> {
-        Ok(pi_session_tree::agent_context(&self.branch_values()?, dialect, options))
+        Ok(pi_session_tree::agent_context(
+            &self.branch_values()?,
+            dialect,
+            options,
+        ))
     }
 
     /// How full the model's window is with this cursor's context.
-    pub fn context_stats(&self, project: &ProjectOptions<'_>, options: &StatsOptions<'_>) -> Result<ContextStats> {
+    pub fn context_stats(
+        &self,
+        project: &ProjectOptions<'_>,
+        options: &StatsOptions<'_>,
+    ) -> Result<ContextStats> {
         let branch = self.branch_values()?;
         let messages = pi_session_context::rho::context(&branch, project);
-        Ok(ContextStats::from_messages(&messages, branch.len(), &self.model, options))
+        Ok(ContextStats::from_messages(
+            &messages,
+            branch.len(),
+            &self.model,
+            options,
+        ))
     }
 
     /// The leaf selector for this cursor (for the tree's APIs).
     pub fn leaf_selector(&self) -> LeafSelector {
-        self.leaf.clone().map_or(LeafSelector::Null, LeafSelector::Id)
+        self.leaf
+            .clone()
+            .map_or(LeafSelector::Null, LeafSelector::Id)
     }
 }
 
 /// The req_llm spec a read-back `model_change` switches to (rho reads `model`; pi's
 /// `provider`/`modelId` shape is read too).
 fn changed_model(entry: &Entry) -> Option<String> {
-    let Entry::ModelChange(change) = entry else { return None };
+    let Entry::ModelChange(change) = entry else {
+        return None;
+    };
     if let Some(model) = &change.model {
         return Some(from_pi_model(model));
     }
-    change.provider_and_model_id().map(|(provider, id)| from_pi_model(&format!("{provider}/{id}")))
+    change
+        .provider_and_model_id()
+        .map(|(provider, id)| from_pi_model(&format!("{provider}/{id}")))
 }
-

@@ -89,7 +89,12 @@ impl ContextStats {
     /// assert_eq!((stats.estimated_tokens, stats.window, stats.reserve), (2, 200_000, 30_000));
     /// assert_eq!(stats.remaining, 170_000 - 2);
     /// ```
-    pub fn from_messages(messages: &[Message], entries: usize, model: &str, options: &StatsOptions<'_>) -> Self {
+    pub fn from_messages(
+        messages: &[Message],
+        entries: usize,
+        model: &str,
+        options: &StatsOptions<'_>,
+    ) -> Self {
         let count = |text: &str| match options.counter {
             Some(counter) => counter(text),
             None => (text.len() as u64).div_ceil(BYTES_PER_TOKEN),
@@ -109,8 +114,15 @@ impl ContextStats {
         let window = options.window.unwrap_or_else(|| window_for(model));
         let reserve = reserve_for(window, options.reserve_tokens);
         let threshold = window.saturating_sub(1).min(window.saturating_sub(reserve));
-        #[allow(clippy::cast_precision_loss, reason = "a percentage; token counts are far below 2^52")]
-        let utilisation_percent = if window == 0 { 100.0 } else { estimated_tokens as f64 * 100.0 / window as f64 };
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "a percentage; token counts are far below 2^52"
+        )]
+        let utilisation_percent = if window == 0 {
+            100.0
+        } else {
+            estimated_tokens as f64 * 100.0 / window as f64
+        };
         Self {
             estimated_tokens,
             window,
@@ -127,7 +139,11 @@ impl ContextStats {
 
 /// rho's window rule: 200k when the model spec contains `claude`, else 128k.
 pub fn window_for(model: &str) -> u64 {
-    if model.contains("claude") { CLAUDE_WINDOW } else { DEFAULT_WINDOW }
+    if model.contains("claude") {
+        CLAUDE_WINDOW
+    } else {
+        DEFAULT_WINDOW
+    }
 }
 
 /// rho's reserve rule: `max(15% of window, reserve_tokens or 16 384)`, falling back to 15% when
@@ -135,11 +151,19 @@ pub fn window_for(model: &str) -> u64 {
 pub fn reserve_for(window: u64, reserve_tokens: Option<u64>) -> u64 {
     let fifteen_percent = window * 15 / 100;
     let reserve = fifteen_percent.max(reserve_tokens.unwrap_or(DEFAULT_RESERVE_TOKENS));
-    if reserve >= window { fifteen_percent } else { reserve }
+    if reserve >= window {
+        fifteen_percent
+    } else {
+        reserve
+    }
 }
 
 fn message_tokens(message: &Message, count: &dyn Fn(&str) -> u64) -> u64 {
-    let parts: u64 = message.content.iter().map(|part| part_tokens(part, count)).sum();
+    let parts: u64 = message
+        .content
+        .iter()
+        .map(|part| part_tokens(part, count))
+        .sum();
     let calls: u64 = message
         .tool_calls
         .iter()
@@ -154,7 +178,11 @@ fn part_tokens(part: &ContentPart, count: &dyn Fn(&str) -> u64) -> u64 {
         PartType::Text | PartType::Thinking => part.text.as_deref().map_or(0, count),
         PartType::Image | PartType::ImageUrl => PICTURE_TOKENS,
         PartType::File => {
-            let pages = part.metadata.get("pages").and_then(serde_json::Value::as_u64).unwrap_or(1);
+            let pages = part
+                .metadata
+                .get("pages")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(1);
             pages.max(1) * PDF_PAGE_TOKENS
         }
     }

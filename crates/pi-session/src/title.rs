@@ -18,7 +18,9 @@ pub const TITLE_GRAPHEMES: usize = 60;
 /// assert_eq!(title_for(&pi_session::model_change("anthropic:claude-x")), "");
 /// ```
 pub fn title_for(entry: &Entry) -> String {
-    let Some(message) = entry.message() else { return String::new() };
+    let Some(message) = entry.message() else {
+        return String::new();
+    };
     let message = to_json(message);
     if message.get("role").and_then(|r| r.as_str()) != Some("user") {
         return String::new();
@@ -26,7 +28,9 @@ pub fn title_for(entry: &Entry) -> String {
     let mut text = typed_value(&message);
     if text.is_empty() {
         let names: Vec<String> = match message.get("attachments") {
-            Some(serde_json::Value::Array(items)) => items.iter().map(|a| interpolate(a.get("name"))).collect(),
+            Some(serde_json::Value::Array(items)) => {
+                items.iter().map(|a| interpolate(a.get("name"))).collect()
+            }
             _ => Vec::new(),
         };
         text = names.join(", ");

@@ -7,6 +7,7 @@ mod builders;
 mod corpus;
 mod example;
 mod model;
+mod properties;
 mod session;
 mod stats;
 mod usage;

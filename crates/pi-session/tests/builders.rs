@@ -2,9 +2,9 @@
 
 use pi_session::types::{AgentMessage, Entry, JsonValue, StopReason, to_js_string};
 use pi_session::{
-    AttachedFile, AttachmentKind, NoticeKind, Picture, Reply, ToolCall, UserOptions, aborted_tool_text, assistant,
-    attachments, compaction, custom, custom_in, model_change, notice_kind, text, thinking, title_for, tool_calls,
-    tool_result, typed, user,
+    AttachedFile, AttachmentKind, NoticeKind, Picture, Reply, ToolCall, UserOptions,
+    aborted_tool_text, assistant, attachments, compaction, custom, custom_in, model_change,
+    notice_kind, text, thinking, title_for, tool_calls, tool_result, typed, user,
 };
 use serde_json::json;
 
@@ -12,21 +12,51 @@ use serde_json::json;
 fn json_of(entry: &Entry) -> JsonValue {
     let mut value = serde_json::to_value(entry).unwrap();
     if let Some(message) = value.get_mut("message").and_then(JsonValue::as_object_mut) {
-        assert!(message["timestamp"].as_i64().unwrap() > 1_600_000_000_000, "timestamp in ms");
+        assert!(
+            message["timestamp"].as_i64().unwrap() > 1_600_000_000_000,
+            "timestamp in ms"
+        );
         message.insert("timestamp".into(), json!(0));
     }
     value
 }
 
 fn picture() -> AttachedFile {
-    AttachedFile::new(AttachmentKind::Image, "cat \"1\".png", "image/png", "/w/cat.png").about("2×2 px").image(vec![1, 2, 3])
+    AttachedFile::new(
+        AttachmentKind::Image,
+        "cat \"1\".png",
+        "image/png",
+        "/w/cat.png",
+    )
+    .about("2×2 px")
+    .image(vec![1, 2, 3])
 }
 
 #[test]
 fn user_with_attachments_writes_envelopes_then_pictures() {
-    let pdf = AttachedFile::new(AttachmentKind::Pdf, "spec.pdf", "application/pdf", "/w/spec.pdf").about("3 pages").pages(3);
-    let empty = AttachedFile::new(AttachmentKind::File, "blob.bin", "application/octet-stream", "/w/blob.bin");
-    let entry = user("look", UserOptions::new().attach(picture()).attach(pdf).attach(empty).steering(true).ask("q-7", "phone-2"));
+    let pdf = AttachedFile::new(
+        AttachmentKind::Pdf,
+        "spec.pdf",
+        "application/pdf",
+        "/w/spec.pdf",
+    )
+    .about("3 pages")
+    .pages(3);
+    let empty = AttachedFile::new(
+        AttachmentKind::File,
+        "blob.bin",
+        "application/octet-stream",
+        "/w/blob.bin",
+    );
+    let entry = user(
+        "look",
+        UserOptions::new()
+            .attach(picture())
+            .attach(pdf)
+            .attach(empty)
+            .steering(true)
+            .ask("q-7", "phone-2"),
+    );
     assert!(!entry.is_unknown(), "{:?}", entry.fallback_reasons());
     assert_eq!(
         json_of(&entry),
@@ -59,16 +89,33 @@ fn user_with_attachments_writes_envelopes_then_pictures() {
 
 #[test]
 fn user_fields_appear_only_when_asked_for() {
-    let entry = user("", UserOptions { ask: Some("q".into()), ..UserOptions::default() });
+    let entry = user(
+        "",
+        UserOptions {
+            ask: Some("q".into()),
+            ..UserOptions::default()
+        },
+    );
     let message = &json_of(&entry)["message"];
-    assert_eq!(message["content"], json!([]), "empty typed text is left out");
-    assert_eq!(message["from"], json!(""), "a missing `from` is written as \"\"");
+    assert_eq!(
+        message["content"],
+        json!([]),
+        "empty typed text is left out"
+    );
+    assert_eq!(
+        message["from"],
+        json!(""),
+        "a missing `from` is written as \"\""
+    );
     for absent in ["attachments", "steering"] {
         assert!(message.get(absent).is_none(), "{absent} must be absent");
     }
     let plain = json_of(&user("hi", UserOptions::new()));
     for absent in ["attachments", "steering", "ask", "from"] {
-        assert!(plain["message"].get(absent).is_none(), "{absent} must be absent");
+        assert!(
+            plain["message"].get(absent).is_none(),
+            "{absent} must be absent"
+        );
     }
 }
 
@@ -77,11 +124,13 @@ fn typed_drops_one_envelope_per_attachment() {
     let entry = user("", UserOptions::new().attach(picture()));
     let message = entry.message().unwrap();
     assert_eq!(typed(message), "");
-    assert!(text(match message {
-        AgentMessage::User(u) => &u.content,
-        _ => unreachable!(),
-    })
-    .starts_with("<attachment name="));
+    assert!(
+        text(match message {
+            AgentMessage::User(u) => &u.content,
+            _ => unreachable!(),
+        })
+        .starts_with("<attachment name=")
+    );
     // The title falls back to the attachment names.
     let two = user("", UserOptions::new().attach(picture()).attach(picture()));
     assert_eq!(title_for(&two), "cat \"1\".png, cat \"1\".png");
@@ -108,7 +157,10 @@ fn assistant_writes_parts_in_rhos_order() {
         text: "here".into(),
         images: vec![Picture::new(vec![255], "image/webp")],
         tool_calls: vec![ToolCall::new("c1", "bash", json!({"cmd": "ls"}))],
-        usage: json!({"input_tokens": 3, "output_tokens": 4}).as_object().unwrap().clone(),
+        usage: json!({"input_tokens": 3, "output_tokens": 4})
+            .as_object()
+            .unwrap()
+            .clone(),
         stop_reason: StopReason::Error,
         error: Some("boom".into()),
     };
@@ -132,7 +184,13 @@ fn assistant_writes_parts_in_rhos_order() {
     );
     let message = entry.message().unwrap();
     assert_eq!(thinking(message), "hmm");
-    assert_eq!(tool_calls(message).iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["c1"]);
+    assert_eq!(
+        tool_calls(message)
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        ["c1"]
+    );
     let empty = json_of(&assistant(&Reply::default(), "gpt-5"));
     assert_eq!(empty["message"]["content"], json!([]));
     assert_eq!(empty["message"]["provider"], json!("unknown"));
@@ -142,7 +200,14 @@ fn assistant_writes_parts_in_rhos_order() {
 
 #[test]
 fn tool_results_always_carry_a_text_part() {
-    let entry = tool_result("c1", "shot", "", true, &[Picture::new(vec![0], "image/png")], Some(json!({"exit": 1})));
+    let entry = tool_result(
+        "c1",
+        "shot",
+        "",
+        true,
+        &[Picture::new(vec![0], "image/png")],
+        Some(json!({"exit": 1})),
+    );
     assert!(!entry.is_unknown(), "{:?}", entry.fallback_reasons());
     assert_eq!(
         json_of(&entry)["message"],
@@ -152,7 +217,10 @@ fn tool_results_always_carry_a_text_part() {
     );
     let plain = json_of(&tool_result("c2", "ls", "a", false, &[], None));
     assert!(plain["message"].get("details").is_none());
-    assert_eq!(aborted_tool_text(), "Tool was not executed because the run was aborted.");
+    assert_eq!(
+        aborted_tool_text(),
+        "Tool was not executed because the run was aborted."
+    );
 }
 
 #[test]
@@ -166,9 +234,19 @@ fn notices_are_custom_messages_in_a_namespace() {
     for kind in [NoticeKind::Notice, NoticeKind::Error, NoticeKind::Aside] {
         assert_eq!(notice_kind(&custom_in("operator", kind, "x")), Some(kind));
     }
-    let other = Entry::from_map(json!({"type":"custom_message","customType":"rho.consult","content":"x"}).as_object().unwrap().clone());
+    let other = Entry::from_map(
+        json!({"type":"custom_message","customType":"rho.consult","content":"x"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
     assert_eq!(notice_kind(&other), None);
-    let bare = Entry::from_map(json!({"type":"custom_message","customType":".notice","content":"x"}).as_object().unwrap().clone());
+    let bare = Entry::from_map(
+        json!({"type":"custom_message","customType":".notice","content":"x"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
     assert_eq!(notice_kind(&bare), None);
 }
 
@@ -178,5 +256,8 @@ fn compaction_and_model_change_are_exact() {
         to_js_string(&compaction("S", "abcd1234", 5000, 700)).unwrap(),
         r#"{"type":"compaction","summary":"S","firstKeptEntryId":"abcd1234","tokensBefore":5000,"tokensAfter":700,"method":"soft","fromExtension":false}"#
     );
-    assert_eq!(to_js_string(&model_change("anthropic:claude-x")).unwrap(), r#"{"type":"model_change","model":"anthropic/claude-x"}"#);
+    assert_eq!(
+        to_js_string(&model_change("anthropic:claude-x")).unwrap(),
+        r#"{"type":"model_change","model":"anthropic/claude-x"}"#
+    );
 }

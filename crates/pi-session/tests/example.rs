@@ -8,6 +8,9 @@ mod agent_loop;
 fn the_agent_loop_example_prints_the_resumed_context() {
     let dir = tempfile::tempdir().unwrap();
     let report = agent_loop::play(dir.path()).unwrap();
-    assert!(report.starts_with("resumed context equals live context: true\n"), "{report}");
+    assert!(
+        report.starts_with("resumed context equals live context: true\n"),
+        "{report}"
+    );
     insta::assert_snapshot!(report);
 }

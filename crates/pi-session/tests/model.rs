@@ -4,15 +4,31 @@ use pi_session::{from_pi_model, pi_api, split_model, to_pi_model};
 
 /// (req_llm spec, pi model, pi api) — the "to pi" rows of the table.
 const TO_PI: &[(&str, &str, &str)] = &[
-    ("openai_codex:gpt-5", "openai-codex/gpt-5", "openai-codex-responses"),
-    ("anthropic:claude-opus-4-5", "anthropic/claude-opus-4-5", "anthropic-messages"),
-    ("openrouter:anthropic/claude-haiku-4.5", "openrouter/anthropic/claude-haiku-4.5", "openrouter"),
+    (
+        "openai_codex:gpt-5",
+        "openai-codex/gpt-5",
+        "openai-codex-responses",
+    ),
+    (
+        "anthropic:claude-opus-4-5",
+        "anthropic/claude-opus-4-5",
+        "anthropic-messages",
+    ),
+    (
+        "openrouter:anthropic/claude-haiku-4.5",
+        "openrouter/anthropic/claude-haiku-4.5",
+        "openrouter",
+    ),
     (
         "amazon_bedrock:anthropic.claude-opus-4-1-20250805-v1:0",
         "amazon_bedrock/anthropic.claude-opus-4-1-20250805-v1:0",
         "amazon_bedrock",
     ),
-    ("google_vertex:gemini-2.5-pro", "google_vertex/gemini-2.5-pro", "google_vertex"),
+    (
+        "google_vertex:gemini-2.5-pro",
+        "google_vertex/gemini-2.5-pro",
+        "google_vertex",
+    ),
     ("gpt-5", "unknown/gpt-5", "unknown"),
     ("a:", "a/", "a"),
     (":x", "/x", ""),
@@ -21,8 +37,14 @@ const TO_PI: &[(&str, &str, &str)] = &[
 /// (pi model, req_llm spec) — the "from pi" rows.
 const FROM_PI: &[(&str, &str)] = &[
     ("openai-codex/gpt-5", "openai_codex:gpt-5"),
-    ("openrouter/anthropic/claude-x", "openrouter:anthropic/claude-x"),
-    ("amazon_bedrock/anthropic.claude-opus-4-1-20250805-v1:0", "amazon_bedrock:anthropic.claude-opus-4-1-20250805-v1:0"),
+    (
+        "openrouter/anthropic/claude-x",
+        "openrouter:anthropic/claude-x",
+    ),
+    (
+        "amazon_bedrock/anthropic.claude-opus-4-1-20250805-v1:0",
+        "amazon_bedrock:anthropic.claude-opus-4-1-20250805-v1:0",
+    ),
     ("google-vertex/gemini", "google-vertex:gemini"),
     ("openai-codex-mini/x", "openai-codex-mini:x"),
     ("gpt-5", "gpt-5"),

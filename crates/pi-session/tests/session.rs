@@ -4,15 +4,19 @@ use std::path::Path;
 
 use pi_session::types::{Entry, JsonValue, StopReason};
 use pi_session::{
-    AttachedFile, AttachmentKind, NoticeKind, ProjectOptions, Reply, Session, SessionOptions, ToolCall, UserOptions,
-    assistant, compaction, custom, model_change, tool_result, user,
+    AttachedFile, AttachmentKind, NoticeKind, ProjectOptions, Reply, Session, SessionOptions,
+    ToolCall, UserOptions, assistant, compaction, custom, model_change, tool_result, user,
 };
 use serde_json::json;
 
 const MODEL: &str = "anthropic:claude-sonnet-4-5";
 
 fn lines(path: &Path) -> Vec<JsonValue> {
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn say(text: &str) -> Entry {
@@ -20,7 +24,13 @@ fn say(text: &str) -> Entry {
 }
 
 fn reply(text: &str) -> Entry {
-    assistant(&Reply { text: text.into(), ..Reply::default() }, MODEL)
+    assistant(
+        &Reply {
+            text: text.into(),
+            ..Reply::default()
+        },
+        MODEL,
+    )
 }
 
 #[test]
@@ -41,7 +51,10 @@ fn the_first_append_writes_header_model_change_and_entry() {
     let name = path.file_name().unwrap().to_str().unwrap().to_owned();
     let (stamp, rest) = name.split_once('_').unwrap();
     assert_eq!(stamp.len(), "2026-10-16T07-43-12-345Z".len(), "{name}");
-    assert!(stamp.ends_with('Z') && !stamp.contains(':') && !stamp.contains('.'), "{name}");
+    assert!(
+        stamp.ends_with('Z') && !stamp.contains(':') && !stamp.contains('.'),
+        "{name}"
+    );
     assert_eq!(rest, format!("{}.jsonl", session.id()));
     assert_eq!(&session.id()[14..15], "7", "a UUIDv7 id");
 
@@ -50,7 +63,18 @@ fn the_first_append_writes_header_model_change_and_entry() {
     let header = file[0].as_object().unwrap();
     let mut keys: Vec<&str> = header.keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["cwd", "id", "timestamp", "title", "titleSource", "type", "version"]);
+    assert_eq!(
+        keys,
+        [
+            "cwd",
+            "id",
+            "timestamp",
+            "title",
+            "titleSource",
+            "type",
+            "version"
+        ]
+    );
     assert_eq!(header["title"], json!("hello there"));
     assert_eq!(header["titleSource"], json!("auto"));
     assert_eq!(header["version"], json!(3));
@@ -59,27 +83,46 @@ fn the_first_append_writes_header_model_change_and_entry() {
     assert_eq!(file[1]["model"], json!("anthropic/claude-sonnet-4-5"));
     assert_eq!(file[1]["parentId"], JsonValue::Null);
     assert_eq!(file[2]["parentId"], file[1]["id"]);
-    assert_eq!(serde_json::to_value(&written).unwrap(), file[2], "append returns the entry as read back");
+    assert_eq!(
+        serde_json::to_value(&written).unwrap(),
+        file[2],
+        "append returns the entry as read back"
+    );
     let id = written.id().unwrap();
-    assert!(id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()), "{id}");
+    assert!(
+        id.len() == 8
+            && id
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()),
+        "{id}"
+    );
     assert!(written.timestamp().unwrap().ends_with('Z'));
 }
 
 #[test]
 fn a_set_title_wins_and_other_first_entries_give_an_empty_one() {
     let dir = tempfile::tempdir().unwrap();
-    let options = SessionOptions { title: Some("My title".into()), ..SessionOptions::default() };
+    let options = SessionOptions {
+        title: Some("My title".into()),
+        ..SessionOptions::default()
+    };
     let mut titled = Session::with_options(dir.path(), MODEL, "/w", options);
     titled.append(say("not this")).unwrap();
-    assert_eq!(lines(&titled.path().unwrap())[0]["title"], json!("My title"));
+    assert_eq!(
+        lines(&titled.path().unwrap())[0]["title"],
+        json!("My title")
+    );
 
     let mut untitled = Session::new(dir.path(), MODEL, "/w");
     untitled.append(custom(NoticeKind::Notice, "hi")).unwrap();
     assert_eq!(lines(&untitled.path().unwrap())[0]["title"], json!(""));
 
     let mut pictures = Session::new(dir.path(), MODEL, "/w");
-    let file = AttachedFile::new(AttachmentKind::Image, "a.png", "image/png", "/w/a.png").image(vec![1]);
-    pictures.append(user("", UserOptions::new().attach(file))).unwrap();
+    let file =
+        AttachedFile::new(AttachmentKind::Image, "a.png", "image/png", "/w/a.png").image(vec![1]);
+    pictures
+        .append(user("", UserOptions::new().attach(file)))
+        .unwrap();
     assert_eq!(pictures.title().as_deref(), Some("a.png"));
 }
 
@@ -114,7 +157,11 @@ fn open_reports_what_is_wrong() {
     let missing = Session::open(dir.path().join("none.jsonl"), MODEL).unwrap_err();
     assert!(missing.is_io(), "{missing:?}");
     let headless = dir.path().join("headless.jsonl");
-    std::fs::write(&headless, "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n").unwrap();
+    std::fs::write(
+        &headless,
+        "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n",
+    )
+    .unwrap();
     let error = Session::open(&headless, MODEL).unwrap_err();
     assert!(error.is_not_a_session(), "{error:?}");
     assert!(error.to_string().contains("headless.jsonl"), "{error}");
@@ -127,20 +174,40 @@ fn open_reports_what_is_wrong() {
     let opened = Session::open(&damaged, MODEL).unwrap();
     assert_eq!(opened.branch.len(), 1);
     assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
-    assert!(opened.diagnostics[0].to_string().starts_with("line 3 (byte"), "{}", opened.diagnostics[0]);
+    assert!(
+        opened.diagnostics[0]
+            .to_string()
+            .starts_with("line 3 (byte"),
+        "{}",
+        opened.diagnostics[0]
+    );
 }
 
 /// Plays a loop with every kind of entry the builders make.
 fn play(session: &mut Session) {
     session.append(say("list the files")).unwrap();
     let call = ToolCall::new("c1", "bash", json!({"z": 1, "a": [1, 2]}));
-    let first = Reply { thinking: "t".into(), tool_calls: vec![call], stop_reason: StopReason::ToolUse, ..Reply::default() };
+    let first = Reply {
+        thinking: "t".into(),
+        tool_calls: vec![call],
+        stop_reason: StopReason::ToolUse,
+        ..Reply::default()
+    };
     session.append(assistant(&first, MODEL)).unwrap();
-    session.append(tool_result("c1", "bash", "a\nb", false, &[], None)).unwrap();
+    session
+        .append(tool_result("c1", "bash", "a\nb", false, &[], None))
+        .unwrap();
     let kept = session.append(reply("two files")).unwrap();
-    session.append(custom(NoticeKind::Aside, "by the way")).unwrap();
-    session.append(compaction("we listed files", kept.id().unwrap(), 900, 100)).unwrap();
-    let dangling = Reply { tool_calls: vec![ToolCall::new("c2", "read", json!({}))], ..Reply::default() };
+    session
+        .append(custom(NoticeKind::Aside, "by the way"))
+        .unwrap();
+    session
+        .append(compaction("we listed files", kept.id().unwrap(), 900, 100))
+        .unwrap();
+    let dangling = Reply {
+        tool_calls: vec![ToolCall::new("c2", "read", json!({}))],
+        ..Reply::default()
+    };
     session.append(assistant(&dangling, MODEL)).unwrap();
     session.append(say("never mind")).unwrap();
 }
@@ -159,7 +226,10 @@ fn a_resumed_session_sends_exactly_what_the_live_one_did() {
     assert_eq!(pi_session::context(&opened.branch, &options), live);
     // summary, kept reply, aside, dangling call + its synthetic result, user.
     let roles: Vec<&str> = live.iter().map(|m| m.role.as_str()).collect();
-    assert_eq!(roles, ["user", "assistant", "user", "assistant", "tool", "user"]);
+    assert_eq!(
+        roles,
+        ["user", "assistant", "user", "assistant", "tool", "user"]
+    );
     assert_eq!(live[4].text(), pi_session::aborted_tool_text());
     // Appending after resume continues the same branch (once the live writer is gone).
     drop(session);
@@ -173,12 +243,19 @@ fn in_memory_sessions_behave_the_same() {
     let mut memory = Session::in_memory(MODEL, "/w");
     play(&mut memory);
     assert!(memory.path().is_none());
-    assert_eq!(memory.entries().unwrap().len(), 9, "model_change + 8 entries");
+    assert_eq!(
+        memory.entries().unwrap().len(),
+        9,
+        "model_change + 8 entries"
+    );
     let dir = tempfile::tempdir().unwrap();
     let mut file = Session::new(dir.path(), MODEL, "/w");
     play(&mut file);
     let options = ProjectOptions::default();
-    assert_eq!(memory.context(&options).unwrap(), file.context(&options).unwrap());
+    assert_eq!(
+        memory.context(&options).unwrap(),
+        file.context(&options).unwrap()
+    );
 }
 
 #[test]
@@ -191,18 +268,36 @@ fn forks_share_one_log() {
     side.append(model_change("openai:gpt-5")).unwrap();
     let side_answer = side.append(reply("side answer")).unwrap();
     assert_eq!(side.model(), "openai:gpt-5");
-    assert_eq!(main.model(), MODEL, "a fork's model change stays on its branch");
+    assert_eq!(
+        main.model(),
+        MODEL,
+        "a fork's model change stays on its branch"
+    );
 
-    let main_texts: Vec<String> = main.context(&ProjectOptions::default()).unwrap().iter().map(|m| m.text()).collect();
+    let main_texts: Vec<String> = main
+        .context(&ProjectOptions::default())
+        .unwrap()
+        .iter()
+        .map(|m| m.text())
+        .collect();
     assert_eq!(main_texts, ["start", "main answer"]);
-    let side_texts: Vec<String> = side.context(&ProjectOptions::default()).unwrap().iter().map(|m| m.text()).collect();
+    let side_texts: Vec<String> = side
+        .context(&ProjectOptions::default())
+        .unwrap()
+        .iter()
+        .map(|m| m.text())
+        .collect();
     assert_eq!(side_texts, ["start", "side answer"]);
 
     // One file holds both branches; on open the leaf is the last line (the side answer).
     let opened = Session::open(main.path().unwrap(), "x:y").unwrap();
     assert_eq!(opened.session.leaf_id(), side_answer.id());
     assert_eq!(opened.session.model(), "openai:gpt-5");
-    assert_eq!(main.entries().unwrap().len(), 5, "model_change, start, two answers, one model_change");
+    assert_eq!(
+        main.entries().unwrap().len(),
+        5,
+        "model_change, start, two answers, one model_change"
+    );
 
     // branch_to moves a cursor; its model follows the branch.
     side.branch_to(root.id().unwrap()).unwrap();
@@ -233,14 +328,21 @@ fn branch_with_summary_appends_a_summary_at_the_new_position() {
     let mut session = Session::new(dir.path(), MODEL, "/w");
     let start = session.append(say("start")).unwrap();
     session.append(reply("a long detour")).unwrap();
-    let summary = session.branch_with_summary(start.id(), "tried a detour; it failed", None).unwrap();
+    let summary = session
+        .branch_with_summary(start.id(), "tried a detour; it failed", None)
+        .unwrap();
     assert_eq!(summary.parent_id(), start.id());
     assert_eq!(session.leaf_id(), summary.id());
     let value = serde_json::to_value(&summary).unwrap();
     assert_eq!(value["type"], json!("branch_summary"));
     assert_eq!(value["fromId"], json!(start.id().unwrap()));
     assert_eq!(value["summary"], json!("tried a detour; it failed"));
-    let ids: Vec<String> = session.branch().unwrap().iter().filter_map(|e| e.id().map(str::to_owned)).collect();
+    let ids: Vec<String> = session
+        .branch()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.id().map(str::to_owned))
+        .collect();
     assert_eq!(ids.len(), 3, "model_change, start, summary: {ids:?}");
 }
 

@@ -1,7 +1,9 @@
 //! `context_stats` and the window/reserve rules (rho-reqllm.md §A.12).
 
 use pi_session::reqllm::{ContentPart, Message, ToolCall};
-use pi_session::{ContextStats, ProjectOptions, Session, StatsOptions, UserOptions, reserve_for, user, window_for};
+use pi_session::{
+    ContextStats, ProjectOptions, Session, StatsOptions, UserOptions, reserve_for, user, window_for,
+};
 
 #[test]
 fn window_and_reserve_follow_rho() {
@@ -9,19 +11,37 @@ fn window_and_reserve_follow_rho() {
     assert_eq!(window_for("openrouter:anthropic/claude-x"), 200_000);
     assert_eq!(window_for("openai:gpt-5"), 128_000);
     // max(15% of window, reserve or 16 384); 15% when that leaves no room.
-    let cases = [(200_000, None, 30_000), (128_000, None, 19_200), (100_000, None, 16_384), (100_000, Some(40_000), 40_000), (10_000, Some(20_000), 1_500), (10_000, None, 1_500)];
+    let cases = [
+        (200_000, None, 30_000),
+        (128_000, None, 19_200),
+        (100_000, None, 16_384),
+        (100_000, Some(40_000), 40_000),
+        (10_000, Some(20_000), 1_500),
+        (10_000, None, 1_500),
+    ];
     for (window, reserve, expected) in cases {
-        assert_eq!(reserve_for(window, reserve), expected, "reserve_for({window}, {reserve:?})");
+        assert_eq!(
+            reserve_for(window, reserve),
+            expected,
+            "reserve_for({window}, {reserve:?})"
+        );
     }
 }
 
 #[test]
 fn tokens_are_estimated_per_role() {
-    let call = ToolCall { id: "c".into(), name: "read".into(), arguments: "{\"p\":1}".into() };
+    let call = ToolCall {
+        id: "c".into(),
+        name: "read".into(),
+        arguments: "{\"p\":1}".into(),
+    };
     let messages = vec![
-        Message::system_text("12345"),                              // 2 tokens
-        Message::user(vec![ContentPart::text("1234"), ContentPart::image(vec![0; 10], Some("image/png".into()))]), // 1 + picture
-        Message::assistant("123456789", vec![call]),                // 3 + 1 + 2
+        Message::system_text("12345"), // 2 tokens
+        Message::user(vec![
+            ContentPart::text("1234"),
+            ContentPart::image(vec![0; 10], Some("image/png".into())),
+        ]), // 1 + picture
+        Message::assistant("123456789", vec![call]), // 3 + 1 + 2
         Message::tool_result("c", Some("read".into()), vec![ContentPart::text("")]), // 0
     ];
     let stats = ContextStats::from_messages(&messages, 7, "openai:gpt-5", &StatsOptions::default());
@@ -41,15 +61,40 @@ fn tokens_are_estimated_per_role() {
         &[Message::user_text("three small words")],
         1,
         "x",
-        &StatsOptions { counter: Some(&words), window: Some(10), reserve_tokens: Some(1) },
+        &StatsOptions {
+            counter: Some(&words),
+            window: Some(10),
+            reserve_tokens: Some(1),
+        },
     );
-    assert_eq!((counted.estimated_tokens, counted.window, counted.reserve, counted.threshold, counted.remaining), (3, 10, 1, 9, 6));
+    assert_eq!(
+        (
+            counted.estimated_tokens,
+            counted.window,
+            counted.reserve,
+            counted.threshold,
+            counted.remaining
+        ),
+        (3, 10, 1, 9, 6)
+    );
 }
 
 #[test]
 fn a_session_reports_its_own_stats() {
     let mut session = Session::in_memory("anthropic:claude-x", "/w");
-    session.append(user(&"x".repeat(400), UserOptions::new())).unwrap();
-    let stats = session.context_stats(&ProjectOptions::default(), &StatsOptions::default()).unwrap();
-    assert_eq!((stats.estimated_tokens, stats.window, stats.messages, stats.entries), (100, 200_000, 1, 2));
+    session
+        .append(user(&"x".repeat(400), UserOptions::new()))
+        .unwrap();
+    let stats = session
+        .context_stats(&ProjectOptions::default(), &StatsOptions::default())
+        .unwrap();
+    assert_eq!(
+        (
+            stats.estimated_tokens,
+            stats.window,
+            stats.messages,
+            stats.entries
+        ),
+        (100, 200_000, 1, 2)
+    );
 }

@@ -10,12 +10,38 @@ fn convert(map: JsonValue) -> JsonValue {
 #[test]
 fn the_key_sets_are_rhos() {
     let out = convert(json!({}));
-    let keys: Vec<&str> = out.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
-    let cost: Vec<&str> = out["cost"].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(cost, ["input", "output", "cacheRead", "cacheWrite", "total"]);
-    assert_eq!(out, json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
-        "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}));
+    let keys: Vec<&str> = out
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "input",
+            "output",
+            "cacheRead",
+            "cacheWrite",
+            "totalTokens",
+            "cost"
+        ]
+    );
+    let cost: Vec<&str> = out["cost"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        cost,
+        ["input", "output", "cacheRead", "cacheWrite", "total"]
+    );
+    assert_eq!(
+        out,
+        json!({"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,
+        "cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}})
+    );
 }
 
 /// (req_llm usage map, expected pi usage).
@@ -74,7 +100,10 @@ fn usage_converts_req_llm_maps() {
 #[test]
 fn totals_add_every_assistant_turn() {
     let reply = |input: u64, output: u64, cost: f64| Reply {
-        usage: json!({"input_tokens": input, "output_tokens": output, "total_cost": cost}).as_object().unwrap().clone(),
+        usage: json!({"input_tokens": input, "output_tokens": output, "total_cost": cost})
+            .as_object()
+            .unwrap()
+            .clone(),
         ..Reply::default()
     };
     let entries = vec![
@@ -84,7 +113,11 @@ fn totals_add_every_assistant_turn() {
     ];
     let sum = totals(&entries);
     assert_eq!((sum.tokens, sum.output, sum.cost), (330.0, 30.0, 0.75));
-    let one = usage(json!({"input_tokens": 1, "output_tokens": 2}).as_object().unwrap());
+    let one = usage(
+        json!({"input_tokens": 1, "output_tokens": 2})
+            .as_object()
+            .unwrap(),
+    );
     let more = add_usage(sum, &one);
     assert_eq!((more.tokens, more.output, more.cost), (333.0, 32.0, 0.75));
 }

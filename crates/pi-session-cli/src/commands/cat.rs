@@ -12,9 +12,11 @@ use crate::output::{Out, warn};
 
 /// Arguments of `cat`.
 #[derive(Debug, Args)]
-#[command(after_help = "Version 1 and 2 files come out migrated to version 3, as pi reads them. \
+#[command(
+    after_help = "Version 1 and 2 files come out migrated to version 3, as pi reads them. \
     Damaged lines are reported on stderr. Exit status: 0, or 1 when a line could not be read as \
-    an entry, 2 when the file cannot be read.")]
+    an entry, 2 when the file cannot be read."
+)]
 pub struct CatArgs {
     /// The session file (default: the most recent session of the current directory).
     pub file: Option<PathBuf>,
@@ -25,9 +27,14 @@ pub struct CatArgs {
 /// code is 1 when a line could not be read as an entry.
 pub fn run(args: CatArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file)?)?;
-    let mut damaged = loaded.diagnostics.iter().any(|d| d.severity() == Severity::Error);
+    let mut damaged = loaded
+        .diagnostics
+        .iter()
+        .any(|d| d.severity() == Severity::Error);
     let mut out = Out::new();
-    let serialise = |what: &str, e: pi_session::types::JsonError| Failure::new(format!("could not write the {what}: {e}"));
+    let serialise = |what: &str, e: pi_session::types::JsonError| {
+        Failure::new(format!("could not write the {what}: {e}"))
+    };
     if let Some(slot) = loaded.file.title_slot() {
         out.line(&to_js_string(slot).map_err(|e| serialise("title slot", e))?)?;
     }

@@ -17,8 +17,10 @@ const MAX_DEPTH: usize = 16;
 
 /// Arguments of `check`.
 #[derive(Debug, Args)]
-#[command(after_help = "Exit status: 0 when every file is clean (notes such as \"migrated in memory\" \
-    do not count), 1 when a file is damaged, 2 when a file cannot be read.")]
+#[command(
+    after_help = "Exit status: 0 when every file is clean (notes such as \"migrated in memory\" \
+    do not count), 1 when a file is damaged, 2 when a file cannot be read."
+)]
 pub struct CheckArgs {
     /// Session files, or folders to search for `*.jsonl` files (recursively).
     #[arg(required = true, value_name = "PATH")]
@@ -72,39 +74,44 @@ struct FileReport {
 
 /// Runs `check`. Exit 0: every file clean; 1: some file damaged; 2: some file unreadable.
 pub fn run(args: CheckArgs) -> Outcome {
-    let mut files = Vec::new();
-    let mut reports = Vec::new();
+    // Files in argument order (a folder's files sorted in its place), and whether each exists.
+    let mut targets: Vec<(PathBuf, bool)> = Vec::new();
     for path in &args.paths {
         if path.is_dir() {
-            collect(path, 0, &mut files).map_err(|e| Failure::new(format!("could not search {}: {e}", path.display())))?;
-        } else if path.exists() {
-            files.push(path.clone());
+            let mut files = Vec::new();
+            collect(path, 0, &mut files)
+                .map_err(|e| Failure::new(format!("could not search {}: {e}", path.display())))?;
+            targets.extend(files.into_iter().map(|file| (file, true)));
         } else {
-            reports.push(FileReport {
-                path: path.clone(),
+            targets.push((path.clone(), path.exists()));
+        }
+    }
+    let progress = Progress::new(targets.len(), "checking");
+    let mut out = Out::new();
+    let mut reports = Vec::new();
+    for (path, exists) in targets {
+        progress.step(&path.display().to_string());
+        let report = if exists {
+            check_file(&path)
+        } else {
+            FileReport {
+                path,
                 status: Status::Unreadable,
                 error: Some("no such file or folder".to_owned()),
                 diagnostics: Vec::new(),
-            });
-        }
-    }
-    let progress = Progress::new(files.len(), "checking");
-    let mut out = Out::new();
-    for report in &reports {
-        if !args.json {
-            out.line(&human_error(report))?;
-        }
-    }
-    for file in files {
-        progress.step(&file.display().to_string());
-        let report = check_file(&file);
+            }
+        };
         if !args.json {
             progress.suspend(|| print_report(&mut out, &report))?;
         }
         reports.push(report);
     }
     progress.finish();
-    let worst = reports.iter().map(|r| r.status).max().unwrap_or(Status::Clean);
+    let worst = reports
+        .iter()
+        .map(|r| r.status)
+        .max()
+        .unwrap_or(Status::Clean);
     let count = |status: Status| reports.iter().filter(|r| r.status == status).count();
     if args.json {
         out.json(&json!({
@@ -156,7 +163,9 @@ fn check_file(path: &Path) -> FileReport {
         }
     };
     let mut findings: Vec<Finding> = diagnostics.iter().map(finding).collect();
-    let mut damaged = diagnostics.iter().any(|d| d.severity() >= Severity::Warning);
+    let mut damaged = diagnostics
+        .iter()
+        .any(|d| d.severity() >= Severity::Warning);
     // Parent cycles are the resolver's finding (the store sees ids, not paths).
     let view = SessionView::new(&file);
     for diagnostic in view.index().branch_for(&LeafSelector::Default).diagnostics {
@@ -175,7 +184,11 @@ fn check_file(path: &Path) -> FileReport {
     }
     FileReport {
         path: path.to_path_buf(),
-        status: if damaged { Status::Damaged } else { Status::Clean },
+        status: if damaged {
+            Status::Damaged
+        } else {
+            Status::Clean
+        },
         error: None,
         diagnostics: findings,
     }
@@ -218,11 +231,21 @@ fn print_report(out: &mut Out, report: &FileReport) -> Result<(), Failure> {
         return out.line(&human_error(report));
     }
     for finding in &report.diagnostics {
-        out.line(&format!("{}:{}:{}: {}", report.path.display(), finding.line, finding.offset, finding.message))?;
+        out.line(&format!(
+            "{}:{}:{}: {}",
+            report.path.display(),
+            finding.line,
+            finding.offset,
+            finding.message
+        ))?;
     }
     Ok(())
 }
 
 fn human_error(report: &FileReport) -> String {
-    format!("{}: unreadable: {}", report.path.display(), report.error.as_deref().unwrap_or_default())
+    format!(
+        "{}: unreadable: {}",
+        report.path.display(),
+        report.error.as_deref().unwrap_or_default()
+    )
 }

@@ -3,11 +3,13 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use pi_session::Inputs;
 use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use pi_session::projection::{WorkspaceDocuments, llm_messages, reqllm, rho};
-use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector, SessionView};
-use pi_session::Inputs;
 use pi_session::store::SessionFile;
+use pi_session::tree::{
+    BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector, SessionView,
+};
 use serde_json::Value;
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
@@ -82,7 +84,10 @@ pub fn run(args: ContextArgs) -> Outcome {
         DialectChoice::Pi => Dialect::Pi,
         DialectChoice::Omp => Dialect::Omp,
     };
-    let leaf = args.leaf.as_deref().map_or(LeafSelector::Default, LeafSelector::parse);
+    let leaf = args
+        .leaf
+        .as_deref()
+        .map_or(LeafSelector::Default, LeafSelector::parse);
     let blob_dir = input::blob_dir(args.blobs.clone(), &loaded.path);
     let blobs = blob_dir.map(BlobFolder::new);
     let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
@@ -123,7 +128,14 @@ fn req_llm_messages(
     warn_tree(loaded, &branch.diagnostics);
     let root = args.root.clone().unwrap_or_else(|| default_root(loaded));
     let documents = WorkspaceDocuments::new(root);
-    Ok(rho::context(&entries, &rho::Options { inputs: args.inputs, documents: &documents, blobs }))
+    Ok(rho::context(
+        &entries,
+        &rho::Options {
+            inputs: args.inputs,
+            documents: &documents,
+            blobs,
+        },
+    ))
 }
 
 /// The session's working directory when it exists here, else the current directory.

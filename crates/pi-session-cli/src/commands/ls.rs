@@ -37,7 +37,8 @@ pub fn run(args: LsArgs) -> Outcome {
     let folders = match &args.dir {
         Some(dir) => folders_under(dir)?,
         None => {
-            let cwd = std::env::current_dir().map_err(|e| Failure::new(format!("could not read the current directory: {e}")))?;
+            let cwd = std::env::current_dir()
+                .map_err(|e| Failure::new(format!("could not read the current directory: {e}")))?;
             let project = ProjectFolders::for_cwd(&cwd);
             let omp = project.omp.map(|path| Folder { path, kind: "omp" });
             let pi = project.pi.map(|path| Folder { path, kind: "pi" });
@@ -75,7 +76,12 @@ pub fn run(args: LsArgs) -> Outcome {
             if sessions.is_empty() && !show_empty {
                 continue;
             }
-            out.line(&format!("{} ({}): {}", folder.path.display(), folder.kind, count(sessions.len())))?;
+            out.line(&format!(
+                "{} ({}): {}",
+                folder.path.display(),
+                folder.kind,
+                count(sessions.len())
+            ))?;
             for session in sessions {
                 out.line(&row(session))?;
             }
@@ -89,10 +95,17 @@ pub fn run(args: LsArgs) -> Outcome {
 /// sorted; the ones without sessions are left out of the table later.
 fn folders_under(dir: &Path) -> Result<Vec<Folder>, Failure> {
     if !dir.is_dir() {
-        return Err(Failure::new(format!("{} is not a folder; name a folder of session files", dir.display())));
+        return Err(Failure::new(format!(
+            "{} is not a folder; name a folder of session files",
+            dir.display()
+        )));
     }
-    let mut folders = vec![Folder { path: dir.to_path_buf(), kind: "dir" }];
-    let read = std::fs::read_dir(dir).map_err(|e| Failure::new(format!("could not list {}: {e}", dir.display())))?;
+    let mut folders = vec![Folder {
+        path: dir.to_path_buf(),
+        kind: "dir",
+    }];
+    let read = std::fs::read_dir(dir)
+        .map_err(|e| Failure::new(format!("could not list {}: {e}", dir.display())))?;
     let mut inner: Vec<PathBuf> = read
         .filter_map(Result::ok)
         .filter(|item| item.file_type().is_ok_and(|t| t.is_dir()))
@@ -104,17 +117,31 @@ fn folders_under(dir: &Path) -> Result<Vec<Folder>, Failure> {
 }
 
 fn count(n: usize) -> String {
-    if n == 1 { "1 session".to_owned() } else { format!("{n} sessions") }
+    if n == 1 {
+        "1 session".to_owned()
+    } else {
+        format!("{n} sessions")
+    }
 }
 
-/// `2026-10-07 00:45  12.3 KiB  01a113d2  title  file-name`.
+/// `2026-10-07 00:45:40  12.3 KiB  01a113d2  title  file-name`.
 fn row(session: &SessionListing) -> String {
     let modified = iso(session.modified);
-    let when = modified.get(..16).unwrap_or(&modified).replace('T', " ");
+    let when = modified.get(..19).unwrap_or(&modified).replace('T', " ");
     let id: String = session.id.chars().take(8).collect();
-    let title = session.title.as_deref().filter(|t| !t.is_empty()).unwrap_or("(untitled)");
-    let name = session.path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    format!("  {when}  {:>9}  {id:<8}  {title}  {name}", size(session.size))
+    let title = session
+        .title
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .unwrap_or("(untitled)");
+    let name = session
+        .path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    format!(
+        "  {when}  {:>9}  {id:<8}  {title}  {name}",
+        size(session.size)
+    )
 }
 
 fn size(bytes: u64) -> String {
@@ -126,11 +153,17 @@ fn size(bytes: u64) -> String {
         value /= 1024.0;
         unit += 1;
     }
-    if unit == 0 { format!("{bytes} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
 }
 
 fn iso(time: SystemTime) -> String {
-    let ms = time.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let ms = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     IsoTimestamp::from_unix_ms(ms).map_or_else(String::new, |t| t.as_str().to_owned())
 }
 

@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown, model_from, totals, usage_breakdown};
+use pi_session::tree::{
+    LeafSelector, SessionView, Totals, UsageBreakdown, model_from, totals, usage_breakdown,
+};
 use pi_session::{ContextStats, ProjectOptions, StatsOptions, from_pi_model};
 use serde_json::{Value, json};
 
@@ -56,7 +58,8 @@ pub fn run(args: StatsArgs) -> Outcome {
     }
     let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
     let model = model_from(&branch_entries).map(|m| from_pi_model(&m.pi_string()));
-    let messages = pi_session::projection::rho::context(&branch_entries, &ProjectOptions::default());
+    let messages =
+        pi_session::projection::rho::context(&branch_entries, &ProjectOptions::default());
     let context = ContextStats::from_messages(
         &messages,
         branch_entries.len(),
@@ -70,7 +73,11 @@ pub fn run(args: StatsArgs) -> Outcome {
         entries: index.len(),
         by_type,
         tips: index.tips().len(),
-        leaf: branch.positions.last().and_then(|&p| index.node(p)).and_then(|n| n.id.clone()),
+        leaf: branch
+            .positions
+            .last()
+            .and_then(|&p| index.node(p))
+            .and_then(|n| n.id.clone()),
         branch_len: branch.positions.len(),
         compactions: every_entry.iter().filter(|e| is_compaction(e)).count(),
         compactions_on_branch: branch_entries.iter().filter(|e| is_compaction(e)).count(),
@@ -107,12 +114,27 @@ fn to_json(report: &Report) -> Value {
 }
 
 fn to_text(report: &Report) -> String {
-    let types: Vec<String> = report.by_type.iter().map(|(kind, n)| format!("{kind} {n}")).collect();
+    let types: Vec<String> = report
+        .by_type
+        .iter()
+        .map(|(kind, n)| format!("{kind} {n}"))
+        .collect();
     let c = &report.context;
     let all = report.usage.total();
     let mut lines = vec![
-        format!("session      {} ({})", report.id.as_deref().unwrap_or("(no header)"), report.dialect),
-        format!("title        {}", report.title.as_deref().filter(|t| !t.is_empty()).unwrap_or("(untitled)")),
+        format!(
+            "session      {} ({})",
+            report.id.as_deref().unwrap_or("(no header)"),
+            report.dialect
+        ),
+        format!(
+            "title        {}",
+            report
+                .title
+                .as_deref()
+                .filter(|t| !t.is_empty())
+                .unwrap_or("(untitled)")
+        ),
         format!("entries      {} ({})", report.entries, types.join(", ")),
         format!(
             "branches     {} tip{}; leaf {} with {} entries on its branch",
@@ -121,8 +143,14 @@ fn to_text(report: &Report) -> String {
             report.leaf.as_deref().unwrap_or("(none)"),
             report.branch_len
         ),
-        format!("compactions  {} ({} on the branch)", report.compactions, report.compactions_on_branch),
-        format!("model        {}", report.model.as_deref().unwrap_or("(none named)")),
+        format!(
+            "compactions  {} ({} on the branch)",
+            report.compactions, report.compactions_on_branch
+        ),
+        format!(
+            "model        {}",
+            report.model.as_deref().unwrap_or("(none named)")
+        ),
         format!(
             "branch usage {} tokens, {} output, ${:.4}",
             report.totals.tokens, report.totals.output, report.totals.cost
@@ -145,12 +173,19 @@ fn to_text(report: &Report) -> String {
         ),
     ];
     if report.diagnostics > 0 {
-        lines.push(format!("diagnostics  {} (run `pi-session check` to see them)", report.diagnostics));
+        lines.push(format!(
+            "diagnostics  {} (run `pi-session check` to see them)",
+            report.diagnostics
+        ));
     }
     lines.join("\n") + "\n"
 }
 
 /// `1 side call`, `2 side calls`.
 fn counted(n: u64, what: &str) -> String {
-    if n == 1 { format!("1 {what}") } else { format!("{n} {what}s") }
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
 }

@@ -37,11 +37,19 @@ pub fn run(args: TreeArgs) -> Outcome {
     } else {
         let dialect = view.detect_dialect()?;
         let title = view.name(dialect)?;
-        out.line(&heading(&loaded.file, dialect, title.as_deref(), view.index().tips().len()))?;
+        out.line(&heading(
+            &loaded.file,
+            dialect,
+            title.as_deref(),
+            view.index().tips().len(),
+        ))?;
         let entry = |position: usize| source_value(&loaded.file, position);
-        let drawing = view.render(&|position| entry(position).map_or_else(String::new, |v| describe(&v)), RenderOptions {
-            fold_runs_longer_than: args.fold,
-        })?;
+        let drawing = view.render(
+            &|position| entry(position).map_or_else(String::new, |v| describe(&v)),
+            RenderOptions {
+                fold_runs_longer_than: args.fold,
+            },
+        )?;
         out.text(&drawing)?;
     }
     out.flush()?;
@@ -54,7 +62,12 @@ fn source_value(file: &pi_session::store::SessionFile, position: usize) -> Optio
 }
 
 /// `session <id> · pi · "title" · N entries · M tips`.
-fn heading(file: &pi_session::store::SessionFile, dialect: Dialect, title: Option<&str>, tips: usize) -> String {
+fn heading(
+    file: &pi_session::store::SessionFile,
+    dialect: Dialect,
+    title: Option<&str>,
+    tips: usize,
+) -> String {
     let id = file.header().map_or("(no header)", |h| h.id.as_str());
     let mut line = format!("session {id} · {}", dialect.as_str());
     if let Some(title) = title.filter(|t| !t.is_empty()) {

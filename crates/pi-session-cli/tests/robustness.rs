@@ -1,0 +1,128 @@
+//! No input makes the command panic: every subcommand over damaged fixtures, generated garbage
+//! and (when present) the real corpus exits 0, 1 or 2, and a panic message never shows.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Output, root, run};
+
+/// Every way of reading one file.
+const READS: [&[&str]; 9] = [
+    &["context"],
+    &["context", "--format", "llm"],
+    &[
+        "context",
+        "--format",
+        "req-llm",
+        "--inputs",
+        "text,image,pdf",
+    ],
+    &["context", "--format", "openai", "--dialect", "omp"],
+    &["context", "--format", "anthropic", "--leaf", "null"],
+    &["tree"],
+    &["tree", "--json"],
+    &["cat"],
+    &["stats", "--json"],
+];
+
+fn assert_no_panic(out: &Output) {
+    assert!((0..=2).contains(&out.code), "{out}");
+    assert!(!out.stderr.contains("panicked"), "{out}");
+}
+
+fn read_everything(file: &Path, reads: &[&[&str]]) {
+    let file = file.to_string_lossy();
+    for read in reads {
+        let mut args = read.to_vec();
+        args.insert(1, &file);
+        assert_no_panic(&run(&args));
+    }
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn damaged_fixtures() {
+    for dir in ["fixtures/invalid", "fixtures/cli/mixed"] {
+        for file in files_in(&root().join(dir)) {
+            read_everything(&file, &READS);
+        }
+        assert_no_panic(&run(&["check", dir]));
+        assert_no_panic(&run(&["ls", dir]));
+    }
+}
+
+/// Bytes from a small deterministic generator (xorshift), shaped like broken session lines.
+fn garbage(seed: u64) -> Vec<u8> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let pieces: [&[u8]; 14] = [
+        b"{\"type\":\"session\",\"version\":3,\"id\":\"s\"}",
+        b"{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"b\",\"message\":{\"role\":\"user\",\"content\":[",
+        b"{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":1}]}}",
+        b"{\"type\":\"compaction\",\"id\":\"c\",\"parentId\":\"a\",\"summary\":5,\"firstKeptEntryId\":\"c\"}",
+        b"{\"type\":\"title\",\"v\":1}",
+        b"{\"type\":\"label\",\"id\":\"a\",\"targetId\":\"a\",\"label\":null}",
+        b"\"\\ud800\"",
+        b"\n",
+        b"\r\n",
+        b"\xef\xbb\xbf",
+        b"\xff\xfe\x00",
+        b"[1,2",
+        b"}}}",
+        b"{\"type\":\"message\",\"id\":\"d\",\"message\":{\"role\":\"toolResult\",\"content\":{\"type\":\"image\",\"data\":\"blob:sha256:zz\"}}}",
+    ];
+    let count = 1 + next() % 12;
+    (0..count)
+        .flat_map(|_| pieces[(next() % pieces.len() as u64) as usize].to_vec())
+        .collect()
+}
+
+#[test]
+fn generated_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in 0..12 {
+        let file = dir.path().join(format!("g{seed}.jsonl"));
+        std::fs::write(&file, garbage(seed)).unwrap();
+        read_everything(&file, &READS[..6]);
+    }
+    assert_no_panic(&run(&["check", &dir.path().to_string_lossy()]));
+}
+
+#[test]
+fn real_corpus() {
+    let corpus = root().join("../shared/corpus/real");
+    if !corpus.is_dir() {
+        println!(
+            "SKIP: no corpus at {} (it is not part of the repository)",
+            corpus.display()
+        );
+        return;
+    }
+    for file in files_in(&corpus)
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+    {
+        read_everything(
+            file,
+            &[&["context", "--format", "req-llm"], &["tree"], &["stats"]],
+        );
+    }
+    let out = run(&["check", &corpus.to_string_lossy()]);
+    assert_eq!(
+        out.code, 1,
+        "the corpus has damaged lines (SOURCES.md): {out}"
+    );
+}

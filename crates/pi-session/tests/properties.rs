@@ -1,0 +1,201 @@
+//! Property: whatever a host appends through any cursor, reopening the file gives every branch
+//! exactly the context the live cursor had (the resume promise), and the builders' entries
+//! always type as known entries.
+
+use pi_session::types::StopReason;
+use pi_session::{
+    NoticeKind, ProjectOptions, Reply, Session, ToolCall, UserOptions, assistant, compaction,
+    custom, model_change, tool_result, user,
+};
+use proptest::prelude::*;
+use serde_json::json;
+
+#[derive(Debug, Clone)]
+enum Op {
+    User(String),
+    Assistant {
+        text: String,
+        thinking: bool,
+        calls: u8,
+    },
+    ToolResult {
+        call: usize,
+        error: bool,
+    },
+    Notice(u8),
+    Compaction {
+        kept: usize,
+    },
+    ModelChange(u8),
+    Fork,
+    Switch(usize),
+    BranchTo(usize),
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "a",
+            "b",
+            " ",
+            "\n",
+            "é",
+            "👩‍👩‍👧",
+            "\"",
+            "<x>",
+            "\u{202e}",
+        ]),
+        0..6,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => text().prop_map(Op::User),
+        3 => (text(), any::<bool>(), 0u8..3).prop_map(|(text, thinking, calls)| Op::Assistant { text, thinking, calls }),
+        2 => (any::<usize>(), any::<bool>()).prop_map(|(call, error)| Op::ToolResult { call, error }),
+        1 => (0u8..3).prop_map(Op::Notice),
+        1 => any::<usize>().prop_map(|kept| Op::Compaction { kept }),
+        1 => (0u8..3).prop_map(Op::ModelChange),
+        1 => Just(Op::Fork),
+        1 => any::<usize>().prop_map(Op::Switch),
+        1 => any::<usize>().prop_map(Op::BranchTo),
+    ]
+}
+
+const MODELS: [&str; 3] = [
+    "anthropic:claude-x",
+    "openai_codex:gpt-5",
+    "openrouter:meta/llama:free",
+];
+
+/// What the last append left: its entry id and the model of the cursor that made it.
+struct LastWrite {
+    id: String,
+    model: String,
+}
+
+/// Plays `ops`; returns the cursors and the last write (`None` when nothing was appended).
+fn play(dir: &std::path::Path, ops: &[Op]) -> (Vec<Session>, Option<LastWrite>) {
+    let mut cursors = vec![Session::new(dir, MODELS[0], "/w")];
+    let mut current = 0;
+    let mut last = None;
+    let mut calls: Vec<(String, String)> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    let mut counter = 0;
+    for op in ops {
+        let session = &mut cursors[current];
+        let entry = match op {
+            Op::User(text) => Some(user(text, UserOptions::new())),
+            Op::Assistant {
+                text,
+                thinking,
+                calls: n,
+            } => {
+                let tool_calls: Vec<ToolCall> = (0..*n)
+                    .map(|_| {
+                        counter += 1;
+                        let id = format!("call-{counter}");
+                        calls.push((id.clone(), "bash".to_owned()));
+                        ToolCall::new(id, "bash", json!({"n": counter, "z": [1, "x"]}))
+                    })
+                    .collect();
+                let stop_reason = if tool_calls.is_empty() {
+                    StopReason::Stop
+                } else {
+                    StopReason::ToolUse
+                };
+                let reply = Reply {
+                    text: text.clone(),
+                    thinking: if *thinking {
+                        "hmm".into()
+                    } else {
+                        String::new()
+                    },
+                    tool_calls,
+                    stop_reason,
+                    ..Reply::default()
+                };
+                Some(assistant(&reply, session.model()))
+            }
+            Op::ToolResult { call, error } => calls
+                .get(call % calls.len().max(1))
+                .map(|(id, name)| tool_result(id, name, "out", *error, &[], None)),
+            Op::Notice(kind) => {
+                let kind =
+                    [NoticeKind::Notice, NoticeKind::Error, NoticeKind::Aside][usize::from(*kind)];
+                Some(custom(kind, "note"))
+            }
+            Op::Compaction { kept } => {
+                let first_kept = ids
+                    .get(kept % ids.len().max(1))
+                    .cloned()
+                    .unwrap_or_else(|| "missing".to_owned());
+                Some(compaction("summary", &first_kept, 1000, 100))
+            }
+            Op::ModelChange(i) => Some(model_change(MODELS[usize::from(*i)])),
+            Op::Fork => {
+                let fork = cursors[current].fork();
+                cursors.push(fork);
+                current = cursors.len() - 1;
+                None
+            }
+            Op::Switch(i) => {
+                current = i % cursors.len();
+                None
+            }
+            Op::BranchTo(i) => {
+                if let Some(id) = ids.get(i % ids.len().max(1)) {
+                    cursors[current].branch_to(id).unwrap();
+                }
+                None
+            }
+        };
+        if let Some(entry) = entry {
+            let written = cursors[current].append(entry).unwrap();
+            assert!(!written.is_unknown(), "{:?}", written.fallback_reasons());
+            ids.push(written.id().unwrap().to_owned());
+            last = Some(LastWrite { id: ids[ids.len() - 1].clone(), model: cursors[current].model().to_owned() });
+        }
+    }
+    (cursors, last)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_branch_resumes_with_the_live_context(ops in prop::collection::vec(op(), 1..24)) {
+        let dir = tempfile::tempdir().unwrap();
+        let (cursors, last) = play(dir.path(), &ops);
+        let options = ProjectOptions::default();
+        let Some(last) = last else {
+            // Nothing was appended: nothing is written.
+            prop_assert!(cursors.iter().all(|c| !c.is_written()));
+            prop_assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+            return Ok(());
+        };
+        let path = cursors[0].path().unwrap();
+        // The file's leaf is the last entry written; a live cursor there sends this:
+        let mut at_last = cursors[0].fork();
+        at_last.branch_to(&last.id).unwrap();
+        let at_last = at_last.context(&options).unwrap();
+        let lives: Vec<_> =
+            cursors.iter().map(|c| (c.leaf_id().map(str::to_owned), c.context(&options).unwrap())).collect();
+        drop(cursors);
+        let opened = Session::open(&path, "default:model").unwrap();
+        prop_assert!(opened.diagnostics.is_empty(), "{:?}", opened.diagnostics);
+        prop_assert_eq!(&pi_session::context(&opened.branch, &options), &at_last);
+        prop_assert_eq!(&opened.session.context(&options).unwrap(), &at_last);
+        for (leaf, live) in &lives {
+            let mut cursor = opened.session.fork();
+            match leaf {
+                Some(id) => cursor.branch_to(id).unwrap(),
+                None => cursor.reset_leaf(),
+            }
+            prop_assert_eq!(&cursor.context(&options).unwrap(), live);
+        }
+        prop_assert_eq!(opened.session.model(), last.model.as_str());
+    }
+}
