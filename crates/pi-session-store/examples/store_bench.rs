@@ -8,8 +8,9 @@
 //!   non-ASCII bytes, the average of the real corpus);
 //! * `open <file> <runs>`: opens it `runs` times (default options, then one thread), reads the
 //!   last entry's body, and reports the times;
-//! * `append <file> <count>`: appends `count` entries to a fresh file and then to `<file>`, and
-//!   reports the per-append times of both.
+//! * `append <file> <count>`: appends `count` entries to a fresh file and to `<file>`,
+//!   alternating between the two so both see the same machine load, and reports the per-append
+//!   times of both.
 //!
 //! Every mode prints one JSON object on stdout.
 #![allow(
@@ -260,10 +261,14 @@ fn bench_append(path: &Path, count: usize) -> JsonValue {
     let count = count.max(2);
     let mut early_writer =
         SessionWriter::create_at(&fresh, new_header("/w"), WriterOptions::default());
-    let early = time_appends(&mut early_writer, &mut rng, count);
     let (mut late_writer, _, _) =
         SessionWriter::open_for_append(path, WriterOptions::default()).expect("resume");
-    let late = time_appends(&mut late_writer, &mut rng, count);
+    // Alternate between the two files so that both see the same load from other processes.
+    let (mut early, mut late) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    for _ in 0..count {
+        early.push(time_append(&mut early_writer, &mut rng));
+        late.push(time_append(&mut late_writer, &mut rng));
+    }
     // The first append of each writer creates the file or takes the lock: report it apart.
     let (early_first, late_first) = (early[0], late[0]);
     let (early, late) = (&early[1..], &late[1..]);
@@ -279,19 +284,15 @@ fn bench_append(path: &Path, count: usize) -> JsonValue {
     })
 }
 
-/// Appends `count` small user messages; returns each append's time in microseconds.
-fn time_appends(writer: &mut SessionWriter, rng: &mut Rng, count: usize) -> Vec<f64> {
-    (0..count)
-        .map(|i| {
-            let e = entry(
-                "message",
-                json!({"message": {"role": "user", "content": rng.text(300), "timestamp": i}}),
-            );
-            let started = Instant::now();
-            writer.append(e).expect("append");
-            started.elapsed().as_secs_f64() * 1e6
-        })
-        .collect()
+/// Appends one small user message; returns the time it took in microseconds.
+fn time_append(writer: &mut SessionWriter, rng: &mut Rng) -> f64 {
+    let e = entry(
+        "message",
+        json!({"message": {"role": "user", "content": rng.text(300), "timestamp": 1}}),
+    );
+    let started = Instant::now();
+    writer.append(e).expect("append");
+    started.elapsed().as_secs_f64() * 1e6
 }
 
 /// CPU time (user + system, all threads) this process has used, in ms; from /proc/self/stat

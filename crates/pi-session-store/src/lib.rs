@@ -11,7 +11,8 @@
 //! - [`SessionWriter::append`] writes one line per entry, serialised exactly as JavaScript's
 //!   `JSON.stringify` would (via `pi-session-types`), never onto a torn line, under an advisory
 //!   lock, and returns the entry as it reads back from the bytes written.
-//! - Memory stays bounded: files are streamed through a fixed buffer; only envelopes are kept.
+//! - Memory stays bounded: files are streamed in chunks (parsed on worker threads, a bounded number
+//!   in flight); only envelopes are kept, bodies are re-read by byte range when asked for.
 //!
 //! Must not: rewrite or migrate files on disk, interpret entries beyond their envelope (trees,
 //! branches and context are `pi-session-tree`'s job), or define JSON rules of its own (those are

@@ -82,11 +82,11 @@ pub fn build(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
             let first_kept = entry.get("firstKeptEntryId");
             let mut found = false;
             for kept in &path[..compaction_index] {
-                if found {
-                    emit(kept, &mut context.messages);
-                }
                 if js::strict_eq(kept.get("id"), first_kept) {
                     found = true;
+                }
+                if found {
+                    emit(kept, &mut context.messages);
                 }
             }
             for later in &path[compaction_index + 1..] {

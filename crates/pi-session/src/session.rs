@@ -72,7 +72,7 @@ pub struct Opened {
 /// let mut session = Session::new(dir.path(), "anthropic:claude-sonnet-4-5", "/work/project");
 /// assert!(!session.is_written());
 /// let entry = session.append(user("fix the tests", UserOptions::new()))?;
-/// assert_eq!(session.leaf_id(), entry.id());
+/// assert_eq!(session.leaf_id().as_deref(), entry.id());
 /// assert_eq!(session.title().as_deref(), Some("fix the tests"));
 ///
 /// let reopened = Session::open(session.path().unwrap(), "openai:gpt-5")?;
@@ -83,6 +83,9 @@ pub struct Opened {
 pub struct Session {
     log: Arc<Mutex<Log>>,
     leaf: Option<String>,
+    /// Made before anything was written and not moved since: the cursor follows the session's
+    /// start (the first `model_change`), wherever another cursor's first append puts it.
+    at_start: bool,
     model: String,
     name: Option<String>,
 }
@@ -108,7 +111,17 @@ struct Log {
     nodes: Vec<NodeInfo>,
     index: Option<TreeIndex>,
     values: HashMap<usize, JsonValue>,
-    names: BTreeMap<String, (Option<String>, String)>,
+    names: BTreeMap<String, Position>,
+    /// The `model_change` the first append of a new session wrote.
+    first_id: Option<String>,
+}
+
+/// Where a named branch's tip is (see [`Session::fork_named`]).
+#[derive(Debug, Clone)]
+struct Position {
+    leaf: Option<String>,
+    at_start: bool,
+    model: String,
 }
 
 impl Log {
@@ -132,6 +145,7 @@ impl Log {
             index: None,
             values: HashMap::new(),
             names: BTreeMap::new(),
+            first_id: None,
         }
     }
 
@@ -210,21 +224,45 @@ impl Session {
             title_slot: options.title_slot,
         };
         let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
-        Self::from_log(Log::new(writer, options.title, None), None, model.into())
+        Self::from_log(
+            Log::new(writer, options.title, None),
+            None,
+            true,
+            model.into(),
+        )
     }
 
     /// A session that lives in memory only: the same API, no file.
     pub fn in_memory(model: impl Into<String>, cwd: impl Into<String>) -> Self {
         let writer = SessionWriter::in_memory(new_header(cwd));
-        Self::from_log(Log::new(writer, None, None), None, model.into())
+        Self::from_log(Log::new(writer, None, None), None, true, model.into())
     }
 
-    fn from_log(log: Log, leaf: Option<String>, model: String) -> Self {
+    fn from_log(log: Log, leaf: Option<String>, at_start: bool, model: String) -> Self {
         Self {
             log: Arc::new(Mutex::new(log)),
             leaf,
+            at_start,
             model,
             name: None,
+        }
+    }
+
+    /// This cursor's leaf as the log stands (a cursor at the start follows the first entry).
+    fn leaf_in(&self, log: &Log) -> Option<String> {
+        if self.at_start {
+            log.first_id.clone()
+        } else {
+            self.leaf.clone()
+        }
+    }
+
+    /// Where this cursor is, to remember under a branch name.
+    fn position(&self) -> Position {
+        Position {
+            leaf: self.leaf.clone(),
+            at_start: self.at_start,
+            model: self.model.clone(),
         }
     }
 
@@ -254,7 +292,7 @@ impl Session {
             file_diagnostics.into_iter().map(Diagnostic::File).collect();
         diagnostics.extend(walk.diagnostics.into_iter().map(Diagnostic::Tree));
         Ok(Opened {
-            session: Self::from_log(log, leaf, model),
+            session: Self::from_log(log, leaf, false, model),
             branch,
             diagnostics,
         })
@@ -298,9 +336,10 @@ impl Session {
         &self.model
     }
 
-    /// The leaf: the parent of the next append (`None`: a new root).
-    pub fn leaf_id(&self) -> Option<&str> {
-        self.leaf.as_deref()
+    /// The leaf: the parent of the next append (`None`: a new root, or nothing written yet).
+    pub fn leaf_id(&self) -> Option<String> {
+        let log = self.log();
+        self.leaf_in(&log)
     }
 
     /// This cursor's branch name, for a cursor made with [`fork_named`](Self::fork_named) or
@@ -335,9 +374,11 @@ impl Session {
                 .set_title(Some(&title), Some(TitleSource::Auto))?;
             log.writer.set_leaf(None)?;
             let change = log.writer.append(model_change(&self.model))?;
-            self.leaf = change.id().map(str::to_owned);
+            log.first_id = change.id().map(str::to_owned);
             log.record(change);
         }
+        self.leaf = self.leaf_in(&log);
+        self.at_start = false;
         log.writer.set_leaf(self.leaf.as_deref())?;
         let written = log.writer.append(entry)?;
         self.leaf = written.id().map(str::to_owned);
@@ -345,18 +386,34 @@ impl Session {
             self.model = model;
         }
         if let Some(name) = &self.name {
-            log.names
-                .insert(name.clone(), (self.leaf.clone(), self.model.clone()));
+            log.names.insert(name.clone(), self.position());
         }
         log.record(written.clone());
         Ok(written)
     }
 
-    /// A new cursor at this one's leaf, on the same log.
+    /// A new cursor at this one's leaf, on the same log. Appends through either go to the one
+    /// file; each cursor keeps its own leaf and model. A cursor made before anything is written
+    /// starts after the session's first `model_change`, whichever cursor writes it.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{ProjectOptions, Reply, Session, UserOptions, assistant, user};
+    /// let mut main = Session::in_memory("anthropic:claude-x", "/w");
+    /// main.append(user("pick a name", UserOptions::new()))?;
+    /// let mut side = main.fork();
+    /// main.append(assistant(&Reply { text: "Ada".into(), ..Reply::default() }, main.model()))?;
+    /// side.append(assistant(&Reply { text: "Grace".into(), ..Reply::default() }, side.model()))?;
+    /// let last = |s: &Session| s.context(&ProjectOptions::default()).map(|m| m.last().map(|m| m.text()));
+    /// assert_eq!(last(&main)?.as_deref(), Some("Ada"));
+    /// assert_eq!(last(&side)?.as_deref(), Some("Grace"));
+    /// # Ok(()) }
+    /// ```
     pub fn fork(&self) -> Session {
         Session {
             log: Arc::clone(&self.log),
             leaf: self.leaf.clone(),
+            at_start: self.at_start,
             model: self.model.clone(),
             name: None,
         }
@@ -366,9 +423,7 @@ impl Session {
     /// and [`checkout`](Self::checkout) finds its tip again. Names live as long as the log.
     pub fn fork_named(&self, name: impl Into<String>) -> Session {
         let name = name.into();
-        self.log()
-            .names
-            .insert(name.clone(), (self.leaf.clone(), self.model.clone()));
+        self.log().names.insert(name.clone(), self.position());
         Session {
             name: Some(name),
             ..self.fork()
@@ -377,15 +432,16 @@ impl Session {
 
     /// A cursor at the tip of the branch named `name`.
     pub fn checkout(&self, name: &str) -> Result<Session> {
-        let (leaf, model) = self.log().names.get(name).cloned().ok_or_else(|| {
+        let position = self.log().names.get(name).cloned().ok_or_else(|| {
             Error::invalid_input(format!(
                 "no branch is named {name:?}; name one with fork_named"
             ))
         })?;
         Ok(Session {
             log: Arc::clone(&self.log),
-            leaf,
-            model,
+            leaf: position.leaf,
+            at_start: position.at_start,
+            model: position.model,
             name: Some(name.to_owned()),
         })
     }
@@ -403,6 +459,7 @@ impl Session {
             pi_session_tree::branch_to(log.index(), id)?
         };
         self.leaf = leaf;
+        self.at_start = false;
         if let Some(model) = model_from(&self.branch()?) {
             self.model = model;
         }
@@ -412,6 +469,7 @@ impl Session {
     /// Moves this cursor before the first entry: the next append starts a new root.
     pub fn reset_leaf(&mut self) {
         self.leaf = None;
+        self.at_start = false;
     }
 
     /// Moves to `from` (or before the first entry for `None`) and appends a `branch_summary`
@@ -439,6 +497,7 @@ impl Session {
             ));
         };
         self.leaf = plan.leaf;
+        self.at_start = false;
         self.append(Entry::from_map(map))
     }
 
@@ -451,14 +510,16 @@ impl Session {
     /// The entries on this cursor's branch, root first.
     pub fn branch(&self) -> Result<Vec<Entry>> {
         let mut log = self.log();
-        let positions = log.branch_positions(self.leaf.as_deref());
+        let leaf = self.leaf_in(&log);
+        let positions = log.branch_positions(leaf.as_deref());
         positions.into_iter().map(|at| log.entry(at)).collect()
     }
 
     /// This cursor's branch as JSON values (keys as in the file), for the projections.
     fn branch_values(&self) -> Result<Vec<JsonValue>> {
         let mut log = self.log();
-        let positions = log.branch_positions(self.leaf.as_deref());
+        let leaf = self.leaf_in(&log);
+        let positions = log.branch_positions(leaf.as_deref());
         positions.into_iter().map(|at| log.value(at)).collect()
     }
 
@@ -502,9 +563,7 @@ impl Session {
 
     /// The leaf selector for this cursor (for the tree's APIs).
     pub fn leaf_selector(&self) -> LeafSelector {
-        self.leaf
-            .clone()
-            .map_or(LeafSelector::Null, LeafSelector::Id)
+        self.leaf_id().map_or(LeafSelector::Null, LeafSelector::Id)
     }
 }
 

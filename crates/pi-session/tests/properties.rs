@@ -156,7 +156,10 @@ fn play(dir: &std::path::Path, ops: &[Op]) -> (Vec<Session>, Option<LastWrite>) 
             let written = cursors[current].append(entry).unwrap();
             assert!(!written.is_unknown(), "{:?}", written.fallback_reasons());
             ids.push(written.id().unwrap().to_owned());
-            last = Some(LastWrite { id: ids[ids.len() - 1].clone(), model: cursors[current].model().to_owned() });
+            last = Some(LastWrite {
+                id: ids[ids.len() - 1].clone(),
+                model: cursors[current].model().to_owned(),
+            });
         }
     }
     (cursors, last)
@@ -182,7 +185,7 @@ proptest! {
         at_last.branch_to(&last.id).unwrap();
         let at_last = at_last.context(&options).unwrap();
         let lives: Vec<_> =
-            cursors.iter().map(|c| (c.leaf_id().map(str::to_owned), c.context(&options).unwrap())).collect();
+            cursors.iter().map(|c| (c.leaf_id(), c.context(&options).unwrap())).collect();
         drop(cursors);
         let opened = Session::open(&path, "default:model").unwrap();
         prop_assert!(opened.diagnostics.is_empty(), "{:?}", opened.diagnostics);

@@ -291,7 +291,7 @@ fn forks_share_one_log() {
 
     // One file holds both branches; on open the leaf is the last line (the side answer).
     let opened = Session::open(main.path().unwrap(), "x:y").unwrap();
-    assert_eq!(opened.session.leaf_id(), side_answer.id());
+    assert_eq!(opened.session.leaf_id().as_deref(), side_answer.id());
     assert_eq!(opened.session.model(), "openai:gpt-5");
     assert_eq!(
         main.entries().unwrap().len(),
@@ -316,7 +316,7 @@ fn named_branches_follow_their_appends() {
     let mut experiment = main.fork_named("experiment");
     let tip = experiment.append(reply("try this")).unwrap();
     let again = main.checkout("experiment").unwrap();
-    assert_eq!(again.leaf_id(), tip.id());
+    assert_eq!(again.leaf_id().as_deref(), tip.id());
     assert_eq!(again.branch_name(), Some("experiment"));
     assert_eq!(main.branch_names(), ["experiment"]);
     assert!(main.checkout("nope").is_err());
@@ -332,7 +332,7 @@ fn branch_with_summary_appends_a_summary_at_the_new_position() {
         .branch_with_summary(start.id(), "tried a detour; it failed", None)
         .unwrap();
     assert_eq!(summary.parent_id(), start.id());
-    assert_eq!(session.leaf_id(), summary.id());
+    assert_eq!(session.leaf_id().as_deref(), summary.id());
     let value = serde_json::to_value(&summary).unwrap();
     assert_eq!(value["type"], json!("branch_summary"));
     assert_eq!(value["fromId"], json!(start.id().unwrap()));
@@ -361,4 +361,33 @@ fn sessions_can_move_between_threads() {
     fn assert_send<T: Send>(_: &T) {}
     let session = Session::in_memory(MODEL, "/w");
     assert_send(&session);
+}
+
+#[test]
+fn cursors_made_before_the_first_append_start_after_the_model_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Session::new(dir.path(), MODEL, "/w");
+    let mut second = first.fork();
+    let mut third = first.fork();
+    third.reset_leaf(); // an explicit reset means a new root
+    let a = second.append(say("from the second cursor")).unwrap();
+    let model_change_id = a.parent_id().unwrap().to_owned();
+    assert_eq!(
+        first.leaf_id().as_deref(),
+        Some(model_change_id.as_str()),
+        "follows the session's start"
+    );
+    let b = first.append(say("from the first cursor")).unwrap();
+    assert_eq!(b.parent_id(), Some(model_change_id.as_str()));
+    let c = third.append(say("a new root")).unwrap();
+    assert_eq!(c.parent_id(), None);
+    let opened = Session::open(first.path().unwrap(), "x:y").unwrap();
+    assert_eq!(
+        opened.session.model(),
+        "x:y",
+        "the last line is a root without a model_change"
+    );
+    let mut back = opened.session.fork();
+    back.branch_to(b.id().unwrap()).unwrap();
+    assert_eq!(back.model(), MODEL);
 }

@@ -194,6 +194,9 @@ fn walk(path: &str, expected: &Value, actual: &Value, ids: &mut IdMap, out: &mut
             }
         }
         (Value::Array(xs), Value::Array(ys)) => {
+            if xs.len() != ys.len() {
+                out.push(&format!("{path}.length"), Some(&xs.len().into()), Some(&ys.len().into()));
+            }
             for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
                 walk(&format!("{path}[{i}]"), x, y, ids, out);
             }
@@ -255,7 +258,8 @@ mod tests {
         let mut ids = IdMap::exact();
         let found = diff(&json!({"m": [{"t": "a"}, 1], "odd key": 1}), &json!({"m": [{"t": "b"}], "x": 2}), &mut ids);
         let paths: Vec<&str> = found.shown.iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(paths, ["$.m[0].t", "$.m[1]", "$[\"odd key\"]", "$.x"]);
+        assert_eq!(paths, ["$.m.length", "$.m[0].t", "$.m[1]", "$[\"odd key\"]"]);
+        assert_eq!(found.more, 1, "the fifth difference ($.x) is counted, not shown");
         assert!(found.render().contains("expected: \"a\""));
     }
 

@@ -11,6 +11,10 @@
 //! recording read as U+FFFD (as our store reads them in session lines), and for version-1 files
 //! (no entry ids; the real code mints random ones on every load, ours are deterministic) the
 //! recorded ids are compared structurally through one [`IdMap`] per scenario.
+//!
+//! When the real implementation rewrote a migrated file on open (`<scenario>.reopened.jsonl`,
+//! pi with v1/v2 files), `migrated` compares our in-memory migration (header and every entry)
+//! with that file.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -98,9 +102,31 @@ fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &P
         scenario.check_refused(report, row, error);
         return;
     }
-    let mut ids = scenario.id_map(&session_path);
+    let reopened = reopened_file(file, &session_path);
+    let mut ids = scenario.id_map(&session_path, reopened.as_deref());
     scenario.check_session(report, row, &mut ids);
     scenario.check_contexts(report, row, &mut ids);
+    if let Some(reopened) = reopened {
+        scenario.check_migration(report, row, &mut ids, &reopened);
+    }
+}
+
+/// `<scenario>.reopened.jsonl` next to the recording: the file as the real implementation
+/// rewrote it on open (pi migrating a v1/v2 file), when it did.
+fn reopened_file(recording: &Path, session: &Path) -> Option<PathBuf> {
+    let stem = session.file_stem()?.to_str()?;
+    let path = recording.with_file_name(format!("{stem}.reopened.jsonl"));
+    path.exists().then_some(path)
+}
+
+/// The JSON object lines of a file (what a rewritten file holds; other lines are not entries).
+fn object_lines(path: &Path) -> Result<Vec<Value>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(text
+        .lines()
+        .filter_map(|line| parse_recording(line).ok())
+        .filter(|value| value.get("type").is_some_and(Value::is_string))
+        .collect())
 }
 
 /// One recording and our opened session.
@@ -142,13 +168,20 @@ impl Scenario<'_> {
 
     /// Exact ids, except for version-1 files: the ids the recording holds that are nowhere in the
     /// session file were minted by the real code and are matched structurally.
-    fn id_map(&self, session_path: &Path) -> IdMap {
+    fn id_map(&self, session_path: &Path, reopened: Option<&Path>) -> IdMap {
         if self.session.file_version() >= 2 {
             return IdMap::exact();
         }
         let text = std::fs::read_to_string(session_path).unwrap_or_default();
         let mut candidates = BTreeSet::new();
         collect_ids(self.recorded, &mut candidates);
+        for line in reopened.and_then(|path| object_lines(path).ok()).unwrap_or_default() {
+            for key in ["id", "parentId"] {
+                if let Some(id) = line[key].as_str() {
+                    candidates.insert(id.to_owned());
+                }
+            }
+        }
         IdMap::structural(candidates.into_iter().filter(|id| !text.contains(&format!("\"{id}\""))))
     }
 
@@ -205,6 +238,36 @@ impl Scenario<'_> {
             let llm = Value::Array(llm_messages(resolved.context.messages(), self.dialect));
             compare(report, row, ids, "llm", &what, &context["llm"], &llm);
         }
+    }
+
+    /// Our in-memory migration against the file the real implementation rewrote on open: the
+    /// same header and the same entries, in order (ids of v1 files structurally).
+    fn check_migration(&self, report: &mut Report, row: &mut Row, ids: &mut IdMap, reopened: &Path) {
+        if !self.session.is_migrated() {
+            // pi also rewrites files it did not migrate (e.g. to add a missing final newline);
+            // only a migration says something about the entries.
+            return;
+        }
+        let lines = match object_lines(reopened) {
+            Ok(lines) => lines,
+            Err(reason) => {
+                report.record(row, "migrated", "", Outcome::Fail(format!("      {reason}\n")));
+                return;
+            }
+        };
+        let (headers, entries): (Vec<Value>, Vec<Value>) = lines.into_iter().partition(|l| l["type"] == "session");
+        let header = EntrySource::header_value(self.session).unwrap_or(Value::Null);
+        let ours: Result<Vec<Value>, _> = (0..self.session.len()).map(|at| self.session.entry_value(at)).collect();
+        let ours = match ours {
+            Ok(entries) => entries,
+            Err(error) => {
+                report.record(row, "migrated", "", Outcome::Fail(format!("      reading our entries failed: {error}\n")));
+                return;
+            }
+        };
+        let expected = serde_json::json!({"header": headers.first(), "entries": entries});
+        let actual = serde_json::json!({"header": header, "entries": ours});
+        compare(report, row, ids, "migrated", "", &expected, &actual);
     }
 
     /// What `getBranch(leafId)` returns: the leaf's branch, root first; `[]` for `null` and for an
