@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use pi_session_context::projection::{Format, ProjectOptions, project};
 use pi_session_context::llm_messages;
+use pi_session_context::projection::{Format, ProjectOptions, project};
 use pi_session_tree::{ContextOptions, Dialect, LeafSelector, SessionView, agent_context};
 use serde_json::{Value, json};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -47,17 +47,28 @@ const DEFAULT_RUNS: usize = 3;
 /// Runs `cargo xtask bench context`.
 pub fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("--worker") {
-        let [file, runs, leaf, dialect] = args.get(1..5).and_then(|a| <&[String; 4]>::try_from(a).ok()).ok_or("usage: bench context --worker FILE RUNS default|middle pi|omp")?;
+        let [file, runs, leaf, dialect] = args
+            .get(1..5)
+            .and_then(|a| <&[String; 4]>::try_from(a).ok())
+            .ok_or("usage: bench context --worker FILE RUNS default|middle pi|omp")?;
         let runs = runs.parse().map_err(|_| "RUNS must be a number")?;
         let dialect = Dialect::parse(dialect).ok_or("the dialect must be pi or omp")?;
-        println!("{}", measure_case(Path::new(file), runs, leaf == "middle", dialect)?);
+        println!(
+            "{}",
+            measure_case(Path::new(file), runs, leaf == "middle", dialect)?
+        );
         return Ok(());
     }
     let (size_mb, runs) = parse_args(args)?;
     let root = workspace_root();
     let session = generated_session(&root, size_mb)?;
-    let file_bytes = std::fs::metadata(&session).map_err(|e| format!("{}: {e}", session.display()))?.len();
-    eprintln!("xtask: measuring context projection of {} ({runs} runs per case, release build)", session.display());
+    let file_bytes = std::fs::metadata(&session)
+        .map_err(|e| format!("{}: {e}", session.display()))?
+        .len();
+    eprintln!(
+        "xtask: measuring context projection of {} ({runs} runs per case, release build)",
+        session.display()
+    );
     let mut cases = Vec::new();
     for leaf in ["default", "middle"] {
         for dialect in ["pi", "omp"] {
@@ -75,40 +86,74 @@ pub fn run(args: &[String]) -> Result<(), String> {
     result["machine"] = machine();
     let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
     let out_dir = root.join("bench-results");
-    std::fs::create_dir_all(&out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let out = out_dir.join("context.json");
-    std::fs::write(&out, format!("{text}\n")).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    std::fs::write(&out, format!("{text}\n"))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!("{text}");
     eprintln!("xtask: wrote {}", out.display());
     Ok(())
 }
 
 /// One case in its own release-built process, so that its peak RSS is its own.
-fn run_worker(root: &Path, session: &Path, runs: usize, leaf: &str, dialect: &str) -> Result<Value, String> {
+fn run_worker(
+    root: &Path,
+    session: &Path,
+    runs: usize,
+    leaf: &str,
+    dialect: &str,
+) -> Result<Value, String> {
     eprintln!("xtask: bench context: {leaf} leaf, {dialect}");
     let output = cargo()
         .current_dir(root)
-        .args(["run", "--quiet", "--release", "--package", "xtask", "--", "bench", "context", "--worker"])
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "--package",
+            "xtask",
+            "--",
+            "bench",
+            "context",
+            "--worker",
+        ])
         .arg(session)
         .args([runs.to_string().as_str(), leaf, dialect])
         .output()
         .map_err(|e| format!("could not start the benchmark worker: {e}"))?;
     if !output.status.success() {
-        return Err(format!("the benchmark worker failed ({}):\n{}", output.status, String::from_utf8_lossy(&output.stderr)));
+        return Err(format!(
+            "the benchmark worker failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
     }
-    serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("the benchmark worker printed no JSON ({e}): {}", String::from_utf8_lossy(&output.stdout)))
+    serde_json::from_slice(&output.stdout).map_err(|e| {
+        format!(
+            "the benchmark worker printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
 }
 
 fn parse_args(args: &[String]) -> Result<(u64, usize), String> {
     let (mut size_mb, mut runs) = (DEFAULT_SIZE_MB, DEFAULT_RUNS);
     let mut args = args.iter();
     while let Some(arg) = args.next() {
-        let mut value = |name: &str| args.next().and_then(|v| v.parse::<u64>().ok()).ok_or(format!("{name} needs a number"));
+        let mut value = |name: &str| {
+            args.next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .ok_or(format!("{name} needs a number"))
+        };
         match arg.as_str() {
             "--size-mb" => size_mb = value("--size-mb")?.max(1),
             "--runs" => runs = usize::try_from(value("--runs")?.max(1)).unwrap_or(DEFAULT_RUNS),
-            other => return Err(format!("unknown argument `{other}`\nusage: cargo xtask bench context [--size-mb N] [--runs N]")),
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}`\nusage: cargo xtask bench context [--size-mb N] [--runs N]"
+                ));
+            }
         }
     }
     Ok((size_mb, runs))
@@ -128,13 +173,27 @@ fn generated_session(root: &Path, size_mb: u64) -> Result<PathBuf, String> {
     eprintln!("xtask: generating the {size_mb} MB benchmark session with the store's generator");
     let status = cargo()
         .current_dir(root)
-        .args(["run", "--quiet", "--release", "--package", "pi-session-store", "--example", "store_bench", "--", "generate"])
+        .args([
+            "run",
+            "--quiet",
+            "--release",
+            "--package",
+            "pi-session-store",
+            "--example",
+            "store_bench",
+            "--",
+            "generate",
+        ])
         .arg(&file)
         .arg(size_mb.to_string())
         .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| format!("could not start the store benchmark's generator: {e}"))?;
-    if status.success() { Ok(file) } else { Err(format!("generating {} failed ({status})", file.display())) }
+    if status.success() {
+        Ok(file)
+    } else {
+        Err(format!("generating {} failed ({status})", file.display()))
+    }
 }
 
 /// Allocation counts of one step.
@@ -158,7 +217,10 @@ fn step<T>(work: impl FnOnce() -> T) -> (T, Step) {
     let value = work();
     let ms = started.elapsed().as_secs_f64() * 1000.0;
     let stats = region.change();
-    let allocations = Allocations { count: stats.allocations + stats.reallocations, bytes: stats.bytes_allocated + stats.bytes_reallocated.max(0) as usize };
+    let allocations = Allocations {
+        count: stats.allocations + stats.reallocations,
+        bytes: stats.bytes_allocated + stats.bytes_reallocated.max(0) as usize,
+    };
     (value, Step { ms, allocations })
 }
 
@@ -176,8 +238,14 @@ struct Run {
 }
 
 fn measure_case(file: &Path, runs: usize, middle: bool, dialect: Dialect) -> Result<Value, String> {
-    let measured: Vec<Run> = (0..runs).map(|_| run_once(file, dialect, middle)).collect::<Result<_, _>>()?;
-    let mut case = summarise(if middle { "middle" } else { "default" }, dialect, &measured);
+    let measured: Vec<Run> = (0..runs)
+        .map(|_| run_once(file, dialect, middle))
+        .collect::<Result<_, _>>()?;
+    let mut case = summarise(
+        if middle { "middle" } else { "default" },
+        dialect,
+        &measured,
+    );
     case["peak_rss_mb"] = json!(peak_rss_mb());
     Ok(case)
 }
@@ -190,19 +258,28 @@ fn run_once(file: &Path, dialect: Dialect, middle: bool) -> Result<Run, String> 
     let (view, index) = step(|| SessionView::new(&session));
     let leaf = if middle {
         let at = session.len() / 2;
-        LeafSelector::Id(view.index().node(at).and_then(|n| n.id.clone()).ok_or("the middle entry has no id")?)
+        LeafSelector::Id(
+            view.index()
+                .node(at)
+                .and_then(|n| n.id.clone())
+                .ok_or("the middle entry has no id")?,
+        )
     } else {
         LeafSelector::Default
     };
     let (walked, branch) = step(|| view.branch_entries(&leaf));
     let (_, entries) = walked.map_err(|e| e.to_string())?;
     run.branch_entries = entries.len();
-    let ((context, _), agent) = step(|| agent_context(&entries, dialect, &ContextOptions::default()));
+    let ((context, _), agent) =
+        step(|| agent_context(&entries, dialect, &ContextOptions::default()));
     run.agent_messages = context.messages().len();
     let (llm, convert) = step(|| llm_messages(context.messages(), dialect));
     run.llm_messages = llm.len();
     drop(llm);
-    let options = ProjectOptions { dialect, ..ProjectOptions::default() };
+    let options = ProjectOptions {
+        dialect,
+        ..ProjectOptions::default()
+    };
     let ((req_llm, _), projection) = step(|| project(&entries, Format::ReqLlm, &options));
     run.req_llm_messages = req_llm.as_array().map_or(0, Vec::len);
     run.steps = vec![open, index, branch, agent, convert, projection];
@@ -213,13 +290,19 @@ fn summarise(leaf: &str, dialect: Dialect, runs: &[Run]) -> Value {
     let mut steps = serde_json::Map::new();
     for (i, name) in STEPS.iter().enumerate() {
         let times: Vec<f64> = runs.iter().map(|r| r.steps[i].ms).collect();
-        let allocations = runs.last().map(|r| r.steps[i].allocations).unwrap_or_default();
+        let allocations = runs
+            .last()
+            .map(|r| r.steps[i].allocations)
+            .unwrap_or_default();
         steps.insert(
             (*name).to_owned(),
             json!({"ms_median": median(times), "allocations": allocations.count, "allocated_bytes": allocations.bytes}),
         );
     }
-    let totals: Vec<f64> = runs.iter().map(|r| r.steps.iter().map(|s| s.ms).sum()).collect();
+    let totals: Vec<f64> = runs
+        .iter()
+        .map(|r| r.steps.iter().map(|s| s.ms).sum())
+        .collect();
     let first = runs.first();
     json!({
         "leaf": leaf,
@@ -253,6 +336,10 @@ fn peak_rss_mb() -> f64 {
 
 fn machine() -> Value {
     let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let rustc = Command::new("rustc").arg("--version").output().ok().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    let rustc = Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
     json!({"cpus": cpus, "os": std::env::consts::OS, "arch": std::env::consts::ARCH, "rustc": rustc})
 }

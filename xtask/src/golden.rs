@@ -55,7 +55,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         match arg.as_str() {
             "--bless" => options.bless = true,
             "--write-ours" => options.write_ours = true,
-            "--only" => options.only = Some(args.next().ok_or("--only needs a name fragment")?.clone()),
+            "--only" => {
+                options.only = Some(args.next().ok_or("--only needs a name fragment")?.clone())
+            }
             "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
@@ -76,13 +78,23 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let dir = fixtures.join(folder);
         recorded::check_folder(&mut report, folder, &dir, &dir, only);
     }
-    ours::check(&mut report, &fixtures.join("ours"), options.write_ours, only)?;
+    ours::check(
+        &mut report,
+        &fixtures.join("ours"),
+        options.write_ours,
+        only,
+    )?;
     corpus::check(&mut report, &root, options.bless, only)?;
 
     print!("{}", report.render());
-    eprintln!("xtask: golden took {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "xtask: golden took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     match report.failed() {
         0 => Ok(()),
-        failed => Err(format!("golden: {failed} check(s) failed (see FAILURES above)")),
+        failed => Err(format!(
+            "golden: {failed} check(s) failed (see FAILURES above)"
+        )),
     }
 }

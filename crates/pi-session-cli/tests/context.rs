@@ -136,7 +136,7 @@ fn auto_dialect_picks_the_recorded_one() {
 
 #[test]
 fn provider_projections() {
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 8] = [
         ("fixtures/pi/tool-calls.jsonl", &["--format", "req-llm"]),
         ("fixtures/pi/tool-calls.jsonl", &["--format", "openai"]),
         ("fixtures/pi/tool-calls.jsonl", &["--format", "anthropic"]),
@@ -152,6 +152,17 @@ fn provider_projections() {
         (
             "fixtures/cli/mixed/good.jsonl",
             &["--format", "anthropic", "--leaf", "a0000005"],
+        ),
+        (
+            "fixtures/context/pdf_documents.jsonl",
+            &[
+                "--format",
+                "anthropic",
+                "--inputs",
+                "text,pdf",
+                "--root",
+                "fixtures/context/workspace",
+            ],
         ),
     ];
     for (i, (file, extra)) in cases.iter().enumerate() {

@@ -316,6 +316,11 @@ impl Session {
         self.log().writer.path().map(Path::to_path_buf)
     }
 
+    /// The header (as written, or as the first append will write it, title aside).
+    pub fn header(&self) -> pi_session_types::SessionHeader {
+        self.log().writer.header().clone()
+    }
+
     /// The working directory in the header.
     pub fn cwd(&self) -> Option<String> {
         self.log().writer.header().cwd.clone()

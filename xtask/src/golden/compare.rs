@@ -88,7 +88,10 @@ impl IdMap {
     /// A map where each of `generated` (ids the real code minted at random) matches whichever id
     /// of ours is in the same place, consistently across every check that shares the map.
     pub fn structural(generated: impl IntoIterator<Item = String>) -> Self {
-        Self { generated: generated.into_iter().collect(), ..Self::default() }
+        Self {
+            generated: generated.into_iter().collect(),
+            ..Self::default()
+        }
     }
 
     /// The id of ours a generated recorded id was matched with so far.
@@ -142,7 +145,11 @@ impl Diff {
 
     fn push(&mut self, path: &str, expected: Option<&Value>, actual: Option<&Value>) {
         if self.shown.len() < SHOWN_DIFFERENCES {
-            self.shown.push(Difference { path: path.to_owned(), expected: expected.cloned(), actual: actual.cloned() });
+            self.shown.push(Difference {
+                path: path.to_owned(),
+                expected: expected.cloned(),
+                actual: actual.cloned(),
+            });
         } else {
             self.more += 1;
         }
@@ -153,8 +160,16 @@ impl Diff {
         let mut out = String::new();
         for difference in &self.shown {
             let _ = writeln!(out, "      at {}", difference.path);
-            let _ = writeln!(out, "        expected: {}", show(difference.expected.as_ref()));
-            let _ = writeln!(out, "        actual:   {}", show(difference.actual.as_ref()));
+            let _ = writeln!(
+                out,
+                "        expected: {}",
+                show(difference.expected.as_ref())
+            );
+            let _ = writeln!(
+                out,
+                "        actual:   {}",
+                show(difference.actual.as_ref())
+            );
         }
         if self.more > 0 {
             let _ = writeln!(out, "      … and {} more difference(s)", self.more);
@@ -164,7 +179,9 @@ impl Diff {
 }
 
 fn show(value: Option<&Value>) -> String {
-    let Some(value) = value else { return "(absent)".to_owned() };
+    let Some(value) = value else {
+        return "(absent)".to_owned();
+    };
     let text = value.to_string();
     if text.chars().count() <= SHOWN_VALUE_CHARS {
         return text;
@@ -195,7 +212,11 @@ fn walk(path: &str, expected: &Value, actual: &Value, ids: &mut IdMap, out: &mut
         }
         (Value::Array(xs), Value::Array(ys)) => {
             if xs.len() != ys.len() {
-                out.push(&format!("{path}.length"), Some(&xs.len().into()), Some(&ys.len().into()));
+                out.push(
+                    &format!("{path}.length"),
+                    Some(&xs.len().into()),
+                    Some(&ys.len().into()),
+                );
             }
             for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
                 walk(&format!("{path}[{i}]"), x, y, ids, out);
@@ -233,7 +254,11 @@ fn member_path(path: &str, key: &str) -> String {
     let plain = !key.is_empty()
         && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !key.starts_with(|c: char| c.is_ascii_digit());
-    if plain { format!("{path}.{key}") } else { format!("{path}[{}]", Value::from(key)) }
+    if plain {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{}]", Value::from(key))
+    }
 }
 
 #[cfg(test)]
@@ -244,32 +269,68 @@ mod tests {
     #[test]
     fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
         let text = r#"["\ud83d\ude00", "\ud83d", "x\ude00y", "\\ud83d", "\ud83d\ud83d\ude00"]"#;
-        assert_eq!(parse_recording(text).unwrap(), json!(["😀", "\u{fffd}", "x\u{fffd}y", "\\ud83d", "\u{fffd}😀"]));
+        assert_eq!(
+            parse_recording(text).unwrap(),
+            json!(["😀", "\u{fffd}", "x\u{fffd}y", "\\ud83d", "\u{fffd}😀"])
+        );
     }
 
     #[test]
     fn numbers_compare_by_value_and_key_order_is_ignored() {
         let mut ids = IdMap::exact();
-        assert!(diff(&json!({"a": 1, "b": [2.0]}), &json!({"b": [2], "a": 1.0}), &mut ids).is_empty());
+        assert!(
+            diff(
+                &json!({"a": 1, "b": [2.0]}),
+                &json!({"b": [2], "a": 1.0}),
+                &mut ids
+            )
+            .is_empty()
+        );
     }
 
     #[test]
     fn differences_name_their_path() {
         let mut ids = IdMap::exact();
-        let found = diff(&json!({"m": [{"t": "a"}, 1], "odd key": 1}), &json!({"m": [{"t": "b"}], "x": 2}), &mut ids);
+        let found = diff(
+            &json!({"m": [{"t": "a"}, 1], "odd key": 1}),
+            &json!({"m": [{"t": "b"}], "x": 2}),
+            &mut ids,
+        );
         let paths: Vec<&str> = found.shown.iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(paths, ["$.m.length", "$.m[0].t", "$.m[1]", "$[\"odd key\"]"]);
-        assert_eq!(found.more, 1, "the fifth difference ($.x) is counted, not shown");
+        assert_eq!(
+            paths,
+            ["$.m.length", "$.m[0].t", "$.m[1]", "$[\"odd key\"]"]
+        );
+        assert_eq!(
+            found.more, 1,
+            "the fifth difference ($.x) is counted, not shown"
+        );
         assert!(found.render().contains("expected: \"a\""));
     }
 
     #[test]
     fn generated_ids_must_map_one_to_one() {
         let mut ids = IdMap::structural(["r1".to_owned(), "r2".to_owned()]);
-        assert!(diff(&json!(["r1", "r2", "r1"]), &json!(["o1", "o2", "o1"]), &mut ids).is_empty());
-        assert!(!diff(&json!(["r1"]), &json!(["o2"]), &mut ids).is_empty(), "r1 already stands for o1");
+        assert!(
+            diff(
+                &json!(["r1", "r2", "r1"]),
+                &json!(["o1", "o2", "o1"]),
+                &mut ids
+            )
+            .is_empty()
+        );
+        assert!(
+            !diff(&json!(["r1"]), &json!(["o2"]), &mut ids).is_empty(),
+            "r1 already stands for o1"
+        );
         let mut fresh = IdMap::structural(["r1".to_owned(), "r2".to_owned()]);
-        assert!(!diff(&json!(["r1", "r2"]), &json!(["o1", "o1"]), &mut fresh).is_empty(), "o1 cannot stand for both");
-        assert!(!diff(&json!(["keep"]), &json!(["other"]), &mut fresh).is_empty(), "other strings compare exactly");
+        assert!(
+            !diff(&json!(["r1", "r2"]), &json!(["o1", "o1"]), &mut fresh).is_empty(),
+            "o1 cannot stand for both"
+        );
+        assert!(
+            !diff(&json!(["keep"]), &json!(["other"]), &mut fresh).is_empty(),
+            "other strings compare exactly"
+        );
     }
 }

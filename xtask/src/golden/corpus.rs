@@ -33,11 +33,19 @@ const FORMATS: [(&str, Option<Format>); 5] = [
 ];
 
 /// Checks the corpus next to the workspace, if present.
-pub fn check(report: &mut Report, root: &Path, bless: bool, only: Option<&str>) -> Result<(), String> {
+pub fn check(
+    report: &mut Report,
+    root: &Path,
+    bless: bool,
+    only: Option<&str>,
+) -> Result<(), String> {
     let corpus = root.join("../shared/corpus/real");
     let snapshots = root.join("xtask/golden-snapshots/corpus");
     let Ok(files) = corpus_files(&corpus) else {
-        report.notice(format!("the real corpus ({}) is absent; corpus checks skipped", corpus.display()));
+        report.notice(format!(
+            "the real corpus ({}) is absent; corpus checks skipped",
+            corpus.display()
+        ));
         return Ok(());
     };
     for file in &files {
@@ -68,12 +76,17 @@ fn corpus_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 fn stem(file: &Path) -> String {
-    file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    file.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Opens `file` and projects it; returns the snapshot text (`None` when it did not open).
 fn check_file(report: &mut Report, row: &mut Row, file: &Path) -> Option<String> {
-    let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let (session, diagnostics) = match pi_session_store::open(file) {
         Ok(opened) => opened,
         Err(error) => {
@@ -84,9 +97,18 @@ fn check_file(report: &mut Report, row: &mut Row, file: &Path) -> Option<String>
     report.record(row, "open", "", Outcome::Pass);
     let view = SessionView::new(&session);
     let mut text = String::new();
-    let _ = writeln!(text, "# {name}: what `cargo xtask golden` reads (rewrite with `cargo xtask golden --bless`)");
-    let detected = view.detect_dialect().map_or_else(|e| format!("error: {e}"), |d| d.as_str().to_owned());
-    let header = if session.header().is_some() { "yes" } else { "no" };
+    let _ = writeln!(
+        text,
+        "# {name}: what `cargo xtask golden` reads (rewrite with `cargo xtask golden --bless`)"
+    );
+    let detected = view
+        .detect_dialect()
+        .map_or_else(|e| format!("error: {e}"), |d| d.as_str().to_owned());
+    let header = if session.header().is_some() {
+        "yes"
+    } else {
+        "no"
+    };
     let _ = writeln!(
         text,
         "entries: {}, header: {header}, version: {}, detected dialect: {detected}, leaf: {}",
@@ -106,12 +128,23 @@ fn check_file(report: &mut Report, row: &mut Row, file: &Path) -> Option<String>
 
 /// Builds the default branch's context in every format for `dialect`, recording one check per
 /// format and appending the sizes (and the tree's diagnostics) to the snapshot text.
-fn project_all(report: &mut Report, row: &mut Row, view: &SessionView<'_, SessionFile>, dialect: Dialect, text: &mut String) {
+fn project_all(
+    report: &mut Report,
+    row: &mut Row,
+    view: &SessionView<'_, SessionFile>,
+    dialect: Dialect,
+    text: &mut String,
+) {
     let what = dialect.as_str();
     let branch = match view.branch_entries(&LeafSelector::Default) {
         Ok((_, entries)) => entries,
         Err(error) => {
-            report.record(row, "agent", what, Outcome::Fail(format!("      reading the branch failed: {error}\n")));
+            report.record(
+                row,
+                "agent",
+                what,
+                Outcome::Fail(format!("      reading the branch failed: {error}\n")),
+            );
             return;
         }
     };
@@ -122,12 +155,19 @@ fn project_all(report: &mut Report, row: &mut Row, view: &SessionView<'_, Sessio
             None => view
                 .context(&LeafSelector::Default, dialect, &ContextOptions::default())
                 .map(|resolved| {
-                    let diagnostics: Vec<String> = resolved.diagnostics.iter().map(ToString::to_string).collect();
+                    let diagnostics: Vec<String> = resolved
+                        .diagnostics
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect();
                     (resolved.context.to_value(), diagnostics)
                 })
                 .map_err(|e| e.to_string()),
             Some(format) => {
-                let options = ProjectOptions { dialect, ..ProjectOptions::default() };
+                let options = ProjectOptions {
+                    dialect,
+                    ..ProjectOptions::default()
+                };
                 Ok((project(&branch, format, &options).0, Vec::new()))
             }
         }));
@@ -141,12 +181,13 @@ fn project_all(report: &mut Report, row: &mut Row, view: &SessionView<'_, Sessio
                         let _ = writeln!(text, "  tree: {d}");
                     }
                 }
-                messages_in(&value).ok_or_else(|| format!("unexpected output shape: {}", shape(&value))).and_then(
-                    |count| {
-                        to_js_string(&value).map_err(|e| format!("cannot be written as JSON: {e}"))?;
+                messages_in(&value)
+                    .ok_or_else(|| format!("unexpected output shape: {}", shape(&value)))
+                    .and_then(|count| {
+                        to_js_string(&value)
+                            .map_err(|e| format!("cannot be written as JSON: {e}"))?;
                         Ok(count)
-                    },
-                )
+                    })
             }
         };
         match outcome {
@@ -191,7 +232,13 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "(no message)".to_owned())
 }
 
-fn check_snapshot(report: &mut Report, row: &mut Row, snapshot: &Path, actual: &str, bless: bool) -> Result<(), String> {
+fn check_snapshot(
+    report: &mut Report,
+    row: &mut Row,
+    snapshot: &Path,
+    actual: &str,
+    bless: bool,
+) -> Result<(), String> {
     let pinned = std::fs::read_to_string(snapshot).ok();
     if pinned.as_deref() == Some(actual) {
         report.record(row, "snapshot", "", Outcome::Pass);
@@ -204,7 +251,10 @@ fn check_snapshot(report: &mut Report, row: &mut Row, snapshot: &Path, actual: &
         return Ok(());
     }
     let text = match pinned {
-        None => format!("      no snapshot at {}; run `cargo xtask golden --bless` and review it\n", snapshot.display()),
+        None => format!(
+            "      no snapshot at {}; run `cargo xtask golden --bless` and review it\n",
+            snapshot.display()
+        ),
         Some(pinned) => format!(
             "{}      (if the change is intended: `cargo xtask golden --bless`, then review the diff)\n",
             line_diff(&pinned, actual)
@@ -216,7 +266,8 @@ fn check_snapshot(report: &mut Report, row: &mut Row, snapshot: &Path, actual: &
 
 fn write_snapshot(path: &Path, text: &str) -> Result<(), String> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
@@ -244,21 +295,40 @@ fn line_diff(pinned: &str, actual: &str) -> String {
 }
 
 /// Snapshots whose corpus file is gone: a failure, or deleted with `--bless`.
-fn remove_orphans(report: &mut Report, snapshots: &Path, files: &[PathBuf], bless: bool) -> Result<(), String> {
-    let Ok(listing) = std::fs::read_dir(snapshots) else { return Ok(()) };
+fn remove_orphans(
+    report: &mut Report,
+    snapshots: &Path,
+    files: &[PathBuf],
+    bless: bool,
+) -> Result<(), String> {
+    let Ok(listing) = std::fs::read_dir(snapshots) else {
+        return Ok(());
+    };
     let stems: Vec<String> = files.iter().map(|f| stem(f)).collect();
     for path in listing.filter_map(|e| e.ok().map(|e| e.path())) {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let Some(snapshot_stem) = name.strip_suffix(".txt") else { continue };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(snapshot_stem) = name.strip_suffix(".txt") else {
+            continue;
+        };
         if stems.iter().any(|s| s == snapshot_stem) {
             continue;
         }
         let mut row = Row::new(GROUP, snapshot_stem);
         if bless {
-            std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
-            eprintln!("xtask: removed {} (its corpus file is gone)", path.display());
+            std::fs::remove_file(&path)
+                .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+            eprintln!(
+                "xtask: removed {} (its corpus file is gone)",
+                path.display()
+            );
         } else {
-            let text = format!("      {} has no corpus file any more; `--bless` removes it\n", path.display());
+            let text = format!(
+                "      {} has no corpus file any more; `--bless` removes it\n",
+                path.display()
+            );
             report.record(&mut row, "snapshot", "", Outcome::Fail(text));
             report.push_row(row);
         }

@@ -9,7 +9,12 @@ use super::recorded;
 use super::report::Report;
 
 /// Checks `fixtures/ours` (`write` regenerates the session files first).
-pub fn check(report: &mut Report, ours: &Path, write: bool, only: Option<&str>) -> Result<(), String> {
+pub fn check(
+    report: &mut Report,
+    ours: &Path,
+    write: bool,
+    only: Option<&str>,
+) -> Result<(), String> {
     let _ = write;
     check_recordings(report, ours, only);
     Ok(())
@@ -18,14 +23,25 @@ pub fn check(report: &mut Report, ours: &Path, write: bool, only: Option<&str>) 
 /// Every `fixtures/ours/<dialect>/<impl>/` folder: recordings of the files in `<dialect>/`.
 fn check_recordings(report: &mut Report, ours: &Path, only: Option<&str>) {
     let Ok(dialects) = std::fs::read_dir(ours) else {
-        report.notice(format!("{} is absent; checks of our own files skipped", ours.display()));
+        report.notice(format!(
+            "{} is absent; checks of our own files skipped",
+            ours.display()
+        ));
         return;
     };
-    let mut dialect_dirs: Vec<_> = dialects.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+    let mut dialect_dirs: Vec<_> = dialects
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
     dialect_dirs.sort();
     for dialect_dir in dialect_dirs {
-        let Ok(impls) = std::fs::read_dir(&dialect_dir) else { continue };
-        let mut impl_dirs: Vec<_> = impls.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+        let Ok(impls) = std::fs::read_dir(&dialect_dir) else {
+            continue;
+        };
+        let mut impl_dirs: Vec<_> = impls
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
         impl_dirs.sort();
         for impl_dir in impl_dirs {
             let group = format!("ours/{}/{}", name_of(&dialect_dir), name_of(&impl_dir));
@@ -35,5 +51,7 @@ fn check_recordings(report: &mut Report, ours: &Path, only: Option<&str>) {
 }
 
 fn name_of(dir: &Path) -> String {
-    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -21,7 +21,9 @@ use std::path::{Path, PathBuf};
 
 use pi_session_context::llm_messages;
 use pi_session_store::{DiagnosticKind, SessionFile};
-use pi_session_tree::{BlobFolder, BlobSource, ContextOptions, Dialect, EntrySource, LeafSelector, SessionView};
+use pi_session_tree::{
+    BlobFolder, BlobSource, ContextOptions, Dialect, EntrySource, LeafSelector, SessionView,
+};
 use serde_json::Value;
 
 use super::compare::{IdMap, diff, parse_recording};
@@ -29,7 +31,13 @@ use super::report::{Outcome, Report, Row};
 
 /// Checks every `*.expected.json` in `recordings`; the session files they name are in
 /// `sessions` (the same folder for `fixtures/<impl>/`, the parent for `fixtures/ours/<d>/<impl>/`).
-pub fn check_folder(report: &mut Report, group: &str, recordings: &Path, sessions: &Path, only: Option<&str>) {
+pub fn check_folder(
+    report: &mut Report,
+    group: &str,
+    recordings: &Path,
+    sessions: &Path,
+    only: Option<&str>,
+) {
     let files = match expected_files(recordings) {
         Ok(files) => files,
         Err(reason) => {
@@ -38,7 +46,10 @@ pub fn check_folder(report: &mut Report, group: &str, recordings: &Path, session
         }
     };
     if files.is_empty() {
-        report.notice(format!("{group}: no recordings in {}; skipped", recordings.display()));
+        report.notice(format!(
+            "{group}: no recordings in {}; skipped",
+            recordings.display()
+        ));
     }
     for file in files {
         let scenario = scenario_name(&file);
@@ -53,7 +64,8 @@ pub fn check_folder(report: &mut Report, group: &str, recordings: &Path, session
 
 /// `*.expected.json` files of `dir`, sorted by name (the folder is re-read on every run).
 fn expected_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let listing = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let listing =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     let mut files: Vec<PathBuf> = listing
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.to_str().is_some_and(|p| p.ends_with(".expected.json")))
@@ -64,39 +76,66 @@ fn expected_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 fn scenario_name(file: &Path) -> String {
     let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-    name.strip_suffix(".expected.json").unwrap_or(name).to_owned()
+    name.strip_suffix(".expected.json")
+        .unwrap_or(name)
+        .to_owned()
 }
 
 fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &Path) {
-    let recorded = match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|t| parse_recording(&t)) {
+    let recorded = match std::fs::read_to_string(file)
+        .map_err(|e| e.to_string())
+        .and_then(|t| parse_recording(&t))
+    {
         Ok(value) => value,
         Err(reason) => {
-            report.record(row, "open", "", Outcome::Fail(format!("      cannot read {}: {reason}\n", file.display())));
+            report.record(
+                row,
+                "open",
+                "",
+                Outcome::Fail(format!("      cannot read {}: {reason}\n", file.display())),
+            );
             return;
         }
     };
     let Some(dialect) = recorded["dialect"].as_str().and_then(Dialect::parse) else {
         let found = &recorded["dialect"];
-        report.record(row, "open", "", Outcome::Fail(format!("      the recording's dialect {found} is not \"pi\" or \"omp\"\n")));
+        report.record(
+            row,
+            "open",
+            "",
+            Outcome::Fail(format!(
+                "      the recording's dialect {found} is not \"pi\" or \"omp\"\n"
+            )),
+        );
         return;
     };
     let session_path = sessions.join(recorded["file"].as_str().unwrap_or_default());
     let (session, diagnostics) = match pi_session_store::open(&session_path) {
         Ok(opened) => opened,
         Err(error) => {
-            report.record(row, "open", "", Outcome::Fail(format!("      {}: {error}\n", session_path.display())));
+            report.record(
+                row,
+                "open",
+                "",
+                Outcome::Fail(format!("      {}: {error}\n", session_path.display())),
+            );
             return;
         }
     };
     report.record(row, "open", "", Outcome::Pass);
-    let blobs = recorded["blobsDir"].as_str().map(|dir| BlobFolder::new(sessions.join(dir)));
+    let blobs = recorded["blobsDir"]
+        .as_str()
+        .map(|dir| BlobFolder::new(sessions.join(dir)));
     let scenario = Scenario {
         recorded: &recorded,
         session: &session,
         view: SessionView::new(&session),
         dialect,
         blobs: blobs.as_ref().map(|b| b as &dyn BlobSource),
-        skipped_lines: diagnostics.iter().filter(|d| matches!(d.kind, DiagnosticKind::NotAnObject { .. })).count(),
+        skipped_lines: diagnostics
+            .iter()
+            .filter(|d| matches!(d.kind, DiagnosticKind::NotAnObject { .. }))
+            .count(),
     };
     if let Some(error) = recorded["openError"].as_str() {
         scenario.check_refused(report, row, error);
@@ -121,7 +160,8 @@ fn reopened_file(recording: &Path, session: &Path) -> Option<PathBuf> {
 
 /// The JSON object lines of a file (what a rewritten file holds; other lines are not entries).
 fn object_lines(path: &Path) -> Result<Vec<Value>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     Ok(text
         .lines()
         .filter_map(|line| parse_recording(line).ok())
@@ -145,11 +185,17 @@ impl Scenario<'_> {
     /// must open with our store and give a context (checked above and here), and the comparisons
     /// are skipped with the recorded error printed.
     fn check_refused(&self, report: &mut Report, row: &mut Row, error: &str) {
-        let implementation = self.recorded["implementation"].as_str().unwrap_or("the real implementation");
-        let built = self.view.context(&LeafSelector::Default, self.dialect, &self.options());
+        let implementation = self.recorded["implementation"]
+            .as_str()
+            .unwrap_or("the real implementation");
+        let built = self
+            .view
+            .context(&LeafSelector::Default, self.dialect, &self.options());
         let outcome = match built {
             Ok(_) => Outcome::Pass,
-            Err(error) => Outcome::Fail(format!("      building the default context failed: {error}\n")),
+            Err(error) => Outcome::Fail(format!(
+                "      building the default context failed: {error}\n"
+            )),
         };
         report.record(row, "agent", "default", outcome);
         report.record(
@@ -175,43 +221,84 @@ impl Scenario<'_> {
         let text = std::fs::read_to_string(session_path).unwrap_or_default();
         let mut candidates = BTreeSet::new();
         collect_ids(self.recorded, &mut candidates);
-        for line in reopened.and_then(|path| object_lines(path).ok()).unwrap_or_default() {
+        for line in reopened
+            .and_then(|path| object_lines(path).ok())
+            .unwrap_or_default()
+        {
             for key in ["id", "parentId"] {
                 if let Some(id) = line[key].as_str() {
                     candidates.insert(id.to_owned());
                 }
             }
         }
-        IdMap::structural(candidates.into_iter().filter(|id| !text.contains(&format!("\"{id}\""))))
+        IdMap::structural(
+            candidates
+                .into_iter()
+                .filter(|id| !text.contains(&format!("\"{id}\""))),
+        )
     }
 
     fn check_session(&self, report: &mut Report, row: &mut Row, ids: &mut IdMap) {
         let header = EntrySource::header_value(self.session).unwrap_or(Value::Null);
-        compare(report, row, ids, "header", "", &self.recorded["header"], &header);
+        compare(
+            report,
+            row,
+            ids,
+            "header",
+            "",
+            &self.recorded["header"],
+            &header,
+        );
         match self.view.name(self.dialect) {
             Ok(name) => {
                 let name = name.map_or(Value::Null, Value::from);
-                compare(report, row, ids, "name", "", &self.recorded["sessionName"], &name);
+                compare(
+                    report,
+                    row,
+                    ids,
+                    "name",
+                    "",
+                    &self.recorded["sessionName"],
+                    &name,
+                );
             }
             Err(error) => report.record(row, "name", "", Outcome::Fail(format!("      {error}\n"))),
         }
         // pi and omp keep a line that is JSON but not an object (`42`) as an entry without an
         // id; our store skips it with a `NotAnObject` diagnostic. Count those lines back in.
         let count = Value::from(self.view.index().len() + self.skipped_lines);
-        compare(report, row, ids, "entries", "", &self.recorded["entryCount"], &count);
+        compare(
+            report,
+            row,
+            ids,
+            "entries",
+            "",
+            &self.recorded["entryCount"],
+            &count,
+        );
         match self.view.tree_json() {
             Ok(tree) => {
                 for key in ["leafId", "branchIds", "tips", "labels"] {
                     compare(report, row, ids, key, "", &self.recorded[key], &tree[key]);
                 }
             }
-            Err(error) => report.record(row, "leafId", "", Outcome::Fail(format!("      tree_json failed: {error}\n"))),
+            Err(error) => report.record(
+                row,
+                "leafId",
+                "",
+                Outcome::Fail(format!("      tree_json failed: {error}\n")),
+            ),
         }
     }
 
     fn check_contexts(&self, report: &mut Report, row: &mut Row, ids: &mut IdMap) {
         let Some(contexts) = self.recorded["contexts"].as_array() else {
-            report.record(row, "agent", "", Outcome::Fail("      the recording has no `contexts` array\n".into()));
+            report.record(
+                row,
+                "agent",
+                "",
+                Outcome::Fail("      the recording has no `contexts` array\n".into()),
+            );
             return;
         };
         let options = self.options();
@@ -222,19 +309,45 @@ impl Scenario<'_> {
                 (_, Value::Null) => LeafSelector::Null,
                 (_, Value::String(id)) => LeafSelector::Id(ids.ours(id)),
                 (_, other) => {
-                    report.record(row, "agent", &what, Outcome::Fail(format!("      unexpected leafId {other}\n")));
+                    report.record(
+                        row,
+                        "agent",
+                        &what,
+                        Outcome::Fail(format!("      unexpected leafId {other}\n")),
+                    );
                     continue;
                 }
             };
-            compare(report, row, ids, "ctx-branch", &what, &context["branchIds"], &self.branch_ids(&selector));
+            compare(
+                report,
+                row,
+                ids,
+                "ctx-branch",
+                &what,
+                &context["branchIds"],
+                &self.branch_ids(&selector),
+            );
             let resolved = match self.view.context(&selector, self.dialect, &options) {
                 Ok(resolved) => resolved,
                 Err(error) => {
-                    report.record(row, "agent", &what, Outcome::Fail(format!("      {error}\n")));
+                    report.record(
+                        row,
+                        "agent",
+                        &what,
+                        Outcome::Fail(format!("      {error}\n")),
+                    );
                     continue;
                 }
             };
-            compare(report, row, ids, "agent", &what, &context["agent"], &resolved.context.to_value());
+            compare(
+                report,
+                row,
+                ids,
+                "agent",
+                &what,
+                &context["agent"],
+                &resolved.context.to_value(),
+            );
             let llm = Value::Array(llm_messages(resolved.context.messages(), self.dialect));
             compare(report, row, ids, "llm", &what, &context["llm"], &llm);
         }
@@ -242,7 +355,13 @@ impl Scenario<'_> {
 
     /// Our in-memory migration against the file the real implementation rewrote on open: the
     /// same header and the same entries, in order (ids of v1 files structurally).
-    fn check_migration(&self, report: &mut Report, row: &mut Row, ids: &mut IdMap, reopened: &Path) {
+    fn check_migration(
+        &self,
+        report: &mut Report,
+        row: &mut Row,
+        ids: &mut IdMap,
+        reopened: &Path,
+    ) {
         if !self.session.is_migrated() {
             // pi also rewrites files it did not migrate (e.g. to add a missing final newline);
             // only a migration says something about the entries.
@@ -251,17 +370,30 @@ impl Scenario<'_> {
         let lines = match object_lines(reopened) {
             Ok(lines) => lines,
             Err(reason) => {
-                report.record(row, "migrated", "", Outcome::Fail(format!("      {reason}\n")));
+                report.record(
+                    row,
+                    "migrated",
+                    "",
+                    Outcome::Fail(format!("      {reason}\n")),
+                );
                 return;
             }
         };
-        let (headers, entries): (Vec<Value>, Vec<Value>) = lines.into_iter().partition(|l| l["type"] == "session");
+        let (headers, entries): (Vec<Value>, Vec<Value>) =
+            lines.into_iter().partition(|l| l["type"] == "session");
         let header = EntrySource::header_value(self.session).unwrap_or(Value::Null);
-        let ours: Result<Vec<Value>, _> = (0..self.session.len()).map(|at| self.session.entry_value(at)).collect();
+        let ours: Result<Vec<Value>, _> = (0..self.session.len())
+            .map(|at| self.session.entry_value(at))
+            .collect();
         let ours = match ours {
             Ok(entries) => entries,
             Err(error) => {
-                report.record(row, "migrated", "", Outcome::Fail(format!("      reading our entries failed: {error}\n")));
+                report.record(
+                    row,
+                    "migrated",
+                    "",
+                    Outcome::Fail(format!("      reading our entries failed: {error}\n")),
+                );
                 return;
             }
         };
@@ -279,8 +411,18 @@ impl Scenario<'_> {
             LeafSelector::Id(id) => index.position_of(id),
             _ => None,
         };
-        let positions = leaf.map(|at| index.branch(at).positions).unwrap_or_default();
-        positions.iter().map(|&at| index.node(at).and_then(|n| n.id.clone()).map_or(Value::Null, Value::from)).collect()
+        let positions = leaf
+            .map(|at| index.branch(at).positions)
+            .unwrap_or_default();
+        positions
+            .iter()
+            .map(|&at| {
+                index
+                    .node(at)
+                    .and_then(|n| n.id.clone())
+                    .map_or(Value::Null, Value::from)
+            })
+            .collect()
     }
 }
 
@@ -310,19 +452,39 @@ fn collect_ids(recorded: &Value, into: &mut BTreeSet<String>) {
     };
     add(&recorded["leafId"]);
     for key in ["branchIds", "tips"] {
-        recorded[key].as_array().into_iter().flatten().for_each(&mut add);
+        recorded[key]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .for_each(&mut add);
     }
     if let Some(labels) = recorded["labels"].as_object() {
         labels.keys().for_each(|id| add(&Value::from(id.as_str())));
     }
     for context in recorded["contexts"].as_array().into_iter().flatten() {
         add(&context["leafId"]);
-        context["branchIds"].as_array().into_iter().flatten().for_each(&mut add);
+        context["branchIds"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .for_each(&mut add);
     }
 }
 
-fn compare(report: &mut Report, row: &mut Row, ids: &mut IdMap, check: &'static str, what: &str, expected: &Value, actual: &Value) {
+fn compare(
+    report: &mut Report,
+    row: &mut Row,
+    ids: &mut IdMap,
+    check: &'static str,
+    what: &str,
+    expected: &Value,
+    actual: &Value,
+) {
     let found = diff(expected, actual, ids);
-    let outcome = if found.is_empty() { Outcome::Pass } else { Outcome::Fail(found.render()) };
+    let outcome = if found.is_empty() {
+        Outcome::Pass
+    } else {
+        Outcome::Fail(found.render())
+    };
     report.record(row, check, what, outcome);
 }

@@ -35,14 +35,21 @@ struct Cell {
 impl Row {
     /// An empty row.
     pub fn new(group: impl Into<String>, name: impl Into<String>) -> Self {
-        Self { group: group.into(), name: name.into(), cells: Vec::new() }
+        Self {
+            group: group.into(),
+            name: name.into(),
+            cells: Vec::new(),
+        }
     }
 
     fn cell(&mut self, check: &'static str) -> &mut Cell {
         let at = match self.cells.iter().position(|c| c.check == check) {
             Some(at) => at,
             None => {
-                self.cells.push(Cell { check, ..Cell::default() });
+                self.cells.push(Cell {
+                    check,
+                    ..Cell::default()
+                });
                 self.cells.len() - 1
             }
         };
@@ -83,7 +90,13 @@ impl Report {
     /// Records `outcome` for `check` in `row`; `what` names the instance (e.g. a context's leaf).
     pub fn record(&mut self, row: &mut Row, check: &'static str, what: &str, outcome: Outcome) {
         let (group, name) = (row.group.clone(), row.name.clone());
-        let note = |text: String| Note { group, name, check, what: what.to_owned(), text };
+        let note = |text: String| Note {
+            group,
+            name,
+            check,
+            what: what.to_owned(),
+            text,
+        };
         let cell = row.cell(check);
         match outcome {
             Outcome::Pass => cell.passed += 1,
@@ -134,14 +147,26 @@ impl Report {
         if !self.skips.is_empty() {
             let _ = writeln!(out, "\nskipped ({}):", self.skips.len());
             for skip in &self.skips {
-                let _ = writeln!(out, "  {}/{} {} {}: {}", skip.group, skip.name, skip.check, skip.what, skip.text);
+                let _ = writeln!(
+                    out,
+                    "  {}/{} {} {}: {}",
+                    skip.group, skip.name, skip.check, skip.what, skip.text
+                );
             }
         }
         if !self.failures.is_empty() {
             let _ = writeln!(out, "\nFAILURES ({}):", self.failures.len());
             for failure in &self.failures {
-                let what = if failure.what.is_empty() { String::new() } else { format!(" ({})", failure.what) };
-                let _ = writeln!(out, "  {}/{} {}{what}:", failure.group, failure.name, failure.check);
+                let what = if failure.what.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", failure.what)
+                };
+                let _ = writeln!(
+                    out,
+                    "  {}/{} {}{what}:",
+                    failure.group, failure.name, failure.check
+                );
                 let _ = write!(out, "{}", failure.text);
                 if !failure.text.ends_with('\n') {
                     out.push('\n');
@@ -149,7 +174,12 @@ impl Report {
             }
         }
         let _ = writeln!(out, "\n{} checks skipped (reasons above)", self.skipped());
-        let _ = writeln!(out, "golden: {} passed, {} failed", self.passed(), self.failed());
+        let _ = writeln!(
+            out,
+            "golden: {} passed, {} failed",
+            self.passed(),
+            self.failed()
+        );
         out
     }
 
@@ -163,10 +193,22 @@ impl Report {
                 }
             }
         }
-        let name_width = rows.iter().map(|r| short(&r.name).chars().count()).max().unwrap_or(0).max(group.len());
+        let name_width = rows
+            .iter()
+            .map(|r| short(&r.name).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(group.len());
         let widths: Vec<usize> = checks
             .iter()
-            .map(|check| rows.iter().filter_map(|r| r.cells.iter().find(|c| c.check == *check)).map(|c| cell_text(c).len()).max().unwrap_or(0).max(check.len()))
+            .map(|check| {
+                rows.iter()
+                    .filter_map(|r| r.cells.iter().find(|c| c.check == *check))
+                    .map(|c| cell_text(c).len())
+                    .max()
+                    .unwrap_or(0)
+                    .max(check.len())
+            })
             .collect();
         let _ = write!(out, "\n{group:<name_width$}");
         for (check, width) in checks.iter().zip(&widths) {
@@ -176,7 +218,11 @@ impl Report {
         for row in rows {
             let _ = write!(out, "{:<name_width$}", short(&row.name));
             for (check, width) in checks.iter().zip(&widths) {
-                let text = row.cells.iter().find(|c| c.check == *check).map_or_else(|| "-".to_owned(), cell_text);
+                let text = row
+                    .cells
+                    .iter()
+                    .find(|c| c.check == *check)
+                    .map_or_else(|| "-".to_owned(), cell_text);
                 let _ = write!(out, "  {text:<width$}");
             }
             out.push('\n');
@@ -230,7 +276,12 @@ mod tests {
         let mut report = Report::default();
         let mut row = Row::new("pi", "linear-chat");
         report.record(&mut row, "agent", "default", Outcome::Pass);
-        report.record(&mut row, "agent", "tip a", Outcome::Fail("      at $.x\n".into()));
+        report.record(
+            &mut row,
+            "agent",
+            "tip a",
+            Outcome::Fail("      at $.x\n".into()),
+        );
         report.record(&mut row, "llm", "default", Outcome::Skip("why".into()));
         report.push_row(row);
         let text = report.render();

@@ -4,13 +4,15 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
+use pi_session::store::SessionFile;
 use pi_session::tree::{
-    LeafSelector, SessionView, Totals, UsageBreakdown, model_from, totals, usage_breakdown,
+    LeafSelector, SessionView, Totals, UsageBreakdown, UsageSums, model_from, totals,
+    usage_breakdown,
 };
 use pi_session::{ContextStats, ProjectOptions, StatsOptions, from_pi_model};
 use serde_json::{Value, json};
 
-use crate::failure::{EXIT_OK, Outcome};
+use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input;
 use crate::output::Out;
 
@@ -50,8 +52,7 @@ pub fn run(args: StatsArgs) -> Outcome {
     let index = view.index();
     let dialect = view.detect_dialect()?;
     let (branch, branch_entries) = view.branch_entries(&LeafSelector::Default)?;
-    let all: Vec<usize> = (0..index.len()).collect();
-    let every_entry = view.load(&all)?;
+    let usage = file_usage(&view)?;
     let mut by_type = BTreeMap::new();
     for node in index.nodes() {
         *by_type.entry(node.kind.clone()).or_insert(0) += 1;
@@ -79,11 +80,15 @@ pub fn run(args: StatsArgs) -> Outcome {
             .and_then(|&p| index.node(p))
             .and_then(|n| n.id.clone()),
         branch_len: branch.positions.len(),
-        compactions: every_entry.iter().filter(|e| is_compaction(e)).count(),
+        compactions: index
+            .nodes()
+            .iter()
+            .filter(|n| n.kind == "compaction")
+            .count(),
         compactions_on_branch: branch_entries.iter().filter(|e| is_compaction(e)).count(),
         model,
         totals: totals(&branch_entries),
-        usage: usage_breakdown(&every_entry),
+        usage,
         context,
         diagnostics: loaded.diagnostics.len(),
     };
@@ -188,4 +193,36 @@ fn counted(n: u64, what: &str) -> String {
     } else {
         format!("{n} {what}s")
     }
+}
+
+/// Entries read at a time for the file's usage, so that memory stays bounded by the branch.
+const USAGE_CHUNK: usize = 4096;
+
+/// The usage of every entry of the file, read a chunk at a time.
+fn file_usage(view: &SessionView<'_, SessionFile>) -> Result<UsageBreakdown, Failure> {
+    let all: Vec<usize> = (0..view.index().len()).collect();
+    let mut usage = UsageBreakdown::default();
+    for chunk in all.chunks(USAGE_CHUNK) {
+        let part = usage_breakdown(&view.load(chunk)?);
+        add_sums(&mut usage.assistant, &part.assistant);
+        add_sums(&mut usage.nested_tools, &part.nested_tools);
+        add_sums(&mut usage.side_calls, &part.side_calls);
+    }
+    Ok(usage)
+}
+
+/// Adds two sums field by field (plain arithmetic; which records count is the tree's rule).
+fn add_sums(sum: &mut UsageSums, part: &UsageSums) {
+    sum.count += part.count;
+    sum.input += part.input;
+    sum.output += part.output;
+    sum.cache_read += part.cache_read;
+    sum.cache_write += part.cache_write;
+    sum.total_tokens += part.total_tokens;
+    sum.reasoning += part.reasoning;
+    sum.cost_input += part.cost_input;
+    sum.cost_output += part.cost_output;
+    sum.cost_cache_read += part.cost_cache_read;
+    sum.cost_cache_write += part.cost_cache_write;
+    sum.cost_total += part.cost_total;
 }
