@@ -21,7 +21,12 @@
 //! 6. `req_llm`: rho's req_llm projection of the branch.
 //!
 //! Results (medians over the runs, plus every run's total) are JSON on stdout and in
-//! `bench-results/context.json`.
+//! `bench-results/context.json`: per case the entry count, `bodies_read` (the bodies read: those
+//! on the branch, as `open` parses envelopes only), the message counts, each step's median time,
+//! allocation count and allocated bytes (of the last run), and the worker's peak RSS.
+//!
+//! Unlike the store benchmark, whose worker is an example of the store crate, the worker here
+//! is xtask itself: the counting allocator is xtask's, and the crates measured stay free of it.
 
 use std::alloc::System;
 use std::path::{Path, PathBuf};
@@ -309,7 +314,7 @@ fn summarise(leaf: &str, dialect: Dialect, runs: &[Run]) -> Value {
         "dialect": dialect.as_str(),
         "entries": first.map_or(0, |r| r.entries),
         "branch_entries": first.map_or(0, |r| r.branch_entries),
-        "bodies_parsed": first.map_or(0, |r| r.branch_entries),
+        "bodies_read": first.map_or(0, |r| r.branch_entries),
         "agent_messages": first.map_or(0, |r| r.agent_messages),
         "llm_messages": first.map_or(0, |r| r.llm_messages),
         "req_llm_messages": first.map_or(0, |r| r.req_llm_messages),

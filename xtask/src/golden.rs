@@ -25,6 +25,7 @@
 mod compare;
 mod corpus;
 mod ours;
+mod ours_script;
 mod recorded;
 mod report;
 

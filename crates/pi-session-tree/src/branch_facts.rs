@@ -126,8 +126,51 @@ impl ModelRef {
 /// last assistant message's provider/model, else none.
 ///
 /// rho reads omp's `{model}` shape; pi's `{provider, modelId}` shape is read
-/// too, as an explicit default change.
+/// too, as an explicit default change. For the exact string rho passes to
+/// `from_pi_model` use [`pi_model_from`].
 pub fn model_from(branch: &[Value]) -> Option<ModelRef> {
+    Some(match model_candidate(branch)? {
+        ModelCandidate::PiString(model) => ModelRef::from_pi_string(model),
+        ModelCandidate::Parts(provider, model_id) => ModelRef {
+            provider: provider.to_owned(),
+            model_id: model_id.to_owned(),
+        },
+    })
+}
+
+/// The model in effect on a branch as the session spells it,
+/// `provider/modelId`: the string rho's `model_from/1` hands to
+/// `from_pi_model` (same choice of entry as [`model_from`]).
+///
+/// Unlike [`ModelRef::pi_string`] it keeps what a split loses: a
+/// `model_change` to `"/x"` stays `"/x"` (rho's req_llm spec `":x"`), not `"x"`.
+///
+/// ```
+/// use pi_session_tree::{model_from, pi_model_from};
+/// use serde_json::json;
+///
+/// let branch = [json!({"type":"model_change","id":"1","model":"/x"})];
+/// assert_eq!(pi_model_from(&branch).as_deref(), Some("/x"));
+/// assert_eq!(model_from(&branch).map(|m| m.pi_string()).as_deref(), Some("x"));
+/// ```
+pub fn pi_model_from(branch: &[Value]) -> Option<String> {
+    Some(match model_candidate(branch)? {
+        ModelCandidate::PiString(model) => model.to_owned(),
+        ModelCandidate::Parts(provider, model_id) => format!("{provider}/{model_id}"),
+    })
+}
+
+/// Where the model in effect is named.
+enum ModelCandidate<'a> {
+    /// A `model_change`'s `model` string (`provider/modelId`, or anything).
+    PiString(&'a str),
+    /// Separate provider and model id (pi's `model_change`, an assistant turn).
+    Parts(&'a str, &'a str),
+}
+
+/// rho's choice: the last default-role `model_change`, else the last
+/// assistant message naming both provider and model.
+fn model_candidate(branch: &[Value]) -> Option<ModelCandidate<'_>> {
     let explicit = branch.iter().rev().find_map(|e| {
         if !js::is_str(e.get("type"), "model_change") {
             return None;
@@ -136,23 +179,20 @@ pub fn model_from(branch: &[Value]) -> Option<ModelRef> {
             return None;
         }
         if let Some(model) = js::as_str(e.get("model")) {
-            return Some(ModelRef::from_pi_string(model));
+            return Some(ModelCandidate::PiString(model));
         }
         match (js::as_str(e.get("provider")), js::as_str(e.get("modelId"))) {
-            (Some(provider), Some(model_id)) => Some(ModelRef {
-                provider: provider.to_owned(),
-                model_id: model_id.to_owned(),
-            }),
+            (Some(provider), Some(model_id)) => Some(ModelCandidate::Parts(provider, model_id)),
             _ => None,
         }
     });
     explicit.or_else(|| {
         branch.iter().rev().find_map(|e| {
             let message = assistant_message(e)?;
-            Some(ModelRef {
-                provider: js::as_str(message.get("provider"))?.to_owned(),
-                model_id: js::as_str(message.get("model"))?.to_owned(),
-            })
+            Some(ModelCandidate::Parts(
+                js::as_str(message.get("provider"))?,
+                js::as_str(message.get("model"))?,
+            ))
         })
     })
 }
@@ -264,6 +304,34 @@ impl UsageSums {
         self.cost_cache_write += number(js::get(cost, "cacheWrite"));
         self.cost_total += number(js::get(cost, "total"));
     }
+
+    /// Adds another set of sums, field by field (e.g. the sums of one chunk
+    /// of a file to the running sums of the file).
+    ///
+    /// ```
+    /// use pi_session_tree::UsageSums;
+    /// use serde_json::json;
+    ///
+    /// let (mut first, mut second) = (UsageSums::default(), UsageSums::default());
+    /// first.add(&json!({"input": 3, "cost": {"total": 0.5}}));
+    /// second.add(&json!({"input": 4, "cost": {"total": 0.25}}));
+    /// first.add_sums(&second);
+    /// assert_eq!((first.count, first.input, first.cost_total), (2, 7.0, 0.75));
+    /// ```
+    pub fn add_sums(&mut self, other: &UsageSums) {
+        self.count += other.count;
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.total_tokens += other.total_tokens;
+        self.reasoning += other.reasoning;
+        self.cost_input += other.cost_input;
+        self.cost_output += other.cost_output;
+        self.cost_cache_read += other.cost_cache_read;
+        self.cost_cache_write += other.cost_cache_write;
+        self.cost_total += other.cost_total;
+    }
 }
 
 /// Usage of a set of entries, split by where it was recorded.
@@ -284,21 +352,66 @@ impl UsageBreakdown {
     /// Everything added together.
     pub fn total(&self) -> UsageSums {
         let mut sum = self.assistant;
-        for part in [&self.nested_tools, &self.side_calls] {
-            sum.count += part.count;
-            sum.input += part.input;
-            sum.output += part.output;
-            sum.cache_read += part.cache_read;
-            sum.cache_write += part.cache_write;
-            sum.total_tokens += part.total_tokens;
-            sum.reasoning += part.reasoning;
-            sum.cost_input += part.cost_input;
-            sum.cost_output += part.cost_output;
-            sum.cost_cache_read += part.cost_cache_read;
-            sum.cost_cache_write += part.cost_cache_write;
-            sum.cost_total += part.cost_total;
-        }
+        sum.add_sums(&self.nested_tools);
+        sum.add_sums(&self.side_calls);
         sum
+    }
+
+    /// Adds the usage of more `entries`, as [`usage_breakdown`] counts it.
+    /// Adding a file chunk by chunk gives exactly the breakdown of the whole
+    /// file (same records, same order of additions).
+    ///
+    /// ```
+    /// use pi_session_tree::{usage_breakdown, UsageBreakdown};
+    /// use serde_json::json;
+    ///
+    /// let turn = |n: u64| json!({"type":"message","message":{"role":"assistant","usage":{"input":n}}});
+    /// let entries = [turn(1), turn(2), turn(3)];
+    /// let mut chunked = UsageBreakdown::default();
+    /// for chunk in entries.chunks(2) {
+    ///     chunked.add_entries(chunk);
+    /// }
+    /// assert_eq!(chunked, usage_breakdown(&entries));
+    /// assert_eq!(chunked.assistant.input, 6.0);
+    /// ```
+    pub fn add_entries(&mut self, entries: &[Value]) {
+        for entry in entries {
+            self.add_entry(entry);
+        }
+    }
+
+    /// Adds the usage one entry records (none, or one `Usage` object to one
+    /// of the three parts).
+    fn add_entry(&mut self, entry: &Value) {
+        match js::as_str(entry.get("type")) {
+            Some("message") => {
+                let message = entry.get("message");
+                match js::as_str(js::get(message, "role")) {
+                    Some("assistant") => {
+                        if let Some(usage) = object(js::get(message, "usage")) {
+                            self.assistant.add(usage);
+                        }
+                    }
+                    Some("toolResult") => {
+                        let nested = object(js::get(message, "usage")).or_else(|| {
+                            let is_task = js::is_str(js::get(message, "toolName"), "task");
+                            object(js::get(js::get(message, "details"), "usage"))
+                                .filter(|_| is_task)
+                        });
+                        if let Some(usage) = nested {
+                            self.nested_tools.add(usage);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some("model_usage" | "usage" | "compaction" | "branch_summary") => {
+                if let Some(usage) = object(entry.get("usage")) {
+                    self.side_calls.add(usage);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -310,36 +423,6 @@ fn object(value: Option<&Value>) -> Option<&Value> {
 /// pi's footer totals).
 pub fn usage_breakdown(entries: &[Value]) -> UsageBreakdown {
     let mut breakdown = UsageBreakdown::default();
-    for entry in entries {
-        match js::as_str(entry.get("type")) {
-            Some("message") => {
-                let message = entry.get("message");
-                match js::as_str(js::get(message, "role")) {
-                    Some("assistant") => {
-                        if let Some(usage) = object(js::get(message, "usage")) {
-                            breakdown.assistant.add(usage);
-                        }
-                    }
-                    Some("toolResult") => {
-                        let nested = object(js::get(message, "usage")).or_else(|| {
-                            let is_task = js::is_str(js::get(message, "toolName"), "task");
-                            object(js::get(js::get(message, "details"), "usage"))
-                                .filter(|_| is_task)
-                        });
-                        if let Some(usage) = nested {
-                            breakdown.nested_tools.add(usage);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Some("model_usage" | "usage" | "compaction" | "branch_summary") => {
-                if let Some(usage) = object(entry.get("usage")) {
-                    breakdown.side_calls.add(usage);
-                }
-            }
-            _ => {}
-        }
-    }
+    breakdown.add_entries(entries);
     breakdown
 }

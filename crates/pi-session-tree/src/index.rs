@@ -73,12 +73,19 @@ pub struct Branch {
 }
 
 /// Index over the entries of one session (header excluded), in file order.
-#[derive(Debug, Clone, Default)]
+///
+/// Build it at once with [`TreeIndex::from_nodes`], or grow it one entry at a
+/// time with [`TreeIndex::push`] as a host appends; both give the same index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TreeIndex {
     nodes: Vec<NodeInfo>,
     by_id: HashMap<String, usize>,
+    /// Children of each id, in file order; a key is present only while it
+    /// has at least one child.
     children: HashMap<String, Vec<usize>>,
     diagnostics: Vec<Diagnostic>,
+    /// The last position whose entry has an id.
+    leaf: Option<usize>,
 }
 
 impl TreeIndex {
@@ -94,14 +101,7 @@ impl TreeIndex {
             if let Some(id) = &node.id
                 && let Some(previous) = by_id.insert(id.clone(), position)
             {
-                diagnostics.push(Diagnostic::at(
-                        DiagnosticKind::DuplicateId,
-                        Some(position),
-                        Some(id),
-                        format!(
-                            "id {id:?} was already used by entry {previous}; the later entry wins for lookups"
-                        ),
-                    ));
+                diagnostics.push(duplicate_id(id, previous, position));
             }
         }
         let mut children: HashMap<String, Vec<usize>> = HashMap::new();
@@ -110,17 +110,76 @@ impl TreeIndex {
             if by_id.get(id) != Some(&position) {
                 continue;
             }
-            if let Some(parent) = &node.parent_id
-                && parent != id
-            {
-                children.entry(parent.clone()).or_default().push(position);
+            if let Some(parent) = child_link(node) {
+                children
+                    .entry(parent.to_owned())
+                    .or_default()
+                    .push(position);
             }
         }
+        let leaf = nodes.iter().rposition(|node| node.id.is_some());
         Self {
             nodes,
             by_id,
             children,
             diagnostics,
+            leaf,
+        }
+    }
+
+    /// Appends one entry after the last one (file order), giving the same
+    /// index as rebuilding with [`TreeIndex::from_nodes`] over every entry:
+    /// a duplicate id takes over lookups from the earlier entry (with a
+    /// [`DiagnosticKind::DuplicateId`] diagnostic), the entry joins its
+    /// parent's children, and an entry with an id becomes the leaf.
+    ///
+    /// O(1) amortised; a duplicate id also costs a scan of the shadowed
+    /// entry's siblings.
+    ///
+    /// ```
+    /// use pi_session_tree::{NodeInfo, TreeIndex};
+    ///
+    /// let node = |id: &str, parent: Option<&str>| NodeInfo {
+    ///     kind: "message".into(),
+    ///     id: Some(id.into()),
+    ///     parent_id: parent.map(Into::into),
+    /// };
+    /// let mut index = TreeIndex::default();
+    /// index.push(node("a", None));
+    /// index.push(node("b", Some("a")));
+    /// assert_eq!(index.leaf_id(), Some("b"));
+    /// assert_eq!(index.children("a"), &[1]);
+    /// assert_eq!(index, TreeIndex::from_nodes([node("a", None), node("b", Some("a"))]));
+    /// ```
+    pub fn push(&mut self, node: NodeInfo) {
+        let position = self.nodes.len();
+        if let Some(id) = &node.id {
+            if let Some(previous) = self.by_id.insert(id.clone(), position) {
+                self.diagnostics.push(duplicate_id(id, previous, position));
+                self.forget_child(previous);
+            }
+            if let Some(parent) = child_link(&node) {
+                self.children
+                    .entry(parent.to_owned())
+                    .or_default()
+                    .push(position);
+            }
+            self.leaf = Some(position);
+        }
+        self.nodes.push(node);
+    }
+
+    /// Removes the entry at `position` from its parent's children (it lost
+    /// its id to a later duplicate).
+    fn forget_child(&mut self, position: usize) {
+        let Some(parent) = self.nodes.get(position).and_then(child_link) else {
+            return;
+        };
+        if let Some(siblings) = self.children.get_mut(parent) {
+            siblings.retain(|&sibling| sibling != position);
+            if siblings.is_empty() {
+                self.children.remove(parent);
+            }
         }
     }
 
@@ -170,7 +229,7 @@ impl TreeIndex {
 
     /// The leaf after opening the file: the last entry with an id.
     pub fn leaf_position(&self) -> Option<usize> {
-        self.nodes.iter().rposition(|node| node.id.is_some())
+        self.leaf
     }
 
     /// The id of [`Self::leaf_position`].
@@ -303,4 +362,20 @@ impl TreeIndex {
             .filter(move |(_, node)| node.kind == kind)
             .map(|(pos, _)| pos)
     }
+}
+
+/// The parent an entry is listed under as a child: its `parentId`, unless it
+/// has no id or names itself.
+fn child_link(node: &NodeInfo) -> Option<&str> {
+    let id = node.id.as_deref()?;
+    node.parent_id.as_deref().filter(|parent| *parent != id)
+}
+
+fn duplicate_id(id: &str, previous: usize, position: usize) -> Diagnostic {
+    Diagnostic::at(
+        DiagnosticKind::DuplicateId,
+        Some(position),
+        Some(id),
+        format!("id {id:?} was already used by entry {previous}; the later entry wins for lookups"),
+    )
 }

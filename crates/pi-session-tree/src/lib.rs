@@ -60,7 +60,7 @@ pub mod store;
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
     Compacted, ModelRef, Totals, UsageBreakdown, UsageSums, add_usage, compacted, model_from,
-    thinking_level, totals, usage_breakdown,
+    pi_model_from, thinking_level, totals, usage_breakdown,
 };
 pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,

@@ -37,7 +37,8 @@ pub fn tree_json(index: &TreeIndex, labels: &Map<String, Value>) -> Value {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Linear runs longer than this many entries are folded (the first and
-    /// last two entries, labelled entries and the leaf stay visible).
+    /// last two entries, labelled entries, compactions, branch summaries and
+    /// the leaf stay visible).
     pub fold_runs_longer_than: usize,
 }
 
@@ -51,7 +52,9 @@ impl Default for RenderOptions {
 
 /// Draws the session tree for a person: one line per entry (`id type
 /// description`), branches indented with `├─`/`└─`, the leaf marked `◀ leaf`,
-/// labels shown as `[label]`, long linear runs folded into `… N entries …`.
+/// labels shown as `[label]`, long linear runs folded into `… N entries …`
+/// (compactions, branch summaries and labelled entries inside a run stay
+/// visible).
 /// Entries caught in a parent cycle (unreachable from any root) are listed at
 /// the end. `describe` gives the text after the type (e.g. a message preview);
 /// it is called only for the lines drawn.
@@ -103,10 +106,7 @@ pub fn render_tree(
                 || i < 2
                 || i + 2 >= run.len()
                 || Some(pos) == leaf
-                || index
-                    .node(pos)
-                    .and_then(|n| n.id.as_ref())
-                    .is_some_and(|id| labels.contains_key(id));
+                || is_landmark(index, labels, pos);
             if !keep {
                 hidden += 1;
                 continue;
@@ -146,6 +146,15 @@ pub fn render_tree(
         }
     }
     out
+}
+
+/// Entries a folded run still shows: labelled entries, compactions and
+/// branch summaries (where the context was rewritten).
+fn is_landmark(index: &TreeIndex, labels: &Map<String, Value>, pos: usize) -> bool {
+    index.node(pos).is_some_and(|node| {
+        matches!(node.kind.as_str(), "compaction" | "branch_summary")
+            || node.id.as_ref().is_some_and(|id| labels.contains_key(id))
+    })
 }
 
 fn children_of(index: &TreeIndex, pos: usize) -> Vec<usize> {

@@ -5,8 +5,8 @@
 use std::collections::HashSet;
 
 use pi_session_tree::{
-    ContextOptions, DiagnosticKind, Dialect, RenderOptions, TreeIndex, agent_context, compacted,
-    render_tree, tree_json,
+    ContextOptions, DiagnosticKind, Dialect, NodeInfo, RenderOptions, TreeIndex, agent_context,
+    compacted, render_tree, tree_json,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -81,8 +81,70 @@ fn build(specs: &[Spec]) -> Vec<Value> {
         .collect()
 }
 
+/// An envelope from a small id alphabet, so that duplicate ids, missing
+/// parents, self-parents and cycles are all common; ids and parents are
+/// sometimes absent or empty.
+fn node() -> impl Strategy<Value = NodeInfo> {
+    let name = || (0u8..12).prop_map(|n| format!("n{n}"));
+    let id = prop_oneof![8 => name().prop_map(Some), 1 => Just(None)];
+    let parent = prop_oneof![
+        6 => name().prop_map(Some),
+        2 => Just(None),
+        1 => Just(Some(String::new())),
+    ];
+    let kind = prop_oneof![Just("message"), Just("compaction"), Just("label")];
+    (kind, id, parent).prop_map(|(kind, id, parent_id)| NodeInfo {
+        kind: kind.to_owned(),
+        id,
+        parent_id,
+    })
+}
+
+/// The id of every line of a drawing.
+fn drawn_ids(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| {
+            !line.starts_with("unreachable")
+                && !line
+                    .trim_start_matches(|c: char| " │".contains(c))
+                    .starts_with('…')
+        })
+        .map(|line| {
+            line.trim_start_matches(|c: char| " │├└─".contains(c))
+                .split(' ')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pushing_one_by_one_equals_building_at_once(nodes in proptest::collection::vec(node(), 0..40)) {
+        let mut pushed = TreeIndex::default();
+        for (count, node) in nodes.iter().enumerate() {
+            pushed.push(node.clone());
+            let rebuilt = TreeIndex::from_nodes(nodes[..=count].iter().cloned());
+            prop_assert_eq!(&pushed, &rebuilt);
+            prop_assert_eq!(pushed.leaf_position(), rebuilt.nodes().iter().rposition(|n| n.id.is_some()));
+        }
+        prop_assert_eq!(pushed, TreeIndex::from_nodes(nodes));
+    }
+
+    #[test]
+    fn folding_keeps_compactions_visible(specs in proptest::collection::vec(spec(), 1..40)) {
+        let entries = build(&specs);
+        let index = TreeIndex::from_entries(&entries);
+        let options = RenderOptions { fold_runs_longer_than: 3 };
+        let drawn = drawn_ids(&render_tree(&index, &serde_json::Map::new(), &|_| String::new(), options));
+        for position in index.positions_of_kind("compaction").filter(|&p| index.is_id_owner(p)) {
+            let id = index.node(position).unwrap().id.clone().unwrap();
+            prop_assert!(drawn.contains(&id), "compaction {} folded away", id);
+        }
+    }
 
     #[test]
     fn branches_are_paths_from_the_leaf_to_a_root(specs in proptest::collection::vec(spec(), 1..40)) {
@@ -156,16 +218,12 @@ proptest! {
         let index = TreeIndex::from_entries(&entries);
         let options = RenderOptions { fold_runs_longer_than: usize::MAX };
         let text = render_tree(&index, &serde_json::Map::new(), &|_| String::new(), options);
-        let drawn: Vec<&str> = text
-            .lines()
-            .filter(|line| !line.starts_with("unreachable"))
-            .map(|line| line.trim_start_matches(|c: char| " │├└─".contains(c)).split(' ').next().unwrap())
-            .collect();
+        let drawn = drawn_ids(&text);
         let mut owners: Vec<String> = (0..index.len())
             .filter(|&p| index.is_id_owner(p))
             .map(|p| index.node(p).unwrap().id.clone().unwrap())
             .collect();
-        let mut drawn_sorted: Vec<String> = drawn.iter().map(|s| (*s).to_owned()).collect();
+        let mut drawn_sorted = drawn;
         owners.sort();
         drawn_sorted.sort();
         prop_assert_eq!(drawn_sorted, owners);

@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use pi_session_tree::{
     DiagnosticKind, Dialect, LeafSelector, RenderOptions, SessionView, TreeError, TreeIndex,
-    branch_to, branch_with_summary, compacted, model_from, plan_fork, render_tree, session_meta,
-    thinking_level, totals, usage_breakdown,
+    branch_to, branch_with_summary, compacted, model_from, pi_model_from, plan_fork, render_tree,
+    session_meta, thinking_level, totals, usage_breakdown,
 };
 use serde_json::{Value, json};
 
@@ -175,7 +175,22 @@ fn drawing_marks_leaf_labels_and_folds_long_runs() {
         } else {
             format!("n{}", i - 1)
         };
-        entries.push(user(&format!("n{i}"), Some(&parent), "x"));
+        let id = format!("n{i}");
+        entries.push(match i {
+            5 => entry(
+                "compaction",
+                &id,
+                Some(&parent),
+                json!({"summary":"s","firstKeptEntryId":"n3","tokensBefore":9}),
+            ),
+            20 => entry(
+                "branch_summary",
+                &id,
+                Some(&parent),
+                json!({"summary":"b","fromId":"n19"}),
+            ),
+            _ => user(&id, Some(&parent), "x"),
+        });
     }
     entries.push(user("side", Some("r"), "side"));
     entries.push(entry(
@@ -194,6 +209,8 @@ fn drawing_marks_leaf_labels_and_folds_long_runs() {
     );
     insta::assert_snapshot!(text);
     assert!(text.contains("n10 message [ten]"));
+    assert!(text.contains("n5 compaction\n"));
+    assert!(text.contains("n20 branch_summary\n"));
     assert!(text.contains("lab label ◀ leaf"));
 }
 
@@ -346,6 +363,32 @@ fn model_thinking_and_totals() {
     assert_eq!(model.model_id, "gpt/5");
     assert_eq!(model.req_llm_spec(), "openai_codex:gpt/5");
     assert_eq!(model_from(&entries[..1]), None);
+    assert_eq!(pi_model_from(&entries[..1]), None);
+    assert_eq!(
+        pi_model_from(&with_default).as_deref(),
+        Some("openai-codex/gpt/5")
+    );
+    assert_eq!(
+        pi_model_from(&entries).as_deref(),
+        Some("anthropic/claude-test")
+    );
+    // rho hands the string itself to from_pi_model: "/x" keeps its empty
+    // provider (req_llm ":x"), which a ModelRef cannot tell from "x".
+    let slash = entry("model_change", "6", Some("5"), json!({"model":"/x"}));
+    assert_eq!(
+        pi_model_from(std::slice::from_ref(&slash)).as_deref(),
+        Some("/x")
+    );
+    assert_eq!(model_from(&[slash]).unwrap().pi_string(), "x");
+    let no_slash = entry("model_change", "7", None, json!({"model":"x"}));
+    assert_eq!(pi_model_from(&[no_slash]).as_deref(), Some("x"));
+    let pi_shape = entry(
+        "model_change",
+        "8",
+        None,
+        json!({"provider":"","modelId":"y"}),
+    );
+    assert_eq!(pi_model_from(&[pi_shape]).as_deref(), Some("/y"));
     assert_eq!(thinking_level(&entries), "high");
     assert_eq!(thinking_level(&entries[..2]), "off");
     let t = totals(&[assistant("a", None, "x"), assistant("b", Some("a"), "y")]);

@@ -138,7 +138,7 @@ pub fn notice_kind(entry: &Entry) -> Option<NoticeKind> {
 /// default-role `model_change`, else the last assistant's provider and model), or `None`.
 pub fn model_from(branch: &[Entry]) -> Option<String> {
     let values: Vec<JsonValue> = branch.iter().map(to_json).collect();
-    tree::model_from(&values).map(|model| from_pi_model(&model.pi_string()))
+    tree::pi_model_from(&values).map(|model| from_pi_model(&model))
 }
 
 /// rho's `usage/1`: a req_llm usage map (keys as req_llm names them: `input_tokens`,

@@ -102,14 +102,13 @@ impl fmt::Debug for Session {
 }
 
 /// The shared log: the writer, the entries that were in the file when it was opened (read on
-/// demand), the ones appended since, and a tree index rebuilt when a question needs it.
+/// demand), the ones appended since, and the tree index over all of them (grown by each append).
 struct Log {
     writer: SessionWriter,
     title: Option<String>,
     file: Option<SessionFile>,
     appended: Vec<Entry>,
-    nodes: Vec<NodeInfo>,
-    index: Option<TreeIndex>,
+    index: TreeIndex,
     values: HashMap<usize, JsonValue>,
     names: BTreeMap<String, Position>,
     /// The `model_change` the first append of a new session wrote.
@@ -126,23 +125,19 @@ struct Position {
 
 impl Log {
     fn new(writer: SessionWriter, title: Option<String>, file: Option<SessionFile>) -> Self {
-        let nodes = file.as_ref().map_or_else(Vec::new, |f| {
-            f.index()
-                .iter()
-                .map(|at| NodeInfo {
-                    kind: at.envelope.kind.clone(),
-                    id: at.envelope.id.clone(),
-                    parent_id: at.envelope.parent_id.clone(),
-                })
-                .collect()
+        let index = file.as_ref().map_or_else(TreeIndex::default, |f| {
+            TreeIndex::from_nodes(f.index().iter().map(|at| NodeInfo {
+                kind: at.envelope.kind.clone(),
+                id: at.envelope.id.clone(),
+                parent_id: at.envelope.parent_id.clone(),
+            }))
         });
         Self {
             writer,
             title,
             file,
             appended: Vec::new(),
-            nodes,
-            index: None,
+            index,
             values: HashMap::new(),
             names: BTreeMap::new(),
             first_id: None,
@@ -153,15 +148,13 @@ impl Log {
         self.file.as_ref().map_or(0, SessionFile::len)
     }
 
-    fn index(&mut self) -> &TreeIndex {
-        self.index
-            .get_or_insert_with(|| TreeIndex::from_nodes(self.nodes.iter().cloned()))
+    fn index(&self) -> &TreeIndex {
+        &self.index
     }
 
     fn record(&mut self, entry: Entry) {
-        self.nodes.push(node_of(&entry));
+        self.index.push(node_of(&entry));
         self.appended.push(entry);
-        self.index = None;
     }
 
     fn entry(&self, position: usize) -> Result<Entry> {
@@ -195,7 +188,7 @@ impl Log {
     }
 
     /// Positions of the branch ending at `leaf`, root first (empty for no leaf).
-    fn branch_positions(&mut self, leaf: Option<&str>) -> Vec<usize> {
+    fn branch_positions(&self, leaf: Option<&str>) -> Vec<usize> {
         let Some(leaf) = leaf else { return Vec::new() };
         let index = self.index();
         index
@@ -230,6 +223,25 @@ impl Session {
             true,
             model.into(),
         )
+    }
+
+    /// A new session over a writer the caller built (nothing written yet), e.g. one with a fixed
+    /// clock and id source ([`SessionWriter::with_stamps`]) for reproducible files. `title` is
+    /// used as [`SessionOptions::title`] is.
+    ///
+    /// ```
+    /// use pi_session::Session;
+    /// use pi_session_store::{SessionWriter, new_header};
+    /// let writer = SessionWriter::in_memory(new_header("/work"));
+    /// let session = Session::from_writer(writer, "anthropic:claude-sonnet-4-5", None);
+    /// assert!(session.leaf_id().is_none());
+    /// ```
+    pub fn from_writer(
+        writer: SessionWriter,
+        model: impl Into<String>,
+        title: Option<String>,
+    ) -> Self {
+        Self::from_log(Log::new(writer, title, None), None, true, model.into())
     }
 
     /// A session that lives in memory only: the same API, no file.
@@ -276,7 +288,7 @@ impl Session {
         let (writer, file, file_diagnostics) =
             SessionWriter::open_for_append(path, WriterOptions::default())?;
         let title = file.title().map(str::to_owned);
-        let mut log = Log::new(writer, title, Some(file));
+        let log = Log::new(writer, title, Some(file));
         let leaf = log.index().leaf_id().map(str::to_owned);
         let walk = match log.index().leaf_position() {
             Some(at) => log.index().branch(at),
@@ -460,7 +472,7 @@ impl Session {
     /// The model becomes the one in effect there (unchanged if the branch names none).
     pub fn branch_to(&mut self, id: &str) -> Result<()> {
         let leaf = {
-            let mut log = self.log();
+            let log = self.log();
             pi_session_tree::branch_to(log.index(), id)?
         };
         self.leaf = leaf;
@@ -486,7 +498,7 @@ impl Session {
         details: Option<JsonValue>,
     ) -> Result<Entry> {
         let plan = {
-            let mut log = self.log();
+            let log = self.log();
             pi_session_tree::branch_with_summary(
                 log.index(),
                 from,
@@ -509,12 +521,12 @@ impl Session {
     /// Every entry of the log in file order.
     pub fn entries(&self) -> Result<Vec<Entry>> {
         let log = self.log();
-        (0..log.nodes.len()).map(|at| log.entry(at)).collect()
+        (0..log.index.len()).map(|at| log.entry(at)).collect()
     }
 
     /// The entries on this cursor's branch, root first.
     pub fn branch(&self) -> Result<Vec<Entry>> {
-        let mut log = self.log();
+        let log = self.log();
         let leaf = self.leaf_in(&log);
         let positions = log.branch_positions(leaf.as_deref());
         positions.into_iter().map(|at| log.entry(at)).collect()

@@ -80,3 +80,30 @@ fn specs_with_a_provider_round_trip() {
         assert_eq!(from_pi_model(&to_pi_model(spec)), *spec);
     }
 }
+
+/// rho's `model_from/1` passes the session's own `provider/id` string to `from_pi_model`, so
+/// every "from pi" row holds for a branch naming that model, whether in a `model_change` or
+/// on an assistant turn (`provider` + `model`). `"/x"` gives `":x"`, not `"x"`.
+#[test]
+fn model_from_maps_the_session_string_like_rho() {
+    use pi_session::model_from;
+    use pi_session::types::Entry;
+    let parse = |value: serde_json::Value| serde_json::from_value::<Entry>(value).unwrap();
+    for (pi, spec) in FROM_PI {
+        let change = parse(serde_json::json!({"type":"model_change","id":"1","model":pi}));
+        assert_eq!(
+            model_from(&[change]).as_deref(),
+            Some(*spec),
+            "model_change {pi:?}"
+        );
+        if let Some((provider, model)) = pi.split_once('/') {
+            let turn = parse(serde_json::json!({"type":"message","id":"2","message":{
+                "role":"assistant","content":[],"provider":provider,"model":model}}));
+            assert_eq!(
+                model_from(&[turn]).as_deref(),
+                Some(*spec),
+                "assistant {pi:?}"
+            );
+        }
+    }
+}

@@ -169,6 +169,9 @@ fn object_lines(path: &Path) -> Result<Vec<Value>, String> {
         .collect())
 }
 
+/// Why omp's `llmAgentLoop` is not compared yet.
+const LOOP_UNCHECKED: &str = "pi-session-context has no omp `filterProviderReplayMessages` step yet (requested in notes/requests.md); golden does not re-implement it";
+
 /// One recording and our opened session.
 struct Scenario<'a> {
     recorded: &'a Value,
@@ -303,6 +306,9 @@ impl Scenario<'_> {
         };
         let options = self.options();
         for context in contexts {
+            if context.get("llmAgentLoop").is_some() {
+                report.unchecked(&row.group, "llmAgentLoop", LOOP_UNCHECKED);
+            }
             let what = describe_leaf(context);
             let selector = match (context["kind"].as_str(), &context["leafId"]) {
                 (Some("default"), _) => LeafSelector::Default,

@@ -5,10 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pi_session::store::SessionFile;
-use pi_session::tree::{
-    LeafSelector, SessionView, Totals, UsageBreakdown, UsageSums, model_from, totals,
-    usage_breakdown,
-};
+use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown, pi_model_from, totals};
 use pi_session::{ContextStats, ProjectOptions, StatsOptions, from_pi_model};
 use serde_json::{Value, json};
 
@@ -58,7 +55,7 @@ pub fn run(args: StatsArgs) -> Outcome {
         *by_type.entry(node.kind.clone()).or_insert(0) += 1;
     }
     let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
-    let model = model_from(&branch_entries).map(|m| from_pi_model(&m.pi_string()));
+    let model = pi_model_from(&branch_entries).map(|m| from_pi_model(&m));
     let messages =
         pi_session::projection::rho::context(&branch_entries, &ProjectOptions::default());
     let context = ContextStats::from_messages(
@@ -198,31 +195,13 @@ fn counted(n: u64, what: &str) -> String {
 /// Entries read at a time for the file's usage, so that memory stays bounded by the branch.
 const USAGE_CHUNK: usize = 4096;
 
-/// The usage of every entry of the file, read a chunk at a time.
+/// The usage of every entry of the file, read a chunk at a time (the same sums as reading the
+/// whole file at once).
 fn file_usage(view: &SessionView<'_, SessionFile>) -> Result<UsageBreakdown, Failure> {
     let all: Vec<usize> = (0..view.index().len()).collect();
     let mut usage = UsageBreakdown::default();
     for chunk in all.chunks(USAGE_CHUNK) {
-        let part = usage_breakdown(&view.load(chunk)?);
-        add_sums(&mut usage.assistant, &part.assistant);
-        add_sums(&mut usage.nested_tools, &part.nested_tools);
-        add_sums(&mut usage.side_calls, &part.side_calls);
+        usage.add_entries(&view.load(chunk)?);
     }
     Ok(usage)
-}
-
-/// Adds two sums field by field (plain arithmetic; which records count is the tree's rule).
-fn add_sums(sum: &mut UsageSums, part: &UsageSums) {
-    sum.count += part.count;
-    sum.input += part.input;
-    sum.output += part.output;
-    sum.cache_read += part.cache_read;
-    sum.cache_write += part.cache_write;
-    sum.total_tokens += part.total_tokens;
-    sum.reasoning += part.reasoning;
-    sum.cost_input += part.cost_input;
-    sum.cost_output += part.cost_output;
-    sum.cost_cache_read += part.cost_cache_read;
-    sum.cost_cache_write += part.cost_cache_write;
-    sum.cost_total += part.cost_total;
 }

@@ -1,0 +1,219 @@
+//! The fixed script that writes `fixtures/ours/pi/*.jsonl` through our facade (`pi-session`),
+//! the way a Rust agent host would: user turns with attachments, assistant replies with
+//! thinking and tool calls, tool results, notices, a model switch, a compaction, forks and a
+//! branch summary.
+//!
+//! Everything that would vary between runs is fixed: the header id and time, the writer's clock
+//! and entry ids ([`FixedStamps`]), and each message's millisecond `timestamp` (set by
+//! [`Script::add`] before the append). Writing the script twice gives the same bytes.
+
+use std::path::Path;
+
+use pi_session::store::{SessionWriter, Stamps, WriterOptions, new_header_with};
+use pi_session::types::{Entry, IsoTimestamp, JsonMap, StopReason};
+use pi_session::{
+    AttachedFile, AttachmentKind, NoticeKind, Picture, Reply, Session, ToolCall, UserOptions,
+    assistant, compaction, custom, model_change, tool_result, user,
+};
+use serde_json::{Value, json};
+
+/// 2026-01-15T09:00:00.000Z, the recorder's clock start, in Unix milliseconds.
+const START_MS: i64 = 1_768_467_600_000;
+
+/// The scenarios, in the order they are written: (name, what it exercises, script).
+pub const SCENARIOS: [(&str, &str, fn(&mut Script) -> pi_session::Result<()>); 5] = [
+    ("chat-with-tools", "user turn, assistant thinking + tool call, tool result, answer", chat_with_tools),
+    ("attachments-and-notices", "text/picture attachments, notices, an aborted and a failed turn", attachments_and_notices),
+    ("model-switch-and-unicode", "a model change mid-session; emoji, CJK, RTL and combining marks", model_switch_and_unicode),
+    ("compaction", "a compaction keeping the last turn, then more turns", compaction_script),
+    ("forks-and-branch-summary", "two cursors on one log, branch_to an earlier entry, a branch summary", forks_and_summary),
+];
+
+/// The deterministic clock and id source handed to the store's writer.
+#[derive(Debug)]
+pub struct FixedStamps {
+    seconds: i64,
+    ids: u64,
+    seed: u64,
+}
+
+impl FixedStamps {
+    /// Stamps for the scenario `name` (ids differ between scenarios, never between runs).
+    pub fn new(name: &str) -> Self {
+        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        Self { seconds: 0, ids: 0, seed }
+    }
+}
+
+impl Stamps for FixedStamps {
+    fn now(&mut self) -> IsoTimestamp {
+        self.seconds += 1;
+        IsoTimestamp::from_unix_ms(START_MS + self.seconds * 1000).unwrap_or_else(|| IsoTimestamp::new("2026-01-15T09:00:00.000Z"))
+    }
+
+    fn entry_id(&mut self) -> String {
+        self.ids += 1;
+        format!("{:08x}", splitmix64(self.seed.wrapping_add(self.ids)) >> 32)
+    }
+}
+
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A session being written by the script, with the message clock.
+#[derive(Debug)]
+pub struct Script {
+    /// The main cursor.
+    pub session: Session,
+    message_ms: i64,
+}
+
+impl Script {
+    /// A new session at `path` (which must not exist) for scenario `name`.
+    pub fn new(path: &Path, name: &str) -> Self {
+        let header = new_header_with("/work/ours-demo", uuid_for(name), "2026-01-15T09:00:00.000Z");
+        let writer = SessionWriter::create_at(path, header, WriterOptions::default()).with_stamps(FixedStamps::new(name));
+        let session = Session::from_writer(writer, "anthropic:claude-sonnet-4-5", None);
+        Self { session, message_ms: START_MS }
+    }
+
+    /// Appends `entry` through `cursor`, its message `timestamp` set from the script's clock.
+    pub fn add_to(&mut self, cursor: &mut Session, entry: Entry) -> pi_session::Result<Entry> {
+        self.message_ms += 1000;
+        cursor.append(with_message_timestamp(entry, self.message_ms))
+    }
+
+    /// Appends `entry` through the main cursor.
+    pub fn add(&mut self, entry: Entry) -> pi_session::Result<Entry> {
+        self.message_ms += 1000;
+        self.session.append(with_message_timestamp(entry, self.message_ms))
+    }
+}
+
+/// A fixed UUID-shaped header id for scenario `name`.
+fn uuid_for(name: &str) -> String {
+    let h = splitmix64(FixedStamps::new(name).seed);
+    let l = splitmix64(h);
+    format!("{:08x}-{:04x}-7{:03x}-8{:03x}-{:012x}", h >> 32, (h >> 16) & 0xffff, h & 0xfff, (l >> 52) & 0xfff, l & 0xffff_ffff_ffff)
+}
+
+/// `entry` with `message.timestamp` replaced (entries without a message are unchanged).
+fn with_message_timestamp(entry: Entry, ms: i64) -> Entry {
+    let Ok(Value::Object(mut map)) = serde_json::to_value(&entry) else { return entry };
+    match map.get_mut("message") {
+        Some(Value::Object(message)) if message.contains_key("timestamp") => {
+            message.insert("timestamp".into(), ms.into());
+        }
+        _ => return entry,
+    }
+    Entry::from_map(map)
+}
+
+fn usage(input: u64, output: u64, cost: f64) -> JsonMap {
+    let value = json!({"input_tokens": input, "output_tokens": output, "total_cost": cost});
+    value.as_object().cloned().unwrap_or_default()
+}
+
+fn chat_with_tools(s: &mut Script) -> pi_session::Result<()> {
+    s.add(user("What is in README.md?", UserOptions::new()))?;
+    let model = s.session.model().to_owned();
+    let call = ToolCall::new("toolu_01", "read", json!({"path": "README.md"}));
+    let reply = Reply {
+        thinking: "The user wants the README; read it first.".into(),
+        text: "Let me read it.".into(),
+        tool_calls: vec![call],
+        stop_reason: StopReason::ToolUse,
+        usage: usage(1200, 40, 0.0042),
+        ..Reply::default()
+    };
+    s.add(assistant(&reply, &model))?;
+    s.add(tool_result("toolu_01", "read", "# Demo\n\nA small app that says \"hello\".\n", false, &[], None))?;
+    let answer = Reply { text: "README.md describes a small app that says \"hello\".".into(), usage: usage(1300, 20, 0.0039), ..Reply::default() };
+    s.add(assistant(&answer, &model))?;
+    Ok(())
+}
+
+/// A 1×1 transparent PNG.
+const PNG: [u8; 67] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0a, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00,
+    0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+fn attachments_and_notices(s: &mut Script) -> pi_session::Result<()> {
+    let model = s.session.model().to_owned();
+    let notes = AttachedFile::new(AttachmentKind::Text, "notes.txt", "text/plain", "/work/ours-demo/notes.txt")
+        .about("42 B")
+        .text("remember: <b>bold</b> & \"quotes\"");
+    let picture = AttachedFile::new(AttachmentKind::Image, "dot.png", "image/png", "/work/ours-demo/dot.png")
+        .about("1×1 PNG")
+        .image(PNG.to_vec());
+    s.add(user("Look at these files.", UserOptions::new().attach(notes).attach(picture)))?;
+    let aborted = Reply { text: "I was about to".into(), stop_reason: StopReason::Aborted, ..Reply::default() };
+    s.add(assistant(&aborted, &model))?;
+    s.add(custom(NoticeKind::Notice, "Stopped by the user."))?;
+    s.add(user("Try again, briefly.", UserOptions::new().steering(true)))?;
+    let failed = Reply { stop_reason: StopReason::Error, error: Some("overloaded_error: try later".into()), ..Reply::default() };
+    s.add(assistant(&failed, &model))?;
+    s.add(custom(NoticeKind::Error, "The provider was overloaded."))?;
+    s.add(custom(NoticeKind::Aside, "Retrying once."))?;
+    let call = ToolCall::new("toolu_02", "screenshot", json!({}));
+    let calling = Reply { tool_calls: vec![call], stop_reason: StopReason::ToolUse, ..Reply::default() };
+    s.add(assistant(&calling, &model))?;
+    let shot = Picture::new(PNG.to_vec(), "image/png");
+    s.add(tool_result("toolu_02", "screenshot", "captured", false, &[shot], Some(json!({"width": 1, "height": 1}))))?;
+    let call = ToolCall::new("toolu_03", "bash", json!({"command": "false"}));
+    let calling = Reply { tool_calls: vec![call], stop_reason: StopReason::ToolUse, ..Reply::default() };
+    s.add(assistant(&calling, &model))?;
+    s.add(tool_result("toolu_03", "bash", "exit status 1", true, &[], None))?;
+    s.add(assistant(&Reply { text: "A text file and a dot.".into(), ..Reply::default() }, &model))?;
+    Ok(())
+}
+
+fn model_switch_and_unicode(s: &mut Script) -> pi_session::Result<()> {
+    s.add(user("Grüße! 你好 🙂 שלום e\u{301}", UserOptions::new()))?;
+    let model = s.session.model().to_owned();
+    s.add(assistant(&Reply { text: "Hallo — 你好 👋🏽 مرحبا".into(), ..Reply::default() }, &model))?;
+    s.add(model_change("openai:gpt-5"))?;
+    let model = s.session.model().to_owned();
+    s.add(user("Same in one word?", UserOptions::new()))?;
+    s.add(assistant(&Reply { thinking: "one word: 👋".into(), text: "👋".into(), ..Reply::default() }, &model))?;
+    Ok(())
+}
+
+fn compaction_script(s: &mut Script) -> pi_session::Result<()> {
+    let model = s.session.model().to_owned();
+    for (question, answer) in [("one", "1"), ("two", "2")] {
+        s.add(user(question, UserOptions::new()))?;
+        s.add(assistant(&Reply { text: answer.into(), ..Reply::default() }, &model))?;
+    }
+    let kept = s.add(user("three", UserOptions::new()))?;
+    s.add(assistant(&Reply { text: "3".into(), ..Reply::default() }, &model))?;
+    let kept_id = kept.id().unwrap_or_default().to_owned();
+    s.add(compaction("The user counted: one, two.", &kept_id, 5000, 1200))?;
+    s.add(user("four", UserOptions::new()))?;
+    s.add(assistant(&Reply { text: "4".into(), ..Reply::default() }, &model))?;
+    Ok(())
+}
+
+fn forks_and_summary(s: &mut Script) -> pi_session::Result<()> {
+    let model = s.session.model().to_owned();
+    let question = s.add(user("Pick a name.", UserOptions::new()))?;
+    let mut side = s.session.fork();
+    let ada = s.add(assistant(&Reply { text: "Ada".into(), ..Reply::default() }, &model))?;
+    s.add_to(&mut side, assistant(&Reply { text: "Grace".into(), ..Reply::default() }, &model))?;
+    s.add_to(&mut side, user("Why Grace?", UserOptions::new()))?;
+    s.add(user("Shorter?", UserOptions::new()))?;
+    s.add(assistant(&Reply { text: "Al".into(), ..Reply::default() }, &model))?;
+    let question_id = question.id().unwrap_or_default().to_owned();
+    s.session.branch_with_summary(Some(&question_id), "Tried Ada, then Al.", Some(json!({"readFiles": []})))?;
+    s.add(assistant(&Reply { text: "Then: Lin.".into(), ..Reply::default() }, &model))?;
+    s.session.branch_to(ada.id().unwrap_or_default())?;
+    s.add(user("Back to Ada, then.", UserOptions::new()))?;
+    Ok(())
+}
