@@ -112,13 +112,37 @@ impl ModelRef {
         if self.provider.is_empty() {
             return self.model_id.clone();
         }
-        let provider = if self.provider == "openai-codex" {
-            "openai_codex"
-        } else {
-            &self.provider
-        };
-        format!("{provider}:{}", self.model_id)
+        format!("{}:{}", req_llm_provider(&self.provider), self.model_id)
     }
+}
+
+/// req_llm provider ids that pi and omp spell differently, as (req_llm id, pi id) pairs
+/// (rho-reqllm.md §A.9). There is only one; every other provider keeps its name.
+const PI_PROVIDER_NAMES: [(&str, &str); 1] = [("openai_codex", "openai-codex")];
+
+/// The pi/omp spelling of a req_llm provider id (`openai_codex` → `openai-codex`).
+///
+/// ```
+/// assert_eq!(pi_session_tree::branch_facts::pi_provider("openai_codex"), "openai-codex");
+/// assert_eq!(pi_session_tree::branch_facts::pi_provider("anthropic"), "anthropic");
+/// ```
+pub fn pi_provider(req_llm: &str) -> &str {
+    PI_PROVIDER_NAMES
+        .iter()
+        .find(|(r, _)| *r == req_llm)
+        .map_or(req_llm, |(_, pi)| pi)
+}
+
+/// The req_llm spelling of a pi/omp provider id (`openai-codex` → `openai_codex`).
+///
+/// ```
+/// assert_eq!(pi_session_tree::branch_facts::req_llm_provider("openai-codex"), "openai_codex");
+/// ```
+pub fn req_llm_provider(pi: &str) -> &str {
+    PI_PROVIDER_NAMES
+        .iter()
+        .find(|(_, p)| *p == pi)
+        .map_or(pi, |(r, _)| r)
 }
 
 /// The model in effect on a branch (rho's `model_from/1`): the last

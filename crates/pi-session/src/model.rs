@@ -4,8 +4,7 @@
 //! Only the first separator splits (`:` one way, `/` the other); every later one belongs to the
 //! model id. The only provider renamed is `openai_codex` ↔ `openai-codex`.
 
-/// req_llm provider ids that pi spells differently (req_llm id, pi id). The only one.
-const PI_PROVIDERS: [(&str, &str); 1] = [("openai_codex", "openai-codex")];
+use pi_session_tree::branch_facts::{pi_provider, req_llm_provider};
 
 /// pi `api` values by pi provider; any other provider's api is the provider itself.
 const PI_APIS: [(&str, &str); 2] = [
@@ -71,18 +70,4 @@ pub fn pi_api(pi_provider: &str) -> &str {
         .iter()
         .find(|(p, _)| *p == pi_provider)
         .map_or(pi_provider, |(_, api)| api)
-}
-
-fn pi_provider(req_llm: &str) -> &str {
-    PI_PROVIDERS
-        .iter()
-        .find(|(r, _)| *r == req_llm)
-        .map_or(req_llm, |(_, pi)| pi)
-}
-
-fn req_llm_provider(pi: &str) -> &str {
-    PI_PROVIDERS
-        .iter()
-        .find(|(_, p)| *p == pi)
-        .map_or(pi, |(r, _)| r)
 }
