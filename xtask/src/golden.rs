@@ -87,11 +87,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     )?;
     corpus::check(&mut report, &root, options.bless, only)?;
 
-    print!("{}", report.render());
+    // Timing first: the total is the last line of the output (CI reads the closing line).
     eprintln!(
         "xtask: golden took {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    print!("{}", report.render());
     match report.failed() {
         0 => Ok(()),
         failed => Err(format!(

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ours_script::{SCENARIOS, Script};
+use super::ours_script::{SCENARIOS, Scenario, Script};
 use super::recorded;
 use super::report::{Outcome, Report, Row};
 
@@ -16,27 +16,37 @@ use super::report::{Outcome, Report, Row};
 const DIALECT: &str = "pi";
 
 /// Checks `fixtures/ours` (`write` regenerates the session files first).
-pub fn check(report: &mut Report, ours: &Path, write: bool, only: Option<&str>) -> Result<(), String> {
+pub fn check(
+    report: &mut Report,
+    ours: &Path,
+    write: bool,
+    only: Option<&str>,
+) -> Result<(), String> {
     let dir = ours.join(DIALECT);
     if write {
         write_all(&dir)?;
     }
     let scratch = Scratch::new()?;
-    for (name, _, _) in SCENARIOS {
+    for Scenario { name, .. } in SCENARIOS {
         if only.is_some_and(|only| !name.contains(only)) {
             continue;
         }
         let mut row = Row::new(format!("ours/{DIALECT}"), name);
         let committed = dir.join(format!("{name}.jsonl"));
         let outcome = match (std::fs::read(&committed), write_one(&scratch.0, name)) {
-            (Err(error), _) => Outcome::Fail(format!("      cannot read {}: {error}; run `cargo xtask golden --write-ours`\n", committed.display())),
+            (Err(error), _) => Outcome::Fail(format!(
+                "      cannot read {}: {error}; run `cargo xtask golden --write-ours`\n",
+                committed.display()
+            )),
             (_, Err(error)) => Outcome::Fail(format!("      writing the script failed: {error}\n")),
             (Ok(committed_bytes), Ok(fresh)) => compare_bytes(&committed_bytes, &fresh),
         };
         report.record(&mut row, "bytes", "", outcome);
         let opens = match pi_session_store::open(&committed) {
             Ok((_, diagnostics)) if diagnostics.is_empty() => Outcome::Pass,
-            Ok((_, diagnostics)) => Outcome::Fail(diagnostics.iter().map(|d| format!("      {d}\n")).collect()),
+            Ok((_, diagnostics)) => {
+                Outcome::Fail(diagnostics.iter().map(|d| format!("      {d}\n")).collect())
+            }
             Err(error) => Outcome::Fail(format!("      {error}\n")),
         };
         report.record(&mut row, "opens", "", opens);
@@ -49,16 +59,23 @@ pub fn check(report: &mut Report, ours: &Path, write: bool, only: Option<&str>) 
 /// Writes every scenario into `dir`, replacing what is there.
 fn write_all(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for (name, _, _) in SCENARIOS {
+    for Scenario { name, about, .. } in SCENARIOS {
         let bytes = write_one(dir, name)?;
-        eprintln!("xtask: wrote {} ({} bytes)", dir.join(format!("{name}.jsonl")).display(), bytes.len());
+        eprintln!(
+            "xtask: wrote {} ({} bytes): {about}",
+            dir.join(format!("{name}.jsonl")).display(),
+            bytes.len()
+        );
     }
     Ok(())
 }
 
 /// Runs scenario `name`'s script into `dir/<name>.jsonl` (replacing it) and returns the bytes.
 fn write_one(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
-    let (_, _, script) = SCENARIOS.iter().find(|(n, _, _)| *n == name).ok_or_else(|| format!("no scenario {name}"))?;
+    let scenario = SCENARIOS
+        .iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("no scenario {name}"))?;
     let path = dir.join(format!("{name}.jsonl"));
     match std::fs::remove_file(&path) {
         Ok(()) => {}
@@ -67,7 +84,7 @@ fn write_one(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
     }
     {
         let mut session = Script::new(&path, name);
-        script(&mut session).map_err(|e| format!("scenario {name}: {e}"))?;
+        (scenario.write)(&mut session).map_err(|e| format!("scenario {name}: {e}"))?;
     }
     // The writer's lock sidecar outlives the writer; it is no part of the fixture.
     let _ = std::fs::remove_file(pi_session_store::lock_path(&path));
@@ -80,7 +97,10 @@ fn compare_bytes(committed: &[u8], fresh: &[u8]) -> Outcome {
     }
     let committed_text = String::from_utf8_lossy(committed);
     let fresh_text = String::from_utf8_lossy(fresh);
-    let line = committed_text.lines().zip(fresh_text.lines()).position(|(a, b)| a != b);
+    let line = committed_text
+        .lines()
+        .zip(fresh_text.lines())
+        .position(|(a, b)| a != b);
     let text = match line {
         Some(at) => format!(
             "      line {} differs:\n        committed: {}\n        written:   {}\n      (intended? `cargo xtask golden --write-ours`, review, then re-record with `cargo xtask record`)\n",
@@ -88,13 +108,21 @@ fn compare_bytes(committed: &[u8], fresh: &[u8]) -> Outcome {
             cut(committed_text.lines().nth(at).unwrap_or("")),
             cut(fresh_text.lines().nth(at).unwrap_or(""))
         ),
-        None => format!("      {} committed bytes, {} written (one is a prefix of the other)\n", committed.len(), fresh.len()),
+        None => format!(
+            "      {} committed bytes, {} written (one is a prefix of the other)\n",
+            committed.len(),
+            fresh.len()
+        ),
     };
     Outcome::Fail(text)
 }
 
 fn cut(line: &str) -> String {
-    if line.chars().count() <= 200 { line.to_owned() } else { format!("{}…", line.chars().take(200).collect::<String>()) }
+    if line.chars().count() <= 200 {
+        line.to_owned()
+    } else {
+        format!("{}…", line.chars().take(200).collect::<String>())
+    }
 }
 
 /// A scratch folder removed on drop.
@@ -102,8 +130,10 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new() -> Result<Self, String> {
-        let dir = std::env::temp_dir().join(format!("pi-session-golden-ours-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let dir =
+            std::env::temp_dir().join(format!("pi-session-golden-ours-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         Ok(Self(dir))
     }
 }
@@ -117,15 +147,26 @@ impl Drop for Scratch {
 /// Every `fixtures/ours/<dialect>/<impl>/` folder: recordings of the files in `<dialect>/`.
 fn check_recordings(report: &mut Report, ours: &Path, only: Option<&str>) {
     let Ok(dialects) = std::fs::read_dir(ours) else {
-        report.notice(format!("{} is absent; recordings of our own files not checked", ours.display()));
+        report.notice(format!(
+            "{} is absent; recordings of our own files not checked",
+            ours.display()
+        ));
         return;
     };
-    let mut dialect_dirs: Vec<_> = dialects.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+    let mut dialect_dirs: Vec<_> = dialects
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
     dialect_dirs.sort();
     let mut found = false;
     for dialect_dir in dialect_dirs {
-        let Ok(impls) = std::fs::read_dir(&dialect_dir) else { continue };
-        let mut impl_dirs: Vec<_> = impls.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+        let Ok(impls) = std::fs::read_dir(&dialect_dir) else {
+            continue;
+        };
+        let mut impl_dirs: Vec<_> = impls
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir())
+            .collect();
         impl_dirs.sort();
         for impl_dir in impl_dirs {
             found = true;
@@ -134,10 +175,15 @@ fn check_recordings(report: &mut Report, ours: &Path, only: Option<&str>) {
         }
     }
     if !found {
-        report.notice(format!("no recordings of our own files under {} yet (`cargo xtask record` writes them)", ours.display()));
+        report.notice(format!(
+            "no recordings of our own files under {} yet (`cargo xtask record` writes them)",
+            ours.display()
+        ));
     }
 }
 
 fn name_of(dir: &Path) -> String {
-    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -20,13 +20,44 @@ use serde_json::{Value, json};
 /// 2026-01-15T09:00:00.000Z, the recorder's clock start, in Unix milliseconds.
 const START_MS: i64 = 1_768_467_600_000;
 
-/// The scenarios, in the order they are written: (name, what it exercises, script).
-pub const SCENARIOS: [(&str, &str, fn(&mut Script) -> pi_session::Result<()>); 5] = [
-    ("chat-with-tools", "user turn, assistant thinking + tool call, tool result, answer", chat_with_tools),
-    ("attachments-and-notices", "text/picture attachments, notices, an aborted and a failed turn", attachments_and_notices),
-    ("model-switch-and-unicode", "a model change mid-session; emoji, CJK, RTL and combining marks", model_switch_and_unicode),
-    ("compaction", "a compaction keeping the last turn, then more turns", compaction_script),
-    ("forks-and-branch-summary", "two cursors on one log, branch_to an earlier entry, a branch summary", forks_and_summary),
+/// One scripted session: its file name (without `.jsonl`), what it exercises, and the script.
+#[derive(Debug, Clone, Copy)]
+pub struct Scenario {
+    /// The file name without `.jsonl`.
+    pub name: &'static str,
+    /// What it exercises.
+    pub about: &'static str,
+    /// Appends its entries.
+    pub write: fn(&mut Script) -> pi_session::Result<()>,
+}
+
+/// The scenarios, in the order they are written.
+pub const SCENARIOS: [Scenario; 5] = [
+    Scenario {
+        name: "chat-with-tools",
+        about: "user turn, assistant thinking + tool call, tool result, answer",
+        write: chat_with_tools,
+    },
+    Scenario {
+        name: "attachments-and-notices",
+        about: "text/picture attachments, notices, steering, an aborted and a failed turn, an error tool result",
+        write: attachments_and_notices,
+    },
+    Scenario {
+        name: "model-switch-and-unicode",
+        about: "a model change mid-session; emoji, CJK, RTL and combining marks",
+        write: model_switch_and_unicode,
+    },
+    Scenario {
+        name: "compaction",
+        about: "a compaction keeping the last turn, then more turns",
+        write: compaction_script,
+    },
+    Scenario {
+        name: "forks-and-branch-summary",
+        about: "two cursors on one log, a branch summary, branch_to an earlier entry",
+        write: forks_and_summary,
+    },
 ];
 
 /// The deterministic clock and id source handed to the store's writer.
@@ -40,15 +71,22 @@ pub struct FixedStamps {
 impl FixedStamps {
     /// Stamps for the scenario `name` (ids differ between scenarios, never between runs).
     pub fn new(name: &str) -> Self {
-        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        Self { seconds: 0, ids: 0, seed }
+        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Self {
+            seconds: 0,
+            ids: 0,
+            seed,
+        }
     }
 }
 
 impl Stamps for FixedStamps {
     fn now(&mut self) -> IsoTimestamp {
         self.seconds += 1;
-        IsoTimestamp::from_unix_ms(START_MS + self.seconds * 1000).unwrap_or_else(|| IsoTimestamp::new("2026-01-15T09:00:00.000Z"))
+        IsoTimestamp::from_unix_ms(START_MS + self.seconds * 1000)
+            .unwrap_or_else(|| IsoTimestamp::new("2026-01-15T09:00:00.000Z"))
     }
 
     fn entry_id(&mut self) -> String {
@@ -75,10 +113,18 @@ pub struct Script {
 impl Script {
     /// A new session at `path` (which must not exist) for scenario `name`.
     pub fn new(path: &Path, name: &str) -> Self {
-        let header = new_header_with("/work/ours-demo", uuid_for(name), "2026-01-15T09:00:00.000Z");
-        let writer = SessionWriter::create_at(path, header, WriterOptions::default()).with_stamps(FixedStamps::new(name));
+        let header = new_header_with(
+            "/work/ours-demo",
+            uuid_for(name),
+            "2026-01-15T09:00:00.000Z",
+        );
+        let writer = SessionWriter::create_at(path, header, WriterOptions::default())
+            .with_stamps(FixedStamps::new(name));
         let session = Session::from_writer(writer, "anthropic:claude-sonnet-4-5", None);
-        Self { session, message_ms: START_MS }
+        Self {
+            session,
+            message_ms: START_MS,
+        }
     }
 
     /// Appends `entry` through `cursor`, its message `timestamp` set from the script's clock.
@@ -90,7 +136,8 @@ impl Script {
     /// Appends `entry` through the main cursor.
     pub fn add(&mut self, entry: Entry) -> pi_session::Result<Entry> {
         self.message_ms += 1000;
-        self.session.append(with_message_timestamp(entry, self.message_ms))
+        self.session
+            .append(with_message_timestamp(entry, self.message_ms))
     }
 }
 
@@ -98,12 +145,21 @@ impl Script {
 fn uuid_for(name: &str) -> String {
     let h = splitmix64(FixedStamps::new(name).seed);
     let l = splitmix64(h);
-    format!("{:08x}-{:04x}-7{:03x}-8{:03x}-{:012x}", h >> 32, (h >> 16) & 0xffff, h & 0xfff, (l >> 52) & 0xfff, l & 0xffff_ffff_ffff)
+    format!(
+        "{:08x}-{:04x}-7{:03x}-8{:03x}-{:012x}",
+        h >> 32,
+        (h >> 16) & 0xffff,
+        h & 0xfff,
+        (l >> 52) & 0xfff,
+        l & 0xffff_ffff_ffff
+    )
 }
 
 /// `entry` with `message.timestamp` replaced (entries without a message are unchanged).
 fn with_message_timestamp(entry: Entry, ms: i64) -> Entry {
-    let Ok(Value::Object(mut map)) = serde_json::to_value(&entry) else { return entry };
+    let Ok(Value::Object(mut map)) = serde_json::to_value(&entry) else {
+        return entry;
+    };
     match map.get_mut("message") {
         Some(Value::Object(message)) if message.contains_key("timestamp") => {
             message.insert("timestamp".into(), ms.into());
@@ -131,58 +187,135 @@ fn chat_with_tools(s: &mut Script) -> pi_session::Result<()> {
         ..Reply::default()
     };
     s.add(assistant(&reply, &model))?;
-    s.add(tool_result("toolu_01", "read", "# Demo\n\nA small app that says \"hello\".\n", false, &[], None))?;
-    let answer = Reply { text: "README.md describes a small app that says \"hello\".".into(), usage: usage(1300, 20, 0.0039), ..Reply::default() };
+    s.add(tool_result(
+        "toolu_01",
+        "read",
+        "# Demo\n\nA small app that says \"hello\".\n",
+        false,
+        &[],
+        None,
+    ))?;
+    let answer = Reply {
+        text: "README.md describes a small app that says \"hello\".".into(),
+        usage: usage(1300, 20, 0.0039),
+        ..Reply::default()
+    };
     s.add(assistant(&answer, &model))?;
     Ok(())
 }
 
 /// A 1×1 transparent PNG.
 const PNG: [u8; 67] = [
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
-    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0a, 0x49,
-    0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00,
-    0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00,
+    0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
 ];
 
 fn attachments_and_notices(s: &mut Script) -> pi_session::Result<()> {
     let model = s.session.model().to_owned();
-    let notes = AttachedFile::new(AttachmentKind::Text, "notes.txt", "text/plain", "/work/ours-demo/notes.txt")
-        .about("42 B")
-        .text("remember: <b>bold</b> & \"quotes\"");
-    let picture = AttachedFile::new(AttachmentKind::Image, "dot.png", "image/png", "/work/ours-demo/dot.png")
-        .about("1×1 PNG")
-        .image(PNG.to_vec());
-    s.add(user("Look at these files.", UserOptions::new().attach(notes).attach(picture)))?;
-    let aborted = Reply { text: "I was about to".into(), stop_reason: StopReason::Aborted, ..Reply::default() };
+    let notes = AttachedFile::new(
+        AttachmentKind::Text,
+        "notes.txt",
+        "text/plain",
+        "/work/ours-demo/notes.txt",
+    )
+    .about("42 B")
+    .text("remember: <b>bold</b> & \"quotes\"");
+    let picture = AttachedFile::new(
+        AttachmentKind::Image,
+        "dot.png",
+        "image/png",
+        "/work/ours-demo/dot.png",
+    )
+    .about("1×1 PNG")
+    .image(PNG.to_vec());
+    s.add(user(
+        "Look at these files.",
+        UserOptions::new().attach(notes).attach(picture),
+    ))?;
+    let aborted = Reply {
+        text: "I was about to".into(),
+        stop_reason: StopReason::Aborted,
+        ..Reply::default()
+    };
     s.add(assistant(&aborted, &model))?;
     s.add(custom(NoticeKind::Notice, "Stopped by the user."))?;
-    s.add(user("Try again, briefly.", UserOptions::new().steering(true)))?;
-    let failed = Reply { stop_reason: StopReason::Error, error: Some("overloaded_error: try later".into()), ..Reply::default() };
+    s.add(user(
+        "Try again, briefly.",
+        UserOptions::new().steering(true),
+    ))?;
+    let failed = Reply {
+        stop_reason: StopReason::Error,
+        error: Some("overloaded_error: try later".into()),
+        ..Reply::default()
+    };
     s.add(assistant(&failed, &model))?;
     s.add(custom(NoticeKind::Error, "The provider was overloaded."))?;
     s.add(custom(NoticeKind::Aside, "Retrying once."))?;
     let call = ToolCall::new("toolu_02", "screenshot", json!({}));
-    let calling = Reply { tool_calls: vec![call], stop_reason: StopReason::ToolUse, ..Reply::default() };
+    let calling = Reply {
+        tool_calls: vec![call],
+        stop_reason: StopReason::ToolUse,
+        ..Reply::default()
+    };
     s.add(assistant(&calling, &model))?;
     let shot = Picture::new(PNG.to_vec(), "image/png");
-    s.add(tool_result("toolu_02", "screenshot", "captured", false, &[shot], Some(json!({"width": 1, "height": 1}))))?;
+    s.add(tool_result(
+        "toolu_02",
+        "screenshot",
+        "captured",
+        false,
+        &[shot],
+        Some(json!({"width": 1, "height": 1})),
+    ))?;
     let call = ToolCall::new("toolu_03", "bash", json!({"command": "false"}));
-    let calling = Reply { tool_calls: vec![call], stop_reason: StopReason::ToolUse, ..Reply::default() };
+    let calling = Reply {
+        tool_calls: vec![call],
+        stop_reason: StopReason::ToolUse,
+        ..Reply::default()
+    };
     s.add(assistant(&calling, &model))?;
-    s.add(tool_result("toolu_03", "bash", "exit status 1", true, &[], None))?;
-    s.add(assistant(&Reply { text: "A text file and a dot.".into(), ..Reply::default() }, &model))?;
+    s.add(tool_result(
+        "toolu_03",
+        "bash",
+        "exit status 1",
+        true,
+        &[],
+        None,
+    ))?;
+    s.add(assistant(
+        &Reply {
+            text: "A text file and a dot.".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     Ok(())
 }
 
 fn model_switch_and_unicode(s: &mut Script) -> pi_session::Result<()> {
     s.add(user("Grüße! 你好 🙂 שלום e\u{301}", UserOptions::new()))?;
     let model = s.session.model().to_owned();
-    s.add(assistant(&Reply { text: "Hallo — 你好 👋🏽 مرحبا".into(), ..Reply::default() }, &model))?;
+    s.add(assistant(
+        &Reply {
+            text: "Hallo — 你好 👋🏽 مرحبا".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     s.add(model_change("openai:gpt-5"))?;
     let model = s.session.model().to_owned();
     s.add(user("Same in one word?", UserOptions::new()))?;
-    s.add(assistant(&Reply { thinking: "one word: 👋".into(), text: "👋".into(), ..Reply::default() }, &model))?;
+    s.add(assistant(
+        &Reply {
+            thinking: "one word: 👋".into(),
+            text: "👋".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     Ok(())
 }
 
@@ -190,14 +323,37 @@ fn compaction_script(s: &mut Script) -> pi_session::Result<()> {
     let model = s.session.model().to_owned();
     for (question, answer) in [("one", "1"), ("two", "2")] {
         s.add(user(question, UserOptions::new()))?;
-        s.add(assistant(&Reply { text: answer.into(), ..Reply::default() }, &model))?;
+        s.add(assistant(
+            &Reply {
+                text: answer.into(),
+                ..Reply::default()
+            },
+            &model,
+        ))?;
     }
     let kept = s.add(user("three", UserOptions::new()))?;
-    s.add(assistant(&Reply { text: "3".into(), ..Reply::default() }, &model))?;
+    s.add(assistant(
+        &Reply {
+            text: "3".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     let kept_id = kept.id().unwrap_or_default().to_owned();
-    s.add(compaction("The user counted: one, two.", &kept_id, 5000, 1200))?;
+    s.add(compaction(
+        "The user counted: one, two.",
+        &kept_id,
+        5000,
+        1200,
+    ))?;
     s.add(user("four", UserOptions::new()))?;
-    s.add(assistant(&Reply { text: "4".into(), ..Reply::default() }, &model))?;
+    s.add(assistant(
+        &Reply {
+            text: "4".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     Ok(())
 }
 
@@ -205,14 +361,45 @@ fn forks_and_summary(s: &mut Script) -> pi_session::Result<()> {
     let model = s.session.model().to_owned();
     let question = s.add(user("Pick a name.", UserOptions::new()))?;
     let mut side = s.session.fork();
-    let ada = s.add(assistant(&Reply { text: "Ada".into(), ..Reply::default() }, &model))?;
-    s.add_to(&mut side, assistant(&Reply { text: "Grace".into(), ..Reply::default() }, &model))?;
+    let ada = s.add(assistant(
+        &Reply {
+            text: "Ada".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
+    s.add_to(
+        &mut side,
+        assistant(
+            &Reply {
+                text: "Grace".into(),
+                ..Reply::default()
+            },
+            &model,
+        ),
+    )?;
     s.add_to(&mut side, user("Why Grace?", UserOptions::new()))?;
     s.add(user("Shorter?", UserOptions::new()))?;
-    s.add(assistant(&Reply { text: "Al".into(), ..Reply::default() }, &model))?;
+    s.add(assistant(
+        &Reply {
+            text: "Al".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     let question_id = question.id().unwrap_or_default().to_owned();
-    s.session.branch_with_summary(Some(&question_id), "Tried Ada, then Al.", Some(json!({"readFiles": []})))?;
-    s.add(assistant(&Reply { text: "Then: Lin.".into(), ..Reply::default() }, &model))?;
+    s.session.branch_with_summary(
+        Some(&question_id),
+        "Tried Ada, then Al.",
+        Some(json!({"readFiles": []})),
+    )?;
+    s.add(assistant(
+        &Reply {
+            text: "Then: Lin.".into(),
+            ..Reply::default()
+        },
+        &model,
+    ))?;
     s.session.branch_to(ada.id().unwrap_or_default())?;
     s.add(user("Back to Ada, then.", UserOptions::new()))?;
     Ok(())
