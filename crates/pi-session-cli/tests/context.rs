@@ -45,18 +45,26 @@ fn leaf_arg(context: &Value) -> String {
 }
 
 /// For every recorded context: `--format agent` equals `buildSessionContext`, `--format llm`
-/// equals `convertToLlm` (the real implementations' own output).
+/// equals `convertToLlm` (the real implementations' own output), and for omp
+/// `--format omp-agent-loop` equals what its agent loop sends (`llmAgentLoop`).
 fn check_recorded(folder: &str) {
     check_recordings(folder, recorded(folder));
 }
 
 fn check_recordings(folder: &str, recordings: Vec<(String, Value)>) {
     let mut checked = 0;
+    let mut agent_loops = 0;
     for (file, expected) in recordings {
         let dialect = expected["dialect"].as_str().unwrap();
         for context in expected["contexts"].as_array().unwrap() {
             let leaf = leaf_arg(context);
-            for (format, key) in [("agent", "agent"), ("llm", "llm")] {
+            // omp recordings also hold what omp's agent loop sends (`llmAgentLoop`).
+            let mut formats = vec![("agent", "agent"), ("llm", "llm")];
+            if context.get("llmAgentLoop").is_some() {
+                formats.push(("omp-agent-loop", "llmAgentLoop"));
+                agent_loops += 1;
+            }
+            for (format, key) in formats {
                 let out = run(&[
                     "context",
                     &file,
@@ -78,7 +86,13 @@ fn check_recordings(folder: &str, recordings: Vec<(String, Value)>) {
             }
         }
     }
-    println!("{folder}: {checked} outputs equal to the recordings");
+    if folder == "omp" {
+        assert!(
+            agent_loops > 0,
+            "{folder}: no recorded llmAgentLoop was checked"
+        );
+    }
+    println!("{folder}: {checked} outputs equal to the recordings ({agent_loops} agent loops)");
 }
 
 #[test]
@@ -140,7 +154,7 @@ fn auto_dialect_picks_the_recorded_one() {
 
 #[test]
 fn provider_projections() {
-    let cases: [(&str, &[&str]); 8] = [
+    let cases: [(&str, &[&str]); 9] = [
         ("fixtures/pi/tool-calls.jsonl", &["--format", "req-llm"]),
         ("fixtures/pi/tool-calls.jsonl", &["--format", "openai"]),
         ("fixtures/pi/tool-calls.jsonl", &["--format", "anthropic"]),
@@ -168,6 +182,11 @@ fn provider_projections() {
                 "fixtures/context/workspace",
             ],
         ),
+        // omp's image gate for a model without picture input.
+        (
+            "fixtures/omp/images.jsonl",
+            &["--format", "omp-agent-loop", "--inputs", "text"],
+        ),
     ];
     for (i, (file, extra)) in cases.iter().enumerate() {
         let mut args = vec!["context", file];
@@ -184,7 +203,7 @@ fn provider_projections() {
 
 #[test]
 fn bad_input_is_refused_on_stderr() {
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 8] = [
         &["context", "fixtures/cli/no-such-file.jsonl"],
         &["context", "fixtures/cli/mixed"],
         &["context", "fixtures/cli/mixed/binary.jsonl"],
@@ -202,6 +221,14 @@ fn bad_input_is_refused_on_stderr() {
             "xml",
         ],
         &["context", "fixtures/cli/mixed/good.jsonl", "--leaf", "nope"],
+        &[
+            "context",
+            "fixtures/pi/linear-chat.jsonl",
+            "--dialect",
+            "pi",
+            "--format",
+            "omp-agent-loop",
+        ],
     ];
     for (i, args) in cases.iter().enumerate() {
         let out = run(args);

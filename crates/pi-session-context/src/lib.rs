@@ -3,6 +3,9 @@
 //!
 //! - [`llm::llm_messages`]: what pi's and omp's `convertToLlm` return for the
 //!   agent messages of a context (JSON equal to the real functions' output).
+//! - [`llm::omp_agent_loop_messages`]: what omp's agent loop hands its
+//!   provider layer (steering envelope, `convertToLlm`, image gate, replay
+//!   filter), for hosts that want omp's exact request context.
 //! - [`rho::context`] / [`rho::messages`]: rho's req_llm projection
 //!   ([`reqllm::Message`]), with its rules: the compaction summary first,
 //!   thinking never sent back, empty and superseded assistant turns dropped,
@@ -37,7 +40,7 @@ pub mod reqllm;
 pub mod rho;
 
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
-pub use llm::{Dialect, llm_messages};
+pub use llm::{Dialect, OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};
 pub use output_notice::format_output_notice;
 pub use projection::{Format, ProjectOptions, project};
 pub use providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};

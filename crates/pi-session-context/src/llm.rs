@@ -739,3 +739,163 @@ pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Ve
         })
         .collect()
 }
+
+/// omp's `isProviderRefusalMessage` (pi-agent-core `replay-policy.ts`): an
+/// `assistant` message that ended with `stopReason: "error"` because the
+/// provider refused at the API level (`stopDetails.type` is `"refusal"` or
+/// `"sensitive"`). Such a turn is a terminal error, not dialogue, so omp never
+/// sends it back to a provider. Every comparison is strict, as in omp: the
+/// `stopReason` must be that string and `stopDetails` an object whose `type`
+/// is one of those strings.
+///
+/// ```
+/// use pi_session_context::llm::omp_is_provider_refusal;
+/// use serde_json::json;
+/// let refused = json!({"role":"assistant","content":[],"stopReason":"error",
+///     "stopDetails":{"type":"refusal"}});
+/// assert!(omp_is_provider_refusal(&refused));
+/// let failed = json!({"role":"assistant","content":[],"stopReason":"error",
+///     "errorMessage":"overloaded"});
+/// assert!(!omp_is_provider_refusal(&failed));
+/// ```
+pub fn omp_is_provider_refusal(message: &Value) -> bool {
+    let Some(m) = message.as_object() else {
+        return false;
+    };
+    as_str(m.get("role")) == Some("assistant")
+        && as_str(m.get("stopReason")) == Some("error")
+        && matches!(
+            m.get("stopDetails")
+                .and_then(Value::as_object)
+                .and_then(|details| as_str(details.get("type"))),
+            Some("refusal" | "sensitive")
+        )
+}
+
+/// omp's `filterProviderReplayMessages` (pi-agent-core `replay-policy.ts`,
+/// run on the output of `convertToLlm` by omp's `sdk.ts`): drops every
+/// message [`omp_is_provider_refusal`] accepts and keeps all others
+/// untouched and in order. Values that are not objects are kept (omp's input
+/// never holds any).
+///
+/// ```
+/// use pi_session_context::llm::omp_filter_provider_replay;
+/// use serde_json::json;
+/// let user = json!({"role":"user","content":"hi","timestamp":1});
+/// let refused = json!({"role":"assistant","content":[],"stopReason":"error",
+///     "stopDetails":{"type":"sensitive"},"timestamp":2});
+/// assert_eq!(omp_filter_provider_replay(&[user.clone(), refused]), vec![user]);
+/// ```
+pub fn omp_filter_provider_replay(messages: &[Value]) -> Vec<Value> {
+    messages
+        .iter()
+        .filter(|message| !omp_is_provider_refusal(message))
+        .cloned()
+        .collect()
+}
+
+/// What omp's image gate does with pictures (the `convertToLlm` wrapper in
+/// omp's `sdk.ts`, checked on every request).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OmpImageGate {
+    /// Pictures go to the model (a vision model, `images.blockImages` off).
+    #[default]
+    Allow,
+    /// The setting `images.blockImages` is on: every picture becomes
+    /// [`OMP_IMAGES_BLOCKED`]. omp checks this before the model.
+    Blocked,
+    /// The active model takes no picture input: every picture becomes
+    /// [`OMP_IMAGES_UNSUPPORTED`].
+    ModelWithoutImages,
+}
+
+impl OmpImageGate {
+    /// The gate for a model that does (`true`) or does not take pictures,
+    /// with `images.blockImages` set to `blocked`, decided in omp's order.
+    pub fn for_model(takes_images: bool, blocked: bool) -> Self {
+        if blocked {
+            OmpImageGate::Blocked
+        } else if takes_images {
+            OmpImageGate::Allow
+        } else {
+            OmpImageGate::ModelWithoutImages
+        }
+    }
+
+    /// The text a picture is replaced with; `None` when pictures go through.
+    pub fn placeholder(self) -> Option<&'static str> {
+        match self {
+            OmpImageGate::Allow => None,
+            OmpImageGate::Blocked => Some(OMP_IMAGES_BLOCKED),
+            OmpImageGate::ModelWithoutImages => Some(OMP_IMAGES_UNSUPPORTED),
+        }
+    }
+}
+
+/// The choices [`omp_agent_loop_messages`] takes. The default is the case
+/// omp's golden recordings (`llmAgentLoop`) pin: a vision model with
+/// pictures allowed.
+///
+/// ```
+/// use pi_session_context::llm::{OmpAgentLoopOptions, OmpImageGate};
+/// let options = OmpAgentLoopOptions::default().with_images(OmpImageGate::Blocked);
+/// assert_eq!(options.images, OmpImageGate::Blocked);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub struct OmpAgentLoopOptions {
+    /// What happens to pictures (step 3 of [`omp_agent_loop_messages`]).
+    pub images: OmpImageGate,
+}
+
+impl OmpAgentLoopOptions {
+    /// These options with the image gate set to `images`.
+    pub fn with_images(mut self, images: OmpImageGate) -> Self {
+        self.images = images;
+        self
+    }
+}
+
+/// The messages omp 18.2.3's agent loop hands its provider layer for the
+/// agent messages of a context (what `buildSessionContext` returns after a
+/// resume), as wired in omp's `sdk.ts`. It reproduces, in this order:
+///
+/// 1. `transformContext` without extensions: [`omp_wrap_steering`]
+///    (`wrapSteeringForModel`);
+/// 2. `convertToLlm`: [`llm_messages`] with [`Dialect::Omp`];
+/// 3. the image gate: [`omp_replace_images_with_text`] unless
+///    `options.images` is [`OmpImageGate::Allow`];
+/// 4. `filterProviderReplayMessages`: [`omp_filter_provider_replay`].
+///
+/// With the default options this equals what the golden recordings hold as
+/// `llmAgentLoop` (`fixtures/README.md`).
+///
+/// It does **not** reproduce: extensions' `context` event handlers (they
+/// run before `wrapSteeringForModel` and are arbitrary code), secret
+/// obfuscation (omp redacts configured secrets after step 4; with no secrets
+/// configured it changes nothing), and the per-request provider transforms
+/// after that (snapcompact image budget, image normalisation, URL-mirrored
+/// images, date/cwd reminders) nor pi-ai's per-model `transformMessages` and
+/// wire encoders, which depend on the provider and the model.
+///
+/// ```
+/// use pi_session_context::llm::{omp_agent_loop_messages, OmpAgentLoopOptions};
+/// use serde_json::json;
+/// let agent = vec![
+///     json!({"role":"user","content":"hi","timestamp":1}),
+///     json!({"role":"assistant","content":[],"stopReason":"error",
+///            "stopDetails":{"type":"refusal"},"timestamp":2}),
+/// ];
+/// let sent = omp_agent_loop_messages(&agent, &OmpAgentLoopOptions::default());
+/// assert_eq!(sent, vec![json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"})]);
+/// ```
+pub fn omp_agent_loop_messages(messages: &[Value], options: &OmpAgentLoopOptions) -> Vec<Value> {
+    let converted = llm_messages(&omp_wrap_steering(messages), Dialect::Omp);
+    let mut gated = match options.images.placeholder() {
+        Some(placeholder) => omp_replace_images_with_text(&converted, placeholder),
+        None => converted,
+    };
+    // `omp_filter_provider_replay` without copying what is kept.
+    gated.retain(|message| !omp_is_provider_refusal(message));
+    gated
+}

@@ -6,7 +6,7 @@ use serde_json::Value;
 use pi_session_tree::{BlobSource, ContextOptions, Diagnostic, Dialect, agent_context};
 
 use crate::documents::{DocumentSource, NoDocuments};
-use crate::llm::llm_messages;
+use crate::llm::{OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};
 use crate::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use crate::reqllm::{to_canonical_json, to_compact_json};
 use crate::rho::{self, Inputs};
@@ -24,11 +24,17 @@ pub enum Format {
     OpenAi,
     /// The `{system?, messages}` of an Anthropic Messages request.
     Anthropic,
+    /// What omp's agent loop hands its provider
+    /// ([`omp_agent_loop_messages`]), always by omp's rules; pictures are
+    /// replaced by omp's placeholder when `inputs.image` is off.
+    OmpAgentLoop,
 }
 
 /// A format name that is not one of [`Format`]'s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format {0:?}: use llm, req-llm, req-llm-compact, openai or anthropic")]
+#[error(
+    "unknown format {0:?}: use llm, req-llm, req-llm-compact, openai, anthropic or omp-agent-loop"
+)]
 pub struct UnknownFormat(pub String);
 
 impl std::str::FromStr for Format {
@@ -41,6 +47,7 @@ impl std::str::FromStr for Format {
             "req-llm-compact" => Ok(Format::ReqLlmCompact),
             "openai" => Ok(Format::OpenAi),
             "anthropic" => Ok(Format::Anthropic),
+            "omp-agent-loop" => Ok(Format::OmpAgentLoop),
             other => Err(UnknownFormat(other.to_owned())),
         }
     }
@@ -49,7 +56,8 @@ impl std::str::FromStr for Format {
 /// What [`project`] needs besides the branch.
 #[derive(Clone, Copy)]
 pub struct ProjectOptions<'a> {
-    /// Whose `buildSessionContext`/`convertToLlm` to follow ([`Format::Llm`]).
+    /// Whose `buildSessionContext`/`convertToLlm` to follow ([`Format::Llm`];
+    /// [`Format::OmpAgentLoop`] always follows omp).
     pub dialect: Dialect,
     /// What the model takes (the req_llm-based formats).
     pub inputs: Inputs,
@@ -85,7 +93,7 @@ impl Default for ProjectOptions<'_> {
 
 /// Projects a branch (entries root first, as JSON objects) into `format`.
 /// The diagnostics are the tree's, from building the agent context
-/// ([`Format::Llm`] only).
+/// ([`Format::Llm`] and [`Format::OmpAgentLoop`] only).
 ///
 /// ```
 /// use pi_session_context::projection::{project, Format, ProjectOptions};
@@ -100,12 +108,22 @@ pub fn project(
     format: Format,
     options: &ProjectOptions<'_>,
 ) -> (Value, Vec<Diagnostic>) {
-    if format == Format::Llm {
+    if matches!(format, Format::Llm | Format::OmpAgentLoop) {
         let context_options = ContextOptions {
             blobs: options.blobs,
         };
-        let (context, diagnostics) = agent_context(branch, options.dialect, &context_options);
-        let messages = llm_messages(context.messages(), options.dialect);
+        let dialect = match format {
+            Format::OmpAgentLoop => Dialect::Omp,
+            _ => options.dialect,
+        };
+        let (context, diagnostics) = agent_context(branch, dialect, &context_options);
+        let messages = if format == Format::OmpAgentLoop {
+            let gate = OmpImageGate::for_model(options.inputs.image, false);
+            let loop_options = OmpAgentLoopOptions::default().with_images(gate);
+            omp_agent_loop_messages(context.messages(), &loop_options)
+        } else {
+            llm_messages(context.messages(), dialect)
+        };
         return (Value::Array(messages), diagnostics);
     }
     let rho_options = rho::Options {
@@ -118,7 +136,7 @@ pub fn project(
         Format::ReqLlmCompact => to_compact_json(&messages),
         Format::OpenAi => openai_chat_messages(&messages, options.openai),
         Format::Anthropic => anthropic_messages(&messages),
-        Format::ReqLlm | Format::Llm => to_canonical_json(&messages),
+        Format::ReqLlm | Format::Llm | Format::OmpAgentLoop => to_canonical_json(&messages),
     };
     (value, Vec::new())
 }

@@ -10,5 +10,6 @@ mod llm_convert;
 mod providers;
 mod recorded;
 mod recorded_projection;
+mod replay_filter;
 mod rho_rules;
 mod robustness;

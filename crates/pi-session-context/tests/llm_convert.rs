@@ -7,14 +7,17 @@
 //! pi 0.73.1 (`dist/core/messages.js` `convertToLlm`, under node) with
 //! `JSON.stringify` of the result. `omp_steering`, `omp_image_gate` and
 //! `omp_output_notice` check omp's `wrapSteeringForModel`,
-//! `replaceLlmImagesWithText` and `formatOutputNotice` the same way.
+//! `replaceLlmImagesWithText` and `formatOutputNotice` the same way;
+//! `omp_agent_loop` checks the whole agent-loop pipeline
+//! (`filterProviderReplayMessages(convertToLlm(wrapSteeringForModel(m)))`).
 //! The comparison is byte for byte, so key order and left-out `undefined`s
 //! count too.
 
 use std::path::PathBuf;
 
 use pi_session_context::llm::{
-    OMP_IMAGES_UNSUPPORTED, omp_replace_images_with_text, omp_wrap_steering,
+    OMP_IMAGES_UNSUPPORTED, OmpAgentLoopOptions, omp_agent_loop_messages,
+    omp_replace_images_with_text, omp_wrap_steering,
 };
 use pi_session_context::{Dialect, format_output_notice, llm_messages};
 use serde_json::{Value, json};
@@ -39,6 +42,7 @@ fn conversion_equals_the_real_functions_byte_for_byte() {
         let ours = match stem {
             "omp_steering" => omp_wrap_steering(&input),
             "omp_image_gate" => omp_replace_images_with_text(&input, OMP_IMAGES_UNSUPPORTED),
+            "omp_agent_loop" => omp_agent_loop_messages(&input, &OmpAgentLoopOptions::default()),
             "omp_output_notice" => input
                 .iter()
                 .map(|meta| Value::String(format_output_notice(Some(meta))))
@@ -61,7 +65,7 @@ fn conversion_equals_the_real_functions_byte_for_byte() {
         checked += 1;
     }
     assert!(
-        checked >= 5,
+        checked >= 6,
         "expected the pi and omp cases, found {checked}"
     );
 }

@@ -6,6 +6,7 @@ use pi_session_context::rho::{Inputs, Options};
 use pi_session_context::{
     Dialect, OpenAiOptions, anthropic_messages, context, llm_messages, openai_chat_messages,
 };
+use pi_session_context::{OmpAgentLoopOptions, OmpImageGate};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -121,5 +122,12 @@ proptest! {
         let _ = llm_messages(&items, Dialect::Omp);
         let _ = pi_session_context::llm::omp_wrap_steering(&items);
         let _ = pi_session_context::llm::omp_replace_images_with_text(&items, "x");
+        let kept = pi_session_context::llm::omp_filter_provider_replay(&items);
+        prop_assert!(kept.len() <= items.len());
+        for gate in [OmpImageGate::Allow, OmpImageGate::Blocked, OmpImageGate::ModelWithoutImages] {
+            let options = OmpAgentLoopOptions::default().with_images(gate);
+            let sent = pi_session_context::omp_agent_loop_messages(&items, &options);
+            prop_assert!(!sent.iter().any(pi_session_context::llm::omp_is_provider_refusal));
+        }
     }
 }

@@ -9,7 +9,7 @@ use pi_session_types::{
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -207,11 +207,40 @@ impl SessionFile {
 
     /// Reads the entries at `indices` (any order; each read by offset), migrated to version 3.
     pub fn entries_for(&self, indices: &[usize]) -> Result<Vec<Entry>, StoreError> {
-        let mut reader = self.range_reader();
-        indices
-            .iter()
-            .map(|&i| self.materialise(i, &mut reader).map(|p| p.value))
-            .collect()
+        self.collect_in_file_order(indices, |index, at, bytes| {
+            self.materialise_bytes(index, at, bytes).map(|p| p.value)
+        })
+    }
+
+    /// The entries at `indices` (any order, repeats allowed) as JSON objects, in the order
+    /// asked: each is exactly `serde_json::to_value(self.entry(i)?)` (migrated to version 3,
+    /// damaged UTF-8 and lone surrogates repaired as [`entry`](Self::entry) does), but the
+    /// lines are read in one pass in file order through one reused buffer, and each typed entry
+    /// is dropped as soon as its JSON is built. This is the batch read a tree or context layer
+    /// working on JSON values wants (e.g. one branch of a large file).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"two"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let values = session.values_for(&[1, 0])?;
+    /// assert_eq!(values[0]["label"], "two");
+    /// assert_eq!(values[1], serde_json::to_value(session.entry(0)?)?);
+    /// # Ok(()) }
+    /// ```
+    pub fn values_for(&self, indices: &[usize]) -> Result<Vec<JsonValue>, StoreError> {
+        self.collect_in_file_order(indices, |index, at, bytes| {
+            let entry = self.materialise_bytes(index, at, bytes)?.value;
+            serde_json::to_value(&entry).map_err(|e| StoreError::BadEntry {
+                path: display_path(self.path()),
+                line: at.line,
+                detail: format!("the typed entry could not be turned into JSON: {e}"),
+            })
+        })
     }
 
     /// Reads every entry in file order. For large files prefer [`entries_for`](Self::entries_for)
@@ -238,7 +267,39 @@ impl SessionFile {
         RangeReader {
             source: &self.source,
             file: None,
+            sequential: None,
         }
+    }
+
+    /// Reads the lines of `indices` in file order (each line once per request, through one
+    /// reused buffer), turns each into a `T` with `convert`, and returns them in the order asked.
+    /// Every index is checked before anything is read.
+    fn collect_in_file_order<T>(
+        &self,
+        indices: &[usize],
+        mut convert: impl FnMut(usize, &IndexEntry, &[u8]) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
+        for &index in indices {
+            self.index_entry(index)?;
+        }
+        let mut order: Vec<usize> = (0..indices.len()).collect();
+        if !indices.is_sorted() {
+            order.sort_by_key(|&slot| indices[slot]);
+        }
+        let mut slots: Vec<Option<T>> = Vec::new();
+        slots.resize_with(indices.len(), || None);
+        let mut reader = self.range_reader();
+        let mut buffer = Vec::new();
+        for slot in order {
+            let index = indices[slot];
+            let at = self.index_entry(index)?;
+            let value = match reader.read_sequential(at, &mut buffer)? {
+                Some(bytes) => convert(index, at, bytes)?,
+                None => convert(index, at, &buffer)?,
+            };
+            slots[slot] = Some(value);
+        }
+        Ok(slots.into_iter().flatten().collect())
     }
 
     fn materialise(
@@ -248,12 +309,23 @@ impl SessionFile {
     ) -> Result<Parsed<Entry>, StoreError> {
         let at = self.index_entry(index)?;
         let bytes = reader.read(at)?;
+        self.materialise_bytes(index, at, &bytes)
+    }
+
+    /// Types the line `bytes` of the entry at `index` (whose index entry is `at`), checks it is
+    /// still the entry indexed there, and migrates it.
+    fn materialise_bytes(
+        &self,
+        index: usize,
+        at: &IndexEntry,
+        bytes: &[u8],
+    ) -> Result<Parsed<Entry>, StoreError> {
         let bad = |detail: String| StoreError::BadEntry {
             path: display_path(self.path()),
             line: at.line,
             detail,
         };
-        let parsed = parse_line(&bytes).map_err(|e| bad(e.to_string()))?;
+        let parsed = parse_line(bytes).map_err(|e| bad(e.to_string()))?;
         let changed = || StoreError::Changed {
             path: display_path(self.path()),
             line: at.line,
@@ -312,13 +384,70 @@ fn migrate_entry(
     Ok(Entry::from_map(object))
 }
 
+/// Read-ahead of the sequential reader: large enough that consecutive lines of a branch come in
+/// a few big reads, small enough to be nothing next to the entries read.
+const SEQUENTIAL_BUFFER_BYTES: usize = 256 * 1024;
+
 /// Reads byte ranges from a session's source, opening the file at most once per reader.
 struct RangeReader<'a> {
     source: &'a Source,
     file: Option<File>,
+    /// The buffered file of [`read_sequential`](Self::read_sequential) and its position.
+    sequential: Option<(BufReader<File>, u64)>,
 }
 
 impl<'a> RangeReader<'a> {
+    /// The bytes of `at`'s range, for ranges asked in (mostly) increasing order: borrowed when
+    /// the source is in memory (`Some`), else read into `buffer` (`None`) through one buffered
+    /// handle that skips gaps by seeking. A file now too short gives [`StoreError::Changed`].
+    fn read_sequential(
+        &mut self,
+        at: &IndexEntry,
+        buffer: &mut Vec<u8>,
+    ) -> Result<Option<&'a [u8]>, StoreError> {
+        let path = match self.source {
+            Source::Memory { .. } => {
+                return match self.read(at)? {
+                    Cow::Borrowed(bytes) => Ok(Some(bytes)),
+                    Cow::Owned(bytes) => {
+                        *buffer = bytes;
+                        Ok(None)
+                    }
+                };
+            }
+            Source::File(path) => path,
+        };
+        let (reader, position) = match &mut self.sequential {
+            Some(open) => open,
+            slot => {
+                let file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+                slot.insert((BufReader::with_capacity(SEQUENTIAL_BUFFER_BYTES, file), 0))
+            }
+        };
+        let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
+        buffer.clear();
+        buffer.resize(len, 0);
+        let gap = i128::from(at.byte_offset) - i128::from(*position);
+        let moved = match i64::try_from(gap) {
+            Ok(0) => Ok(()),
+            Ok(gap) => reader.seek_relative(gap),
+            Err(_) => reader.seek(SeekFrom::Start(at.byte_offset)).map(drop),
+        };
+        // Until the read succeeds the position is unknown: make the next call seek from scratch.
+        *position = u64::MAX;
+        match moved.and_then(|()| reader.read_exact(buffer)) {
+            Ok(()) => {
+                *position = at.byte_offset.saturating_add(at.byte_len);
+                Ok(None)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(StoreError::Changed {
+                path: path.clone(),
+                line: at.line,
+            }),
+            Err(e) => Err(StoreError::io("could not read", path, e)),
+        }
+    }
+
     /// The bytes of `at`'s range; a file now too short for it gives [`StoreError::Changed`].
     fn read(&mut self, at: &IndexEntry) -> Result<Cow<'a, [u8]>, StoreError> {
         let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);

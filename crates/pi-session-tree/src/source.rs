@@ -112,10 +112,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
 
     /// Bodies of the entries at `positions`, in that order.
     pub fn load(&self, positions: &[usize]) -> Result<Vec<Value>, S::Error> {
-        positions
-            .iter()
-            .map(|&pos| self.source.entry_value(pos))
-            .collect()
+        self.source.entry_values(positions)
     }
 
     /// The dialect: detected from the title slot, header, entry types and

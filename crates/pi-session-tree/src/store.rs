@@ -42,11 +42,10 @@ impl EntrySource for SessionFile {
         Ok(serde_json::to_value(self.entry(position)?)?)
     }
 
+    /// One pass over the file in file order ([`SessionFile::values_for`]); each typed entry
+    /// becomes JSON and is dropped at once, so only the values are kept.
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<Value>, EntryReadError> {
-        self.entries_for(positions)?
-            .iter()
-            .map(|entry| serde_json::to_value(entry).map_err(EntryReadError::from))
-            .collect()
+        Ok(self.values_for(positions)?)
     }
 
     fn header_value(&self) -> Option<Value> {

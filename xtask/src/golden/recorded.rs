@@ -5,7 +5,8 @@
 //! Per scenario: `open` (our store opens it), `header`, `name` (session name / title),
 //! `entries` (entry count), `leafId`, `branchIds`, `tips`, `labels`; per recorded context
 //! (default leaf, other tips, extra leaves): `ctx-branch` (the leaf's branch ids), `agent` (our
-//! `buildSessionContext` JSON in the recording's dialect) and `llm` (our `convertToLlm` of it).
+//! `buildSessionContext` JSON in the recording's dialect), `llm` (our `convertToLlm` of it) and,
+//! for omp recordings, `llmAgentLoop` (our omp agent-loop pipeline of it against `llmAgentLoop`).
 //!
 //! Two documented normalisations, both in [`super::compare`]: lone surrogate escapes in a
 //! recording read as U+FFFD (as our store reads them in session lines), and for version-1 files
@@ -19,7 +20,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use pi_session_context::llm_messages;
+use pi_session_context::{OmpAgentLoopOptions, llm_messages, omp_agent_loop_messages};
 use pi_session_store::{DiagnosticKind, SessionFile};
 use pi_session_tree::{
     BlobFolder, BlobSource, ContextOptions, Dialect, EntrySource, LeafSelector, SessionView,
@@ -169,9 +170,6 @@ fn object_lines(path: &Path) -> Result<Vec<Value>, String> {
         .collect())
 }
 
-/// Why omp's `llmAgentLoop` is not compared yet.
-const LOOP_UNCHECKED: &str = "pi-session-context has no omp `filterProviderReplayMessages` step yet (requested in notes/requests.md); golden does not re-implement it";
-
 /// One recording and our opened session.
 struct Scenario<'a> {
     recorded: &'a Value,
@@ -306,9 +304,6 @@ impl Scenario<'_> {
         };
         let options = self.options();
         for context in contexts {
-            if context.get("llmAgentLoop").is_some() {
-                report.unchecked(&row.group, "llmAgentLoop", LOOP_UNCHECKED);
-            }
             let what = describe_leaf(context);
             let selector = match (context["kind"].as_str(), &context["leafId"]) {
                 (Some("default"), _) => LeafSelector::Default,
@@ -356,6 +351,23 @@ impl Scenario<'_> {
             );
             let llm = Value::Array(llm_messages(resolved.context.messages(), self.dialect));
             compare(report, row, ids, "llm", &what, &context["llm"], &llm);
+            // omp only: what its agent loop sends (a vision model, pictures allowed, no secrets:
+            // the recording's setting and our default options).
+            if let Some(recorded_loop) = context.get("llmAgentLoop") {
+                let sent = omp_agent_loop_messages(
+                    resolved.context.messages(),
+                    &OmpAgentLoopOptions::default(),
+                );
+                compare(
+                    report,
+                    row,
+                    ids,
+                    "llmAgentLoop",
+                    &what,
+                    recorded_loop,
+                    &Value::Array(sent),
+                );
+            }
         }
     }
 

@@ -74,16 +74,6 @@ pub struct Report {
     failures: Vec<Note>,
     skips: Vec<Note>,
     notices: Vec<String>,
-    unchecked: Vec<Unchecked>,
-}
-
-/// Recorded values that golden cannot check yet, counted per group (one notice each).
-#[derive(Debug)]
-struct Unchecked {
-    group: String,
-    what: &'static str,
-    reason: &'static str,
-    count: usize,
 }
 
 impl Report {
@@ -95,24 +85,6 @@ impl Report {
     /// A section-level remark (e.g. a folder that is absent).
     pub fn notice(&mut self, text: impl Into<String>) {
         self.notices.push(text.into());
-    }
-
-    /// Counts one recorded `what` in `group` that is not checked, for `reason` (printed once
-    /// per group as a notice, with the count).
-    pub fn unchecked(&mut self, group: &str, what: &'static str, reason: &'static str) {
-        match self
-            .unchecked
-            .iter_mut()
-            .find(|u| u.group == group && u.what == what)
-        {
-            Some(entry) => entry.count += 1,
-            None => self.unchecked.push(Unchecked {
-                group: group.to_owned(),
-                what,
-                reason,
-                count: 1,
-            }),
-        }
     }
 
     /// Records `outcome` for `check` in `row`; `what` names the instance (e.g. a context's leaf).
@@ -171,13 +143,6 @@ impl Report {
         }
         for notice in &self.notices {
             let _ = writeln!(out, "NOTICE: {notice}");
-        }
-        for u in &self.unchecked {
-            let _ = writeln!(
-                out,
-                "NOTICE: {}: {} recorded `{}` not checked: {}",
-                u.group, u.count, u.what, u.reason
-            );
         }
         if !self.skips.is_empty() {
             let _ = writeln!(out, "\nskipped ({}):", self.skips.len());

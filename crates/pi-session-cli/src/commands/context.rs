@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use pi_session::Inputs;
+use pi_session::projection::llm::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
 use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use pi_session::projection::{WorkspaceDocuments, llm_messages, reqllm, rho};
 use pi_session::store::SessionFile;
@@ -32,7 +33,8 @@ pub struct ContextArgs {
     #[arg(long, value_enum, default_value_t = Format::Agent)]
     pub format: Format,
     /// What the model takes, for req-llm/openai/anthropic: a comma-separated subset of
-    /// text,image,pdf.
+    /// text,image,pdf. For omp-agent-loop, a model without `image` gets omp's
+    /// image placeholder text instead of pictures.
     #[arg(long, value_name = "LIST", default_value = "text,image", value_parser = parse_inputs)]
     pub inputs: Inputs,
     /// Workspace root that attached PDFs are read from, never outside it (default: the
@@ -69,6 +71,16 @@ pub enum Format {
     Openai,
     /// An Anthropic Messages `{system?, messages}`.
     Anthropic,
+    /// What omp's agent loop hands its provider: omp's convertToLlm after its steering
+    /// envelope, then its image gate (see --inputs) and its filter of provider refusals.
+    /// Always omp's rules; extensions and secret redaction are not applied.
+    OmpAgentLoop,
+}
+
+/// omp's agent-loop choices for a model that takes `inputs` (pictures are never blocked by
+/// setting here).
+fn omp_loop_options(inputs: Inputs) -> OmpAgentLoopOptions {
+    OmpAgentLoopOptions::default().with_images(OmpImageGate::for_model(inputs.image, false))
 }
 
 fn parse_inputs(text: &str) -> Result<Inputs, String> {
@@ -79,10 +91,15 @@ fn parse_inputs(text: &str) -> Result<Inputs, String> {
 pub fn run(args: ContextArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file.clone())?)?;
     let view = SessionView::new(&loaded.file);
-    let dialect = match args.dialect {
-        DialectChoice::Auto => view.detect_dialect()?,
-        DialectChoice::Pi => Dialect::Pi,
-        DialectChoice::Omp => Dialect::Omp,
+    let dialect = match (args.dialect, args.format) {
+        (DialectChoice::Pi, Format::OmpAgentLoop) => {
+            return Err(Failure::new(
+                "--format omp-agent-loop follows omp's rules only: drop --dialect pi (omp reads pi files too)",
+            ));
+        }
+        (_, Format::OmpAgentLoop) | (DialectChoice::Omp, _) => Dialect::Omp,
+        (DialectChoice::Auto, _) => view.detect_dialect()?,
+        (DialectChoice::Pi, _) => Dialect::Pi,
     };
     let leaf = args
         .leaf
@@ -92,13 +109,17 @@ pub fn run(args: ContextArgs) -> Outcome {
     let blobs = blob_dir.map(BlobFolder::new);
     let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
     let value = match args.format {
-        Format::Agent | Format::Llm => {
+        Format::Agent | Format::Llm | Format::OmpAgentLoop => {
             let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
             warn_tree(&loaded, &resolved.diagnostics);
-            if args.format == Format::Agent {
-                resolved.context.to_value()
-            } else {
-                Value::Array(llm_messages(resolved.context.messages(), dialect))
+            let messages = resolved.context.messages();
+            match args.format {
+                Format::Agent => resolved.context.to_value(),
+                Format::Llm => Value::Array(llm_messages(messages, dialect)),
+                _ => Value::Array(omp_agent_loop_messages(
+                    messages,
+                    &omp_loop_options(args.inputs),
+                )),
             }
         }
         Format::ReqLlm | Format::Openai | Format::Anthropic => {
