@@ -213,11 +213,17 @@ impl SessionFile {
     }
 
     /// The entries at `indices` (any order, repeats allowed) as JSON objects, in the order
-    /// asked: each is exactly `serde_json::to_value(self.entry(i)?)` (migrated to version 3,
-    /// damaged UTF-8 and lone surrogates repaired as [`entry`](Self::entry) does), but the
-    /// lines are read in one pass in file order through one reused buffer, and each typed entry
-    /// is dropped as soon as its JSON is built. This is the batch read a tree or context layer
-    /// working on JSON values wants (e.g. one branch of a large file).
+    /// asked, the way JavaScript's `JSON.parse` reads the line: keys in file order, nothing
+    /// typed. Lines are repaired as [`entry`](Self::entry) repairs them (invalid UTF-8 and lone
+    /// surrogate escapes read as U+FFFD); every entry of a version 1 or 2 file (migrated in
+    /// memory) is exactly `serde_json::to_value(self.entry(i)?)`. A line that no longer holds
+    /// the indexed entry gives the same error as [`entry`](Self::entry).
+    ///
+    /// The lines are read in one pass in file order through one reused buffer and parsed
+    /// straight to JSON: the batch read for a tree or context layer that works on JSON values
+    /// (e.g. one branch of a large file). Unlike `serde_json::to_value` of a typed [`Entry`],
+    /// which writes the keys of typed objects in the schema's order, the keys keep the order the
+    /// file has, as omp and pi see them.
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -234,6 +240,9 @@ impl SessionFile {
     /// ```
     pub fn values_for(&self, indices: &[usize]) -> Result<Vec<JsonValue>, StoreError> {
         self.collect_in_file_order(indices, |index, at, bytes| {
+            if let Some(value) = self.value_as_parsed(at, bytes) {
+                return Ok(value);
+            }
             let entry = self.materialise_bytes(index, at, bytes)?.value;
             serde_json::to_value(&entry).map_err(|e| StoreError::BadEntry {
                 path: display_path(self.path()),
@@ -241,6 +250,28 @@ impl SessionFile {
                 detail: format!("the typed entry could not be turned into JSON: {e}"),
             })
         })
+    }
+
+    /// The line parsed straight to JSON (repaired as [`parse_line`] repairs it), when the file
+    /// needs no migration and the line still holds the entry indexed there; `None` sends it down the typed
+    /// path, which migrates it or says what is wrong.
+    fn value_as_parsed(&self, at: &IndexEntry, bytes: &[u8]) -> Option<JsonValue> {
+        let kind = at.envelope.kind.as_str();
+        // A migrated file is served exactly as `entry` serves it; a `title` or `session` line
+        // may be typed as a slot or header, which is not an entry.
+        if self.migration != Migration::None || kind == "title" || kind == "session" {
+            return None;
+        }
+        let parsed = match serde_json::from_slice(bytes) {
+            Ok(value) => value,
+            Err(_) => serde_json::from_str(&repaired(bytes)?).ok()?,
+        };
+        let JsonValue::Object(object) = parsed else {
+            return None;
+        };
+        let same_entry = object.get("type").and_then(JsonValue::as_str) == Some(kind)
+            && object.get("id").and_then(JsonValue::as_str) == at.envelope.id.as_deref();
+        same_entry.then_some(JsonValue::Object(object))
     }
 
     /// Reads every entry in file order. For large files prefer [`entries_for`](Self::entries_for)
@@ -272,12 +303,14 @@ impl SessionFile {
     }
 
     /// Reads the lines of `indices` in file order (each line once per request, through one
-    /// reused buffer), turns each into a `T` with `convert`, and returns them in the order asked.
-    /// Every index is checked before anything is read.
-    fn collect_in_file_order<T>(
+    /// reused buffer per worker), turns each into a `T` with `convert`, and returns them in the
+    /// order asked. Every index is checked before anything is read. A large request is split
+    /// into runs of consecutive lines of about equal size, converted on a few threads; an error
+    /// is the one the first failing line in file order gives, as on one thread.
+    fn collect_in_file_order<T: Send>(
         &self,
         indices: &[usize],
-        mut convert: impl FnMut(usize, &IndexEntry, &[u8]) -> Result<T, StoreError>,
+        convert: impl Fn(usize, &IndexEntry, &[u8]) -> Result<T, StoreError> + Sync,
     ) -> Result<Vec<T>, StoreError> {
         for &index in indices {
             self.index_entry(index)?;
@@ -286,20 +319,81 @@ impl SessionFile {
         if !indices.is_sorted() {
             order.sort_by_key(|&slot| indices[slot]);
         }
+        let runs = self.runs_for_threads(indices, &order);
+        let converted: Vec<Result<Vec<T>, StoreError>> = if runs.len() <= 1 {
+            vec![self.convert_run(indices, &order, &convert)]
+        } else {
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = runs
+                    .iter()
+                    .map(|run| scope.spawn(|| self.convert_run(indices, run, &convert)))
+                    .collect();
+                workers
+                    .into_iter()
+                    .map(|worker| {
+                        worker
+                            .join()
+                            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                    })
+                    .collect()
+            })
+        };
         let mut slots: Vec<Option<T>> = Vec::new();
         slots.resize_with(indices.len(), || None);
+        for (run, values) in runs.iter().zip(converted) {
+            for (&slot, value) in run.iter().zip(values?) {
+                slots[slot] = Some(value);
+            }
+        }
+        Ok(slots.into_iter().flatten().collect())
+    }
+
+    /// `order` (slots of `indices`, in file order) cut into one run per worker thread: a single
+    /// run for small requests, else up to [`MAX_READ_THREADS`] runs of about equal byte size.
+    fn runs_for_threads<'o>(&self, indices: &[usize], order: &'o [usize]) -> Vec<&'o [usize]> {
+        let bytes_of = |slot: &usize| self.entries[indices[*slot]].byte_len;
+        let total: u64 = order.iter().map(bytes_of).sum();
+        let threads =
+            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS));
+        if threads <= 1 || total < PARALLEL_READ_MIN_BYTES {
+            return vec![order];
+        }
+        let share = total.div_ceil(threads as u64);
+        let mut runs = Vec::with_capacity(threads);
+        let (mut start, mut filled) = (0, 0);
+        for (at, slot) in order.iter().enumerate() {
+            filled += bytes_of(slot);
+            if filled >= share && runs.len() + 1 < threads {
+                runs.push(&order[start..=at]);
+                (start, filled) = (at + 1, 0);
+            }
+        }
+        if start < order.len() {
+            runs.push(&order[start..]);
+        }
+        runs
+    }
+
+    /// Converts the lines of one run (slots of `indices`, in file order) on this thread.
+    fn convert_run<T>(
+        &self,
+        indices: &[usize],
+        run: &[usize],
+        convert: &impl Fn(usize, &IndexEntry, &[u8]) -> Result<T, StoreError>,
+    ) -> Result<Vec<T>, StoreError> {
         let mut reader = self.range_reader();
         let mut buffer = Vec::new();
-        for slot in order {
+        let mut values = Vec::with_capacity(run.len());
+        for &slot in run {
             let index = indices[slot];
             let at = self.index_entry(index)?;
             let value = match reader.read_sequential(at, &mut buffer)? {
                 Some(bytes) => convert(index, at, bytes)?,
                 None => convert(index, at, &buffer)?,
             };
-            slots[slot] = Some(value);
+            values.push(value);
         }
-        Ok(slots.into_iter().flatten().collect())
+        Ok(values)
     }
 
     fn materialise(
@@ -384,6 +478,12 @@ fn migrate_entry(
     Ok(Entry::from_map(object))
 }
 
+/// Batch reads smaller than this (in bytes of lines) are converted on the calling thread.
+const PARALLEL_READ_MIN_BYTES: u64 = 4 << 20;
+
+/// At most this many threads convert one batch read (as many as the machine has, up to this).
+const MAX_READ_THREADS: usize = 4;
+
 /// Read-ahead of the sequential reader: large enough that consecutive lines of a branch come in
 /// a few big reads, small enough to be nothing next to the entries read.
 const SEQUENTIAL_BUFFER_BYTES: usize = 256 * 1024;
@@ -420,7 +520,8 @@ impl<'a> RangeReader<'a> {
         let (reader, position) = match &mut self.sequential {
             Some(open) => open,
             slot => {
-                let file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+                let file =
+                    File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
                 slot.insert((BufReader::with_capacity(SEQUENTIAL_BUFFER_BYTES, file), 0))
             }
         };
@@ -486,5 +587,18 @@ impl<'a> RangeReader<'a> {
                 }
             }
         }
+    }
+}
+
+/// The text [`parse_line`] reads a line as when serde_json rejects its bytes: invalid UTF-8
+/// replaced by U+FFFD, then lone surrogate escapes rewritten to `\ufffd`. `None` when neither
+/// applies (the line is damaged in some other way).
+fn repaired(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let fixed_utf8 = matches!(text, Cow::Owned(_));
+    match pi_session_types::line::replace_lone_surrogate_escapes(&text) {
+        Cow::Owned(rewritten) => Some(rewritten),
+        Cow::Borrowed(_) if fixed_utf8 => Some(text.into_owned()),
+        Cow::Borrowed(_) => None,
     }
 }

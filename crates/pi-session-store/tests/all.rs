@@ -13,4 +13,5 @@ mod fixtures;
 mod js_bytes;
 mod lock;
 mod robustness;
+mod values;
 mod writer;

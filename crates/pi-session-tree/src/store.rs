@@ -1,6 +1,7 @@
 //! The convenience layer over the store: a [`pi_session_store::SessionFile`]
 //! is an [`EntrySource`], so a 200 MB file is indexed from the envelopes the
-//! store already parsed, and only the bodies a question needs are read.
+//! store already parsed, and only the bodies a question needs are read: in one pass in file
+//! order, each line parsed straight to JSON as omp and pi read it (keys in file order).
 
 use pi_session_store::{SessionFile, StoreError};
 use serde_json::Value;
@@ -38,12 +39,19 @@ impl EntrySource for SessionFile {
             .unwrap_or_default()
     }
 
+    /// The line as JSON, keys in file order ([`SessionFile::values_for`]).
     fn entry_value(&self, position: usize) -> Result<Value, EntryReadError> {
-        Ok(serde_json::to_value(self.entry(position)?)?)
+        let mut values = self.values_for(&[position])?;
+        values
+            .pop()
+            .ok_or(EntryReadError::Store(StoreError::NoSuchEntry {
+                index: position,
+                len: self.len(),
+            }))
     }
 
-    /// One pass over the file in file order ([`SessionFile::values_for`]); each typed entry
-    /// becomes JSON and is dropped at once, so only the values are kept.
+    /// One pass over the file in file order, each line parsed straight to JSON (typed only when
+    /// a version 1 or 2 file migrates it): [`SessionFile::values_for`].
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<Value>, EntryReadError> {
         Ok(self.values_for(positions)?)
     }
