@@ -125,11 +125,16 @@ fn store(args: &[String]) -> Result<(), String> {
             "append_late_over_early_p50_under": 1.5, "append_flat_ok": ratio < 1.5,
         },
     });
-    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    write_results(&root, "store", &report)
+}
+
+/// Prints `report` as pretty JSON and writes it to `bench-results/<name>.json`.
+pub(crate) fn write_results(root: &Path, name: &str, report: &Value) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
     let out_dir = root.join("bench-results");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("could not create {}: {e}", out_dir.display()))?;
-    let out = out_dir.join("store.json");
+    let out = out_dir.join(format!("{name}.json"));
     std::fs::write(&out, format!("{text}\n"))
         .map_err(|e| format!("could not write {}: {e}", out.display()))?;
     println!("{text}");
@@ -139,26 +144,40 @@ fn store(args: &[String]) -> Result<(), String> {
 
 /// Runs the worker with `args` and parses the one JSON object it prints.
 fn run_worker(worker: &Path, args: &[&str]) -> Result<Value, String> {
-    eprintln!("xtask: running {} {}", worker.display(), args.join(" "));
-    let output = Command::new(worker)
-        .args(args)
+    let what = format!("{} {}", worker.display(), args.join(" "));
+    eprintln!("xtask: running {what}");
+    worker_output_json(Command::new(worker).args(args), &what)
+}
+
+/// Runs a benchmark worker process (`what` names it in errors) and parses the one JSON object
+/// it prints on stdout; a failed run is an error carrying its stderr.
+pub(crate) fn worker_output_json(worker: &mut Command, what: &str) -> Result<Value, String> {
+    let output = worker
         .output()
-        .map_err(|e| format!("could not start {}: {e}", worker.display()))?;
+        .map_err(|e| format!("could not start {what}: {e}"))?;
     if !output.status.success() {
         return Err(format!(
-            "{} {} failed with {}:\n{}",
-            worker.display(),
-            args.join(" "),
+            "{what} failed with {}:\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         ));
     }
     serde_json::from_slice(&output.stdout).map_err(|e| {
         format!(
-            "the worker printed no JSON ({e}): {}",
+            "{what} printed no JSON ({e}): {}",
             String::from_utf8_lossy(&output.stdout)
         )
     })
+}
+
+/// `cargo run --quiet --release --package <package>`, from the workspace root; the caller adds
+/// the target (`--example`, `--`) and its arguments.
+pub(crate) fn cargo_run_release(root: &Path, package: &str) -> Command {
+    let mut command = cargo();
+    command
+        .current_dir(root)
+        .args(["run", "--quiet", "--release", "--package", package]);
+    command
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `<workspace>/target`.

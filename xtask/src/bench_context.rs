@@ -39,7 +39,8 @@ use pi_session_tree::{ContextOptions, Dialect, LeafSelector, SessionView, agent_
 use serde_json::{Value, json};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
-use crate::util::{cargo, workspace_root};
+use crate::bench::{cargo_run_release, worker_output_json, write_results};
+use crate::util::workspace_root;
 
 /// Counts every allocation of the xtask process (a few atomic additions per allocation; the
 /// other commands do not notice). `stats_alloc` holds the one `unsafe impl GlobalAlloc`.
@@ -89,16 +90,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "cases": cases,
     });
     result["machine"] = machine();
-    let text = serde_json::to_string_pretty(&result).map_err(|e| e.to_string())?;
-    let out_dir = root.join("bench-results");
-    std::fs::create_dir_all(&out_dir)
-        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
-    let out = out_dir.join("context.json");
-    std::fs::write(&out, format!("{text}\n"))
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    println!("{text}");
-    eprintln!("xtask: wrote {}", out.display());
-    Ok(())
+    write_results(&root, "context", &result)
 }
 
 /// One case in its own release-built process, so that its peak RSS is its own.
@@ -110,36 +102,13 @@ fn run_worker(
     dialect: &str,
 ) -> Result<Value, String> {
     eprintln!("xtask: bench context: {leaf} leaf, {dialect}");
-    let output = cargo()
-        .current_dir(root)
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "--package",
-            "xtask",
-            "--",
-            "bench",
-            "context",
-            "--worker",
-        ])
-        .arg(session)
-        .args([runs.to_string().as_str(), leaf, dialect])
-        .output()
-        .map_err(|e| format!("could not start the benchmark worker: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "the benchmark worker failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    serde_json::from_slice(&output.stdout).map_err(|e| {
-        format!(
-            "the benchmark worker printed no JSON ({e}): {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    worker_output_json(
+        cargo_run_release(root, "xtask")
+            .args(["--", "bench", "context", "--worker"])
+            .arg(session)
+            .args([runs.to_string().as_str(), leaf, dialect]),
+        "the benchmark worker",
+    )
 }
 
 fn parse_args(args: &[String]) -> Result<(u64, usize), String> {
@@ -176,19 +145,8 @@ fn generated_session(root: &Path, size_mb: u64) -> Result<PathBuf, String> {
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     eprintln!("xtask: generating the {size_mb} MB benchmark session with the store's generator");
-    let status = cargo()
-        .current_dir(root)
-        .args([
-            "run",
-            "--quiet",
-            "--release",
-            "--package",
-            "pi-session-store",
-            "--example",
-            "store_bench",
-            "--",
-            "generate",
-        ])
+    let status = cargo_run_release(root, "pi-session-store")
+        .args(["--example", "store_bench", "--", "generate"])
         .arg(&file)
         .arg(size_mb.to_string())
         .stdout(std::process::Stdio::null())

@@ -1,20 +1,11 @@
 //! `pi-session cat`: every line through the typed model.
 
-use crate::common::{root, run};
+use crate::common::{fixture_files, root, run};
 
 #[test]
 fn every_fixture_line_comes_back_as_json() {
     for folder in ["pi", "omp", "cli/mixed"] {
-        let dir = root().join("fixtures").join(folder);
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        files.sort();
-        for path in files
-            .iter()
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        {
+        for path in fixture_files(folder, ".jsonl") {
             let name = path.file_name().unwrap().to_string_lossy();
             let file = format!("fixtures/{folder}/{name}");
             let out = run(&["cat", &file]);

@@ -11,6 +11,18 @@ pub fn root() -> PathBuf {
         .unwrap()
 }
 
+/// The files of `fixtures/<folder>` whose names end with `suffix`, sorted by path.
+pub fn fixture_files(folder: &str, suffix: &str) -> Vec<PathBuf> {
+    let dir = root().join("fixtures").join(folder);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort();
+    files
+}
+
 /// What one run printed and returned.
 pub struct Output {
     pub args: Vec<String>,
@@ -76,42 +88,10 @@ pub fn json(output: &Output) -> serde_json::Value {
 /// Parses JSON written by `JSON.stringify`, which may hold lone UTF-16 surrogate escapes
 /// (`"\ud83d"`) that serde_json rejects: those become U+FFFD, as the store reads them.
 pub fn parse_js_json(text: &str) -> serde_json::Value {
-    let bytes = text.as_bytes();
-    let hex = |at: usize| {
-        text.get(at..at + 4)
-            .and_then(|digits| u16::from_str_radix(digits, 16).ok())
-    };
-    let mut out = String::with_capacity(text.len());
-    let (mut i, mut last) = (0, 0);
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        if bytes.get(i + 1) != Some(&b'u') {
-            i += 2;
-            continue;
-        }
-        let unit = hex(i + 2).unwrap_or(0);
-        let is_high = (0xD800..0xDC00).contains(&unit);
-        let is_low = (0xDC00..0xE000).contains(&unit);
-        let pairs = is_high
-            && bytes.get(i + 6) == Some(&b'\\')
-            && bytes.get(i + 7) == Some(&b'u')
-            && hex(i + 8).is_some_and(|next| (0xDC00..0xE000).contains(&next));
-        if pairs {
-            i += 12;
-        } else if is_high || is_low {
-            out.push_str(&text[last..i]);
-            out.push_str("\\ufffd");
-            i += 6;
-            last = i;
-        } else {
-            i += 6;
-        }
-    }
-    out.push_str(&text[last..]);
-    serde_json::from_str(&out).unwrap()
+    serde_json::from_str(&pi_session::types::line::replace_lone_surrogate_escapes(
+        text,
+    ))
+    .unwrap()
 }
 
 /// JSON equality as JavaScript sees parsed values: numbers compare by value.

@@ -1,22 +1,13 @@
 //! `pi-session tree`: the JSON equals what the real implementations report; drawings are
 //! snapshotted.
 
-use crate::common::{js_equal, json, parse_js_json, root, run};
+use crate::common::{fixture_files, js_equal, json, parse_js_json, run};
 
 #[test]
 fn tree_json_equals_the_recordings() {
     let mut checked = 0;
     for folder in ["pi", "omp"] {
-        let dir = root().join("fixtures").join(folder);
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        files.sort();
-        for path in files
-            .iter()
-            .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
-        {
+        for path in fixture_files(folder, ".expected.json") {
             let expected = parse_js_json(&std::fs::read_to_string(path).unwrap());
             // A v1 file has no ids: pi makes random ones on open, the store makes them from
             // byte offsets (the same on every open), so only their shape can agree.

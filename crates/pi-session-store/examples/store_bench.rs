@@ -200,11 +200,12 @@ fn generate(path: &Path, size_mb: u64) -> JsonValue {
     json!({"mode": "generate", "bytes": size, "entries": entries, "seconds": started.elapsed().as_secs_f64()})
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+/// The middle value (the upper one of an even count): `percentile(values, 0.5)`.
+fn median(values: &[f64]) -> f64 {
+    percentile(values, 0.5)
 }
 
+/// The value at rank `round((len - 1) * q)` of the sorted values.
 fn percentile(values: &[f64], q: f64) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
@@ -244,9 +245,9 @@ fn bench_open(path: &Path, runs: usize) -> JsonValue {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     json!({
         "mode": "open", "bytes": size, "entries": entries, "threads": threads,
-        "open_ms_runs": times, "open_ms_median": median(times.clone()),
-        "open_ms_median_one_thread": median(single),
-        "mb_per_second": size as f64 / (1 << 20) as f64 / (median(times) / 1000.0),
+        "open_ms_runs": times, "open_ms_median": median(&times),
+        "open_ms_median_one_thread": median(&single),
+        "mb_per_second": size as f64 / (1 << 20) as f64 / (median(&times) / 1000.0),
         "cpu_ms_per_open": cpu_per_open,
         "load_average_1m": load_average(),
         "peak_rss_mb": hwm_default,
@@ -272,7 +273,7 @@ fn bench_append(path: &Path, count: usize) -> JsonValue {
     // The first append of each writer creates the file or takes the lock: report it apart.
     let (early_first, late_first) = (early[0], late[0]);
     let (early, late) = (&early[1..], &late[1..]);
-    let (early_p50, late_p50) = (median(early.to_vec()), median(late.to_vec()));
+    let (early_p50, late_p50) = (median(early), median(late));
     let per_second = |times: &[f64]| 1e6 * times.len() as f64 / times.iter().sum::<f64>();
     json!({
         "mode": "append", "count": count, "durability": "Flush", "late_file_bytes": std::fs::metadata(path).expect("metadata").len(),

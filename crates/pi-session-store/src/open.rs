@@ -480,18 +480,18 @@ impl Builder {
         let migration = self.migrate();
         let by_id = self.check_ids();
         self.diagnostics.sort_by_key(|d| (d.line, d.byte_offset));
-        let file = SessionFile::new(
+        let file = SessionFile {
             source,
-            self.header,
-            self.header_at.map(|(line, _)| line),
-            self.title_slot,
-            self.entries,
+            header: self.header,
+            header_line: self.header_at.map(|(line, _)| line),
+            title_slot: self.title_slot,
+            entries: self.entries,
             by_id,
             migration,
             file_version,
-            self.len,
-            self.ends_with_newline || self.len == 0,
-        );
+            byte_len: self.len,
+            ends_with_newline: self.ends_with_newline || self.len == 0,
+        };
         (file, self.diagnostics)
     }
 

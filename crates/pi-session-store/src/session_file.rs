@@ -49,66 +49,36 @@ pub struct IndexEntry {
 /// [`StoreError::Changed`] instead of wrong data.
 #[derive(Debug, Clone)]
 pub struct SessionFile {
-    source: Source,
-    header: Option<SessionHeader>,
-    header_line: Option<u64>,
-    title_slot: Option<TitleSlot>,
-    entries: Vec<IndexEntry>,
-    by_id: HashMap<String, usize>,
-    migration: Migration,
-    file_version: u64,
-    byte_len: u64,
-    ends_with_newline: bool,
+    pub(crate) source: Source,
+    pub(crate) header: Option<SessionHeader>,
+    pub(crate) header_line: Option<u64>,
+    pub(crate) title_slot: Option<TitleSlot>,
+    pub(crate) entries: Vec<IndexEntry>,
+    pub(crate) by_id: HashMap<String, usize>,
+    pub(crate) migration: Migration,
+    pub(crate) file_version: u64,
+    pub(crate) byte_len: u64,
+    pub(crate) ends_with_newline: bool,
 }
 
 impl SessionFile {
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one private constructor, called by the builder only"
-    )]
-    pub(crate) fn new(
-        source: Source,
-        header: Option<SessionHeader>,
-        header_line: Option<u64>,
-        title_slot: Option<TitleSlot>,
-        entries: Vec<IndexEntry>,
-        by_id: HashMap<String, usize>,
-        migration: Migration,
-        file_version: u64,
-        byte_len: u64,
-        ends_with_newline: bool,
-    ) -> Self {
-        Self {
-            source,
-            header,
-            header_line,
-            title_slot,
-            entries,
-            by_id,
-            migration,
-            file_version,
-            byte_len,
-            ends_with_newline,
-        }
-    }
-
     pub(crate) fn empty() -> Self {
         let source = Source::Memory {
             path: None,
             bytes: Arc::from(Vec::new()),
         };
-        Self::new(
+        Self {
             source,
-            None,
-            None,
-            None,
-            Vec::new(),
-            HashMap::new(),
-            Migration::None,
-            crate::migrate::CURRENT_VERSION,
-            0,
-            true,
-        )
+            header: None,
+            header_line: None,
+            title_slot: None,
+            entries: Vec::new(),
+            by_id: HashMap::new(),
+            migration: Migration::None,
+            file_version: crate::migrate::CURRENT_VERSION,
+            byte_len: 0,
+            ends_with_newline: true,
+        }
     }
 
     /// The file this session was read from (`None` for bytes opened with [`crate::open_bytes`]).

@@ -66,33 +66,26 @@ export function toolResult(toolCallId, toolName, content, opts = {}) {
 	};
 }
 
-export function bashExecution(command, output, opts = {}) {
-	const message = {
-		role: "bashExecution",
-		command,
-		output,
-		exitCode: opts.exitCode,
-		cancelled: opts.cancelled ?? false,
-		truncated: opts.truncated ?? false,
-		fullOutputPath: opts.fullOutputPath,
-		timestamp: now(),
-	};
+/** How a bash or python execution ended, in the field order both agents write. */
+function executionOutcome(opts) {
+	return { exitCode: opts.exitCode, cancelled: opts.cancelled ?? false, truncated: opts.truncated ?? false };
+}
+
+/** Adds `excludeFromContext` only when the scenario sets it. */
+function withContextExclusion(message, opts) {
 	if (opts.excludeFromContext !== undefined) message.excludeFromContext = opts.excludeFromContext;
 	return message;
 }
 
+export function bashExecution(command, output, opts = {}) {
+	return withContextExclusion(
+		{ role: "bashExecution", command, output, ...executionOutcome(opts), fullOutputPath: opts.fullOutputPath, timestamp: now() },
+		opts,
+	);
+}
+
 export function pythonExecution(code, output, opts = {}) {
-	const message = {
-		role: "pythonExecution",
-		code,
-		output,
-		exitCode: opts.exitCode,
-		cancelled: opts.cancelled ?? false,
-		truncated: opts.truncated ?? false,
-		timestamp: now(),
-	};
-	if (opts.excludeFromContext !== undefined) message.excludeFromContext = opts.excludeFromContext;
-	return message;
+	return withContextExclusion({ role: "pythonExecution", code, output, ...executionOutcome(opts), timestamp: now() }, opts);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { tick } from "./determinism.mjs";
+import { SessionReader, SessionWriter } from "./session-api.mjs";
 
 const PACKAGE = "@oh-my-pi/pi-coding-agent";
 const VERSION = "18.2.3";
@@ -70,14 +71,9 @@ class OmpImplementation {
 }
 
 /** Scenario-facing write API over omp's SessionManager. Every call advances the fake clock. */
-class OmpWriter {
+class OmpWriter extends SessionWriter {
 	constructor(sm) {
-		this.sm = sm;
-		this.impl = "omp";
-	}
-	append(message) {
-		tick();
-		return this.sm.appendMessage(message);
+		super(sm, "omp");
 	}
 	/** omp stores "provider/modelId" plus a role (default, temporary, fallback, smol, ...). */
 	model(provider, modelId, role, resolvedModelIsFallback) {
@@ -98,24 +94,6 @@ class OmpWriter {
 			providerReplayThroughEntryId: extra.providerReplayThroughEntryId,
 			tokensAfter: extra.tokensAfter,
 		});
-	}
-	branch(id) {
-		this.sm.branch(id);
-	}
-	resetLeaf() {
-		this.sm.resetLeaf();
-	}
-	branchWithSummary(fromId, summary, details) {
-		tick();
-		return this.sm.branchWithSummary(fromId, summary, details);
-	}
-	label(targetId, label) {
-		tick();
-		return this.sm.appendLabelChange(targetId, label);
-	}
-	custom(customType, data) {
-		tick();
-		return this.sm.appendCustomEntry(customType, data);
 	}
 	customMessage(customType, content, display, details, attribution) {
 		tick();
@@ -160,14 +138,6 @@ class OmpWriter {
 		entry.message.retryRecovery = recovery;
 		await this.sm.rewriteEntries();
 	}
-	/** createBranchedSession(leafId): the manager continues in the new file (which finish() returns). */
-	fork(leafId) {
-		tick();
-		return this.sm.createBranchedSession(leafId);
-	}
-	leaf() {
-		return this.sm.getLeafId();
-	}
 	async finish() {
 		await this.sm.ensureOnDisk();
 		await this.sm.flush();
@@ -177,50 +147,7 @@ class OmpWriter {
 	}
 }
 
-class OmpReader {
-	constructor(implementation, sm) {
-		this.implementation = implementation;
-		this.sm = sm;
-	}
-	header() {
-		return this.sm.getHeader();
-	}
-	sessionName() {
-		return this.sm.getSessionName();
-	}
-	leafId() {
-		return this.sm.getLeafId();
-	}
-	entries() {
-		return this.sm.getEntries();
-	}
-	branchIds(leafId) {
-		return this.sm.getBranch(leafId ?? undefined).map(entry => entry.id);
-	}
-	childCount(id) {
-		return this.sm.getChildren(id).length;
-	}
-	label(id) {
-		return this.sm.getLabel(id);
-	}
-	hasEntry(id) {
-		return this.sm.getEntry(id) !== undefined;
-	}
-	defaultContext() {
-		return this.sm.buildSessionContext();
-	}
-	contextAt(leafId) {
-		const saved = this.sm.getLeafId();
-		try {
-			if (leafId === null) this.sm.resetLeaf();
-			else if (this.hasEntry(leafId)) this.sm.branch(leafId);
-			else return this.implementation.buildSessionContext(this.sm.getEntries(), leafId);
-			return this.sm.buildSessionContext();
-		} finally {
-			if (saved === null) this.sm.resetLeaf();
-			else this.sm.branch(saved);
-		}
-	}
+class OmpReader extends SessionReader {
 	/**
 	 * `llm`: omp's `convertToLlm(messages)` (session/messages.ts).
 	 * `llmAgentLoop`: what omp's agent loop sends for a vision model with images allowed and no

@@ -5,6 +5,7 @@
 // (node >= 22), so under node 20 we load the two modules we need directly from dist/core/
 // (session-manager.js and messages.js), which do not touch that API.
 import { tick } from "./determinism.mjs";
+import { SessionReader, SessionWriter } from "./session-api.mjs";
 
 const PACKAGES = {
 	pi: { name: "@mariozechner/pi-coding-agent", version: "0.73.1", deepImport: false },
@@ -36,7 +37,7 @@ class PiImplementation {
 		this.packageName = pkg.name;
 		this.version = pkg.version;
 		this.SessionManager = SessionManager;
-		this.moduleBuildSessionContext = buildSessionContext;
+		this.buildSessionContext = buildSessionContext;
 		this.convertToLlm = convertToLlm;
 	}
 
@@ -52,14 +53,9 @@ class PiImplementation {
 }
 
 /** Scenario-facing write API over pi's SessionManager. Every call advances the fake clock. */
-class PiWriter {
+class PiWriter extends SessionWriter {
 	constructor(sm) {
-		this.sm = sm;
-		this.impl = "pi";
-	}
-	append(message) {
-		tick();
-		return this.sm.appendMessage(message);
+		super(sm, "pi");
 	}
 	model(provider, modelId) {
 		tick();
@@ -73,24 +69,6 @@ class PiWriter {
 		tick();
 		return this.sm.appendCompaction(summary, firstKeptEntryId, tokensBefore, extra.details, extra.fromHook);
 	}
-	branch(id) {
-		this.sm.branch(id);
-	}
-	resetLeaf() {
-		this.sm.resetLeaf();
-	}
-	branchWithSummary(fromId, summary, details) {
-		tick();
-		return this.sm.branchWithSummary(fromId, summary, details);
-	}
-	label(targetId, label) {
-		tick();
-		return this.sm.appendLabelChange(targetId, label);
-	}
-	custom(customType, data) {
-		tick();
-		return this.sm.appendCustomEntry(customType, data);
-	}
 	customMessage(customType, content, display, details) {
 		tick();
 		return this.sm.appendCustomMessageEntry(customType, content, display, details);
@@ -99,66 +77,13 @@ class PiWriter {
 		tick();
 		return this.sm.appendSessionInfo(name);
 	}
-	/** createBranchedSession(leafId): the manager continues in the new file (which finish() returns). */
-	fork(leafId) {
-		tick();
-		return this.sm.createBranchedSession(leafId);
-	}
-	leaf() {
-		return this.sm.getLeafId();
-	}
 	async finish() {
 		return this.sm.getSessionFile();
 	}
 }
 
 /** Read side: what the real pi returns for an opened file. */
-class PiReader {
-	constructor(implementation, sm) {
-		this.implementation = implementation;
-		this.sm = sm;
-	}
-	header() {
-		return this.sm.getHeader();
-	}
-	sessionName() {
-		return this.sm.getSessionName();
-	}
-	leafId() {
-		return this.sm.getLeafId();
-	}
-	entries() {
-		return this.sm.getEntries();
-	}
-	branchIds(leafId) {
-		return this.sm.getBranch(leafId ?? undefined).map(entry => entry.id);
-	}
-	childCount(id) {
-		return this.sm.getChildren(id).length;
-	}
-	label(id) {
-		return this.sm.getLabel(id);
-	}
-	hasEntry(id) {
-		return this.sm.getEntry(id) !== undefined;
-	}
-	/** buildSessionContext for the manager's own leaf. */
-	defaultContext() {
-		return this.sm.buildSessionContext();
-	}
-	/** buildSessionContext for another leaf: known ids via branch(), null via resetLeaf(), others via the module function. */
-	contextAt(leafId) {
-		const saved = this.sm.getLeafId();
-		try {
-			if (leafId === null) this.sm.resetLeaf();
-			else if (this.hasEntry(leafId)) this.sm.branch(leafId);
-			else return this.implementation.moduleBuildSessionContext(this.sm.getEntries(), leafId);
-			return this.sm.buildSessionContext();
-		} finally {
-			if (saved === null) this.sm.resetLeaf();
-			else this.sm.branch(saved);
-		}
-	}
+class PiReader extends SessionReader {
 	/** pi's agent loop hands `convertToLlm(messages)` to the provider (transformContext is extensions only). */
 	llm(messages) {
 		return { llm: this.implementation.convertToLlm(messages) };
