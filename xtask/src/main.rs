@@ -2,7 +2,11 @@
 //!
 //! Each subcommand lives in its own module; `main` only dispatches. Commands print progress to
 //! stderr and results to stdout, and exit non-zero on failure.
-#![allow(clippy::print_stdout, clippy::print_stderr, reason = "xtask is a command-line tool")]
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "xtask is a command-line tool"
+)]
 
 mod bench;
 mod bench_context;

@@ -6,19 +6,36 @@ use std::process::Command;
 /// Runs `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks.
 pub fn run(_args: &[String]) -> Result<(), String> {
     let root = workspace_root();
-    run_command(cargo().current_dir(&root).args(["test", "--workspace", "--all-targets"]))?;
-    run_command(cargo().current_dir(&root).args(["test", "--workspace", "--doc"]))?;
+    run_command(
+        cargo()
+            .current_dir(&root)
+            .args(["test", "--workspace", "--all-targets"]),
+    )?;
+    run_command(
+        cargo()
+            .current_dir(&root)
+            .args(["test", "--workspace", "--doc"]),
+    )?;
     deny(&root)?;
     crate::golden::run(&[])
 }
 
 fn deny(root: &std::path::Path) -> Result<(), String> {
-    let installed = Command::new("cargo-deny").arg("--version").output().is_ok_and(|o| o.status.success());
+    let installed = Command::new("cargo-deny")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !installed {
-        eprintln!("xtask: cargo-deny is not installed; skipping `cargo deny check` (install: cargo install cargo-deny --locked)");
+        eprintln!(
+            "xtask: cargo-deny is not installed; skipping `cargo deny check` (install: cargo install cargo-deny --locked)"
+        );
         return Ok(());
     }
     // Advisories need the RustSec database from GitHub, which this project's machines cannot
     // reach; bans, licenses and sources are checked offline.
-    run_command(cargo().current_dir(root).args(["deny", "check", "bans", "licenses", "sources"]))
+    run_command(
+        cargo()
+            .current_dir(root)
+            .args(["deny", "check", "bans", "licenses", "sources"]),
+    )
 }

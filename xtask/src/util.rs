@@ -6,15 +6,23 @@ use std::process::Command;
 /// The workspace root (the folder holding the root `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
     let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir.parent().map_or(manifest_dir.clone(), PathBuf::from)
+    manifest_dir
+        .parent()
+        .map_or(manifest_dir.clone(), PathBuf::from)
 }
 
 /// Runs `command`, inheriting stdio; an error names the command and its exit status.
 pub fn run_command(command: &mut Command) -> Result<(), String> {
     let shown = format!("{command:?}");
     eprintln!("xtask: running {shown}");
-    let status = command.status().map_err(|e| format!("could not start {shown}: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("{shown} failed with {status}")) }
+    let status = command
+        .status()
+        .map_err(|e| format!("could not start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed with {status}"))
+    }
 }
 
 /// The cargo binary that runs this xtask.
