@@ -119,6 +119,11 @@ impl DialectEvidence {
                 self.pi = true;
             }
         }
+        // omp's appendCustomMessageEntry always writes `attribution` ("user" or "agent");
+        // pi 0.73 and 1.6 never do. This tells headerless omp excerpts apart.
+        if kind == "custom_message" && entry.get("attribution").is_some() {
+            self.omp = true;
+        }
         self
     }
 

@@ -97,6 +97,9 @@ pub struct SessionView<'s, S: EntrySource + ?Sized> {
     index: TreeIndex,
 }
 
+/// How many `custom_message` bodies dialect detection reads when nothing else decided it.
+const CUSTOM_MESSAGES_SAMPLED: usize = 8;
+
 impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     /// Indexes `source` from its envelopes.
     pub fn new(source: &'s S) -> Self {
@@ -134,6 +137,18 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         let changes: Vec<usize> = self.index.positions_of_kind("model_change").collect();
         for entry in self.load(&changes)? {
             evidence.entry(&entry);
+        }
+        if !evidence.is_decided() {
+            // No header mark and no model_change shape (e.g. a headerless excerpt): omp's
+            // custom messages carry `attribution`. A few bodies suffice.
+            let custom: Vec<usize> = self
+                .index
+                .positions_of_kind("custom_message")
+                .take(CUSTOM_MESSAGES_SAMPLED)
+                .collect();
+            for entry in self.load(&custom)? {
+                evidence.entry(&entry);
+            }
         }
         Ok(evidence.dialect())
     }

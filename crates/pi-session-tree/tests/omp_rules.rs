@@ -197,6 +197,21 @@ fn dialect_detection() {
         detect_dialect(false, None, [&user("1", None, "x")]),
         Dialect::Pi
     );
+    // omp writes `attribution` on every custom_message; pi never does (headerless omp excerpts).
+    let omp_notice = entry(
+        "custom_message",
+        "1",
+        None,
+        json!({"customType":"n","content":"x","display":true,"attribution":"agent"}),
+    );
+    let pi_notice = entry(
+        "custom_message",
+        "1",
+        None,
+        json!({"customType":"n","content":"x","display":true}),
+    );
+    assert_eq!(detect_dialect(false, None, [&omp_notice]), Dialect::Omp);
+    assert_eq!(detect_dialect(false, None, [&pi_notice]), Dialect::Pi);
     let entries = vec![user("1", None, "x"), omp_change];
     assert_eq!(
         SessionView::new(entries.as_slice())
