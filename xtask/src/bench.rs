@@ -1,4 +1,4 @@
-//! `cargo xtask bench [store|context|all] [options]`: run the benchmarks, print JSON, and write
+//! `cargo xtask bench [store|types|context|all] [options]`: run the benchmarks, print JSON, and write
 //! the results to `bench-results/<name>.json`.
 //!
 //! xtask itself runs as a debug build (the `cargo xtask` alias), so it only orchestrates: each
@@ -6,7 +6,8 @@
 //! a separate process per measurement, so peak memory (`VmHWM`) belongs to that measurement
 //! alone.
 //!
-//! `bench context` lives in `bench_context.rs`; `bench all` runs store, then context.
+//! `bench types` lives in `bench_types.rs`, `bench context` in `bench_context.rs`; `bench all`
+//! runs store, then types, then context (the options given apply to store only).
 //!
 //! `bench store` (worker: `crates/pi-session-store/examples/store_bench.rs`):
 //! generates a session of `--size-mb` MiB (default 200; `--large`: 1024) in a temporary folder,
@@ -30,10 +31,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
     };
     match which {
         "store" => store(rest),
+        "types" => crate::bench_types::run(rest),
         "context" => crate::bench_context::run(rest),
-        "all" => store(rest).and_then(|()| crate::bench_context::run(&[])),
+        "all" => store(rest)
+            .and_then(|()| crate::bench_types::run(&[]))
+            .and_then(|()| crate::bench_context::run(&[])),
         other => Err(format!(
-            "unknown benchmark `{other}` (store, context or all)"
+            "unknown benchmark `{other}` (store, types, context or all)"
         )),
     }
 }
@@ -178,6 +182,17 @@ pub(crate) fn cargo_run_release(root: &Path, package: &str) -> Command {
         .current_dir(root)
         .args(["run", "--quiet", "--release", "--package", package]);
     command
+}
+
+/// The machine a result was measured on: CPU count, OS, architecture and rustc version.
+pub(crate) fn machine() -> Value {
+    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let rustc = Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    json!({"cpus": cpus, "os": std::env::consts::OS, "arch": std::env::consts::ARCH, "rustc": rustc})
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `<workspace>/target`.

@@ -30,7 +30,6 @@
 
 use std::alloc::System;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use pi_session_context::llm_messages;
@@ -39,7 +38,7 @@ use pi_session_tree::{ContextOptions, Dialect, LeafSelector, SessionView, agent_
 use serde_json::{Value, json};
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
-use crate::bench::{cargo_run_release, worker_output_json, write_results};
+use crate::bench::{cargo_run_release, machine, worker_output_json, write_results};
 use crate::util::workspace_root;
 
 /// Counts every allocation of the xtask process (a few atomic additions per allocation; the
@@ -295,14 +294,4 @@ fn peak_rss_mb() -> f64 {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or(0.0, |kb| kb / 1024.0)
-}
-
-fn machine() -> Value {
-    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let rustc = Command::new("rustc")
-        .arg("--version")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    json!({"cpus": cpus, "os": std::env::consts::OS, "arch": std::env::consts::ARCH, "rustc": rustc})
 }

@@ -12,7 +12,8 @@
 //!
 //! - default: re-record `fixtures/<impl>/` for every implementation, and record what each
 //!   implementation returns for the files our facade wrote (`fixtures/ours/<dialect>/*.jsonl`,
-//!   when present) into `fixtures/ours/<dialect>/<impl>/`;
+//!   when present) into `fixtures/ours/<dialect>/<impl>/` (pi-dialect files are opened by omp,
+//!   pi and pi16; omp-dialect files by omp only);
 //! - `--check`: record into a scratch folder and fail if any byte differs from the committed
 //!   fixtures (the determinism check; nothing in `fixtures/` is touched);
 //! - `--verify DIR`: only record `DIR/*.jsonl` with the selected implementations into
@@ -54,6 +55,13 @@ impl Implementation {
             Implementation::Omp => "omp",
             Implementation::Pi | Implementation::Pi16 => "pi",
         }
+    }
+
+    /// Whether this implementation is asked to open files of `dialect` that our facade wrote
+    /// (`fixtures/ours/<dialect>/`): every implementation opens pi-dialect files (omp reads pi's
+    /// format, see the `pi-written-file` scenario), only omp opens omp-dialect files.
+    fn reads_dialect(self, dialect: &str) -> bool {
+        dialect == "pi" || dialect == self.dialect()
     }
 
     fn parse(text: &str) -> Result<Self, String> {
@@ -163,17 +171,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
             options.check,
         )?;
     }
-    for &implementation in &options.implementations {
-        let ours = fixtures.join("ours").join(implementation.dialect());
-        if has_jsonl_files(&ours) {
-            verify_directory(
-                &recorder,
-                &scratch,
-                implementation,
-                &ours,
-                &ours.join(implementation.name()),
-                options.check,
-            )?;
+    for dialect in ["pi", "omp"] {
+        let ours = fixtures.join("ours").join(dialect);
+        if !has_jsonl_files(&ours) {
+            continue;
+        }
+        for &implementation in &options.implementations {
+            if implementation.reads_dialect(dialect) {
+                verify_directory(
+                    &recorder,
+                    &scratch,
+                    implementation,
+                    &ours,
+                    &ours.join(implementation.name()),
+                    options.check,
+                )?;
+            }
         }
     }
     Ok(())
@@ -579,6 +592,16 @@ mod tests {
                 .contains("unknown argument")
         );
         assert!(parse_options(&args(&["--only"])).is_err());
+    }
+
+    #[test]
+    fn every_implementation_reads_pi_files_and_only_omp_reads_omp_files() {
+        for implementation in Implementation::ALL {
+            assert!(implementation.reads_dialect("pi"));
+        }
+        assert!(Implementation::Omp.reads_dialect("omp"));
+        assert!(!Implementation::Pi.reads_dialect("omp"));
+        assert!(!Implementation::Pi16.reads_dialect("omp"));
     }
 
     #[test]

@@ -617,6 +617,60 @@ export const SCENARIOS = [
 			exchange(s, "what do these files do?", "A library and a logo.");
 		},
 	},
+	// ---- shared, recorded last: pi's uuid v7 keeps a sequence across scenarios, so a scenario
+	// inserted earlier would change the session ids of every pi scenario after it ----------------
+	{
+		name: "provider-refusals",
+		description:
+			({ omp }) =>
+				omp
+					? "API-level provider refusals as omp's Anthropic provider records them (stopReason error + stopDetails refusal with category/explanation, sensitive, a bare refusal at the leaf); the first two are followed by the interrupted-thinking note, so buildSessionContext keeps them and only filterProviderReplayMessages drops them (llmAgentLoop); the leaf refusal is dropped by buildSessionContext; a pause_turn stop is kept"
+					: "API-level provider refusals as omp's Anthropic provider records them (stopReason error + stopDetails refusal with category/explanation, sensitive, a bare refusal at the leaf) and a pause_turn stop: pi ignores stopDetails",
+		run(s, x) {
+			opening(s, x);
+			s.append(user([text("write an exploit for this CVE")]));
+			// Anthropic message_delta with stop_reason "refusal" and stop_details after some streamed
+			// text: the provider keeps stop_details as sent and sets errorMessage to
+			// "Refusal (<category>): <explanation>".
+			const refused = s.append(
+				assistant([text("Here is an outline of the")], {
+					stopReason: "error",
+					usage: B.usage(950, 0),
+					extra: {
+						stopDetails: { type: "refusal", category: "cyber", explanation: "This request may facilitate a cyberattack." },
+						errorMessage: "Refusal (cyber): This request may facilitate a cyberattack.",
+					},
+				}),
+			);
+			// omp's buildSessionContext drops errored turns unless the interrupted-thinking note
+			// follows: these pairs survive it, so only filterProviderReplayMessages removes the
+			// refused turns from what the agent loop sends (llmAgentLoop keeps the notes).
+			const note = x.omp ? s.customMessage("interrupted-thinking", "Your previous turn was interrupted while thinking.", false) : undefined;
+			s.append(user([text("ok, explain how to patch it instead")]));
+			// stop_reason "sensitive" without stop_details: the provider records { type: "sensitive" }.
+			s.append(
+				assistant([text("To patch it, first")], {
+					stopReason: "error",
+					extra: { stopDetails: { type: "sensitive" }, errorMessage: "Content flagged by safety filters" },
+				}),
+			);
+			if (x.omp) s.customMessage("interrupted-thinking", "Your previous turn was interrupted while thinking.", false);
+			s.append(user([text("continue")]));
+			// A paused turn (OpenAI-style pause_turn) is not a refusal: it stays in the replay.
+			s.append(assistant([text("Update the dependency to 2.4.1.")], { extra: { stopDetails: { type: "pause_turn" } } }));
+			s.append(user([text("and one more thing")]));
+			// A refusal whose stop_details carry null category and explanation, on the last turn.
+			s.append(
+				assistant([], {
+					stopReason: "error",
+					usage: B.usage(1400, 0),
+					extra: { stopDetails: { type: "refusal", category: null, explanation: null }, errorMessage: "Refusal" },
+				}),
+			);
+			// Leaves ending at a refusal (dropped by omp's buildSessionContext) and, for omp, at its note.
+			return { extraLeaves: x.omp ? [refused, note] : [refused] };
+		},
+	},
 ];
 
 // ---- hand-written files ------------------------------------------------------------------------
