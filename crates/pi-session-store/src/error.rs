@@ -29,6 +29,35 @@ pub enum StoreError {
         /// The lock file that is held.
         lock: PathBuf,
     },
+    /// omp's publish lock (`.<name>.lock`) stayed held by another process for the whole wait
+    /// (500 ms): a writer such as omp is appending to this session right now.
+    #[error(
+        "could not take the publish lock {lock} of {session} within 500 ms (held by {holder}, as `<pid>:<ms>`): another process (such as omp) is writing this session; retry later, and if no process is writing it, delete {lock}"
+    )]
+    PublishLockTimeout {
+        /// The session file.
+        session: PathBuf,
+        /// omp's lock file, `.<name>.lock`.
+        lock: PathBuf,
+        /// The lock file's content, trimmed (`unknown` if it could not be read).
+        holder: String,
+    },
+    /// The file is no longer what this writer last wrote or read: another process appended to
+    /// it, rewrote it, or removed it. Nothing was written.
+    #[error(
+        "{path} changed under this writer (expected {expected} bytes, found {}): another process wrote to it; nothing was written. Open it again with `open_for_append` to see its new entries, then append",
+        describe_found(*.actual, *.replaced)
+    )]
+    Conflict {
+        /// The session file.
+        path: PathBuf,
+        /// The size this writer last wrote or read.
+        expected: u64,
+        /// The size found (`None`: the file is gone).
+        actual: Option<u64>,
+        /// The path now names a different file (it was replaced, e.g. by a rewrite).
+        replaced: bool,
+    },
     /// The file changed under us: the bytes at an indexed offset are no longer that entry.
     #[error(
         "{path} changed since it was opened (line {line} no longer holds the entry that was indexed there); open it again"
@@ -127,5 +156,13 @@ impl StoreError {
             path: path.into(),
             source,
         }
+    }
+}
+
+fn describe_found(actual: Option<u64>, replaced: bool) -> String {
+    match (actual, replaced) {
+        (None, _) => "no file".to_owned(),
+        (Some(size), false) => format!("{size} bytes"),
+        (Some(size), true) => format!("a different file of {size} bytes"),
     }
 }

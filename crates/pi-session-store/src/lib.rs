@@ -9,8 +9,17 @@
 //!   [`Diagnostic`]s naming line, byte offset and what happened (only I/O is an error). Version 1
 //!   and 2 files are migrated in memory exactly as pi does, with deterministic ids.
 //! - [`SessionWriter::append`] writes one line per entry, serialised exactly as JavaScript's
-//!   `JSON.stringify` would (via `pi-session-types`), never onto a torn line, under an advisory
-//!   lock, and returns the entry as it reads back from the bytes written.
+//!   `JSON.stringify` would (via `pi-session-types`), never onto a torn line, and returns the
+//!   entry as it reads back from the bytes written.
+//! - One owner per file: the writer holds an advisory lock on `.<name>.pi-session.lock` from its
+//!   first append until it is dropped ([`StoreError::Locked`] for a second writer).
+//! - Safe beside a running omp: every write takes omp's own publish lock, the `.<name>.lock` file
+//!   ([`publish_lock_path`]; created exclusively, `<pid>:<ms>` inside, stolen only from a dead
+//!   pid or, if malformed, after 500 ms; [`StoreError::PublishLockTimeout`] after 500 ms of
+//!   waiting), and first checks that the file still has the size and identity this writer last
+//!   saw; a foreign append or rewrite gives [`StoreError::Conflict`] and writes nothing (open the
+//!   file again with [`SessionWriter::open_for_append`]). omp's outer OS-level gate
+//!   (`.<name>.lock.os`) is not reproduced; omp takes the lock file inside it.
 //! - Memory stays bounded: files are streamed in chunks (parsed on worker threads, a bounded number
 //!   in flight); only envelopes are kept, bodies are re-read by byte range when asked for.
 //!
@@ -49,6 +58,7 @@ mod lock;
 mod migrate;
 mod open;
 pub mod paths;
+mod publish_lock;
 mod session_file;
 mod writer;
 
@@ -60,6 +70,7 @@ pub use error::StoreError;
 pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};
+pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};
 pub use session_file::{IndexEntry, SessionFile};
 pub use writer::{
     Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,

@@ -5,7 +5,8 @@
 //! keeps readers lock-free. The sidecar `.<file name>.pi-session.lock` sits beside the session. It
 //! is never deleted (deleting a lock file races with a process about to lock it); the operating
 //! system releases the lock when the holder exits, even on a crash. Neither pi nor omp uses this
-//! name, so it does not interfere with omp's own `.<name>.lock` publish lock.
+//! name, so it does not interfere with omp's own `.<name>.lock` publish lock, which the writer
+//! takes as well, briefly, around each write (see `publish_lock`).
 
 use crate::error::StoreError;
 use std::fs::{File, OpenOptions};

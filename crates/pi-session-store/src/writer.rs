@@ -6,6 +6,7 @@ use crate::error::StoreError;
 use crate::lock::WriterLock;
 use crate::open::{open, open_bytes};
 use crate::paths::session_file_name;
+use crate::publish_lock::PublishLock;
 use crate::session_file::SessionFile;
 use pi_session_types::{
     Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource, parse_line,
@@ -13,15 +14,16 @@ use pi_session_types::{
 };
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// How hard each append works to put the line on stable storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Durability {
     /// Lines collect in a buffer and reach the file on [`SessionWriter::flush`], when the buffer
-    /// fills, or on drop. Fastest; a write error may surface on a later call, and entries
-    /// appended since the last flush are lost if the process dies.
+    /// fills, or on drop. Fastest; a write error (or a [`StoreError::Conflict`] or
+    /// [`StoreError::PublishLockTimeout`]) may surface on a later call, and entries appended
+    /// since the last flush are lost if the process dies.
     Buffered,
     /// Each append hands its line to the operating system before returning (what pi and omp
     /// do): safe against a crash of this process, not against power loss.
@@ -141,6 +143,12 @@ pub fn new_header(cwd: impl Into<String>) -> SessionHeader {
 ///   and the file (never overwriting one), takes the writer lock, and writes the title slot (when
 ///   asked for), the header and the entry.
 /// * Each append writes exactly one line and returns the entry parsed back from those bytes.
+/// * Every write takes omp's publish lock (`.<name>.lock`, see [`crate::publish_lock_path`]) and
+///   first checks that the file still has the size and identity this writer last saw: if another
+///   process (such as omp) appended to it, rewrote it or removed it, the call writes nothing and
+///   fails with [`StoreError::Conflict`]; open it again with
+///   [`open_for_append`](Self::open_for_append). A lock held for more than 500 ms gives
+///   [`StoreError::PublishLockTimeout`].
 /// * If an append fails, the session in memory does not include that entry, and a partly written
 ///   line is cut off again; if even that fails, the next append starts on a new line.
 #[derive(Debug)]
@@ -162,27 +170,41 @@ enum State {
     /// A new file that does not exist yet.
     Pending,
     /// An existing file that is not locked yet.
-    Existing { has_slot: bool },
+    Existing {
+        has_slot: bool,
+        /// The size the file had when it was read; appending requires it unchanged.
+        expected_len: u64,
+    },
     /// Locked and open for appending.
     Open(OpenFile),
     /// An in-memory session: the bytes a file would hold (empty until the first append).
     Memory(Vec<u8>),
 }
 
+/// How many bytes [`Durability::Buffered`] collects before writing them.
+const BUFFER_BYTES: usize = 64 << 10;
+
+/// A session file this writer owns (the sidecar lock) and appends to.
+///
+/// Every write to the file happens under omp's publish lock (see [`PublishLock`]) and only
+/// after checking that the file is still the one this writer last wrote: same identity, and
+/// `len` bytes long. A foreign append or rewrite gives [`StoreError::Conflict`].
 #[derive(Debug)]
 struct OpenFile {
-    output: Output,
+    path: PathBuf,
+    /// Opened with `O_APPEND`.
+    file: File,
+    /// Lines not written yet ([`Durability::Buffered`] only).
+    pending: Vec<u8>,
+    durability: Durability,
     _lock: WriterLock,
-    /// Bytes in the file, including any still in the buffer.
+    /// Which file `file` is, to notice the path being replaced.
+    identity: FileIdentity,
+    /// Bytes on disk as this writer last wrote or read them (the expected size).
     len: u64,
+    /// The file ends without a newline: the next write starts with one.
     needs_newline: bool,
     has_slot: bool,
-}
-
-#[derive(Debug)]
-enum Output {
-    Direct(File),
-    Buffered(BufWriter<File>),
 }
 
 impl SessionWriter {
@@ -268,7 +290,10 @@ impl SessionWriter {
             Some(path.to_path_buf()),
             header,
             options,
-            State::Existing { has_slot },
+            State::Existing {
+                has_slot,
+                expected_len: session.byte_len(),
+            },
         );
         writer.title_updated_at = session
             .title_slot()
@@ -385,29 +410,27 @@ impl SessionWriter {
             State::Pending => return Ok(TitleWrite::AtCreation),
             State::Memory(bytes) if bytes.is_empty() => return Ok(TitleWrite::AtCreation),
             State::Memory(_) => false,
-            State::Existing { has_slot } => *has_slot,
+            State::Existing { has_slot, .. } => *has_slot,
             State::Open(open) => open.has_slot,
         };
         if !has_slot {
             return Ok(TitleWrite::InMemoryOnly);
         }
         let slot = self.slot_bytes()?;
-        let path = self.file_path()?.to_path_buf();
         let open = self.ensure_open()?;
-        open.flush(&path)?;
-        rewrite_slot(&path, &slot)?;
+        open.flush()?;
+        open.rewrite_slot(&slot)?;
         Ok(TitleWrite::Slot)
     }
 
     /// Pushes buffered lines to the file (and fsyncs with [`Durability::Fsync`]).
     pub fn flush(&mut self) -> Result<(), StoreError> {
-        let durability = self.options.durability;
-        if let (State::Open(open), Some(path)) = (&mut self.state, &self.path) {
-            open.flush(path)?;
-            if durability == Durability::Fsync {
-                open.file()
+        if let State::Open(open) = &mut self.state {
+            open.flush()?;
+            if open.durability == Durability::Fsync {
+                open.file
                     .sync_data()
-                    .map_err(|e| StoreError::io("could not fsync", path, e))?;
+                    .map_err(|e| StoreError::io("could not fsync", &open.path, e))?;
             }
         }
         Ok(())
@@ -490,14 +513,12 @@ impl SessionWriter {
         if matches!(self.state, State::Pending) {
             return self.create_file(line);
         }
-        let durability = self.options.durability;
-        let path = self.file_path()?.to_path_buf();
-        let open = self.ensure_open()?;
-        open.append(&path, line, durability)
+        self.ensure_open()?.append(line)
     }
 
     /// The first append of a new session: directories, lock, exclusive create, slot + header +
-    /// entry in one write. On failure the new file is removed again.
+    /// entry in one write (under omp's publish lock, as omp creates files). On failure the new
+    /// file is removed again.
     fn create_file(&mut self, line: &[u8]) -> Result<(), StoreError> {
         let path = self.file_path()?.to_path_buf();
         let mut bytes = self.prefix_bytes()?;
@@ -508,7 +529,13 @@ impl SessionWriter {
                 .map_err(|e| StoreError::io("could not create the directory", dir, e))?;
         }
         let lock = WriterLock::try_acquire(&path)?;
-        let file = match OpenOptions::new().append(true).create_new(true).open(&path) {
+        let publishing = PublishLock::acquire(&path)?;
+        let mut file = match OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .open(&path)
+        {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                 return Err(StoreError::AlreadyExists { path });
@@ -516,38 +543,47 @@ impl SessionWriter {
             Err(e) => return Err(StoreError::io("could not create", path, e)),
         };
         let durability = self.options.durability;
-        let mut output = match durability {
-            Durability::Buffered => Output::Buffered(BufWriter::with_capacity(64 << 10, file)),
-            Durability::Flush | Durability::Fsync => Output::Direct(file),
-        };
-        let written = output.write_all(&bytes).and_then(|()| {
+        let written = file.write_all(&bytes).and_then(|()| {
             if durability == Durability::Fsync {
-                output.file().sync_data()?;
+                file.sync_data()?;
                 sync_parent_dir(&path)?;
             }
             Ok(())
         });
-        if let Err(e) = written {
-            drop(output);
-            // The file is ours (created exclusively above): take it away again. If removal
-            // fails too, report the write error, which is the cause.
-            let _ = std::fs::remove_file(&path);
-            return Err(StoreError::io("could not write", path, e));
-        }
-        let len = bytes.len() as u64;
+        let identity = written.and_then(|()| FileIdentity::of(&file));
+        drop(publishing);
+        let identity = match identity {
+            Ok(identity) => identity,
+            Err(e) => {
+                drop(file);
+                // The file is ours (created exclusively above): take it away again. If removal
+                // fails too, report the write error, which is the cause.
+                let _ = std::fs::remove_file(&path);
+                return Err(StoreError::io("could not write", path, e));
+            }
+        };
         self.state = State::Open(OpenFile {
-            output,
+            path,
+            file,
+            pending: Vec::new(),
+            durability,
             _lock: lock,
-            len,
+            identity,
+            len: bytes.len() as u64,
             needs_newline: false,
             has_slot,
         });
         Ok(())
     }
 
-    /// Locks and opens an existing file for appending (once).
+    /// Locks and opens an existing file for appending (once). Refuses with
+    /// [`StoreError::Conflict`] if the file is no longer the size it was when it was read.
     fn ensure_open(&mut self) -> Result<&mut OpenFile, StoreError> {
-        if let State::Existing { has_slot } = self.state {
+        if let State::Existing {
+            has_slot,
+            expected_len,
+        } = self.state
+        {
             let path = self.file_path()?.to_path_buf();
             let lock = WriterLock::try_acquire(&path)?;
             let file = OpenOptions::new()
@@ -555,21 +591,31 @@ impl SessionWriter {
                 .append(true)
                 .open(&path)
                 .map_err(|e| StoreError::io("could not open for appending", &path, e))?;
-            let len = file
+            let metadata = file
                 .metadata()
-                .map_err(|e| StoreError::io("could not read the size of", &path, e))?
-                .len();
-            let needs_newline = len > 0
-                && last_byte(&file, len).map_err(|e| StoreError::io("could not read", &path, e))?
+                .map_err(|e| StoreError::io("could not read the size of", &path, e))?;
+            if metadata.len() != expected_len {
+                return Err(StoreError::Conflict {
+                    path,
+                    expected: expected_len,
+                    actual: Some(metadata.len()),
+                    replaced: false,
+                });
+            }
+            let needs_newline = expected_len > 0
+                && last_byte(&file, expected_len)
+                    .map_err(|e| StoreError::io("could not read", &path, e))?
                     != b'\n';
-            let output = match self.options.durability {
-                Durability::Buffered => Output::Buffered(BufWriter::with_capacity(64 << 10, file)),
-                Durability::Flush | Durability::Fsync => Output::Direct(file),
-            };
+            let identity = FileIdentity::of(&file)
+                .map_err(|e| StoreError::io("could not read the metadata of", &path, e))?;
             self.state = State::Open(OpenFile {
-                output,
+                path,
+                file,
+                pending: Vec::new(),
+                durability: self.options.durability,
                 _lock: lock,
-                len,
+                identity,
+                len: expected_len,
                 needs_newline,
                 has_slot,
             });
@@ -584,77 +630,150 @@ impl SessionWriter {
 }
 
 impl OpenFile {
-    fn append(
-        &mut self,
-        path: &Path,
-        line: &[u8],
-        durability: Durability,
-    ) -> Result<(), StoreError> {
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        if self.needs_newline {
-            bytes.push(b'\n');
+    /// Writes `line` now, or with [`Durability::Buffered`] adds it to the pending bytes (writing
+    /// those first when they would outgrow the buffer). On error nothing of `line` stays.
+    fn append(&mut self, line: &[u8]) -> Result<(), StoreError> {
+        if self.durability != Durability::Buffered {
+            return self.publish(line);
         }
-        bytes.extend_from_slice(line);
+        if !self.pending.is_empty() && self.pending.len() + line.len() > BUFFER_BYTES {
+            self.flush()?;
+        }
+        if line.len() >= BUFFER_BYTES {
+            return self.publish(line);
+        }
+        self.pending.extend_from_slice(line);
+        Ok(())
+    }
+
+    /// Writes the pending bytes, if any; on error they stay pending.
+    fn flush(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let result = self.publish(&pending);
+        if result.is_err() {
+            self.pending = pending;
+        }
+        result
+    }
+
+    /// One write of whole lines, under omp's publish lock, after checking that nobody else
+    /// changed the file. A failed write is cut off again.
+    fn publish(&mut self, lines: &[u8]) -> Result<(), StoreError> {
+        let _publishing = PublishLock::acquire(&self.path)?;
+        self.check_unchanged()?;
+        let newline: &[u8] = if self.needs_newline { b"\n" } else { b"" };
         let before = self.len;
-        let result = self
-            .output
-            .write_all(&bytes)
-            .and_then(|()| match durability {
-                Durability::Fsync => self.file().sync_data(),
+        let result =
+            write_parts(&mut self.file, newline, lines).and_then(|()| match self.durability {
+                Durability::Fsync => self.file.sync_data(),
                 Durability::Buffered | Durability::Flush => Ok(()),
             });
         match result {
             Ok(()) => {
-                self.len += bytes.len() as u64;
+                self.len += (newline.len() + lines.len()) as u64;
                 self.needs_newline = false;
                 Ok(())
             }
             Err(e) => {
                 self.roll_back(before);
-                Err(StoreError::io("could not append to", path, e))
+                Err(StoreError::io("could not append to", &self.path, e))
             }
         }
     }
 
-    /// Cuts a partly written line off again; if that fails, makes the next append start on a
+    /// [`StoreError::Conflict`] unless the path still names our file, `len` bytes long.
+    fn check_unchanged(&self) -> Result<(), StoreError> {
+        let conflict = |actual, replaced| StoreError::Conflict {
+            path: self.path.clone(),
+            expected: self.len,
+            actual,
+            replaced,
+        };
+        let metadata = match std::fs::metadata(&self.path) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(conflict(None, false)),
+            Err(e) => return Err(StoreError::io("could not read the size of", &self.path, e)),
+        };
+        if FileIdentity::from_metadata(&metadata) != self.identity {
+            return Err(conflict(Some(metadata.len()), true));
+        }
+        if metadata.len() != self.len {
+            return Err(conflict(Some(metadata.len()), false));
+        }
+        Ok(())
+    }
+
+    /// Rewrites the 256-byte title slot in place, under the publish lock and only if the file is
+    /// unchanged. omp itself takes no lock for slot writes; taking it here keeps the check and
+    /// the write together against omp's rewrites, which rename under the lock.
+    fn rewrite_slot(&mut self, slot: &[u8]) -> Result<(), StoreError> {
+        let _publishing = PublishLock::acquire(&self.path)?;
+        self.check_unchanged()?;
+        rewrite_slot(&self.path, slot)
+    }
+
+    /// Cuts a partly written line off again; if that fails, makes the next write start on a
     /// new line so it can never fuse onto the fragment.
     fn roll_back(&mut self, len: u64) {
-        let cut = match &mut self.output {
-            Output::Direct(file) => file.set_len(len).is_ok(),
-            Output::Buffered(_) => false,
-        };
-        if !cut {
+        if self.file.set_len(len).is_err() {
             self.needs_newline = true;
+            // The fragment's length is unknown; take the file's real size as the expected one.
+            if let Ok(metadata) = self.file.metadata() {
+                self.len = metadata.len();
+            }
         }
-    }
-
-    fn flush(&mut self, path: &Path) -> Result<(), StoreError> {
-        match &mut self.output {
-            Output::Buffered(buffer) => buffer
-                .flush()
-                .map_err(|e| StoreError::io("could not write", path, e)),
-            Output::Direct(_) => Ok(()),
-        }
-    }
-
-    fn file(&self) -> &File {
-        self.output.file()
     }
 }
 
-impl Output {
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            Output::Direct(file) => file.write_all(bytes),
-            Output::Buffered(buffer) => buffer.write_all(bytes),
+impl Drop for OpenFile {
+    fn drop(&mut self) {
+        // Best effort, as a `BufWriter` would: an error here has nowhere to go. Call
+        // `SessionWriter::flush` to see it.
+        let _ = self.flush();
+    }
+}
+
+/// Writes `prefix` and `lines` with as few system calls as possible.
+fn write_parts(file: &mut File, prefix: &[u8], lines: &[u8]) -> io::Result<()> {
+    if prefix.is_empty() {
+        return file.write_all(lines);
+    }
+    let mut joined = Vec::with_capacity(prefix.len() + lines.len());
+    joined.extend_from_slice(prefix);
+    joined.extend_from_slice(lines);
+    file.write_all(&joined)
+}
+
+/// Which file a handle or path refers to (device and inode on Unix). Elsewhere every file looks
+/// the same, so only size changes are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileIdentity {
+    #[cfg(unix)]
+    device: u64,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+impl FileIdentity {
+    fn of(file: &File) -> io::Result<Self> {
+        file.metadata().map(|m| Self::from_metadata(&m))
+    }
+
+    #[cfg(unix)]
+    fn from_metadata(metadata: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            device: metadata.dev(),
+            inode: metadata.ino(),
         }
     }
 
-    fn file(&self) -> &File {
-        match self {
-            Output::Direct(file) => file,
-            Output::Buffered(buffer) => buffer.get_ref(),
-        }
+    #[cfg(not(unix))]
+    fn from_metadata(_metadata: &std::fs::Metadata) -> Self {
+        Self {}
     }
 }
 

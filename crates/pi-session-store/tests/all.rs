@@ -12,6 +12,8 @@ mod discover;
 mod fixtures;
 mod js_bytes;
 mod lock;
+mod omp_interop;
+mod publish_lock;
 mod robustness;
 mod values;
 mod writer;

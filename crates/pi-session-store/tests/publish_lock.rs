@@ -1,0 +1,280 @@
+//! omp's publish lock (`.<name>.lock`) around every write, and the expected-size check: a
+//! foreign holder makes an append wait and then fail; orphaned locks are stolen by omp's rules;
+//! a foreign append or rewrite between two of ours is a conflict, never a silent interleave.
+
+use crate::common::entry;
+use pi_session_store::{
+    Durability, PUBLISH_LOCK_WAIT, SessionWriter, StoreError, WriterOptions, new_header, open,
+    publish_lock_path,
+};
+use serde_json::json;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// A session with one entry on disk; the writer still owns it.
+fn written_session(dir: &Path, options: WriterOptions) -> (SessionWriter, PathBuf) {
+    let mut writer = SessionWriter::create(dir, new_header("/w"), options);
+    writer.append(entry("label", &[])).unwrap();
+    let path = writer.path().unwrap().to_path_buf();
+    (writer, path)
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+}
+
+fn write_lock(session: &Path, content: &str) -> PathBuf {
+    let lock = publish_lock_path(session);
+    fs::write(&lock, content).unwrap();
+    lock
+}
+
+fn set_mtime(path: &Path, time: SystemTime) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(time).unwrap();
+}
+
+/// Appends a line to the file the way a foreign writer (omp) would.
+fn foreign_append(path: &Path, line: &str) {
+    let mut file = fs::OpenOptions::new().append(true).open(path).unwrap();
+    file.write_all(line.as_bytes()).unwrap();
+}
+
+const FOREIGN_LINE: &str = "{\"type\":\"label\",\"id\":\"f0f0f0f0\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\"}\n";
+
+/// Asserts that `append` gave up on a held lock after the full wait, left the holder's lock
+/// in place, and wrote nothing.
+fn assert_times_out(writer: &mut SessionWriter, path: &Path, lock: &Path, holder: &str) {
+    let size = fs::metadata(path).unwrap().len();
+    let started = Instant::now();
+    let error = writer.append(entry("label", &[])).unwrap_err();
+    let waited = started.elapsed();
+    match &error {
+        StoreError::PublishLockTimeout {
+            lock: named,
+            holder: found,
+            ..
+        } => {
+            assert_eq!(named, lock);
+            assert_eq!(found, holder.trim_end());
+        }
+        other => panic!("expected PublishLockTimeout, got {other}"),
+    }
+    let message = error.to_string();
+    assert!(message.contains(&lock.display().to_string()), "{message}");
+    assert!(message.contains("delete"), "says what to do: {message}");
+    assert!(waited >= PUBLISH_LOCK_WAIT, "waited only {waited:?}");
+    assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+    assert_eq!(
+        fs::read_to_string(lock).unwrap(),
+        holder,
+        "a live lock is kept"
+    );
+    assert_eq!(fs::metadata(path).unwrap().len(), size, "nothing written");
+}
+
+#[test]
+fn the_lock_file_exists_only_during_a_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let lock = publish_lock_path(&path);
+    let name = path.file_name().unwrap().to_str().unwrap();
+    assert_eq!(lock, path.with_file_name(format!(".{name}.lock")));
+    assert!(!lock.exists(), "released after the creating append");
+    writer.append(entry("label", &[])).unwrap();
+    assert!(!lock.exists(), "released after an append");
+    writer
+        .set_title(Some("t"), None)
+        .expect("a title change works");
+    assert!(!lock.exists());
+}
+
+#[test]
+fn a_lock_held_by_this_live_process_makes_append_wait_then_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let holder = format!("{}:{}\n", std::process::id(), now_ms());
+    let lock = write_lock(&path, &holder);
+    assert_times_out(&mut writer, &path, &lock, &holder);
+
+    // Once the holder releases it, appending works again and the session is intact.
+    fs::remove_file(&lock).unwrap();
+    writer.append(entry("label", &[])).unwrap();
+    let (session, diagnostics) = open(&path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_held_by_another_live_process_is_not_stolen() {
+    let Ok(mut sleeper) = std::process::Command::new("sleep").arg("30").spawn() else {
+        println!("SKIPPED: no `sleep` command to stand in for a live lock holder");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let holder = format!("{}:{}\n", sleeper.id(), now_ms());
+    let lock = write_lock(&path, &holder);
+    assert_times_out(&mut writer, &path, &lock, &holder);
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+
+    // Now the holder is dead: its lock is stolen and the append goes through.
+    writer.append(entry("label", &[])).unwrap();
+    assert!(!lock.exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_of_a_dead_process_is_stolen() {
+    let mut child = std::process::Command::new("true")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    // A fresh timestamp: only the dead pid makes it stealable.
+    let lock = write_lock(&path, &format!("{pid}:{}\n", now_ms()));
+    let started = Instant::now();
+    writer.append(entry("label", &[])).unwrap();
+    assert!(
+        started.elapsed() < PUBLISH_LOCK_WAIT,
+        "stolen without waiting"
+    );
+    assert!(!lock.exists(), "our own lock is released too");
+    assert_eq!(open(&path).unwrap().0.len(), 2);
+}
+
+#[test]
+fn a_malformed_lock_is_stolen_only_once_it_is_older_than_the_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    for content in ["", "not a lock\n", "12:\n"] {
+        // Fresh: a claimer may be between create and write, so it is left alone. (Its mtime
+        // is put in the future so that it stays fresh for the whole 500 ms wait.)
+        let lock = write_lock(&path, content);
+        set_mtime(&lock, SystemTime::now() + Duration::from_secs(10));
+        assert_times_out(&mut writer, &path, &lock, content);
+
+        // Old: a crash orphan, stolen.
+        set_mtime(&lock, SystemTime::now() - Duration::from_secs(2));
+        writer.append(entry("label", &[])).unwrap();
+        assert!(!lock.exists(), "{content:?}");
+    }
+    assert_eq!(open(&path).unwrap().0.len(), 4);
+}
+
+#[test]
+fn a_foreign_append_between_two_of_ours_is_a_conflict_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let before = fs::metadata(&path).unwrap().len();
+    foreign_append(&path, FOREIGN_LINE);
+    let after = fs::metadata(&path).unwrap().len();
+
+    let error = writer.append(entry("label", &[])).unwrap_err();
+    match &error {
+        StoreError::Conflict {
+            expected,
+            actual,
+            replaced,
+            ..
+        } => {
+            assert_eq!(
+                (*expected, *actual, *replaced),
+                (before, Some(after), false)
+            );
+        }
+        other => panic!("expected Conflict, got {other}"),
+    }
+    assert!(error.to_string().contains("open_for_append"), "{error}");
+    assert_eq!(fs::metadata(&path).unwrap().len(), after, "nothing written");
+    assert!(!publish_lock_path(&path).exists());
+    assert_eq!(writer.len(), 1, "the refused entry is not in the session");
+
+    // Reopening sees the foreign entry and appends after it.
+    drop(writer);
+    let (mut resumed, _, _) =
+        SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
+    assert_eq!(resumed.leaf_id(), Some("f0f0f0f0"));
+    let ours = resumed.append(entry("label", &[])).unwrap();
+    assert_eq!(ours.parent_id(), Some("f0f0f0f0"));
+    let (session, diagnostics) = open(&path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), 3);
+}
+
+#[test]
+fn a_foreign_append_after_open_for_append_is_a_conflict() {
+    let dir = tempfile::tempdir().unwrap();
+    let (writer, path) = written_session(dir.path(), WriterOptions::default());
+    drop(writer);
+    let (mut resumed, _, _) =
+        SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
+    foreign_append(&path, FOREIGN_LINE);
+    assert!(matches!(
+        resumed.append(entry("label", &[])),
+        Err(StoreError::Conflict {
+            replaced: false,
+            ..
+        })
+    ));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_replaced_by_a_rewrite_is_a_conflict_even_at_the_same_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    // What omp's full rewrite does: write a temp file, rename it over the session.
+    let temp = dir.path().join(".rewrite.tmp");
+    fs::copy(&path, &temp).unwrap();
+    fs::rename(&temp, &path).unwrap();
+    assert!(matches!(
+        writer.append(entry("label", &[])),
+        Err(StoreError::Conflict { replaced: true, .. })
+    ));
+    fs::remove_file(&path).unwrap();
+    assert!(matches!(
+        writer.append(entry("label", &[])),
+        Err(StoreError::Conflict { actual: None, .. })
+    ));
+}
+
+#[test]
+fn buffered_lines_meet_the_same_checks_when_they_are_flushed() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = WriterOptions {
+        durability: Durability::Buffered,
+        ..WriterOptions::default()
+    };
+    let (mut writer, path) = written_session(dir.path(), options);
+    writer
+        .append(entry("custom", &[("customType", json!("buffered"))]))
+        .unwrap();
+    foreign_append(&path, FOREIGN_LINE);
+    let size = fs::metadata(&path).unwrap().len();
+    assert!(matches!(writer.flush(), Err(StoreError::Conflict { .. })));
+    assert_eq!(fs::metadata(&path).unwrap().len(), size, "nothing written");
+
+    // Without interference, buffered lines land on flush, under the lock.
+    let (mut clean, clean_path) = written_session(&dir.path().join("clean"), options);
+    clean.append(entry("label", &[])).unwrap();
+    let holder = format!("{}:{}\n", std::process::id(), now_ms());
+    let lock = write_lock(&clean_path, &holder);
+    assert!(matches!(
+        clean.flush(),
+        Err(StoreError::PublishLockTimeout { .. })
+    ));
+    fs::remove_file(&lock).unwrap();
+    clean.flush().unwrap();
+    assert_eq!(open(&clean_path).unwrap().0.len(), 2);
+}
