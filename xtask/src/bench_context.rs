@@ -57,7 +57,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             .and_then(|a| <&[String; 4]>::try_from(a).ok())
             .ok_or("usage: bench context --worker FILE RUNS default|middle pi|omp")?;
         let runs = runs.parse().map_err(|_| "RUNS must be a number")?;
-        let dialect = Dialect::parse(dialect).ok_or("the dialect must be pi or omp")?;
+        let dialect = Dialect::parse(dialect).ok_or("the dialect must be pi, pi16 or omp")?;
         println!(
             "{}",
             measure_case(Path::new(file), runs, leaf == "middle", dialect)?

@@ -48,14 +48,15 @@ fn leaf_arg(context: &Value) -> String {
 /// equals `convertToLlm` (the real implementations' own output), and for omp
 /// `--format omp-agent-loop` equals what its agent loop sends (`llmAgentLoop`).
 fn check_recorded(folder: &str) {
-    check_recordings(folder, recorded(folder));
+    check_recordings(folder, recorded(folder), None);
 }
 
-fn check_recordings(folder: &str, recordings: Vec<(String, Value)>) {
+/// `dialect` overrides the recorded one (pi 1.6 recordings say `"pi"`, the file family).
+fn check_recordings(folder: &str, recordings: Vec<(String, Value)>, dialect: Option<&str>) {
     let mut checked = 0;
     let mut agent_loops = 0;
     for (file, expected) in recordings {
-        let dialect = expected["dialect"].as_str().unwrap();
+        let dialect = dialect.unwrap_or_else(|| expected["dialect"].as_str().unwrap());
         for context in expected["contexts"].as_array().unwrap() {
             let leaf = leaf_arg(context);
             // omp recordings also hold what omp's agent loop sends (`llmAgentLoop`).
@@ -105,6 +106,50 @@ fn omp_contexts_equal_the_recordings() {
     check_recorded("omp");
 }
 
+/// pi 1.6 recordings (`fixtures/pi16`) through `--dialect pi16`: agent context and
+/// convertToLlm equal 1.6's own.
+#[test]
+fn pi16_contexts_equal_the_recordings() {
+    check_recordings("pi16", recorded("pi16"), Some("pi16"));
+}
+
+/// A session with 1.6-only marks: auto detection picks pi16 (its context edit and system
+/// message apply), `--dialect pi` reads it the 0.73 way.
+#[test]
+fn auto_dialect_detects_pi16_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"system","content":"prompt","sections":{"env":"x"},"timestamp":1}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"long","timestamp":2}}"#,
+        r#"{"type":"context_edit","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","targetId":"b","replacement":{"content":"short"}}"#,
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let path = file.to_str().unwrap();
+    let contents = |args: &[&str]| {
+        let out = run(&[&["context", path, "--format", "llm"], args].concat());
+        assert_eq!(out.code, 0, "{out}");
+        json(&out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| format!("{}:{}", m["role"].as_str().unwrap(), m["content"]))
+            .collect::<Vec<_>>()
+    };
+    let pi16 = vec![
+        r#"system:"prompt""#.to_owned(),
+        r#"user:"short""#.to_owned(),
+    ];
+    assert_eq!(contents(&[]), pi16);
+    assert_eq!(contents(&["--dialect", "auto"]), pi16);
+    assert_eq!(contents(&["--dialect", "pi16"]), pi16);
+    assert_eq!(
+        contents(&["--dialect", "pi"]),
+        vec![r#"user:"long""#.to_owned()]
+    );
+}
+
 /// The other direction: sessions the facade wrote from a fixed script (`cargo xtask golden
 /// --write-ours` regenerates `fixtures/ours/pi` byte for byte), opened by the real omp, pi 0.73
 /// and pi 1.6 (`cargo xtask record --verify fixtures/ours/pi`), read the same by them as by us.
@@ -117,7 +162,7 @@ fn facade_written_sessions_read_the_same_in_omp_and_pi() {
             "{implementation}: {}",
             recordings.len()
         );
-        check_recordings(implementation, recordings);
+        check_recordings(implementation, recordings, None);
     }
 }
 

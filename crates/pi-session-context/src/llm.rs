@@ -5,6 +5,8 @@
 //!   `custom` become `user` messages, the two summaries get pi's wrapper
 //!   text, `user`/`assistant`/`toolResult` pass through untouched, every
 //!   other role is dropped.
+//! - pi 1.6.0 ([`Dialect::Pi16`]): the same, except that `system` messages
+//!   pass through untouched too.
 //! - omp 18.2.3 (`pi-coding-agent/src/session/messages.ts` with
 //!   pi-agent-core's `convertMessageToLlm`): `custom` becomes `developer`,
 //!   bash/python runs get omp's wording, file mentions are split by
@@ -62,7 +64,14 @@ pub const USER_INTERRUPT_FLAG: i64 = 0x0400_0000;
 /// ```
 pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
     match dialect {
-        Dialect::Pi => messages.iter().filter_map(pi_convert).collect(),
+        Dialect::Pi => messages
+            .iter()
+            .filter_map(|m| pi_convert(m, PiRoles::V0_73))
+            .collect(),
+        Dialect::Pi16 => messages
+            .iter()
+            .filter_map(|m| pi_convert(m, PiRoles::V1_6))
+            .collect(),
         Dialect::Omp => messages
             .iter()
             .enumerate()
@@ -85,7 +94,15 @@ fn role(message: &Value) -> Option<&str> {
 
 // ───────────────────────────── pi ─────────────────────────────
 
-fn pi_convert(message: &Value) -> Option<Value> {
+/// The one difference between pi 0.73's and 1.6's `convertToLlm`: 1.6 passes
+/// `system` messages through (0.73 drops every role it does not know).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PiRoles {
+    V0_73,
+    V1_6,
+}
+
+fn pi_convert(message: &Value, roles: PiRoles) -> Option<Value> {
     let m = message.as_object()?;
     let timestamp = m.get("timestamp").cloned();
     match as_str(m.get("role"))? {
@@ -122,6 +139,7 @@ fn pi_convert(message: &Value) -> Option<Value> {
             timestamp,
         )),
         "user" | "assistant" | "toolResult" => Some(message.clone()),
+        "system" if roles == PiRoles::V1_6 => Some(message.clone()),
         _ => None,
     }
 }

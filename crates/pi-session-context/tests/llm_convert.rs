@@ -70,6 +70,32 @@ fn conversion_equals_the_real_functions_byte_for_byte() {
     );
 }
 
+/// pi 1.6.0's `convertToLlm` (`tests/data/pi16_llm.*`: every agent message
+/// the pi 1.6 differential cases of pi-session-tree produced, plus bash,
+/// custom, summary, block-content system and unknown-role messages),
+/// recorded with `tests/data/pi16_llm.mjs`. Byte for byte.
+#[test]
+fn pi16_conversion_equals_the_real_function_byte_for_byte() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let input: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("pi16_llm.input.json")).unwrap())
+            .unwrap();
+    let expected = std::fs::read_to_string(dir.join("pi16_llm.expected.json")).unwrap();
+    let ours = llm_messages(&input, Dialect::Pi16);
+    let written = pi_session_types::json::to_js_string(&ours).unwrap();
+    assert_eq!(written, expected.trim_end());
+    let systems = |messages: &[Value]| messages.iter().filter(|m| m["role"] == "system").count();
+    assert!(
+        systems(&ours) >= 5,
+        "the data must exercise system messages"
+    );
+    // pi 0.73 drops them; everything else converts the same.
+    let pi073 = llm_messages(&input, Dialect::Pi);
+    assert_eq!(systems(&pi073), 0);
+    let without_system: Vec<Value> = ours.into_iter().filter(|m| m["role"] != "system").collect();
+    assert_eq!(pi073, without_system);
+}
+
 #[test]
 fn pi_passes_core_roles_through_untouched_and_drops_unknown_roles() {
     let user = json!({"role": "user", "content": "x", "weird": [1], "timestamp": 1});

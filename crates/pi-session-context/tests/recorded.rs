@@ -34,7 +34,7 @@ fn llm_messages_equal_the_recorded_convert_to_llm() {
     for (folder, dialect) in [
         ("pi", Dialect::Pi),
         ("omp", Dialect::Omp),
-        ("pi16", Dialect::Pi),
+        ("pi16", Dialect::Pi16),
     ] {
         for file in expected_files(&root.join(folder)) {
             let text = std::fs::read_to_string(&file).unwrap();

@@ -8,7 +8,7 @@ use crate::blobs::{BlobSource, resolve_entry_blobs};
 use crate::diagnostic::Diagnostic;
 use crate::js;
 use crate::omp_context::{self, OmpContext, OmpOptions};
-use crate::pi_context::{self, PiContext};
+use crate::pi_context::{self, PiContext, PiRelease};
 use crate::snapcompact;
 
 /// Which implementation's rules to follow.
@@ -18,27 +18,38 @@ pub enum Dialect {
     /// Upstream pi (`@mariozechner/pi-coding-agent` 0.73).
     #[default]
     Pi,
+    /// pi's successor `@earendil-works/pi-coding-agent` 1.6: `context_edit`
+    /// entries, compaction `systemMessage`s, `system` role messages (pi.md §10).
+    Pi16,
     /// oh-my-pi (`@oh-my-pi/pi-coding-agent` 18.2.3). Reads pi-written files
     /// the way omp does (e.g. ignores pi's `{provider, modelId}` model changes).
     Omp,
 }
 
 impl Dialect {
-    /// Parses `pi` or `omp`.
+    /// Parses `pi`, `pi16` or `omp`.
     pub fn parse(text: &str) -> Option<Self> {
         match text {
             "pi" => Some(Self::Pi),
+            "pi16" => Some(Self::Pi16),
             "omp" => Some(Self::Omp),
             _ => None,
         }
     }
 
-    /// `"pi"` or `"omp"`.
+    /// `"pi"`, `"pi16"` or `"omp"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Pi => "pi",
+            Self::Pi16 => "pi16",
             Self::Omp => "omp",
         }
+    }
+
+    /// Whether this is one of the pi releases (0.73 or 1.6), which share the
+    /// file layout, session naming and `{messages, thinkingLevel, model}`.
+    pub fn is_pi_family(self) -> bool {
+        matches!(self, Self::Pi | Self::Pi16)
     }
 }
 
@@ -55,6 +66,9 @@ const OMP_ONLY_TYPES: [&str; 9] = [
     "archive",
 ];
 
+/// Entry types only pi 1.6 writes (pi.md §10).
+const PI16_ONLY_TYPES: [&str; 2] = ["usage", "context_edit"];
+
 /// Collects evidence for [`Dialect`] detection while a session is read.
 ///
 /// Rules, strongest first: an omp title slot, or an omp-only header key
@@ -64,11 +78,14 @@ const OMP_ONLY_TYPES: [&str; 9] = [
 /// with a `model` string, means omp. Otherwise a `model_change` with
 /// `provider`/`modelId`, a `session_info` entry, or nothing at all means pi:
 /// pi is the documented default, because pi's layout (header first, no slot)
-/// is the one every tool understands.
+/// is the one every tool understands. Among pi files, a 1.6-only entry type
+/// (`usage`, `context_edit`) or a `system` message with `sections` means
+/// [`Dialect::Pi16`]; omp evidence outranks it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DialectEvidence {
     omp: bool,
     pi: bool,
+    pi16: bool,
 }
 
 impl DialectEvidence {
@@ -102,6 +119,8 @@ impl DialectEvidence {
     pub fn kind(&mut self, kind: &str) -> &mut Self {
         if OMP_ONLY_TYPES.contains(&kind) {
             self.omp = true;
+        } else if PI16_ONLY_TYPES.contains(&kind) {
+            self.pi16 = true;
         } else if kind == "session_info" {
             self.pi = true;
         }
@@ -124,17 +143,33 @@ impl DialectEvidence {
         if kind == "custom_message" && entry.get("attribution").is_some() {
             self.omp = true;
         }
+        // pi 1.6's system messages; `sections` exists in no earlier pi nor in omp.
+        if kind == "message" {
+            let message = entry.get("message");
+            if js::is_str(js::get(message, "role"), "system")
+                && js::get(message, "sections").is_some()
+            {
+                self.pi16 = true;
+            }
+        }
         self
     }
 
-    /// The verdict: omp when any omp evidence was seen, else pi.
+    /// The verdict: omp when any omp evidence was seen, else pi 1.6 when any
+    /// 1.6-only evidence was seen, else pi.
     pub fn dialect(&self) -> Dialect {
-        if self.omp { Dialect::Omp } else { Dialect::Pi }
+        if self.omp {
+            Dialect::Omp
+        } else if self.pi16 {
+            Dialect::Pi16
+        } else {
+            Dialect::Pi
+        }
     }
 
     /// Whether anything decisive was seen (false means "pi by default").
     pub fn is_decided(&self) -> bool {
-        self.omp || self.pi
+        self.omp || self.pi || self.pi16
     }
 }
 
@@ -162,7 +197,7 @@ pub fn detect_dialect<'a>(
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AgentContext {
-    /// pi: `{messages, thinkingLevel, model}`.
+    /// pi 0.73 and 1.6: `{messages, thinkingLevel, model}`.
     Pi(PiContext),
     /// omp: `{messages, thinkingLevel, configuredThinkingLevel?, serviceTier?,
     /// models, injectedTtsrRules, mode, modeData?}`.
@@ -279,6 +314,10 @@ pub fn agent_context(
             let (context, diagnostics) = pi_context::build(path);
             (AgentContext::Pi(context), diagnostics)
         }
+        Dialect::Pi16 => {
+            let (context, diagnostics) = pi_context::build_release(path, PiRelease::V1_6);
+            (AgentContext::Pi(context), diagnostics)
+        }
         Dialect::Omp => agent_context_owned(path.to_vec(), dialect, options),
     }
 }
@@ -292,7 +331,7 @@ pub fn agent_context_owned(
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
     match dialect {
-        Dialect::Pi => agent_context(&path, dialect, options),
+        Dialect::Pi | Dialect::Pi16 => agent_context(&path, dialect, options),
         Dialect::Omp => {
             let mut diagnostics = Vec::new();
             for entry in &mut path {

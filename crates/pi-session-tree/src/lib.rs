@@ -3,9 +3,9 @@
 //!
 //! It answers the questions every agent host asks of a session: where is the
 //! leaf, what is on its branch, what did compaction keep, which model and
-//! thinking level are in effect, what did it cost, and — for pi 0.73 and omp
-//! 18.2.3 — exactly the context document their own `buildSessionContext`
-//! returns ([`agent_context`]).
+//! thinking level are in effect, what did it cost, and — for pi 0.73, pi 1.6
+//! and omp 18.2.3 — exactly the context document their own
+//! `buildSessionContext` returns ([`agent_context`]).
 //!
 //! Guarantees:
 //! - Pure: no file I/O. The tree index ([`TreeIndex`]) is built from entry

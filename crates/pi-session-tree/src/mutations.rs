@@ -74,7 +74,7 @@ pub fn branch_with_summary(
     }
     if let Some(flag) = from_extension {
         let key = match dialect {
-            Dialect::Pi => "fromHook",
+            Dialect::Pi | Dialect::Pi16 => "fromHook",
             Dialect::Omp => "fromExtension",
         };
         entry.insert(key.into(), Value::Bool(flag));

@@ -1,12 +1,30 @@
-//! pi 0.73's `buildSessionContext`, reproduced over the entries of a path.
+//! pi's `buildSessionContext`, reproduced over the entries of a path, for
+//! 0.73 and its successor 1.6 (one set of rules, the differences marked).
 //!
-//! Rules (pi.md §6, checked against `core/session-manager.ts` of 0.73.1):
-//! settings come from the whole path (last `thinking_level_change`; last
-//! `model_change` or assistant message for the model); only the latest
-//! compaction counts: its summary first, then the path entries from its
-//! `firstKeptEntryId` up to it, then everything after it. Messages are emitted
-//! as stored; `custom_message` and `branch_summary` entries become `custom` and
-//! `branchSummary` messages.
+//! Rules (pi.md §6 and §10, checked against `core/session-manager.ts` of
+//! 0.73.1 and 1.6.0): settings come from the whole path (last
+//! `thinking_level_change`; last `model_change` or assistant message for the
+//! model). The context entries are the path, or — when the path holds a
+//! compaction — the latest compaction, then the path entries from its
+//! `firstKeptEntryId` up to it, then everything after it. Each context entry
+//! then becomes messages: `message` entries as stored, `custom_message` and
+//! `branch_summary` entries as `custom` and `branchSummary` messages, the
+//! latest compaction as its `compactionSummary`; an older compaction kept in
+//! the range gives nothing.
+//!
+//! pi 1.6 differs in five ways ([`PiRelease::V1_6`]):
+//! - `system` role messages in the kept range are left out;
+//! - the compaction's `systemMessage`, when present, comes before its summary;
+//! - `null`/missing content is normalised (`""` for `system`, `[]` for
+//!   `user`/`assistant`/`toolResult` messages and for custom messages);
+//! - `context_edit` entries among the context entries edit their target (the
+//!   latest edit per `targetId` wins): a `null` replacement drops the
+//!   target's messages, otherwise the content of its
+//!   `user`/`assistant`/`toolResult`/`custom` messages is replaced, a string
+//!   becoming one text block for `assistant` and `toolResult`;
+//! - everything else (settings, compaction choice) is unchanged.
+
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -14,7 +32,17 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
 
-/// What pi 0.73's `buildSessionContext` returns, serialised field for field.
+/// Which pi release's `buildSessionContext` to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PiRelease {
+    /// `@mariozechner/pi-coding-agent` 0.73.
+    #[default]
+    V0_73,
+    /// `@earendil-works/pi-coding-agent` 1.6.
+    V1_6,
+}
+
+/// What pi's `buildSessionContext` returns, serialised field for field.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PiContext {
     /// The agent messages, in order.
@@ -40,66 +68,219 @@ impl PiContext {
     }
 }
 
-/// Builds pi's context from the entries of a path (root first).
+/// Builds pi 0.73's context from the entries of a path (root first).
 pub fn build(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
+    build_release(path, PiRelease::V0_73)
+}
+
+/// Builds the context of pi `release` from the entries of a path (root first).
+///
+/// ```
+/// use pi_session_tree::pi_context::{build_release, PiRelease};
+/// use serde_json::json;
+///
+/// let path = vec![
+///     json!({"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z",
+///            "message":{"role":"assistant","content":[{"type":"text","text":"long"}],
+///                       "provider":"p","model":"m","timestamp":1}}),
+///     json!({"type":"context_edit","id":"b","parentId":"a","timestamp":"2025-01-01T00:00:01.000Z",
+///            "targetId":"a","replacement":{"content":"short"}}),
+/// ];
+/// let (context, _) = build_release(&path, PiRelease::V1_6);
+/// assert_eq!(context.messages[0]["content"], json!([{"type":"text","text":"short"}]));
+/// let (context, _) = build_release(&path, PiRelease::V0_73);
+/// assert_eq!(context.messages[0]["content"], json!([{"type":"text","text":"long"}]));
+/// ```
+pub fn build_release(path: &[Value], release: PiRelease) -> (PiContext, Vec<Diagnostic>) {
+    let (mut context, mut diagnostics) = settings(path);
+    let entries = context_entries(path, release);
+    let edits = match release {
+        PiRelease::V0_73 => Edits::default(),
+        PiRelease::V1_6 => Edits::latest_among(&entries),
+    };
+    for (index, entry) in entries.iter().enumerate() {
+        // Only the latest compaction (always first) speaks; older ones kept in the range
+        // contribute nothing.
+        if index > 0 && js::is_str(entry.get("type"), "compaction") {
+            continue;
+        }
+        let mut messages = entry_messages(entry, release);
+        if let Some(edit) = edits.for_entry(entry) {
+            messages = apply_edit(messages, edit, &mut diagnostics);
+        }
+        context.messages.extend(messages);
+    }
+    (context, diagnostics)
+}
+
+/// `getSessionContextSettings` (0.73 and 1.6 alike), plus a diagnostic for
+/// each `message` entry without a message (pi throws there).
+fn settings(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut context = PiContext::empty();
-    let mut compaction: Option<usize> = None;
-
-    for (index, entry) in path.iter().enumerate() {
+    for entry in path {
         match js::as_str(entry.get("type")) {
-            Some("thinking_level_change") => context.thinking_level = entry.get("thinkingLevel").cloned(),
+            Some("thinking_level_change") => {
+                context.thinking_level = entry.get("thinkingLevel").cloned()
+            }
             Some("model_change") => {
                 context.model = Some(model_object(entry.get("provider"), entry.get("modelId")));
             }
             Some("message") => match entry.get("message") {
                 None | Some(Value::Null) => diagnostics.push(malformed(
                     entry,
-                    "message entry has no message object; pi 0.73.1 throws here, the entry is skipped",
+                    "message entry has no message object; pi throws here, the entry is skipped",
                 )),
                 Some(message) => {
                     if js::is_str(message.get("role"), "assistant") {
-                        context.model = Some(model_object(message.get("provider"), message.get("model")));
+                        context.model =
+                            Some(model_object(message.get("provider"), message.get("model")));
                     }
                 }
             },
-            Some("compaction") => compaction = Some(index),
             _ => {}
         }
     }
+    (context, diagnostics)
+}
 
-    match compaction {
-        Some(latest) => {
-            let entry = &path[latest];
-            context.messages.push(compaction_summary(entry));
-            let compaction_index = path
-                .iter()
-                .position(|e| {
-                    js::is_str(e.get("type"), "compaction")
-                        && js::strict_eq(e.get("id"), entry.get("id"))
-                })
-                .unwrap_or(latest);
-            let first_kept = entry.get("firstKeptEntryId");
-            let mut found = false;
-            for kept in &path[..compaction_index] {
-                if js::strict_eq(kept.get("id"), first_kept) {
-                    found = true;
-                }
-                if found {
-                    emit(kept, &mut context.messages);
-                }
-            }
-            for later in &path[compaction_index + 1..] {
-                emit(later, &mut context.messages);
+/// `buildContextEntries`: the path, or the latest compaction followed by the
+/// kept entries before it and every entry after it.
+fn context_entries(path: &[Value], release: PiRelease) -> Vec<&Value> {
+    let Some(latest) = path
+        .iter()
+        .rposition(|e| js::is_str(e.get("type"), "compaction"))
+    else {
+        return path.iter().collect();
+    };
+    let compaction = &path[latest];
+    // pi looks the compaction up again by id (the first entry with that id wins).
+    let compaction_index = path
+        .iter()
+        .position(|e| {
+            js::is_str(e.get("type"), "compaction")
+                && js::strict_eq(e.get("id"), compaction.get("id"))
+        })
+        .unwrap_or(latest);
+    let first_kept = compaction.get("firstKeptEntryId");
+    let mut entries = vec![compaction];
+    let mut found = false;
+    for kept in &path[..compaction_index] {
+        if js::strict_eq(kept.get("id"), first_kept) {
+            found = true;
+        }
+        if found && !(release == PiRelease::V1_6 && is_system_message(kept)) {
+            entries.push(kept);
+        }
+    }
+    entries.extend(&path[compaction_index + 1..]);
+    entries
+}
+
+fn is_system_message(entry: &Value) -> bool {
+    js::is_str(entry.get("type"), "message")
+        && js::is_str(js::get(entry.get("message"), "role"), "system")
+}
+
+/// The latest `context_edit` per `targetId` (a JavaScript `Map`: keys compare
+/// like `===`, so object or array ids never match).
+#[derive(Default)]
+struct Edits<'a> {
+    by_target: HashMap<String, &'a Value>,
+}
+
+impl<'a> Edits<'a> {
+    fn latest_among(entries: &[&'a Value]) -> Self {
+        let mut by_target = HashMap::new();
+        for entry in entries {
+            if js::is_str(entry.get("type"), "context_edit")
+                && let Some(key) = map_key(entry.get("targetId"))
+            {
+                by_target.insert(key, *entry);
             }
         }
+        Self { by_target }
+    }
+
+    fn for_entry(&self, entry: &Value) -> Option<&'a Value> {
+        if self.by_target.is_empty() {
+            return None;
+        }
+        self.by_target.get(&map_key(entry.get("id"))?).copied()
+    }
+}
+
+/// A `Map` key for a JSON value, `None` for objects and arrays (compared by
+/// reference in JavaScript, so never equal to another parsed value).
+fn map_key(value: Option<&Value>) -> Option<String> {
+    match value {
+        None => Some("u".to_owned()),
+        Some(Value::Null) => Some("z".to_owned()),
+        Some(Value::Bool(b)) => Some(format!("b{b}")),
+        Some(Value::Number(n)) => Some(format!("n{}", js::number_to_string(n))),
+        Some(Value::String(s)) => Some(format!("s{s}")),
+        Some(Value::Array(_) | Value::Object(_)) => None,
+    }
+}
+
+/// `projectContextEntry`'s edit step.
+fn apply_edit(messages: Vec<Value>, edit: &Value, diagnostics: &mut Vec<Diagnostic>) -> Vec<Value> {
+    let replacement = match edit.get("replacement") {
+        Some(Value::Null) => return Vec::new(),
+        Some(replacement) => replacement,
         None => {
-            for entry in path {
-                emit(entry, &mut context.messages);
+            if messages.iter().any(is_editable) {
+                diagnostics.push(malformed(
+                    edit,
+                    "context_edit has no replacement (null or {content} expected); pi 1.6 throws here, the edit is ignored",
+                ));
+            }
+            return messages;
+        }
+    };
+    let content = replacement.get("content");
+    messages
+        .into_iter()
+        .map(|message| {
+            if !is_editable(&message) {
+                return message;
+            }
+            let takes_blocks = matches!(
+                js::as_str(message.get("role")),
+                Some("assistant" | "toolResult")
+            );
+            let new_content = match content {
+                Some(Value::String(text)) if takes_blocks => {
+                    Some(Value::Array(vec![js::text_block(text.as_str())]))
+                }
+                other => other.cloned(),
+            };
+            with_content(message, new_content)
+        })
+        .collect()
+}
+
+fn is_editable(message: &Value) -> bool {
+    matches!(
+        js::as_str(message.get("role")),
+        Some("user" | "assistant" | "toolResult" | "custom")
+    )
+}
+
+/// `{...message, content}`: the key keeps its place when present, is added
+/// last otherwise; `undefined` content leaves the key out.
+fn with_content(mut message: Value, content: Option<Value>) -> Value {
+    if let Some(map) = message.as_object_mut() {
+        match content {
+            Some(content) => {
+                map.insert("content".into(), content);
+            }
+            None => {
+                map.shift_remove("content");
             }
         }
     }
-    (context, diagnostics)
+    message
 }
 
 fn malformed(entry: &Value, message: &str) -> Diagnostic {
@@ -131,26 +312,56 @@ fn compaction_summary(entry: &Value) -> Value {
     ])
 }
 
-fn emit(entry: &Value, messages: &mut Vec<Value>) {
+/// `sessionEntryToContextMessages`: the messages one context entry stands for.
+fn entry_messages(entry: &Value, release: PiRelease) -> Vec<Value> {
+    let pi16 = release == PiRelease::V1_6;
     match js::as_str(entry.get("type")) {
-        Some("message") => {
-            if let Some(message) = entry.get("message").filter(|m| !m.is_null()) {
-                messages.push(message.clone());
-            }
+        Some("message") => match entry.get("message").filter(|m| !m.is_null()) {
+            Some(message) if pi16 => vec![normalise_content(message.clone())],
+            Some(message) => vec![message.clone()],
+            None => Vec::new(),
+        },
+        Some("custom_message") => {
+            let content = match entry.get("content") {
+                Some(Value::Null) | None if pi16 => Some(Value::Array(Vec::new())),
+                other => other.cloned(),
+            };
+            vec![js::object([
+                ("role", Some(Value::from("custom"))),
+                ("customType", entry.get("customType").cloned()),
+                ("content", content),
+                ("display", entry.get("display").cloned()),
+                ("details", entry.get("details").cloned()),
+                ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+            ])]
         }
-        Some("custom_message") => messages.push(js::object([
-            ("role", Some(Value::from("custom"))),
-            ("customType", entry.get("customType").cloned()),
-            ("content", entry.get("content").cloned()),
-            ("display", entry.get("display").cloned()),
-            ("details", entry.get("details").cloned()),
-            ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
-        ])),
         Some("branch_summary") if js::truthy(entry.get("summary")) => {
-            messages.push(branch_summary_message(entry));
+            vec![branch_summary_message(entry)]
         }
-        _ => {}
+        Some("compaction") => {
+            let mut messages = Vec::with_capacity(2);
+            if pi16 && js::truthy(entry.get("systemMessage")) {
+                messages.extend(entry.get("systemMessage").cloned());
+            }
+            messages.push(compaction_summary(entry));
+            messages
+        }
+        _ => Vec::new(),
     }
+}
+
+/// pi 1.6: `null`/missing content becomes `""` (system) or `[]`
+/// (user/assistant/toolResult); other roles stay as stored.
+fn normalise_content(message: Value) -> Value {
+    if !js::is_nullish(message.get("content")) {
+        return message;
+    }
+    let empty = match js::as_str(message.get("role")) {
+        Some("system") => Value::from(""),
+        Some("user" | "assistant" | "toolResult") => Value::Array(Vec::new()),
+        _ => return message,
+    };
+    with_content(message, Some(empty))
 }
 
 /// `createBranchSummaryMessage` (identical in pi and omp).

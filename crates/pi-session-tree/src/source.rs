@@ -99,6 +99,9 @@ pub struct SessionView<'s, S: EntrySource + ?Sized> {
 
 /// How many `custom_message` bodies dialect detection reads when nothing else decided it.
 const CUSTOM_MESSAGES_SAMPLED: usize = 8;
+/// How many leading `message` bodies detection reads looking for pi 1.6's
+/// `system` messages (with `sections`).
+const MESSAGES_SAMPLED_FOR_SYSTEM: usize = 8;
 
 impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     /// Indexes `source` from its envelopes.
@@ -150,6 +153,19 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
                 evidence.entry(&entry);
             }
         }
+        if evidence.dialect() == Dialect::Pi {
+            // pi 1.6 records its system prompt as a `system` message near the start of a
+            // session; the first few message bodies tell a 1.6 file without 1.6-only entry
+            // types apart.
+            let messages: Vec<usize> = self
+                .index
+                .positions_of_kind("message")
+                .take(MESSAGES_SAMPLED_FOR_SYSTEM)
+                .collect();
+            for entry in self.load(&messages)? {
+                evidence.entry(&entry);
+            }
+        }
         Ok(evidence.dialect())
     }
 
@@ -192,7 +208,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
                 self.source.title_slot().as_deref(),
                 self.source.header_value().as_ref(),
             )),
-            Dialect::Pi => {
+            Dialect::Pi | Dialect::Pi16 => {
                 let positions: Vec<usize> = self.index.positions_of_kind("session_info").collect();
                 Ok(session_meta::pi_session_name(&self.load(&positions)?))
             }

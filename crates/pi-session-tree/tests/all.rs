@@ -9,5 +9,6 @@ mod corpus;
 mod differential;
 mod fixtures;
 mod omp_rules;
+mod pi16_rules;
 mod properties;
 mod tree;

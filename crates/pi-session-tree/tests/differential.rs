@@ -8,6 +8,14 @@
 //! returned for each. They were recorded once with `data/probe/` (a seeded
 //! Python generator plus two small runners that import the real functions);
 //! rerun it to regenerate. Every case must match exactly, as a JSON value.
+//!
+//! `data/pi16-differential.json` holds crafted trees for pi 1.6.0's rules
+//! (`probe/pi16_cases.py`: context edits, compaction system messages, system
+//! messages around `firstKeptEntryId`, nested compactions, null content) and
+//! what 1.6.0's own `buildSessionContext` returned (`probe/pi16.mjs`). pi
+//! 1.6.0 also returned exactly 0.73.1's answers for all 180 inputs of
+//! `pi-differential.json` (none uses a 1.6 feature), so those are checked
+//! against [`Dialect::Pi16`] too.
 
 use pi_session_tree::{
     BlobFolder, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context,
@@ -71,6 +79,46 @@ fn check(file: &str, dialect: Dialect) {
 #[test]
 fn pi_matches_recorded_build_session_context() {
     check("pi-differential.json", Dialect::Pi);
+}
+
+#[test]
+fn pi16_matches_recorded_build_session_context() {
+    check("pi16-differential.json", Dialect::Pi16);
+}
+
+#[test]
+fn pi16_agrees_with_pi_073_on_inputs_without_1_6_features() {
+    check("pi-differential.json", Dialect::Pi16);
+}
+
+#[test]
+fn pi16_edit_without_replacement_is_diagnosed_where_pi_throws() {
+    let path = format!(
+        "{}/tests/data/pi16-differential.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let case = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "edit-without-replacement-throws")
+        .unwrap();
+    assert!(case["expected"]["throws"].is_string(), "pi 1.6 throws here");
+    let entries = case["entries"].as_array().unwrap();
+    let (context, diagnostics) = agent_context(entries, Dialect::Pi16, &ContextOptions::default());
+    // The edit is ignored: the target keeps its content.
+    assert_eq!(context.messages()[0]["content"], "q");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        diagnostics[0].kind,
+        pi_session_tree::DiagnosticKind::MalformedEntry
+    );
+    assert!(
+        diagnostics[0]
+            .message
+            .contains("context_edit has no replacement")
+    );
 }
 
 #[test]

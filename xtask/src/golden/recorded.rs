@@ -98,7 +98,7 @@ fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &P
             return;
         }
     };
-    let Some(dialect) = recorded["dialect"].as_str().and_then(Dialect::parse) else {
+    let Some(dialect) = recorded_dialect(&recorded) else {
         let found = &recorded["dialect"];
         report.record(
             row,
@@ -505,4 +505,18 @@ fn compare(
         Outcome::Fail(found.render())
     };
     report.record(row, check, what, outcome);
+}
+
+/// The dialect whose rules must reproduce a recording: its `dialect`, except that recordings made
+/// by pi 1.x (`"implementation": "pi@1.6.0"`) are judged by pi 1.6's rules.
+fn recorded_dialect(recorded: &Value) -> Option<Dialect> {
+    let dialect = Dialect::parse(recorded["dialect"].as_str()?)?;
+    let by_pi_1 = recorded["implementation"]
+        .as_str()
+        .is_some_and(|implementation| implementation.starts_with("pi@1."));
+    Some(if dialect == Dialect::Pi && by_pi_1 {
+        Dialect::Pi16
+    } else {
+        dialect
+    })
 }

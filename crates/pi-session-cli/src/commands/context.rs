@@ -50,10 +50,13 @@ pub struct ContextArgs {
 /// `--dialect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DialectChoice {
-    /// Detect from the file (omp's title slot, header keys, entry types; else pi).
+    /// Detect from the file (omp's title slot, header keys, entry types; pi 1.6's
+    /// `usage`/`context_edit` entries or system messages with sections; else pi).
     Auto,
     /// pi 0.73.
     Pi,
+    /// pi 1.6 (`@earendil-works/pi-coding-agent`).
+    Pi16,
     /// omp 18.2.
     Omp,
 }
@@ -92,14 +95,20 @@ pub fn run(args: ContextArgs) -> Outcome {
     let loaded = input::load(input::resolve(args.file.clone())?)?;
     let view = SessionView::new(&loaded.file);
     let dialect = match (args.dialect, args.format) {
-        (DialectChoice::Pi, Format::OmpAgentLoop) => {
-            return Err(Failure::new(
-                "--format omp-agent-loop follows omp's rules only: drop --dialect pi (omp reads pi files too)",
-            ));
+        (choice @ (DialectChoice::Pi | DialectChoice::Pi16), Format::OmpAgentLoop) => {
+            let name = if choice == DialectChoice::Pi {
+                "pi"
+            } else {
+                "pi16"
+            };
+            return Err(Failure::new(format!(
+                "--format omp-agent-loop follows omp's rules only: drop --dialect {name} (omp reads pi files too)"
+            )));
         }
         (_, Format::OmpAgentLoop) | (DialectChoice::Omp, _) => Dialect::Omp,
         (DialectChoice::Auto, _) => view.detect_dialect()?,
         (DialectChoice::Pi, _) => Dialect::Pi,
+        (DialectChoice::Pi16, _) => Dialect::Pi16,
     };
     let leaf = args
         .leaf
