@@ -137,36 +137,33 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         if evidence.dialect() == Dialect::Omp {
             return Ok(Dialect::Omp);
         }
-        let changes: Vec<usize> = self.index.positions_of_kind("model_change").collect();
-        for entry in self.load(&changes)? {
-            evidence.entry(&entry);
-        }
+        self.weigh_bodies(&mut evidence, "model_change", usize::MAX)?;
         if !evidence.is_decided() {
             // No header mark and no model_change shape (e.g. a headerless excerpt): omp's
             // custom messages carry `attribution`. A few bodies suffice.
-            let custom: Vec<usize> = self
-                .index
-                .positions_of_kind("custom_message")
-                .take(CUSTOM_MESSAGES_SAMPLED)
-                .collect();
-            for entry in self.load(&custom)? {
-                evidence.entry(&entry);
-            }
+            self.weigh_bodies(&mut evidence, "custom_message", CUSTOM_MESSAGES_SAMPLED)?;
         }
         if evidence.dialect() == Dialect::Pi {
             // pi 1.6 records its system prompt as a `system` message near the start of a
             // session; the first few message bodies tell a 1.6 file without 1.6-only entry
             // types apart.
-            let messages: Vec<usize> = self
-                .index
-                .positions_of_kind("message")
-                .take(MESSAGES_SAMPLED_FOR_SYSTEM)
-                .collect();
-            for entry in self.load(&messages)? {
-                evidence.entry(&entry);
-            }
+            self.weigh_bodies(&mut evidence, "message", MESSAGES_SAMPLED_FOR_SYSTEM)?;
         }
         Ok(evidence.dialect())
+    }
+
+    /// Feeds the bodies of the first `limit` entries of type `kind` to `evidence`.
+    fn weigh_bodies(
+        &self,
+        evidence: &mut DialectEvidence,
+        kind: &str,
+        limit: usize,
+    ) -> Result<(), S::Error> {
+        let positions: Vec<usize> = self.index.positions_of_kind(kind).take(limit).collect();
+        for entry in self.load(&positions)? {
+            evidence.entry(&entry);
+        }
+        Ok(())
     }
 
     /// The entries on the branch a selector picks, root first.
