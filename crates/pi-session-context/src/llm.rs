@@ -160,23 +160,52 @@ fn string_to_blocks(content: Option<&Value>) -> Option<Value> {
     }
 }
 
-/// The head of both dialects' bash text: command, output, and how it ended.
-fn bash_text_head(m: &Map<String, Value>) -> String {
-    let mut text = format!("Ran `{}`\n", to_js_string(m.get("command")));
-    if truthy(m.get("output")) {
-        text += &format!("```\n{}\n```", to_js_string(m.get("output")));
+/// The words a bash or Python run's text uses; how the text is put together is the same
+/// ([`run_outcome_text`]).
+struct RunWording {
+    /// Put before the output (the output is then closed with "\n```").
+    output_opening: &'static str,
+    /// The line for a cancelled run.
+    cancelled: &'static str,
+    /// The start of the line for a failed run; the exit code follows.
+    failed: &'static str,
+}
+
+const BASH_WORDING: RunWording = RunWording {
+    output_opening: "```\n",
+    cancelled: "\n\n(command cancelled)",
+    failed: "\n\nCommand exited with code ",
+};
+
+const PYTHON_WORDING: RunWording = RunWording {
+    output_opening: "Output:\n```\n",
+    cancelled: "\n\n(execution cancelled)",
+    failed: "\n\nExecution failed with code ",
+};
+
+/// A run's output (or "(no output)") and how it ended: cancelled, or failed with its exit code.
+fn run_outcome_text(m: &Map<String, Value>, wording: &RunWording) -> String {
+    let mut text = if truthy(m.get("output")) {
+        format!(
+            "{}{}\n```",
+            wording.output_opening,
+            to_js_string(m.get("output"))
+        )
     } else {
-        text += "(no output)";
-    }
+        "(no output)".to_owned()
+    };
     if truthy(m.get("cancelled")) {
-        text += "\n\n(command cancelled)";
+        text += wording.cancelled;
     } else if exit_code_failed(m.get("exitCode")) {
-        text += &format!(
-            "\n\nCommand exited with code {}",
-            to_js_string(m.get("exitCode"))
-        );
+        text += wording.failed;
+        text += &to_js_string(m.get("exitCode"));
     }
     text
+}
+
+/// The head of both dialects' bash text: command, output, and how it ended.
+fn bash_text_head(m: &Map<String, Value>) -> String {
+    format!("Ran `{}`\n", to_js_string(m.get("command"))) + &run_outcome_text(m, &BASH_WORDING)
 }
 
 /// `exitCode !== null && exitCode !== undefined && exitCode !== 0`.
@@ -329,24 +358,11 @@ fn is_custom_content(content: Option<&Value>) -> bool {
 
 /// `pythonExecutionToText`.
 fn omp_python_text(m: &Map<String, Value>) -> String {
-    let mut text = format!(
+    format!(
         "Ran Python:\n```python\n{}\n```\n",
         to_js_string(m.get("code"))
-    );
-    if truthy(m.get("output")) {
-        text += &format!("Output:\n```\n{}\n```", to_js_string(m.get("output")));
-    } else {
-        text += "(no output)";
-    }
-    if truthy(m.get("cancelled")) {
-        text += "\n\n(execution cancelled)";
-    } else if exit_code_failed(m.get("exitCode")) {
-        text += &format!(
-            "\n\nExecution failed with code {}",
-            to_js_string(m.get("exitCode"))
-        );
-    }
-    text + &format_output_notice(m.get("meta"))
+    ) + &run_outcome_text(m, &PYTHON_WORDING)
+        + &format_output_notice(m.get("meta"))
 }
 
 fn omp_file_mention(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
