@@ -3,9 +3,11 @@
 use crate::util::{cargo, run_command, workspace_root};
 use std::process::Command;
 
-/// Runs `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks.
+/// Runs the tidy checks (`cargo fmt --check`, `cargo clippy -D warnings`), then
+/// `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks.
 pub fn run(_args: &[String]) -> Result<(), String> {
     let root = workspace_root();
+    tidy(&root)?;
     run_command(
         cargo()
             .current_dir(&root)
@@ -18,6 +20,21 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     )?;
     deny(&root)?;
     crate::golden::run(&[])
+}
+
+/// Style holds without anyone checking it by hand (rust-analyzer's tidy habit): formatting and
+/// clippy's warnings fail the test command like a failing test does.
+fn tidy(root: &std::path::Path) -> Result<(), String> {
+    run_command(cargo().current_dir(root).args(["fmt", "--all", "--check"]))
+        .map_err(|e| format!("{e}\n(run `cargo fmt --all` to fix the formatting)"))?;
+    run_command(cargo().current_dir(root).args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))
 }
 
 fn deny(root: &std::path::Path) -> Result<(), String> {
