@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context_owned};
 use crate::diagnostic::Diagnostic;
 use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
+use crate::js;
 use crate::render::{RenderOptions, render_tree, tree_json};
 use crate::session_meta;
 
@@ -173,14 +174,16 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         Ok((branch, entries))
     }
 
-    /// The dialect's `buildSessionContext` for a leaf.
+    /// The dialect's `buildSessionContext` for a leaf. Only the bodies it needs are read
+    /// ([`context_path`]).
     pub fn context(
         &self,
         leaf: &LeafSelector,
         dialect: Dialect,
         options: &ContextOptions<'_>,
     ) -> Result<ResolvedContext, S::Error> {
-        let (branch, path) = self.branch_entries(leaf)?;
+        let branch = self.index.branch_for(leaf);
+        let path = context_path(self.source, &self.index, &branch.positions, dialect)?;
         let (context, mut diagnostics) = agent_context_owned(path, dialect, options);
         let mut all = branch.diagnostics.clone();
         all.append(&mut diagnostics);
@@ -250,4 +253,123 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     ) -> Result<String, S::Error> {
         Ok(render_tree(&self.index, &self.labels()?, describe, options))
     }
+}
+
+/// `role` of the message in a placeholder entry ([`context_path`]): no rule of any dialect
+/// matches it, so a placeholder stands for "a message that is not the latest assistant turn".
+pub const UNREAD_ROLE: &str = "(unread)";
+
+/// Bodies are read from the end of the branch backwards, this many at a time, when the
+/// latest assistant message lies before the part that is sent.
+const BACKWARD_BATCH: usize = 32;
+
+/// The entries of a branch (`positions`, root first) as [`crate::agent_context`] needs
+/// them for `dialect`, reading only the bodies it looks at.
+///
+/// Every entry that is not a `message` is read (settings, compactions, summaries, custom
+/// entries: small and few); `message` bodies are read from the first entry the dialect may
+/// send onwards (after the latest compaction: its first kept entry), plus, when none of
+/// those is an assistant turn, the latest assistant message before them (it sets the
+/// model). Every other `message` entry stands as a placeholder holding its envelope
+/// (`type`, `id`, `parentId`) and `{"role": UNREAD_ROLE}`: nothing the context would send
+/// is parsed. Entries without a string id are always read (a placeholder could not answer
+/// id lookups for them).
+///
+/// `agent_context` over the result equals `agent_context` over every body of the branch,
+/// except that a `message` entry without a message object before the sent part is not
+/// reported (its body is not read).
+///
+/// ```
+/// use pi_session_tree::{agent_context, ContextOptions, Dialect, TreeIndex, NodeInfo, EntrySource};
+/// use pi_session_tree::source::context_path;
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"old"}}),
+///     json!({"type":"message","id":"b","parentId":"a",
+///            "message":{"role":"assistant","content":[],"provider":"p","model":"m"}}),
+///     json!({"type":"compaction","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:00.000Z",
+///            "summary":"s","firstKeptEntryId":"b","tokensBefore":1}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// let path = context_path(&entries, &index, &[0, 1, 2], Dialect::Pi).unwrap();
+/// assert_eq!(path[0]["message"]["role"], pi_session_tree::source::UNREAD_ROLE);
+/// assert_eq!(path[1], entries[1]);
+/// let (lazy, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+/// let (full, _) = agent_context(&entries, Dialect::Pi, &ContextOptions::default());
+/// assert_eq!(lazy, full);
+/// ```
+pub fn context_path<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+    dialect: Dialect,
+) -> Result<Vec<Value>, S::Error> {
+    let node = |at: usize| index.node(positions[at]);
+    let stubbed = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
+    let mut path: Vec<Value> = (0..positions.len())
+        .map(|at| match node(at) {
+            Some(n) if stubbed(at) => placeholder(n),
+            _ => Value::Null,
+        })
+        .collect();
+    let wanted: Vec<usize> = (0..positions.len()).filter(|&at| !stubbed(at)).collect();
+    fill(source, positions, &mut path, &wanted)?;
+    let start = match dialect {
+        Dialect::Pi | Dialect::Pi16 => crate::pi_context::first_sent(&path),
+        Dialect::Omp => crate::omp_context::first_sent(&path),
+    };
+    let sent: Vec<usize> = (start..positions.len()).filter(|&at| stubbed(at)).collect();
+    fill(source, positions, &mut path, &sent)?;
+    let has_assistant = |values: &[Value]| {
+        values
+            .iter()
+            .any(|e| js::is_str(js::get(e.get("message"), "role"), "assistant"))
+    };
+    if !has_assistant(&path[start..]) {
+        let mut before: Vec<usize> = (0..start).rev().filter(|&at| stubbed(at)).collect();
+        while !before.is_empty() {
+            let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
+            fill(source, positions, &mut path, &batch)?;
+            if batch
+                .iter()
+                .any(|&at| has_assistant(std::slice::from_ref(&path[at])))
+            {
+                break;
+            }
+        }
+    }
+    Ok(path)
+}
+
+/// Reads the bodies of the path entries `at` into `path`.
+fn fill<S: EntrySource + ?Sized>(
+    source: &S,
+    positions: &[usize],
+    path: &mut [Value],
+    at: &[usize],
+) -> Result<(), S::Error> {
+    let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
+    for (&a, value) in at.iter().zip(source.entry_values(&wanted)?) {
+        path[a] = value;
+    }
+    Ok(())
+}
+
+/// A `message` entry whose body is not read: its envelope and `{"role": UNREAD_ROLE}`.
+fn placeholder(node: &NodeInfo) -> Value {
+    let mut entry = Map::new();
+    entry.insert("type".into(), Value::from("message"));
+    entry.insert(
+        "id".into(),
+        node.id.clone().map_or(Value::Null, Value::from),
+    );
+    entry.insert(
+        "parentId".into(),
+        node.parent_id.clone().map_or(Value::Null, Value::from),
+    );
+    let mut message = Map::new();
+    message.insert("role".into(), Value::from(UNREAD_ROLE));
+    entry.insert("message".into(), Value::Object(message));
+    Value::Object(entry)
 }
