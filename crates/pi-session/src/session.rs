@@ -4,6 +4,7 @@
 //! there. [`Session::fork`] makes another cursor on the same log; appends through any cursor
 //! go to the one file, one line each, under the store's single-writer lock.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -113,6 +114,59 @@ struct Log {
     names: BTreeMap<String, Position>,
     /// The `model_change` the first append of a new session wrote.
     first_id: Option<String>,
+}
+
+/// The log as the tree's entry source, for [`Session::agent_context`]: bodies come from the
+/// cache of values read before, else from the file or the appended entries (then cached).
+struct LogSource<'a> {
+    log: &'a Log,
+    cache: &'a RefCell<HashMap<usize, JsonValue>>,
+}
+
+impl pi_session_tree::EntrySource for LogSource<'_> {
+    type Error = Error;
+
+    fn entry_count(&self) -> usize {
+        self.log.index.len()
+    }
+
+    fn envelope(&self, position: usize) -> NodeInfo {
+        self.log.index.node(position).cloned().unwrap_or_default()
+    }
+
+    fn entry_value(&self, position: usize) -> Result<JsonValue> {
+        self.entry_values(&[position])?
+            .pop()
+            .ok_or_else(|| Error::invalid_input(format!("no entry at position {position}")))
+    }
+
+    /// Cached values first; the file's in one batch read ([`SessionFile::values_for`]).
+    fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        let file_len = self.log.file_len();
+        let mut cache = self.cache.borrow_mut();
+        let from_file: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|at| *at < file_len && !cache.contains_key(at))
+            .collect();
+        if let Some(file) = &self.log.file
+            && !from_file.is_empty()
+        {
+            let values = pi_session_tree::EntrySource::entry_values(file, &from_file)?;
+            cache.extend(from_file.into_iter().zip(values));
+        }
+        positions
+            .iter()
+            .map(|&at| match cache.get(&at) {
+                Some(value) => Ok(value.clone()),
+                None => {
+                    let value = to_json(&self.log.entry(at)?);
+                    cache.insert(at, value.clone());
+                    Ok(value)
+                }
+            })
+            .collect()
+    }
 }
 
 /// Where a named branch's tip is (see [`Session::fork_named`]).
@@ -550,15 +604,31 @@ impl Session {
 
     /// The dialect's `buildSessionContext` for this cursor's branch (what pi or omp would
     /// rebuild from the file), with the resolver's diagnostics.
+    ///
+    /// Only the bodies the context needs are read ([`pi_session_tree::source::context_path`]):
+    /// after the latest compaction, its kept range onwards, plus the settings entries. Bodies
+    /// read once are kept for the next call, so a host's turn reads only what it appended.
     pub fn agent_context(
         &self,
         dialect: Dialect,
         options: &ContextOptions<'_>,
     ) -> Result<(AgentContext, Vec<pi_session_tree::Diagnostic>)> {
-        Ok(pi_session_tree::agent_context(
-            &self.branch_values()?,
-            dialect,
-            options,
+        let path = {
+            let mut log = self.log();
+            let leaf = self.leaf_in(&log);
+            let positions = log.branch_positions(leaf.as_deref());
+            let cache = RefCell::new(std::mem::take(&mut log.values));
+            let source = LogSource {
+                log: &log,
+                cache: &cache,
+            };
+            let path =
+                pi_session_tree::source::context_path(&source, &log.index, &positions, dialect);
+            log.values = cache.into_inner();
+            path?
+        };
+        Ok(pi_session_tree::context::agent_context_owned(
+            path, dialect, options,
         ))
     }
 
