@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js::{self, SameValueKey};
 use crate::omp_notes;
@@ -654,16 +655,16 @@ fn compaction_summary(
     ])
 }
 
-/// The index of the first path entry whose body [`build`] may send: after the
+/// Where the part of a path that [`build`] may send begins: after the
 /// latest `reset_boundary` when it follows the latest compaction; else the
 /// earliest of the compaction, its first kept entry and the entry after its
 /// `providerReplayThroughEntryId`; the floor (after the last reset, else 0) for
 /// an `experimental-context-rollover` compaction, which may replay an older
 /// user request; 0 (or after the reset) without a compaction. Never later
 /// than what `emit_all` appends, so bodies before it are not read.
-pub(crate) fn first_sent(path: &[Value]) -> usize {
+pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
     let reset = path.iter().rposition(|e| kind(e) == Some("reset_boundary"));
-    let floor = reset.map_or(0, |r| r + 1);
+    let floor = FirstSent::after(reset);
     let Some(latest) = path.iter().rposition(|e| kind(e) == Some("compaction")) else {
         return floor;
     };
@@ -685,15 +686,15 @@ pub(crate) fn first_sent(path: &[Value]) -> usize {
             .position(|e| js::strict_eq(e.get("id"), target))
             .filter(|&i| i < at)
     };
-    let mut start = at;
+    let mut start = FirstSent::At(at);
     if let Some(kept) = position_of(compaction.get("firstKeptEntryId")) {
-        start = start.min(kept);
+        start = start.min(FirstSent::At(kept));
     }
     let through = compaction.get("providerReplayThroughEntryId");
     if js::truthy(through)
         && let Some(r) = position_of(through)
     {
-        start = start.min(r + 1);
+        start = start.min(FirstSent::After(r));
     }
     start
 }

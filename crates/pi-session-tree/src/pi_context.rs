@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
 
@@ -180,20 +181,22 @@ fn latest_compaction(path: &[Value]) -> Option<(usize, usize)> {
     Some((latest, looked_up))
 }
 
-/// The index of the first path entry whose body [`build_release`] may send
+/// Where the part of a path that [`build_release`] may send begins
 /// (either release): the latest compaction's first kept entry, else the
 /// compaction itself; 0 without a compaction. Before it, only settings are
 /// read: `model_change` and `thinking_level_change` entries and the latest
 /// assistant message (see [`crate::source::context_path`]).
-pub(crate) fn first_sent(path: &[Value]) -> usize {
+pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
     let Some((latest, compaction_index)) = latest_compaction(path) else {
-        return 0;
+        return FirstSent::Start;
     };
     let first_kept = path[latest].get("firstKeptEntryId");
-    path[..compaction_index]
-        .iter()
-        .position(|e| js::strict_eq(e.get("id"), first_kept))
-        .unwrap_or(compaction_index)
+    FirstSent::At(
+        path[..compaction_index]
+            .iter()
+            .position(|e| js::strict_eq(e.get("id"), first_kept))
+            .unwrap_or(compaction_index),
+    )
 }
 
 fn is_system_message(entry: &Value) -> bool {

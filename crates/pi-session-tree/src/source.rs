@@ -1,11 +1,14 @@
 //! A convenience layer over any entry store: index once from envelopes, then
 //! load only the bodies each question needs.
 
+use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
-use crate::context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context_owned};
+use crate::context::{
+    AgentContext, ContextOptions, Dialect, DialectEvidence, FirstSent, agent_context_owned,
+};
 use crate::diagnostic::Diagnostic;
 use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 use crate::js;
@@ -263,24 +266,33 @@ pub const UNREAD_ROLE: &str = "(unread)";
 /// latest assistant message lies before the part that is sent.
 const BACKWARD_BATCH: usize = 32;
 
+/// Keys of non-message entries that name another entry by id, which the dialects look up
+/// by position on the path (a compaction's kept range and omp's provider replay).
+const ID_REFERENCES: [&str; 2] = ["firstKeptEntryId", "providerReplayThroughEntryId"];
+
 /// The entries of a branch (`positions`, root first) as [`crate::agent_context`] needs
-/// them for `dialect`, reading only the bodies it looks at.
+/// them for `dialect`, reading only the bodies it looks at; the answer is a sub-sequence of
+/// the branch, in branch order.
 ///
-/// Every entry that is not a `message` is read (settings, compactions, summaries, custom
-/// entries: small and few); `message` bodies are read from the first entry the dialect may
-/// send onwards (after the latest compaction: its first kept entry), plus, when none of
-/// those is an assistant turn, the latest assistant message before them (it sets the
-/// model). Every other `message` entry stands as a placeholder holding its envelope
-/// (`type`, `id`, `parentId`) and `{"role": UNREAD_ROLE}`: nothing the context would send
-/// is parsed. Entries without a string id are always read (a placeholder could not answer
-/// id lookups for them).
+/// - Every entry that is not a `message` is read (settings, compactions, summaries, custom
+///   entries: small and few), and so is every entry without a string id.
+/// - `message` bodies are read from the first entry the dialect may send onwards (after the
+///   latest compaction: its first kept entry; see `pi_context::first_sent` and
+///   `omp_context::first_sent`).
+/// - When none of those is an assistant turn, the latest assistant message before them is
+///   read too (it sets the model), scanning backwards.
+/// - A `message` before the sent part that a compaction names (`firstKeptEntryId`,
+///   `providerReplayThroughEntryId`) stays as a placeholder: its envelope (`type`, `id`,
+///   `parentId`) and `{"role": UNREAD_ROLE}`, so that lookups by id find it where it is.
+/// - Every other `message` before the sent part is left out: no rule reads it, and none
+///   of its bytes are parsed.
 ///
 /// `agent_context` over the result equals `agent_context` over every body of the branch,
 /// except that a `message` entry without a message object before the sent part is not
 /// reported (its body is not read).
 ///
 /// ```
-/// use pi_session_tree::{agent_context, ContextOptions, Dialect, TreeIndex, NodeInfo, EntrySource};
+/// use pi_session_tree::{agent_context, ContextOptions, Dialect, TreeIndex, EntrySource};
 /// use pi_session_tree::source::context_path;
 /// use serde_json::json;
 ///
@@ -293,8 +305,7 @@ const BACKWARD_BATCH: usize = 32;
 /// ];
 /// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
 /// let path = context_path(&entries, &index, &[0, 1, 2], Dialect::Pi).unwrap();
-/// assert_eq!(path[0]["message"]["role"], pi_session_tree::source::UNREAD_ROLE);
-/// assert_eq!(path[1], entries[1]);
+/// assert_eq!(path, entries[1..]); // "a" is not sent and not read
 /// let (lazy, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
 /// let (full, _) = agent_context(&entries, Dialect::Pi, &ContextOptions::default());
 /// assert_eq!(lazy, full);
@@ -306,53 +317,67 @@ pub fn context_path<S: EntrySource + ?Sized>(
     dialect: Dialect,
 ) -> Result<Vec<Value>, S::Error> {
     let node = |at: usize| index.node(positions[at]);
-    let stubbed = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
-    let mut path: Vec<Value> = (0..positions.len())
-        .map(|at| match node(at) {
-            Some(n) if stubbed(at) => placeholder(n),
-            _ => Value::Null,
+    let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
+    let mut path: BTreeMap<usize, Value> = BTreeMap::new();
+    let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
+    fill(source, positions, &mut path, &others)?;
+    let named: HashSet<&str> = path
+        .values()
+        .flat_map(|entry| {
+            ID_REFERENCES
+                .iter()
+                .filter_map(|key| entry.get(*key)?.as_str())
         })
         .collect();
-    let wanted: Vec<usize> = (0..positions.len()).filter(|&at| !stubbed(at)).collect();
-    fill(source, positions, &mut path, &wanted)?;
-    let start = match dialect {
-        Dialect::Pi | Dialect::Pi16 => crate::pi_context::first_sent(&path),
-        Dialect::Omp => crate::omp_context::first_sent(&path),
+    let mut placeholders: Vec<(usize, Value)> = Vec::new();
+    for at in (0..positions.len()).filter(|&at| unread(at)) {
+        if let Some(n) = node(at).filter(|n| n.id.as_deref().is_some_and(|id| named.contains(id))) {
+            placeholders.push((at, placeholder(n)));
+        }
+    }
+    path.extend(placeholders);
+    // Left-out messages are read by no rule that finds the first sent entry, so the answer on
+    // this shorter path is the same entry.
+    let (order, sparse): (Vec<usize>, Vec<Value>) = std::mem::take(&mut path).into_iter().unzip();
+    let first = match dialect {
+        Dialect::Pi | Dialect::Pi16 => crate::pi_context::first_sent(&sparse),
+        Dialect::Omp => crate::omp_context::first_sent(&sparse),
     };
-    let sent: Vec<usize> = (start..positions.len()).filter(|&at| stubbed(at)).collect();
+    let start = match first {
+        FirstSent::Start => 0,
+        FirstSent::At(i) => order.get(i).copied().unwrap_or(positions.len()),
+        FirstSent::After(i) => order.get(i).map_or(positions.len(), |at| at + 1),
+    };
+    path.extend(order.into_iter().zip(sparse));
+    let sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
     fill(source, positions, &mut path, &sent)?;
-    let has_assistant = |values: &[Value]| {
-        values
-            .iter()
-            .any(|e| js::is_str(js::get(e.get("message"), "role"), "assistant"))
-    };
-    if !has_assistant(&path[start..]) {
-        let mut before: Vec<usize> = (0..start).rev().filter(|&at| stubbed(at)).collect();
+    let is_assistant =
+        |entry: &Value| js::is_str(js::get(entry.get("message"), "role"), "assistant");
+    if !path.range(start..).any(|(_, entry)| is_assistant(entry)) {
+        let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread(at)).collect();
         while !before.is_empty() {
             let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
             fill(source, positions, &mut path, &batch)?;
             if batch
                 .iter()
-                .any(|&at| has_assistant(std::slice::from_ref(&path[at])))
+                .any(|at| path.get(at).is_some_and(is_assistant))
             {
                 break;
             }
         }
     }
-    Ok(path)
+    Ok(path.into_values().collect())
 }
 
-/// Reads the bodies of the path entries `at` into `path`.
+/// Reads the bodies of the path entries `at` (indices into `positions`) into `path`.
 fn fill<S: EntrySource + ?Sized>(
     source: &S,
     positions: &[usize],
-    path: &mut [Value],
+    path: &mut BTreeMap<usize, Value>,
     at: &[usize],
 ) -> Result<(), S::Error> {
     let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
-    for (&a, value) in at.iter().zip(source.entry_values(&wanted)?) {
-        path[a] = value;
-    }
+    path.extend(at.iter().copied().zip(source.entry_values(&wanted)?));
     Ok(())
 }
 
