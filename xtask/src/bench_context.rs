@@ -287,7 +287,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 /// Peak resident memory of this process in MiB (`VmHWM`; 0 where /proc is absent).
-fn peak_rss_mb() -> f64 {
+pub(crate) fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()

@@ -9,6 +9,7 @@
 )]
 
 mod bench;
+mod bench_compare;
 mod bench_context;
 mod bench_types;
 mod golden;

@@ -3,7 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use pi_session::types::to_js_string;
+use pi_session::types::json::to_js_vec;
 
 use crate::failure::Failure;
 
@@ -31,11 +31,15 @@ impl Out {
         self.write(text.as_bytes())
     }
 
-    /// Writes a JSON value as `JSON.stringify(value, null, 2)` would, and a newline.
-    pub fn json(&mut self, value: &serde_json::Value) -> Result<(), Failure> {
+    /// Writes a JSON value as `JSON.stringify(value, null, 2)` would, and a newline. The
+    /// value is serialised straight from `value` (no intermediate JSON tree).
+    pub fn json<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
         let compact =
-            to_js_string(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
-        self.line(&indent(&compact))
+            to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+        let indented = indent_bytes(&compact);
+        drop(compact);
+        self.write(&indented)?;
+        self.write(b"\n")
     }
 
     /// Pushes buffered output to stdout.
@@ -64,58 +68,73 @@ pub fn warn(text: &str) {
     let _ = writeln!(io::stderr().lock(), "{text}");
 }
 
-/// Re-indents compact JSON the way `JSON.stringify(value, null, 2)` lays it out: two spaces per
-/// level, `": "` after keys, and empty objects and arrays kept as `{}` and `[]`.
-///
-/// The input must be compact JSON (no whitespace outside strings), as the JS writer makes it.
-pub fn indent(compact: &str) -> String {
-    let mut out = String::with_capacity(compact.len() * 2);
+/// `JSON.stringify(value, null, 2)`'s layout of compact JSON text (as `to_js_string` writes
+/// it).
+#[cfg(test)]
+fn indent(compact: &str) -> String {
+    String::from_utf8_lossy(&indent_bytes(compact.as_bytes())).into_owned()
+}
+
+/// [`indent`] over bytes: structural characters are ASCII, so string contents (UTF-8 or not)
+/// are copied through in runs up to the next quote or backslash.
+fn indent_bytes(compact: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = compact.chars().peekable();
-    let newline = |out: &mut String, depth: usize| {
-        out.push('\n');
-        out.extend(std::iter::repeat_n(' ', depth * 2));
+    let newline = |out: &mut Vec<u8>, depth: usize| {
+        out.push(b'\n');
+        out.resize(out.len() + depth * 2, b' ');
     };
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
+    let mut at = 0;
+    while at < compact.len() {
+        let c = compact[at];
+        at += 1;
         match c {
-            '"' => {
-                in_string = true;
+            b'"' => {
                 out.push(c);
+                // Copy the string through its closing quote, skipping escaped characters.
+                while at < compact.len() {
+                    let run = compact[at..]
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\')
+                        .map_or(compact.len(), |n| at + n);
+                    out.extend_from_slice(&compact[at..run]);
+                    at = run;
+                    match compact.get(at) {
+                        Some(b'"') => {
+                            out.push(b'"');
+                            at += 1;
+                            break;
+                        }
+                        Some(_) => {
+                            let end = (at + 2).min(compact.len());
+                            out.extend_from_slice(&compact[at..end]);
+                            at = end;
+                        }
+                        None => {}
+                    }
+                }
             }
-            '{' | '[' => {
+            b'{' | b'[' => {
                 out.push(c);
-                let close = if c == '{' { '}' } else { ']' };
-                if chars.peek() == Some(&close) {
+                let close = if c == b'{' { b'}' } else { b']' };
+                if compact.get(at) == Some(&close) {
                     out.push(close);
-                    chars.next();
+                    at += 1;
                 } else {
                     depth += 1;
                     newline(&mut out, depth);
                 }
             }
-            '}' | ']' => {
+            b'}' | b']' => {
                 depth = depth.saturating_sub(1);
                 newline(&mut out, depth);
                 out.push(c);
             }
-            ',' => {
+            b',' => {
                 out.push(c);
                 newline(&mut out, depth);
             }
-            ':' => out.push_str(": "),
+            b':' => out.extend_from_slice(b": "),
             _ => out.push(c),
         }
     }

@@ -192,6 +192,44 @@ pub fn detect_dialect<'a>(
     evidence.dialect()
 }
 
+/// Where the part of a path that a dialect's `buildSessionContext` may send begins (see
+/// [`crate::source::context_path`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FirstSent {
+    /// At the first entry of the path.
+    Start,
+    /// At this entry.
+    At(usize),
+    /// Just after this entry (a `reset_boundary`, omp's replay-through entry).
+    After(usize),
+}
+
+impl FirstSent {
+    /// Orders the two kinds on one scale: `After(i)` comes before `At(i + 1)`, whatever
+    /// entries lie between them on a longer path.
+    fn key(self) -> usize {
+        match self {
+            Self::Start => 0,
+            Self::At(i) => 2 * i + 1,
+            Self::After(i) => 2 * i + 2,
+        }
+    }
+
+    /// The earlier of two.
+    pub(crate) fn min(self, other: Self) -> Self {
+        if other.key() < self.key() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// After `reset` when there is one, else [`Self::Start`].
+    pub(crate) fn after(reset: Option<usize>) -> Self {
+        reset.map_or(Self::Start, Self::After)
+    }
+}
+
 /// What a dialect's `buildSessionContext` returns; serialises to exactly that
 /// JSON document.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js::{self, SameValueKey};
 use crate::omp_notes;
@@ -652,6 +653,50 @@ fn compaction_summary(
             Some(timestamp_ms.map_or(Value::Null, Value::from)),
         ),
     ])
+}
+
+/// Where the part of a path that [`build`] may send begins: after the
+/// latest `reset_boundary` when it follows the latest compaction; else the
+/// earliest of the compaction, its first kept entry and the entry after its
+/// `providerReplayThroughEntryId`; the floor (after the last reset, else 0) for
+/// an `experimental-context-rollover` compaction, which may replay an older
+/// user request; 0 (or after the reset) without a compaction. Never later
+/// than what `emit_all` appends, so bodies before it are not read.
+pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
+    let reset = path.iter().rposition(|e| kind(e) == Some("reset_boundary"));
+    let floor = FirstSent::after(reset);
+    let Some(latest) = path.iter().rposition(|e| kind(e) == Some("compaction")) else {
+        return floor;
+    };
+    let compaction = &path[latest];
+    let id = compaction.get("id");
+    let at = path
+        .iter()
+        .position(|e| kind(e) == Some("compaction") && js::strict_eq(e.get("id"), id))
+        .unwrap_or(latest);
+    if reset.is_some_and(|r| r > at) {
+        return floor;
+    }
+    let details = compaction.get("details");
+    if js::is_str(js::get(details, "kind"), "experimental-context-rollover") {
+        return floor;
+    }
+    let position_of = |target: Option<&Value>| {
+        path.iter()
+            .position(|e| js::strict_eq(e.get("id"), target))
+            .filter(|&i| i < at)
+    };
+    let mut start = FirstSent::At(at);
+    if let Some(kept) = position_of(compaction.get("firstKeptEntryId")) {
+        start = start.min(FirstSent::At(kept));
+    }
+    let through = compaction.get("providerReplayThroughEntryId");
+    if js::truthy(through)
+        && let Some(r) = position_of(through)
+    {
+        start = start.min(FirstSent::After(r));
+    }
+    start
 }
 
 fn non_empty_str(value: Option<&Value>) -> Option<&str> {

@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
 
@@ -147,21 +148,10 @@ fn settings(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
 /// `buildContextEntries`: the path, or the latest compaction followed by the
 /// kept entries before it and every entry after it.
 fn context_entries(path: &[Value], release: PiRelease) -> Vec<&Value> {
-    let Some(latest) = path
-        .iter()
-        .rposition(|e| js::is_str(e.get("type"), "compaction"))
-    else {
+    let Some((latest, compaction_index)) = latest_compaction(path) else {
         return path.iter().collect();
     };
     let compaction = &path[latest];
-    // pi looks the compaction up again by id (the first entry with that id wins).
-    let compaction_index = path
-        .iter()
-        .position(|e| {
-            js::is_str(e.get("type"), "compaction")
-                && js::strict_eq(e.get("id"), compaction.get("id"))
-        })
-        .unwrap_or(latest);
     let first_kept = compaction.get("firstKeptEntryId");
     let mut entries = vec![compaction];
     let mut found = false;
@@ -175,6 +165,38 @@ fn context_entries(path: &[Value], release: PiRelease) -> Vec<&Value> {
     }
     entries.extend(&path[compaction_index + 1..]);
     entries
+}
+
+/// The latest compaction on a path and where pi looks it up again by id (the
+/// first compaction with that id wins): `(latest, looked_up)`.
+fn latest_compaction(path: &[Value]) -> Option<(usize, usize)> {
+    let latest = path
+        .iter()
+        .rposition(|e| js::is_str(e.get("type"), "compaction"))?;
+    let id = path[latest].get("id");
+    let looked_up = path
+        .iter()
+        .position(|e| js::is_str(e.get("type"), "compaction") && js::strict_eq(e.get("id"), id))
+        .unwrap_or(latest);
+    Some((latest, looked_up))
+}
+
+/// Where the part of a path that [`build_release`] may send begins
+/// (either release): the latest compaction's first kept entry, else the
+/// compaction itself; 0 without a compaction. Before it, only settings are
+/// read: `model_change` and `thinking_level_change` entries and the latest
+/// assistant message (see [`crate::source::context_path`]).
+pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
+    let Some((latest, compaction_index)) = latest_compaction(path) else {
+        return FirstSent::Start;
+    };
+    let first_kept = path[latest].get("firstKeptEntryId");
+    FirstSent::At(
+        path[..compaction_index]
+            .iter()
+            .position(|e| js::strict_eq(e.get("id"), first_kept))
+            .unwrap_or(compaction_index),
+    )
 }
 
 fn is_system_message(entry: &Value) -> bool {

@@ -1,13 +1,17 @@
 //! A convenience layer over any entry store: index once from envelopes, then
 //! load only the bodies each question needs.
 
+use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
-use crate::context::{AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context_owned};
+use crate::context::{
+    AgentContext, ContextOptions, Dialect, DialectEvidence, FirstSent, agent_context_owned,
+};
 use crate::diagnostic::Diagnostic;
 use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
+use crate::js;
 use crate::render::{RenderOptions, render_tree, tree_json};
 use crate::session_meta;
 
@@ -173,14 +177,16 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         Ok((branch, entries))
     }
 
-    /// The dialect's `buildSessionContext` for a leaf.
+    /// The dialect's `buildSessionContext` for a leaf. Only the bodies it needs are read
+    /// ([`context_path`]).
     pub fn context(
         &self,
         leaf: &LeafSelector,
         dialect: Dialect,
         options: &ContextOptions<'_>,
     ) -> Result<ResolvedContext, S::Error> {
-        let (branch, path) = self.branch_entries(leaf)?;
+        let branch = self.index.branch_for(leaf);
+        let path = context_path(self.source, &self.index, &branch.positions, dialect)?;
         let (context, mut diagnostics) = agent_context_owned(path, dialect, options);
         let mut all = branch.diagnostics.clone();
         all.append(&mut diagnostics);
@@ -250,4 +256,145 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     ) -> Result<String, S::Error> {
         Ok(render_tree(&self.index, &self.labels()?, describe, options))
     }
+}
+
+/// `role` of the message in a placeholder entry ([`context_path`]): no rule of any dialect
+/// matches it, so a placeholder stands for "a message that is not the latest assistant turn".
+pub const UNREAD_ROLE: &str = "(unread)";
+
+/// Bodies are read from the end of the branch backwards, this many at a time, when the
+/// latest assistant message lies before the part that is sent.
+const BACKWARD_BATCH: usize = 32;
+
+/// Keys of non-message entries that name another entry by id, which the dialects look up
+/// by position on the path (a compaction's kept range and omp's provider replay).
+const ID_REFERENCES: [&str; 2] = ["firstKeptEntryId", "providerReplayThroughEntryId"];
+
+/// The entries of a branch (`positions`, root first) as [`crate::agent_context`] needs
+/// them for `dialect`, reading only the bodies it looks at; the answer is a sub-sequence of
+/// the branch, in branch order.
+///
+/// - Every entry that is not a `message` is read (settings, compactions, summaries, custom
+///   entries: small and few), and so is every entry without a string id.
+/// - `message` bodies are read from the first entry the dialect may send onwards (after the
+///   latest compaction: its first kept entry; see `pi_context::first_sent` and
+///   `omp_context::first_sent`).
+/// - When none of those is an assistant turn, the latest assistant message before them is
+///   read too (it sets the model), scanning backwards.
+/// - A `message` before the sent part that a compaction names (`firstKeptEntryId`,
+///   `providerReplayThroughEntryId`) stays as a placeholder: its envelope (`type`, `id`,
+///   `parentId`) and `{"role": UNREAD_ROLE}`, so that lookups by id find it where it is.
+/// - Every other `message` before the sent part is left out: no rule reads it, and none
+///   of its bytes are parsed.
+///
+/// `agent_context` over the result equals `agent_context` over every body of the branch,
+/// except that a `message` entry without a message object before the sent part is not
+/// reported (its body is not read).
+///
+/// ```
+/// use pi_session_tree::{agent_context, ContextOptions, Dialect, TreeIndex, EntrySource};
+/// use pi_session_tree::source::context_path;
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"old"}}),
+///     json!({"type":"message","id":"b","parentId":"a",
+///            "message":{"role":"assistant","content":[],"provider":"p","model":"m"}}),
+///     json!({"type":"compaction","id":"c","parentId":"b","timestamp":"2025-01-01T00:00:00.000Z",
+///            "summary":"s","firstKeptEntryId":"b","tokensBefore":1}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// let path = context_path(&entries, &index, &[0, 1, 2], Dialect::Pi).unwrap();
+/// assert_eq!(path, entries[1..]); // "a" is not sent and not read
+/// let (lazy, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+/// let (full, _) = agent_context(&entries, Dialect::Pi, &ContextOptions::default());
+/// assert_eq!(lazy, full);
+/// ```
+pub fn context_path<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+    dialect: Dialect,
+) -> Result<Vec<Value>, S::Error> {
+    let node = |at: usize| index.node(positions[at]);
+    let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
+    let mut path: BTreeMap<usize, Value> = BTreeMap::new();
+    let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
+    fill(source, positions, &mut path, &others)?;
+    let named: HashSet<&str> = path
+        .values()
+        .flat_map(|entry| {
+            ID_REFERENCES
+                .iter()
+                .filter_map(|key| entry.get(*key)?.as_str())
+        })
+        .collect();
+    let mut placeholders: Vec<(usize, Value)> = Vec::new();
+    for at in (0..positions.len()).filter(|&at| unread(at)) {
+        if let Some(n) = node(at).filter(|n| n.id.as_deref().is_some_and(|id| named.contains(id))) {
+            placeholders.push((at, placeholder(n)));
+        }
+    }
+    path.extend(placeholders);
+    // Left-out messages are read by no rule that finds the first sent entry, so the answer on
+    // this shorter path is the same entry.
+    let (order, sparse): (Vec<usize>, Vec<Value>) = std::mem::take(&mut path).into_iter().unzip();
+    let first = match dialect {
+        Dialect::Pi | Dialect::Pi16 => crate::pi_context::first_sent(&sparse),
+        Dialect::Omp => crate::omp_context::first_sent(&sparse),
+    };
+    let start = match first {
+        FirstSent::Start => 0,
+        FirstSent::At(i) => order.get(i).copied().unwrap_or(positions.len()),
+        FirstSent::After(i) => order.get(i).map_or(positions.len(), |at| at + 1),
+    };
+    path.extend(order.into_iter().zip(sparse));
+    let sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
+    fill(source, positions, &mut path, &sent)?;
+    let is_assistant =
+        |entry: &Value| js::is_str(js::get(entry.get("message"), "role"), "assistant");
+    if !path.range(start..).any(|(_, entry)| is_assistant(entry)) {
+        let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread(at)).collect();
+        while !before.is_empty() {
+            let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
+            fill(source, positions, &mut path, &batch)?;
+            if batch
+                .iter()
+                .any(|at| path.get(at).is_some_and(is_assistant))
+            {
+                break;
+            }
+        }
+    }
+    Ok(path.into_values().collect())
+}
+
+/// Reads the bodies of the path entries `at` (indices into `positions`) into `path`.
+fn fill<S: EntrySource + ?Sized>(
+    source: &S,
+    positions: &[usize],
+    path: &mut BTreeMap<usize, Value>,
+    at: &[usize],
+) -> Result<(), S::Error> {
+    let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
+    path.extend(at.iter().copied().zip(source.entry_values(&wanted)?));
+    Ok(())
+}
+
+/// A `message` entry whose body is not read: its envelope and `{"role": UNREAD_ROLE}`.
+fn placeholder(node: &NodeInfo) -> Value {
+    let mut entry = Map::new();
+    entry.insert("type".into(), Value::from("message"));
+    entry.insert(
+        "id".into(),
+        node.id.clone().map_or(Value::Null, Value::from),
+    );
+    entry.insert(
+        "parentId".into(),
+        node.parent_id.clone().map_or(Value::Null, Value::from),
+    );
+    let mut message = Map::new();
+    message.insert("role".into(), Value::from(UNREAD_ROLE));
+    entry.insert("message".into(), Value::Object(message));
+    Value::Object(entry)
 }

@@ -110,9 +110,89 @@ struct Log {
     appended: Vec<Entry>,
     index: TreeIndex,
     values: HashMap<usize, JsonValue>,
+    /// The entries of the last context built, for the next turn.
+    context: Option<ContextCache>,
     names: BTreeMap<String, Position>,
     /// The `model_change` the first append of a new session wrote.
     first_id: Option<String>,
+}
+
+/// The log as the tree's entry source, for [`Session::agent_context`] ([`Log::values_at`]).
+struct LogSource<'a> {
+    log: &'a Log,
+}
+
+impl pi_session_tree::EntrySource for LogSource<'_> {
+    type Error = Error;
+
+    fn entry_count(&self) -> usize {
+        self.log.index.len()
+    }
+
+    fn envelope(&self, position: usize) -> NodeInfo {
+        self.log.index.node(position).cloned().unwrap_or_default()
+    }
+
+    fn entry_value(&self, position: usize) -> Result<JsonValue> {
+        self.entry_values(&[position])?
+            .pop()
+            .ok_or_else(|| Error::invalid_input(format!("no entry at position {position}")))
+    }
+
+    fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        self.log.values_at(positions)
+    }
+}
+
+/// The entries of the last context built ([`Session::agent_context`]), kept so that a host's
+/// next turn reads only what it appended.
+struct ContextCache {
+    dialect: Dialect,
+    /// The branch positions it was built for.
+    positions: Vec<usize>,
+    /// What [`pi_session_tree::source::context_path`] gave for them (for omp, with omp's
+    /// load-time rewrites applied), then the messages appended since.
+    path: Vec<JsonValue>,
+}
+
+impl ContextCache {
+    /// Whether the branch `positions` is this one grown by `message` entries only (no
+    /// compaction or setting that would move the part sent).
+    fn extends_to(&self, log: &Log, dialect: Dialect, positions: &[usize]) -> bool {
+        self.dialect == dialect
+            && positions.starts_with(&self.positions)
+            && positions[self.positions.len()..].iter().all(|&at| {
+                log.index
+                    .node(at)
+                    .is_some_and(|n| n.kind == "message" && n.id.is_some())
+            })
+    }
+
+    /// Adds entries at the end (omp's load-time rewrites applied once, here).
+    fn push(&mut self, mut entries: Vec<JsonValue>) {
+        if self.dialect == Dialect::Omp {
+            for entry in &mut entries {
+                // Without a blob source the rewrites report nothing.
+                drop(pi_session_tree::context::prepare_omp_entry(entry, None));
+            }
+        }
+        self.path.append(&mut entries);
+    }
+
+    /// The dialect's `buildSessionContext` over the kept entries (borrowed, not copied).
+    fn build(&self) -> (AgentContext, Vec<pi_session_tree::Diagnostic>) {
+        match self.dialect {
+            Dialect::Omp => {
+                let options = pi_session_tree::omp_context::OmpOptions { blobs: None };
+                let (context, diagnostics) =
+                    pi_session_tree::omp_context::build(&self.path, &options);
+                (AgentContext::Omp(context), diagnostics)
+            }
+            dialect => {
+                pi_session_tree::agent_context(&self.path, dialect, &ContextOptions::default())
+            }
+        }
+    }
 }
 
 /// Where a named branch's tip is (see [`Session::fork_named`]).
@@ -139,6 +219,7 @@ impl Log {
             appended: Vec::new(),
             index,
             values: HashMap::new(),
+            context: None,
             names: BTreeMap::new(),
             first_id: None,
         }
@@ -185,6 +266,43 @@ impl Log {
         };
         self.values.insert(position, value.clone());
         Ok(value)
+    }
+
+    /// The entries at `positions` as JSON values: from the values read before, else the file's
+    /// in one batch read ([`SessionFile::values_for`]), else the appended entries. Nothing is
+    /// added to the values kept.
+    fn values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        let file_len = self.file_len();
+        let from_file: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|at| *at < file_len && !self.values.contains_key(at))
+            .collect();
+        let mut read: HashMap<usize, JsonValue> = match &self.file {
+            Some(file) if !from_file.is_empty() => {
+                let values = pi_session_tree::EntrySource::entry_values(file, &from_file)?;
+                from_file.into_iter().zip(values).collect()
+            }
+            _ => HashMap::new(),
+        };
+        positions
+            .iter()
+            .map(|&at| match (read.remove(&at), self.values.get(&at)) {
+                (Some(value), _) => Ok(value),
+                (None, Some(value)) => Ok(value.clone()),
+                (None, None) => Ok(to_json(&self.entry(at)?)),
+            })
+            .collect()
+    }
+
+    /// [`pi_session_tree::source::context_path`] over this log.
+    fn context_path(&self, positions: &[usize], dialect: Dialect) -> Result<Vec<JsonValue>> {
+        pi_session_tree::source::context_path(
+            &LogSource { log: self },
+            &self.index,
+            positions,
+            dialect,
+        )
     }
 
     /// Positions of the branch ending at `leaf`, root first (empty for no leaf).
@@ -550,16 +668,47 @@ impl Session {
 
     /// The dialect's `buildSessionContext` for this cursor's branch (what pi or omp would
     /// rebuild from the file), with the resolver's diagnostics.
+    ///
+    /// Only the bodies the context needs are read ([`pi_session_tree::source::context_path`]):
+    /// after the latest compaction, its kept range onwards, plus the settings entries. The
+    /// entries read are kept (one branch per log): when the branch only grew by messages since
+    /// the last call, as in a host's turn, only those are read and added.
     pub fn agent_context(
         &self,
         dialect: Dialect,
         options: &ContextOptions<'_>,
     ) -> Result<(AgentContext, Vec<pi_session_tree::Diagnostic>)> {
-        Ok(pi_session_tree::agent_context(
-            &self.branch_values()?,
-            dialect,
-            options,
-        ))
+        let mut log = self.log();
+        let leaf = self.leaf_in(&log);
+        let positions = log.branch_positions(leaf.as_deref());
+        if options.blobs.is_some() {
+            // Blob references are resolved (and reported) on each call: nothing is kept.
+            let path = log.context_path(&positions, dialect)?;
+            return Ok(pi_session_tree::context::agent_context_owned(
+                path, dialect, options,
+            ));
+        }
+        let cache = match log.context.take() {
+            Some(mut cache) if cache.extends_to(&log, dialect, &positions) => {
+                let added = log.values_at(&positions[cache.positions.len()..])?;
+                cache.push(added);
+                cache.positions = positions;
+                cache
+            }
+            _ => {
+                let path = log.context_path(&positions, dialect)?;
+                let mut cache = ContextCache {
+                    dialect,
+                    positions,
+                    path: Vec::new(),
+                };
+                cache.push(path);
+                cache
+            }
+        };
+        let built = cache.build();
+        log.context = Some(cache);
+        Ok(built)
     }
 
     /// How full the model's window is with this cursor's context.

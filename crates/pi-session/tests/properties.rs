@@ -2,6 +2,7 @@
 //! exactly the context the live cursor had (the resume promise), and the builders' entries
 //! always type as known entries.
 
+use pi_session::tree::{ContextOptions, Dialect};
 use pi_session::types::StopReason;
 use pi_session::{
     NoticeKind, ProjectOptions, Reply, Session, ToolCall, UserOptions, assistant, compaction,
@@ -186,6 +187,9 @@ proptest! {
         let at_last = at_last.context(&options).unwrap();
         let lives: Vec<_> =
             cursors.iter().map(|c| (c.leaf_id(), c.context(&options).unwrap())).collect();
+        for cursor in &cursors {
+            assert_lazy_agent_context(cursor)?;
+        }
         drop(cursors);
         let opened = Session::open(&path, "default:model").unwrap();
         prop_assert!(opened.diagnostics.is_empty(), "{:?}", opened.diagnostics);
@@ -198,7 +202,27 @@ proptest! {
                 None => cursor.reset_leaf(),
             }
             prop_assert_eq!(&cursor.context(&options).unwrap(), live);
+            assert_lazy_agent_context(&cursor)?;
         }
         prop_assert_eq!(opened.session.model(), last.model.as_str());
     }
+}
+
+/// The facade's `agent_context`, which reads only the bodies it sends (placeholders for the
+/// rest), equals each dialect's `buildSessionContext` over every body of the branch.
+fn assert_lazy_agent_context(cursor: &Session) -> Result<(), TestCaseError> {
+    let branch: Vec<serde_json::Value> = cursor
+        .branch()
+        .unwrap()
+        .iter()
+        .map(|entry| serde_json::to_value(entry).unwrap())
+        .collect();
+    for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
+        let lazy = cursor
+            .agent_context(dialect, &ContextOptions::default())
+            .unwrap();
+        let full = pi_session::tree::agent_context(&branch, dialect, &ContextOptions::default());
+        prop_assert_eq!(lazy, full, "{:?}", dialect);
+    }
+    Ok(())
 }

@@ -422,3 +422,60 @@ fn a_pi16_file_gives_each_pi_release_its_own_agent_context() {
     assert_eq!(roles(Dialect::Pi16), ["system"]);
     assert_eq!(roles(Dialect::Pi), ["system", "user"]);
 }
+
+/// A host's loop: each turn appends a user message and a reply, then builds the context. The
+/// facade keeps the entries of the last context and adds only what was appended; whatever
+/// the turn (compactions, model changes, a move back on the branch), the answer is the
+/// dialect's `buildSessionContext` over every body of the branch.
+#[test]
+fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
+    use pi_session::tree::{ContextOptions, Dialect, agent_context};
+    for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(dir.path(), MODEL, "/w");
+        let mut ids = Vec::new();
+        for turn in 0..24 {
+            let asked = session.append(say(&format!("question {turn}"))).unwrap();
+            ids.push(asked.id().unwrap().to_owned());
+            session.append(reply(&format!("answer {turn}"))).unwrap();
+            match turn {
+                7 | 15 => {
+                    let kept = &ids[ids.len() - 3];
+                    session
+                        .append(compaction("summary", kept, 1000, 100))
+                        .unwrap();
+                }
+                11 => {
+                    session.append(model_change("openai:gpt-5")).unwrap();
+                }
+                19 => session.branch_to(&ids[ids.len() - 2]).unwrap(),
+                _ => {}
+            }
+            let (kept, _) = session
+                .agent_context(dialect, &ContextOptions::default())
+                .unwrap();
+            let branch: Vec<JsonValue> = session
+                .branch()
+                .unwrap()
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap())
+                .collect();
+            let (fresh, _) = agent_context(&branch, dialect, &ContextOptions::default());
+            assert_eq!(kept, fresh, "{dialect:?}, turn {turn}");
+        }
+        let reopened = Session::open(session.path().unwrap(), MODEL).unwrap();
+        let (kept, _) = reopened
+            .session
+            .agent_context(dialect, &ContextOptions::default())
+            .unwrap();
+        let branch: Vec<JsonValue> = reopened
+            .branch
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap())
+            .collect();
+        assert_eq!(
+            kept,
+            agent_context(&branch, dialect, &ContextOptions::default()).0
+        );
+    }
+}

@@ -117,13 +117,19 @@ pub fn run(args: ContextArgs) -> Outcome {
     let blob_dir = input::blob_dir(args.blobs.clone(), &loaded.path);
     let blobs = blob_dir.map(BlobFolder::new);
     let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
+    let mut out = Out::new();
     let value = match args.format {
         Format::Agent | Format::Llm | Format::OmpAgentLoop => {
             let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
             warn_tree(&loaded, &resolved.diagnostics);
             let messages = resolved.context.messages();
             match args.format {
-                Format::Agent => resolved.context.to_value(),
+                Format::Agent => {
+                    // Written straight from the context: no copy of the whole answer.
+                    out.json(&resolved.context)?;
+                    out.flush()?;
+                    return Ok(EXIT_OK);
+                }
                 Format::Llm => Value::Array(llm_messages(messages, dialect)),
                 _ => Value::Array(omp_agent_loop_messages(
                     messages,
@@ -140,7 +146,6 @@ pub fn run(args: ContextArgs) -> Outcome {
             }
         }
     };
-    let mut out = Out::new();
     out.json(&value)?;
     out.flush()?;
     Ok(EXIT_OK)

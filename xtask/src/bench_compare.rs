@@ -1,0 +1,570 @@
+//! `cargo xtask bench compare`: ours against the real omp (bun) and pi (node), side by side on
+//! the same generated sessions.
+//!
+//! ```text
+//! cargo xtask bench compare [--sizes 5,50,200] [--turns N]
+//! ```
+//!
+//! For each size (MiB) a pi v3 session is generated into `target/bench-compare/` (never into the
+//! repository): user turns, assistant turns with thinking and tool calls, tool results of a few
+//! KB, a compaction every 1/17 of the file (its kept range ~40 entries back) and a side branch
+//! every 1/15 (so the file has compactions and tips like a long real session; omp and pi read
+//! it). Then, each in its own process, timed from outside (`/usr/bin/time`: wall time with
+//! process start, peak RSS) and from inside where the process can say:
+//!
+//! - ours: `pi-session check` (open only) and `pi-session context --format F` for every format
+//!   (release CLI, output to `/dev/null`), and the host loop (`Session::open`, then per turn
+//!   append user + append assistant + `agent_context` + `llm_messages`) in a release build of
+//!   xtask (`bench compare --worker loop FILE TURNS DIALECT`);
+//! - pi 0.73.1 (node) and omp 18.2.3 (bun): `xtask/recorder/bench.mjs` (open +
+//!   `buildSessionContext` + `convertToLlm`, and the same host loop).
+//!
+//! The loops append to a copy of the file. Ratios are ours over theirs (below 1 is faster);
+//! for the context they compare our whole process (start included) with their in-process
+//! open + `buildSessionContext`. Results: stdout and `bench-results/compare.json`.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::bench::{machine, write_results};
+use crate::util::{cargo, run_command, workspace_root};
+
+const USAGE: &str = "usage: cargo xtask bench compare [--sizes 5,50,200] [--turns N]";
+const FORMATS: [&str; 6] = [
+    "agent",
+    "llm",
+    "omp-agent-loop",
+    "req-llm",
+    "openai",
+    "anthropic",
+];
+
+/// Runs `cargo xtask bench compare`.
+pub fn run(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("--worker") {
+        return worker(&args[1..]);
+    }
+    let (sizes, turns) = parse_args(args)?;
+    let root = workspace_root();
+    let recorder = root.join("xtask").join("recorder");
+    let bin = recorder.join("node_modules").join(".bin");
+    if !bin.join("bun").exists() {
+        return Err(format!(
+            "{} has no bun: run `cargo xtask record` once to install the pinned omp and pi",
+            bin.display()
+        ));
+    }
+    run_command(cargo().current_dir(&root).args([
+        "build",
+        "--release",
+        "-p",
+        "pi-session-cli",
+        "-p",
+        "xtask",
+    ]))?;
+    let release = root.join("target").join("release");
+    let cli = release.join("pi-session");
+    let xtask = release.join("xtask");
+    let dir = root.join("target").join("bench-compare");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut cases = Vec::new();
+    for size in sizes {
+        let file = dir.join(format!("session-{size}mb.jsonl"));
+        let generated = generate(&file, size)?;
+        eprintln!("xtask: bench compare: {size} MB ({generated})");
+        let mut case = json!({"size_mb": size, "file": generated});
+        let check = timed(Command::new(&cli).arg("check").arg(&file))?;
+        case["ours_check"] = check;
+        for format in FORMATS {
+            let dialect = if format == "omp-agent-loop" {
+                "omp"
+            } else {
+                "pi"
+            };
+            let ours = timed(
+                Command::new(&cli)
+                    .args(["context", "--dialect", dialect, "--format", format])
+                    .arg(&file),
+            )?;
+            case["ours_context"][format] = ours;
+        }
+        let ours_omp = timed(
+            Command::new(&cli)
+                .args(["context", "--dialect", "omp", "--format", "llm"])
+                .arg(&file),
+        )?;
+        case["ours_context"]["llm_omp"] = ours_omp;
+        let js = |runner: &str, implementation: &str, mode: &str, path: &Path| {
+            // node from PATH (the recorder's engine); bun is the pinned one in node_modules.
+            let program = if runner == "bun" {
+                bin.join("bun")
+            } else {
+                PathBuf::from(runner)
+            };
+            let mut command = Command::new(program);
+            command
+                .current_dir(&recorder)
+                .arg("bench.mjs")
+                .args([implementation, mode]);
+            command.arg(path);
+            if mode == "loop" {
+                command.arg(turns.to_string());
+            }
+            timed_json(&mut command)
+        };
+        case["pi_context"] = js("node", "pi", "context", &file)?;
+        case["omp_context"] = js("bun", "omp", "context", &file)?;
+        for (name, dialect) in [("ours_loop_pi", "pi"), ("ours_loop_omp", "omp")] {
+            let copy = fresh_copy(&file, &dir, name)?;
+            case[name] = timed_json(
+                Command::new(&xtask)
+                    .args(["bench", "compare", "--worker", "loop"])
+                    .arg(&copy)
+                    .args([&turns.to_string(), dialect]),
+            )?;
+            let _ = std::fs::remove_file(&copy);
+        }
+        for (name, runner, implementation) in
+            [("pi_loop", "node", "pi"), ("omp_loop", "bun", "omp")]
+        {
+            let copy = fresh_copy(&file, &dir, name)?;
+            case[name] = js(runner, implementation, "loop", &copy)?;
+            let _ = std::fs::remove_file(&copy);
+        }
+        summarise(&mut case);
+        cases.push(case);
+    }
+    let report =
+        json!({"benchmark": "compare", "machine": machine(), "turns": turns, "cases": cases});
+    write_results(&root, "compare", &report)
+}
+
+fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize), String> {
+    let mut sizes = vec![5, 50, 200];
+    let mut turns = 100;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let value = args.next().ok_or(USAGE)?;
+        match arg.as_str() {
+            "--sizes" => {
+                sizes = value
+                    .split(',')
+                    .map(|s| {
+                        s.trim()
+                            .parse()
+                            .map_err(|_| format!("bad size `{s}`\n{USAGE}"))
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--turns" => turns = value.parse().map_err(|_| USAGE.to_owned())?,
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    Ok((sizes, turns.max(100)))
+}
+
+/// A copy of `file` for a loop to append to.
+fn fresh_copy(file: &Path, dir: &Path, name: &str) -> Result<PathBuf, String> {
+    let copy = dir.join(format!("{name}.jsonl"));
+    std::fs::copy(file, &copy).map_err(|e| format!("cannot copy {}: {e}", file.display()))?;
+    Ok(copy)
+}
+
+/// Runs `command` under `/usr/bin/time`, output discarded: `{wall_ms, max_rss_mb}`.
+fn timed(command: &mut Command) -> Result<Value, String> {
+    let (stdout, measured) = run_timed(command)?;
+    drop(stdout);
+    Ok(measured)
+}
+
+/// Runs `command` under `/usr/bin/time` and merges the JSON it prints with the outside figures.
+fn timed_json(command: &mut Command) -> Result<Value, String> {
+    let (stdout, mut measured) = run_timed(command)?;
+    let inside: Value =
+        serde_json::from_slice(&stdout).map_err(|e| format!("no JSON from {command:?}: {e}"))?;
+    if let (Value::Object(outside), Value::Object(inside)) = (&mut measured, inside) {
+        for (key, value) in inside {
+            outside.entry(key).or_insert(value);
+        }
+    }
+    Ok(measured)
+}
+
+fn run_timed(command: &mut Command) -> Result<(Vec<u8>, Value), String> {
+    let report = std::env::temp_dir().join(format!("pi-session-time-{}", std::process::id()));
+    let program = command.get_program().to_owned();
+    let mut outer = Command::new("/usr/bin/time");
+    outer
+        .arg("-f")
+        .arg("%e %M")
+        .arg("-o")
+        .arg(&report)
+        .arg(program);
+    outer.args(command.get_args());
+    if let Some(dir) = command.get_current_dir() {
+        outer.current_dir(dir);
+    }
+    let started = Instant::now();
+    let output = outer
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("could not run /usr/bin/time {command:?}: {e}"))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if !output.status.success() {
+        return Err(format!("{command:?} failed ({})", output.status));
+    }
+    let text = std::fs::read_to_string(&report).unwrap_or_default();
+    let _ = std::fs::remove_file(&report);
+    let max_rss_kb: f64 = text
+        .split_whitespace()
+        .last()
+        .and_then(|kb| kb.parse().ok())
+        .unwrap_or(f64::NAN);
+    Ok((
+        output.stdout,
+        json!({"wall_ms": round(wall_ms), "peak_rss_mb": round(max_rss_kb / 1024.0)}),
+    ))
+}
+
+fn round(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn number(value: &Value, path: &[&str]) -> f64 {
+    path.iter()
+        .fold(Some(value), |v, key| v.and_then(|v| v.get(key)))
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN)
+}
+
+/// Median, first-50 and last-50 medians of a loop's `turn_ms`, and the ratios of the case.
+fn summarise(case: &mut Value) {
+    for name in ["ours_loop_pi", "ours_loop_omp", "pi_loop", "omp_loop"] {
+        let turns: Vec<f64> = case[name]["turn_ms"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        let take = turns.len().min(50);
+        case[name]["turn_ms_median"] = json!(round_fine(median(&turns)));
+        case[name]["turn_ms_first50"] = json!(round_fine(median(&turns[..take])));
+        case[name]["turn_ms_last50"] = json!(round_fine(median(&turns[turns.len() - take..])));
+        if let Some(map) = case[name].as_object_mut() {
+            map.remove("turn_ms");
+        }
+    }
+    let ratio = |a: f64, b: f64| round_fine(a / b);
+    let omp_context = number(case, &["omp_context", "open_context_ms"]);
+    let pi_context = number(case, &["pi_context", "open_context_ms"]);
+    let omp_rss = number(case, &["omp_context", "peak_rss_mb"]);
+    let mut ratios = json!({});
+    for format in FORMATS {
+        let ours = number(case, &["ours_context", format, "wall_ms"]);
+        ratios["context_over_omp"][format] = json!(ratio(ours, omp_context));
+        ratios["context_over_pi"][format] = json!(ratio(ours, pi_context));
+        ratios["context_rss_over_omp"][format] = json!(ratio(
+            number(case, &["ours_context", format, "peak_rss_mb"]),
+            omp_rss
+        ));
+    }
+    ratios["check_over_omp_open"] = json!(ratio(
+        number(case, &["ours_check", "wall_ms"]),
+        number(case, &["omp_context", "open_ms"])
+    ));
+    for (ours, theirs) in [("ours_loop_omp", "omp_loop"), ("ours_loop_pi", "pi_loop")] {
+        ratios[format!("{ours}_turn_over_{theirs}")] = json!(ratio(
+            number(case, &[ours, "turn_ms_median"]),
+            number(case, &[theirs, "turn_ms_median"])
+        ));
+        ratios[format!("{ours}_last50_over_first50")] = json!(ratio(
+            number(case, &[ours, "turn_ms_last50"]),
+            number(case, &[ours, "turn_ms_first50"])
+        ));
+    }
+    case["ratios"] = ratios;
+}
+
+fn round_fine(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted[sorted.len() / 2]
+}
+
+/// `--worker loop FILE TURNS DIALECT`: the host loop over our facade, in this (release) process.
+fn worker(args: &[String]) -> Result<(), String> {
+    let [mode, file, turns, dialect] = args
+        .get(..4)
+        .and_then(|a| <&[String; 4]>::try_from(a).ok())
+        .ok_or("usage: bench compare --worker loop FILE TURNS pi|omp")?;
+    if mode != "loop" {
+        return Err(format!("unknown worker mode `{mode}`"));
+    }
+    let turns: usize = turns.parse().map_err(|_| "TURNS must be a number")?;
+    let dialect =
+        pi_session_tree::Dialect::parse(dialect).ok_or("the dialect must be pi, pi16 or omp")?;
+    let started = Instant::now();
+    let opened = pi_session::Session::open(file, "anthropic:claude-sonnet-4-5")
+        .map_err(|e| e.to_string())?;
+    let open_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let branch_entries = opened.branch.len();
+    drop(opened.branch);
+    let mut session = opened.session;
+    let mut turn_ms = Vec::with_capacity(turns);
+    let (mut append_ms, mut context_ms, mut llm_ms) = (Vec::new(), Vec::new(), Vec::new());
+    let mut messages = 0;
+    for turn in 0..turns {
+        let t0 = Instant::now();
+        session
+            .append(pi_session::user(
+                &format!("turn {turn}: please run the tests again"),
+                pi_session::UserOptions::new(),
+            ))
+            .map_err(|e| e.to_string())?;
+        session
+            .append(assistant_reply(turn))
+            .map_err(|e| e.to_string())?;
+        let t1 = Instant::now();
+        let (context, _) = session
+            .agent_context(dialect, &pi_session_tree::ContextOptions::default())
+            .map_err(|e| e.to_string())?;
+        let t2 = Instant::now();
+        messages = pi_session_context::llm_messages(context.messages(), dialect).len();
+        let t3 = Instant::now();
+        let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1000.0;
+        turn_ms.push(ms(t0, t3));
+        append_ms.push(ms(t0, t1));
+        context_ms.push(ms(t1, t2));
+        llm_ms.push(ms(t2, t3));
+    }
+    let report = json!({
+        "open_ms": open_ms, "branch_entries": branch_entries, "turn_ms": turn_ms,
+        "append_ms_median": median(&append_ms), "context_ms_median": median(&context_ms),
+        "llm_ms_median": median(&llm_ms),
+        "messages": messages, "max_rss_mb_inside": crate::bench_context::peak_rss_mb(),
+    });
+    println!("{report}");
+    Ok(())
+}
+
+/// The assistant entry of a loop turn (the shape pi writes).
+fn assistant_reply(turn: usize) -> pi_session_types::Entry {
+    let message = json!({
+        "type": "message",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": format!("turn {turn}: the tests pass now.")}],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+            "usage": usage(100, 20),
+            "stopReason": "stop", "timestamp": 1_767_225_600_000_i64 + turn as i64,
+        }
+    });
+    let Value::Object(map) = message else {
+        unreachable!("a json! object literal")
+    };
+    pi_session_types::Entry::from_map(map)
+}
+
+fn usage(input: u64, output: u64) -> Value {
+    json!({"input": input, "output": output, "cacheRead": 0, "cacheWrite": 0,
+           "totalTokens": input + output,
+           "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}})
+}
+
+/// Deterministic generator state (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WORDS: [&str; 16] = [
+    "the",
+    "test",
+    "session",
+    "compaction",
+    "branch",
+    "model",
+    "tool",
+    "result",
+    "file",
+    "read",
+    "write",
+    "error",
+    "fixed",
+    "context",
+    "line",
+    "value",
+];
+
+fn text(rng: &mut Rng, bytes: usize) -> String {
+    let mut out = String::with_capacity(bytes + 16);
+    while out.len() < bytes {
+        out.push_str(WORDS[rng.below(16) as usize]);
+        out.push(if rng.below(12) == 0 { '\n' } else { ' ' });
+    }
+    out
+}
+
+/// Writes a pi v3 session of about `size_mb` MiB to `file` (kept when already there with that
+/// size: the generator is deterministic). Returns `{bytes, entries, compactions, tips}`.
+fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
+    let target = size_mb << 20;
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", file.display());
+    let mut out = BufWriter::new(std::fs::File::create(file).map_err(err)?);
+    let mut rng = Rng(size_mb);
+    let mut ms: i64 = 1_767_225_600_000;
+    let iso = |ms: i64| {
+        let t = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
+        format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second(),
+            t.millisecond()
+        )
+    };
+    let mut written: u64 = 0;
+    let mut line = |out: &mut BufWriter<std::fs::File>, value: &Value| -> Result<(), String> {
+        let mut bytes = serde_json::to_vec(value).map_err(|e| e.to_string())?;
+        bytes.push(b'\n');
+        written += bytes.len() as u64;
+        out.write_all(&bytes).map_err(err)
+    };
+    line(
+        &mut out,
+        &json!({"type": "session", "version": 3, "id": format!("0000bench-{size_mb:04}-4000-8000-000000000000"),
+                "timestamp": iso(ms), "cwd": "/home/bench/project"}),
+    )?;
+    let mut counter: u32 = 0;
+    let mut next_id = || {
+        counter += 1;
+        // An odd multiplier is a bijection of u32: ids never repeat.
+        format!("{:08x}", counter.wrapping_mul(0x9E37_79B1))
+    };
+    let mut chain: Vec<String> = Vec::new();
+    let mut entry = |out: &mut BufWriter<std::fs::File>,
+                     chain: &mut Vec<String>,
+                     parent: Option<&str>,
+                     ms: i64,
+                     body: Value|
+     -> Result<String, String> {
+        let id = next_id();
+        let mut value = json!({"type": body["type"].clone(), "id": id, "parentId": parent, "timestamp": iso(ms)});
+        if let (Value::Object(map), Value::Object(extra)) = (&mut value, body) {
+            for (key, v) in extra {
+                map.entry(key).or_insert(v);
+            }
+        }
+        line(out, &value)?;
+        chain.push(id.clone());
+        Ok(id)
+    };
+    let first = entry(
+        &mut out,
+        &mut chain,
+        None,
+        ms,
+        json!({"type": "model_change", "provider": "anthropic", "modelId": "claude-sonnet-4-5"}),
+    )?;
+    let mut tip = first;
+    tip = entry(
+        &mut out,
+        &mut Vec::new(),
+        Some(&tip),
+        ms,
+        json!({"type": "thinking_level_change", "thinkingLevel": "high"}),
+    )?;
+    let (mut compactions, mut tips, mut turn) = (0u64, 1u64, 0u64);
+    let compaction_every = target / 17;
+    let branch_every = target / 15;
+    let (mut next_compaction, mut next_branch) = (compaction_every, branch_every / 2);
+    // `written` is borrowed by `line`; count the bytes through the file's length instead.
+    let position = |out: &mut BufWriter<std::fs::File>| -> Result<u64, String> {
+        out.flush().map_err(err)?;
+        out.get_ref().metadata().map(|m| m.len()).map_err(err)
+    };
+    let mut at = 0u64;
+    while at < target {
+        turn += 1;
+        ms += 1000;
+        let len = 200 + rng.below(400) as usize;
+        let user = json!({"type": "message", "message": {"role": "user",
+            "content": [{"type": "text", "text": text(&mut rng, len)}], "timestamp": ms}});
+        tip = entry(&mut out, &mut chain, Some(&tip), ms, user)?;
+        for step in 0..(1 + rng.below(4)) {
+            ms += 1000;
+            let call = format!("toolu_{turn:06}_{step}");
+            let assistant = json!({"type": "message", "message": {"role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": text(&mut rng, 300), "thinkingSignature": "c2lnbmF0dXJl"},
+                    {"type": "text", "text": text(&mut rng, 150)},
+                    {"type": "toolCall", "id": call, "name": "bash", "arguments": {"command": format!("cargo test -p crate{step}")}}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "usage": usage(20_000 + rng.below(10_000), 300), "stopReason": "toolUse", "timestamp": ms}});
+            tip = entry(&mut out, &mut chain, Some(&tip), ms, assistant)?;
+            ms += 1000;
+            let len = 1000 + rng.below(6000) as usize;
+            let result = json!({"type": "message", "message": {"role": "toolResult", "toolCallId": call,
+                "toolName": "bash", "content": [{"type": "text", "text": text(&mut rng, len)}],
+                "isError": false, "timestamp": ms}});
+            tip = entry(&mut out, &mut chain, Some(&tip), ms, result)?;
+        }
+        ms += 1000;
+        let reply = json!({"type": "message", "message": {"role": "assistant",
+            "content": [{"type": "text", "text": text(&mut rng, 400)}],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+            "usage": usage(30_000, 200), "stopReason": "stop", "timestamp": ms}});
+        tip = entry(&mut out, &mut chain, Some(&tip), ms, reply)?;
+        if turn % 8 == 0 {
+            at = position(&mut out)?;
+        }
+        if at >= next_branch && at + (1 << 20) < target {
+            next_branch += branch_every;
+            // A side branch off an entry 10 back; the main chain goes on from its tip.
+            let from = chain[chain.len().saturating_sub(10)].clone();
+            ms += 1000;
+            let side = json!({"type": "message", "message": {"role": "user",
+                "content": [{"type": "text", "text": text(&mut rng, 300)}], "timestamp": ms}});
+            entry(&mut out, &mut Vec::new(), Some(&from), ms, side)?;
+            tips += 1;
+        }
+        if at >= next_compaction && at + (1 << 20) < target {
+            next_compaction += compaction_every;
+            let kept = chain[chain.len().saturating_sub(40)].clone();
+            ms += 1000;
+            let compaction = json!({"type": "compaction", "summary": text(&mut rng, 3000),
+                "firstKeptEntryId": kept, "tokensBefore": 150_000});
+            tip = entry(&mut out, &mut chain, Some(&tip), ms, compaction)?;
+            compactions += 1;
+        }
+    }
+    out.flush().map_err(err)?;
+    Ok(
+        json!({"bytes": position(&mut out)?, "entries": counter, "compactions": compactions,
+              "tips": tips, "turns": turn}),
+    )
+}
