@@ -11,8 +11,13 @@
 //! - [`SessionWriter::append`] writes one line per entry, serialised exactly as JavaScript's
 //!   `JSON.stringify` would (via `pi-session-types`), never onto a torn line, and returns the
 //!   entry as it reads back from the bytes written.
+//! - A new file appears whole: slot, header and first entry are written to a hidden temporary
+//!   file and hard-linked into place, so no reader, resuming writer or crash sees it empty.
 //! - One owner per file: the writer holds an advisory lock on `.<name>.pi-session.lock` from its
-//!   first append until it is dropped ([`StoreError::Locked`] for a second writer).
+//!   first append until it is dropped ([`StoreError::Locked`] for a second writer, at once or
+//!   after [`WriterOptions::busy_timeout`]); the sidecar is deleted on close.
+//! - Writers can wait: with a busy timeout, a writer waits for the lock and for omp's publish
+//!   lock, and catches up on foreign appends by reading only the bytes appended since.
 //! - Safe beside a running omp: every write takes omp's own publish lock, the `.<name>.lock` file
 //!   ([`publish_lock_path`]; created exclusively, `<pid>:<ms>` inside, stolen only from a dead
 //!   pid or, if malformed, after 500 ms; [`StoreError::PublishLockTimeout`] after 500 ms of

@@ -14,6 +14,7 @@ mod js_bytes;
 mod lock;
 mod omp_interop;
 mod publish_lock;
+mod reliability;
 mod robustness;
 mod values;
 mod writer;
