@@ -64,10 +64,11 @@ mod migrate;
 mod open;
 pub mod paths;
 mod publish_lock;
+mod repair;
 mod session_file;
 mod writer;
 
-pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
+pub use diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic, DiagnosticKind, Severity};
 pub use discover::{
     HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, read_listing,
 };
@@ -76,6 +77,9 @@ pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};
 pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};
+pub use repair::{
+    Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,
+};
 pub use session_file::{IndexEntry, SessionFile};
 pub use writer::{
     Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,

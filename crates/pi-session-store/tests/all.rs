@@ -8,6 +8,7 @@
 
 mod common;
 mod corpus;
+mod crashes;
 mod discover;
 mod fixtures;
 mod js_bytes;

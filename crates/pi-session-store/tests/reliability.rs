@@ -144,10 +144,12 @@ fn concurrent_appends(writers: usize, each: usize) -> std::path::PathBuf {
 
 #[test]
 fn writers_with_a_busy_timeout_wait_for_each_other_and_continue_one_chain() {
-    let path = concurrent_appends(4, 150);
+    // 4 × 150 normally; 4 × 2,200 in `cargo xtask soak`.
+    let each = crate::crashes::rounds(15) * 10;
+    let path = concurrent_appends(4, each);
     let (session, diagnostics) = open(&path).unwrap();
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    assert_eq!(session.len(), 1 + 4 * 150);
+    assert_eq!(session.len(), 1 + 4 * each);
     // Each writer followed the file's tip, so the session is one chain.
     let entries = session.entries().unwrap();
     for pair in entries.windows(2) {
@@ -232,4 +234,52 @@ fn a_busy_timeout_waits_for_omps_publish_lock_beyond_its_500_ms() {
     writer.append(entry("label", &[])).unwrap();
     release.join().unwrap();
     assert_eq!(open(&path).unwrap().0.len(), 2);
+}
+
+/// A file of many damaged lines keeps only the first few diagnostics of each kind in full and
+/// counts the rest, so its report stays small however big the damage.
+#[test]
+fn diagnostics_are_bounded_per_kind_and_count_what_was_left_out() {
+    use pi_session_store::{DIAGNOSTICS_PER_KIND, DiagnosticKind, Severity, open_bytes};
+    const DAMAGED: usize = 100_000;
+    let mut bytes = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#.to_vec();
+    bytes.push(b'\n');
+    for _ in 0..DAMAGED {
+        bytes.extend_from_slice(b"{}\n");
+    }
+    bytes.extend_from_slice(b"not json\n");
+    let (session, diagnostics) = open_bytes(bytes);
+    assert_eq!(session.len(), 0);
+    assert_eq!(
+        diagnostics.len(),
+        DIAGNOSTICS_PER_KIND + 2,
+        "kept, omitted, not_json"
+    );
+    assert!(
+        diagnostics[..DIAGNOSTICS_PER_KIND]
+            .iter()
+            .all(|d| d.kind.name() == "no_type")
+    );
+    assert_eq!(
+        diagnostics[DIAGNOSTICS_PER_KIND - 1].line,
+        1 + DIAGNOSTICS_PER_KIND as u64
+    );
+    let omitted = &diagnostics[DIAGNOSTICS_PER_KIND];
+    assert_eq!(
+        omitted.kind,
+        DiagnosticKind::Omitted {
+            of: "no_type",
+            count: (DAMAGED - DIAGNOSTICS_PER_KIND) as u64,
+            severity: Severity::Error,
+        }
+    );
+    assert_eq!(
+        omitted.line,
+        2 + DIAGNOSTICS_PER_KIND as u64,
+        "at the first one left out"
+    );
+    assert_eq!(
+        diagnostics[DIAGNOSTICS_PER_KIND + 1].kind.name(),
+        "not_json"
+    );
 }
