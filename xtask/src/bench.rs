@@ -12,8 +12,11 @@
 //! `bench store` (worker: `crates/pi-session-store/examples/store_bench.rs`):
 //! generates a session of `--size-mb` MiB (default 200; `--large`: 1024) in a temporary folder,
 //! opens it `--runs` times (default 5; median reported), and times `--appends` appends (default
-//! 2000) to a fresh file and to the big one. Targets: open under 250 ms, peak RSS under 100 MB,
-//! append time flat as the file grows.
+//! 2000) to a fresh file and to the big one. Then: the index's memory per entry for a 100,000-entry
+//! chain (and for the big file, in `open`), peak memory for a million damaged `{}` lines against a
+//! clean file of the same size, and 4 writers × 2,000 appends to one session with a busy timeout.
+//! Targets: open under 250 ms, peak RSS under 100 MB, append time flat as the file grows, index
+//! under 1 KB per entry, the 8,000 concurrent appends within 10 s.
 
 use crate::util::{cargo, run_command, workspace_root};
 use serde_json::{Value, json};
@@ -107,11 +110,21 @@ fn store(args: &[String]) -> Result<(), String> {
             &worker,
             &["append", &session_arg, &options.appends.to_string()],
         )?;
-        Ok::<_, String>((generated, opened, appended))
+        let file = |name: &str| scratch.join(name).to_string_lossy().into_owned();
+        let chain = run_worker(&worker, &["chain", &file("chain.jsonl"), "100000"])?;
+        let damaged = run_worker(&worker, &["damaged", &file("damaged.jsonl"), "1000000"])?;
+        let damaged_bytes = damaged.get("bytes").and_then(Value::as_u64).unwrap_or(0);
+        let clean = run_worker(
+            &worker,
+            &["clean", &file("clean.jsonl"), &damaged_bytes.to_string()],
+        )?;
+        let writers = run_worker(&worker, &["writers", &file("writers.jsonl"), "4", "2000"])?;
+        let extra = json!({"chain": chain, "damaged": damaged, "clean": clean, "writers": writers});
+        Ok::<_, String>((generated, opened, appended, extra))
     })();
     // The scratch folder holds hundreds of MB: always remove it.
     let _ = std::fs::remove_dir_all(&scratch);
-    let (generated, opened, appended) = result?;
+    let (generated, opened, appended, extra) = result?;
 
     let number = |v: &Value, key: &str| v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN);
     let open_ms = number(&opened, "open_ms_median");
@@ -124,10 +137,18 @@ fn store(args: &[String]) -> Result<(), String> {
         "generate": generated,
         "open": opened,
         "append": appended,
+        "index_100k_chain": extra["chain"],
+        "damaged_million_lines": extra["damaged"],
+        "clean_same_bytes": extra["clean"],
+        "writers_4x2000": extra["writers"],
         "targets": {
             "open_ms_under": 250, "open_ok": open_ms < 250.0,
             "peak_rss_mb_under": 100, "rss_ok": rss < 100.0,
             "append_late_over_early_p50_under": 1.5, "append_flat_ok": ratio < 1.5,
+            "index_bytes_per_entry_under": 1024,
+            "index_ok": number(&extra["chain"], "index_bytes_per_entry") < 1024.0
+                && number(&opened, "index_bytes_per_entry") < 1024.0,
+            "writers_seconds_under": 10, "writers_ok": number(&extra["writers"], "seconds") < 10.0,
         },
     });
     write_results(&root, "store", &report)

@@ -14,6 +14,7 @@ mod bench_context;
 mod bench_types;
 mod golden;
 mod record;
+mod soak;
 mod test;
 mod util;
 
@@ -32,6 +33,8 @@ commands:
                       store   [--size-mb N | --large] [--runs N] [--appends N]
                       types   [--runs N] [FILE.jsonl...]
                       context [--size-mb N] [--runs N]
+  soak [--rounds N] the long crash tests: kill -9 during appends, a full disk, waiting
+                    writers (default 220 rounds each; `test` runs a few)
 ";
 
 fn main() -> ExitCode {
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         "golden" => golden::run(rest),
         "record" => record::run(rest),
         "bench" => bench::run(rest),
+        "soak" => soak::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -9,6 +9,7 @@ mod common;
 mod context;
 mod help;
 mod ls;
+mod repair;
 mod robustness;
 mod stats;
 mod tree;

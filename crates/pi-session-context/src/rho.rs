@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use pi_session_tree::BlobSource;
 use pi_session_tree::blobs::parse_blob_ref;
 
-use crate::documents::{DocumentSource, NoDocuments};
+use crate::documents::{DocumentSource, NoDocuments, is_pdf};
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
 
@@ -305,6 +305,11 @@ impl Projector<'_> {
                     ));
                 }
                 match self.options.documents.read(&path) {
+                    // Only a PDF goes out as a PDF: anything else at that path
+                    // (a key file renamed `.pdf`, a swapped file) stays home.
+                    Some(bytes) if !is_pdf(&bytes) => ContentPart::text(format!(
+                        "({name} at {path} is not a PDF, so it isn't sent.)"
+                    )),
                     Some(bytes) => {
                         let mut metadata = Map::new();
                         metadata.insert("pages".into(), a.get("pages").cloned().unwrap_or(Value::Null));

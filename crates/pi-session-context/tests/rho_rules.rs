@@ -314,9 +314,12 @@ fn a_reply_that_was_only_pictures_projects_as_made_a_picture_without_bytes() {
 }
 
 /// A sparse file of `len` bytes (fast even for 20 MB).
+/// A PDF of `len` bytes: the `%PDF-` magic, then zeros (sparse on disk).
 fn sized_file(path: &std::path::Path, len: u64) {
-    let file = fs::File::create(path).unwrap();
-    file.set_len(len).unwrap();
+    use std::io::Write as _;
+    let mut file = fs::File::create(path).unwrap();
+    file.write_all(b"%PDF-").unwrap();
+    file.set_len(len.max(5)).unwrap();
 }
 
 fn pdf_user(text: &str, pdfs: &[(&str, Option<u64>)]) -> serde_json::Value {

@@ -10,7 +10,17 @@
 //!   last entry's body, and reports the times;
 //! * `append <file> <count>`: appends `count` entries to a fresh file and to `<file>`,
 //!   alternating between the two so both see the same machine load, and reports the per-append
-//!   times of both.
+//!   times of both;
+//! * `chain <file> <entries>`: writes one chain of that many small entries, then opens it and
+//!   reports the index's memory per entry (resident memory held by the open session, over its
+//!   entry count);
+//! * `damaged <file> <lines>`: writes a header and that many `{}` lines, opens it, and reports
+//!   peak memory and how many diagnostics came back (kept in full, then counted);
+//! * `clean <file> <bytes>`: the comparison for `damaged`: a clean session of that many bytes,
+//!   opened, peak memory;
+//! * `writers <file> <writers> <each>`: that many writers (threads, each with its own lock
+//!   handle, as processes would) append `each` entries each to one session with a busy timeout,
+//!   waiting for each other and catching up; reports the time and appends per second.
 //!
 //! Every mode prints one JSON object on stdout.
 #![allow(
@@ -45,6 +55,23 @@ fn main() {
             Path::new(arg(1)),
             arg(2).parse().unwrap_or_else(|_| usage()),
         ),
+        "chain" => bench_chain(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+        ),
+        "damaged" => bench_damaged(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+        ),
+        "clean" => bench_clean(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+        ),
+        "writers" => bench_writers(
+            Path::new(arg(1)),
+            arg(2).parse().unwrap_or_else(|_| usage()),
+            arg(3).parse().unwrap_or_else(|_| usage()),
+        ),
         _ => usage(),
     };
     println!("{result}");
@@ -52,7 +79,7 @@ fn main() {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: store_bench generate <file> <size-mb> | open <file> <runs> | append <file> <count>"
+        "usage: store_bench generate <file> <size-mb> | open <file> <runs> | append <file> <count> | chain <file> <entries> | damaged <file> <lines> | clean <file> <bytes> | writers <file> <writers> <each>"
     );
     std::process::exit(2)
 }
@@ -233,6 +260,7 @@ fn time_opens(path: &Path, runs: usize, options: &OpenOptions) -> (Vec<f64>, usi
 
 fn bench_open(path: &Path, runs: usize) -> JsonValue {
     let size = std::fs::metadata(path).expect("metadata").len();
+    let index_bytes_per_entry = index_bytes_per_entry(path);
     let cpu_before = cpu_ms();
     let (times, entries) = time_opens(path, runs, &OpenOptions::default());
     let cpu_per_open = (cpu_ms() - cpu_before) / runs as f64;
@@ -251,6 +279,125 @@ fn bench_open(path: &Path, runs: usize) -> JsonValue {
         "cpu_ms_per_open": cpu_per_open,
         "load_average_1m": load_average(),
         "peak_rss_mb": hwm_default,
+        "index_bytes_per_entry": index_bytes_per_entry,
+    })
+}
+
+/// Resident memory an open session of `path` holds, per entry (bytes): resident memory with
+/// the session open, less before, over its entries. Measured first in a fresh process, after
+/// one warm-up open whose buffers the allocator keeps for the second.
+fn index_bytes_per_entry(path: &Path) -> f64 {
+    drop(open_with(path, &OpenOptions::default()).expect("open"));
+    let before = rss_bytes();
+    let (session, _) = open_with(path, &OpenOptions::default()).expect("open");
+    let held = rss_bytes().saturating_sub(before);
+    let per_entry = held as f64 / session.len().max(1) as f64;
+    drop(session);
+    per_entry
+}
+
+fn bench_chain(path: &Path, count: usize) -> JsonValue {
+    let _ = std::fs::remove_file(path);
+    let options = WriterOptions {
+        durability: Durability::Buffered,
+        ..WriterOptions::default()
+    };
+    let mut writer = SessionWriter::create_at(path, new_header("/w"), options);
+    let mut rng = Rng(7);
+    for _ in 0..count {
+        let e = entry(
+            "message",
+            json!({"message": {"role": "user", "content": rng.text(120), "timestamp": 1}}),
+        );
+        writer.append(e).expect("append");
+    }
+    writer.flush().expect("flush");
+    drop(writer);
+    let bytes = std::fs::metadata(path).expect("metadata").len();
+    json!({
+        "mode": "chain", "entries": count, "bytes": bytes,
+        "index_bytes_per_entry": index_bytes_per_entry(path),
+        "peak_rss_mb": peak_rss_mb(),
+    })
+}
+
+fn bench_damaged(path: &Path, lines: usize) -> JsonValue {
+    let mut bytes = br#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#.to_vec();
+    bytes.push(b'\n');
+    bytes.extend(std::iter::repeat_n(&b"{}\n"[..], lines).flatten());
+    std::fs::write(path, &bytes).expect("write");
+    drop(bytes);
+    let (session, diagnostics) = open_with(path, &OpenOptions::default()).expect("open");
+    json!({
+        "mode": "damaged", "lines": lines, "bytes": std::fs::metadata(path).expect("metadata").len(),
+        "entries": session.len(), "diagnostics_kept": diagnostics.len(),
+        "peak_rss_mb": peak_rss_mb(),
+    })
+}
+
+fn bench_clean(path: &Path, bytes: u64) -> JsonValue {
+    let _ = std::fs::remove_file(path);
+    let options = WriterOptions {
+        durability: Durability::Buffered,
+        ..WriterOptions::default()
+    };
+    let mut writer = SessionWriter::create_at(path, new_header("/w"), options);
+    let mut rng = Rng(9);
+    let mut written = 0u64;
+    while written < bytes {
+        let e = entry(
+            "message",
+            json!({"message": {"role": "user", "content": rng.text(120), "timestamp": 1}}),
+        );
+        let back = writer.append(e).expect("append");
+        written += pi_session_types::to_js_vec(&back).expect("json").len() as u64 + 1;
+    }
+    writer.flush().expect("flush");
+    drop(writer);
+    let (session, diagnostics) = open_with(path, &OpenOptions::default()).expect("open");
+    assert!(diagnostics.is_empty());
+    json!({
+        "mode": "clean", "bytes": std::fs::metadata(path).expect("metadata").len(),
+        "entries": session.len(), "peak_rss_mb": peak_rss_mb(),
+    })
+}
+
+fn bench_writers(path: &Path, writers: usize, each: usize) -> JsonValue {
+    let _ = std::fs::remove_file(path);
+    let mut first = SessionWriter::create_at(path, new_header("/w"), WriterOptions::default());
+    first
+        .append(entry("label", json!({"targetId": "x"})))
+        .expect("append");
+    drop(first);
+    let options = WriterOptions {
+        busy_timeout: Some(std::time::Duration::from_secs(120)),
+        ..WriterOptions::default()
+    };
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for w in 0..writers {
+            scope.spawn(move || {
+                let mut rng = Rng(100 + w as u64);
+                let (mut writer, _, _) =
+                    SessionWriter::open_for_append(path, options).expect("resume");
+                for _ in 0..each {
+                    let e = entry(
+                        "message",
+                        json!({"message": {"role": "user", "content": rng.text(200), "timestamp": 1}}),
+                    );
+                    writer.append(e).expect("append");
+                }
+            });
+        }
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let (session, diagnostics) = open_with(path, &OpenOptions::default()).expect("open");
+    assert!(diagnostics.is_empty(), "{:?}", &diagnostics[..1]);
+    assert_eq!(session.len(), 1 + writers * each);
+    json!({
+        "mode": "writers", "writers": writers, "appends_each": each, "durability": "Flush",
+        "busy_timeout_s": 120, "seconds": seconds,
+        "appends_per_sec": (writers * each) as f64 / seconds,
     })
 }
 
@@ -318,6 +465,16 @@ fn load_average() -> f64 {
         .ok()
         .and_then(|text| text.split_whitespace().next().and_then(|v| v.parse().ok()))
         .unwrap_or(0.0)
+}
+
+/// Resident memory of this process now, in bytes (`VmRSS`; 0 where /proc is not available).
+fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 /// Peak resident memory of this process in MiB (`VmHWM`; 0 where /proc is not available).

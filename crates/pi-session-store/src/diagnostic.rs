@@ -4,7 +4,13 @@
 //! with the rest. Each diagnostic names the 1-based physical line, the byte offset of the start of
 //! that line (or of the recovered object inside it), what is wrong, and what happened to the data.
 
+use std::collections::HashMap;
 use std::fmt;
+
+/// How many diagnostics of one kind a file's report keeps in full; the rest of that kind are
+/// counted in one [`DiagnosticKind::Omitted`] (so a file of a million damaged lines costs no
+/// more memory than a clean one).
+pub const DIAGNOSTICS_PER_KIND: usize = 100;
 
 /// How much a diagnostic matters to a reader of the session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -184,6 +190,19 @@ pub enum DiagnosticKind {
         /// The I/O error.
         detail: String,
     },
+    /// More diagnostics of one kind than [`DIAGNOSTICS_PER_KIND`]: the first ones are listed in
+    /// full, the rest only counted here. Placed at the first one left out.
+    #[error(
+        "{count} more `{of}` diagnostics were left out (the first {DIAGNOSTICS_PER_KIND} are listed)"
+    )]
+    Omitted {
+        /// The kind left out ([`DiagnosticKind::name`]).
+        of: &'static str,
+        /// How many were left out.
+        count: u64,
+        /// Their severity.
+        severity: Severity,
+    },
     /// A listing could not find the header within the bytes it is allowed to read.
     #[error("no session header within the first {limit} bytes; the file was not listed")]
     HeaderNotFound {
@@ -193,9 +212,37 @@ pub enum DiagnosticKind {
 }
 
 impl DiagnosticKind {
+    /// The kind's name in snake case (`NotJson { .. }` → `"not_json"`), as `--json` prints it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::NotJson { .. } => "not_json",
+            Self::NotAnObject { .. } => "not_an_object",
+            Self::NoType { .. } => "no_type",
+            Self::TornLastLine => "torn_last_line",
+            Self::FusedObjects { .. } => "fused_objects",
+            Self::InvalidUtf8 => "invalid_utf8",
+            Self::LoneSurrogate => "lone_surrogate",
+            Self::ByteOrderMark => "byte_order_mark",
+            Self::MissingHeader => "missing_header",
+            Self::EntryBeforeHeader { .. } => "entry_before_header",
+            Self::DuplicateHeader { .. } => "duplicate_header",
+            Self::InvalidHeader { .. } => "invalid_header",
+            Self::InvalidTitleSlot { .. } => "invalid_title_slot",
+            Self::DuplicateId { .. } => "duplicate_id",
+            Self::ParentNotFound { .. } => "parent_not_found",
+            Self::MissingId => "missing_id",
+            Self::Migrated { .. } => "migrated",
+            Self::NewerVersion { .. } => "newer_version",
+            Self::Unreadable { .. } => "unreadable",
+            Self::HeaderNotFound { .. } => "header_not_found",
+            Self::Omitted { .. } => "omitted",
+        }
+    }
+
     /// How much this kind of finding matters.
     pub fn severity(&self) -> Severity {
         match self {
+            Self::Omitted { severity, .. } => *severity,
             Self::NotJson { .. }
             | Self::NotAnObject { .. }
             | Self::NoType { .. }
@@ -216,5 +263,57 @@ impl DiagnosticKind {
             | Self::ByteOrderMark => Severity::Warning,
             Self::Migrated { .. } | Self::NewerVersion { .. } => Severity::Info,
         }
+    }
+}
+
+/// Collects a file's diagnostics with bounded memory: the first [`DIAGNOSTICS_PER_KIND`] of each
+/// kind in full, then only a count per kind (see [`DiagnosticKind::Omitted`]).
+#[derive(Debug, Default)]
+pub(crate) struct DiagnosticLog {
+    kept: Vec<Diagnostic>,
+    /// Per kind: how many were kept, and the omitted ones (count, first line and offset).
+    per_kind: HashMap<&'static str, KindCount>,
+}
+
+#[derive(Debug, Default)]
+struct KindCount {
+    kept: usize,
+    omitted: u64,
+    first_omitted: (u64, u64),
+    severity: Option<Severity>,
+}
+
+impl DiagnosticLog {
+    /// Keeps `diagnostic`, or only counts it when its kind already has enough.
+    pub(crate) fn push(&mut self, diagnostic: Diagnostic) {
+        let count = self.per_kind.entry(diagnostic.kind.name()).or_default();
+        if count.kept < DIAGNOSTICS_PER_KIND {
+            count.kept += 1;
+            self.kept.push(diagnostic);
+        } else {
+            if count.omitted == 0 {
+                count.first_omitted = (diagnostic.line, diagnostic.byte_offset);
+                count.severity = Some(diagnostic.severity());
+            }
+            count.omitted += 1;
+        }
+    }
+
+    /// The diagnostics in file order, each kind's count of omitted ones at its first omission.
+    pub(crate) fn finish(mut self) -> Vec<Diagnostic> {
+        for (of, count) in self.per_kind {
+            if count.omitted > 0 {
+                let (line, offset) = count.first_omitted;
+                let kind = DiagnosticKind::Omitted {
+                    of,
+                    count: count.omitted,
+                    severity: count.severity.unwrap_or(Severity::Warning),
+                };
+                self.kept.push(Diagnostic::new(line, offset, kind));
+            }
+        }
+        // Stable: findings at one place stay in the order they were made.
+        self.kept.sort_by_key(|d| (d.line, d.byte_offset));
+        self.kept
     }
 }

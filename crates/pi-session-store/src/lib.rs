@@ -11,8 +11,13 @@
 //! - [`SessionWriter::append`] writes one line per entry, serialised exactly as JavaScript's
 //!   `JSON.stringify` would (via `pi-session-types`), never onto a torn line, and returns the
 //!   entry as it reads back from the bytes written.
+//! - A new file appears whole: slot, header and first entry are written to a hidden temporary
+//!   file and hard-linked into place, so no reader, resuming writer or crash sees it empty.
 //! - One owner per file: the writer holds an advisory lock on `.<name>.pi-session.lock` from its
-//!   first append until it is dropped ([`StoreError::Locked`] for a second writer).
+//!   first append until it is dropped ([`StoreError::Locked`] for a second writer, at once or
+//!   after [`WriterOptions::busy_timeout`]); the sidecar is deleted on close.
+//! - Writers can wait: with a busy timeout, a writer waits for the lock and for omp's publish
+//!   lock, and catches up on foreign appends by reading only the bytes appended since.
 //! - Safe beside a running omp: every write takes omp's own publish lock, the `.<name>.lock` file
 //!   ([`publish_lock_path`]; created exclusively, `<pid>:<ms>` inside, stolen only from a dead
 //!   pid or, if malformed, after 500 ms; [`StoreError::PublishLockTimeout`] after 500 ms of
@@ -59,10 +64,11 @@ mod migrate;
 mod open;
 pub mod paths;
 mod publish_lock;
+mod repair;
 mod session_file;
 mod writer;
 
-pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
+pub use diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic, DiagnosticKind, Severity};
 pub use discover::{
     HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, read_listing,
 };
@@ -71,6 +77,9 @@ pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};
 pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};
+pub use repair::{
+    Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,
+};
 pub use session_file::{IndexEntry, SessionFile};
 pub use writer::{
     Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,

@@ -5,7 +5,7 @@
 //! while the next chunks are read; the results are then folded in file order by one `Builder`,
 //! which owns every cross-line rule (title slot, header, duplicates, migration).
 
-use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticLog};
 use crate::error::StoreError;
 use crate::framing::{Chunk, ChunkReader, LineSpan, is_blank};
 use crate::fused::split_fused;
@@ -315,7 +315,7 @@ fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
 #[derive(Debug, Default)]
 struct Builder {
     entries: Vec<IndexEntry>,
-    diagnostics: Vec<Diagnostic>,
+    diagnostics: DiagnosticLog,
     header: Option<SessionHeader>,
     /// (line, byte offset) of the header.
     header_at: Option<(u64, u64)>,
@@ -479,7 +479,6 @@ impl Builder {
             .map_or(CURRENT_VERSION, SessionHeader::version_or_1);
         let migration = self.migrate();
         let by_id = self.check_ids();
-        self.diagnostics.sort_by_key(|d| (d.line, d.byte_offset));
         let file = SessionFile {
             source,
             header: self.header,
@@ -492,7 +491,7 @@ impl Builder {
             byte_len: self.len,
             ends_with_newline: self.ends_with_newline || self.len == 0,
         };
-        (file, self.diagnostics)
+        (file, self.diagnostics.finish())
     }
 
     fn check_header_position(&mut self) {

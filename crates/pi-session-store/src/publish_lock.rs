@@ -65,10 +65,12 @@ pub(crate) struct PublishLock {
 }
 
 impl PublishLock {
-    /// Takes the publish lock of `session`, waiting up to [`PUBLISH_LOCK_WAIT`].
-    pub fn acquire(session: &Path) -> Result<Self, StoreError> {
+    /// Takes the publish lock of `session`, waiting up to [`PUBLISH_LOCK_WAIT`], or up to
+    /// `busy_timeout` when that is longer (a host that chose to wait for busy sessions).
+    pub fn acquire(session: &Path, busy_timeout: Option<Duration>) -> Result<Self, StoreError> {
         let path = publish_lock_path(session);
-        let deadline = Instant::now() + PUBLISH_LOCK_WAIT;
+        let wait = busy_timeout.map_or(PUBLISH_LOCK_WAIT, |t| t.max(PUBLISH_LOCK_WAIT));
+        let deadline = Instant::now() + wait;
         loop {
             if claim(&path)? || (steal_if_orphaned(&path) && claim(&path)?) {
                 return Ok(Self { path });

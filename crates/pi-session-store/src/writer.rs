@@ -9,13 +9,14 @@ use crate::paths::session_file_name;
 use crate::publish_lock::PublishLock;
 use crate::session_file::SessionFile;
 use pi_session_types::{
-    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource, parse_line,
-    to_js_vec,
+    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource,
+    parse_envelope, parse_line, to_js_vec,
 };
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// How hard each append works to put the line on stable storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -43,6 +44,17 @@ pub struct WriterOptions {
     /// place) when the title changes. Off by default: pi cannot read a file that starts with a
     /// slot; omp reads both.
     pub title_slot: bool,
+    /// How long a write waits for a busy session (as SQLite's `busy_timeout`); `None` (the
+    /// default) fails at once with [`StoreError::Locked`].
+    ///
+    /// With a timeout, the writer waits up to it for another writer's lock (and for omp's
+    /// publish lock, beyond omp's own 500 ms), and a file that others *appended* to since this
+    /// writer last looked is caught up on instead of failing with [`StoreError::Conflict`]:
+    /// only the bytes appended since are read (see [`SessionWriter::catch_up`]). A file that
+    /// was replaced (another inode, as omp's rewrites do) or shrank still gives `Conflict`:
+    /// open it again. [`Durability::Buffered`] lines already collected are not rebuilt, so
+    /// there a foreign append still gives `Conflict`.
+    pub busy_timeout: Option<Duration>,
 }
 
 /// Where a title change went (see [`SessionWriter::set_title`]).
@@ -160,6 +172,9 @@ pub struct SessionWriter {
     leaf: Option<String>,
     ids: HashSet<String>,
     entry_count: usize,
+    /// The id of the file's last entry as this writer knows it: the leaf follows foreign
+    /// appends (see [`SessionWriter::catch_up`]) only while it is this tip.
+    file_tip: Option<String>,
     title_updated_at: Option<String>,
     state: State,
     stamps: Box<dyn Stamps>,
@@ -197,6 +212,8 @@ struct OpenFile {
     /// Lines not written yet ([`Durability::Buffered`] only).
     pending: Vec<u8>,
     durability: Durability,
+    /// How long to wait for omp's publish lock beyond its own 500 ms.
+    busy_timeout: Option<Duration>,
     _lock: WriterLock,
     /// Which file `file` is, to notice the path being replaced.
     identity: FileIdentity,
@@ -253,6 +270,7 @@ impl SessionWriter {
             leaf: None,
             ids: HashSet::new(),
             entry_count: 0,
+            file_tip: None,
             title_updated_at,
             state,
             stamps: Box::new(SystemStamps),
@@ -306,6 +324,7 @@ impl SessionWriter {
             .collect();
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
+        writer.file_tip = writer.leaf.clone();
         Ok((writer, session, diagnostics))
     }
 
@@ -371,25 +390,110 @@ impl SessionWriter {
     /// Sets `id` (8 lowercase hex digits, unique in the session), `parentId` (the leaf, `null`
     /// for the first) and `timestamp` (now, ISO 8601 UTC with milliseconds), overriding any the
     /// entry had; writes one line; returns the entry parsed back from the bytes written.
-    pub fn append(&mut self, mut entry: Entry) -> Result<Entry, StoreError> {
+    ///
+    /// With [`WriterOptions::busy_timeout`], a session that others appended to meanwhile is
+    /// caught up on first, and the entry built again (new id, parent, time) when another
+    /// append slipped in before the write.
+    pub fn append(&mut self, entry: Entry) -> Result<Entry, StoreError> {
         if matches!(entry.kind(), "session" | "title") {
             return Err(StoreError::ReservedType {
                 kind: entry.kind().to_owned(),
             });
         }
-        let id = self.fresh_id();
-        entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
-        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
-            what: "entry",
-            detail: e.to_string(),
-        })?;
-        let read_back = read_back(&line)?;
-        line.push(b'\n');
-        self.write_line(&line)?;
-        self.ids.insert(id.clone());
-        self.leaf = Some(id);
-        self.entry_count += 1;
-        Ok(read_back)
+        let deadline = self
+            .catches_up()
+            .then(|| Instant::now() + self.options.busy_timeout.unwrap_or_default());
+        loop {
+            if deadline.is_some() {
+                self.catch_up()?;
+            }
+            let mut entry = entry.clone();
+            let id = self.fresh_id();
+            entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
+            let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
+                what: "entry",
+                detail: e.to_string(),
+            })?;
+            let read_back = read_back(&line)?;
+            line.push(b'\n');
+            match self.write_line(&line) {
+                Err(StoreError::Conflict {
+                    replaced: false,
+                    expected,
+                    actual: Some(actual),
+                    ..
+                }) if actual > expected && deadline.is_some_and(|d| Instant::now() < d) => {
+                    continue;
+                }
+                result => result?,
+            }
+            self.ids.insert(id.clone());
+            self.leaf = Some(id.clone());
+            self.file_tip = Some(id);
+            self.entry_count += 1;
+            return Ok(read_back);
+        }
+    }
+
+    /// Whether this writer catches up on foreign appends (a busy timeout, unbuffered).
+    fn catches_up(&self) -> bool {
+        self.options.busy_timeout.is_some()
+            && self.options.durability != Durability::Buffered
+            && self.path.is_some()
+    }
+
+    /// Reads what others appended to the file since this writer last looked: only the new
+    /// bytes. Their ids become known (so no id is reused) and count as entries; the leaf
+    /// moves to the file's new last entry if it was at the old one (a writer following the
+    /// file's tip keeps following it; one that moved its leaf keeps its branch). Takes the
+    /// writer lock first (waiting up to [`WriterOptions::busy_timeout`]) if not held yet.
+    /// Returns how many entries were read.
+    ///
+    /// A file replaced by another (omp's rewrites rename a new file into place) or one that
+    /// shrank gives [`StoreError::Conflict`]: open it again with
+    /// [`open_for_append`](Self::open_for_append). Nothing is read for a file not yet
+    /// created or an in-memory session.
+    pub fn catch_up(&mut self) -> Result<usize, StoreError> {
+        if matches!(self.state, State::Pending | State::Memory(_)) {
+            return Ok(0);
+        }
+        let open = self.ensure_open()?;
+        open.flush()?;
+        let Some(bytes) = open.read_growth()? else {
+            return Ok(0);
+        };
+        Ok(self.absorb(&bytes))
+    }
+
+    /// Takes note of foreign lines (see [`catch_up`](Self::catch_up)).
+    fn absorb(&mut self, bytes: &[u8]) -> usize {
+        let mut count = 0;
+        let mut tip = None;
+        for line in bytes.split(|b| *b == b'\n') {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let Ok(envelope) = parse_envelope(line) else {
+                continue;
+            };
+            if matches!(envelope.kind.as_str(), "session" | "title") {
+                continue;
+            }
+            count += 1;
+            if let Some(id) = envelope.id {
+                self.ids.insert(id.clone());
+                tip = Some(id);
+            }
+        }
+        self.entry_count += count;
+        if let Some(tip) = tip {
+            if self.leaf == self.file_tip {
+                self.leaf = Some(tip.clone());
+            }
+            self.file_tip = Some(tip);
+        }
+        count
     }
 
     /// Changes the title in the header, and in the title slot when the file has one (rewriting
@@ -516,9 +620,9 @@ impl SessionWriter {
         self.ensure_open()?.append(line)
     }
 
-    /// The first append of a new session: directories, lock, exclusive create, slot + header +
-    /// entry in one write (under omp's publish lock, as omp creates files). On failure the new
-    /// file is removed again.
+    /// The first append of a new session: directories, lock, then (under omp's publish lock, as
+    /// omp creates files) the slot + header + entry appear at the path all at once (see
+    /// [`create_whole`]).
     fn create_file(&mut self, line: &[u8]) -> Result<(), StoreError> {
         let path = self.file_path()?.to_path_buf();
         let mut bytes = self.prefix_bytes()?;
@@ -528,45 +632,18 @@ impl SessionWriter {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::io("could not create the directory", dir, e))?;
         }
-        let lock = WriterLock::try_acquire(&path)?;
-        let publishing = PublishLock::acquire(&path)?;
-        let mut file = match OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                return Err(StoreError::AlreadyExists { path });
-            }
-            Err(e) => return Err(StoreError::io("could not create", path, e)),
-        };
+        let lock = WriterLock::acquire(&path, self.options.busy_timeout)?;
+        let publishing = PublishLock::acquire(&path, self.options.busy_timeout)?;
         let durability = self.options.durability;
-        let written = file.write_all(&bytes).and_then(|()| {
-            if durability == Durability::Fsync {
-                file.sync_data()?;
-                sync_parent_dir(&path)?;
-            }
-            Ok(())
-        });
-        let identity = written.and_then(|()| FileIdentity::of(&file));
+        let created = create_whole(&path, &bytes, durability);
         drop(publishing);
-        let identity = match identity {
-            Ok(identity) => identity,
-            Err(e) => {
-                drop(file);
-                // The file is ours (created exclusively above): take it away again. If removal
-                // fails too, report the write error, which is the cause.
-                let _ = std::fs::remove_file(&path);
-                return Err(StoreError::io("could not write", path, e));
-            }
-        };
+        let (file, identity) = created?;
         self.state = State::Open(OpenFile {
             path,
             file,
             pending: Vec::new(),
             durability,
+            busy_timeout: self.options.busy_timeout,
             _lock: lock,
             identity,
             len: bytes.len() as u64,
@@ -585,7 +662,7 @@ impl SessionWriter {
         } = self.state
         {
             let path = self.file_path()?.to_path_buf();
-            let lock = WriterLock::try_acquire(&path)?;
+            let lock = WriterLock::acquire(&path, self.options.busy_timeout)?;
             let file = OpenOptions::new()
                 .read(true)
                 .append(true)
@@ -594,7 +671,8 @@ impl SessionWriter {
             let metadata = file
                 .metadata()
                 .map_err(|e| StoreError::io("could not read the size of", &path, e))?;
-            if metadata.len() != expected_len {
+            let grew = metadata.len() > expected_len;
+            if metadata.len() != expected_len && !(grew && self.catches_up()) {
                 return Err(StoreError::Conflict {
                     path,
                     expected: expected_len,
@@ -613,12 +691,21 @@ impl SessionWriter {
                 file,
                 pending: Vec::new(),
                 durability: self.options.durability,
+                busy_timeout: self.options.busy_timeout,
                 _lock: lock,
                 identity,
                 len: expected_len,
                 needs_newline,
                 has_slot,
             });
+            if grew {
+                // Caught up right away, before anything is built on the old tip.
+                if let State::Open(open) = &mut self.state
+                    && let Some(bytes) = open.read_growth()?
+                {
+                    self.absorb(&bytes);
+                }
+            }
         }
         match &mut self.state {
             State::Open(open) => Ok(open),
@@ -662,7 +749,7 @@ impl OpenFile {
     /// One write of whole lines, under omp's publish lock, after checking that nobody else
     /// changed the file. A failed write is cut off again.
     fn publish(&mut self, lines: &[u8]) -> Result<(), StoreError> {
-        let _publishing = PublishLock::acquire(&self.path)?;
+        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
         let newline: &[u8] = if self.needs_newline { b"\n" } else { b"" };
         let before = self.len;
@@ -706,11 +793,37 @@ impl OpenFile {
         Ok(())
     }
 
+    /// The bytes appended to the file since this writer last looked (`None`: nothing new), read
+    /// under omp's publish lock so no append is half seen; afterwards they count as seen. A
+    /// replaced or shrunk file gives [`StoreError::Conflict`].
+    fn read_growth(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let grown_to = match self.check_unchanged() {
+            Ok(()) => return Ok(None),
+            Err(StoreError::Conflict {
+                replaced: false,
+                actual: Some(actual),
+                ..
+            }) if actual > self.len => actual,
+            Err(e) => return Err(e),
+        };
+        let mut bytes = vec![0u8; usize::try_from(grown_to - self.len).unwrap_or(usize::MAX)];
+        let mut reader = &self.file;
+        reader
+            .seek(SeekFrom::Start(self.len))
+            .and_then(|_| reader.read_exact(&mut bytes))
+            .map_err(|e| StoreError::io("could not read what was appended to", &self.path, e))?;
+        self.len = grown_to;
+        // A line cut short (a crashed pi, which takes no lock) must not swallow ours.
+        self.needs_newline = bytes.last() != Some(&b'\n');
+        Ok(Some(bytes))
+    }
+
     /// Rewrites the 256-byte title slot in place, under the publish lock and only if the file is
     /// unchanged. omp itself takes no lock for slot writes; taking it here keeps the check and
     /// the write together against omp's rewrites, which rename under the lock.
     fn rewrite_slot(&mut self, slot: &[u8]) -> Result<(), StoreError> {
-        let _publishing = PublishLock::acquire(&self.path)?;
+        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
         rewrite_slot(&self.path, slot)
     }
@@ -775,6 +888,113 @@ impl FileIdentity {
     fn from_metadata(_metadata: &std::fs::Metadata) -> Self {
         Self {}
     }
+}
+
+/// Puts a new file holding `bytes` at `path`, never overwriting one, so that the path never
+/// names a file without them: a reader, a resuming writer or a crash sees either no file or
+/// the whole first write (slot, header, first entry), never an empty or headerless file.
+///
+/// The bytes go to a hidden temporary file beside it (`.<name>.<pid>.<n>.tmp`), which is then
+/// hard-linked to the path (atomic, and fails if the path exists) and unlinked. Where hard links
+/// are not supported, the file is created exclusively and written instead (the old way: a crash
+/// in between can leave an empty file there). A crash between link and unlink leaves only the
+/// hidden temporary name behind.
+fn create_whole(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> Result<(File, FileIdentity), StoreError> {
+    let temp = temp_path(path);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create_new(true)
+        .open(&temp)
+        .map_err(|e| StoreError::io("could not create", &temp, e))?;
+    let remove_temp = || {
+        let _ = std::fs::remove_file(&temp);
+    };
+    let written = file.write_all(bytes).and_then(|()| match durability {
+        Durability::Fsync => file.sync_data(),
+        Durability::Buffered | Durability::Flush => Ok(()),
+    });
+    if let Err(e) = written {
+        remove_temp();
+        return Err(StoreError::io("could not write", &temp, e));
+    }
+    match std::fs::hard_link(&temp, path) {
+        Ok(()) => remove_temp(),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            remove_temp();
+            return Err(StoreError::AlreadyExists {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(_) => {
+            remove_temp();
+            drop(file);
+            return create_in_place(path, bytes, durability);
+        }
+    }
+    if durability == Durability::Fsync {
+        sync_parent_dir(path)
+            .map_err(|e| StoreError::io("could not fsync the directory of", path, e))?;
+    }
+    let identity = FileIdentity::of(&file)
+        .map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
+    Ok((file, identity))
+}
+
+/// [`create_whole`] without hard links: exclusive create, then one write; on failure the new
+/// file is removed again.
+fn create_in_place(
+    path: &Path,
+    bytes: &[u8],
+    durability: Durability,
+) -> Result<(File, FileIdentity), StoreError> {
+    let mut file = match OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            return Err(StoreError::AlreadyExists {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(StoreError::io("could not create", path, e)),
+    };
+    let written = file.write_all(bytes).and_then(|()| {
+        if durability == Durability::Fsync {
+            file.sync_data()?;
+            sync_parent_dir(path)?;
+        }
+        FileIdentity::of(&file)
+    });
+    match written {
+        Ok(identity) => Ok((file, identity)),
+        Err(e) => {
+            drop(file);
+            // The file is ours (created exclusively above): take it away again. If removal
+            // fails too, report the write error, which is the cause.
+            let _ = std::fs::remove_file(path);
+            Err(StoreError::io("could not write", path, e))
+        }
+    }
+}
+
+/// A hidden temporary name beside `path`, unique to this process and call.
+fn temp_path(path: &Path) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }
 
 /// The entry as it reads back from `line` (without its newline).

@@ -8,12 +8,14 @@
 
 mod common;
 mod corpus;
+mod crashes;
 mod discover;
 mod fixtures;
 mod js_bytes;
 mod lock;
 mod omp_interop;
 mod publish_lock;
+mod reliability;
 mod robustness;
 mod values;
 mod writer;

@@ -333,6 +333,7 @@ impl Session {
         let writer_options = WriterOptions {
             durability: options.durability,
             title_slot: options.title_slot,
+            ..WriterOptions::default()
         };
         let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
         Self::from_log(

@@ -70,6 +70,9 @@ struct FileReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
     diagnostics: Vec<Finding>,
+    /// Diagnostics left out beyond the first few of each kind (each `omitted` finding says
+    /// how many of which kind).
+    omitted: u64,
 }
 
 /// Runs `check`. Exit 0: every file clean; 1: some file damaged; 2: some file unreadable.
@@ -99,6 +102,7 @@ pub fn run(args: CheckArgs) -> Outcome {
                 status: Status::Unreadable,
                 error: Some("no such file or folder".to_owned()),
                 diagnostics: Vec::new(),
+                omitted: 0,
             }
         };
         if !args.json {
@@ -159,10 +163,18 @@ fn check_file(path: &Path) -> FileReport {
                 status: Status::Unreadable,
                 error: Some(error.to_string()),
                 diagnostics: Vec::new(),
+                omitted: 0,
             };
         }
     };
     let mut findings: Vec<Finding> = diagnostics.iter().map(finding).collect();
+    let omitted = diagnostics
+        .iter()
+        .map(|d| match d.kind {
+            store::DiagnosticKind::Omitted { count, .. } => count,
+            _ => 0,
+        })
+        .sum();
     let mut damaged = diagnostics
         .iter()
         .any(|d| d.severity() >= Severity::Warning);
@@ -191,6 +203,7 @@ fn check_file(path: &Path) -> FileReport {
         },
         error: None,
         diagnostics: findings,
+        omitted,
     }
 }
 
@@ -203,27 +216,9 @@ fn finding(diagnostic: &Diagnostic) -> Finding {
             Severity::Warning => "warning",
             Severity::Error => "error",
         },
-        kind: kind_name(&diagnostic.kind),
+        kind: diagnostic.kind.name().to_owned(),
         message: diagnostic.message.clone(),
     }
-}
-
-/// `NotJson { .. }` → `not_json`.
-fn kind_name(kind: &store::DiagnosticKind) -> String {
-    let debug = format!("{kind:?}");
-    let name = debug.split([' ', '{', '(']).next().unwrap_or_default();
-    let mut snake = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                snake.push('_');
-            }
-            snake.push(c.to_ascii_lowercase());
-        } else {
-            snake.push(c);
-        }
-    }
-    snake
 }
 
 fn print_report(out: &mut Out, report: &FileReport) -> Result<(), Failure> {

@@ -38,7 +38,8 @@ pub struct ContextArgs {
     #[arg(long, value_name = "LIST", default_value = "text,image", value_parser = parse_inputs)]
     pub inputs: Inputs,
     /// Workspace root that attached PDFs are read from, never outside it (default: the
-    /// session's working directory, else the current one).
+    /// session's working directory, else the current one). The header's directory is data
+    /// written by whoever made the file: pass your own for a session you did not write.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// omp's blob folder, for `blob:sha256:` image references (default: a `blobs` folder

@@ -4,5 +4,6 @@ pub mod cat;
 pub mod check;
 pub mod context;
 pub mod ls;
+pub mod repair;
 pub mod stats;
 pub mod tree;
