@@ -272,6 +272,19 @@ impl SessionWriter {
     ) -> Result<(Self, SessionFile, Vec<Diagnostic>), StoreError> {
         let path = path.as_ref();
         let (session, diagnostics) = open(path)?;
+        let writer = Self::resume(path, &session, options)?;
+        Ok((writer, session, diagnostics))
+    }
+
+    /// [`open_for_append`](Self::open_for_append) for a file the caller has already opened
+    /// (with [`crate::open`]) as `session`: no second read. Appending requires the file to be
+    /// unchanged since then ([`StoreError::Conflict`] otherwise).
+    pub fn resume(
+        path: impl AsRef<Path>,
+        session: &SessionFile,
+        options: WriterOptions,
+    ) -> Result<Self, StoreError> {
+        let path = path.as_ref();
         let header = session
             .header()
             .cloned()
@@ -306,7 +319,7 @@ impl SessionWriter {
             .collect();
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
-        Ok((writer, session, diagnostics))
+        Ok(writer)
     }
 
     /// Uses `stamps` for entry times and ids from now on (see [`Stamps`]).
@@ -388,6 +401,31 @@ impl SessionWriter {
         self.write_line(&line)?;
         self.ids.insert(id.clone());
         self.leaf = Some(id);
+        self.entry_count += 1;
+        Ok(read_back)
+    }
+
+    /// Appends `entry` exactly as given: its own `id`, `parentId` and `timestamp` (or their
+    /// absence) are kept, for copying entries into a new file (a fork, a migration). Nothing is
+    /// checked beyond the reserved types: the caller copies a tree that is already there. An
+    /// entry with an id becomes the leaf. Returns the entry as read back from the bytes written.
+    pub fn append_verbatim(&mut self, entry: Entry) -> Result<Entry, StoreError> {
+        if matches!(entry.kind(), "session" | "title") {
+            return Err(StoreError::ReservedType {
+                kind: entry.kind().to_owned(),
+            });
+        }
+        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
+            what: "entry",
+            detail: e.to_string(),
+        })?;
+        let read_back = read_back(&line)?;
+        line.push(b'\n');
+        self.write_line(&line)?;
+        if let Some(id) = entry.id() {
+            self.ids.insert(id.to_owned());
+            self.leaf = Some(id.to_owned());
+        }
         self.entry_count += 1;
         Ok(read_back)
     }

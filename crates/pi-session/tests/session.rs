@@ -80,7 +80,8 @@ fn the_first_append_writes_header_model_change_and_entry() {
     assert_eq!(header["version"], json!(3));
     assert_eq!(header["cwd"], json!("/work/proj"));
     assert_eq!(file[1]["type"], json!("model_change"));
-    assert_eq!(file[1]["model"], json!("anthropic/claude-sonnet-4-5"));
+    assert_eq!(file[1]["provider"], json!("anthropic"));
+    assert_eq!(file[1]["modelId"], json!("claude-sonnet-4-5"));
     assert_eq!(file[1]["parentId"], JsonValue::Null);
     assert_eq!(file[2]["parentId"], file[1]["id"]);
     assert_eq!(
@@ -162,9 +163,14 @@ fn open_reports_what_is_wrong() {
         "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n",
     )
     .unwrap();
-    let error = Session::open(&headless, MODEL).unwrap_err();
+    let opened = Session::open(&headless, MODEL).unwrap();
+    assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
+    assert_eq!(opened.branch.len(), 1);
+    let mut session = opened.session;
+    let error = session.append(say("more")).unwrap_err();
     assert!(error.is_not_a_session(), "{error:?}");
     assert!(error.to_string().contains("headless.jsonl"), "{error}");
+    assert!(error.to_string().contains("fork_to"), "{error}");
     let damaged = dir.path().join("damaged.jsonl");
     std::fs::write(
         &damaged,
@@ -353,7 +359,8 @@ fn a_second_writer_is_refused() {
     first.append(say("one")).unwrap();
     let mut second = Session::open(first.path().unwrap(), MODEL).unwrap().session;
     let error = second.append(say("two")).unwrap_err();
-    assert!(error.is_locked(), "{error:?}");
+    assert!(error.is_busy(), "{error:?}");
+    assert!(error.to_string().contains("close that session"), "{error}");
 }
 
 #[test]
