@@ -431,15 +431,14 @@ impl Session {
         self.log().writer.header().and_then(|h| h.cwd.clone())
     }
 
-    /// The title: the header's (or omp's title slot's) once written, else the one set with
-    /// [`SessionOptions::title`].
+    /// The title: the one set with [`SessionOptions::title`], else the one the first append
+    /// derived ([`title_for`]), else the file's (omp's header or title slot). omp files keep it
+    /// in the header; pi files do not (a pi session's name is [`Session::name`]).
     pub fn title(&self) -> Option<String> {
         let log = self.log();
-        if log.writer.is_written() {
-            log.writer.header().and_then(|h| h.title.clone())
-        } else {
-            log.title.clone()
-        }
+        log.title
+            .clone()
+            .or_else(|| log.writer.header().and_then(|h| h.title.clone()))
     }
 
     /// The model in effect at this cursor (a req_llm spec).
@@ -482,8 +481,14 @@ impl Session {
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| title_for(&entry));
             let first = model_change_in(log.dialect, &self.model);
+            let omp = !log.dialect.is_pi_family();
+            log.title = Some(title.clone());
             let writer = log.writer.writer()?;
-            writer.set_title(Some(&title), Some(TitleSource::Auto))?;
+            if omp {
+                // pi keeps no title in its header (its name is a `session_info` entry), and a
+                // header title marks a file as omp's.
+                writer.set_title(Some(&title), Some(TitleSource::Auto))?;
+            }
             writer.set_leaf(None)?;
             let change = writer.append(first)?;
             log.first_id = change.id().map(str::to_owned);
