@@ -204,29 +204,32 @@ fn fork_gives_the_context_at_that_entry() {
 }
 
 #[test]
-fn tree_json_reports_no_leaf_when_the_last_line_has_no_id() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("no-id-last.jsonl");
-    std::fs::write(
-        &file,
-        concat!(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-            "\n",
-            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
-            "\n",
-            r#"{"type":"label","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","targetId":"a1","label":"x"}"#,
-            "\n"
-        ),
-    )
-    .unwrap();
-    let tree = json(&run(&["tree", s(&file), "--json"]));
-    assert_eq!(tree["leafId"], serde_json::Value::Null, "{tree}");
-    assert_eq!(tree["branchIds"], json!([]));
-    // buildSessionContext, given no leaf id, still starts from the last entry (pi and omp).
-    let context = json(&run(&["context", s(&file)]));
-    assert_eq!(
-        context["messages"].as_array().unwrap().len(),
-        1,
-        "{context}"
-    );
+fn tree_json_reports_no_leaf_when_the_last_line_has_no_id_as_pi_and_omp_do() {
+    let file = "fixtures/leaf/last-line-without-id.jsonl";
+    let tree = json(&run(&["tree", file, "--json"]));
+    let context = json(&run(&["context", file]));
+    for implementation in ["pi", "pi16", "omp"] {
+        let recorded: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root().join(format!(
+                "fixtures/leaf/{implementation}/last-line-without-id.expected.json"
+            )))
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            recorded["leafId"],
+            serde_json::Value::Null,
+            "{implementation}"
+        );
+        assert_eq!(tree["leafId"], recorded["leafId"], "{implementation}");
+        assert_eq!(tree["branchIds"], recorded["branchIds"], "{implementation}");
+        // buildSessionContext, given no leaf id, still starts from the last entry.
+        let messages = &recorded["contexts"][0]["agent"]["messages"];
+        assert_eq!(
+            context["messages"].as_array().unwrap().len(),
+            messages.as_array().map_or(usize::MAX, Vec::len),
+            "{implementation}: {}",
+            recorded["contexts"]
+        );
+    }
 }

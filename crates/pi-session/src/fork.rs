@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use pi_session_store::{SessionWriter, WriterOptions, new_header};
 use pi_session_tree::{Dialect, plan_fork};
-use pi_session_types::{Entry, JsonNumber, JsonValue};
+use pi_session_types::{Entry, JsonNumber, JsonValue, SessionHeader};
 
 use crate::error::{Error, Result};
 use crate::session::Session;
@@ -49,6 +49,20 @@ impl Session {
     /// # Ok(()) }
     /// ```
     pub fn fork_to(&self, to: impl AsRef<Path>, at: Option<&str>) -> Result<Session> {
+        let cwd = self.cwd().unwrap_or_default();
+        self.fork_to_with(to, at, new_header(cwd))
+    }
+
+    /// [`fork_to`](Self::fork_to) with the new file's header given (its id, time, `cwd`, ...),
+    /// e.g. for reproducible files. `parentSession` is set to this file unless the header names
+    /// one; omp's title is copied unless it has one. The label entries the fork adds get ids
+    /// derived from the header's id, so the same header gives the same bytes.
+    pub fn fork_to_with(
+        &self,
+        to: impl AsRef<Path>,
+        at: Option<&str>,
+        mut header: SessionHeader,
+    ) -> Result<Session> {
         let (planned, header, dialect) = {
             let mut log = self.log();
             let leaf = match at {
@@ -73,17 +87,16 @@ impl Session {
                 .into_iter()
                 .map(|p| log.value(p))
                 .collect::<Result<Vec<_>>>()?;
-            let mut new_id = |taken: &std::collections::HashSet<String>| fresh_id(taken);
+            let mut ids = LabelIds::new(&header.id);
+            let mut new_id = |taken: &std::collections::HashSet<String>| ids.next(taken);
             let planned = plan_fork(&path, &labels, &mut new_id);
             let source = log.writer.header().cloned();
-            let mut header = new_header(
-                source
-                    .as_ref()
-                    .and_then(|h| h.cwd.clone())
-                    .unwrap_or_default(),
-            );
-            header.parent_session = log.writer.path().map(|p| absolute(p).display().to_string());
+            if header.parent_session.is_none() {
+                header.parent_session =
+                    log.writer.path().map(|p| absolute(p).display().to_string());
+            }
             if !log.dialect.is_pi_family()
+                && header.title.is_none()
                 && let Some(source) = &source
             {
                 header.title.clone_from(&source.title);
@@ -221,13 +234,31 @@ fn absolute(path: &Path) -> PathBuf {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// 8 lowercase hex digits not in `taken` (as pi's `generateId`).
-fn fresh_id(taken: &std::collections::HashSet<String>) -> String {
-    loop {
-        let mut id = uuid::Uuid::new_v4().simple().to_string();
-        id.truncate(8);
-        if !taken.contains(&id) {
-            return id;
+/// Ids for the label entries a fork adds: 8 lowercase hex digits (as pi's `generateId`), not
+/// in the fork yet, drawn from a sequence seeded by the new header's id.
+struct LabelIds {
+    state: u64,
+}
+
+impl LabelIds {
+    fn new(seed: &str) -> Self {
+        let state = seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Self { state }
+    }
+
+    fn next(&mut self, taken: &std::collections::HashSet<String>) -> String {
+        loop {
+            // splitmix64
+            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            let id = format!("{:08x}", (z ^ (z >> 31)) >> 32);
+            if !taken.contains(&id) {
+                return id;
+            }
         }
     }
 }
