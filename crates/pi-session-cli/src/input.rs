@@ -106,18 +106,8 @@ fn warn_diagnostics(loaded: &Loaded) {
     }
 }
 
-/// Where omp's blobs are for a session file: `--blobs`, else a `blobs` folder beside the file
-/// (the fixtures' layout), else omp's layout (`<agent dir>/sessions/<bucket>/<file>` with
-/// `<agent dir>/blobs`).
+/// Where omp's blobs are for a session file: `--blobs`, else the library's rule
+/// ([`pi_session::blob_dir`]).
 pub fn blob_dir(explicit: Option<PathBuf>, session: &Path) -> Option<PathBuf> {
-    if explicit.is_some() {
-        return explicit;
-    }
-    let folder = session.parent()?;
-    let beside = folder.join("blobs");
-    if beside.is_dir() {
-        return Some(beside);
-    }
-    let agent = folder.parent()?.parent()?.join("blobs");
-    agent.is_dir().then_some(agent)
+    explicit.or_else(|| pi_session::blob_dir(session))
 }

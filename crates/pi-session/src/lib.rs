@@ -46,6 +46,7 @@ mod discover;
 mod entries;
 mod error;
 mod fork;
+mod formats;
 mod model;
 mod project;
 mod queries;
@@ -60,7 +61,7 @@ pub use builders::{
     model_change_in, session_name,
 };
 pub use cursors::CURSOR_CUSTOM_TYPE;
-pub use discover::{ProjectFolders, dir, latest, latest_for_cwd, list};
+pub use discover::{ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
     UserOptions, assistant, assistant_in, compaction, custom, custom_in, model_change, tool_result,
@@ -68,6 +69,7 @@ pub use entries::{
 };
 pub use error::{Error, ErrorKind, Result, error_chain};
 pub use fork::Migrated;
+pub use formats::Format;
 pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_model};
 pub use project::{Compacted, Inputs, ProjectOptions, branch, compacted, context, messages};
 pub use read::{
@@ -107,6 +109,7 @@ pub mod prelude {
         ThinkingLevelChange, ToolCall, ToolResult, UsageBuilder, UserOptions, assistant,
         compaction, custom, model_change, text, tool_result, typed, user,
     };
+    pub use crate::{Format, Migrated};
     pub use pi_session_tree::Dialect;
     pub use pi_session_types::{AgentMessage, Entry, StopReason};
 }

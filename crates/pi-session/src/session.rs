@@ -649,7 +649,7 @@ impl Session {
     }
 
     /// This cursor's branch as JSON values (keys as in the file), for the projections.
-    fn branch_values(&self) -> Result<Vec<JsonValue>> {
+    pub(crate) fn branch_values(&self) -> Result<Vec<JsonValue>> {
         let mut log = self.log();
         let leaf = self.leaf_in(&log);
         let positions = log.branch_positions(leaf.as_deref());
