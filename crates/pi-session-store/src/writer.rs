@@ -391,18 +391,8 @@ impl SessionWriter {
             });
         }
         let id = self.fresh_id();
-        entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
-        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
-            what: "entry",
-            detail: e.to_string(),
-        })?;
-        let read_back = read_back(&line)?;
-        line.push(b'\n');
-        self.write_line(&line)?;
-        self.ids.insert(id.clone());
-        self.leaf = Some(id);
-        self.entry_count += 1;
-        Ok(read_back)
+        entry.set_envelope(id, self.leaf.clone(), self.stamps.now());
+        self.write_entry(&entry)
     }
 
     /// Appends `entry` exactly as given: its own `id`, `parentId` and `timestamp` (or their
@@ -415,7 +405,13 @@ impl SessionWriter {
                 kind: entry.kind().to_owned(),
             });
         }
-        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
+        self.write_entry(&entry)
+    }
+
+    /// Writes `entry` as one line (it becomes the leaf when it has an id) and returns it as read
+    /// back from the bytes written.
+    fn write_entry(&mut self, entry: &Entry) -> Result<Entry, StoreError> {
+        let mut line = to_js_vec(entry).map_err(|e| StoreError::Serialize {
             what: "entry",
             detail: e.to_string(),
         })?;

@@ -116,6 +116,16 @@ impl Error {
         Self::new(ErrorKind::InvalidInput, message.into(), None)
     }
 
+    fn unknown_entry(id: &str) -> Self {
+        Self::new(
+            ErrorKind::UnknownEntry,
+            format!(
+                "no entry of this session has id {id:?}; use the id of one of its entries (Session::entries lists them)"
+            ),
+            None,
+        )
+    }
+
     pub(crate) fn io(message: impl Into<String>, source: std::io::Error) -> Self {
         Self::new(ErrorKind::Io, message.into(), Some(Box::new(source)))
     }
@@ -212,12 +222,7 @@ impl From<StoreError> for Error {
                     path.display()
                 ),
             ),
-            StoreError::UnknownId { id } => (
-                K::UnknownEntry,
-                format!(
-                    "no entry of this session has id {id:?}; use the id of one of its entries (Session::entries lists them)"
-                ),
-            ),
+            StoreError::UnknownId { id } => return Self::unknown_entry(&id),
             StoreError::ReservedType { kind } => (
                 K::InvalidInput,
                 format!(
@@ -238,13 +243,7 @@ impl From<StoreError> for Error {
 impl From<TreeError> for Error {
     fn from(error: TreeError) -> Self {
         match error {
-            TreeError::EntryNotFound(id) => Self::new(
-                ErrorKind::UnknownEntry,
-                format!(
-                    "no entry of this session has id {id:?}; use the id of one of its entries (Session::entries lists them)"
-                ),
-                None,
-            ),
+            TreeError::EntryNotFound(id) => Self::unknown_entry(&id),
         }
     }
 }

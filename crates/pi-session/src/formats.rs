@@ -1,30 +1,11 @@
 //! [`Session::project`]: one entry point for every output format of `pi-session context`.
 
-use pi_session_context::projection::{self, ProjectOptions as FormatOptions};
-use pi_session_tree::{ContextOptions, Diagnostic, agent_context};
+use pi_session_context::projection::{self, Format, ProjectOptions as FormatOptions};
+use pi_session_tree::Diagnostic;
 use pi_session_types::JsonValue;
 
 use crate::error::Result;
 use crate::session::Session;
-
-/// What [`Session::project`] produces for this cursor's branch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// The dialect's `buildSessionContext`: `{messages, thinkingLevel, model...}`.
-    Agent,
-    /// The dialect's `convertToLlm` of those messages.
-    Llm,
-    /// rho's req_llm messages, canonical JSON.
-    ReqLlm,
-    /// rho's req_llm messages, compact JSON.
-    ReqLlmCompact,
-    /// The `messages` of an OpenAI Chat Completions request.
-    OpenAi,
-    /// The `{system?, messages}` of an Anthropic Messages request.
-    Anthropic,
-    /// What omp's agent loop hands its provider (always omp's rules).
-    OmpAgentLoop,
-}
 
 impl Session {
     /// This cursor's branch in `format`, with the resolver's diagnostics (agent-based formats
@@ -50,23 +31,6 @@ impl Session {
         format: Format,
         options: &FormatOptions<'_>,
     ) -> Result<(JsonValue, Vec<Diagnostic>)> {
-        let branch = self.branch_values()?;
-        let format = match format {
-            Format::Agent => {
-                let context_options = ContextOptions {
-                    blobs: options.blobs,
-                };
-                let (context, diagnostics) =
-                    agent_context(&branch, options.dialect, &context_options);
-                return Ok((context.to_value(), diagnostics));
-            }
-            Format::Llm => projection::Format::Llm,
-            Format::ReqLlm => projection::Format::ReqLlm,
-            Format::ReqLlmCompact => projection::Format::ReqLlmCompact,
-            Format::OpenAi => projection::Format::OpenAi,
-            Format::Anthropic => projection::Format::Anthropic,
-            Format::OmpAgentLoop => projection::Format::OmpAgentLoop,
-        };
-        Ok(projection::project(&branch, format, options))
+        Ok(projection::project(&self.branch_values()?, format, options))
     }
 }

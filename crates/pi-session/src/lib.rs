@@ -69,8 +69,9 @@ pub use entries::{
 };
 pub use error::{Error, ErrorKind, Result, error_chain};
 pub use fork::Migrated;
-pub use formats::Format;
 pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_model};
+/// The output formats of [`Session::project`] (and `pi-session context --format`).
+pub use pi_session_context::projection::Format;
 pub use project::{Compacted, Inputs, ProjectOptions, branch, compacted, context, messages};
 pub use read::{
     Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
