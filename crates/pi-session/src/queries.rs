@@ -2,13 +2,42 @@
 //! since, through any cursor): entries by id, children, labels, tips, the session's name, and the
 //! tree as JSON or drawn.
 
-use pi_session_tree::{RenderOptions, render_tree, session_meta, tree_json};
+use pi_session_tree::{
+    Diagnostic, LeafSelector, RenderOptions, render_tree, session_meta, tree_json,
+};
 use pi_session_types::{Entry, JsonMap, JsonValue};
 
 use crate::error::Result;
 use crate::session::Session;
 
 impl Session {
+    /// How many entries the log holds (the file's and those appended since).
+    pub fn len(&self) -> usize {
+        self.log().index.len()
+    }
+
+    /// Whether the log holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What the resolver finds walking the branch pi and omp walk when they open the file (from
+    /// its last entry): cycles, missing parents. Each names an entry position ([`Self::locate`]).
+    pub fn tree_diagnostics(&self) -> Vec<Diagnostic> {
+        self.log()
+            .index
+            .branch_for(&LeafSelector::Default)
+            .diagnostics
+    }
+
+    /// The line and byte offset in the file of the entry at `position` (as diagnostics name
+    /// them); `None` for entries appended since opening.
+    pub fn locate(&self, position: usize) -> Option<(u64, u64)> {
+        let log = self.log();
+        let at = log.file.as_ref()?.index().get(position)?;
+        Some((at.line, at.byte_offset))
+    }
+
     /// The entry with id `id` (the last one, if a damaged file has it twice), if any.
     pub fn entry(&self, id: &str) -> Result<Option<Entry>> {
         let log = self.log();
