@@ -36,8 +36,9 @@ impl fmt::Display for Failure {
 }
 
 impl From<pi_session::Error> for Failure {
+    /// The message and its source (the OS error), each once.
     fn from(error: pi_session::Error) -> Self {
-        Self::new(error.to_string())
+        Self::new(pi_session::error_chain(&error))
     }
 }
 

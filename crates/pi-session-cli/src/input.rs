@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use pi_session::store::{self, Diagnostic, SessionFile};
-use pi_session::{ProjectFolders, latest_for_cwd};
+use pi_session::{ProjectFolders, Session, latest_for_cwd};
 
 use crate::failure::Failure;
 use crate::output::warn;
@@ -44,13 +44,7 @@ pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
 /// Opens `path` read-only and prints its warnings on stderr. Fails for I/O problems and for a
 /// file with neither a header nor entries; other damage is only reported.
 pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
-    if path.is_dir() {
-        return Err(Failure::new(format!(
-            "{} is a folder; name a session file in it (`pi-session ls {}` lists them)",
-            path.display(),
-            path.display()
-        )));
-    }
+    refuse_folder(&path)?;
     let (file, diagnostics) = store::open(&path)?;
     let loaded = Loaded {
         path,
@@ -59,13 +53,62 @@ pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
     };
     warn_diagnostics(&loaded);
     if loaded.file.header().is_none() && loaded.file.is_empty() {
-        return Err(Failure::new(format!(
-            "{} is not a session: it has neither a session header nor entries (`pi-session check {}` says what it holds)",
-            loaded.path.display(),
-            loaded.path.display()
-        )));
+        return Err(not_a_session(&loaded.path));
     }
     Ok(loaded)
+}
+
+/// Opens `path` as a facade [`Session`] and prints the store's warnings on stderr, as [`load`]
+/// does. Fails for I/O problems and for a file with neither a header nor entries.
+pub fn open_session(path: &Path) -> Result<Session, Failure> {
+    refuse_folder(path)?;
+    let opened = Session::open(path, "unknown:unknown")?;
+    for diagnostic in &opened.diagnostics {
+        if let pi_session::Diagnostic::File(d) = diagnostic
+            && d.severity() >= store::Severity::Warning
+        {
+            warn(&diagnostic_line(path, d));
+        }
+    }
+    let session = opened.session;
+    if session.header().is_none() && session.is_empty() {
+        return Err(not_a_session(path));
+    }
+    Ok(session)
+}
+
+/// A resolver diagnostic of `session` as `file:line:offset: message` (the entry's line), or
+/// `file: message`.
+pub fn session_diagnostic_line(
+    path: &Path,
+    session: &Session,
+    diagnostic: &pi_session::tree::Diagnostic,
+) -> String {
+    match diagnostic.position.and_then(|p| session.locate(p)) {
+        Some((line, offset)) => {
+            format!("{}:{line}:{offset}: {}", path.display(), diagnostic.message)
+        }
+        None => format!("{}: {diagnostic}", path.display()),
+    }
+}
+
+fn refuse_folder(path: &Path) -> Result<(), Failure> {
+    if path.is_dir() {
+        return Err(Failure::new(format!(
+            "{} is a folder; name a session file in it (`pi-session ls {}` lists them)",
+            path.display(),
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+fn not_a_session(path: &Path) -> Failure {
+    Failure::new(format!(
+        "{} is not a session: it has neither a session header nor entries (`pi-session check {}` says what it holds)",
+        path.display(),
+        path.display()
+    ))
 }
 
 /// The diagnostic as `file:line:offset: message`.
@@ -106,18 +149,8 @@ fn warn_diagnostics(loaded: &Loaded) {
     }
 }
 
-/// Where omp's blobs are for a session file: `--blobs`, else a `blobs` folder beside the file
-/// (the fixtures' layout), else omp's layout (`<agent dir>/sessions/<bucket>/<file>` with
-/// `<agent dir>/blobs`).
+/// Where omp's blobs are for a session file: `--blobs`, else the library's rule
+/// ([`pi_session::blob_dir`]).
 pub fn blob_dir(explicit: Option<PathBuf>, session: &Path) -> Option<PathBuf> {
-    if explicit.is_some() {
-        return explicit;
-    }
-    let folder = session.parent()?;
-    let beside = folder.join("blobs");
-    if beside.is_dir() {
-        return Some(beside);
-    }
-    let agent = folder.parent()?.parent()?.join("blobs");
-    agent.is_dir().then_some(agent)
+    explicit.or_else(|| pi_session::blob_dir(session))
 }

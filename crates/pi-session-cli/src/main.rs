@@ -1,5 +1,5 @@
-//! `pi-session`: inspect, check and project the JSONL session files of the omp and pi coding
-//! agents.
+//! `pi-session`: inspect, check, project and write the JSONL session files of the omp and pi
+//! coding agents.
 //!
 //! Job: put the `pi-session` library in a person's (or a script's) hands. Human output by
 //! default, `--json` for machines, errors on stderr with a non-zero exit, no panic on any input.
@@ -16,9 +16,9 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{cat, check, context, ls, repair, stats, tree};
+use commands::{append, cat, check, context, fork, ls, migrate, repair, stats, tree};
 
-/// Inspect, check and project omp and pi coding-agent session files.
+/// Inspect, check, project and write omp and pi coding-agent session files.
 ///
 /// Commands that take a FILE use the most recent session of the current directory when it is
 /// left out (omp's session folder first, then pi's, like `omp -c`).
@@ -47,6 +47,12 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Replace a damaged session file with a clean copy (the original is kept as FILE.bak).
     Repair(repair::RepairArgs),
+    /// Append one entry (a user message, model, thinking level, label, name or custom entry).
+    Append(append::AppendArgs),
+    /// Copy a branch into a new session file (with parentSession).
+    Fork(fork::ForkArgs),
+    /// Rewrite a version 1 or 2 file as version 3, keeping a .bak.
+    Migrate(migrate::MigrateArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +65,9 @@ fn main() -> ExitCode {
         Command::Ls(args) => ls::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Repair(args) => repair::run(args),
+        Command::Append(args) => append::run(args),
+        Command::Fork(args) => fork::run(args),
+        Command::Migrate(args) => migrate::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

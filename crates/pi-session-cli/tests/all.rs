@@ -13,3 +13,4 @@ mod repair;
 mod robustness;
 mod stats;
 mod tree;
+mod write;

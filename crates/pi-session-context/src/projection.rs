@@ -14,6 +14,8 @@ use crate::rho::{self, Inputs};
 /// An output format of [`project`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
+    /// The dialect's `buildSessionContext`: `{messages, thinkingLevel, model...}`.
+    Agent,
     /// The dialect's `convertToLlm` of its `buildSessionContext` messages.
     Llm,
     /// rho's req_llm messages, canonical (full) JSON.
@@ -33,7 +35,7 @@ pub enum Format {
 /// A format name that is not one of [`Format`]'s.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown format {0:?}: use llm, req-llm, req-llm-compact, openai, anthropic or omp-agent-loop"
+    "unknown format {0:?}: use agent, llm, req-llm, req-llm-compact, openai, anthropic or omp-agent-loop"
 )]
 pub struct UnknownFormat(pub String);
 
@@ -42,6 +44,7 @@ impl std::str::FromStr for Format {
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
         match name {
+            "agent" => Ok(Format::Agent),
             "llm" => Ok(Format::Llm),
             "req-llm" => Ok(Format::ReqLlm),
             "req-llm-compact" => Ok(Format::ReqLlmCompact),
@@ -56,7 +59,7 @@ impl std::str::FromStr for Format {
 /// What [`project`] needs besides the branch.
 #[derive(Clone, Copy)]
 pub struct ProjectOptions<'a> {
-    /// Whose `buildSessionContext`/`convertToLlm` to follow ([`Format::Llm`];
+    /// Whose `buildSessionContext`/`convertToLlm` to follow ([`Format::Agent`], [`Format::Llm`];
     /// [`Format::OmpAgentLoop`] always follows omp).
     pub dialect: Dialect,
     /// What the model takes (the req_llm-based formats).
@@ -93,7 +96,7 @@ impl Default for ProjectOptions<'_> {
 
 /// Projects a branch (entries root first, as JSON objects) into `format`.
 /// The diagnostics are the tree's, from building the agent context
-/// ([`Format::Llm`] and [`Format::OmpAgentLoop`] only).
+/// ([`Format::Agent`], [`Format::Llm`] and [`Format::OmpAgentLoop`] only).
 ///
 /// ```
 /// use pi_session_context::projection::{project, Format, ProjectOptions};
@@ -108,7 +111,7 @@ pub fn project(
     format: Format,
     options: &ProjectOptions<'_>,
 ) -> (Value, Vec<Diagnostic>) {
-    if matches!(format, Format::Llm | Format::OmpAgentLoop) {
+    if matches!(format, Format::Agent | Format::Llm | Format::OmpAgentLoop) {
         let context_options = ContextOptions {
             blobs: options.blobs,
         };
@@ -117,6 +120,9 @@ pub fn project(
             _ => options.dialect,
         };
         let (context, diagnostics) = agent_context(branch, dialect, &context_options);
+        if format == Format::Agent {
+            return (context.to_value(), diagnostics);
+        }
         let messages = if format == Format::OmpAgentLoop {
             let gate = OmpImageGate::for_model(options.inputs.image, false);
             let loop_options = OmpAgentLoopOptions::default().with_images(gate);
@@ -136,7 +142,9 @@ pub fn project(
         Format::ReqLlmCompact => to_compact_json(&messages),
         Format::OpenAi => openai_chat_messages(&messages, options.openai),
         Format::Anthropic => anthropic_messages(&messages),
-        Format::ReqLlm | Format::Llm | Format::OmpAgentLoop => to_canonical_json(&messages),
+        Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => {
+            to_canonical_json(&messages)
+        }
     };
     (value, Vec::new())
 }

@@ -5,8 +5,10 @@ use std::io;
 use std::path::PathBuf;
 
 /// Why a store operation failed. Every message names the file and says what to do.
+///
+/// Not `#[non_exhaustive]`: the facade matches every variant, so a new one must be given a
+/// facade kind where it is added.
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
 pub enum StoreError {
     /// Reading, writing, creating or syncing a file or directory failed.
     #[error("{action} {path}: {source}")]

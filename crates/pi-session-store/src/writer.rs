@@ -290,6 +290,19 @@ impl SessionWriter {
     ) -> Result<(Self, SessionFile, Vec<Diagnostic>), StoreError> {
         let path = path.as_ref();
         let (session, diagnostics) = open(path)?;
+        let writer = Self::resume(path, &session, options)?;
+        Ok((writer, session, diagnostics))
+    }
+
+    /// [`open_for_append`](Self::open_for_append) for a file the caller has already opened
+    /// (with [`crate::open`]) as `session`: no second read. Appending requires the file to be
+    /// unchanged since then ([`StoreError::Conflict`] otherwise).
+    pub fn resume(
+        path: impl AsRef<Path>,
+        session: &SessionFile,
+        options: WriterOptions,
+    ) -> Result<Self, StoreError> {
+        let path = path.as_ref();
         let header = session
             .header()
             .cloned()
@@ -325,7 +338,7 @@ impl SessionWriter {
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
         writer.file_tip = writer.leaf.clone();
-        Ok((writer, session, diagnostics))
+        Ok(writer)
     }
 
     /// Uses `stamps` for entry times and ids from now on (see [`Stamps`]).
@@ -410,12 +423,7 @@ impl SessionWriter {
             let mut entry = entry.clone();
             let id = self.fresh_id();
             entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
-            let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
-                what: "entry",
-                detail: e.to_string(),
-            })?;
-            let read_back = read_back(&line)?;
-            line.push(b'\n');
+            let (line, read_back) = entry_line(&entry)?;
             match self.write_line(&line) {
                 Err(StoreError::Conflict {
                     replaced: false,
@@ -494,6 +502,32 @@ impl SessionWriter {
             self.file_tip = Some(tip);
         }
         count
+
+    /// Appends `entry` exactly as given: its own `id`, `parentId` and `timestamp` (or their
+    /// absence) are kept, for copying entries into a new file (a fork, a migration). Nothing is
+    /// checked beyond the reserved types: the caller copies a tree that is already there. An
+    /// entry with an id becomes the leaf. Returns the entry as read back from the bytes written.
+    pub fn append_verbatim(&mut self, entry: Entry) -> Result<Entry, StoreError> {
+        if matches!(entry.kind(), "session" | "title") {
+            return Err(StoreError::ReservedType {
+                kind: entry.kind().to_owned(),
+            });
+        }
+        self.write_entry(&entry)
+    }
+
+    /// Writes `entry` as one line (it becomes the leaf when it has an id) and returns it as read
+    /// back from the bytes written.
+    fn write_entry(&mut self, entry: &Entry) -> Result<Entry, StoreError> {
+        let (line, read_back) = entry_line(entry)?;
+        self.write_line(&line)?;
+        if let Some(id) = entry.id() {
+            self.ids.insert(id.to_owned());
+            self.leaf = Some(id.to_owned());
+            self.file_tip = Some(id.to_owned());
+        }
+        self.entry_count += 1;
+        Ok(read_back)
     }
 
     /// Changes the title in the header, and in the title slot when the file has one (rewriting
@@ -1064,4 +1098,16 @@ fn sync_parent_dir(path: &Path) -> io::Result<()> {
 fn sync_parent_dir(_path: &Path) -> io::Result<()> {
     // Directories cannot be opened for syncing on this platform; the file's own sync suffices.
     Ok(())
+}
+
+/// The line `entry` is written as (with its newline), and the entry as it reads back from it:
+/// a line that would not read back is refused before anything reaches the disk.
+fn entry_line(entry: &Entry) -> Result<(Vec<u8>, Entry), StoreError> {
+    let mut line = to_js_vec(entry).map_err(|e| StoreError::Serialize {
+        what: "entry",
+        detail: e.to_string(),
+    })?;
+    let read_back = read_back(&line)?;
+    line.push(b'\n');
+    Ok((line, read_back))
 }

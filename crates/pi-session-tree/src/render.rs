@@ -8,10 +8,13 @@ use crate::index::TreeIndex;
 use crate::js;
 
 /// `{"leafId", "branchIds", "tips", "labels"}` for `pi-session tree --json`:
-/// the leaf (last entry with an id), the ids on its branch root first, the
+/// the leaf (the last entry; none when it has no id, as in pi and omp), the ids on its branch root first, the
 /// ids of every tip in file order, and the labels in effect.
 pub fn tree_json(index: &TreeIndex, labels: &Map<String, Value>) -> Value {
-    let leaf = index.leaf_position();
+    // pi and omp take the file's last entry as the leaf; when that line has no id there is none
+    // (`leafId` undefined, an empty branch), whatever entries with ids came before it.
+    let last = index.len().checked_sub(1);
+    let leaf = last.filter(|&pos| index.node(pos).is_some_and(|n| n.id.is_some()));
     let id_of = |pos: usize| {
         index
             .node(pos)

@@ -99,10 +99,7 @@ pub fn play(dir: &Path) -> Result<String, Error> {
         context == live
     ));
     out.push_str(&format!("model on resume: {}\n", resumed.session.model()));
-    out.push_str(&format!(
-        "title: {}\n",
-        resumed.session.title().unwrap_or_default()
-    ));
+    out.push_str(&format!("title: {}\n", session.title().unwrap_or_default()));
     out.push_str(&format!(
         "branch: {} entries, diagnostics: {}\n",
         resumed.branch.len(),

@@ -21,6 +21,34 @@ pub fn list(dir: impl AsRef<Path>) -> Result<(Vec<SessionListing>, Vec<ListProbl
     Ok(pi_session_store::list(dir)?)
 }
 
+/// The sessions of every project folder directly under a sessions root (pi's `listAll`, omp's
+/// `*/*.jsonl`; e.g. `~/.omp/agent/sessions`), and files directly in the root, newest first.
+pub fn list_all(root: impl AsRef<Path>) -> Result<(Vec<SessionListing>, Vec<ListProblem>)> {
+    Ok(pi_session_store::list_all(root)?)
+}
+
+/// Where omp keeps the blobs (`blob:sha256:` image references) of the session file `session`:
+/// a `blobs` folder beside the file (the layout of recorded fixtures), else omp's own layout,
+/// `<agent dir>/blobs` for `<agent dir>/sessions/<bucket>/<file>`. `None` when neither exists.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let agent = dir.path().join("agent");
+/// std::fs::create_dir_all(agent.join("sessions/-proj")).unwrap();
+/// std::fs::create_dir_all(agent.join("blobs")).unwrap();
+/// let file = agent.join("sessions/-proj/s.jsonl");
+/// assert_eq!(pi_session::blob_dir(&file), Some(agent.join("blobs")));
+/// ```
+pub fn blob_dir(session: &Path) -> Option<PathBuf> {
+    let folder = session.parent()?;
+    let beside = folder.join("blobs");
+    if beside.is_dir() {
+        return Some(beside);
+    }
+    let agent = folder.parent()?.parent()?.join("blobs");
+    agent.is_dir().then_some(agent)
+}
+
 /// rho's `latest/1`: the most recently modified session in `dir`, if any.
 pub fn latest(dir: impl AsRef<Path>) -> Result<Option<PathBuf>> {
     Ok(pi_session_store::latest(dir)?.map(|listing| listing.path))
@@ -46,6 +74,35 @@ impl ProjectFolders {
         }
     }
 
+    /// The default folders for `cwd` of a user whose home is `home`, as omp and pi use them
+    /// when none of their variables is set. Reads no environment variable.
+    ///
+    /// ```
+    /// use pi_session::ProjectFolders;
+    /// use std::path::Path;
+    /// let folders = ProjectFolders::with_home(Path::new("/home/al"), Path::new("/home/al/proj"));
+    /// assert_eq!(folders.omp.unwrap(), Path::new("/home/al/.omp/agent/sessions/-proj"));
+    /// assert_eq!(folders.pi.unwrap(), Path::new("/home/al/.pi/agent/sessions/--home-al-proj--"));
+    /// ```
+    pub fn with_home(home: &Path, cwd: &Path) -> Self {
+        Self::with_env(home, cwd, &|_| None)
+    }
+
+    /// The folders for `cwd` with `home` and the variables `env` answers (`PI_CODING_AGENT_DIR`,
+    /// `OMP_PROFILE`, `PI_CONFIG_DIR`, `XDG_DATA_HOME`, `TMPDIR`, ...) instead of the process
+    /// environment. Paths are canonicalised where they exist.
+    pub fn with_env(home: &Path, cwd: &Path, env: &dyn Fn(&str) -> Option<String>) -> Self {
+        let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let tmp = env("TMPDIR")
+            .filter(|t| !t.is_empty())
+            .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+        let bucket = paths::omp_cwd_dir_name(&canonical(cwd), &canonical(home), &canonical(&tmp));
+        Self {
+            omp: Some(paths::omp_sessions_root(env, home).join(bucket)),
+            pi: Some(paths::pi_session_dir(env, home, &cwd.to_string_lossy())),
+        }
+    }
+
     /// The folders that are set, omp's first.
     pub fn all(&self) -> Vec<&Path> {
         [self.omp.as_deref(), self.pi.as_deref()]
@@ -59,10 +116,17 @@ impl ProjectFolders {
 /// else the latest in pi's. `Ok(None)` when neither holds one (the folders are in
 /// [`ProjectFolders::for_cwd`], to say where it looked).
 pub fn latest_for_cwd(cwd: &Path) -> Result<Option<PathBuf>> {
-    for folder in ProjectFolders::for_cwd(cwd).all() {
-        if let Some(path) = latest(folder)? {
-            return Ok(Some(path));
+    ProjectFolders::for_cwd(cwd).latest()
+}
+
+impl ProjectFolders {
+    /// The most recent session in these folders: omp's latest, else pi's (like `omp -c`).
+    pub fn latest(&self) -> Result<Option<PathBuf>> {
+        for folder in self.all() {
+            if let Some(path) = latest(folder)? {
+                return Ok(Some(path));
+            }
         }
+        Ok(None)
     }
-    Ok(None)
 }

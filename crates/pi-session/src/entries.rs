@@ -8,7 +8,10 @@ use base64::engine::general_purpose::STANDARD;
 use pi_session_types::{Entry, JsonMap, JsonValue, StopReason};
 use serde_json::json;
 
-use crate::model::{pi_api, split_model, to_pi_model};
+use pi_session_tree::Dialect;
+
+use crate::api_table::api_for;
+use crate::model::{split_model, to_pi_model};
 use crate::read::{to_json, usage};
 
 /// The namespace of notices when none is given (`rho.notice`, `rho.error`, `rho.aside`).
@@ -297,6 +300,9 @@ pub struct Reply {
     pub stop_reason: StopReason,
     /// The error, for a failed call (`errorMessage`).
     pub error: Option<String>,
+    /// The `api` to write (e.g. `openai-completions`); `None`: the one the dialect's model
+    /// catalog gives the provider ([`api_for`](crate::api_for)), else the provider's name.
+    pub api: Option<String>,
 }
 
 impl Default for Reply {
@@ -309,6 +315,7 @@ impl Default for Reply {
             usage: JsonMap::new(),
             stop_reason: StopReason::Stop,
             error: None,
+            api: None,
         }
     }
 }
@@ -370,6 +377,18 @@ pub fn user(text: &str, options: UserOptions) -> Entry {
 /// assert_eq!(message.api.as_deref(), Some("openai-codex-responses"));
 /// ```
 pub fn assistant(reply: &Reply, model: &str) -> Entry {
+    assistant_in(Dialect::Pi, reply, model)
+}
+
+/// [`assistant`] with the `api` of `dialect`'s catalog (see [`Reply::api`]).
+///
+/// ```
+/// use pi_session::{Reply, assistant_in, tree::Dialect, types::AgentMessage};
+/// let entry = assistant_in(Dialect::Omp, &Reply::default(), "ollama:qwen3");
+/// let Some(AgentMessage::Assistant(message)) = entry.message() else { panic!() };
+/// assert_eq!(message.api.as_deref(), Some("ollama-chat"));
+/// ```
+pub fn assistant_in(dialect: Dialect, reply: &Reply, model: &str) -> Entry {
     let mut content: Vec<JsonValue> = Vec::new();
     if !reply.thinking.is_empty() {
         content.push(json!({"type": "thinking", "thinking": reply.thinking}));
@@ -388,7 +407,12 @@ pub fn assistant(reply: &Reply, model: &str) -> Entry {
     let mut message = JsonMap::new();
     message.insert("role".into(), "assistant".into());
     message.insert("content".into(), content.into());
-    message.insert("api".into(), pi_api(&provider).into());
+    let api = reply
+        .api
+        .clone()
+        .or_else(|| api_for(dialect, &provider).map(str::to_owned))
+        .unwrap_or_else(|| provider.clone());
+    message.insert("api".into(), api.into());
     message.insert("provider".into(), provider.as_str().into());
     message.insert("model".into(), id.into());
     message.insert("usage".into(), to_json(&usage(&reply.usage)));
@@ -463,7 +487,8 @@ pub fn compaction(
 }
 
 /// rho's `model_change/1`: `{"type":"model_change","model":"<pi provider>/<id>"}` for a req_llm
-/// spec.
+/// spec: omp's shape, which pi does not read. To write in a file's own dialect use
+/// [`Session::set_model`](crate::Session::set_model) or [`ModelChange`](crate::ModelChange).
 ///
 /// ```
 /// let entry = pi_session::model_change("openai_codex:gpt-5");

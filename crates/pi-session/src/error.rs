@@ -1,9 +1,11 @@
 //! The facade's one error type.
 //!
 //! This crate follows jiff's "one error type" pattern: [`Error`] is opaque, cheap to clone (an
-//! `Arc` inside), answers [`Error::kind`] and a few `is_*` predicates, and keeps the lower crate's
-//! precise error as its [`source`](std::error::Error::source). Hosts match on the kind; people
-//! read the message, which always says what went wrong and what to do.
+//! `Arc` inside), answers [`Error::kind`] and a few `is_*` predicates. The message says, in the
+//! facade's words, what went wrong and what to do; it never repeats its
+//! [`source`](std::error::Error::source), which is set only where there is a deeper cause to
+//! report (the operating system's error for [`ErrorKind::Io`]). Print the message and then the
+//! source chain, as `anyhow`'s `{:#}` does, and every fact appears once.
 
 use std::fmt;
 use std::sync::Arc;
@@ -15,20 +17,33 @@ use pi_session_tree::{EntryReadError, TreeError};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// Reading or writing a file or folder failed (the operating system said no).
+    /// Reading or writing a file or folder failed (the operating system said no; the source is
+    /// its error).
     Io,
-    /// Another process holds the session's writer lock.
-    Locked,
-    /// The file is not a session: it has no `type:"session"` header.
+    /// Another process is writing the session: it holds the session's writer lock, or omp's
+    /// publish lock stayed held for the whole wait. Retry later, or close the other writer.
+    Busy,
+    /// The file changed on disk since this session read it (another process appended to it or
+    /// rewrote it); nothing was written. Reopen it with [`Session::open`](crate::Session::open)
+    /// and retry.
+    Conflict,
+    /// The path names a folder, device or pipe, not a session file.
+    NotAFile,
+    /// The file is not a session that can be appended to: it has no `type:"session"` header.
     NotASession,
     /// An entry id that the session does not hold.
     UnknownEntry,
-    /// The file changed on disk since it was opened.
+    /// A line already read no longer holds the same bytes (the file was rewritten), or cannot be
+    /// read as an entry.
     Changed,
     /// An argument the API cannot use (e.g. an entry type reserved for the header).
     InvalidInput,
-    /// A session file pi would rewrite when it opens it (version 1); it cannot be appended to.
+    /// A version 1 session file: pi gives every entry a new id when it opens one, so nothing can
+    /// be appended to it. [`Session::migrate`](crate::Session::migrate) or
+    /// [`Session::fork_to`](crate::Session::fork_to) make a file that can.
     NeedsMigration,
+    /// The file to create exists already.
+    AlreadyExists,
 }
 
 /// The facade's error: opaque, cheap to clone, with a [`kind`](Error::kind).
@@ -37,6 +52,9 @@ pub enum ErrorKind {
 /// let err = pi_session::Session::open("/no/such/file.jsonl", "anthropic:claude-x").unwrap_err();
 /// assert!(err.is_io());
 /// assert!(err.to_string().contains("/no/such/file.jsonl"));
+/// // The OS error is the source, not part of the message.
+/// let os = std::error::Error::source(&err).unwrap().to_string();
+/// assert!(!err.to_string().contains(&os));
 /// ```
 #[derive(Clone)]
 pub struct Error {
@@ -74,9 +92,14 @@ impl Error {
         self.kind() == ErrorKind::Io
     }
 
-    /// Another process is writing the session ([`ErrorKind::Locked`]).
-    pub fn is_locked(&self) -> bool {
-        self.kind() == ErrorKind::Locked
+    /// Another process is writing the session ([`ErrorKind::Busy`]).
+    pub fn is_busy(&self) -> bool {
+        self.kind() == ErrorKind::Busy
+    }
+
+    /// The file changed under this session ([`ErrorKind::Conflict`]): reopen and retry.
+    pub fn is_conflict(&self) -> bool {
+        self.kind() == ErrorKind::Conflict
     }
 
     /// The file has no session header ([`ErrorKind::NotASession`]).
@@ -92,29 +115,136 @@ impl Error {
     pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::InvalidInput, message.into(), None)
     }
+
+    fn unknown_entry(id: &str) -> Self {
+        Self::new(
+            ErrorKind::UnknownEntry,
+            format!(
+                "no entry of this session has id {id:?}; use the id of one of its entries (Session::entries lists them)"
+            ),
+            None,
+        )
+    }
+
+    pub(crate) fn io(message: impl Into<String>, source: std::io::Error) -> Self {
+        Self::new(ErrorKind::Io, message.into(), Some(Box::new(source)))
+    }
 }
 
 impl From<StoreError> for Error {
     fn from(error: StoreError) -> Self {
-        let kind = match &error {
-            StoreError::Io { .. } => ErrorKind::Io,
-            StoreError::Locked { .. } => ErrorKind::Locked,
-            StoreError::Changed { .. } => ErrorKind::Changed,
-            StoreError::NoHeader { .. } => ErrorKind::NotASession,
-            StoreError::UnknownId { .. } => ErrorKind::UnknownEntry,
-            StoreError::NeedsMigration { .. } => ErrorKind::NeedsMigration,
-            _ => ErrorKind::InvalidInput,
+        use ErrorKind as K;
+        let (kind, message) = match error {
+            StoreError::Io {
+                action,
+                path,
+                source,
+            } => {
+                return Self::io(format!("{action} {}", path.display()), source);
+            }
+            StoreError::Locked { session, lock } => (
+                K::Busy,
+                format!(
+                    "{} is being written by another process (its lock {} is held): close that session, or keep reading this one without appending",
+                    session.display(),
+                    lock.display()
+                ),
+            ),
+            StoreError::PublishLockTimeout {
+                session,
+                lock,
+                holder,
+            } => (
+                K::Busy,
+                format!(
+                    "{} is being written right now by another process such as omp (its publish lock {} is held by {holder}, as pid:ms): retry later; if no process is writing it, delete {}",
+                    session.display(),
+                    lock.display(),
+                    lock.display()
+                ),
+            ),
+            StoreError::Conflict { path, .. } => (
+                K::Conflict,
+                format!(
+                    "{} changed since this session read it (another process appended to it or rewrote it); nothing was written: open it again with Session::open and retry",
+                    path.display()
+                ),
+            ),
+            StoreError::Changed { path, line } => (
+                K::Changed,
+                format!(
+                    "{} was rewritten since it was opened (line {line} no longer holds the entry read there): open it again with Session::open",
+                    path.display()
+                ),
+            ),
+            StoreError::BadEntry { path, line, detail } => (
+                K::Changed,
+                format!(
+                    "line {line} of {} cannot be read as an entry ({detail}): open the file again with Session::open, which reports damaged lines as diagnostics",
+                    path.display()
+                ),
+            ),
+            StoreError::NoSuchEntry { index, len } => (
+                K::InvalidInput,
+                format!("entry position {index} is past the end of the session ({len} entries)"),
+            ),
+            StoreError::Serialize { what, detail } => (
+                K::InvalidInput,
+                format!(
+                    "the {what} cannot be written as JSON ({detail}); build entries with the builders of this crate or from JSON objects with string keys"
+                ),
+            ),
+            StoreError::NeedsMigration { path, version } => (
+                K::NeedsMigration,
+                format!(
+                    "{} is a version {version} session: pi gives every entry a new id when it opens it, so entries appended now would be orphaned; call Session::migrate to rewrite it as version 3 (a .bak copy is kept), or Session::fork_to to continue in a new file",
+                    path.display()
+                ),
+            ),
+            StoreError::AlreadyExists { path } => (
+                K::AlreadyExists,
+                format!(
+                    "{} exists already; pick another path, or open it with Session::open",
+                    path.display()
+                ),
+            ),
+            StoreError::NoHeader { path } => (
+                K::NotASession,
+                format!(
+                    "{} has no session header, so appended entries would belong to no session; read it with Session::open, or continue it in a new file with Session::fork_to",
+                    path.display()
+                ),
+            ),
+            StoreError::NotAFile { path } => (
+                K::NotAFile,
+                format!(
+                    "{} is not a regular file (a folder, a device or a pipe); name a session's .jsonl file",
+                    path.display()
+                ),
+            ),
+            StoreError::UnknownId { id } => return Self::unknown_entry(&id),
+            StoreError::ReservedType { kind } => (
+                K::InvalidInput,
+                format!(
+                    "an entry cannot have type {kind:?}: that type is reserved for the header and omp's title slot"
+                ),
+            ),
+            StoreError::InMemory { action } => (
+                K::InvalidInput,
+                format!(
+                    "this session lives in memory only and has no file to {action}; create it in a folder with Session::new to have one"
+                ),
+            ),
         };
-        Self::new(kind, error.to_string(), Some(Box::new(error)))
+        Self::new(kind, message, None)
     }
 }
 
 impl From<TreeError> for Error {
     fn from(error: TreeError) -> Self {
-        let kind = match &error {
-            TreeError::EntryNotFound(_) => ErrorKind::UnknownEntry,
-        };
-        Self::new(kind, error.to_string(), Some(Box::new(error)))
+        match error {
+            TreeError::EntryNotFound(id) => Self::unknown_entry(&id),
+        }
     }
 }
 
@@ -122,10 +252,10 @@ impl From<EntryReadError> for Error {
     fn from(error: EntryReadError) -> Self {
         match error {
             EntryReadError::Store(store) => store.into(),
-            other => Self::new(
-                ErrorKind::InvalidInput,
-                other.to_string(),
-                Some(Box::new(other)),
+            EntryReadError::Json(json) => Self::new(
+                ErrorKind::Changed,
+                "an entry read from the file cannot be turned back into JSON (please report this with the line concerned)".to_owned(),
+                Some(Box::new(json)),
             ),
         }
     }
@@ -142,6 +272,7 @@ impl fmt::Debug for Error {
         f.debug_struct("Error")
             .field("kind", &self.inner.kind)
             .field("message", &self.inner.message)
+            .field("source", &self.inner.source)
             .finish()
     }
 }
@@ -157,3 +288,22 @@ impl std::error::Error for Error {
 
 /// `Result` with the facade's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The error and its sources, `: `-joined (what the CLI prints).
+///
+/// ```
+/// let err = pi_session::Session::open("/no/such/file.jsonl", "x").unwrap_err();
+/// let line = pi_session::error_chain(&err);
+/// assert!(line.starts_with("could not"));
+/// assert!(line.matches("/no/such/file.jsonl").count() == 1);
+/// ```
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut line = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        line.push_str(": ");
+        line.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    line
+}

@@ -38,23 +38,40 @@
 //! ```
 #![deny(missing_docs)]
 
+mod api_table;
+mod builders;
+mod cursors;
+mod dialect_write;
 mod discover;
 mod entries;
 mod error;
+mod fork;
+mod formats;
 mod model;
 mod project;
+mod queries;
 mod read;
 mod session;
 mod stats;
 mod title;
 
-pub use discover::{ProjectFolders, dir, latest, latest_for_cwd, list};
+pub use api_table::api_for;
+pub use builders::{
+    CustomEntry, CustomMessage, Label, ModelChange, ThinkingLevelChange, ToolResult, UsageBuilder,
+    model_change_in, session_name,
+};
+pub use cursors::CURSOR_CUSTOM_TYPE;
+pub use discover::{ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
-    UserOptions, assistant, compaction, custom, custom_in, model_change, tool_result, user,
+    UserOptions, assistant, assistant_in, compaction, custom, custom_in, model_change, tool_result,
+    user,
 };
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Result, error_chain};
+pub use fork::Migrated;
 pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_model};
+/// The output formats of [`Session::project`] (and `pi-session context --format`).
+pub use pi_session_context::projection::Format;
 pub use project::{Compacted, Inputs, ProjectOptions, branch, compacted, context, messages};
 pub use read::{
     Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
@@ -88,9 +105,12 @@ pub use pi_session_context::reqllm;
 /// loops call, and the typed entries.
 pub mod prelude {
     pub use crate::{
-        AttachedFile, AttachmentKind, ContextStats, Error, Inputs, NoticeKind, Picture,
-        ProjectOptions, Reply, Session, StatsOptions, ToolCall, UserOptions, assistant, compaction,
-        custom, model_change, text, tool_result, typed, user,
+        AttachedFile, AttachmentKind, ContextStats, CustomEntry, CustomMessage, Error, Inputs,
+        Label, ModelChange, NoticeKind, Picture, ProjectOptions, Reply, Session, StatsOptions,
+        ThinkingLevelChange, ToolCall, ToolResult, UsageBuilder, UserOptions, assistant,
+        compaction, custom, model_change, text, tool_result, typed, user,
     };
+    pub use crate::{Format, Migrated};
+    pub use pi_session_tree::Dialect;
     pub use pi_session_types::{AgentMessage, Entry, StopReason};
 }

@@ -6,12 +6,6 @@
 
 use pi_session_tree::branch_facts::{pi_provider, req_llm_provider};
 
-/// pi `api` values by pi provider; any other provider's api is the provider itself.
-const PI_APIS: [(&str, &str); 2] = [
-    ("anthropic", "anthropic-messages"),
-    ("openai-codex", "openai-codex-responses"),
-];
-
 /// The provider rho writes when a spec has no `:`.
 pub const UNKNOWN_PROVIDER: &str = "unknown";
 
@@ -59,15 +53,14 @@ pub fn from_pi_model(pi: &str) -> String {
     }
 }
 
-/// The pi `api` rho writes on an assistant message for a pi provider.
+/// The `api` pi writes on an assistant message for a pi provider: pi's catalog's
+/// ([`api_for`](crate::api_for)), else the provider's own name.
 ///
 /// ```
 /// assert_eq!(pi_session::pi_api("anthropic"), "anthropic-messages");
-/// assert_eq!(pi_session::pi_api("openrouter"), "openrouter");
+/// assert_eq!(pi_session::pi_api("openrouter"), "openai-completions");
+/// assert_eq!(pi_session::pi_api("my-proxy"), "my-proxy");
 /// ```
 pub fn pi_api(pi_provider: &str) -> &str {
-    PI_APIS
-        .iter()
-        .find(|(p, _)| *p == pi_provider)
-        .map_or(pi_provider, |(_, api)| api)
+    crate::api_table::api_for(pi_session_tree::Dialect::Pi, pi_provider).unwrap_or(pi_provider)
 }

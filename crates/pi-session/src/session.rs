@@ -12,9 +12,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use pi_session_context::reqllm::Message;
 use pi_session_store::{Durability, SessionFile, SessionWriter, WriterOptions, new_header};
 use pi_session_tree::{AgentContext, ContextOptions, Dialect, LeafSelector, NodeInfo, TreeIndex};
+use pi_session_types::SessionHeader;
 use pi_session_types::{Entry, JsonValue, TitleSource};
 
-use crate::entries::model_change;
+use crate::builders::model_change_in;
 use crate::error::{Error, Result};
 use crate::model::from_pi_model;
 use crate::project::{ProjectOptions, node_of};
@@ -23,14 +24,29 @@ use crate::stats::{ContextStats, StatsOptions};
 use crate::title::title_for;
 
 /// Choices for a new session.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionOptions {
     /// The title; when `None` or empty, the first append derives it ([`title_for`]).
     pub title: Option<String>,
     /// How hard each append works to reach stable storage (default: flushed to the OS).
     pub durability: Durability,
-    /// Also write omp's 256-byte title slot as line 1 (rho does not; pi cannot read it).
+    /// Also write omp's 256-byte title slot as line 1 (rho does not; pi cannot read it). Always
+    /// written for [`Dialect::Omp`], where it holds the session's name.
     pub title_slot: bool,
+    /// Whose shapes the session writes ([`Session::dialect`]); default pi 0.73's, which omp and
+    /// pi 1.6 read too.
+    pub dialect: Dialect,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self {
+            title: None,
+            durability: Durability::default(),
+            title_slot: false,
+            dialect: Dialect::Pi,
+        }
+    }
 }
 
 /// A problem found while opening a session: in the file (a damaged line) or in its tree (a
@@ -81,13 +97,13 @@ pub struct Opened {
 /// # Ok(()) }
 /// ```
 pub struct Session {
-    log: Arc<Mutex<Log>>,
-    leaf: Option<String>,
+    pub(crate) log: Arc<Mutex<Log>>,
+    pub(crate) leaf: Option<String>,
     /// Made before anything was written and not moved since: the cursor follows the session's
     /// start (the first `model_change`), wherever another cursor's first append puts it.
-    at_start: bool,
-    model: String,
-    name: Option<String>,
+    pub(crate) at_start: bool,
+    pub(crate) model: String,
+    pub(crate) name: Option<String>,
 }
 
 impl fmt::Debug for Session {
@@ -103,18 +119,67 @@ impl fmt::Debug for Session {
 
 /// The shared log: the writer, the entries that were in the file when it was opened (read on
 /// demand), the ones appended since, and the tree index over all of them (grown by each append).
-struct Log {
-    writer: SessionWriter,
+pub(crate) struct Log {
+    pub(crate) writer: Sink,
     title: Option<String>,
-    file: Option<SessionFile>,
+    pub(crate) file: Option<SessionFile>,
     appended: Vec<Entry>,
-    index: TreeIndex,
+    pub(crate) index: TreeIndex,
     values: HashMap<usize, JsonValue>,
     /// The entries of the last context built, for the next turn.
     context: Option<ContextCache>,
-    names: BTreeMap<String, Position>,
+    pub(crate) names: BTreeMap<String, Position>,
+    /// Names that have their record in the file (see [`crate::cursors`]).
+    pub(crate) saved_names: std::collections::HashSet<String>,
     /// The `model_change` the first append of a new session wrote.
     first_id: Option<String>,
+    /// Whose shapes the session writes.
+    pub(crate) dialect: Dialect,
+    /// The name set with [`Session::set_name`] since opening (omp: newer than the file's slot).
+    pub(crate) renamed: Option<String>,
+}
+
+/// Where appends go: the writer, or why this file takes none.
+pub(crate) enum Sink {
+    /// Appends go to this writer.
+    Open(SessionWriter),
+    /// The file was read, but appending to it is refused (no header, a version 1 file).
+    Refused {
+        path: PathBuf,
+        header: Option<SessionHeader>,
+        why: Error,
+    },
+}
+
+impl Sink {
+    pub(crate) fn header(&self) -> Option<&SessionHeader> {
+        match self {
+            Self::Open(writer) => Some(writer.header()),
+            Self::Refused { header, .. } => header.as_ref(),
+        }
+    }
+
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            Self::Open(writer) => writer.path(),
+            Self::Refused { path, .. } => Some(path),
+        }
+    }
+
+    fn is_written(&self) -> bool {
+        match self {
+            Self::Open(writer) => writer.is_written(),
+            Self::Refused { .. } => true,
+        }
+    }
+
+    /// The writer, or the error that says why this file takes no appends and what to do.
+    pub(crate) fn writer(&mut self) -> Result<&mut SessionWriter> {
+        match self {
+            Self::Open(writer) => Ok(writer),
+            Self::Refused { why, .. } => Err(why.clone()),
+        }
+    }
 }
 
 /// The log as the tree's entry source, for [`Session::agent_context`] ([`Log::values_at`]).
@@ -197,14 +262,18 @@ impl ContextCache {
 
 /// Where a named branch's tip is (see [`Session::fork_named`]).
 #[derive(Debug, Clone)]
-struct Position {
-    leaf: Option<String>,
-    at_start: bool,
-    model: String,
+pub(crate) struct Position {
+    pub(crate) leaf: Option<String>,
+    pub(crate) at_start: bool,
+    pub(crate) model: String,
 }
 
 impl Log {
     fn new(writer: SessionWriter, title: Option<String>, file: Option<SessionFile>) -> Self {
+        Self::over(Sink::Open(writer), title, file)
+    }
+
+    fn over(writer: Sink, title: Option<String>, file: Option<SessionFile>) -> Self {
         let index = file.as_ref().map_or_else(TreeIndex::default, |f| {
             TreeIndex::from_nodes(f.index().iter().map(|at| NodeInfo {
                 kind: at.envelope.kind.clone(),
@@ -221,7 +290,10 @@ impl Log {
             values: HashMap::new(),
             context: None,
             names: BTreeMap::new(),
+            saved_names: std::collections::HashSet::new(),
             first_id: None,
+            dialect: Dialect::Pi,
+            renamed: None,
         }
     }
 
@@ -229,16 +301,16 @@ impl Log {
         self.file.as_ref().map_or(0, SessionFile::len)
     }
 
-    fn index(&self) -> &TreeIndex {
+    pub(crate) fn index(&self) -> &TreeIndex {
         &self.index
     }
 
-    fn record(&mut self, entry: Entry) {
+    pub(crate) fn record(&mut self, entry: Entry) {
         self.index.push(node_of(&entry));
         self.appended.push(entry);
     }
 
-    fn entry(&self, position: usize) -> Result<Entry> {
+    pub(crate) fn entry(&self, position: usize) -> Result<Entry> {
         let file_len = self.file_len();
         match &self.file {
             Some(file) if position < file_len => Ok(file.entry(position)?),
@@ -254,7 +326,7 @@ impl Log {
         }
     }
 
-    fn value(&mut self, position: usize) -> Result<JsonValue> {
+    pub(crate) fn value(&mut self, position: usize) -> Result<JsonValue> {
         if let Some(value) = self.values.get(&position) {
             return Ok(value.clone());
         }
@@ -332,16 +404,13 @@ impl Session {
     ) -> Self {
         let writer_options = WriterOptions {
             durability: options.durability,
-            title_slot: options.title_slot,
+            title_slot: options.title_slot || options.dialect == Dialect::Omp,
             ..WriterOptions::default()
         };
         let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
-        Self::from_log(
-            Log::new(writer, options.title, None),
-            None,
-            true,
-            model.into(),
-        )
+        let mut log = Log::new(writer, options.title, None);
+        log.dialect = options.dialect;
+        Self::from_log(log, None, true, model.into())
     }
 
     /// A new session over a writer the caller built (nothing written yet), e.g. one with a fixed
@@ -369,7 +438,7 @@ impl Session {
         Self::from_log(Log::new(writer, None, None), None, true, model.into())
     }
 
-    fn from_log(log: Log, leaf: Option<String>, at_start: bool, model: String) -> Self {
+    pub(crate) fn from_log(log: Log, leaf: Option<String>, at_start: bool, model: String) -> Self {
         Self {
             log: Arc::new(Mutex::new(log)),
             leaf,
@@ -380,7 +449,7 @@ impl Session {
     }
 
     /// This cursor's leaf as the log stands (a cursor at the start follows the first entry).
-    fn leaf_in(&self, log: &Log) -> Option<String> {
+    pub(crate) fn leaf_in(&self, log: &Log) -> Option<String> {
         if self.at_start {
             log.first_id.clone()
         } else {
@@ -389,7 +458,7 @@ impl Session {
     }
 
     /// Where this cursor is, to remember under a branch name.
-    fn position(&self) -> Position {
+    pub(crate) fn position(&self) -> Position {
         Position {
             leaf: self.leaf.clone(),
             at_start: self.at_start,
@@ -401,13 +470,30 @@ impl Session {
     /// the one in effect on that branch (else `default_model`, a req_llm spec); with the branch
     /// (root first) and what was wrong with the file.
     ///
-    /// Errors: the file cannot be read ([`Error::is_io`]), or has no session header
-    /// ([`Error::is_not_a_session`]). Damaged lines are diagnostics, not errors.
+    /// Reads every file the store reads: version 1 and 2 files are migrated in memory (as pi
+    /// does), damaged lines and a missing header are [`Diagnostic`]s. Appending is refused only
+    /// where it must be: a file without a header ([`Error::is_not_a_session`]) and a version 1
+    /// file ([`ErrorKind::NeedsMigration`](crate::ErrorKind::NeedsMigration)); both errors name
+    /// the way out ([`Session::migrate`], [`Session::fork_to`]). The dialect the session writes
+    /// in is detected from the file ([`Session::set_dialect`] overrides it).
+    ///
+    /// Errors: the file cannot be read ([`Error::is_io`]) or is not a file
+    /// ([`ErrorKind::NotAFile`](crate::ErrorKind::NotAFile)).
     pub fn open(path: impl AsRef<Path>, default_model: &str) -> Result<Opened> {
-        let (writer, file, file_diagnostics) =
-            SessionWriter::open_for_append(path, WriterOptions::default())?;
+        let path = path.as_ref();
+        let (file, file_diagnostics) = pi_session_store::open(path)?;
+        let sink = match SessionWriter::resume(path, &file, WriterOptions::default()) {
+            Ok(writer) => Sink::Open(writer),
+            Err(why) => Sink::Refused {
+                path: path.to_path_buf(),
+                header: file.header().cloned(),
+                why: why.into(),
+            },
+        };
+        let dialect = pi_session_tree::SessionView::new(&file).detect_dialect()?;
         let title = file.title().map(str::to_owned);
-        let log = Log::new(writer, title, Some(file));
+        let mut log = Log::over(sink, title, Some(file));
+        log.dialect = dialect;
         let leaf = log.index().leaf_id().map(str::to_owned);
         let walk = match log.index().leaf_position() {
             Some(at) => log.index().branch(at),
@@ -422,14 +508,16 @@ impl Session {
         let mut diagnostics: Vec<Diagnostic> =
             file_diagnostics.into_iter().map(Diagnostic::File).collect();
         diagnostics.extend(walk.diagnostics.into_iter().map(Diagnostic::Tree));
+        let mut session = Self::from_log(log, leaf, false, model);
+        crate::cursors::restore(&mut session)?;
         Ok(Opened {
-            session: Self::from_log(log, leaf, false, model),
+            session,
             branch,
             diagnostics,
         })
     }
 
-    fn log(&self) -> MutexGuard<'_, Log> {
+    pub(crate) fn log(&self) -> MutexGuard<'_, Log> {
         // A panic while the lock was held cannot leave the log half-updated: every update
         // happens after the write it records succeeded.
         self.log
@@ -437,9 +525,13 @@ impl Session {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The session id (the header's).
+    /// The session id (the header's; empty for a file without a header).
     pub fn id(&self) -> String {
-        self.log().writer.header().id.clone()
+        self.log()
+            .writer
+            .header()
+            .map(|h| h.id.clone())
+            .unwrap_or_default()
     }
 
     /// The file (`None` for an in-memory session).
@@ -447,24 +539,25 @@ impl Session {
         self.log().writer.path().map(Path::to_path_buf)
     }
 
-    /// The header (as written, or as the first append will write it, title aside).
-    pub fn header(&self) -> pi_session_types::SessionHeader {
-        self.log().writer.header().clone()
+    /// The header (as written, or as the first append will write it, title aside); `None` for
+    /// a file without one.
+    pub fn header(&self) -> Option<SessionHeader> {
+        self.log().writer.header().cloned()
     }
 
     /// The working directory in the header.
     pub fn cwd(&self) -> Option<String> {
-        self.log().writer.header().cwd.clone()
+        self.log().writer.header().and_then(|h| h.cwd.clone())
     }
 
-    /// The title: the header's once written, else the one set with [`SessionOptions::title`].
+    /// The title: the one set with [`SessionOptions::title`], else the one the first append
+    /// derived ([`title_for`]), else the file's (omp's header or title slot). omp files keep it
+    /// in the header; pi files do not (a pi session's name is [`Session::name`]).
     pub fn title(&self) -> Option<String> {
         let log = self.log();
-        if log.writer.is_written() {
-            log.writer.header().title.clone()
-        } else {
-            log.title.clone()
-        }
+        log.title
+            .clone()
+            .or_else(|| log.writer.header().and_then(|h| h.title.clone()))
     }
 
     /// The model in effect at this cursor (a req_llm spec).
@@ -506,17 +599,35 @@ impl Session {
                 .clone()
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| title_for(&entry));
-            log.writer
-                .set_title(Some(&title), Some(TitleSource::Auto))?;
-            log.writer.set_leaf(None)?;
-            let change = log.writer.append(model_change(&self.model))?;
+            let first = model_change_in(log.dialect, &self.model);
+            let omp = !log.dialect.is_pi_family();
+            log.title = Some(title.clone());
+            let writer = log.writer.writer()?;
+            if omp {
+                // pi keeps no title in its header (its name is a `session_info` entry), and a
+                // header title marks a file as omp's.
+                writer.set_title(Some(&title), Some(TitleSource::Auto))?;
+            }
+            writer.set_leaf(None)?;
+            let change = writer.append(first)?;
             log.first_id = change.id().map(str::to_owned);
             log.record(change);
         }
         self.leaf = self.leaf_in(&log);
         self.at_start = false;
-        log.writer.set_leaf(self.leaf.as_deref())?;
-        let written = log.writer.append(entry)?;
+        if let Some(name) = &self.name
+            && !log.saved_names.contains(name)
+        {
+            let writer = log.writer.writer()?;
+            writer.set_leaf(self.leaf.as_deref())?;
+            let record = writer.append(crate::cursors::record(name))?;
+            self.leaf = record.id().map(str::to_owned);
+            log.saved_names.insert(name.clone());
+            log.record(record);
+        }
+        let writer = log.writer.writer()?;
+        writer.set_leaf(self.leaf.as_deref())?;
+        let written = writer.append(entry)?;
         self.leaf = written.id().map(str::to_owned);
         if let Some(model) = changed_model(&written) {
             self.model = model;
@@ -557,6 +668,11 @@ impl Session {
 
     /// A new cursor at this one's leaf, named `name`: the name follows the cursor's appends,
     /// and [`checkout`](Self::checkout) finds its tip again. Names live as long as the log.
+    ///
+    /// The cursor's first append saves the name in the file first (a `custom` entry of type
+    /// [`CURSOR_CUSTOM_TYPE`](crate::CURSOR_CUSTOM_TYPE) at the fork point, which pi and omp
+    /// leave out of the context); [`Session::open`] restores every saved name at the last entry
+    /// written below its record. A named cursor that never appends is not saved.
     pub fn fork_named(&self, name: impl Into<String>) -> Session {
         let name = name.into();
         self.log().names.insert(name.clone(), self.position());
@@ -652,7 +768,7 @@ impl Session {
     }
 
     /// This cursor's branch as JSON values (keys as in the file), for the projections.
-    fn branch_values(&self) -> Result<Vec<JsonValue>> {
+    pub(crate) fn branch_values(&self) -> Result<Vec<JsonValue>> {
         let mut log = self.log();
         let leaf = self.leaf_in(&log);
         let positions = log.branch_positions(leaf.as_deref());

@@ -11,3 +11,4 @@ mod properties;
 mod session;
 mod stats;
 mod usage;
+mod writes;

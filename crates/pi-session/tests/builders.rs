@@ -163,6 +163,7 @@ fn assistant_writes_parts_in_rhos_order() {
             .clone(),
         stop_reason: StopReason::Error,
         error: Some("boom".into()),
+        api: None,
     };
     let entry = assistant(&reply, "anthropic:claude-opus-4-5");
     assert!(!entry.is_unknown(), "{:?}", entry.fallback_reasons());

@@ -1,79 +1,135 @@
-//! Real recorded sessions (../shared/corpus/real, not in the repository): each one opens with
-//! the facade, and appending to a copy then reopening gives the same context as the live
-//! session had (the resume promise, on real data).
+//! Every session file we have — the real recorded sessions (../shared/corpus/real, not in the
+//! repository) and every fixture — opens with the facade (damaged ones with diagnostics).
+//! Where appending is allowed, appending to a copy then reopening gives the same context as the
+//! live session had (the resume promise); where it is refused (no header, version 1), the
+//! error names the way out, and that way out (`fork_to`, `migrate`) works.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use pi_session::{ProjectOptions, Session, UserOptions, user};
+use pi_session::{ErrorKind, ProjectOptions, Session, UserOptions, user};
 
-fn corpus() -> Option<Vec<PathBuf>> {
+fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for path in read.filter_map(|e| e.ok().map(|e| e.path())) {
+        if path.is_dir() {
+            jsonl_under(&path, out);
+        } else if path.extension().is_some_and(|x| x == "jsonl") {
+            out.push(path);
+        }
+    }
+}
+
+fn corpus() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    let Ok(read) = std::fs::read_dir(&dir) else {
+    let mut files = Vec::new();
+    if dir.is_dir() {
+        jsonl_under(&dir, &mut files);
+    } else {
         println!(
             "SKIP: no corpus at {} (it is not part of the repository)",
             dir.display()
         );
-        return None;
-    };
-    let mut files: Vec<PathBuf> = read
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
+    }
     files.sort();
-    Some(files)
+    files
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut files = Vec::new();
+    jsonl_under(&dir, &mut files);
+    files.sort();
+    assert!(files.len() > 50, "the fixtures are in the repository");
+    files
+}
+
+/// Opens a copy of `path` and checks the promise for it; returns whether it was appended to.
+fn check(path: &Path) -> bool {
+    let options = ProjectOptions::default();
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join(path.file_name().unwrap());
+    std::fs::copy(path, &copy).unwrap();
+    let opened = Session::open(&copy, "anthropic:claude-x")
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut session = opened.session;
+    let before = session.context(&options).unwrap();
+    assert_eq!(
+        pi_session::context(&opened.branch, &options),
+        before,
+        "{}",
+        path.display()
+    );
+    match session.append(user("one more thing", UserOptions::new())) {
+        Ok(_) => {
+            let live = session.context(&options).unwrap();
+            assert_eq!(
+                live.last().map(|m| m.text()),
+                Some("one more thing".to_owned()),
+                "{}",
+                path.display()
+            );
+            drop(session);
+            let reopened = Session::open(&copy, "anthropic:claude-x").unwrap();
+            assert_eq!(
+                reopened.session.context(&options).unwrap(),
+                live,
+                "{}",
+                path.display()
+            );
+            true
+        }
+        Err(error) => {
+            let message = error.to_string();
+            assert!(
+                matches!(
+                    error.kind(),
+                    ErrorKind::NotASession | ErrorKind::NeedsMigration
+                ),
+                "{}: {error:?}",
+                path.display()
+            );
+            assert!(message.contains("fork_to"), "{message}");
+            if session.leaf_id().is_some() {
+                let fork = session
+                    .fork_to(dir.path().join("forks"), None)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                assert_eq!(
+                    fork.context(&options).unwrap(),
+                    before,
+                    "{}",
+                    path.display()
+                );
+            }
+            if error.kind() == ErrorKind::NeedsMigration {
+                let migrated = Session::migrate(&copy).unwrap();
+                assert!(migrated.backup.is_some_and(|b| b.exists()));
+                let mut reopened = Session::open(&copy, "anthropic:claude-x").unwrap().session;
+                assert_eq!(reopened.context(&options).unwrap(), before);
+                reopened
+                    .append(user("after migrating", UserOptions::new()))
+                    .unwrap();
+            }
+            false
+        }
+    }
 }
 
 #[test]
-fn every_corpus_session_resumes_with_the_same_context() {
-    let Some(files) = corpus() else { return };
-    assert!(!files.is_empty());
-    let options = ProjectOptions::default();
-    let mut resumed = 0;
-    for path in &files {
-        let dir = tempfile::tempdir().unwrap();
-        let copy = dir.path().join(path.file_name().unwrap());
-        std::fs::copy(path, &copy).unwrap();
-        let opened = match Session::open(&copy, "anthropic:claude-x") {
-            Ok(opened) => opened,
-            Err(error)
-                if error.is_not_a_session()
-                    || error.kind() == pi_session::ErrorKind::NeedsMigration =>
-            {
-                println!("{}: {error}", path.display());
-                continue;
-            }
-            Err(error) => panic!("{}: {error}", path.display()),
-        };
-        let mut session = opened.session;
-        assert_eq!(
-            pi_session::context(&opened.branch, &options),
-            session.context(&options).unwrap(),
-            "{}",
-            path.display()
-        );
-        session
-            .append(user("one more thing", UserOptions::new()))
-            .unwrap();
-        let live = session.context(&options).unwrap();
-        assert_eq!(
-            live.last().map(|m| m.text()),
-            Some("one more thing".to_owned()),
-            "{}",
-            path.display()
-        );
-        drop(session);
-        let reopened = Session::open(&copy, "anthropic:claude-x").unwrap();
-        assert_eq!(
-            reopened.session.context(&options).unwrap(),
-            live,
-            "{}",
-            path.display()
-        );
-        resumed += 1;
-    }
+fn every_corpus_session_opens_and_resumes_with_the_same_context() {
+    let files = corpus();
+    let appended = files.iter().filter(|path| check(path)).count();
     assert!(
-        resumed * 2 > files.len(),
-        "most corpus files are sessions: {resumed} of {}",
+        files.is_empty() || appended * 2 > files.len(),
+        "most corpus files take appends: {appended} of {}",
         files.len()
     );
+}
+
+#[test]
+fn every_fixture_opens_and_resumes_with_the_same_context() {
+    let files = fixtures();
+    let appended = files.iter().filter(|path| check(path)).count();
+    assert!(appended * 2 > files.len(), "{appended} of {}", files.len());
 }

@@ -14,3 +14,66 @@ fn the_agent_loop_example_prints_the_resumed_context() {
     );
     insta::assert_snapshot!(report);
 }
+
+#[path = "../examples/resume_latest.rs"]
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+mod resume_latest;
+
+#[path = "../examples/fork.rs"]
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+mod fork;
+
+#[path = "../examples/provider_requests.rs"]
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+mod provider_requests;
+
+#[path = "../examples/error_handling.rs"]
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+mod error_handling;
+
+#[test]
+fn the_resume_latest_example_continues_the_latest_session() {
+    let home = tempfile::tempdir().unwrap();
+    let report = resume_latest::play(home.path()).unwrap();
+    assert_eq!(
+        report,
+        "resumed \"Config questions\" (pi), model anthropic:claude-sonnet-4-5\n\
+         user: Where is the config loaded?\n\
+         assistant: In src/config.rs.\n\
+         user: And where is it validated?\n\
+         assistant: In Config::validate.\n"
+    );
+}
+
+#[test]
+fn the_fork_example_forks_three_ways() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = fork::play(dir.path()).unwrap();
+    assert_eq!(
+        report,
+        "main says \"parser\", the alternative \"reader\"\n\
+         after reopening: branches [\"alternative\"], the alternative says \"reader\"\n\
+         forked: same context true, parent is the source true, label kept Some(\"naming\")\n"
+    );
+}
+
+#[test]
+fn the_provider_requests_example_prints_each_request() {
+    insta::assert_snapshot!(provider_requests::play().unwrap());
+}
+
+#[test]
+fn the_error_handling_example_meets_each_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = error_handling::play(dir.path()).unwrap();
+    assert_eq!(
+        report,
+        "printed with its source, the path appears 1 time(s)\n\
+         Io: check the path\n\
+         Busy: another process is writing: retry later\n\
+         Conflict: the file changed: reopen it and retry\n\
+         after reopening: 4 entries\n\
+         NeedsMigration: migrate the file (Session::migrate), or fork_to a new one\n\
+         migrated and appended: 2 entries\n"
+    );
+}

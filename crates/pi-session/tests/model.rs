@@ -17,7 +17,7 @@ const TO_PI: &[(&str, &str, &str)] = &[
     (
         "openrouter:anthropic/claude-haiku-4.5",
         "openrouter/anthropic/claude-haiku-4.5",
-        "openrouter",
+        "openai-completions",
     ),
     (
         "amazon_bedrock:anthropic.claude-opus-4-1-20250805-v1:0",

@@ -65,22 +65,15 @@ fn the_first_append_writes_header_model_change_and_entry() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        [
-            "cwd",
-            "id",
-            "timestamp",
-            "title",
-            "titleSource",
-            "type",
-            "version"
-        ]
+        ["cwd", "id", "timestamp", "type", "version"],
+        "pi's header keys: no title in a pi file"
     );
-    assert_eq!(header["title"], json!("hello there"));
-    assert_eq!(header["titleSource"], json!("auto"));
+    assert_eq!(session.title().as_deref(), Some("hello there"));
     assert_eq!(header["version"], json!(3));
     assert_eq!(header["cwd"], json!("/work/proj"));
     assert_eq!(file[1]["type"], json!("model_change"));
-    assert_eq!(file[1]["model"], json!("anthropic/claude-sonnet-4-5"));
+    assert_eq!(file[1]["provider"], json!("anthropic"));
+    assert_eq!(file[1]["modelId"], json!("claude-sonnet-4-5"));
     assert_eq!(file[1]["parentId"], JsonValue::Null);
     assert_eq!(file[2]["parentId"], file[1]["id"]);
     assert_eq!(
@@ -102,20 +95,27 @@ fn the_first_append_writes_header_model_change_and_entry() {
 #[test]
 fn a_set_title_wins_and_other_first_entries_give_an_empty_one() {
     let dir = tempfile::tempdir().unwrap();
+    // omp keeps the title in its header (after the title slot, line 0).
+    let omp = SessionOptions {
+        dialect: pi_session::tree::Dialect::Omp,
+        ..SessionOptions::default()
+    };
     let options = SessionOptions {
         title: Some("My title".into()),
-        ..SessionOptions::default()
+        ..omp.clone()
     };
     let mut titled = Session::with_options(dir.path(), MODEL, "/w", options);
     titled.append(say("not this")).unwrap();
     assert_eq!(
-        lines(&titled.path().unwrap())[0]["title"],
+        lines(&titled.path().unwrap())[1]["title"],
         json!("My title")
     );
+    let reopened = Session::open(titled.path().unwrap(), MODEL).unwrap();
+    assert_eq!(reopened.session.title().as_deref(), Some("My title"));
 
-    let mut untitled = Session::new(dir.path(), MODEL, "/w");
+    let mut untitled = Session::with_options(dir.path(), MODEL, "/w", omp);
     untitled.append(custom(NoticeKind::Notice, "hi")).unwrap();
-    assert_eq!(lines(&untitled.path().unwrap())[0]["title"], json!(""));
+    assert_eq!(lines(&untitled.path().unwrap())[1]["title"], json!(""));
 
     let mut pictures = Session::new(dir.path(), MODEL, "/w");
     let file =
@@ -137,7 +137,7 @@ fn a_model_change_switches_the_model_and_open_finds_it() {
     assert_eq!(opened.session.model(), "openai_codex:gpt-5");
     assert_eq!(opened.branch.len(), 3);
     assert!(opened.diagnostics.is_empty(), "{:?}", opened.diagnostics);
-    assert_eq!(opened.session.title().as_deref(), Some("hi"));
+    assert_eq!(opened.session.title(), None, "a pi file has no title");
 }
 
 #[test]
@@ -162,9 +162,14 @@ fn open_reports_what_is_wrong() {
         "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null}\n",
     )
     .unwrap();
-    let error = Session::open(&headless, MODEL).unwrap_err();
+    let opened = Session::open(&headless, MODEL).unwrap();
+    assert_eq!(opened.diagnostics.len(), 1, "{:?}", opened.diagnostics);
+    assert_eq!(opened.branch.len(), 1);
+    let mut session = opened.session;
+    let error = session.append(say("more")).unwrap_err();
     assert!(error.is_not_a_session(), "{error:?}");
     assert!(error.to_string().contains("headless.jsonl"), "{error}");
+    assert!(error.to_string().contains("fork_to"), "{error}");
     let damaged = dir.path().join("damaged.jsonl");
     std::fs::write(
         &damaged,
@@ -353,7 +358,8 @@ fn a_second_writer_is_refused() {
     first.append(say("one")).unwrap();
     let mut second = Session::open(first.path().unwrap(), MODEL).unwrap().session;
     let error = second.append(say("two")).unwrap_err();
-    assert!(error.is_locked(), "{error:?}");
+    assert!(error.is_busy(), "{error:?}");
+    assert!(error.to_string().contains("close that session"), "{error}");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Sessions written by our facade (`fixtures/ours/pi/*.jsonl`, see [`super::ours_script`]).
+//! Sessions written by our facade (`fixtures/ours/<dialect>/*.jsonl`, see
+//! [`super::ours_script`]).
 //!
 //! - `bytes`: writing the script again gives exactly the committed bytes (`--write-ours`
 //!   rewrites the committed files instead; review the diff).
@@ -8,12 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ours_script::{SCENARIOS, Scenario, Script};
+use super::ours_script::{SCENARIOS, Scenario, Script, folder};
 use super::recorded;
 use super::report::{Outcome, Report, Row};
-
-/// The dialect our facade writes (rho writes pi's shapes).
-const DIALECT: &str = "pi";
 
 /// Checks `fixtures/ours` (`write` regenerates the session files first).
 pub fn check(
@@ -22,18 +20,19 @@ pub fn check(
     write: bool,
     only: Option<&str>,
 ) -> Result<(), String> {
-    let dir = ours.join(DIALECT);
     if write {
-        write_all(&dir)?;
+        write_all(ours)?;
     }
     let scratch = Scratch::new()?;
-    for Scenario { name, .. } in SCENARIOS {
+    for scenario in &SCENARIOS {
+        let name = scenario.name;
         if only.is_some_and(|only| !name.contains(only)) {
             continue;
         }
-        let mut row = Row::new(format!("ours/{DIALECT}"), name);
-        let committed = dir.join(format!("{name}.jsonl"));
-        let outcome = match (std::fs::read(&committed), write_one(&scratch.0, name)) {
+        let dialect = folder(scenario.dialect);
+        let mut row = Row::new(format!("ours/{dialect}"), name);
+        let committed = ours.join(dialect).join(format!("{name}.jsonl"));
+        let outcome = match (std::fs::read(&committed), write_one(&scratch.0, scenario)) {
             (Err(error), _) => Outcome::Fail(format!(
                 "      cannot read {}: {error}; run `cargo xtask golden --write-ours`\n",
                 committed.display()
@@ -56,26 +55,26 @@ pub fn check(
     Ok(())
 }
 
-/// Writes every scenario into `dir`, replacing what is there.
-fn write_all(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for Scenario { name, about, .. } in SCENARIOS {
-        let bytes = write_one(dir, name)?;
+/// Writes every scenario into `ours/<dialect>/`, replacing what is there.
+fn write_all(ours: &Path) -> Result<(), String> {
+    for scenario in &SCENARIOS {
+        let dir = ours.join(folder(scenario.dialect));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let bytes = write_one(&dir, scenario)?;
         eprintln!(
-            "xtask: wrote {} ({} bytes): {about}",
-            dir.join(format!("{name}.jsonl")).display(),
-            bytes.len()
+            "xtask: wrote {} ({} bytes): {}",
+            dir.join(format!("{}.jsonl", scenario.name)).display(),
+            bytes.len(),
+            scenario.about
         );
     }
     Ok(())
 }
 
-/// Runs scenario `name`'s script into `dir/<name>.jsonl` (replacing it) and returns the bytes.
-fn write_one(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
-    let scenario = SCENARIOS
-        .iter()
-        .find(|s| s.name == name)
-        .ok_or_else(|| format!("no scenario {name}"))?;
+/// Runs `scenario`'s script into `dir/<name>.jsonl` (replacing it) and returns the bytes.
+fn write_one(dir: &Path, scenario: &Scenario) -> Result<Vec<u8>, String> {
+    let name = scenario.name;
     let path = dir.join(format!("{name}.jsonl"));
     match std::fs::remove_file(&path) {
         Ok(()) => {}
@@ -83,7 +82,7 @@ fn write_one(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
         Err(error) => return Err(format!("cannot replace {}: {error}", path.display())),
     }
     {
-        let mut session = Script::new(&path, name);
+        let mut session = Script::new(&path, name, scenario.dialect);
         (scenario.write)(&mut session).map_err(|e| format!("scenario {name}: {e}"))?;
     }
     // The writer's lock sidecar outlives the writer; it is no part of the fixture.

@@ -1,7 +1,9 @@
-//! The fixed script that writes `fixtures/ours/pi/*.jsonl` through our facade (`pi-session`),
-//! the way a Rust agent host would: user turns with attachments, assistant replies with
-//! thinking and tool calls, tool results, notices, a model switch, a compaction, forks and a
-//! branch summary.
+//! The fixed script that writes `fixtures/ours/<dialect>/*.jsonl` through our facade
+//! (`pi-session`), the way a Rust agent host would: user turns with attachments, assistant
+//! replies with thinking and tool calls, tool results, notices, a model switch, a compaction,
+//! forks and a branch summary; and, in both dialects, every dialect-aware write (model and
+//! thinking-level changes, labels set and cleared, the session name, `custom` and
+//! `custom_message` entries, a saved named cursor) and a fork to a new file (`fork_to`).
 //!
 //! Everything that would vary between runs is fixed: the header id and time, the writer's clock
 //! and entry ids ([`FixedStamps`]), and each message's millisecond `timestamp` (set by
@@ -10,10 +12,11 @@
 use std::path::Path;
 
 use pi_session::store::{SessionWriter, Stamps, WriterOptions, new_header_with};
+use pi_session::tree::Dialect;
 use pi_session::types::{Entry, IsoTimestamp, JsonMap, StopReason};
 use pi_session::{
-    AttachedFile, AttachmentKind, NoticeKind, Picture, Reply, Session, ToolCall, UserOptions,
-    assistant, compaction, custom, model_change, tool_result, user,
+    AttachedFile, AttachmentKind, CustomEntry, CustomMessage, NoticeKind, Picture, Reply, Session,
+    ToolCall, UserOptions, assistant, compaction, custom, model_change, tool_result, user,
 };
 use serde_json::{Value, json};
 
@@ -27,38 +30,74 @@ pub struct Scenario {
     pub name: &'static str,
     /// What it exercises.
     pub about: &'static str,
+    /// The dialect the session is written in (its folder: `fixtures/ours/<dialect>/`).
+    pub dialect: Dialect,
     /// Appends its entries.
     pub write: fn(&mut Script) -> pi_session::Result<()>,
 }
 
 /// The scenarios, in the order they are written.
-pub const SCENARIOS: [Scenario; 5] = [
+pub const SCENARIOS: [Scenario; 9] = [
     Scenario {
         name: "chat-with-tools",
         about: "user turn, assistant thinking + tool call, tool result, answer",
+        dialect: Dialect::Pi,
         write: chat_with_tools,
     },
     Scenario {
         name: "attachments-and-notices",
         about: "text/picture attachments, notices, steering, an aborted and a failed turn, an error tool result",
+        dialect: Dialect::Pi,
         write: attachments_and_notices,
     },
     Scenario {
         name: "model-switch-and-unicode",
         about: "a model change mid-session; emoji, CJK, RTL and combining marks",
+        dialect: Dialect::Pi,
         write: model_switch_and_unicode,
     },
     Scenario {
         name: "compaction",
         about: "a compaction keeping the last turn, then more turns",
+        dialect: Dialect::Pi,
         write: compaction_script,
     },
     Scenario {
         name: "forks-and-branch-summary",
         about: "two cursors on one log, a branch summary, branch_to an earlier entry",
+        dialect: Dialect::Pi,
         write: forks_and_summary,
     },
+    Scenario {
+        name: "host-writes",
+        about: "model and thinking-level changes, a label set, cleared and set again, the session name, custom and custom_message entries, a reply, a saved named cursor, in pi's shapes",
+        dialect: Dialect::Pi,
+        write: host_writes,
+    },
+    Scenario {
+        name: "host-writes",
+        about: "the same in omp's shapes (model_change {model}, title_change and the title slot, attribution)",
+        dialect: Dialect::Omp,
+        write: host_writes,
+    },
+    Scenario {
+        name: "fork-to",
+        about: "fork_to of a session with a compaction, labels and a side branch, at the main tip: a new file with parentSession, ids and timestamps kept",
+        dialect: Dialect::Pi,
+        write: fork_to_script,
+    },
+    Scenario {
+        name: "fork-to",
+        about: "the same written in omp's shapes",
+        dialect: Dialect::Omp,
+        write: fork_to_script,
+    },
 ];
+
+/// The folder name of a dialect under `fixtures/ours/`.
+pub fn folder(dialect: Dialect) -> &'static str {
+    dialect.as_str()
+}
 
 /// The deterministic clock and id source handed to the store's writer.
 #[derive(Debug)]
@@ -108,22 +147,31 @@ pub struct Script {
     /// The main cursor.
     pub session: Session,
     message_ms: i64,
+    /// The scenario's file.
+    target: std::path::PathBuf,
 }
 
 impl Script {
-    /// A new session at `path` (which must not exist) for scenario `name`.
-    pub fn new(path: &Path, name: &str) -> Self {
+    /// A new session at `path` (which must not exist) for scenario `name`, written in
+    /// `dialect` (omp's files have the title slot).
+    pub fn new(path: &Path, name: &str, dialect: Dialect) -> Self {
         let header = new_header_with(
             "/work/ours-demo",
             uuid_for(name),
             "2026-01-15T09:00:00.000Z",
         );
-        let writer = SessionWriter::create_at(path, header, WriterOptions::default())
-            .with_stamps(FixedStamps::new(name));
-        let session = Session::from_writer(writer, "anthropic:claude-sonnet-4-5", None);
+        let options = WriterOptions {
+            title_slot: dialect == Dialect::Omp,
+            ..WriterOptions::default()
+        };
+        let writer =
+            SessionWriter::create_at(path, header, options).with_stamps(FixedStamps::new(name));
+        let mut session = Session::from_writer(writer, "anthropic:claude-sonnet-4-5", None);
+        session.set_dialect(dialect);
         Self {
             session,
             message_ms: START_MS,
+            target: path.to_path_buf(),
         }
     }
 
@@ -402,5 +450,95 @@ fn forks_and_summary(s: &mut Script) -> pi_session::Result<()> {
     ))?;
     s.session.branch_to(ada.id().unwrap_or_default())?;
     s.add(user("Back to Ada, then.", UserOptions::new()))?;
+    Ok(())
+}
+
+fn host_writes(s: &mut Script) -> pi_session::Result<()> {
+    let first = s.add(user("Plan the refactor.", UserOptions::new()))?;
+    let first_id = first.id().unwrap_or_default().to_owned();
+    s.session.set_model("openai:gpt-5")?;
+    s.session.set_thinking_level(Some("high"))?;
+    s.session.set_label(&first_id, Some("plan"))?;
+    s.session.set_label(&first_id, None)?;
+    s.session.set_label(&first_id, Some("the plan"))?;
+    s.session.set_name("Refactor the parser")?;
+    s.session
+        .append_custom(&CustomEntry::new("demo-host.checkpoint").data(json!({"step": 1})))?;
+    s.message_ms += 1000;
+    s.session.append_custom_message(
+        &CustomMessage::new("demo-host.reminder", "Keep the tests green.")
+            .display(false)
+            .details(json!({"rule": 7})),
+    )?;
+    let reply = Reply {
+        text: "Step 1: split the lexer.".into(),
+        usage: pi_session::UsageBuilder::new()
+            .input(900)
+            .output(12)
+            .cache_read(400)
+            .total_cost(0.001)
+            .build(),
+        ..Reply::default()
+    };
+    s.message_ms += 1000;
+    let reply = with_message_timestamp(
+        pi_session::assistant_in(s.session.dialect(), &reply, s.session.model()),
+        s.message_ms,
+    );
+    s.session.append(reply)?;
+    let mut side = s.session.fork_named("alternative");
+    s.add_to(&mut side, user("Or rewrite it?", UserOptions::new()))?;
+    s.add(user("Go on with step 2.", UserOptions::new()))?;
+    Ok(())
+}
+
+/// Writes a source session beside the scenario's file, then forks it into that file.
+fn fork_to_script(s: &mut Script) -> pi_session::Result<()> {
+    let target = s.target.clone();
+    let dialect = s.session.dialect();
+    let source_path = target.with_file_name(".fork-to-source.jsonl");
+    let _ = std::fs::remove_file(&source_path);
+    let mut source = Script::new(&source_path, "fork-to-source", dialect);
+    let first = source.add(user("Count with me.", UserOptions::new()))?;
+    source
+        .session
+        .set_label(first.id().unwrap_or_default(), Some("start"))?;
+    let model = source.session.model().to_owned();
+    let mut kept = None;
+    for (question, answer) in [("one", "1"), ("two", "2"), ("three", "3")] {
+        let asked = source.add(user(question, UserOptions::new()))?;
+        kept.get_or_insert(asked);
+        source.add(assistant(
+            &Reply {
+                text: answer.into(),
+                ..Reply::default()
+            },
+            &model,
+        ))?;
+    }
+    let kept = kept
+        .and_then(|k| k.id().map(str::to_owned))
+        .unwrap_or_default();
+    source.add(compaction("Counted to three.", &kept, 900, 100))?;
+    let mut side = source.session.fork();
+    source.add_to(
+        &mut side,
+        user("Count backwards instead?", UserOptions::new()),
+    )?;
+    source.add(user("four", UserOptions::new()))?;
+    let mut header = new_header_with(
+        "/work/ours-demo",
+        uuid_for("fork-to"),
+        "2026-01-15T10:00:00.000Z",
+    );
+    header.parent_session = Some("/work/ours-demo/fork-to-source.jsonl".to_owned());
+    source
+        .session
+        .fork_to_with(&target, None, header)
+        .map(|_| ())?;
+    drop(source);
+    let _ = std::fs::remove_file(pi_session::store::lock_path(&source_path));
+    let _ = std::fs::remove_file(&source_path);
+    // The fork is the scenario's file; the script's own session stays unwritten.
     Ok(())
 }

@@ -1,9 +1,13 @@
-//! One module per subcommand.
+//! One module per subcommand (and `write`, what the write commands share).
 
+pub mod append;
 pub mod cat;
 pub mod check;
 pub mod context;
+pub mod fork;
 pub mod ls;
 pub mod repair;
+pub mod migrate;
 pub mod stats;
 pub mod tree;
+pub mod write;

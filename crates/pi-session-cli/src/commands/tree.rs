@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use pi_session::tree::{Dialect, LeafSelector, RenderOptions, SessionView};
-use serde_json::Value;
+use pi_session::Session;
+use pi_session::tree::RenderOptions;
+use pi_session::types::Entry;
 
 use crate::describe::describe;
 use crate::failure::{EXIT_OK, Outcome};
@@ -24,28 +25,28 @@ pub struct TreeArgs {
     pub fold: usize,
 }
 
-/// Runs `tree`.
+/// Runs `tree`: everything it shows comes from the facade's [`Session`].
 pub fn run(args: TreeArgs) -> Outcome {
-    let loaded = input::load(input::resolve(args.file)?)?;
-    let view = SessionView::new(&loaded.file);
-    for diagnostic in view.index().branch_for(&LeafSelector::Default).diagnostics {
-        warn(&input::tree_diagnostic_line(&loaded, &diagnostic));
+    let path = input::resolve(args.file)?;
+    let session = input::open_session(&path)?;
+    for diagnostic in session.tree_diagnostics() {
+        warn(&input::session_diagnostic_line(
+            &path,
+            &session,
+            &diagnostic,
+        ));
     }
     let mut out = Out::new();
     if args.json {
-        out.json(&view.tree_json()?)?;
+        out.json(&session.tree_json()?)?;
     } else {
-        let dialect = view.detect_dialect()?;
-        let title = view.name(dialect)?;
-        out.line(&heading(
-            &loaded.file,
-            dialect,
-            title.as_deref(),
-            view.index().tips().len(),
-        ))?;
-        let entry = |position: usize| source_value(&loaded.file, position);
-        let drawing = view.render(
-            &|position| entry(position).map_or_else(String::new, |v| describe(&v)),
+        let title = session.name()?;
+        out.line(&heading(&session, title.as_deref()))?;
+        let describe_entry = |entry: &Entry| {
+            serde_json::to_value(entry).map_or_else(|_| String::new(), |v| describe(&v))
+        };
+        let drawing = session.draw_tree(
+            &describe_entry,
             RenderOptions {
                 fold_runs_longer_than: args.fold,
             },
@@ -56,25 +57,18 @@ pub fn run(args: TreeArgs) -> Outcome {
     Ok(EXIT_OK)
 }
 
-fn source_value(file: &pi_session::store::SessionFile, position: usize) -> Option<Value> {
-    use pi_session::tree::EntrySource as _;
-    file.entry_value(position).ok()
-}
-
 /// `session <id> · pi · "title" · N entries · M tips`.
-fn heading(
-    file: &pi_session::store::SessionFile,
-    dialect: Dialect,
-    title: Option<&str>,
-    tips: usize,
-) -> String {
-    let id = file.header().map_or("(no header)", |h| h.id.as_str());
-    let mut line = format!("session {id} · {}", dialect.as_str());
+fn heading(session: &Session, title: Option<&str>) -> String {
+    let id = session
+        .header()
+        .map_or_else(|| "(no header)".to_owned(), |h| h.id);
+    let mut line = format!("session {id} · {}", session.dialect().as_str());
     if let Some(title) = title.filter(|t| !t.is_empty()) {
         line.push_str(&format!(" · {title:?}"));
     }
-    let entries = if file.len() == 1 { "entry" } else { "entries" };
+    let (count, tips) = (session.len(), session.tips().len());
+    let entries = if count == 1 { "entry" } else { "entries" };
     let tip_word = if tips == 1 { "tip" } else { "tips" };
-    line.push_str(&format!(" · {} {entries} · {tips} {tip_word}", file.len()));
+    line.push_str(&format!(" · {count} {entries} · {tips} {tip_word}"));
     line
 }

@@ -1,0 +1,100 @@
+//! What the write commands (`append`, `fork`) share: opening a session for writing in the
+//! file's dialect (or the one `--dialect` names) and printing what was written.
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use pi_session::store::Severity;
+use pi_session::tree::Dialect;
+use pi_session::types::{Entry, to_js_string};
+use pi_session::{Diagnostic, ErrorKind, Session};
+use serde_json::Value;
+
+use crate::failure::Failure;
+use crate::output::{Out, warn};
+
+/// `--dialect` of the write commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WriteDialect {
+    /// The file's own (omp's title slot, header keys and entry shapes; else pi).
+    Auto,
+    /// pi 0.73's shapes.
+    Pi,
+    /// pi 1.6's shapes (those of pi 0.73 for every entry these commands write).
+    Pi16,
+    /// omp 18's shapes.
+    Omp,
+}
+
+impl WriteDialect {
+    /// The dialect to write in, `None` for the file's own.
+    pub fn chosen(self) -> Option<Dialect> {
+        match self {
+            Self::Auto => None,
+            Self::Pi => Some(Dialect::Pi),
+            Self::Pi16 => Some(Dialect::Pi16),
+            Self::Omp => Some(Dialect::Omp),
+        }
+    }
+}
+
+/// The model a session opened by a write command assumes when its branch names none (only
+/// used for the first `model_change` of a new session, which these commands never write).
+pub const UNKNOWN_MODEL: &str = "unknown:unknown";
+
+/// Opens `path` for writing: its diagnostics on stderr, the dialect set.
+pub fn open(path: &Path, dialect: WriteDialect) -> Result<Session, Failure> {
+    if !path.exists() {
+        return Err(Failure::new(format!(
+            "{} does not exist; name an existing session file",
+            path.display()
+        )));
+    }
+    let opened = Session::open(path, UNKNOWN_MODEL)?;
+    for diagnostic in &opened.diagnostics {
+        let note = matches!(diagnostic, Diagnostic::File(d) if d.severity() < Severity::Warning);
+        if !note {
+            warn(&format!("{}: {diagnostic}", path.display()));
+        }
+    }
+    let mut session = opened.session;
+    if let Some(dialect) = dialect.chosen() {
+        session.set_dialect(dialect);
+    }
+    Ok(session)
+}
+
+/// A failed write, with the command that gets past it where there is one.
+pub fn failure(error: &pi_session::Error, path: &Path) -> Failure {
+    let hint = match error.kind() {
+        ErrorKind::NeedsMigration => format!(
+            "\n`pi-session migrate {0}` rewrites it as version 3; `pi-session fork {0}` continues it in a new file",
+            path.display()
+        ),
+        ErrorKind::NotASession => format!(
+            "\n`pi-session fork {}` continues it in a new file with a header",
+            path.display()
+        ),
+        _ => String::new(),
+    };
+    Failure::new(format!("{}{hint}", pi_session::error_chain(error)))
+}
+
+/// Prints an entry written: its JSON (as it reads back from the file) with `--json`, else one
+/// line for a person.
+pub fn print_entry(out: &mut Out, entry: &Entry, json: bool, path: &Path) -> Result<(), Failure> {
+    if json {
+        let text = to_js_string(entry)
+            .map_err(|e| Failure::new(format!("could not write the entry as JSON: {e}")))?;
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|e| Failure::new(format!("could not write the entry as JSON: {e}")))?;
+        out.json(&value)
+    } else {
+        out.line(&format!(
+            "appended {} {} to {}",
+            entry.kind(),
+            entry.id().unwrap_or("(no id)"),
+            path.display()
+        ))
+    }
+}

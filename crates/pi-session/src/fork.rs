@@ -1,0 +1,264 @@
+//! New files from a session: [`Session::fork_to`] (pi's `createBranchedSession`, omp's
+//! equivalent) and [`Session::migrate`] (pi's rewrite of a version 1 or 2 file).
+//!
+//! Both copy entries with their own ids and timestamps ([`SessionWriter::append_verbatim`]), so
+//! every reference (`firstKeptEntryId`, `targetId`, `fromId`, `parentId`) still names the same
+//! entry in the new file.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use pi_session_store::{SessionWriter, WriterOptions, new_header};
+use pi_session_tree::{Dialect, plan_fork};
+use pi_session_types::{Entry, JsonNumber, JsonValue, SessionHeader};
+
+use crate::error::{Error, Result};
+use crate::session::Session;
+
+/// What [`Session::migrate`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Migrated {
+    /// The file, now version 3.
+    pub path: PathBuf,
+    /// The copy of the file as it was (`None`: it was version 3 already; nothing was written).
+    pub backup: Option<PathBuf>,
+}
+
+impl Session {
+    /// Copies the branch ending at `at` (this cursor's leaf for `None`) into a new session file,
+    /// as pi's `createBranchedSession` does: a new header (new id, this session's `cwd`,
+    /// `parentSession` naming this file), the branch's entries with their ids and timestamps
+    /// (labels left out of the chain), then one `label` entry for each label in effect on the
+    /// branch. pi and omp rebuild the same context from the new file as from this one at `at`.
+    ///
+    /// `to` is a folder (the file is named as pi names new sessions in it) or a `.jsonl` path
+    /// that must not exist yet. The new file is written in this session's dialect (with omp's
+    /// title slot and title for omp). Works for every file [`Session::open`] reads, including
+    /// those it cannot append to (version 1, headerless): this is their way to continue.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{ProjectOptions, Session, UserOptions, user};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let mut session = Session::new(dir.path(), "anthropic:claude-x", "/w");
+    /// let first = session.append(user("one", UserOptions::new()))?;
+    /// session.append(user("two", UserOptions::new()))?;
+    /// let fork = session.fork_to(dir.path().join("forks"), first.id())?;
+    /// assert_eq!(fork.branch()?.len(), 2); // the model change, then "one"
+    /// assert_eq!(fork.header().unwrap().parent_session, session.path().map(|p| p.display().to_string()));
+    /// # Ok(()) }
+    /// ```
+    pub fn fork_to(&self, to: impl AsRef<Path>, at: Option<&str>) -> Result<Session> {
+        let cwd = self.cwd().unwrap_or_default();
+        self.fork_to_with(to, at, new_header(cwd))
+    }
+
+    /// [`fork_to`](Self::fork_to) with the new file's header given (its id, time, `cwd`, ...),
+    /// e.g. for reproducible files. `parentSession` is set to this file unless the header names
+    /// one; omp's title is copied unless it has one. The label entries the fork adds get ids
+    /// derived from the header's id, so the same header gives the same bytes.
+    pub fn fork_to_with(
+        &self,
+        to: impl AsRef<Path>,
+        at: Option<&str>,
+        mut header: SessionHeader,
+    ) -> Result<Session> {
+        let (planned, header, dialect) = {
+            let mut log = self.log();
+            let leaf = match at {
+                Some(id) => Some(id.to_owned()),
+                None => self.leaf_in(&log),
+            };
+            let Some(leaf) = leaf else {
+                return Err(Error::invalid_input(
+                    "there is nothing to fork: the session has no entries yet; append first, or name an entry",
+                ));
+            };
+            let at = log.index.position_of(&leaf).ok_or_else(|| {
+                Error::from(pi_session_store::StoreError::UnknownId { id: leaf.clone() })
+            })?;
+            let path = log.index.branch(at).positions;
+            let labels: Vec<usize> = log.index.positions_of_kind("label").collect();
+            let path = path
+                .into_iter()
+                .map(|p| log.value(p))
+                .collect::<Result<Vec<_>>>()?;
+            let labels = labels
+                .into_iter()
+                .map(|p| log.value(p))
+                .collect::<Result<Vec<_>>>()?;
+            let mut ids = LabelIds::new(&header.id);
+            let mut new_id = |taken: &std::collections::HashSet<String>| ids.next(taken);
+            let planned = plan_fork(&path, &labels, &mut new_id);
+            let source = log.writer.header().cloned();
+            if header.parent_session.is_none() {
+                header.parent_session =
+                    log.writer.path().map(|p| absolute(p).display().to_string());
+            }
+            if !log.dialect.is_pi_family()
+                && header.title.is_none()
+                && let Some(source) = &source
+            {
+                header.title.clone_from(&source.title);
+                header.title_source.clone_from(&source.title_source);
+            }
+            (planned, header, log.dialect)
+        };
+        let to = to.as_ref();
+        let options = WriterOptions {
+            title_slot: dialect == Dialect::Omp,
+            ..WriterOptions::default()
+        };
+        let mut writer = if is_session_path(to) {
+            SessionWriter::create_at(to, header, options)
+        } else {
+            SessionWriter::create(to, header, options)
+        };
+        for value in planned {
+            let JsonValue::Object(map) = value else {
+                continue;
+            };
+            writer.append_verbatim(Entry::from_map(map))?;
+        }
+        writer.flush()?;
+        let path = writer.path().map(Path::to_path_buf).ok_or_else(|| {
+            Error::invalid_input("the fork has no file: name a folder or a .jsonl path")
+        })?;
+        drop(writer);
+        let mut opened = Session::open(&path, &self.model)?.session;
+        opened.set_dialect(dialect);
+        Ok(opened)
+    }
+
+    /// Rewrites a version 1 or 2 session file as version 3, as pi does when it opens one: the
+    /// entries as the store migrates them in memory (v1 ids and `firstKeptEntryId`, v2's
+    /// `hookMessage` role renamed), lines that are not entries dropped. The file as it was is
+    /// kept beside it as `<file>.bak` (refused if that exists), and the new file replaces it
+    /// atomically (written to a temporary file in the same folder, synced, renamed). Refused
+    /// with [`ErrorKind::Conflict`](crate::ErrorKind::Conflict) if the file changes meanwhile.
+    ///
+    /// After it, [`Session::open`] appends to the file. A version 3 file is left as it is.
+    pub fn migrate(path: impl AsRef<Path>) -> Result<Migrated> {
+        let path = path.as_ref();
+        let (file, _) = pi_session_store::open(path)?;
+        let Some(mut header) = file.header().cloned() else {
+            return Err(pi_session_store::StoreError::NoHeader {
+                path: path.to_path_buf(),
+            }
+            .into());
+        };
+        if file.file_version() >= 3 {
+            return Ok(Migrated {
+                path: path.to_path_buf(),
+                backup: None,
+            });
+        }
+        header.version = Some(JsonNumber::from(3u8));
+        let backup = sibling(path, ".bak", false);
+        if backup.exists() {
+            return Err(Error::from(pi_session_store::StoreError::AlreadyExists {
+                path: backup,
+            }));
+        }
+        let temp = sibling(path, ".migrating", true);
+        let _ = std::fs::remove_file(&temp);
+        let mut writer = SessionWriter::create_at(&temp, header, WriterOptions::default());
+        let positions: Vec<usize> = (0..file.len()).collect();
+        let written = file
+            .entries_for(&positions)
+            .map_err(Error::from)
+            .and_then(|entries| {
+                for entry in entries {
+                    writer.append_verbatim(entry)?;
+                }
+                writer.flush()?;
+                Ok(())
+            });
+        drop(writer);
+        if let Err(error) = written {
+            let _ = std::fs::remove_file(&temp);
+            return Err(error);
+        }
+        let result = replace(path, &temp, &backup, file.byte_len());
+        if result.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        result.map(|()| Migrated {
+            path: path.to_path_buf(),
+            backup: Some(backup),
+        })
+    }
+}
+
+/// Keeps `path` as `backup`, then puts `temp` in its place, if `path` is still `len` bytes.
+fn replace(path: &Path, temp: &Path, backup: &Path, len: u64) -> Result<()> {
+    let io = |what: &str, p: &Path, e| Error::io(format!("{what} {}", p.display()), e);
+    std::fs::File::open(temp)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| io("could not sync", temp, e))?;
+    let now = std::fs::metadata(path).map_err(|e| io("could not read", path, e))?;
+    if now.len() != len {
+        return Err(Error::from(pi_session_store::StoreError::Conflict {
+            path: path.to_path_buf(),
+            expected: len,
+            actual: Some(now.len()),
+            replaced: false,
+        }));
+    }
+    let bytes = std::fs::read(path).map_err(|e| io("could not read", path, e))?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(backup)
+        .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
+        .map_err(|e| io("could not write the backup", backup, e))?;
+    std::fs::rename(temp, path).map_err(|e| io("could not replace", path, e))
+}
+
+/// `<dir>/<name><suffix>` (hidden with a leading `.` when `hidden`).
+fn sibling(path: &Path, suffix: &str, hidden: bool) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let dot = if hidden { "." } else { "" };
+    path.with_file_name(format!("{dot}{name}{suffix}"))
+}
+
+/// A path that names a session file rather than a folder: it ends in `.jsonl` and is not an
+/// existing folder.
+fn is_session_path(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl") && !path.is_dir()
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Ids for the label entries a fork adds: 8 lowercase hex digits (as pi's `generateId`), not
+/// in the fork yet, drawn from a sequence seeded by the new header's id.
+struct LabelIds {
+    state: u64,
+}
+
+impl LabelIds {
+    fn new(seed: &str) -> Self {
+        let state = seed.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Self { state }
+    }
+
+    fn next(&mut self, taken: &std::collections::HashSet<String>) -> String {
+        loop {
+            // splitmix64
+            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            let id = format!("{:08x}", (z ^ (z >> 31)) >> 32);
+            if !taken.contains(&id) {
+                return id;
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Tree questions on a [`Session`], over the live log (the file as opened plus every append
+//! since, through any cursor): entries by id, children, labels, tips, the session's name, and the
+//! tree as JSON or drawn.
+
+use pi_session_tree::{
+    Diagnostic, LeafSelector, RenderOptions, render_tree, session_meta, tree_json,
+};
+use pi_session_types::{Entry, JsonMap, JsonValue};
+
+use crate::error::Result;
+use crate::session::Session;
+
+impl Session {
+    /// How many entries the log holds (the file's and those appended since).
+    pub fn len(&self) -> usize {
+        self.log().index.len()
+    }
+
+    /// Whether the log holds no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What the resolver finds walking the branch pi and omp walk when they open the file (from
+    /// its last entry): cycles, missing parents. Each names an entry position ([`Self::locate`]).
+    pub fn tree_diagnostics(&self) -> Vec<Diagnostic> {
+        self.log()
+            .index
+            .branch_for(&LeafSelector::Default)
+            .diagnostics
+    }
+
+    /// The line and byte offset in the file of the entry at `position` (as diagnostics name
+    /// them); `None` for entries appended since opening.
+    pub fn locate(&self, position: usize) -> Option<(u64, u64)> {
+        let log = self.log();
+        let at = log.file.as_ref()?.index().get(position)?;
+        Some((at.line, at.byte_offset))
+    }
+
+    /// The entry with id `id` (the last one, if a damaged file has it twice), if any.
+    pub fn entry(&self, id: &str) -> Result<Option<Entry>> {
+        let log = self.log();
+        log.index
+            .position_of(id)
+            .map(|at| log.entry(at))
+            .transpose()
+    }
+
+    /// The entries whose parent is `id`, in file order.
+    pub fn children(&self, id: &str) -> Result<Vec<Entry>> {
+        let log = self.log();
+        log.index
+            .children(id)
+            .iter()
+            .map(|&at| log.entry(at))
+            .collect()
+    }
+
+    /// Every label in effect, by target id (a later `label` entry replaces or clears an earlier
+    /// one, as in pi and omp).
+    pub fn labels(&self) -> Result<JsonMap> {
+        let mut log = self.log();
+        let positions: Vec<usize> = log.index.positions_of_kind("label").collect();
+        let values = positions
+            .into_iter()
+            .map(|at| log.value(at))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(session_meta::labels(&values))
+    }
+
+    /// The label of entry `id`, if it has one.
+    pub fn label(&self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .labels()?
+            .get(id)
+            .and_then(JsonValue::as_str)
+            .map(str::to_owned))
+    }
+
+    /// The ids of the tips: entries no other entry names as its parent (the ends of every
+    /// branch), in file order.
+    pub fn tips(&self) -> Vec<String> {
+        let log = self.log();
+        log.index
+            .tips()
+            .into_iter()
+            .filter_map(|at| log.index.node(at).and_then(|n| n.id.clone()))
+            .collect()
+    }
+
+    /// The session's name as the dialect's agent shows it: pi's latest `session_info` name; omp's
+    /// title (the title slot's, else the header's).
+    pub fn name(&self) -> Result<Option<String>> {
+        let mut log = self.log();
+        if log.dialect.is_pi_family() {
+            let positions: Vec<usize> = log.index.positions_of_kind("session_info").collect();
+            let values = positions
+                .into_iter()
+                .map(|at| log.value(at))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(session_meta::pi_session_name(&values));
+        }
+        if let Some(name) = &log.renamed {
+            return Ok(Some(name.clone()));
+        }
+        let header = log.writer.header().map(crate::read::to_json);
+        let slot = log
+            .file
+            .as_ref()
+            .and_then(|f| f.title_slot().map(|s| s.title.clone()));
+        Ok(session_meta::omp_session_title(
+            slot.as_deref(),
+            header.as_ref(),
+        ))
+    }
+
+    /// The tree as JSON: `{"leafId", "branchIds", "tips", "labels"}` for the file's leaf (the
+    /// last entry, as pi and omp pick it: none when that line has no id).
+    pub fn tree_json(&self) -> Result<JsonValue> {
+        let labels = self.labels()?;
+        Ok(tree_json(&self.log().index, &labels))
+    }
+
+    /// The tree drawn for a person, one line per entry, each described by `describe`.
+    pub fn draw_tree(
+        &self,
+        describe: &dyn Fn(&Entry) -> String,
+        options: RenderOptions,
+    ) -> Result<String> {
+        let labels = self.labels()?;
+        let log = self.log();
+        let line = |at: usize| log.entry(at).map(|e| describe(&e)).unwrap_or_default();
+        Ok(render_tree(&log.index, &labels, &line, options))
+    }
+}
