@@ -9,8 +9,8 @@ use crate::paths::session_file_name;
 use crate::publish_lock::PublishLock;
 use crate::session_file::SessionFile;
 use pi_session_types::{
-    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource, parse_line,
-    to_js_vec,
+    Entry, IsoTimestamp, JsonMap, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource,
+    parse_line, to_js_vec,
 };
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
@@ -161,6 +161,8 @@ pub struct SessionWriter {
     ids: HashSet<String>,
     entry_count: usize,
     title_updated_at: Option<String>,
+    /// The slot's title when it is not the header's (see [`SessionWriter::with_slot_title`]).
+    slot_title: Option<(Option<String>, Option<TitleSource>)>,
     state: State,
     stamps: Box<dyn Stamps>,
 }
@@ -254,6 +256,7 @@ impl SessionWriter {
             ids: HashSet::new(),
             entry_count: 0,
             title_updated_at,
+            slot_title: None,
             state,
             stamps: Box::new(SystemStamps),
         }
@@ -392,6 +395,73 @@ impl SessionWriter {
         Ok(read_back)
     }
 
+    /// Appends an entry exactly as given, the way omp's `ingestReplicatedEntry` does: its `id`,
+    /// `parentId` and `timestamp` are kept, and its keys are written in the map's order (a typed
+    /// [`Entry`] would be written in the schema's order). Used to write a session that another
+    /// program composed, such as an imported Claude Code or Codex conversation.
+    ///
+    /// The id must be a string new to the session and the parent `null` or an id already
+    /// appended ([`StoreError::UnknownId`] otherwise); the entry becomes the leaf. Returns the
+    /// entry as it reads back from the bytes written.
+    pub fn append_verbatim(&mut self, entry: JsonMap) -> Result<Entry, StoreError> {
+        let kind = entry.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        if matches!(kind, "session" | "title") {
+            return Err(StoreError::ReservedType {
+                kind: kind.to_owned(),
+            });
+        }
+        let Some(id) = entry
+            .get("id")
+            .and_then(|id| id.as_str())
+            .map(str::to_owned)
+        else {
+            return Err(StoreError::Serialize {
+                what: "entry",
+                detail: "a verbatim entry needs a string `id`".to_owned(),
+            });
+        };
+        if self.ids.contains(&id) {
+            return Err(StoreError::Serialize {
+                what: "entry",
+                detail: format!("the session already has an entry with id {id:?}"),
+            });
+        }
+        if let Some(parent) = entry.get("parentId").and_then(|p| p.as_str())
+            && !self.ids.contains(parent)
+        {
+            return Err(StoreError::UnknownId {
+                id: parent.to_owned(),
+            });
+        }
+        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
+            what: "entry",
+            detail: e.to_string(),
+        })?;
+        let read_back = read_back(&line)?;
+        line.push(b'\n');
+        self.write_line(&line)?;
+        self.ids.insert(id.clone());
+        self.leaf = Some(id);
+        self.entry_count += 1;
+        Ok(read_back)
+    }
+
+    /// Sets what the title slot of a new file says and when it was last updated, independently
+    /// of the header: omp's `persistCopy` appends `title`/`titleSource` to the header after
+    /// `cwd`, an order the typed header cannot give, so a caller that must match those bytes
+    /// keeps them in [`SessionHeader::extra`] and names the slot's title here. Only the slot of
+    /// a file not written yet is affected.
+    pub fn with_slot_title(
+        mut self,
+        title: Option<&str>,
+        source: Option<TitleSource>,
+        updated_at: impl Into<String>,
+    ) -> Self {
+        self.slot_title = Some((title.map(str::to_owned), source));
+        self.title_updated_at = Some(updated_at.into());
+        self
+    }
+
     /// Changes the title in the header, and in the title slot when the file has one (rewriting
     /// only those 256 bytes in place; the header line is never rewritten). `None` clears it.
     ///
@@ -405,6 +475,7 @@ impl SessionWriter {
     ) -> Result<TitleWrite, StoreError> {
         self.header.title = title.map(str::to_owned);
         self.header.title_source = source.map(|s| s.as_str().to_owned());
+        self.slot_title = None;
         self.title_updated_at = Some(self.stamps.now().as_str().to_owned());
         let has_slot = match &self.state {
             State::Pending => return Ok(TitleWrite::AtCreation),
@@ -482,13 +553,19 @@ impl SessionWriter {
     }
 
     fn slot_bytes(&self) -> Result<Vec<u8>, StoreError> {
-        let source = match self.header.title_source.as_deref() {
-            Some("user") => Some(TitleSource::User),
-            Some("auto") => Some(TitleSource::Auto),
-            _ => None,
+        let (title, source) = match &self.slot_title {
+            Some((title, source)) => (title.as_deref(), *source),
+            None => (
+                self.header.title.as_deref(),
+                match self.header.title_source.as_deref() {
+                    Some("user") => Some(TitleSource::User),
+                    Some("auto") => Some(TitleSource::Auto),
+                    _ => None,
+                },
+            ),
         };
         let updated_at = self.title_updated_at.as_deref().unwrap_or_default();
-        let title = self.header.title.as_deref().unwrap_or_default();
+        let title = title.unwrap_or_default();
         TitleSlot::serialize_fixed(title, source, updated_at)
             .map(String::into_bytes)
             .map_err(|e| StoreError::Serialize {
