@@ -41,6 +41,7 @@
 mod discover;
 mod entries;
 mod error;
+pub mod foreign;
 mod model;
 mod project;
 mod read;

@@ -24,6 +24,10 @@ pub struct LsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// List Claude Code's or Codex's sessions instead, as omp's session picker finds them
+    /// (`$CLAUDE_CONFIG_DIR` or `~/.claude`; `~/.codex`). Import one with `pi-session import`.
+    #[arg(long, value_name = "claude|codex", conflicts_with = "dir")]
+    pub foreign: Option<pi_session::foreign::Source>,
 }
 
 /// One folder to list and whose it is.
@@ -34,6 +38,9 @@ struct Folder {
 
 /// Runs `ls`.
 pub fn run(args: LsArgs) -> Outcome {
+    if let Some(source) = args.foreign {
+        return super::import::list_foreign(source, args.json);
+    }
     let folders = match &args.dir {
         Some(dir) => folders_under(dir)?,
         None => {
