@@ -18,10 +18,11 @@ use std::collections::{HashMap, HashSet};
 const INITIAL_MODEL: &str = "codex";
 
 /// One converted item, before it gets its entry id.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 enum Item {
     /// A record omp keeps as an item that writes no entry (a title change, a rollback of zero
     /// turns): it still uses up an ordinal, so the next entry's id skips one.
+    #[default]
     Nothing,
     Message(JsonMap),
     Model {
@@ -37,12 +38,6 @@ enum Item {
 impl Item {
     fn is_user(&self) -> bool {
         matches!(self, Item::Message(m) if string(m, "role") == Some("user"))
-    }
-}
-
-impl Default for Item {
-    fn default() -> Self {
-        Item::Nothing
     }
 }
 
