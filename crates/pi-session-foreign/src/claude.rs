@@ -364,16 +364,14 @@ pub(crate) fn convert(
             && last_model.as_deref() != Some(model)
         {
             let id = unique_id(format!("claude-{source_uuid}-model"), &mut used);
-            entries.push(object([
-                ("type", Some("model_change".into())),
-                ("id", Some(id.clone().into())),
-                (
-                    "parentId",
-                    Some(parent.clone().map_or(Value::Null, Value::from)),
-                ),
-                ("timestamp", Some(timestamp.clone().into())),
-                ("model", Some(format!("anthropic/{model}").into())),
-            ]));
+            let model_ref = format!("anthropic/{model}");
+            entries.push(value::entry(
+                "model_change",
+                &id,
+                parent.as_deref(),
+                &timestamp,
+                ("model", model_ref.into()),
+            ));
             parent = Some(id);
             last_model = Some(model.to_owned());
         }
@@ -383,16 +381,13 @@ pub(crate) fn convert(
                 format!("claude-{source_uuid}-{}-{synthetic}", item.suffix),
                 &mut used,
             );
-            entries.push(object([
-                ("type", Some("message".into())),
-                ("id", Some(id.clone().into())),
-                (
-                    "parentId",
-                    Some(parent.clone().map_or(Value::Null, Value::from)),
-                ),
-                ("timestamp", Some(timestamp.clone().into())),
-                ("message", Some(Value::Object(item.message))),
-            ]));
+            entries.push(value::entry(
+                "message",
+                &id,
+                parent.as_deref(),
+                &timestamp,
+                ("message", Value::Object(item.message)),
+            ));
             parent = Some(id);
         }
         if let Some(parent) = parent {

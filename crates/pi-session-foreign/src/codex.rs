@@ -640,46 +640,44 @@ pub(crate) fn convert(
     let mut parent: Option<String> = None;
     for (ordinal, item) in (1u64..).zip(items) {
         let id = format!("codex-{}", base36(ordinal));
-        let envelope = |timestamp: String| {
-            object([
-                ("id", Some(id.clone().into())),
-                (
-                    "parentId",
-                    Some(parent.clone().map_or(Value::Null, Value::from)),
-                ),
-                ("timestamp", Some(timestamp.into())),
-            ])
-        };
-        let mut entry = JsonMap::new();
-        match item {
+        let parent_id = parent.as_deref();
+        let entry = match item {
             Item::Nothing => continue,
             Item::Message(message) => {
                 let timestamp = js_iso(message.get("timestamp").unwrap_or(&Value::Null))?;
-                entry.insert("type".into(), "message".into());
-                entry.extend(envelope(timestamp));
-                entry.insert("message".into(), Value::Object(message));
+                let message = ("message", Value::Object(message));
+                value::entry("message", &id, parent_id, &timestamp, message)
             }
             Item::Model { model, timestamp } => {
-                entry.insert("type".into(), "model_change".into());
-                entry.extend(envelope(js_iso(&ts(timestamp))?));
-                entry.insert("model".into(), format!("openai-codex/{model}").into());
+                let model = ("model", format!("openai-codex/{model}").into());
+                value::entry(
+                    "model_change",
+                    &id,
+                    parent_id,
+                    &js_iso(&ts(timestamp))?,
+                    model,
+                )
             }
             Item::Compaction {
                 mut compaction,
                 timestamp,
             } => {
-                entry.insert("type".into(), "compaction".into());
-                entry.extend(envelope(js_iso(&ts(timestamp))?));
-                let preserve = compaction.remove("preserveData");
-                entry.extend(compaction);
+                let summary = compaction.remove("summary").unwrap_or(Value::Null);
+                let timestamp = js_iso(&ts(timestamp))?;
+                let mut entry = value::entry(
+                    "compaction",
+                    &id,
+                    parent_id,
+                    &timestamp,
+                    ("summary", summary),
+                );
                 entry.insert("shortSummary".into(), "Imported Codex compaction".into());
                 entry.insert("firstKeptEntryId".into(), id.clone().into());
                 entry.insert("tokensBefore".into(), 0.into());
-                if let Some(preserve) = preserve {
-                    entry.insert("preserveData".into(), preserve);
-                }
+                entry.extend(compaction);
+                entry
             }
-        }
+        };
         entries.push(entry);
         parent = Some(id);
     }

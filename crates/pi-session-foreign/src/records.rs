@@ -8,9 +8,8 @@
 //! Blank lines are skipped quietly (they are not damage).
 
 use pi_session_store::{Diagnostic, DiagnosticKind};
-use pi_session_types::JsonMap;
-use pi_session_types::line::replace_lone_surrogate_escapes;
-use serde_json::Value;
+use pi_session_types::line::parse_object_line;
+use pi_session_types::{JsonMap, Parsed};
 
 /// One JSON object line of a foreign transcript.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,24 +60,14 @@ fn read_line(
     terminated: bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Record> {
+    // `TextDecoder` drops a byte order mark at the start of what it decodes: each line here.
     let raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
-    if raw.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-        return None;
-    }
-    let text = String::from_utf8_lossy(raw);
-    let mut repairs = Vec::new();
-    if matches!(text, std::borrow::Cow::Owned(_)) {
-        repairs.push(DiagnosticKind::InvalidUtf8);
-    }
-    let repaired = replace_lone_surrogate_escapes(&text);
-    if matches!(repaired, std::borrow::Cow::Owned(_)) {
-        repairs.push(DiagnosticKind::LoneSurrogate);
-    }
-    match serde_json::from_str::<Value>(&repaired) {
-        Ok(Value::Object(value)) => {
+    match parse_object_line(raw) {
+        Ok(Parsed { value, warnings }) => {
             diagnostics.extend(
-                repairs
-                    .into_iter()
+                warnings
+                    .iter()
+                    .filter_map(DiagnosticKind::for_warning)
                     .map(|kind| Diagnostic::new(line, byte_offset, kind)),
             );
             Some(Record {
@@ -87,44 +76,12 @@ fn read_line(
                 byte_offset,
             })
         }
-        Ok(other) => {
-            let detail = format!("a JSON {}", json_kind(&other));
-            diagnostics.push(Diagnostic::new(
-                line,
-                byte_offset,
-                DiagnosticKind::NotAnObject { detail },
-            ));
-            None
-        }
-        Err(_) if !terminated => {
-            diagnostics.push(Diagnostic::new(
-                line,
-                byte_offset,
-                DiagnosticKind::TornLastLine,
-            ));
-            None
-        }
         Err(error) => {
-            diagnostics.push(Diagnostic::new(
-                line,
-                byte_offset,
-                DiagnosticKind::NotJson {
-                    detail: error.to_string(),
-                },
-            ));
+            if let Some(kind) = DiagnosticKind::for_line_error(&error, terminated) {
+                diagnostics.push(Diagnostic::new(line, byte_offset, kind));
+            }
             None
         }
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

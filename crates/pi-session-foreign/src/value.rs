@@ -86,3 +86,21 @@ pub(crate) fn empty_usage() -> Value {
     let zero = || Value::from(0);
     usage(zero(), zero(), zero(), zero(), zero())
 }
+
+/// `{type, id, parentId, timestamp, <key>: <value>}`: an entry in the key order omp's importers
+/// write (`parentId: null` for a root).
+pub(crate) fn entry(
+    kind: &str,
+    id: &str,
+    parent: Option<&str>,
+    timestamp: &str,
+    (key, value): (&str, Value),
+) -> JsonMap {
+    object([
+        ("type", Some(kind.into())),
+        ("id", Some(id.into())),
+        ("parentId", Some(parent.map_or(Value::Null, Value::from))),
+        ("timestamp", Some(timestamp.into())),
+        (key, Some(value)),
+    ])
+}

@@ -4,6 +4,7 @@
 //! with the rest. Each diagnostic names the 1-based physical line, the byte offset of the start of
 //! that line (or of the recovered object inside it), what is wrong, and what happened to the data.
 
+use pi_session_types::{LineError, ParseWarning};
 use std::fmt;
 
 /// How much a diagnostic matters to a reader of the session.
@@ -215,6 +216,37 @@ impl DiagnosticKind {
             | Self::MissingId
             | Self::ByteOrderMark => Severity::Warning,
             Self::Migrated { .. } | Self::NewerVersion { .. } => Severity::Info,
+        }
+    }
+}
+
+impl DiagnosticKind {
+    /// The diagnostic for a line that could not be read as an object (`terminated`: the line
+    /// ends with `\n`; an unterminated one that is not JSON is a torn write). `None` for a blank
+    /// line, which is skipped without a word.
+    pub fn for_line_error(error: &LineError, terminated: bool) -> Option<Self> {
+        Some(match error {
+            LineError::NotJson { .. } if !terminated => DiagnosticKind::TornLastLine,
+            LineError::NotJson { message, .. } => DiagnosticKind::NotJson {
+                detail: message.clone(),
+            },
+            LineError::NotAnObject { found } => DiagnosticKind::NotAnObject {
+                detail: format!("found {found}"),
+            },
+            LineError::Blank => return None,
+            other => DiagnosticKind::NoType {
+                detail: other.to_string(),
+            },
+        })
+    }
+
+    /// The diagnostic for a repair made while reading a line's bytes (invalid UTF-8, a lone
+    /// surrogate escape); `None` for warnings about the typed view.
+    pub fn for_warning(warning: &ParseWarning) -> Option<Self> {
+        match warning {
+            ParseWarning::LoneSurrogateReplaced { .. } => Some(DiagnosticKind::LoneSurrogate),
+            ParseWarning::InvalidUtf8Replaced => Some(DiagnosticKind::InvalidUtf8),
+            _ => None,
         }
     }
 }

@@ -382,17 +382,7 @@ impl SessionWriter {
         }
         let id = self.fresh_id();
         entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
-        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
-            what: "entry",
-            detail: e.to_string(),
-        })?;
-        let read_back = read_back(&line)?;
-        line.push(b'\n');
-        self.write_line(&line)?;
-        self.ids.insert(id.clone());
-        self.leaf = Some(id);
-        self.entry_count += 1;
-        Ok(read_back)
+        self.write_entry(id, &entry)
     }
 
     /// Appends an entry exactly as given, the way omp's `ingestReplicatedEntry` does: its `id`,
@@ -433,7 +423,17 @@ impl SessionWriter {
                 id: parent.to_owned(),
             });
         }
-        let mut line = to_js_vec(&entry).map_err(|e| StoreError::Serialize {
+        self.write_entry(id, &entry)
+    }
+
+    /// Serialises `entry`, checks that it reads back as an entry, writes it as one line and makes
+    /// `id` the leaf.
+    fn write_entry(
+        &mut self,
+        id: String,
+        entry: &impl serde::Serialize,
+    ) -> Result<Entry, StoreError> {
+        let mut line = to_js_vec(entry).map_err(|e| StoreError::Serialize {
             what: "entry",
             detail: e.to_string(),
         })?;

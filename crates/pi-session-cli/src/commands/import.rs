@@ -139,8 +139,7 @@ fn iso(ms: f64) -> String {
 
 /// `2026-10-07 00:45:40  01a113d2  title or first message  cwd`.
 fn row(info: &ForeignSessionInfo) -> String {
-    let modified = iso(info.modified_ms);
-    let when = modified.get(..19).unwrap_or(&modified).replace('T', " ");
+    let when = super::ls::when(&iso(info.modified_ms));
     let id: String = info.id.chars().take(8).collect();
     let label = info
         .title

@@ -133,8 +133,7 @@ fn count(n: usize) -> String {
 
 /// `2026-10-07 00:45:40  12.3 KiB  01a113d2  title  file-name`.
 fn row(session: &SessionListing) -> String {
-    let modified = iso(session.modified);
-    let when = modified.get(..19).unwrap_or(&modified).replace('T', " ");
+    let when = when(&iso(session.modified));
     let id: String = session.id.chars().take(8).collect();
     let title = session
         .title
@@ -149,6 +148,11 @@ fn row(session: &SessionListing) -> String {
         "  {when}  {:>9}  {id:<8}  {title}  {name}",
         size(session.size)
     )
+}
+
+/// `2026-10-07 00:45:40` for an ISO time: the first column of every listing.
+pub(crate) fn when(iso: &str) -> String {
+    iso.get(..19).unwrap_or(iso).replace('T', " ")
 }
 
 fn size(bytes: u64) -> String {
