@@ -339,10 +339,99 @@ fn first_record(path: &Path) -> Option<JsonMap> {
     read_records(&bytes).0.into_iter().next().map(|r| r.value)
 }
 
-/// The Codex rollouts omp's picker lists, newest first: those whose first record is a
-/// `session_meta` with a `cwd`.
+/// The newest `state_<N>.sqlite` in the Codex folder.
+fn state_database(root: &Path) -> Option<PathBuf> {
+    dir_entries(root)
+        .into_iter()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let version = name.strip_prefix("state_")?.strip_suffix(".sqlite")?;
+            if version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            Some((version.parse::<f64>().ok()?, entry.path()))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, path)| path)
+}
+
+/// `dateFromEpoch`: seconds below 10¹⁰, else milliseconds; `fallback` when absent.
+fn date_from_epoch(value: Option<f64>, fallback: f64) -> f64 {
+    match value {
+        Some(v) if v.is_finite() => (if v < 10_000_000_000.0 { v * 1000.0 } else { v }).trunc(),
+        _ => fallback,
+    }
+}
+
+/// A column as JavaScript would see a number (`null` and text are not numbers).
+fn sql_number(value: rusqlite::types::ValueRef<'_>) -> Option<f64> {
+    match value {
+        rusqlite::types::ValueRef::Integer(i) => Some(i as f64),
+        rusqlite::types::ValueRef::Real(r) => Some(r),
+        _ => None,
+    }
+}
+
+fn sql_text(value: rusqlite::types::ValueRef<'_>) -> Option<String> {
+    match value {
+        rusqlite::types::ValueRef::Text(text) => Some(String::from_utf8_lossy(text).into_owned()),
+        _ => None,
+    }
+}
+
+/// Codex's state index (the `threads` table of the newest `state_<N>.sqlite`), as omp reads it;
+/// `None` when there is none, it cannot be read, or it lists nothing (omp then lists rollouts).
+fn list_codex_state(root: &Path) -> Option<Vec<ForeignSessionInfo>> {
+    use rusqlite::{Connection, OpenFlags};
+    let database = state_database(root)?;
+    let connection = Connection::open_with_flags(
+        &database,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .ok()?;
+    let mut statement = connection
+        .prepare("SELECT id, rollout_path, created_at, updated_at, cwd, title, first_user_message FROM threads")
+        .ok()?;
+    let mut rows = statement.query([]).ok()?;
+    let mut sessions = Vec::new();
+    while let Some(row) = rows.next().ok()? {
+        let column = |at: usize| row.get_ref(at).ok();
+        let text = |at: usize| column(at).and_then(sql_text);
+        let (Some(id), Some(rollout), Some(cwd)) = (text(0), text(1), text(4)) else {
+            continue;
+        };
+        if id.is_empty() || rollout.is_empty() || cwd.is_empty() {
+            continue;
+        }
+        let path = if Path::new(&rollout).is_absolute() {
+            PathBuf::from(rollout)
+        } else {
+            root.join(rollout)
+        };
+        let modified = date_from_epoch(column(3).and_then(sql_number), 0.0);
+        sessions.push(ForeignSessionInfo {
+            source: Source::Codex,
+            id,
+            path,
+            cwd,
+            title: text(5),
+            created_ms: date_from_epoch(column(2).and_then(sql_number), modified),
+            modified_ms: modified,
+            first_message: text(6),
+            message_count: None,
+        });
+    }
+    sort_sessions(&mut sessions, |s| s.id.clone());
+    (!sessions.is_empty()).then_some(sessions)
+}
+
+/// The Codex sessions omp's picker lists, newest first: from Codex's state index when it has
+/// rows, else the rollouts whose first record is a `session_meta` with a `cwd`.
 pub(crate) fn list_codex(env: &Env) -> Vec<ForeignSessionInfo> {
     let root = codex_root(env);
+    if let Some(sessions) = list_codex_state(&root) {
+        return sessions;
+    }
     let index = read_session_index(&root);
     let mut files = Vec::new();
     for name in ["sessions", ".sessions", "archived_sessions"] {
@@ -397,7 +486,10 @@ fn codex_info(
 /// What the picker would say about one Codex rollout; `None` when omp would not offer it (its
 /// first record is not a `session_meta` with a `cwd`).
 pub(crate) fn describe_codex(env: &Env, path: &Path) -> Option<ForeignSessionInfo> {
-    codex_info(path, &read_session_index(&codex_root(env)))
+    let root = codex_root(env);
+    let indexed = list_codex_state(&root)
+        .and_then(|sessions| sessions.into_iter().find(|info| info.path == path));
+    indexed.or_else(|| codex_info(path, &read_session_index(&root)))
 }
 
 /// Newest first; ties by `key` (omp uses `localeCompare`; we compare code points).

@@ -262,3 +262,75 @@ fn every_corpus_transcript_imports_and_reads_back_clean() {
     }
     assert!(imported_count >= 2);
 }
+
+#[test]
+fn codex_state_index_is_listed_when_it_has_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let root = home.join(".codex");
+    fs::create_dir_all(&root).unwrap();
+    let schema = "CREATE TABLE threads (id TEXT, rollout_path TEXT, created_at INTEGER, updated_at INTEGER, cwd TEXT, title TEXT, first_user_message TEXT)";
+    // An older, empty index, and the newest one with rows (one unusable: no cwd).
+    rusqlite::Connection::open(root.join("state_2.sqlite"))
+        .unwrap()
+        .execute(schema, [])
+        .unwrap();
+    let newest = rusqlite::Connection::open(root.join("state_10.sqlite")).unwrap();
+    newest.execute(schema, []).unwrap();
+    newest
+        .execute(
+            "INSERT INTO threads VALUES ('t1', 'sessions/r1.jsonl', 1767225600, 1767225700, '/w', 'Indexed', 'first'),
+                                       ('t2', '/abs/r2.jsonl', NULL, 1767225800000, '/v', NULL, NULL),
+                                       ('t3', 'x.jsonl', 1, 2, NULL, NULL, NULL)",
+            [],
+        )
+        .unwrap();
+    drop(newest);
+    let sessions = list(Source::Codex, &env(home));
+    let got: Vec<_> = sessions
+        .iter()
+        .map(|s| {
+            (
+                s.id.as_str(),
+                s.path.clone(),
+                s.title.as_deref(),
+                s.first_message.as_deref(),
+                s.created_ms,
+                s.modified_ms,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "t2",
+                PathBuf::from("/abs/r2.jsonl"),
+                None,
+                None,
+                1_767_225_800_000.0,
+                1_767_225_800_000.0
+            ),
+            (
+                "t1",
+                root.join("sessions/r1.jsonl"),
+                Some("Indexed"),
+                Some("first"),
+                1_767_225_600_000.0,
+                1_767_225_700_000.0
+            ),
+        ]
+    );
+    // An index with no rows leaves the rollouts to be listed.
+    fs::remove_file(root.join("state_10.sqlite")).unwrap();
+    put(
+        &root.join("sessions/rollout-x.jsonl"),
+        r#"{"type":"session_meta","payload":{"id":"x","cwd":"/x"}}"#,
+        0,
+    );
+    let ids: Vec<_> = list(Source::Codex, &env(home))
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(ids, ["x"]);
+}
