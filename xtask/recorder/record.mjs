@@ -5,6 +5,9 @@
 //   record.mjs <omp|pi|pi16> scenarios <outDir> [--only <scenario>]
 //       write every scenario session with the real SessionManager into <outDir>/<name>.jsonl
 //       and record <outDir>/<name>.expected.json (omp: image blobs into <outDir>/blobs/)
+//   record.mjs omp foreign <corpusDir|-> <handDir> <outDir>
+//       import every Claude Code / Codex transcript of <corpusDir> and <handDir> ({claude,codex}/*.jsonl)
+//       with omp's persistForeignSession and record the result (see src/foreign.mjs)
 //   record.mjs <omp|pi|pi16> verify <inDir> <outDir>
 //       for every <inDir>/*.jsonl written by someone else (e.g. our Rust facade), record
 //       <outDir>/<name>.expected.json with the real SessionManager (omp reads <inDir>/blobs/)
@@ -132,6 +135,11 @@ try {
 		const only = onlyIndex >= 0 ? rest[onlyIndex + 1] : undefined;
 		if (!rest[0] || rest[0] === "--only") fail("usage: record.mjs <impl> scenarios <outDir> [--only <scenario>]");
 		await recordScenarios(impl, path.resolve(rest[0]), only);
+	} else if (mode === "foreign") {
+		if (impl !== "omp" || rest.length < 3) fail("usage: record.mjs omp foreign <corpusDir|-> <handDir> <outDir>");
+		const { recordForeign } = await import("./src/foreign.mjs");
+		const corpus = rest[0] === "-" ? "-" : path.resolve(rest[0]);
+		await recordForeign(await loadImplementation(impl), corpus, path.resolve(rest[1]), path.resolve(rest[2]));
 	} else if (mode === "verify") {
 		if (rest.length < 2) fail("usage: record.mjs <impl> verify <inDir> <outDir>");
 		await verifyDirectory(impl, path.resolve(rest[0]), path.resolve(rest[1]));

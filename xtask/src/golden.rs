@@ -19,11 +19,17 @@
 //!    `xtask/golden-snapshots/corpus/` (`--bless` rewrites them: review the diff before
 //!    committing), and every output format projects for both dialects.
 //!
+//! 4. **Foreign imports** (`fixtures/foreign/omp/`, see [`foreign`]): omp's import of each
+//!    Claude Code and Codex transcript (hand-written, and the real ones in
+//!    `../shared/corpus/foreign` when present) against ours: the listing, the bytes written, and
+//!    every answer of omp's `SessionManager` on the result.
+//!
 //! Prints a table (scenario × check) and the failures with their first JSON differences; the
 //! last line is `golden: N passed, M failed`. Fails when anything failed.
 
 mod compare;
 mod corpus;
+mod foreign;
 mod ours;
 mod ours_script;
 mod recorded;
@@ -85,6 +91,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         options.write_ours,
         only,
     )?;
+    foreign::check(&mut report, &root, only)?;
     corpus::check(&mut report, &root, options.bless, only)?;
 
     // Timing first: the total is the last line of the output (CI reads the closing line).

@@ -18,6 +18,11 @@
 //!   fixtures (the determinism check; nothing in `fixtures/` is touched);
 //! - `--verify DIR`: only record `DIR/*.jsonl` with the selected implementations into
 //!   `DIR/<impl>/`.
+//!
+//! With omp selected, it also records omp's import of every Claude Code and Codex transcript of
+//! `../shared/corpus/foreign/` and `fixtures/foreign/{claude,codex}/` into
+//! `fixtures/foreign/omp/` (`record.mjs omp foreign`, see `xtask/recorder/src/foreign.mjs`);
+//! without the corpus that step is skipped with a notice, so its recordings are not lost.
 
 use crate::util::workspace_root;
 use std::collections::BTreeSet;
@@ -171,6 +176,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             options.check,
         )?;
     }
+    if options.implementations.contains(&Implementation::Omp) {
+        record_foreign(&recorder, &scratch, &root, options.check)?;
+    }
     for dialect in ["pi", "omp"] {
         let ours = fixtures.join("ours").join(dialect);
         if !has_jsonl_files(&ours) {
@@ -267,6 +275,42 @@ fn record_scenarios(
         &["scenarios".as_ref(), out.as_os_str()],
     )?;
     publish(&out, target, check, implementation)
+}
+
+/// Records omp's import of every foreign transcript (corpus and hand-written) into
+/// `fixtures/foreign/omp/`.
+fn record_foreign(
+    recorder: &Path,
+    scratch: &Scratch,
+    root: &Path,
+    check: bool,
+) -> Result<(), String> {
+    let corpus = root
+        .join("..")
+        .join("shared")
+        .join("corpus")
+        .join("foreign");
+    if !corpus.is_dir() {
+        eprintln!(
+            "xtask: the foreign corpus ({}) is absent; omp's foreign imports were not re-recorded",
+            corpus.display()
+        );
+        return Ok(());
+    }
+    let hand = root.join("fixtures").join("foreign");
+    let out = scratch.fresh_dir("out-foreign")?;
+    run_recorder(
+        recorder,
+        scratch,
+        Implementation::Omp,
+        &[
+            "foreign".as_ref(),
+            corpus.as_os_str(),
+            hand.as_os_str(),
+            out.as_os_str(),
+        ],
+    )?;
+    publish(&out, &hand.join("omp"), check, Implementation::Omp)
 }
 
 /// Records what `implementation` returns for every `.jsonl` in `input` into `target`.

@@ -16,7 +16,7 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{append, cat, check, context, fork, ls, migrate, repair, stats, tree};
+use commands::{append, cat, check, context, fork, import, ls, migrate, repair, stats, tree};
 
 /// Inspect, check, project and write omp and pi coding-agent session files.
 ///
@@ -53,6 +53,8 @@ enum Command {
     Fork(fork::ForkArgs),
     /// Rewrite a version 1 or 2 file as version 3, keeping a .bak.
     Migrate(migrate::MigrateArgs),
+    /// Import a Claude Code or Codex session as a new omp session (prints its path).
+    Import(import::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +70,7 @@ fn main() -> ExitCode {
         Command::Append(args) => append::run(args),
         Command::Fork(args) => fork::run(args),
         Command::Migrate(args) => migrate::run(args),
+        Command::Import(args) => import::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -5,6 +5,7 @@
 //! that line (or of the recovered object inside it), what is wrong, and what happened to the data.
 
 use std::collections::HashMap;
+use pi_session_types::{LineError, ParseWarning};
 use std::fmt;
 
 /// How many diagnostics of one kind a file's report keeps in full; the rest of that kind are
@@ -315,5 +316,33 @@ impl DiagnosticLog {
         // Stable: findings at one place stay in the order they were made.
         self.kept.sort_by_key(|d| (d.line, d.byte_offset));
         self.kept
+impl DiagnosticKind {
+    /// The diagnostic for a line that could not be read as an object (`terminated`: the line
+    /// ends with `\n`; an unterminated one that is not JSON is a torn write). `None` for a blank
+    /// line, which is skipped without a word.
+    pub fn for_line_error(error: &LineError, terminated: bool) -> Option<Self> {
+        Some(match error {
+            LineError::NotJson { .. } if !terminated => DiagnosticKind::TornLastLine,
+            LineError::NotJson { message, .. } => DiagnosticKind::NotJson {
+                detail: message.clone(),
+            },
+            LineError::NotAnObject { found } => DiagnosticKind::NotAnObject {
+                detail: format!("found {found}"),
+            },
+            LineError::Blank => return None,
+            other => DiagnosticKind::NoType {
+                detail: other.to_string(),
+            },
+        })
+    }
+
+    /// The diagnostic for a repair made while reading a line's bytes (invalid UTF-8, a lone
+    /// surrogate escape); `None` for warnings about the typed view.
+    pub fn for_warning(warning: &ParseWarning) -> Option<Self> {
+        match warning {
+            ParseWarning::LoneSurrogateReplaced { .. } => Some(DiagnosticKind::LoneSurrogate),
+            ParseWarning::InvalidUtf8Replaced => Some(DiagnosticKind::InvalidUtf8),
+            _ => None,
+        }
     }
 }

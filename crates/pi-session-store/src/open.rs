@@ -362,18 +362,8 @@ impl Builder {
     }
 
     fn failed_line(&mut self, line: &LineSpan, offset: u64, error: &LineError) {
-        let kind = match error {
-            LineError::NotJson { .. } if !line.terminated => DiagnosticKind::TornLastLine,
-            LineError::NotJson { message, .. } => DiagnosticKind::NotJson {
-                detail: message.clone(),
-            },
-            LineError::NotAnObject { found } => DiagnosticKind::NotAnObject {
-                detail: format!("found {found}"),
-            },
-            LineError::Blank => return,
-            other => DiagnosticKind::NoType {
-                detail: other.to_string(),
-            },
+        let Some(kind) = DiagnosticKind::for_line_error(error, line.terminated) else {
+            return;
         };
         if !matches!(error, LineError::NotJson { .. }) {
             // Valid JSON: pi's parsed array (and so v1 `firstKeptEntryIndex`) counts it.
@@ -610,11 +600,7 @@ impl Builder {
 }
 
 fn warning_kind(warning: &ParseWarning) -> Option<DiagnosticKind> {
-    match warning {
-        ParseWarning::LoneSurrogateReplaced { .. } => Some(DiagnosticKind::LoneSurrogate),
-        ParseWarning::InvalidUtf8Replaced => Some(DiagnosticKind::InvalidUtf8),
-        _ => None,
-    }
+    DiagnosticKind::for_warning(warning)
 }
 
 /// The path of a source, for error messages.

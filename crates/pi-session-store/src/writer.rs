@@ -9,7 +9,7 @@ use crate::paths::session_file_name;
 use crate::publish_lock::PublishLock;
 use crate::session_file::SessionFile;
 use pi_session_types::{
-    Entry, IsoTimestamp, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource,
+    Entry, IsoTimestamp, JsonMap, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource,
     parse_envelope, parse_line, to_js_vec,
 };
 use std::collections::HashSet;
@@ -176,6 +176,8 @@ pub struct SessionWriter {
     /// appends (see [`SessionWriter::catch_up`]) only while it is this tip.
     file_tip: Option<String>,
     title_updated_at: Option<String>,
+    /// The slot's title when it is not the header's (see [`SessionWriter::with_slot_title`]).
+    slot_title: Option<(Option<String>, Option<TitleSource>)>,
     state: State,
     stamps: Box<dyn Stamps>,
 }
@@ -272,6 +274,7 @@ impl SessionWriter {
             entry_count: 0,
             file_tip: None,
             title_updated_at,
+            slot_title: None,
             state,
             stamps: Box::new(SystemStamps),
         }
@@ -502,6 +505,7 @@ impl SessionWriter {
             self.file_tip = Some(tip);
         }
         count
+    }
 
     /// Appends `entry` exactly as given: its own `id`, `parentId` and `timestamp` (or their
     /// absence) are kept, for copying entries into a new file (a fork, a migration). Nothing is
@@ -513,21 +517,84 @@ impl SessionWriter {
                 kind: entry.kind().to_owned(),
             });
         }
-        self.write_entry(&entry)
+        let id = entry.id().map(str::to_owned);
+        self.write_verbatim(id, &entry)
     }
 
-    /// Writes `entry` as one line (it becomes the leaf when it has an id) and returns it as read
-    /// back from the bytes written.
-    fn write_entry(&mut self, entry: &Entry) -> Result<Entry, StoreError> {
+    /// Appends an entry exactly as given, the way omp's `ingestReplicatedEntry` does: its `id`,
+    /// `parentId` and `timestamp` are kept, and its keys are written in the map's order (a typed
+    /// [`Entry`] would be written in the schema's order, see [`append_verbatim`](Self::append_verbatim)).
+    /// Used to write a session that another program composed, such as an imported Claude Code or
+    /// Codex conversation.
+    ///
+    /// The id must be a string new to the session and the parent `null` or an id already
+    /// appended ([`StoreError::UnknownId`] otherwise); the entry becomes the leaf. Returns the
+    /// entry as it reads back from the bytes written.
+    pub fn append_replicated(&mut self, entry: JsonMap) -> Result<Entry, StoreError> {
+        let kind = entry.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        if matches!(kind, "session" | "title") {
+            return Err(StoreError::ReservedType {
+                kind: kind.to_owned(),
+            });
+        }
+        let Some(id) = entry
+            .get("id")
+            .and_then(|id| id.as_str())
+            .map(str::to_owned)
+        else {
+            return Err(StoreError::Serialize {
+                what: "entry",
+                detail: "a replicated entry needs a string `id`".to_owned(),
+            });
+        };
+        if self.ids.contains(&id) {
+            return Err(StoreError::Serialize {
+                what: "entry",
+                detail: format!("the session already has an entry with id {id:?}"),
+            });
+        }
+        if let Some(parent) = entry.get("parentId").and_then(|p| p.as_str())
+            && !self.ids.contains(parent)
+        {
+            return Err(StoreError::UnknownId {
+                id: parent.to_owned(),
+            });
+        }
+        self.write_verbatim(Some(id), &entry)
+    }
+
+    /// Writes `entry` as one line with the envelope it has (it becomes the leaf when it has an
+    /// `id`) and returns it as read back from the bytes written.
+    fn write_verbatim(
+        &mut self,
+        id: Option<String>,
+        entry: &impl serde::Serialize,
+    ) -> Result<Entry, StoreError> {
         let (line, read_back) = entry_line(entry)?;
         self.write_line(&line)?;
-        if let Some(id) = entry.id() {
-            self.ids.insert(id.to_owned());
-            self.leaf = Some(id.to_owned());
-            self.file_tip = Some(id.to_owned());
+        if let Some(id) = id {
+            self.ids.insert(id.clone());
+            self.leaf = Some(id.clone());
+            self.file_tip = Some(id);
         }
         self.entry_count += 1;
         Ok(read_back)
+    }
+
+    /// Sets what the title slot of a new file says and when it was last updated, independently
+    /// of the header: omp's `persistCopy` appends `title`/`titleSource` to the header after
+    /// `cwd`, an order the typed header cannot give, so a caller that must match those bytes
+    /// keeps them in [`SessionHeader::extra`] and names the slot's title here. Only the slot of
+    /// a file not written yet is affected.
+    pub fn with_slot_title(
+        mut self,
+        title: Option<&str>,
+        source: Option<TitleSource>,
+        updated_at: impl Into<String>,
+    ) -> Self {
+        self.slot_title = Some((title.map(str::to_owned), source));
+        self.title_updated_at = Some(updated_at.into());
+        self
     }
 
     /// Changes the title in the header, and in the title slot when the file has one (rewriting
@@ -543,6 +610,7 @@ impl SessionWriter {
     ) -> Result<TitleWrite, StoreError> {
         self.header.title = title.map(str::to_owned);
         self.header.title_source = source.map(|s| s.as_str().to_owned());
+        self.slot_title = None;
         self.title_updated_at = Some(self.stamps.now().as_str().to_owned());
         let has_slot = match &self.state {
             State::Pending => return Ok(TitleWrite::AtCreation),
@@ -620,13 +688,19 @@ impl SessionWriter {
     }
 
     fn slot_bytes(&self) -> Result<Vec<u8>, StoreError> {
-        let source = match self.header.title_source.as_deref() {
-            Some("user") => Some(TitleSource::User),
-            Some("auto") => Some(TitleSource::Auto),
-            _ => None,
+        let (title, source) = match &self.slot_title {
+            Some((title, source)) => (title.as_deref(), *source),
+            None => (
+                self.header.title.as_deref(),
+                match self.header.title_source.as_deref() {
+                    Some("user") => Some(TitleSource::User),
+                    Some("auto") => Some(TitleSource::Auto),
+                    _ => None,
+                },
+            ),
         };
         let updated_at = self.title_updated_at.as_deref().unwrap_or_default();
-        let title = self.header.title.as_deref().unwrap_or_default();
+        let title = title.unwrap_or_default();
         TitleSlot::serialize_fixed(title, source, updated_at)
             .map(String::into_bytes)
             .map_err(|e| StoreError::Serialize {
@@ -1102,7 +1176,7 @@ fn sync_parent_dir(_path: &Path) -> io::Result<()> {
 
 /// The line `entry` is written as (with its newline), and the entry as it reads back from it:
 /// a line that would not read back is refused before anything reaches the disk.
-fn entry_line(entry: &Entry) -> Result<(Vec<u8>, Entry), StoreError> {
+fn entry_line(entry: &impl serde::Serialize) -> Result<(Vec<u8>, Entry), StoreError> {
     let mut line = to_js_vec(entry).map_err(|e| StoreError::Serialize {
         what: "entry",
         detail: e.to_string(),

@@ -281,6 +281,31 @@ pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
     }
 }
 
+/// `JSON.parse` of one line, as JavaScript reads it, when only an object will do: invalid UTF-8
+/// and lone UTF-16 surrogate escapes read as U+FFFD (with a warning each), anything else that is
+/// not a JSON object is a [`LineError`]. The object is not typed (use it for JSONL that is not a
+/// session file, such as another agent's transcript).
+///
+/// ```
+/// use pi_session_types::line::parse_object_line;
+/// let parsed = parse_object_line(br#"{"a":"\ud83d"}"#).unwrap();
+/// assert_eq!((parsed.value["a"].as_str(), parsed.warnings.len()), (Some("\u{fffd}"), 1));
+/// assert!(parse_object_line(b"[1]").is_err());
+/// ```
+pub fn parse_object_line(bytes: &[u8]) -> Result<Parsed<JsonMap>, LineError> {
+    match parse_object(bytes) {
+        Ok(value) => Ok(Parsed {
+            value,
+            warnings: Vec::new(),
+        }),
+        Err(error) => {
+            let (repaired, warnings) = repair(bytes).ok_or(error)?;
+            let value = parse_object(repaired.as_bytes())?;
+            Ok(Parsed { value, warnings })
+        }
+    }
+}
+
 /// Warnings every typed entry gets: untyped parts, odd timestamps.
 fn finish_entry(entry: &Entry, warnings: &mut Vec<ParseWarning>) {
     warnings.extend(

@@ -47,6 +47,7 @@ mod entries;
 mod error;
 mod fork;
 mod formats;
+pub mod foreign;
 mod model;
 mod project;
 mod queries;

@@ -261,6 +261,40 @@ fn member_path(path: &str, key: &str) -> String {
     }
 }
 
+/// JSON with object keys sorted by code point, numbers and strings written as `JSON.stringify`
+/// writes them: the text whose SHA-256 the foreign recorder stores instead of a context taken from
+/// a real transcript (`xtask/recorder/src/foreign.mjs`, `canonical`).
+pub fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(canonical_json).collect();
+            format!("[{}]", inner.join(","))
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|key| {
+                    let name = pi_session_types::to_js_string(key).unwrap_or_default();
+                    format!("{name}:{}", canonical_json(&map[key]))
+                })
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        other => pi_session_types::to_js_string(other).unwrap_or_default(),
+    }
+}
+
+/// Lowercase hex SHA-256 of `text`.
+pub fn sha256_hex(text: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(text)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

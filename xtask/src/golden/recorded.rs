@@ -27,7 +27,7 @@ use pi_session_tree::{
 };
 use serde_json::Value;
 
-use super::compare::{IdMap, diff, parse_recording};
+use super::compare::{IdMap, canonical_json, diff, parse_recording, sha256_hex};
 use super::report::{Outcome, Report, Row};
 
 /// Checks every `*.expected.json` in `recordings`; the session files they name are in
@@ -82,7 +82,7 @@ fn scenario_name(file: &Path) -> String {
         .to_owned()
 }
 
-fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &Path) {
+pub(super) fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &Path) {
     let recorded = match std::fs::read_to_string(file)
         .map_err(|e| e.to_string())
         .and_then(|t| parse_recording(&t))
@@ -340,31 +340,30 @@ impl Scenario<'_> {
                     continue;
                 }
             };
-            compare(
+            compare_context(
                 report,
                 row,
                 ids,
-                "agent",
-                &what,
-                &context["agent"],
+                ("agent", &what),
+                context,
                 &resolved.context.to_value(),
             );
             let llm = Value::Array(llm_messages(resolved.context.messages(), self.dialect));
-            compare(report, row, ids, "llm", &what, &context["llm"], &llm);
+            compare_context(report, row, ids, ("llm", &what), context, &llm);
             // omp only: what its agent loop sends (a vision model, pictures allowed, no secrets:
             // the recording's setting and our default options).
-            if let Some(recorded_loop) = context.get("llmAgentLoop") {
+            if context.get("llmAgentLoop").is_some() || context.get("llmAgentLoopSha256").is_some()
+            {
                 let sent = omp_agent_loop_messages(
                     resolved.context.messages(),
                     &OmpAgentLoopOptions::default(),
                 );
-                compare(
+                compare_context(
                     report,
                     row,
                     ids,
-                    "llmAgentLoop",
-                    &what,
-                    recorded_loop,
+                    ("llmAgentLoop", &what),
+                    context,
                     &Value::Array(sent),
                 );
             }
@@ -503,6 +502,36 @@ fn compare(
         Outcome::Pass
     } else {
         Outcome::Fail(found.render())
+    };
+    report.record(row, check, what, outcome);
+}
+
+/// Compares one context value with the recording: in full, or, for recordings of real foreign
+/// transcripts (which keep no content), by the SHA-256 of its canonical JSON (`<key>Sha256`).
+fn compare_context(
+    report: &mut Report,
+    row: &mut Row,
+    ids: &mut IdMap,
+    (check, what): (&'static str, &str),
+    context: &Value,
+    actual: &Value,
+) {
+    let Some(hash) = context
+        .get(format!("{check}Sha256"))
+        .and_then(Value::as_str)
+    else {
+        compare(report, row, ids, check, what, &context[check], actual);
+        return;
+    };
+    let ours = sha256_hex(canonical_json(actual).as_bytes());
+    let outcome = if ours == hash {
+        Outcome::Pass
+    } else {
+        let messages = actual.get("messages").unwrap_or(actual);
+        let count = messages.as_array().map_or(0, Vec::len);
+        Outcome::Fail(format!(
+            "      the SHA-256 of our canonical JSON ({count} messages) is {ours}, recorded {hash}\n"
+        ))
     };
     report.record(row, check, what, outcome);
 }

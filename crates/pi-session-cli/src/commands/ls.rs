@@ -24,6 +24,10 @@ pub struct LsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// List Claude Code's or Codex's sessions instead, as omp's session picker finds them
+    /// (`$CLAUDE_CONFIG_DIR` or `~/.claude`; `~/.codex`). Import one with `pi-session import`.
+    #[arg(long, value_name = "claude|codex", conflicts_with = "dir")]
+    pub foreign: Option<pi_session::foreign::Source>,
 }
 
 /// One folder to list and whose it is.
@@ -34,6 +38,9 @@ struct Folder {
 
 /// Runs `ls`.
 pub fn run(args: LsArgs) -> Outcome {
+    if let Some(source) = args.foreign {
+        return super::import::list_foreign(source, args.json);
+    }
     let folders = match &args.dir {
         Some(dir) => folders_under(dir)?,
         None => {
@@ -126,8 +133,7 @@ fn count(n: usize) -> String {
 
 /// `2026-10-07 00:45:40  12.3 KiB  01a113d2  title  file-name`.
 fn row(session: &SessionListing) -> String {
-    let modified = iso(session.modified);
-    let when = modified.get(..19).unwrap_or(&modified).replace('T', " ");
+    let when = when(&iso(session.modified));
     let id: String = session.id.chars().take(8).collect();
     let title = session
         .title
@@ -142,6 +148,11 @@ fn row(session: &SessionListing) -> String {
         "  {when}  {:>9}  {id:<8}  {title}  {name}",
         size(session.size)
     )
+}
+
+/// `2026-10-07 00:45:40` for an ISO time: the first column of every listing.
+pub(crate) fn when(iso: &str) -> String {
+    iso.get(..19).unwrap_or(iso).replace('T', " ")
 }
 
 fn size(bytes: u64) -> String {

@@ -5,6 +5,7 @@ pub mod cat;
 pub mod check;
 pub mod context;
 pub mod fork;
+pub mod import;
 pub mod ls;
 pub mod repair;
 pub mod migrate;
