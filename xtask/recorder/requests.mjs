@@ -125,7 +125,7 @@ async function loadOmp() {
 // ---------------------------------------------------------------------------------------------
 // The registry table
 
-const REGISTRY_FIELDS = ["api", "baseUrl", "reasoning", "input", "thinkingLevelMap", "thinking"];
+const REGISTRY_FIELDS = ["api", "baseUrl", "reasoning", "input", "maxTokens", "thinkingLevelMap", "thinking"];
 
 function registryTable(agent) {
 	const compats = [];
@@ -208,8 +208,10 @@ function startServer() {
 
 function sessionPart(api, body) {
 	const out = {};
-	for (const key of SESSION_KEYS[api] ?? Object.keys(body)) {
-		if (body[key] === undefined) continue;
+	const wanted = new Set(SESSION_KEYS[api] ?? Object.keys(body));
+	// In the body's own key order (the order pi-ai's serialisation writes).
+	for (const key of Object.keys(body)) {
+		if (!wanted.has(key) || body[key] === undefined) continue;
 		if (key === "tools" && !(Array.isArray(body.tools) && body.tools.length === 0)) continue;
 		if (key === "generationConfig") {
 			if (body.generationConfig?.thinkingConfig !== undefined) out.generationConfig = { thinkingConfig: body.generationConfig.thinkingConfig };
