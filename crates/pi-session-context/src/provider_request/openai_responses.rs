@@ -80,7 +80,7 @@ pub fn request(
 ///
 /// ```
 /// use pi_session_context::provider_request::openai_responses::short_hash;
-/// assert_eq!(short_hash(""), "1m0ldm01qxvjp");
+/// assert_eq!(short_hash(""), "k4n83c7h0j2b");
 /// ```
 pub fn short_hash(text: &str) -> String {
     let mut h1: u32 = 0xdead_beef;
