@@ -90,15 +90,15 @@ pub enum Format {
     ReqLlmAnthropic,
     /// Alias of req-llm-openai (rho's rules, not omp's).
     Openai,
-    /// With --model: the Anthropic request body pi-ai builds (as `google`). Without: alias of
-    /// req-llm-anthropic (rho's rules).
+    /// With --model: the Anthropic Messages body pi-ai builds: `messages`, `system`,
+    /// `thinking`. Without: alias of req-llm-anthropic (rho's rules).
     Anthropic,
     /// The Chat Completions body pi-ai builds for --model: `messages` and the reasoning keys.
     OpenaiChat,
     /// The Responses body pi-ai builds for --model: `input`, `reasoning`, `include`.
     OpenaiResponses,
     /// The Gemini body pi-ai builds for --model: `contents`, `systemInstruction`,
-    /// `generationConfig.thinkingConfig`. Follows the dialect's pi-ai (pi 0.73.1 or omp 18.2.3).
+    /// `generationConfig.thinkingConfig`. These four follow pi 0.73.1's pi-ai rules.
     Google,
     /// What omp's agent loop hands its provider: omp's convertToLlm after its steering
     /// envelope, then its image gate (see --inputs) and its filter of provider refusals.
@@ -232,6 +232,9 @@ fn provider_body(
         thinking_level: args.thinking.clone().unwrap_or(session_level),
         max_tokens: args.max_tokens,
     };
+    if pi_ai == PiAi::Omp {
+        warn(provider_request::OMP_RULES_NOTE);
+    }
     let messages = provider_request::agent_llm_messages(context.messages(), pi_ai, &model);
     provider_request::build_for(api, &messages, &model, pi_ai, &options)
         .map_err(|e| Failure::new(e.to_string()))
