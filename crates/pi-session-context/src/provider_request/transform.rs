@@ -26,6 +26,9 @@ pub const TOOL_IMAGE_PLACEHOLDER: &str = "(tool image omitted: model does not su
 /// The text of the synthetic result of a call that got none.
 pub const NO_RESULT_TEXT: &str = "No result provided";
 
+/// An API's tool-call id rule: `(id, source assistant message) -> new id`.
+pub type NormalizeId<'a> = &'a dyn Fn(&str, &Value) -> String;
+
 /// Whether an assistant message came from `model` (provider, api and id all equal).
 pub fn is_same_model(message: &Value, model: &Model) -> bool {
     str_field(message, "provider") == Some(model.provider.as_str())
@@ -62,7 +65,7 @@ pub fn is_blank(text: &str) -> bool {
 pub fn transform_messages(
     messages: &[Value],
     model: &Model,
-    normalize_id: Option<&dyn Fn(&str, &Value) -> String>,
+    normalize_id: Option<NormalizeId<'_>>,
 ) -> Vec<Value> {
     let mut id_map: Map<String, Value> = Map::new();
     let images_ok = model.takes_images();
@@ -101,7 +104,7 @@ pub fn transform_messages(
 fn transform_assistant(
     message: Value,
     model: &Model,
-    normalize_id: Option<&dyn Fn(&str, &Value) -> String>,
+    normalize_id: Option<NormalizeId<'_>>,
     id_map: &mut Map<String, Value>,
 ) -> Value {
     let same = is_same_model(&message, model);
