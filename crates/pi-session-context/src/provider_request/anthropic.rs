@@ -14,8 +14,9 @@
 //! `thinking` from the thinking level: `disabled`, `enabled` with a budget
 //! (older models) or `adaptive` with `output_config.effort` (Opus/Sonnet 4.6+).
 
+use pi_session_types::js::object;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::registry::Model;
 use super::transform::{block_type, blocks, is_blank, str_field, transform_messages, truthy};
@@ -130,14 +131,11 @@ fn normalize_id(id: &str) -> String {
 }
 
 fn image_block(item: &Value) -> Value {
-    let mut source = Map::new();
-    source.insert("type".into(), json!("base64"));
-    if let Some(m) = item.get("mimeType") {
-        source.insert("media_type".into(), m.clone());
-    }
-    if let Some(d) = item.get("data") {
-        source.insert("data".into(), d.clone());
-    }
+    let source = object([
+        ("type", Some(json!("base64"))),
+        ("media_type", item.get("mimeType").cloned()),
+        ("data", item.get("data").cloned()),
+    ]);
     json!({"type": "image", "source": source})
 }
 
@@ -172,14 +170,12 @@ fn tool_result_content(content: &[Value]) -> Value {
 }
 
 fn tool_result(message: &Value) -> Value {
-    let mut out = Map::new();
-    out.insert("type".into(), json!("tool_result"));
-    out.insert("tool_use_id".into(), text_value(message, "toolCallId"));
-    out.insert("content".into(), tool_result_content(blocks(message)));
-    if let Some(e) = message.get("isError") {
-        out.insert("is_error".into(), e.clone());
-    }
-    Value::Object(out)
+    object([
+        ("type", Some(json!("tool_result"))),
+        ("tool_use_id", Some(text_value(message, "toolCallId"))),
+        ("content", Some(tool_result_content(blocks(message)))),
+        ("is_error", message.get("isError").cloned()),
+    ])
 }
 
 fn convert_messages(messages: &[Value], model: &Model, marker: &Value) -> Vec<Value> {
@@ -254,12 +250,10 @@ fn assistant_blocks(message: &Value) -> Vec<Value> {
             }
             Some("thinking") => {
                 if truthy(block.get("redacted")) {
-                    let mut redacted = Map::new();
-                    redacted.insert("type".into(), json!("redacted_thinking"));
-                    if let Some(data) = block.get("thinkingSignature") {
-                        redacted.insert("data".into(), data.clone());
-                    }
-                    out.push(Value::Object(redacted));
+                    out.push(object([
+                        ("type", Some(json!("redacted_thinking"))),
+                        ("data", block.get("thinkingSignature").cloned()),
+                    ]));
                     continue;
                 }
                 let thinking = str_field(block, "thinking").unwrap_or("");
@@ -274,20 +268,16 @@ fn assistant_blocks(message: &Value) -> Vec<Value> {
                 }
             }
             Some("toolCall") => {
-                let mut call = Map::new();
-                call.insert("type".into(), json!("tool_use"));
-                if let Some(id) = block.get("id") {
-                    call.insert("id".into(), id.clone());
-                }
-                if let Some(name) = block.get("name") {
-                    call.insert("name".into(), name.clone());
-                }
                 let input = match block.get("arguments") {
                     None | Some(Value::Null) => json!({}),
                     Some(a) => a.clone(),
                 };
-                call.insert("input".into(), input);
-                out.push(Value::Object(call));
+                out.push(object([
+                    ("type", Some(json!("tool_use"))),
+                    ("id", block.get("id").cloned()),
+                    ("name", block.get("name").cloned()),
+                    ("input", Some(input)),
+                ]));
             }
             _ => {}
         }

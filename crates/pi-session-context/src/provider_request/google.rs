@@ -20,7 +20,9 @@ use serde_json::{Map, Value, json};
 
 use super::openai_chat::{clamp_thinking_level, sanitize};
 use super::registry::Model;
-use super::transform::{block_type, blocks, is_blank, str_field, transform_messages};
+use super::transform::{
+    block_type, blocks, is_blank, str_field, tool_result_text, transform_messages,
+};
 use super::{PiAi, RequestError, RequestOptions, to_object};
 
 /// The session-decided part of a Gemini body, in the SDK's key order.
@@ -344,12 +346,7 @@ fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> 
 
 fn push_tool_result(contents: &mut Vec<Value>, message: &Value, model: &Model, with_id: bool) {
     let content = blocks(message);
-    let text = content
-        .iter()
-        .filter(|c| block_type(c) == Some("text"))
-        .map(|c| pi_session_types::js::to_js_string(c.get("text")))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = tool_result_text(message);
     let images: Vec<&Value> = if model.takes_images() {
         content
             .iter()

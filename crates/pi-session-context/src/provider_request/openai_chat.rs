@@ -14,11 +14,14 @@
 //! tools; Anthropic cache markers for OpenRouter's `anthropic/*` models;
 //! reasoning keys by the compat's `thinkingFormat`.
 
+use pi_session_types::js::object;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::registry::Model;
-use super::transform::{block_type, blocks, is_blank, str_field, transform_messages};
+use super::transform::{
+    block_type, blocks, is_blank, str_field, tool_result_text, transform_messages, user_parts,
+};
 use super::{PiAi, RequestOptions, to_object};
 
 /// The session-decided part of a Chat Completions body, in pi-ai's key order.
@@ -324,16 +327,7 @@ fn convert_messages(
             Some("user") => match message.get("content") {
                 Some(Value::String(text)) => params.push(json!({"role": "user", "content": text})),
                 _ => {
-                    let content: Vec<Value> = blocks(message)
-                        .iter()
-                        .map(|item| {
-                            if block_type(item) == Some("text") {
-                                json!({"type": "text", "text": item.get("text").cloned().unwrap_or(Value::Null)})
-                            } else {
-                                data_url(item)
-                            }
-                        })
-                        .collect();
+                    let content = user_parts(message, "text", data_url);
                     if content.is_empty() {
                         i += 1;
                         continue;
@@ -356,12 +350,7 @@ fn convert_messages(
                     && str_field(&transformed[j], "role") == Some("toolResult")
                 {
                     let tool = &transformed[j];
-                    let text = blocks(tool)
-                        .iter()
-                        .filter(|b| block_type(b) == Some("text"))
-                        .map(|b| str_field(b, "text").unwrap_or(""))
-                        .collect::<Vec<_>>()
-                        .join("\n");
+                    let text = tool_result_text(tool);
                     let has_images = blocks(tool).iter().any(|b| block_type(b) == Some("image"));
                     let mut result = Map::new();
                     result.insert("role".into(), json!("tool"));
@@ -478,21 +467,15 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat) -> Option<
         let tool_calls: Vec<Value> = calls
             .iter()
             .map(|call| {
-                let mut function = Map::new();
-                if let Some(name) = call.get("name") {
-                    function.insert("name".into(), name.clone());
-                }
-                if let Some(arguments) = call.get("arguments") {
-                    let text = pi_session_types::json::to_js_string(arguments).unwrap_or_default();
-                    function.insert("arguments".into(), json!(text));
-                }
-                let mut item = Map::new();
-                if let Some(id) = call.get("id") {
-                    item.insert("id".into(), id.clone());
-                }
-                item.insert("type".into(), json!("function"));
-                item.insert("function".into(), Value::Object(function));
-                Value::Object(item)
+                let function = object([
+                    ("name", call.get("name").cloned()),
+                    ("arguments", call.get("arguments").map(stringify_arguments)),
+                ]);
+                object([
+                    ("id", call.get("id").cloned()),
+                    ("type", Some(json!("function"))),
+                    ("function", Some(function)),
+                ])
             })
             .collect();
         out.insert("tool_calls".into(), Value::Array(tool_calls));
@@ -518,6 +501,11 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat) -> Option<
         _ => false,
     };
     (has_content || out.contains_key("tool_calls")).then_some(Value::Object(out))
+}
+
+/// `JSON.stringify(arguments)` as a JSON string value.
+pub fn stringify_arguments(arguments: &Value) -> Value {
+    json!(pi_session_types::json::to_js_string(arguments).unwrap_or_default())
 }
 
 /// pi's `applyAnthropicCacheControl` on the messages (system prompt and last

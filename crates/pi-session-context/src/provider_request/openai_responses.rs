@@ -15,12 +15,15 @@
 //! model of the same provider), results as `function_call_output`;
 //! `reasoning`/`include` from the thinking level.
 
+use pi_session_types::js::object;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::openai_chat::{mapped_level, reasoning_effort, sanitize};
+use super::openai_chat::{mapped_level, reasoning_effort, sanitize, stringify_arguments};
 use super::registry::Model;
-use super::transform::{block_type, blocks, str_field, transform_messages};
+use super::transform::{
+    block_type, blocks, str_field, tool_result_text, transform_messages, user_parts,
+};
 use super::{PiAi, RequestOptions, to_object};
 
 /// The session-decided part of a Responses body, in pi-ai's key order.
@@ -186,16 +189,7 @@ fn convert_messages(messages: &[Value], model: &Model, options: &RequestOptions)
                     json!({"role": "user", "content": [{"type": "input_text", "text": text}]}),
                 ),
                 _ => {
-                    let content: Vec<Value> = blocks(message)
-                        .iter()
-                        .map(|item| {
-                            if block_type(item) == Some("text") {
-                                json!({"type": "input_text", "text": item.get("text").cloned().unwrap_or(Value::Null)})
-                            } else {
-                                input_image(item)
-                            }
-                        })
-                        .collect();
+                    let content = user_parts(message, "input_text", input_image);
                     if content.is_empty() {
                         continue;
                     }
@@ -241,19 +235,21 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                     }
                     Some((id, _)) => id.clone(),
                 };
-                let mut item = Map::new();
-                item.insert("type".into(), json!("message"));
-                item.insert("role".into(), json!("assistant"));
-                item.insert(
-                    "content".into(),
-                    json!([{"type": "output_text", "text": block.get("text").cloned().unwrap_or(Value::Null), "annotations": []}]),
-                );
-                item.insert("status".into(), json!("completed"));
-                item.insert("id".into(), json!(id));
-                if let Some((_, Some(phase))) = parsed {
-                    item.insert("phase".into(), json!(phase));
-                }
-                items.push(Value::Object(item));
+                let text = block.get("text").cloned().unwrap_or(Value::Null);
+                items.push(object([
+                    ("type", Some(json!("message"))),
+                    ("role", Some(json!("assistant"))),
+                    (
+                        "content",
+                        Some(json!([{"type": "output_text", "text": text, "annotations": []}])),
+                    ),
+                    ("status", Some(json!("completed"))),
+                    ("id", Some(json!(id))),
+                    (
+                        "phase",
+                        parsed.and_then(|(_, phase)| phase).map(Value::String),
+                    ),
+                ]));
             }
             Some("toolCall") => {
                 let id = str_field(block, "id").unwrap_or("");
@@ -263,20 +259,13 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                 if different_model && item_id.is_some_and(|i| i.starts_with("fc_")) {
                     item_id = None;
                 }
-                let mut item = Map::new();
-                item.insert("type".into(), json!("function_call"));
-                if let Some(item_id) = item_id {
-                    item.insert("id".into(), json!(item_id));
-                }
-                item.insert("call_id".into(), json!(call_id));
-                if let Some(name) = block.get("name") {
-                    item.insert("name".into(), name.clone());
-                }
-                if let Some(arguments) = block.get("arguments") {
-                    let text = pi_session_types::json::to_js_string(arguments).unwrap_or_default();
-                    item.insert("arguments".into(), json!(text));
-                }
-                items.push(Value::Object(item));
+                items.push(object([
+                    ("type", Some(json!("function_call"))),
+                    ("id", item_id.map(|i| json!(i))),
+                    ("call_id", Some(json!(call_id))),
+                    ("name", block.get("name").cloned()),
+                    ("arguments", block.get("arguments").map(stringify_arguments)),
+                ]));
             }
             _ => {}
         }
@@ -286,12 +275,7 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
 
 fn tool_output(message: &Value, model: &Model) -> Value {
     let content = blocks(message);
-    let text = content
-        .iter()
-        .filter(|c| block_type(c) == Some("text"))
-        .map(|c| pi_session_types::js::to_js_string(c.get("text")))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = tool_result_text(message);
     let has_images = content.iter().any(|c| block_type(c) == Some("image"));
     let call_id = str_field(message, "toolCallId")
         .unwrap_or("")

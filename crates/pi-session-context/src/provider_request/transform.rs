@@ -274,6 +274,31 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
     result
 }
 
+/// A tool result's text blocks joined by `\n` (every API sends tool results this way).
+pub fn tool_result_text(message: &Value) -> String {
+    blocks(message)
+        .iter()
+        .filter(|c| block_type(c) == Some("text"))
+        .map(|c| pi_session_types::js::to_js_string(c.get("text")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A user turn's content blocks as `{type: text_type, text}` parts and
+/// `image(block)` for everything else (Chat Completions and Responses).
+pub fn user_parts(message: &Value, text_type: &str, image: impl Fn(&Value) -> Value) -> Vec<Value> {
+    blocks(message)
+        .iter()
+        .map(|item| {
+            if block_type(item) == Some("text") {
+                json!({"type": text_type, "text": item.get("text").cloned().unwrap_or(Value::Null)})
+            } else {
+                image(item)
+            }
+        })
+        .collect()
+}
+
 /// JavaScript truthiness of an optional value.
 pub fn truthy(value: Option<&Value>) -> bool {
     pi_session_types::js::truthy(value)
