@@ -4,7 +4,7 @@
 //! cargo xtask golden [--only TEXT] [--bless] [--write-ours]
 //! ```
 //!
-//! Three parts, all through the library crates (store `open` -> tree `SessionView` /
+//! Four parts, all through the library crates (store `open` -> tree `SessionView` /
 //! `agent_context` -> context `llm_messages` / `project`); golden owns no format rule:
 //!
 //! 1. **Recordings** (`fixtures/{omp,pi,pi16}/*.expected.json`, see [`recorded`]): every answer
@@ -14,7 +14,10 @@
 //!    fixed script; regenerating them must give the committed bytes (`--write-ours` rewrites
 //!    them), and what the real omp and pi returned for them (`cargo xtask record` writes
 //!    `fixtures/ours/<dialect>/<impl>/`) is checked like part 1.
-//! 3. **The real corpus** (`../shared/corpus/real`, see [`corpus`]; skipped with a notice when
+//! 3. **Provider requests** (`fixtures/{omp,pi}/requests/`, see [`requests`]): the request
+//!    bodies pi-ai built for every recorded context and a set of models, against
+//!    `provider_request` on the same context.
+//! 4. **The real corpus** (`../shared/corpus/real`, see [`corpus`]; skipped with a notice when
 //!    absent): every file opens, its diagnostics and context sizes match the pinned snapshot in
 //!    `xtask/golden-snapshots/corpus/` (`--bless` rewrites them: review the diff before
 //!    committing), and every output format projects for both dialects.
@@ -34,6 +37,7 @@ mod ours;
 mod ours_script;
 mod recorded;
 mod report;
+mod requests;
 
 use std::time::Instant;
 
@@ -85,6 +89,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let dir = fixtures.join(folder);
         recorded::check_folder(&mut report, folder, &dir, &dir, only);
     }
+    requests::check(&mut report, &fixtures, only);
     ours::check(
         &mut report,
         &fixtures.join("ours"),

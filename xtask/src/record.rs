@@ -69,6 +69,17 @@ impl Implementation {
         dialect == "pi" || dialect == self.dialect()
     }
 
+    /// Where the model registry of this implementation's pi-ai is written (workspace-relative);
+    /// `None` when its provider requests are not recorded (pi 1.6 shares pi 0.73's pi-ai rules
+    /// for now).
+    fn registry_file(self) -> Option<&'static str> {
+        match self {
+            Implementation::Omp => Some(OMP_REGISTRY),
+            Implementation::Pi => Some(PI_REGISTRY),
+            Implementation::Pi16 => None,
+        }
+    }
+
     fn parse(text: &str) -> Result<Self, String> {
         Implementation::ALL
             .into_iter()
@@ -87,6 +98,11 @@ impl Implementation {
         }
     }
 }
+
+/// omp 18.2.3's model catalog as the provider-request code reads it (generated, never edited).
+const OMP_REGISTRY: &str = "crates/pi-session-context/data/models-omp.json";
+/// pi 0.73.1's model registry as the provider-request code reads it (generated, never edited).
+const PI_REGISTRY: &str = "crates/pi-session-context/data/models-pi.json";
 
 /// The parsed command line.
 #[derive(Debug)]
@@ -175,6 +191,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             &fixtures.join(implementation.name()),
             options.check,
         )?;
+        if let Some(registry) = implementation.registry_file() {
+            record_requests(
+                &recorder,
+                &scratch,
+                implementation,
+                &fixtures.join(implementation.name()),
+                &root.join(registry),
+                options.check,
+            )?;
+        }
     }
     if options.implementations.contains(&Implementation::Omp) {
         record_foreign(&recorder, &scratch, &root, options.check)?;
@@ -272,6 +298,7 @@ fn record_scenarios(
         recorder,
         scratch,
         implementation,
+        "record.mjs",
         &["scenarios".as_ref(), out.as_os_str()],
     )?;
     publish(&out, target, check, implementation)
@@ -327,6 +354,7 @@ fn verify_directory(
         recorder,
         scratch,
         implementation,
+        "record.mjs",
         &["verify".as_ref(), input.as_os_str(), out.as_os_str()],
     )?;
     publish(&out, target, check, implementation)
@@ -338,6 +366,7 @@ fn run_recorder(
     recorder: &Path,
     scratch: &Scratch,
     implementation: Implementation,
+    script: &str,
     args: &[&std::ffi::OsStr],
 ) -> Result<(), String> {
     let home = scratch.fresh_dir(&format!("home-{}", implementation.name()))?;
@@ -345,7 +374,7 @@ fn run_recorder(
     let mut command = Command::new(&runtime);
     command
         .current_dir(recorder)
-        .arg("record.mjs")
+        .arg(script)
         .arg(implementation.name())
         .args(args);
     for (key, _) in std::env::vars_os() {
@@ -404,6 +433,68 @@ fn run_recorder(
             }
         }
     }
+}
+
+/// Runs `requests.mjs`: the implementation's pi-ai builds a request body for every recorded
+/// context of `fixtures` and a set of models (captured on 127.0.0.1, see the script), stored in
+/// `fixtures/requests/`; its model registry goes to `registry`.
+fn record_requests(
+    recorder: &Path,
+    scratch: &Scratch,
+    implementation: Implementation,
+    fixtures: &Path,
+    registry: &Path,
+    check: bool,
+) -> Result<(), String> {
+    let out = scratch.fresh_dir(&format!("requests-{}", implementation.name()))?;
+    run_recorder(
+        recorder,
+        scratch,
+        implementation,
+        "requests.mjs",
+        &[fixtures.as_os_str(), out.as_os_str()],
+    )?;
+    let recorded = out.join("requests");
+    let target = fixtures.join("requests");
+    let fresh_registry = read(&out.join("models.json"))?;
+    if check {
+        let mut differences = compare_trees_where(&recorded, &target, |_| true)?;
+        if fs::read(registry).ok().as_deref() != Some(fresh_registry.as_slice()) {
+            differences.push(registry.display().to_string());
+        }
+        if differences.is_empty() {
+            eprintln!(
+                "xtask: {}: provider requests match {} byte for byte",
+                implementation.name(),
+                target.display()
+            );
+            return Ok(());
+        }
+        return Err(format!(
+            "{}: re-recorded provider requests differ in {} file(s):\n  {}",
+            implementation.name(),
+            differences.len(),
+            differences.join("\n  ")
+        ));
+    }
+    if target.exists() {
+        fs::remove_dir_all(&target)
+            .map_err(|error| format!("could not clear {}: {error}", target.display()))?;
+    }
+    replace_recorded_files(&recorded, &target)?;
+    if let Some(parent) = registry.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|error| format!("could not create {}: {error}", parent.display()))?;
+    }
+    fs::write(registry, fresh_registry)
+        .map_err(|error| format!("could not write {}: {error}", registry.display()))?;
+    println!(
+        "{}: provider requests in {}, model registry in {}",
+        implementation.name(),
+        target.display(),
+        registry.display()
+    );
+    Ok(())
 }
 
 /// Moves a fresh recording into place, or with `check` compares it with what is committed.
@@ -481,11 +572,20 @@ fn replace_recorded_files(recorded: &Path, target: &Path) -> Result<(), String> 
 
 /// Names of the files that differ, are missing, or are extra (recorder-owned files only).
 fn compare_trees(recorded: &Path, committed: &Path) -> Result<Vec<String>, String> {
+    compare_trees_where(recorded, committed, is_recorded_file)
+}
+
+/// [`compare_trees`] over the committed files that `owned` accepts.
+fn compare_trees_where(
+    recorded: &Path,
+    committed: &Path,
+    owned: fn(&Path) -> bool,
+) -> Result<Vec<String>, String> {
     let fresh: BTreeSet<PathBuf> = list_files(recorded)?.into_iter().collect();
     let existing: BTreeSet<PathBuf> = if committed.exists() {
         list_files(committed)?
             .into_iter()
-            .filter(|path| is_recorded_file(path))
+            .filter(|path| owned(path))
             .collect()
     } else {
         BTreeSet::new()

@@ -280,3 +280,125 @@ fn bad_input_is_refused_on_stderr() {
         insta::assert_snapshot!(format!("context_bad_{i}"), out.to_string());
     }
 }
+
+/// The `--format` name of a recorded request's API.
+fn request_format(api: &str) -> &'static str {
+    match api {
+        "openai-completions" => "openai-chat",
+        "openai-responses" => "openai-responses",
+        "anthropic-messages" => "anthropic",
+        _ => "google",
+    }
+}
+
+#[test]
+fn pi_ai_formats_print_the_recorded_request_bodies() {
+    // Every model recorded for the default leaf of two pi sessions (the full sweep over every
+    // context is `cargo xtask golden`).
+    for scenario in ["tool-calls", "thinking-signatures"] {
+        let requests = parse_js_json(
+            &std::fs::read_to_string(root().join(format!("fixtures/pi/requests/{scenario}.json")))
+                .unwrap(),
+        );
+        let expected = parse_js_json(
+            &std::fs::read_to_string(root().join(format!("fixtures/pi/{scenario}.expected.json")))
+                .unwrap(),
+        );
+        let file = format!("fixtures/pi/{scenario}.jsonl");
+        let system = requests["systemPrompt"].as_str().unwrap();
+        let default_leaf = &expected["leafId"];
+        let mut checked = 0;
+        for request in requests["requests"].as_array().unwrap() {
+            if &request["leafId"] != default_leaf {
+                continue;
+            }
+            let format = request_format(request["api"].as_str().unwrap());
+            let args = [
+                "context",
+                &file,
+                "--dialect",
+                "pi",
+                "--format",
+                format,
+                "--model",
+                request["model"].as_str().unwrap(),
+                "--thinking",
+                request["thinkingLevel"].as_str().unwrap(),
+                "--system-prompt",
+                system,
+            ];
+            let out = run(&args);
+            assert_eq!(out.code, 0, "{out}");
+            assert!(
+                js_equal(&json(&out), &request["body"]),
+                "{out}\nexpected {}",
+                request["body"]
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, 6, "{scenario}: one body per recorded model");
+    }
+}
+
+#[test]
+fn pi_ai_formats_explain_bad_models() {
+    let file = "fixtures/pi/tool-calls.jsonl";
+    let unknown = run(&[
+        "context",
+        file,
+        "--format",
+        "anthropic",
+        "--model",
+        "anthropic/claude-sonet-4-5",
+    ]);
+    assert_eq!(unknown.code, 2, "{unknown}");
+    assert!(
+        unknown
+            .stderr
+            .contains("did you mean anthropic/claude-sonnet-4-5"),
+        "{unknown}"
+    );
+    let missing = run(&["context", file, "--format", "google"]);
+    assert_eq!(missing.code, 2, "{missing}");
+    assert!(missing.stderr.contains("needs --model"), "{missing}");
+    let wrong = run(&[
+        "context",
+        file,
+        "--format",
+        "google",
+        "--model",
+        "openai/gpt-5",
+    ]);
+    assert_eq!(wrong.code, 2, "{wrong}");
+    assert!(
+        wrong.stderr.contains("--format openai-responses"),
+        "{wrong}"
+    );
+    let pi16 = run(&[
+        "context",
+        file,
+        "--dialect",
+        "pi16",
+        "--format",
+        "openai-chat",
+        "--model",
+        "groq/llama-3.3-70b-versatile",
+    ]);
+    assert_eq!(pi16.code, 2, "{pi16}");
+}
+
+#[test]
+fn req_llm_shapes_keep_their_old_names() {
+    let file = "fixtures/pi/tool-calls.jsonl";
+    for (old, new) in [
+        ("openai", "req-llm-openai"),
+        ("anthropic", "req-llm-anthropic"),
+    ] {
+        let (a, b) = (
+            run(&["context", file, "--format", old]),
+            run(&["context", file, "--format", new]),
+        );
+        assert_eq!((a.code, b.code), (0, 0), "{a}\n{b}");
+        assert_eq!(a.stdout, b.stdout, "--format {old} is an alias of {new}");
+    }
+}

@@ -11,6 +11,10 @@
 //!   thinking never sent back, empty and superseded assistant turns dropped,
 //!   every tool call answered, pictures and PDFs by what the model takes.
 //! - [`providers`]: OpenAI Chat Completions and Anthropic Messages shapes.
+//! - [`provider_request`]: the session-decided part of the HTTP request body
+//!   pi-ai (pi 0.73.1's or omp 18.2.3's) builds for a model, per API (Chat
+//!   Completions, Responses, Anthropic, Google), with the generated model
+//!   registries.
 //! - [`projection::project`]: any of these for a branch, by [`Format`].
 //!
 //! Output JSON is `serde_json::Value`; write it with
@@ -35,6 +39,7 @@ pub mod llm;
 pub mod omp_prompt;
 mod output_notice;
 pub mod projection;
+pub mod provider_request;
 pub mod providers;
 pub mod reqllm;
 pub mod rho;

@@ -202,8 +202,9 @@ impl ContentPart {
 pub struct ToolCall {
     /// The call id, answered by a tool message's `tool_call_id`.
     pub id: String,
-    /// The tool's name.
-    pub name: String,
+    /// The tool's name; `None` (JSON `null`) when the call had none, as rho's
+    /// `ToolCall.new(id, nil, …)` gives.
+    pub name: Option<String>,
     /// The arguments as a JSON string (rho re-encodes them with sorted keys).
     pub arguments: String,
 }
@@ -213,7 +214,7 @@ impl ToolCall {
     pub fn to_canonical_json(&self) -> Value {
         let mut function = Map::new();
         function.insert("arguments".into(), Value::String(self.arguments.clone()));
-        function.insert("name".into(), Value::String(self.name.clone()));
+        function.insert("name".into(), opt_string(self.name.clone()));
         let mut map = Map::new();
         map.insert("function".into(), Value::Object(function));
         map.insert("id".into(), Value::String(self.id.clone()));

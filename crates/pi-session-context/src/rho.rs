@@ -272,7 +272,11 @@ impl Projector<'_> {
         }
     }
 
+    /// A picture part: dropped without a `mimeType` (a provider rejects an
+    /// image without a media type, and no note stands for it either); the
+    /// no-pictures note when the model takes none.
     fn picture(&self, part: &Map<String, Value>) -> Option<ContentPart> {
+        let mime = part.get("mimeType").and_then(Value::as_str)?.to_owned();
         if !self.options.inputs.image {
             return Some(ContentPart::text(NO_PICTURES_NOTE));
         }
@@ -281,11 +285,7 @@ impl Projector<'_> {
             (Some(hash), Some(blobs)) => blobs.read_blob(hash).ok()??,
             _ => STANDARD.decode(data).ok()?,
         };
-        let mime = part
-            .get("mimeType")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        Some(ContentPart::image(bytes, mime))
+        Some(ContentPart::image(bytes, Some(mime)))
     }
 
     fn pdf_parts(&self, message: &Map<String, Value>) -> Vec<ContentPart> {
@@ -356,7 +356,10 @@ fn assistant(message: &Map<String, Value>) -> Option<Message> {
         .filter(|p| p.get("type").and_then(Value::as_str) == Some("toolCall"))
         .map(|call| ToolCall {
             id: interpolate(call.get("id")),
-            name: interpolate(call.get("name")),
+            name: match call.get("name") {
+                None | Some(Value::Null) => None,
+                name => Some(interpolate(name)),
+            },
             arguments: encode_arguments(call.get("arguments")),
         })
         .collect();
@@ -386,12 +389,12 @@ fn encode_arguments(arguments: Option<&Value>) -> String {
 /// next non-tool message comes (or the list ends), in call order.
 fn close_dangling_calls(projected: impl Iterator<Item = Message>) -> Vec<Message> {
     let mut out = Vec::new();
-    let mut open: Vec<(String, String)> = Vec::new();
-    let synthetic = |open: &mut Vec<(String, String)>, out: &mut Vec<Message>| {
+    let mut open: Vec<(String, Option<String>)> = Vec::new();
+    let synthetic = |open: &mut Vec<(String, Option<String>)>, out: &mut Vec<Message>| {
         for (id, name) in open.drain(..) {
             out.push(Message::tool_result(
                 id,
-                Some(name),
+                name,
                 vec![ContentPart::text(ABORTED_TOOL_TEXT)],
             ));
         }

@@ -7,6 +7,7 @@ mod corpus;
 mod documents;
 mod fixtures;
 mod llm_convert;
+mod provider_request;
 mod providers;
 mod recorded;
 mod recorded_projection;

@@ -470,3 +470,52 @@ fn compacted_splits_like_rho() {
     ]);
     assert!(rho::compacted(&numeric).kept.is_empty());
 }
+
+#[test]
+fn picture_without_mime_type_is_dropped_with_and_without_pictures() {
+    let png = "iVBORw0KGgo=";
+    let entries = branch(vec![msg(json!({"role": "user", "content": [
+        {"type": "text", "text": "see"},
+        {"type": "image", "data": png},
+        {"type": "image", "data": png, "mimeType": "image/png"}]}))]);
+    let with = context(&entries, &Options::default());
+    let kinds: Vec<PartType> = with[0].content.iter().map(|p| p.kind).collect();
+    assert_eq!(kinds, [PartType::Text, PartType::Image]);
+    let without = context(
+        &entries,
+        &Options {
+            inputs: Inputs {
+                image: false,
+                ..Inputs::default()
+            },
+            ..Options::default()
+        },
+    );
+    let texts: Vec<&str> = without[0]
+        .content
+        .iter()
+        .filter_map(|p| p.text.as_deref())
+        .collect();
+    assert_eq!(
+        texts,
+        ["see", rho::NO_PICTURES_NOTE],
+        "one note, for the picture that has a type"
+    );
+}
+
+#[test]
+fn tool_call_without_a_name_keeps_null_in_canonical_json() {
+    let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "arguments": {}}],
+        "stopReason": "toolUse"});
+    let entries = branch(vec![user("go"), msg(call)]);
+    let out = to_canonical_json(&context(&entries, &Options::default()));
+    assert_eq!(
+        out[1]["tool_calls"][0]["function"]["name"],
+        serde_json::Value::Null
+    );
+    assert_eq!(
+        out[2]["name"],
+        serde_json::Value::Null,
+        "the synthetic result has no name either"
+    );
+}

@@ -168,7 +168,7 @@ fn message_tokens(message: &Message, count: &dyn Fn(&str) -> u64) -> u64 {
         .tool_calls
         .iter()
         .flatten()
-        .map(|call| count(&call.name) + count(&call.arguments))
+        .map(|call| count(call.name.as_deref().unwrap_or("")) + count(&call.arguments))
         .sum();
     parts + calls
 }

@@ -32,7 +32,7 @@ fn window_and_reserve_follow_rho() {
 fn tokens_are_estimated_per_role() {
     let call = ToolCall {
         id: "c".into(),
-        name: "read".into(),
+        name: Some("read".into()),
         arguments: "{\"p\":1}".into(),
     };
     let messages = vec![

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::Inputs;
 use pi_session::projection::llm::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
+use pi_session::projection::provider_request::{self, Api, PiAi, RequestOptions};
 use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use pi_session::projection::{WorkspaceDocuments, llm_messages, reqllm, rho};
 use pi_session::store::SessionFile;
@@ -46,6 +47,19 @@ pub struct ContextArgs {
     /// beside the file, else omp's `<agent dir>/blobs`).
     #[arg(long, value_name = "DIR")]
     pub blobs: Option<PathBuf>,
+    /// The model, for openai-chat/openai-responses/anthropic/google: `PROVIDER/ID` as in the
+    /// registry of the dialect's pi-ai (pi 0.73.1's or omp 18.2.3's).
+    #[arg(long, value_name = "PROVIDER/ID")]
+    pub model: Option<String>,
+    /// The system prompt pi-ai is given (the caller's; none by default).
+    #[arg(long, value_name = "TEXT")]
+    pub system_prompt: Option<String>,
+    /// The thinking level pi-ai is given (default: the session's own).
+    #[arg(long, value_name = "LEVEL")]
+    pub thinking: Option<String>,
+    /// pi-ai's maxTokens option (bounds Anthropic's thinking budget).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u64>,
 }
 
 /// `--dialect`.
@@ -71,10 +85,22 @@ pub enum Format {
     Llm,
     /// rho's req_llm messages (canonical JSON).
     ReqLlm,
-    /// An OpenAI Chat Completions `messages` array.
+    /// rho's rules: an OpenAI Chat Completions `messages` array from req_llm messages.
+    ReqLlmOpenai,
+    /// rho's rules: an Anthropic Messages `{system?, messages}` from req_llm messages.
+    ReqLlmAnthropic,
+    /// Alias of req-llm-openai (rho's rules, not omp's).
     Openai,
-    /// An Anthropic Messages `{system?, messages}`.
+    /// With --model: the Anthropic Messages body pi-ai builds: `messages`, `system`,
+    /// `thinking`. Without: alias of req-llm-anthropic (rho's rules).
     Anthropic,
+    /// The Chat Completions body pi-ai builds for --model: `messages` and the reasoning keys.
+    OpenaiChat,
+    /// The Responses body pi-ai builds for --model: `input`, `reasoning`, `include`.
+    OpenaiResponses,
+    /// The Gemini body pi-ai builds for --model: `contents`, `systemInstruction`,
+    /// `generationConfig.thinkingConfig`. These four follow pi 0.73.1's pi-ai rules.
+    Google,
     /// What omp's agent loop hands its provider: omp's convertToLlm after its steering
     /// envelope, then its image gate (see --inputs) and its filter of provider refusals.
     /// Always omp's rules; extensions and secret redaction are not applied.
@@ -119,7 +145,17 @@ pub fn run(args: ContextArgs) -> Outcome {
     let blobs = blob_dir.map(BlobFolder::new);
     let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
     let mut out = Out::new();
+    if let Some(api) = provider_api(args.format, args.model.is_some()) {
+        let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+        warn_tree(&loaded, &resolved.diagnostics);
+        let value = provider_body(api, dialect, &resolved.context, &args)?;
+        out.json(&value)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
     let value = match args.format {
+        // Handled above (provider_api is Some for them).
+        Format::OpenaiChat | Format::OpenaiResponses | Format::Google => Value::Null,
         Format::Agent | Format::Llm | Format::OmpAgentLoop => {
             let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
             warn_tree(&loaded, &resolved.diagnostics);
@@ -138,11 +174,17 @@ pub fn run(args: ContextArgs) -> Outcome {
                 )),
             }
         }
-        Format::ReqLlm | Format::Openai | Format::Anthropic => {
+        Format::ReqLlm
+        | Format::ReqLlmOpenai
+        | Format::ReqLlmAnthropic
+        | Format::Openai
+        | Format::Anthropic => {
             let messages = req_llm_messages(&loaded, &view, &leaf, &args, blob_source)?;
             match args.format {
                 Format::ReqLlm => reqllm::to_canonical_json(&messages),
-                Format::Openai => openai_chat_messages(&messages, OpenAiOptions::default()),
+                Format::Openai | Format::ReqLlmOpenai => {
+                    openai_chat_messages(&messages, OpenAiOptions::default())
+                }
                 _ => anthropic_messages(&messages),
             }
         }
@@ -150,6 +192,57 @@ pub fn run(args: ContextArgs) -> Outcome {
     out.json(&value)?;
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// The pi-ai API a format asks for (`anthropic` only with a model: without one it is rho's).
+fn provider_api(format: Format, has_model: bool) -> Option<Api> {
+    match format {
+        Format::OpenaiChat => Some(Api::OpenAiChat),
+        Format::OpenaiResponses => Some(Api::OpenAiResponses),
+        Format::Google => Some(Api::Google),
+        Format::Anthropic if has_model => Some(Api::Anthropic),
+        _ => None,
+    }
+}
+
+/// The request body the dialect's pi-ai builds for `--model` (see `provider_request`).
+fn provider_body(
+    api: Api,
+    dialect: Dialect,
+    context: &pi_session::tree::AgentContext,
+    args: &ContextArgs,
+) -> Result<Value, Failure> {
+    let pi_ai = match dialect {
+        Dialect::Pi => PiAi::Pi,
+        Dialect::Omp => PiAi::Omp,
+        Dialect::Pi16 => {
+            return Err(Failure::new(
+                "request bodies follow pi 0.73.1's or omp 18.2.3's pi-ai: use --dialect pi or --dialect omp",
+            ));
+        }
+    };
+    let name = args.model.as_deref().ok_or_else(|| {
+        Failure::new(format!(
+            "--format {} needs --model PROVIDER/ID (e.g. --model anthropic/claude-sonnet-4-5)",
+            provider_request::format_name(api)
+        ))
+    })?;
+    let model = provider_request::lookup(pi_ai, name).map_err(|e| Failure::new(e.to_string()))?;
+    let session_level = context.to_value()["thinkingLevel"]
+        .as_str()
+        .unwrap_or("off")
+        .to_owned();
+    let options = RequestOptions {
+        system_prompt: args.system_prompt.clone(),
+        thinking_level: args.thinking.clone().unwrap_or(session_level),
+        max_tokens: args.max_tokens,
+    };
+    if pi_ai == PiAi::Omp {
+        warn(provider_request::OMP_RULES_NOTE);
+    }
+    let messages = provider_request::agent_llm_messages(context.messages(), pi_ai, &model);
+    provider_request::build_for(api, &messages, &model, pi_ai, &options)
+        .map_err(|e| Failure::new(e.to_string()))
 }
 
 /// rho's projection of the branch (omp blob references read from `blobs`).

@@ -1,0 +1,442 @@
+//! Google Generative AI (`google-generative-ai`): pi 0.73.1
+//! `dist/providers/google.js` (`buildParams`, `streamSimpleGoogle`) and
+//! `google-shared.js` (`convertMessages`), serialised the way the
+//! `@google/genai` SDK writes the HTTP body (its `*ToMldev` converters fix the
+//! key order of every part and drop `null`s).
+//!
+//! Rules: roles `user`/`model`; tool-call ids kept (sanitised, at most 64,
+//! and sent as `functionCall.id`/`functionResponse.id` only for `claude-*`
+//! and `gpt-oss-*` model ids); blank assistant text dropped; thinking from
+//! the same provider and model as `{thought: true, text}`, from others as
+//! text; `thoughtSignature` only from the same model and when it is valid
+//! base64; tool results as `functionResponse {name, response: {output|error}}`,
+//! consecutive ones merged into one user turn, their pictures nested for
+//! Gemini 3+ and in a following `Tool result image:` user turn before; the
+//! system prompt as `systemInstruction`; `thinkingConfig` from the thinking
+//! level (budgets for Gemini 2.5, levels for Gemini 3 and Gemma 4).
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::openai_chat::{clamp_thinking_level, sanitize};
+use super::registry::Model;
+use super::transform::{
+    block_type, blocks, is_blank, str_field, tool_result_text, transform_messages,
+};
+use super::{PiAi, RequestError, RequestOptions, to_object};
+
+/// The session-decided part of a Gemini body, in the SDK's key order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GoogleRequest {
+    /// `contents`.
+    pub contents: Vec<Value>,
+    /// `systemInstruction`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_instruction: Option<Value>,
+    /// `generationConfig` (only its `thinkingConfig` is the session's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation_config: Option<Value>,
+}
+
+impl GoogleRequest {
+    /// The JSON object.
+    pub fn to_value(&self) -> Value {
+        to_object(self)
+    }
+}
+
+fn requires_tool_call_id(id: &str) -> bool {
+    id.starts_with("claude-") || id.starts_with("gpt-oss-")
+}
+
+fn gemini_major(id: &str) -> Option<u32> {
+    let lower = id.to_lowercase();
+    let rest = lower.strip_prefix("gemini-")?;
+    let rest = rest.strip_prefix("live-").unwrap_or(rest);
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn multimodal_function_response(id: &str) -> bool {
+    gemini_major(id).is_none_or(|major| major >= 3)
+}
+
+fn is_gemini3_pro(id: &str) -> bool {
+    family(id, "pro")
+}
+
+fn is_gemini3_flash(id: &str) -> bool {
+    family(id, "flash")
+}
+
+/// `/gemini-3(?:\.\d+)?-<kind>/` on the lower-cased id.
+fn family(id: &str, kind: &str) -> bool {
+    let lower = id.to_lowercase();
+    lower.match_indices("gemini-3").any(|(at, m)| {
+        let mut rest = &lower[at + m.len()..];
+        if let Some(after) = rest.strip_prefix('.') {
+            let digits = after.chars().take_while(char::is_ascii_digit).count();
+            if digits == 0 {
+                return false;
+            }
+            rest = &after[digits..];
+        }
+        rest.starts_with(&format!("-{kind}"))
+    })
+}
+
+fn is_gemma4(id: &str) -> bool {
+    let lower = id.to_lowercase();
+    lower.contains("gemma4") || lower.contains("gemma-4")
+}
+
+fn valid_signature(signature: Option<&str>) -> Option<&str> {
+    signature.filter(|s| {
+        !s.is_empty() && s.len() % 4 == 0 && {
+            let body = s.trim_end_matches('=');
+            s.len() - body.len() <= 2
+                && !body.is_empty()
+                && body
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+        }
+    })
+}
+
+/// A part in the SDK's key order, `null`s dropped.
+fn part(fields: &[(&str, Option<Value>)]) -> Value {
+    const ORDER: [&str; 6] = [
+        "functionCall",
+        "functionResponse",
+        "inlineData",
+        "text",
+        "thought",
+        "thoughtSignature",
+    ];
+    let mut out = Map::new();
+    for key in ORDER {
+        if let Some((_, Some(value))) = fields.iter().find(|(k, _)| *k == key)
+            && !value.is_null()
+        {
+            out.insert(key.to_owned(), value.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+fn inline_data(block: &Value) -> Value {
+    let mut data = Map::new();
+    for key in ["data", "mimeType"] {
+        if let Some(v) = block.get(key).filter(|v| !v.is_null()) {
+            data.insert(key.to_owned(), v.clone());
+        }
+    }
+    part(&[("inlineData", Some(Value::Object(data)))])
+}
+
+fn turn(role: &str, parts: Vec<Value>) -> Value {
+    json!({"parts": parts, "role": role})
+}
+
+/// The Gemini request pi-ai builds; `Err` when the SDK refuses to send it
+/// (no contents).
+pub fn request(
+    messages: &[Value],
+    model: &Model,
+    _pi_ai: PiAi,
+    options: &RequestOptions,
+) -> Result<GoogleRequest, RequestError> {
+    let contents = convert_messages(messages, model);
+    if contents.is_empty() {
+        return Err(RequestError::Refused("contents are required".to_owned()));
+    }
+    let mut out = GoogleRequest {
+        contents,
+        ..GoogleRequest::default()
+    };
+    if let Some(system) = options.system_prompt.as_deref().filter(|s| !s.is_empty()) {
+        out.system_instruction = Some(json!({"parts": [{"text": system}], "role": "user"}));
+    }
+    if model.reasoning {
+        let level = options.thinking_level.as_str();
+        let thinking = if level.is_empty() || level == "off" {
+            disabled_thinking(&model.id)
+        } else {
+            let clamped = clamp_thinking_level(model, level);
+            let effort = if clamped == "off" {
+                "high".to_owned()
+            } else {
+                clamped
+            };
+            if is_gemini3_pro(&model.id) || is_gemini3_flash(&model.id) || is_gemma4(&model.id) {
+                json!({"includeThoughts": true, "thinkingLevel": thinking_level(&effort, &model.id)})
+            } else {
+                match budget(&model.id, &effort) {
+                    Some(b) => json!({"includeThoughts": true, "thinkingBudget": b}),
+                    None => json!({"includeThoughts": true}),
+                }
+            }
+        };
+        out.generation_config = Some(json!({"thinkingConfig": thinking}));
+    }
+    Ok(out)
+}
+
+fn disabled_thinking(id: &str) -> Value {
+    if is_gemini3_pro(id) {
+        json!({"thinkingLevel": "LOW"})
+    } else if is_gemini3_flash(id) || is_gemma4(id) {
+        json!({"thinkingLevel": "MINIMAL"})
+    } else {
+        json!({"thinkingBudget": 0})
+    }
+}
+
+fn thinking_level(effort: &str, id: &str) -> &'static str {
+    let low_high = |low: &'static str| match effort {
+        "minimal" | "low" => Some(low),
+        "medium" | "high" => Some("HIGH"),
+        _ => None,
+    };
+    if is_gemini3_pro(id)
+        && let Some(level) = low_high("LOW")
+    {
+        return level;
+    }
+    if is_gemma4(id)
+        && let Some(level) = low_high("MINIMAL")
+    {
+        return level;
+    }
+    match effort {
+        "minimal" => "MINIMAL",
+        "low" => "LOW",
+        "medium" => "MEDIUM",
+        _ => "HIGH",
+    }
+}
+
+fn budget(id: &str, effort: &str) -> Option<i64> {
+    let table: [i64; 4] = if id.contains("2.5-pro") {
+        [128, 2048, 8192, 32768]
+    } else if id.contains("2.5-flash-lite") {
+        [512, 2048, 8192, 24576]
+    } else if id.contains("2.5-flash") {
+        [128, 2048, 8192, 24576]
+    } else {
+        return Some(-1);
+    };
+    match effort {
+        "minimal" => Some(table[0]),
+        "low" => Some(table[1]),
+        "medium" => Some(table[2]),
+        "high" => Some(table[3]),
+        _ => None,
+    }
+}
+
+fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
+    let with_id = requires_tool_call_id(&model.id);
+    let normalize = |id: &str, _source: &Value| {
+        if with_id {
+            sanitize(id).chars().take(64).collect()
+        } else {
+            id.to_owned()
+        }
+    };
+    let transformed = transform_messages(messages, model, Some(&normalize));
+    let mut contents: Vec<Value> = Vec::new();
+    for message in &transformed {
+        match str_field(message, "role") {
+            Some("user") => match message.get("content") {
+                Some(Value::String(text)) => {
+                    contents.push(turn("user", vec![json!({"text": text})]))
+                }
+                _ => {
+                    let parts: Vec<Value> = blocks(message)
+                        .iter()
+                        .map(|item| {
+                            if block_type(item) == Some("text") {
+                                part(&[("text", item.get("text").cloned())])
+                            } else {
+                                inline_data(item)
+                            }
+                        })
+                        .collect();
+                    if !parts.is_empty() {
+                        contents.push(turn("user", parts));
+                    }
+                }
+            },
+            Some("assistant") => {
+                let parts = assistant_parts(message, model, with_id);
+                if !parts.is_empty() {
+                    contents.push(turn("model", parts));
+                }
+            }
+            Some("toolResult") => push_tool_result(&mut contents, message, model, with_id),
+            _ => {}
+        }
+    }
+    contents
+}
+
+fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> {
+    let same = str_field(message, "provider") == Some(model.provider.as_str())
+        && str_field(message, "model") == Some(model.id.as_str());
+    let signature = |block: &Value, key: &str| {
+        if same {
+            valid_signature(str_field(block, key)).map(|s| json!(s))
+        } else {
+            None
+        }
+    };
+    let mut parts = Vec::new();
+    for block in blocks(message) {
+        match block_type(block) {
+            Some("text") => {
+                let text = str_field(block, "text").unwrap_or("");
+                if is_blank(text) {
+                    continue;
+                }
+                parts.push(part(&[
+                    ("text", Some(json!(text))),
+                    ("thoughtSignature", signature(block, "textSignature")),
+                ]));
+            }
+            Some("thinking") => {
+                let thinking = str_field(block, "thinking").unwrap_or("");
+                if is_blank(thinking) {
+                    continue;
+                }
+                if same {
+                    parts.push(part(&[
+                        ("thought", Some(json!(true))),
+                        ("text", Some(json!(thinking))),
+                        ("thoughtSignature", signature(block, "thinkingSignature")),
+                    ]));
+                } else {
+                    parts.push(part(&[("text", Some(json!(thinking)))]));
+                }
+            }
+            Some("toolCall") => {
+                let mut call = Map::new();
+                let args = match block.get("arguments") {
+                    None | Some(Value::Null) => json!({}),
+                    Some(a) => a.clone(),
+                };
+                call.insert("args".into(), args);
+                if with_id && let Some(id) = block.get("id").filter(|v| !v.is_null()) {
+                    call.insert("id".into(), id.clone());
+                }
+                if let Some(name) = block.get("name").filter(|v| !v.is_null()) {
+                    call.insert("name".into(), name.clone());
+                }
+                parts.push(part(&[
+                    ("functionCall", Some(Value::Object(call))),
+                    ("thoughtSignature", signature(block, "thoughtSignature")),
+                ]));
+            }
+            _ => {}
+        }
+    }
+    parts
+}
+
+fn push_tool_result(contents: &mut Vec<Value>, message: &Value, model: &Model, with_id: bool) {
+    let content = blocks(message);
+    let text = tool_result_text(message);
+    let images: Vec<&Value> = if model.takes_images() {
+        content
+            .iter()
+            .filter(|c| block_type(c) == Some("image"))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let nested = multimodal_function_response(&model.id);
+    let value = if !text.is_empty() {
+        text
+    } else if !images.is_empty() {
+        "(see attached image)".to_owned()
+    } else {
+        String::new()
+    };
+    let error = message
+        .get("isError")
+        .is_some_and(|e| pi_session_types::js::truthy(Some(e)));
+    let mut response = Map::new();
+    if let Some(name) = message.get("toolName").filter(|v| !v.is_null()) {
+        response.insert("name".into(), name.clone());
+    }
+    response.insert(
+        "response".into(),
+        if error {
+            json!({"error": value})
+        } else {
+            json!({"output": value})
+        },
+    );
+    let image_parts: Vec<Value> = images.iter().map(|i| inline_data(i)).collect();
+    if !images.is_empty() && nested {
+        response.insert("parts".into(), Value::Array(image_parts.clone()));
+    }
+    if with_id && let Some(id) = message.get("toolCallId").filter(|v| !v.is_null()) {
+        response.insert("id".into(), id.clone());
+    }
+    let response_part = part(&[("functionResponse", Some(Value::Object(response)))]);
+    let merge = contents.last().is_some_and(|last| {
+        str_field(last, "role") == Some("user")
+            && blocks_named(last, "parts")
+                .iter()
+                .any(|p| p.get("functionResponse").is_some())
+    });
+    if merge {
+        if let Some(parts) = contents
+            .last_mut()
+            .and_then(|last| last.get_mut("parts"))
+            .and_then(Value::as_array_mut)
+        {
+            parts.push(response_part);
+        }
+    } else {
+        contents.push(turn("user", vec![response_part]));
+    }
+    if !images.is_empty() && !nested {
+        let mut parts = vec![json!({"text": "Tool result image:"})];
+        parts.extend(image_parts);
+        contents.push(turn("user", parts));
+    }
+}
+
+fn blocks_named<'a>(value: &'a Value, key: &str) -> &'a [Value] {
+    value
+        .get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gemini_families_follow_the_regexes() {
+        assert!(is_gemini3_pro("gemini-3-pro-preview"));
+        assert!(is_gemini3_pro("gemini-3.1-pro"));
+        assert!(!is_gemini3_pro("gemini-2.5-pro"));
+        assert!(is_gemini3_flash("models/gemini-3-flash"));
+        assert_eq!(gemini_major("gemini-2.5-pro"), Some(2));
+        assert!(!multimodal_function_response("gemini-2.5-pro"));
+        assert!(multimodal_function_response("claude-x"));
+    }
+
+    #[test]
+    fn thought_signatures_must_be_base64() {
+        assert_eq!(valid_signature(Some("QUJD")), Some("QUJD"));
+        assert_eq!(valid_signature(Some("QUJ=")), Some("QUJ="));
+        assert_eq!(valid_signature(Some("abc")), None);
+        assert_eq!(valid_signature(Some("ab!d")), None);
+    }
+}
