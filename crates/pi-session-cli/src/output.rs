@@ -38,6 +38,11 @@ impl Out {
         self.line(&indent(&compact))
     }
 
+    /// Writes raw bytes (an HTML page).
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.write(bytes)
+    }
+
     /// Pushes buffered output to stdout.
     pub fn flush(&mut self) -> Result<(), Failure> {
         self.inner.flush().map_err(write_failure)
