@@ -6,8 +6,9 @@
 //! a separate process per measurement, so peak memory (`VmHWM`) belongs to that measurement
 //! alone.
 //!
-//! `bench types` lives in `bench_types.rs`, `bench context` in `bench_context.rs`; `bench all`
-//! runs store, then types, then context (the options given apply to store only).
+//! `bench types` lives in `bench_types.rs`, `bench context` in `bench_context.rs`, `bench export`
+//! in `bench_export.rs`; `bench all` runs store, then types, then context, then export (the
+//! options given apply to store only).
 //!
 //! `bench store` (worker: `crates/pi-session-store/examples/store_bench.rs`):
 //! generates a session of `--size-mb` MiB (default 200; `--large`: 1024) in a temporary folder,
@@ -33,11 +34,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "store" => store(rest),
         "types" => crate::bench_types::run(rest),
         "context" => crate::bench_context::run(rest),
+        "export" => crate::bench_export::run(rest),
         "all" => store(rest)
             .and_then(|()| crate::bench_types::run(&[]))
-            .and_then(|()| crate::bench_context::run(&[])),
+            .and_then(|()| crate::bench_context::run(&[]))
+            .and_then(|()| crate::bench_export::run(&[])),
         other => Err(format!(
-            "unknown benchmark `{other}` (store, types, context or all)"
+            "unknown benchmark `{other}` (store, types, context, export or all)"
         )),
     }
 }

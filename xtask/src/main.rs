@@ -10,6 +10,7 @@
 
 mod bench;
 mod bench_context;
+mod bench_export;
 mod bench_types;
 mod golden;
 mod record;
@@ -25,7 +26,7 @@ commands:
   test              run every test: cargo test --workspace, cargo deny (if installed), golden
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
-  bench [store|types|context|all] [options]
+  bench [store|types|context|export|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
                     them to bench-results/<name>.json; `all` runs store, types and context
                       store   [--size-mb N | --large] [--runs N] [--appends N]

@@ -16,7 +16,7 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{cat, check, context, export, ls, stats, tree};
+use commands::{cat, check, context, export, ls, serve, stats, tree};
 
 /// Inspect, check and project omp and pi coding-agent session files.
 ///
@@ -47,6 +47,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Write a session as one self-contained HTML page (no network; opens from file://).
     Export(export::ExportArgs),
+    /// Browse sessions in a local web page (127.0.0.1 only, read-only).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Ls(args) => ls::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Export(args) => export::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

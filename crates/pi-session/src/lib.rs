@@ -48,7 +48,9 @@ mod session;
 mod stats;
 mod title;
 
-pub use discover::{ProjectFolders, dir, latest, latest_for_cwd, list};
+pub use discover::{
+    ProjectFolders, dir, latest, latest_for_cwd, list, session_roots, session_roots_from_env,
+};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
     UserOptions, assistant, compaction, custom, custom_in, model_change, tool_result, user,

@@ -5,5 +5,6 @@ pub mod check;
 pub mod context;
 pub mod export;
 pub mod ls;
+pub mod serve;
 pub mod stats;
 pub mod tree;
