@@ -199,7 +199,7 @@ pub(crate) fn machine() -> Value {
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `<workspace>/target`.
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
         None => root.join("target"),

@@ -12,6 +12,7 @@ mod bench;
 mod bench_context;
 mod bench_export;
 mod bench_types;
+mod browser;
 mod golden;
 mod record;
 mod test;
@@ -23,15 +24,19 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args]
 
 commands:
-  test              run every test: cargo test --workspace, cargo deny (if installed), golden
+  test              run every test: cargo test --workspace, cargo deny (if installed), golden,
+                    then the browser tests
+  browser           the real-browser tests of `pi-session export` and `serve` (headless
+                    Chromium through puppeteer-core; screenshots in target/browser/)
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
   bench [store|types|context|export|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
-                    them to bench-results/<name>.json; `all` runs store, types and context
+                    them to bench-results/<name>.json; `all` runs all four
                       store   [--size-mb N | --large] [--runs N] [--appends N]
                       types   [--runs N] [FILE.jsonl...]
                       context [--size-mb N] [--runs N]
+                      export  [--size-mb N] [--runs N]   (default 50 MB)
 ";
 
 fn main() -> ExitCode {
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
         "golden" => golden::run(rest),
         "record" => record::run(rest),
         "bench" => bench::run(rest),
+        "browser" => browser::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -3,7 +3,8 @@
 use crate::util::{cargo, run_command, workspace_root};
 use std::process::Command;
 
-/// Runs `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks.
+/// Runs `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks,
+/// then the real-browser tests.
 pub fn run(_args: &[String]) -> Result<(), String> {
     let root = workspace_root();
     run_command(
@@ -17,7 +18,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             .args(["test", "--workspace", "--doc"]),
     )?;
     deny(&root)?;
-    crate::golden::run(&[])
+    crate::golden::run(&[])?;
+    crate::browser::run(&[])
 }
 
 fn deny(root: &std::path::Path) -> Result<(), String> {

@@ -500,8 +500,10 @@
 
   // ---------- search ----------
   let haystack = null;
+  // Keys whose strings a person does not search for (picture bytes, signatures, ids, times).
+  const SKIP = new Set(['data', 'thinkingSignature', 'signature', 'textSignature', 'id', 'parentId', 'timestamp', 'type', 'api', 'mimeType']);
   function strings(v, out, key) {
-    if (typeof v === 'string') { if (!(key === 'data' && v.length > 256) && key !== 'thinkingSignature' && key !== 'signature') out.push(v); }
+    if (typeof v === 'string') { if (!SKIP.has(key)) out.push(v); }
     else if (Array.isArray(v)) for (const x of v) strings(x, out, key);
     else if (v && typeof v === 'object') for (const k of Object.keys(v)) strings(v[k], out, k);
     return out;
