@@ -6,8 +6,9 @@
 //! a separate process per measurement, so peak memory (`VmHWM`) belongs to that measurement
 //! alone.
 //!
-//! `bench types` lives in `bench_types.rs`, `bench context` in `bench_context.rs`; `bench all`
-//! runs store, then types, then context (the options given apply to store only).
+//! `bench types` lives in `bench_types.rs`, `bench context` in `bench_context.rs`, `bench export`
+//! in `bench_export.rs`; `bench all` runs store, then types, then context, then export (the
+//! options given apply to store only).
 //!
 //! `bench store` (worker: `crates/pi-session-store/examples/store_bench.rs`):
 //! generates a session of `--size-mb` MiB (default 200; `--large`: 1024) in a temporary folder,
@@ -37,11 +38,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "types" => crate::bench_types::run(rest),
         "context" => crate::bench_context::run(rest),
         "compare" => crate::bench_compare::run(rest),
+        "export" => crate::bench_export::run(rest),
         "all" => store(rest)
             .and_then(|()| crate::bench_types::run(&[]))
-            .and_then(|()| crate::bench_context::run(&[])),
+            .and_then(|()| crate::bench_context::run(&[]))
+            .and_then(|()| crate::bench_export::run(&[])),
         other => Err(format!(
-            "unknown benchmark `{other}` (store, types, context, compare or all)"
+            "unknown benchmark `{other}` (store, types, context, compare, export or all)"
         )),
     }
 }
@@ -218,7 +221,7 @@ pub(crate) fn machine() -> Value {
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR` when set, else `<workspace>/target`.
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => root.join(dir),
         None => root.join("target"),

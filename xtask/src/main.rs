@@ -11,7 +11,9 @@
 mod bench;
 mod bench_compare;
 mod bench_context;
+mod bench_export;
 mod bench_types;
+mod browser;
 mod golden;
 mod record;
 mod soak;
@@ -24,15 +26,20 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args]
 
 commands:
-  test              run every test: cargo test --workspace, cargo deny (if installed), golden
+  test              run every test: cargo test --workspace, cargo deny (if installed), golden,
+                    then the browser tests
+  browser           the real-browser tests of `pi-session export` and `serve` (headless
+                    Chromium through puppeteer-core; screenshots in target/browser/)
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
-  bench [store|types|context|all] [options]
+  bench [store|types|context|compare|export|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
-                    them to bench-results/<name>.json; `all` runs store, types and context
+                    them to bench-results/<name>.json; `all` runs all four
                       store   [--size-mb N | --large] [--runs N] [--appends N]
                       types   [--runs N] [FILE.jsonl...]
                       context [--size-mb N] [--runs N]
+                      export  [--size-mb N] [--runs N]   (default 50 MB)
+                      compare [--sizes 5,50,200] [--turns N]   (ours vs the real omp and pi)
   soak [--rounds N] the long crash tests: kill -9 during appends, a full disk, waiting
                     writers (default 220 rounds each; `test` runs a few)
 ";
@@ -49,6 +56,7 @@ fn main() -> ExitCode {
         "record" => record::run(rest),
         "bench" => bench::run(rest),
         "soak" => soak::run(rest),
+        "browser" => browser::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

@@ -4,7 +4,8 @@ use crate::util::{cargo, run_command, workspace_root};
 use std::process::Command;
 
 /// Runs the tidy checks (`cargo fmt --check`, `cargo clippy -D warnings`), then
-/// `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks.
+/// `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks,
+/// then the real-browser tests.
 pub fn run(_args: &[String]) -> Result<(), String> {
     let root = workspace_root();
     tidy(&root)?;
@@ -19,7 +20,8 @@ pub fn run(_args: &[String]) -> Result<(), String> {
             .args(["test", "--workspace", "--doc"]),
     )?;
     deny(&root)?;
-    crate::golden::run(&[])
+    crate::golden::run(&[])?;
+    crate::browser::run(&[])
 }
 
 /// Style holds without anyone checking it by hand (rust-analyzer's tidy habit): formatting and

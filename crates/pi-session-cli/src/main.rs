@@ -16,7 +16,7 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{append, cat, check, context, fork, import, ls, migrate, repair, stats, tree};
+use commands::{append, cat, check, context, export, fork, import, ls, migrate, repair, serve, stats, tree};
 
 /// Inspect, check, project and write omp and pi coding-agent session files.
 ///
@@ -55,6 +55,10 @@ enum Command {
     Migrate(migrate::MigrateArgs),
     /// Import a Claude Code or Codex session as a new omp session (prints its path).
     Import(import::ImportArgs),
+    /// Write a session as one self-contained HTML page (no network; opens from file://).
+    Export(export::ExportArgs),
+    /// Browse sessions in a local web page (127.0.0.1 only, read-only).
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +75,8 @@ fn main() -> ExitCode {
         Command::Fork(args) => fork::run(args),
         Command::Migrate(args) => migrate::run(args),
         Command::Import(args) => import::run(args),
+        Command::Export(args) => export::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -42,6 +42,11 @@ impl Out {
         self.write(b"\n")
     }
 
+    /// Writes raw bytes (an HTML page).
+    pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.write(bytes)
+    }
+
     /// Pushes buffered output to stdout.
     pub fn flush(&mut self) -> Result<(), Failure> {
         self.inner.flush().map_err(write_failure)

@@ -130,3 +130,27 @@ impl ProjectFolders {
         Ok(None)
     }
 }
+
+/// The sessions roots of omp and pi (every project's folders live under them): omp's
+/// `<agent dir>/sessions` (or its XDG place), then pi's `<agent dir>/sessions`, then pi's
+/// `PI_CODING_AGENT_SESSION_DIR` when set. `env` and `home` are passed in so a caller (or a test)
+/// decides what environment counts; [`session_roots_from_env`] uses the process's.
+pub fn session_roots(
+    env: &dyn Fn(&str) -> Option<String>,
+    home: &Path,
+) -> Vec<(&'static str, PathBuf)> {
+    let mut roots = vec![
+        ("omp", paths::omp_sessions_root(env, home)),
+        ("pi", paths::pi_agent_dir(env, home).join("sessions")),
+    ];
+    if env("PI_CODING_AGENT_SESSION_DIR").is_some_and(|v| !v.is_empty()) {
+        // The flat folder for every project (pi_session_dir ignores the cwd then).
+        roots.push(("pi", paths::pi_session_dir(env, home, "")));
+    }
+    roots
+}
+
+/// [`session_roots`] with the process environment; empty when `HOME` is not set.
+pub fn session_roots_from_env() -> Vec<(&'static str, PathBuf)> {
+    paths::home_dir().map_or_else(Vec::new, |home| session_roots(&paths::process_env, &home))
+}

@@ -62,7 +62,10 @@ pub use builders::{
     model_change_in, session_name,
 };
 pub use cursors::CURSOR_CUSTOM_TYPE;
-pub use discover::{ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all};
+pub use discover::{
+    ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all, session_roots,
+    session_roots_from_env,
+};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
     UserOptions, assistant, assistant_in, compaction, custom, custom_in, model_change, tool_result,
