@@ -33,11 +33,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "store" => store(rest),
         "types" => crate::bench_types::run(rest),
         "context" => crate::bench_context::run(rest),
+        "ls" | "usage" => crate::bench_sessions::run(which, rest),
         "all" => store(rest)
             .and_then(|()| crate::bench_types::run(&[]))
             .and_then(|()| crate::bench_context::run(&[])),
         other => Err(format!(
-            "unknown benchmark `{other}` (store, types, context or all)"
+            "unknown benchmark `{other}` (store, types, context, ls, usage or all)"
         )),
     }
 }

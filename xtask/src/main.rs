@@ -10,6 +10,7 @@
 
 mod bench;
 mod bench_context;
+mod bench_sessions;
 mod bench_types;
 mod golden;
 mod record;
@@ -25,12 +26,14 @@ commands:
   test              run every test: cargo test --workspace, cargo deny (if installed), golden
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
-  bench [store|types|context|all] [options]
+  bench [store|types|context|ls|usage|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
                     them to bench-results/<name>.json; `all` runs store, types and context
                       store   [--size-mb N | --large] [--runs N] [--appends N]
                       types   [--runs N] [FILE.jsonl...]
                       context [--size-mb N] [--runs N]
+                      ls      [--sessions N] [--runs N]   (ours and pi's SessionManager.list)
+                      usage   [--sessions N] [--runs N]
 ";
 
 fn main() -> ExitCode {

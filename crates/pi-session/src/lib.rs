@@ -38,6 +38,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod across;
 mod discover;
 mod entries;
 mod error;
@@ -46,8 +47,11 @@ mod project;
 mod read;
 mod session;
 mod stats;
+mod summary;
 mod title;
+mod usage_report;
 
+pub use across::{MAX_DEPTH, session_files_under, session_roots};
 pub use discover::{ProjectFolders, dir, latest, latest_for_cwd, list};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
@@ -64,6 +68,14 @@ pub use session::{Diagnostic, Opened, Session, SessionOptions};
 pub use stats::{
     BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW,
     PDF_PAGE_TOKENS, PICTURE_TOKENS, RoleTokens, StatsOptions, reserve_for, window_for,
+};
+pub use summary::{
+    SUMMARY_PREFIX_BYTES, SUMMARY_TAIL_BYTES, SessionStatus, SessionSummary, message_text,
+    session_files, summaries, summarize, summarize_listing, system_ms,
+};
+pub use usage_report::{
+    GroupBy, UNKNOWN_GROUP, UsageOptions, UsageReport, add_breakdown, file_usage,
+    parse_report_date, record_model, record_time, usage_report, usage_report_with,
 };
 pub use title::{TITLE_GRAPHEMES, title_for};
 

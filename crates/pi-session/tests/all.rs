@@ -10,4 +10,5 @@ mod model;
 mod properties;
 mod session;
 mod stats;
+mod summary;
 mod usage;
