@@ -16,7 +16,7 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{cat, check, context, ls, stats, tree};
+use commands::{cat, check, context, ls, stats, tree, usage};
 
 /// Inspect, check and project omp and pi coding-agent session files.
 ///
@@ -45,6 +45,8 @@ enum Command {
     Ls(ls::LsArgs),
     /// Count entries, branches and compactions; sum usage; estimate the context size.
     Stats(stats::StatsArgs),
+    /// Sum tokens and cost across sessions, per day, week, month, session, model or project.
+    Usage(usage::UsageArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Ls(args) => ls::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Usage(args) => usage::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -12,3 +12,4 @@ mod ls;
 mod robustness;
 mod stats;
 mod tree;
+mod usage;

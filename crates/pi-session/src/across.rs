@@ -38,7 +38,8 @@ pub fn session_roots() -> Vec<(&'static str, PathBuf)> {
 pub fn session_files_under(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
-        let metadata = std::fs::metadata(path).map_err(|e| StoreError::io("could not read", path, e))?;
+        let metadata =
+            std::fs::metadata(path).map_err(|e| StoreError::io("could not read", path, e))?;
         if metadata.is_dir() {
             walk(path, 0, &mut files)?;
         } else {

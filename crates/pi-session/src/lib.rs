@@ -73,11 +73,11 @@ pub use summary::{
     SUMMARY_PREFIX_BYTES, SUMMARY_TAIL_BYTES, SessionStatus, SessionSummary, message_text,
     session_files, summaries, summarize, summarize_listing, system_ms,
 };
+pub use title::{TITLE_GRAPHEMES, title_for};
 pub use usage_report::{
     GroupBy, UNKNOWN_GROUP, UsageOptions, UsageReport, add_breakdown, file_usage,
     parse_report_date, record_model, record_time, usage_report, usage_report_with,
 };
-pub use title::{TITLE_GRAPHEMES, title_for};
 
 /// The entry schema (`pi-session-types`): [`types::Entry`], [`types::AgentMessage`], the JSON
 /// writer.

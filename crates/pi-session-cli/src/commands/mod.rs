@@ -6,3 +6,4 @@ pub mod context;
 pub mod ls;
 pub mod stats;
 pub mod tree;
+pub mod usage;
