@@ -16,7 +16,7 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{cat, check, context, ls, stats, tree, usage};
+use commands::{cat, check, context, grep, ls, stats, tree, usage};
 
 /// Inspect, check and project omp and pi coding-agent session files.
 ///
@@ -47,6 +47,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Sum tokens and cost across sessions, per day, week, month, session, model or project.
     Usage(usage::UsageArgs),
+    /// Search message text across sessions.
+    Grep(grep::GrepArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Ls(args) => ls::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Usage(args) => usage::run(args),
+        Command::Grep(args) => grep::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

@@ -45,6 +45,7 @@ mod error;
 mod model;
 mod project;
 mod read;
+mod search;
 mod session;
 mod stats;
 mod summary;
@@ -64,6 +65,7 @@ pub use read::{
     Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
     tool_calls, totals, typed, usage,
 };
+pub use search::{FileHits, Hit, Pattern, SearchOptions, SearchRole, search, search_file};
 pub use session::{Diagnostic, Opened, Session, SessionOptions};
 pub use stats::{
     BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW,

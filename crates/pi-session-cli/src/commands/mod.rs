@@ -3,6 +3,7 @@
 pub mod cat;
 pub mod check;
 pub mod context;
+pub mod grep;
 pub mod ls;
 pub mod stats;
 pub mod tree;
