@@ -39,12 +39,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "context" => crate::bench_context::run(rest),
         "compare" => crate::bench_compare::run(rest),
         "export" => crate::bench_export::run(rest),
+        "ls" | "usage" => crate::bench_sessions::run(which, rest),
         "all" => store(rest)
             .and_then(|()| crate::bench_types::run(&[]))
             .and_then(|()| crate::bench_context::run(&[]))
             .and_then(|()| crate::bench_export::run(&[])),
         other => Err(format!(
-            "unknown benchmark `{other}` (store, types, context, compare, export or all)"
+            "unknown benchmark `{other}` (store, types, context, compare, export, ls, usage or all)"
         )),
     }
 }

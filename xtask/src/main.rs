@@ -12,6 +12,7 @@ mod bench;
 mod bench_compare;
 mod bench_context;
 mod bench_export;
+mod bench_sessions;
 mod bench_types;
 mod browser;
 mod golden;
@@ -32,14 +33,16 @@ commands:
                     Chromium through puppeteer-core; screenshots in target/browser/)
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
-  bench [store|types|context|compare|export|all] [options]
+  bench [store|types|context|compare|export|ls|usage|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
-                    them to bench-results/<name>.json; `all` runs all four
+                    them to bench-results/<name>.json; `all` runs store, types, context and export
                       store   [--size-mb N | --large] [--runs N] [--appends N]
                       types   [--runs N] [FILE.jsonl...]
                       context [--size-mb N] [--runs N]
                       export  [--size-mb N] [--runs N]   (default 50 MB)
                       compare [--sizes 5,50,200] [--turns N]   (ours vs the real omp and pi)
+                      ls      [--sessions N] [--runs N]   (ours and pi's SessionManager.list)
+                      usage   [--sessions N] [--runs N]
   soak [--rounds N] the long crash tests: kill -9 during appends, a full disk, waiting
                     writers (default 220 rounds each; `test` runs a few)
 ";

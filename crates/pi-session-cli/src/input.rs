@@ -154,3 +154,27 @@ fn warn_diagnostics(loaded: &Loaded) {
 pub fn blob_dir(explicit: Option<PathBuf>, session: &Path) -> Option<PathBuf> {
     explicit.or_else(|| pi_session::blob_dir(session))
 }
+
+/// The session files of a cross-session command: every `*.jsonl` under the paths given, or by
+/// default under omp's and pi's session roots (the ones that exist). An error when none of the
+/// default roots exists, saying where it looked.
+pub fn session_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    if !paths.is_empty() {
+        return Ok(pi_session::session_files_under(paths)?);
+    }
+    let roots = pi_session::session_roots_from_env();
+    let existing: Vec<PathBuf> = roots
+        .iter()
+        .filter(|(_, root)| root.is_dir())
+        .map(|(_, root)| root.clone())
+        .collect();
+    if existing.is_empty() {
+        let mut message = "no omp or pi session folder found; looked in:".to_owned();
+        for (kind, root) in &roots {
+            message.push_str(&format!("\n  {} ({kind})", root.display()));
+        }
+        message.push_str("\nname folders of sessions: pi-session <command> DIR...");
+        return Err(Failure::new(message));
+    }
+    Ok(pi_session::session_files_under(&existing)?)
+}

@@ -16,7 +16,7 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{append, cat, check, context, export, fork, import, ls, migrate, repair, serve, stats, tree};
+use commands::{append, cat, check, context, export, fork, grep, import, ls, migrate, repair, serve, stats, tree, usage};
 
 /// Inspect, check, project and write omp and pi coding-agent session files.
 ///
@@ -59,6 +59,10 @@ enum Command {
     Export(export::ExportArgs),
     /// Browse sessions in a local web page (127.0.0.1 only, read-only).
     Serve(serve::ServeArgs),
+    /// Sum tokens and cost across sessions, per day, week, month, session, model or project.
+    Usage(usage::UsageArgs),
+    /// Search message text across sessions.
+    Grep(grep::GrepArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +81,8 @@ fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Export(args) => export::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Usage(args) => usage::run(args),
+        Command::Grep(args) => grep::run(args),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

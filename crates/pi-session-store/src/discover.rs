@@ -124,12 +124,16 @@ pub fn list_all(
 }
 
 fn sort_newest_first(sessions: &mut [SessionListing]) {
-    sessions.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| b.created.cmp(&a.created))
-            .then_with(|| b.path.cmp(&a.path))
-    });
+    sessions.sort_by(newest_first);
+}
+
+/// The order of a listing: most recently modified first, then newest header timestamp, then
+/// path, both descending (as omp sorts).
+pub fn newest_first(a: &SessionListing, b: &SessionListing) -> std::cmp::Ordering {
+    b.modified
+        .cmp(&a.modified)
+        .then_with(|| b.created.cmp(&a.created))
+        .then_with(|| b.path.cmp(&a.path))
 }
 
 /// The most recently modified session in `dir` (see [`list`]), or `None`.

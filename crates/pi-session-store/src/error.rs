@@ -152,7 +152,7 @@ pub enum StoreError {
 
 impl StoreError {
     /// Shorthand for [`StoreError::Io`].
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
         Self::Io {
             action,
             path: path.into(),

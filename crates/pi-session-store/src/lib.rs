@@ -70,7 +70,8 @@ mod writer;
 
 pub use diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic, DiagnosticKind, Severity};
 pub use discover::{
-    HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, read_listing,
+    HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, newest_first,
+    read_listing,
 };
 pub use error::StoreError;
 pub use lock::lock_path;

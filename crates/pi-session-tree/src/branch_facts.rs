@@ -407,35 +407,67 @@ impl UsageBreakdown {
     /// Adds the usage one entry records (none, or one `Usage` object to one
     /// of the three parts).
     fn add_entry(&mut self, entry: &Value) {
-        match js::as_str(entry.get("type")) {
-            Some("message") => {
-                let message = entry.get("message");
-                match js::as_str(js::get(message, "role")) {
-                    Some("assistant") => {
-                        if let Some(usage) = object(js::get(message, "usage")) {
-                            self.assistant.add(usage);
-                        }
-                    }
-                    Some("toolResult") => {
-                        let nested = object(js::get(message, "usage")).or_else(|| {
-                            let is_task = js::is_str(js::get(message, "toolName"), "task");
-                            object(js::get(js::get(message, "details"), "usage"))
-                                .filter(|_| is_task)
-                        });
-                        if let Some(usage) = nested {
-                            self.nested_tools.add(usage);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            Some("model_usage" | "usage" | "compaction" | "branch_summary") => {
-                if let Some(usage) = object(entry.get("usage")) {
-                    self.side_calls.add(usage);
-                }
-            }
-            _ => {}
+        if let Some((part, usage)) = usage_record(entry) {
+            self.add_record(part, usage);
         }
+    }
+
+    /// Adds one `Usage` object to `part`.
+    pub fn add_record(&mut self, part: UsagePart, usage: &Value) {
+        match part {
+            UsagePart::Assistant => self.assistant.add(usage),
+            UsagePart::NestedTool => self.nested_tools.add(usage),
+            UsagePart::SideCall => self.side_calls.add(usage),
+        }
+    }
+}
+
+/// Where a `Usage` object was recorded (the parts of a [`UsageBreakdown`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UsagePart {
+    /// An assistant message's `usage`.
+    Assistant,
+    /// Usage nested in a tool result (pi 1.x `toolResult.usage`, omp `task` `details.usage`).
+    NestedTool,
+    /// omp `model_usage`, pi 1.x `usage` entries, compactions and branch summaries.
+    SideCall,
+}
+
+/// The one `Usage` object an entry records, and where, as [`usage_breakdown`]
+/// counts it; `None` for an entry that records none. The one place the rule
+/// lives: [`UsageBreakdown`] and cross-session reports both use it.
+///
+/// ```
+/// use pi_session_tree::{usage_record, UsagePart};
+/// use serde_json::json;
+///
+/// let turn = json!({"type":"message","message":{"role":"assistant","usage":{"input":1}}});
+/// assert_eq!(usage_record(&turn).map(|(part, _)| part), Some(UsagePart::Assistant));
+/// assert_eq!(usage_record(&json!({"type":"label"})), None);
+/// ```
+pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
+    match js::as_str(entry.get("type")) {
+        Some("message") => {
+            let message = entry.get("message");
+            match js::as_str(js::get(message, "role")) {
+                Some("assistant") => {
+                    object(js::get(message, "usage")).map(|u| (UsagePart::Assistant, u))
+                }
+                Some("toolResult") => {
+                    let nested = object(js::get(message, "usage")).or_else(|| {
+                        let is_task = js::is_str(js::get(message, "toolName"), "task");
+                        object(js::get(js::get(message, "details"), "usage")).filter(|_| is_task)
+                    });
+                    nested.map(|u| (UsagePart::NestedTool, u))
+                }
+                _ => None,
+            }
+        }
+        Some("model_usage" | "usage" | "compaction" | "branch_summary") => {
+            object(entry.get("usage")).map(|u| (UsagePart::SideCall, u))
+        }
+        _ => None,
     }
 }
 

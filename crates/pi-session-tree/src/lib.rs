@@ -59,8 +59,8 @@ pub mod store;
 
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
-    Compacted, ModelRef, Totals, UsageBreakdown, UsageSums, add_usage, compacted, model_from,
-    pi_model_from, thinking_level, totals, usage_breakdown,
+    Compacted, ModelRef, Totals, UsageBreakdown, UsagePart, UsageSums, add_usage, compacted,
+    model_from, pi_model_from, thinking_level, totals, usage_breakdown, usage_record,
 };
 pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,

@@ -42,6 +42,7 @@ mod api_table;
 mod builders;
 mod cursors;
 mod dialect_write;
+mod across;
 mod discover;
 mod entries;
 mod error;
@@ -52,9 +53,12 @@ mod model;
 mod project;
 mod queries;
 mod read;
+mod search;
 mod session;
 mod stats;
+mod summary;
 mod title;
+mod usage_report;
 
 pub use api_table::api_for;
 pub use builders::{
@@ -66,6 +70,7 @@ pub use discover::{
     ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all, session_roots,
     session_roots_from_env,
 };
+pub use across::{MAX_DEPTH, session_files_under};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
     UserOptions, assistant, assistant_in, compaction, custom, custom_in, model_change, tool_result,
@@ -81,12 +86,21 @@ pub use read::{
     Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
     tool_calls, totals, typed, usage,
 };
+pub use search::{FileHits, Hit, Pattern, SearchOptions, SearchRole, search, search_file};
 pub use session::{Diagnostic, Opened, Session, SessionOptions};
 pub use stats::{
     BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW,
     PDF_PAGE_TOKENS, PICTURE_TOKENS, RoleTokens, StatsOptions, reserve_for, window_for,
 };
+pub use summary::{
+    SUMMARY_PREFIX_BYTES, SUMMARY_TAIL_BYTES, SessionStatus, SessionSummary, message_text,
+    session_files, summaries, summarize, summarize_listing, system_ms,
+};
 pub use title::{TITLE_GRAPHEMES, title_for};
+pub use usage_report::{
+    GroupBy, UNKNOWN_GROUP, UsageOptions, UsageReport, add_breakdown, file_usage,
+    parse_report_date, record_model, record_time, usage_report, usage_report_with,
+};
 
 /// The entry schema (`pi-session-types`): [`types::Entry`], [`types::AgentMessage`], the JSON
 /// writer.

@@ -10,5 +10,6 @@ mod model;
 mod properties;
 mod session;
 mod stats;
+mod summary;
 mod usage;
 mod writes;

@@ -1,13 +1,15 @@
 //! `pi-session ls`: the sessions in a folder (by default, the current project's omp and pi
-//! folders), newest first, read from their first lines only.
+//! folders), newest first, with what pi's and omp's resume pickers show (name or first message,
+//! message count, model, omp's status), read from a bounded prefix and tail of each file
+//! ([`pi_session::summaries`]).
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use clap::Args;
-use pi_session::store::{ListProblem, SessionListing};
+use pi_session::store::ListProblem;
 use pi_session::types::IsoTimestamp;
-use pi_session::{ProjectFolders, list};
+use pi_session::{ProjectFolders, SessionSummary, summaries};
 use serde_json::{Value, json};
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
@@ -56,7 +58,7 @@ pub fn run(args: LsArgs) -> Outcome {
     let mut listed = Vec::new();
     for folder in folders {
         progress.step(&folder.path.display().to_string());
-        let (sessions, skipped) = list(&folder.path)?;
+        let (sessions, skipped) = summaries(&folder.path)?;
         listed.push((folder, sessions, skipped));
     }
     progress.finish();
@@ -131,28 +133,56 @@ fn count(n: usize) -> String {
     }
 }
 
-/// `2026-10-07 00:45:40  12.3 KiB  01a113d2  title  file-name`.
-fn row(session: &SessionListing) -> String {
+/// `2026-10-07 00:45:40  12.3 KiB  01a113d2  title  file-name  [12 msgs, complete, model]`:
+/// the name, else the first message (quoted), and after the file name what the pickers add.
+fn row(summary: &SessionSummary) -> String {
+    let session = &summary.listing;
     let when = when(&iso(session.modified));
     let id: String = session.id.chars().take(8).collect();
-    let title = session
-        .title
-        .as_deref()
-        .filter(|t| !t.is_empty())
-        .unwrap_or("(untitled)");
+    let title = match (&summary.name, summary.label()) {
+        (Some(name), _) if !name.is_empty() => name.clone(),
+        (_, Some(first)) if !first.is_empty() => format!("\"{}\"", clip(first, LABEL_CHARS)),
+        _ => "(untitled)".to_owned(),
+    };
     let name = session
         .path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let messages = format!(
+        "{}{} msg{}",
+        if summary.message_count_exact {
+            ""
+        } else {
+            ">="
+        },
+        summary.message_count,
+        if summary.message_count == 1 { "" } else { "s" }
+    );
+    let mut facts = vec![messages, summary.status.as_str().to_owned()];
+    facts.extend(summary.model.clone());
     format!(
-        "  {when}  {:>9}  {id:<8}  {title}  {name}",
-        size(session.size)
+        "  {when}  {:>9}  {id:<8}  {title}  {name}  [{}]",
+        size(session.size),
+        facts.join(", ")
     )
 }
 
 /// `2026-10-07 00:45:40` for an ISO time: the first column of every listing.
 pub(crate) fn when(iso: &str) -> String {
     iso.get(..19).unwrap_or(iso).replace('T', " ")
+}
+
+/// The most characters of a first message shown in the table.
+const LABEL_CHARS: usize = 60;
+
+/// `text` cut to `max` characters, with `…` when cut.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max - 1).collect();
+    cut.push('…');
+    cut
 }
 
 fn size(bytes: u64) -> String {
@@ -178,7 +208,8 @@ fn iso(time: SystemTime) -> String {
     IsoTimestamp::from_unix_ms(ms).map_or_else(String::new, |t| t.as_str().to_owned())
 }
 
-fn session_json(session: &SessionListing) -> Value {
+fn session_json(summary: &SessionSummary) -> Value {
+    let session = &summary.listing;
     json!({
         "path": session.path,
         "id": session.id,
@@ -190,6 +221,13 @@ fn session_json(session: &SessionListing) -> Value {
         "size": session.size,
         "version": session.version,
         "parentSession": session.parent_session,
+        "name": summary.name,
+        "firstMessage": summary.first_message,
+        "messageCount": summary.message_count,
+        "messageCountExact": summary.message_count_exact,
+        "lastActivity": IsoTimestamp::from_unix_ms(summary.activity_ms()).map(|t| t.as_str().to_owned()),
+        "model": summary.model,
+        "status": summary.status.as_str(),
     })
 }
 

@@ -1,0 +1,382 @@
+//! Session summaries: what pi's and omp's resume pickers show for a session — its name (pi's
+//! `session_info`, omp's title), else its first user message; how many messages it holds; when
+//! it was last active; the model in effect; and omp's coarse status from the file's tail.
+//!
+//! A summary reads a bounded prefix ([`SUMMARY_PREFIX_BYTES`]) and tail ([`SUMMARY_TAIL_BYTES`])
+//! of each file, never the whole file (pi 0.73 reads every file whole; omp reads 4 KiB and
+//! 32 KiB). A file no bigger than both windows together is read whole and every count is exact;
+//! for a larger one the message count covers the two windows only
+//! ([`SessionSummary::message_count_exact`] says which), and a `session_info` in the unread
+//! middle is not seen.
+//!
+//! The rules, and whose they are:
+//! - name: pi's latest `session_info` in file order (a blank name clears it,
+//!   [`pi_session_tree::session_meta::pi_session_name`]), else omp's title (title slot, else the
+//!   header's `title`, as the store lists it);
+//! - first message: pi's `buildSessionInfo` — the first user message with text (a string
+//!   content, or its text blocks joined with a space);
+//! - last activity: pi's `getLastActivityTime` — the latest `message.timestamp` (a number) or
+//!   else entry `timestamp` of a user or assistant message;
+//! - model: rho's rule ([`pi_session_tree::pi_model_from`]) over the lines read;
+//! - status: omp's `deriveSessionStatus` over the tail ([`SessionStatus`]).
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use pi_session_store::{Diagnostic, DiagnosticKind, ListProblem, SessionListing, StoreError};
+use pi_session_tree::{pi_model_from, session_meta::pi_session_name};
+use pi_session_types::js;
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Result;
+
+/// Bytes read from the start of a file for its summary.
+pub const SUMMARY_PREFIX_BYTES: u64 = 64 * 1024;
+/// Bytes read from the end of a file for its summary (omp reads 32 KiB for the status).
+pub const SUMMARY_TAIL_BYTES: u64 = 64 * 1024;
+
+/// omp's coarse lifecycle status of a session, from its last `message` entry (omp 18.2.3
+/// `session-listing.ts`, `deriveSessionStatus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SessionStatus {
+    /// The last assistant turn ended without unanswered tool calls.
+    Complete,
+    /// Cut off: trailing tool calls, a trailing tool result, or a `length` stop.
+    Interrupted,
+    /// The last assistant turn was cancelled (`stopReason: "aborted"`).
+    Aborted,
+    /// The last assistant turn ended in an error.
+    Error,
+    /// A trailing user message with no reply.
+    Pending,
+    /// No message in the tail window (or another role last).
+    Unknown,
+}
+
+impl SessionStatus {
+    /// The name omp uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Interrupted => "interrupted",
+            Self::Aborted => "aborted",
+            Self::Error => "error",
+            Self::Pending => "pending",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// omp's `statusFromTailMessage`: the status a last `message` entry's message gives.
+    pub fn of_message(message: &Value) -> Self {
+        match js::as_str(message.get("role")) {
+            Some("assistant") => match js::as_str(message.get("stopReason")) {
+                Some("error") => Self::Error,
+                Some("aborted") => Self::Aborted,
+                Some("length") => Self::Interrupted,
+                _ => {
+                    let calls = message
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .is_some_and(|blocks| {
+                            blocks.iter().any(|b| js::is_str(b.get("type"), "toolCall"))
+                        });
+                    if calls {
+                        Self::Interrupted
+                    } else {
+                        Self::Complete
+                    }
+                }
+            },
+            Some("toolResult") => Self::Interrupted,
+            Some("user") => Self::Pending,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// What a resume picker shows for one session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionSummary {
+    /// Header facts, title slot, size and modification time (the store's listing).
+    pub listing: SessionListing,
+    /// The session's name: pi's `session_info`, else omp's title.
+    pub name: Option<String>,
+    /// The first user message with text (whole, as written).
+    pub first_message: Option<String>,
+    /// `message` entries counted (every role).
+    pub message_count: u64,
+    /// True when the whole file was read, so `message_count` is every message of the file.
+    pub message_count_exact: bool,
+    /// pi's last activity (Unix ms), when a user or assistant message gives one.
+    pub last_activity: Option<i64>,
+    /// The model in effect (`provider/model`), by rho's rule over the lines read.
+    pub model: Option<String>,
+    /// omp's status from the tail.
+    pub status: SessionStatus,
+}
+
+impl SessionSummary {
+    /// What the picker shows as the session's label: the name, else the first message's first
+    /// line.
+    pub fn label(&self) -> Option<&str> {
+        self.name.as_deref().or_else(|| {
+            self.first_message
+                .as_deref()
+                .map(|m| m.lines().find(|l| !l.trim().is_empty()).unwrap_or(m))
+        })
+    }
+
+    /// pi's `modified` date (Unix ms): the last activity, else the header's timestamp, else the
+    /// file's modification time.
+    pub fn activity_ms(&self) -> i64 {
+        let created = self
+            .listing
+            .created
+            .as_deref()
+            .and_then(js::parse_date_string);
+        self.last_activity
+            .filter(|&ms| ms > 0)
+            .or(created)
+            .unwrap_or_else(|| system_ms(self.listing.modified))
+    }
+}
+
+/// Unix milliseconds of a file time (0 before the epoch).
+pub fn system_ms(time: SystemTime) -> i64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// Summarises one session file: `Ok(Err(..))` when it is not a session (see
+/// [`pi_session_store::read_listing`]).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("a.jsonl");
+/// std::fs::write(&path, concat!(
+///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+///     r#"{"type":"message","id":"u","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"fix the build","timestamp":1767225601000}}"#, "\n",
+/// ))?;
+/// let summary = pi_session::summarize(&path)?.unwrap();
+/// assert_eq!(summary.label(), Some("fix the build"));
+/// assert_eq!((summary.message_count, summary.status), (1, pi_session::SessionStatus::Pending));
+/// # Ok(()) }
+/// ```
+pub fn summarize(
+    path: impl AsRef<Path>,
+) -> Result<std::result::Result<SessionSummary, Diagnostic>> {
+    let path = path.as_ref();
+    let listing = match pi_session_store::read_listing(path)? {
+        Ok(listing) => listing,
+        Err(diagnostic) => return Ok(Err(diagnostic)),
+    };
+    Ok(Ok(summarize_listing(listing)?))
+}
+
+/// Summarises a session the store has listed (reads its prefix and tail windows).
+pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
+    let (prefix, tail) = read_windows(&listing.path, listing.size)?;
+    let exact = tail.is_none();
+    let head_values = values(&prefix, false, exact);
+    let tail_values = tail
+        .as_deref()
+        .map_or_else(Vec::new, |t| values(t, true, true));
+    let all = || head_values.iter().chain(&tail_values);
+
+    let infos: Vec<&Value> = all()
+        .filter(|v| js::is_str(v.get("type"), "session_info"))
+        .collect();
+    let name = if infos.is_empty() {
+        listing.title.clone()
+    } else {
+        pi_session_name(infos)
+    };
+    let mut first_message = None;
+    let mut message_count = 0u64;
+    let mut last_activity: Option<i64> = None;
+    for entry in all() {
+        if !js::is_str(entry.get("type"), "message") {
+            continue;
+        }
+        message_count += 1;
+        let Some(message) = entry.get("message").filter(|m| has_content(m)) else {
+            continue;
+        };
+        let role = js::as_str(message.get("role"));
+        if !matches!(role, Some("user" | "assistant")) {
+            continue;
+        }
+        let at = match message.get("timestamp") {
+            Some(Value::Number(n)) => n.as_f64().map(|f| f as i64),
+            _ => js::as_str(entry.get("timestamp")).and_then(js::parse_date_string),
+        };
+        if let Some(at) = at {
+            last_activity = Some(last_activity.map_or(at, |l| l.max(at)));
+        }
+        if first_message.is_none() && role == Some("user") {
+            let text = message_text(message);
+            if !text.is_empty() {
+                first_message = Some(text);
+            }
+        }
+    }
+    let read: Vec<Value> = all().cloned().collect();
+    let model = pi_model_from(&read);
+    let status_lines = if exact { &head_values } else { &tail_values };
+    let status = status_lines
+        .iter()
+        .rev()
+        .find(|e| js::is_str(e.get("type"), "message"))
+        .and_then(|e| e.get("message"))
+        .map_or(SessionStatus::Unknown, SessionStatus::of_message);
+    Ok(SessionSummary {
+        listing,
+        name,
+        first_message,
+        message_count,
+        message_count_exact: exact,
+        last_activity,
+        model,
+        status,
+    })
+}
+
+/// pi's `isMessageWithContent`: a string role and a `content` key.
+fn has_content(message: &Value) -> bool {
+    message.get("role").is_some_and(Value::is_string) && message.get("content").is_some()
+}
+
+/// pi's `extractTextContent`: a string content, or the text blocks joined with a space.
+pub fn message_text(message: &Value) -> String {
+    match message.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter(|b| js::is_str(b.get("type"), "text"))
+            .map(|b| js::to_js_string(b.get("text")))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+/// The whole file (`None` tail) when it fits in both windows, else the prefix and the tail.
+fn read_windows(path: &Path, size: u64) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    let read_err = |e| StoreError::io("could not read", path, e);
+    if size <= SUMMARY_PREFIX_BYTES + SUMMARY_TAIL_BYTES {
+        let mut all = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        // Bounded even if the file grew since it was listed.
+        (&mut file)
+            .take(SUMMARY_PREFIX_BYTES + SUMMARY_TAIL_BYTES)
+            .read_to_end(&mut all)
+            .map_err(read_err)?;
+        return Ok((all, None));
+    }
+    let mut prefix = Vec::new();
+    (&mut file)
+        .take(SUMMARY_PREFIX_BYTES)
+        .read_to_end(&mut prefix)
+        .map_err(read_err)?;
+    file.seek(SeekFrom::Start(size - SUMMARY_TAIL_BYTES))
+        .map_err(read_err)?;
+    let mut tail = Vec::new();
+    file.take(SUMMARY_TAIL_BYTES)
+        .read_to_end(&mut tail)
+        .map_err(read_err)?;
+    Ok((prefix, Some(tail)))
+}
+
+/// The JSON objects of the complete lines in a window, in order. A tail window's first line and
+/// a prefix window's last line may be cut and are dropped; a fused line (objects joined by a
+/// lost newline) gives each object it holds; damaged lines give nothing.
+fn values(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<Value> {
+    let mut window = window;
+    if cut_start {
+        window = memchr::memchr(b'\n', window).map_or(&[][..], |at| &window[at + 1..]);
+    }
+    if !whole_end {
+        window = memchr::memrchr(b'\n', window).map_or(&[][..], |at| &window[..at]);
+    }
+    let mut out = Vec::new();
+    for line in window.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        // Cheap rejection of what is not an object (omp does the same).
+        if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            continue;
+        }
+        for value in serde_json::Deserializer::from_slice(line).into_iter::<Value>() {
+            match value {
+                Ok(value @ Value::Object(_)) => out.push(value),
+                _ => break,
+            }
+        }
+    }
+    out
+}
+
+/// Summaries of the sessions directly inside `dir`, read on every core, sorted as
+/// [`pi_session_store::list`] sorts (most recently modified first), and the `.jsonl` files that
+/// are not sessions. A missing folder lists as empty.
+pub fn summaries(dir: impl AsRef<Path>) -> Result<(Vec<SessionSummary>, Vec<ListProblem>)> {
+    let files = session_files(dir.as_ref())?;
+    let results: Vec<(
+        PathBuf,
+        Result<std::result::Result<SessionSummary, Diagnostic>>,
+    )> = files
+        .into_par_iter()
+        .map(|path| {
+            let summary = summarize(&path);
+            (path, summary)
+        })
+        .collect();
+    let mut sessions = Vec::new();
+    let mut problems = Vec::new();
+    for (path, result) in results {
+        match result {
+            Ok(Ok(summary)) => sessions.push(summary),
+            Ok(Err(diagnostic)) => problems.push(ListProblem { path, diagnostic }),
+            Err(error) => problems.push(ListProblem {
+                path,
+                diagnostic: Diagnostic::new(
+                    0,
+                    0,
+                    DiagnosticKind::Unreadable {
+                        detail: error.to_string(),
+                    },
+                ),
+            }),
+        }
+    }
+    sessions.sort_by(|a, b| pi_session_store::newest_first(&a.listing, &b.listing));
+    problems.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok((sessions, problems))
+}
+
+/// The `*.jsonl` files directly inside `dir` (none when it is missing).
+pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let reader = match std::fs::read_dir(dir) {
+        Ok(reader) => reader,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(StoreError::io("could not list", dir, e).into()),
+    };
+    let mut files = Vec::new();
+    for item in reader {
+        let item = item.map_err(|e| StoreError::io("could not list", dir, e))?;
+        let path = item.path();
+        if path.extension().is_some_and(|ext| ext == "jsonl") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,277 @@
+//! `cargo xtask bench ls` and `cargo xtask bench usage`: commands across many sessions.
+//!
+//! ```text
+//! cargo xtask bench ls    [--sessions N] [--runs N]
+//! cargo xtask bench usage [--sessions N] [--runs N]
+//! ```
+//!
+//! Both generate (once, reused while the count matches) a folder of `--sessions` pi session
+//! files (default 10,000) under `target/bench/sessions-N/`: most of a few KiB with 4 to 40
+//! messages, one in fifty named with `session_info`, one in a hundred of about 1 MiB (bigger
+//! than the summary windows). Each run is a fresh process of the release `pi-session` binary,
+//! timed from start to exit with its output discarded:
+//!
+//! - `ls`: `pi-session ls DIR --json`, side by side with pi 0.73.1's `SessionManager.list` on the
+//!   same folder (`xtask/recorder/bench-list.mjs`, run with node, timed in-process, so node's
+//!   start-up is not counted against it). The report also says how many sessions each listed and
+//!   how many of pi's name / first message / message count ours agree with (message counts only
+//!   where ours read the whole file).
+//! - `usage`: `pi-session usage DIR --json` (every line of every file is read).
+//!
+//! Results (median and every run, in ms) go to stdout and `bench-results/{ls,usage}.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::bench::{machine, worker_output_json, write_results};
+use crate::util::{cargo, run_command, workspace_root};
+
+const USAGE: &str = "usage: cargo xtask bench ls|usage [--sessions N] [--runs N]";
+
+/// Runs `cargo xtask bench ls` (`usage == false`) or `bench usage`.
+pub fn run(which: &str, args: &[String]) -> Result<(), String> {
+    let (sessions, runs) = parse(args)?;
+    let root = workspace_root();
+    let dir = root.join(format!("target/bench/sessions-{sessions}"));
+    generate(&dir, sessions)?;
+    let binary = build_cli(&root)?;
+    let (command, name): (Vec<&str>, &str) = match which {
+        "ls" => (vec!["ls"], "ls"),
+        _ => (vec!["usage"], "usage"),
+    };
+    let mut ours = Vec::new();
+    let mut last_stdout = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        let output = Command::new(&binary)
+            .args(&command)
+            .arg(&dir)
+            .arg("--json")
+            .stderr(Stdio::null())
+            .output()
+            .map_err(|e| format!("could not run {}: {e}", binary.display()))?;
+        ours.push(start.elapsed().as_secs_f64() * 1000.0);
+        if !output.status.success() {
+            return Err(format!("pi-session {name} failed with {}", output.status));
+        }
+        last_stdout = output.stdout;
+    }
+    let mut report = json!({
+        "benchmark": name,
+        "machine": machine(),
+        "sessions": sessions,
+        "folder_mb": folder_mb(&dir),
+        "ours_ms": {"median": median(&ours), "runs": ours},
+    });
+    if which == "ls" {
+        let listed: Value = serde_json::from_slice(&last_stdout)
+            .map_err(|e| format!("pi-session ls printed no JSON: {e}"))?;
+        report["pi"] = pi_list(&root, &dir, runs, &listed)?;
+    } else {
+        let totals: Value = serde_json::from_slice(&last_stdout)
+            .map_err(|e| format!("pi-session usage printed no JSON: {e}"))?;
+        report["total"] = totals["total"].clone();
+    }
+    write_results(&root, name, &report)
+}
+
+fn parse(args: &[String]) -> Result<(usize, usize), String> {
+    let (mut sessions, mut runs) = (10_000, 5);
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let value = args
+            .next()
+            .and_then(|v| v.parse::<usize>().ok())
+            .ok_or_else(|| format!("{arg} needs a number\n{USAGE}"))?;
+        match arg.as_str() {
+            "--sessions" => sessions = value.max(1),
+            "--runs" => runs = value.max(1),
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    Ok((sessions, runs))
+}
+
+/// Builds the release `pi-session` binary and returns its path.
+fn build_cli(root: &Path) -> Result<PathBuf, String> {
+    run_command(cargo().current_dir(root).args([
+        "build",
+        "--quiet",
+        "--release",
+        "--package",
+        "pi-session-cli",
+    ]))?;
+    Ok(root.join("target/release/pi-session"))
+}
+
+/// pi's `SessionManager.list` on `dir`, and how far its listing agrees with ours.
+fn pi_list(root: &Path, dir: &Path, runs: usize, ours: &Value) -> Result<Value, String> {
+    let script = root.join("xtask/recorder/bench-list.mjs");
+    let pi = worker_output_json(
+        Command::new("node")
+            .arg(&script)
+            .arg(dir)
+            .arg(runs.to_string()),
+        "pi's SessionManager.list (node; the pinned packages must be installed: cargo xtask record)",
+    )?;
+    let times: Vec<f64> = pi["times"]
+        .as_array()
+        .map(|t| t.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default();
+    let ours_by_path: std::collections::HashMap<&str, &Value> = ours["folders"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|f| f["sessions"].as_array().into_iter().flatten())
+        .filter_map(|s| Some((s["path"].as_str()?, s)))
+        .collect();
+    let pi_sessions = pi["sessions"].as_array().cloned().unwrap_or_default();
+    let (mut names, mut firsts, mut counts, mut exact) = (0, 0, 0, 0);
+    for theirs in &pi_sessions {
+        let Some(mine) = theirs["path"].as_str().and_then(|p| ours_by_path.get(p)) else {
+            continue;
+        };
+        names += usize::from(mine["name"] == theirs["name"]);
+        let first = mine["firstMessage"].as_str().unwrap_or("(no messages)");
+        firsts += usize::from(theirs["firstMessage"] == first);
+        if mine["messageCountExact"] == true {
+            exact += 1;
+            counts += usize::from(mine["messageCount"] == theirs["messageCount"]);
+        }
+    }
+    Ok(json!({
+        "node": pi["node"],
+        "ms": {"median": median(&times), "runs": times},
+        "sessions_listed": {"pi": pi_sessions.len(), "ours": ours_by_path.len()},
+        "agree": {
+            "name": names,
+            "first_message": firsts,
+            "message_count": counts,
+            "of_exact_counts": exact,
+        },
+    }))
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn folder_mb(dir: &Path) -> f64 {
+    let bytes: u64 = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    (bytes as f64 / 1_048_576.0 * 10.0).round() / 10.0
+}
+
+/// A deterministic pseudo-random sequence (xorshift), so every run generates the same folder.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Writes `count` pi sessions into `dir`, unless a marker says it already holds them.
+fn generate(dir: &Path, count: usize) -> Result<(), String> {
+    let marker = dir.join(".generated");
+    if marker.exists() {
+        return Ok(());
+    }
+    eprintln!("xtask: generating {count} sessions in {}", dir.display());
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| format!("could not create {}: {e}", dir.display()))?;
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let words = [
+        "fix",
+        "the",
+        "build",
+        "session",
+        "tree",
+        "branch",
+        "why",
+        "does",
+        "parser",
+        "fail",
+        "refactor",
+        "module",
+        "add",
+        "tests",
+        "for",
+        "compaction",
+        "usage",
+        "cost",
+        "model",
+    ];
+    let base_ms: u64 = 1_767_225_600_000; // 2026-01-01
+    for n in 0..count {
+        let start = base_ms + n as u64 * 600_000;
+        let id = format!("0190{n:08x}-bench-7000-8000-{n:012x}");
+        let mut text = json_line(&json!({"type":"session","version":3,"id":id,
+            "timestamp":iso(start),"cwd":format!("/work/project-{}", n % 7)}));
+        let big = n % 100 == 99;
+        let messages = if big { 900 } else { 4 + rng.below(37) };
+        let mut parent: Option<String> = None;
+        for m in 0..messages {
+            let at = start + m * 1000;
+            let entry_id = format!("{:08x}", (n as u64) << 16 | m);
+            let sentence: Vec<&str> = (0..8 + rng.below(40))
+                .map(|_| words[rng.below(words.len() as u64) as usize])
+                .collect();
+            let mut body = sentence.join(" ");
+            if big {
+                body = body.repeat(12);
+            }
+            let message = if m % 2 == 0 {
+                json!({"role":"user","content":[{"type":"text","text":body}],"timestamp":at})
+            } else {
+                let input = 500 + rng.below(5000);
+                let output = 50 + rng.below(800);
+                json!({"role":"assistant","content":[{"type":"text","text":body}],
+                    "api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5",
+                    "usage":{"input":input,"output":output,"cacheRead":0,"cacheWrite":0,
+                        "totalTokens":input+output,"cost":{"input":input as f64 * 3e-6,
+                        "output":output as f64 * 1.5e-5,"cacheRead":0,"cacheWrite":0,
+                        "total":input as f64 * 3e-6 + output as f64 * 1.5e-5}},
+                    "stopReason":"stop","timestamp":at})
+            };
+            text += &json_line(&json!({"type":"message","id":entry_id,"parentId":parent,
+                "timestamp":iso(at),"message":message}));
+            if m == 2 && n % 50 == 0 {
+                let info_id = format!("{:08x}", (n as u64) << 16 | 0xffff);
+                text += &json_line(&json!({"type":"session_info","id":info_id,
+                    "parentId":entry_id,"timestamp":iso(at),"name":format!("Session {n}")}));
+                parent = Some(info_id);
+                continue;
+            }
+            parent = Some(entry_id);
+        }
+        let path = dir.join(format!("{n:05}_{id}.jsonl"));
+        std::fs::write(&path, text)
+            .map_err(|e| format!("could not write {}: {e}", path.display()))?;
+    }
+    std::fs::write(&marker, count.to_string()).map_err(|e| e.to_string())
+}
+
+fn json_line(value: &Value) -> String {
+    format!("{value}\n")
+}
+
+fn iso(ms: u64) -> String {
+    pi_session_types::js::iso_from_ms(i64::try_from(ms).unwrap_or(i64::MAX))
+}
