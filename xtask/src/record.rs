@@ -330,6 +330,7 @@ fn record_foreign(
         recorder,
         scratch,
         Implementation::Omp,
+        "record.mjs",
         &[
             "foreign".as_ref(),
             corpus.as_os_str(),

@@ -16,7 +16,10 @@ mod input;
 mod output;
 mod progress;
 
-use commands::{append, cat, check, context, export, fork, grep, import, ls, migrate, repair, serve, stats, tree, usage};
+use commands::{
+    append, cat, check, context, export, fork, grep, import, ls, migrate, repair, serve, stats,
+    tree, usage,
+};
 
 /// Inspect, check, project and write omp and pi coding-agent session files.
 ///

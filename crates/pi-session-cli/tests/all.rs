@@ -15,5 +15,5 @@ mod repair;
 mod robustness;
 mod stats;
 mod tree;
-mod write;
 mod usage;
+mod write;

@@ -5,7 +5,8 @@ use crate::common::run;
 #[test]
 fn every_subcommand_has_help() {
     for command in [
-        "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork", "migrate", "import",
+        "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork",
+        "migrate", "import",
     ] {
         let args: Vec<&str> = [command, "--help"]
             .into_iter()

@@ -4,8 +4,8 @@
 //! with the rest. Each diagnostic names the 1-based physical line, the byte offset of the start of
 //! that line (or of the recovered object inside it), what is wrong, and what happened to the data.
 
-use std::collections::HashMap;
 use pi_session_types::{LineError, ParseWarning};
+use std::collections::HashMap;
 use std::fmt;
 
 /// How many diagnostics of one kind a file's report keeps in full; the rest of that kind are
@@ -316,6 +316,9 @@ impl DiagnosticLog {
         // Stable: findings at one place stay in the order they were made.
         self.kept.sort_by_key(|d| (d.line, d.byte_offset));
         self.kept
+    }
+}
+
 impl DiagnosticKind {
     /// The diagnostic for a line that could not be read as an object (`terminated`: the line
     /// ends with `\n`; an unterminated one that is not JSON is a torn write). `None` for a blank

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use pi_session_store::StoreError;
 
-
 use crate::error::Result;
 
 /// How deep [`session_files_under`] descends below a folder it is given: a sessions root, its

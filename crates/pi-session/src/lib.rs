@@ -38,17 +38,17 @@
 //! ```
 #![deny(missing_docs)]
 
+mod across;
 mod api_table;
 mod builders;
 mod cursors;
 mod dialect_write;
-mod across;
 mod discover;
 mod entries;
 mod error;
+pub mod foreign;
 mod fork;
 mod formats;
-pub mod foreign;
 mod model;
 mod project;
 mod queries;
@@ -60,6 +60,7 @@ mod summary;
 mod title;
 mod usage_report;
 
+pub use across::{MAX_DEPTH, session_files_under};
 pub use api_table::api_for;
 pub use builders::{
     CustomEntry, CustomMessage, Label, ModelChange, ThinkingLevelChange, ToolResult, UsageBuilder,
@@ -70,7 +71,6 @@ pub use discover::{
     ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all, session_roots,
     session_roots_from_env,
 };
-pub use across::{MAX_DEPTH, session_files_under};
 pub use entries::{
     AttachedFile, AttachmentKind, DEFAULT_NAMESPACE, NoticeKind, Picture, Reply, ToolCall,
     UserOptions, assistant, assistant_in, compaction, custom, custom_in, model_change, tool_result,
