@@ -236,7 +236,7 @@ fn round(x: f64) -> f64 {
 
 fn number(value: &Value, path: &[&str]) -> f64 {
     path.iter()
-        .fold(Some(value), |v, key| v.and_then(|v| v.get(key)))
+        .try_fold(value, |v, key| v.get(key))
         .and_then(Value::as_f64)
         .unwrap_or(f64::NAN)
 }
