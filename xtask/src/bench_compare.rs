@@ -236,7 +236,7 @@ fn round(x: f64) -> f64 {
 
 fn number(value: &Value, path: &[&str]) -> f64 {
     path.iter()
-        .fold(Some(value), |v, key| v.and_then(|v| v.get(key)))
+        .try_fold(value, |v, key| v.get(key))
         .and_then(Value::as_f64)
         .unwrap_or(f64::NAN)
 }
@@ -434,18 +434,8 @@ fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
     let mut rng = Rng(size_mb);
     let mut ms: i64 = 1_767_225_600_000;
     let iso = |ms: i64| {
-        let t = time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
-            .unwrap_or(time::OffsetDateTime::UNIX_EPOCH);
-        format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            t.year(),
-            u8::from(t.month()),
-            t.day(),
-            t.hour(),
-            t.minute(),
-            t.second(),
-            t.millisecond()
-        )
+        pi_session_types::IsoTimestamp::from_unix_ms(ms)
+            .map_or_else(String::new, |t| t.as_str().to_owned())
     };
     let mut written: u64 = 0;
     let mut line = |out: &mut BufWriter<std::fs::File>, value: &Value| -> Result<(), String> {

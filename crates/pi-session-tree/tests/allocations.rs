@@ -5,6 +5,9 @@
 //! Its own test binary: the counting allocator (`stats_alloc`, whose `GlobalAlloc` impl holds
 //! the unsafe code) counts every allocation of the process, so no other test runs beside it.
 
+// A failure is a test failure.
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
+
 use std::alloc::System;
 
 use pi_session_tree::{ContextOptions, Dialect, LeafSelector, SessionView};
