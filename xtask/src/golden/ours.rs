@@ -86,8 +86,6 @@ fn write_one(dir: &Path, name: &str) -> Result<Vec<u8>, String> {
         let mut session = Script::new(&path, name);
         (scenario.write)(&mut session).map_err(|e| format!("scenario {name}: {e}"))?;
     }
-    // The writer's lock sidecar outlives the writer; it is no part of the fixture.
-    let _ = std::fs::remove_file(pi_session_store::lock_path(&path));
     std::fs::read(&path).map_err(|e| format!("cannot read back {}: {e}", path.display()))
 }
 
