@@ -119,10 +119,7 @@ fn concurrent_appends(writers: usize, each: usize) -> std::path::PathBuf {
     let mut first = SessionWriter::create_at(&path, new_header("/w"), WriterOptions::default());
     first.append(entry("label", &[])).unwrap();
     drop(first);
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(60)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(60));
     std::thread::scope(|scope| {
         for w in 0..writers {
             let path = &path;
@@ -164,6 +161,14 @@ fn writers_with_a_busy_timeout_wait_for_each_other_and_continue_one_chain() {
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
+/// Options that wait up to `timeout` for a busy session.
+fn waiting(timeout: Duration) -> WriterOptions {
+    WriterOptions {
+        busy_timeout: Some(timeout),
+        ..WriterOptions::default()
+    }
+}
+
 /// Appends `text` as pi does: no lock, straight to the end of the file.
 fn append_raw(path: &std::path::Path, text: &str) {
     std::fs::OpenOptions::new()
@@ -178,10 +183,7 @@ fn append_raw(path: &std::path::Path, text: &str) {
 fn a_writer_with_a_busy_timeout_catches_up_on_a_foreign_append() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(5)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(5));
     let mut writer = SessionWriter::create_at(&path, new_header("/w"), options);
     let first = writer.append(entry("label", &[])).unwrap();
     // pi appends without any lock.
@@ -218,10 +220,7 @@ fn a_writer_with_a_busy_timeout_catches_up_on_a_foreign_append() {
 fn a_busy_timeout_waits_for_omps_publish_lock_beyond_its_500_ms() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(10)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(10));
     let mut writer = SessionWriter::create_at(&path, new_header("/w"), options);
     writer.append(entry("label", &[])).unwrap();
     // A live holder (this process) keeps omp's lock for 900 ms.
@@ -293,10 +292,7 @@ fn short_lived_writers_never_hold_the_lock_together() {
     let mut first = SessionWriter::create_at(&path, new_header("/w"), WriterOptions::default());
     first.append(entry("label", &[])).unwrap();
     drop(first);
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(60)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(60));
     let cycles = crate::crashes::rounds(40);
     std::thread::scope(|scope| {
         for _ in 0..4 {
