@@ -5,6 +5,22 @@ use std::path::Path;
 use crate::common::{fixture_files, run};
 use pi_session::store::{SessionWriter, WriterOptions};
 
+const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+/// Resumes `file` and appends a label through the store's writer, which stays open.
+fn resumed_with_a_label(file: &Path) -> SessionWriter {
+    let (mut writer, _, _) =
+        SessionWriter::open_for_append(file, WriterOptions::default()).unwrap();
+    let label = serde_json::json!({"type": "label", "targetId": "x", "label": "x"});
+    writer
+        .append(pi_session::types::Entry::from_map(
+            label.as_object().unwrap().clone(),
+        ))
+        .unwrap();
+    writer
+}
+
 /// `context` of `file` in each format that does not need the workspace: exit code and stdout.
 fn contexts(file: &Path) -> Vec<(i32, String)> {
     let file = file.to_str().unwrap();
@@ -61,19 +77,10 @@ fn repair_keeps_the_context_of_every_damaged_fixture_and_the_original() {
 fn a_torn_fragment_in_the_middle_is_removed_and_check_is_clean_again() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.jsonl");
-    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
     let first = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#;
     let torn = r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.0"#;
-    std::fs::write(&file, format!("{header}\n{first}\n{torn}")).unwrap();
-    let (mut writer, _, _) =
-        SessionWriter::open_for_append(&file, WriterOptions::default()).unwrap();
-    let label = serde_json::json!({"type": "label", "targetId": "a1", "label": "x"});
-    writer
-        .append(pi_session::types::Entry::from_map(
-            label.as_object().unwrap().clone(),
-        ))
-        .unwrap();
-    drop(writer);
+    std::fs::write(&file, format!("{HEADER}\n{first}\n{torn}")).unwrap();
+    drop(resumed_with_a_label(&file));
     let path = file.to_str().unwrap();
     assert_eq!(run(&["check", path]).code, 1, "damaged before");
     let before = contexts(&file);
@@ -97,16 +104,8 @@ fn a_torn_fragment_in_the_middle_is_removed_and_check_is_clean_again() {
 fn repair_refuses_while_a_writer_holds_the_session() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.jsonl");
-    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
-    std::fs::write(&file, format!("{header}\nnot json\n")).unwrap();
-    let (mut writer, _, _) =
-        SessionWriter::open_for_append(&file, WriterOptions::default()).unwrap();
-    let label = serde_json::json!({"type": "label", "targetId": "x", "label": "x"});
-    writer
-        .append(pi_session::types::Entry::from_map(
-            label.as_object().unwrap().clone(),
-        ))
-        .unwrap();
+    std::fs::write(&file, format!("{HEADER}\nnot json\n")).unwrap();
+    let writer = resumed_with_a_label(&file);
     let held = std::fs::read(&file).unwrap();
     let refused = run(&["repair", file.to_str().unwrap()]);
     assert_eq!(refused.code, 2, "{refused}");

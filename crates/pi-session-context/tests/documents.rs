@@ -67,13 +67,7 @@ fn paths_escaping_the_root_are_treated_as_gone() {
 
     let mut paths = escaping.to_vec();
     paths.push("sub/ok.pdf");
-    let entries = branch(vec![pdf_message(&paths)]);
-    let options = Options {
-        inputs: "text,pdf".parse().unwrap(),
-        documents: &docs,
-        blobs: None,
-    };
-    let out = messages(&entries, &options);
+    let out = sent_with_pdfs(&docs, &paths);
     let parts = &out[0].content;
     assert_eq!(parts.len(), 1 + escaping.len() + 1);
     for (part, path) in parts[1..].iter().zip(escaping) {
@@ -86,6 +80,20 @@ fn paths_escaping_the_root_are_treated_as_gone() {
     let sent = pi_session_context::reqllm::to_canonical_json(&out).to_string();
     assert!(!sent.contains(&base64_of(b"%PDF-secret")));
     assert!(!sent.contains(&base64_of(b"%PDF-beside")));
+}
+
+/// The req_llm messages of one user message attaching `paths`, with PDFs read from `docs`.
+fn sent_with_pdfs(
+    docs: &WorkspaceDocuments,
+    paths: &[&str],
+) -> Vec<pi_session_context::reqllm::Message> {
+    let entries = branch(vec![pdf_message(paths)]);
+    let options = Options {
+        inputs: "text,pdf".parse().unwrap(),
+        documents: docs,
+        blobs: None,
+    };
+    messages(&entries, &options)
 }
 
 fn base64_of(bytes: &[u8]) -> String {
@@ -103,13 +111,7 @@ fn only_files_that_are_pdfs_are_sent_as_pdfs() {
     )
     .unwrap();
     let docs = WorkspaceDocuments::new(workspace.path());
-    let entries = branch(vec![pdf_message(&["key.pdf", "real.pdf"])]);
-    let options = Options {
-        inputs: "text,pdf".parse().unwrap(),
-        documents: &docs,
-        blobs: None,
-    };
-    let out = messages(&entries, &options);
+    let out = sent_with_pdfs(&docs, &["key.pdf", "real.pdf"]);
     let parts = &out[0].content;
     assert_eq!(
         parts[1].text.as_deref(),

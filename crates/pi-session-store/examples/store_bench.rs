@@ -467,22 +467,22 @@ fn load_average() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// Resident memory of this process now, in bytes (`VmRSS`; 0 where /proc is not available).
-fn rss_bytes() -> u64 {
+/// A `kB` field of /proc/self/status, in bytes (0 where /proc is not available).
+fn status_bytes(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Peak resident memory of this process in MiB (`VmHWM`; 0 where /proc is not available).
+/// Resident memory of this process now, in bytes (`VmRSS`).
+fn rss_bytes() -> u64 {
+    status_bytes("VmRSS:")
+}
+
+/// Peak resident memory of this process in MiB (`VmHWM`).
 fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
+    status_bytes("VmHWM:") as f64 / (1 << 20) as f64
 }

@@ -8,6 +8,9 @@
 use std::io::{self, Read};
 use std::ops::Range;
 
+/// The most lines one chunk holds (see [`ChunkReader::cut_at_max_lines`]).
+const MAX_LINES_PER_CHUNK: usize = 16 << 10;
+
 /// The UTF-8 byte order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -101,6 +104,7 @@ impl<R: Read> ChunkReader<R> {
         if buf.is_empty() {
             return Ok(None);
         }
+        self.cut_at_max_lines(&mut buf);
         let lines = split_lines(&buf, &mut self.next_line);
         let chunk = Chunk {
             seq: self.next_seq,
@@ -111,6 +115,20 @@ impl<R: Read> ChunkReader<R> {
         self.offset += chunk.bytes.len() as u64;
         self.next_seq += 1;
         Ok(Some(chunk))
+    }
+
+    /// Ends the chunk after [`MAX_LINES_PER_CHUNK`] lines, carrying the rest over (in front
+    /// of what is already carried): per-line bookkeeping of a chunk of tiny lines (a file of a
+    /// million `{}`) stays as small as a chunk of ordinary ones.
+    fn cut_at_max_lines(&mut self, buf: &mut Vec<u8>) {
+        let Some(cut) = memchr::memchr_iter(b'\n', buf).nth(MAX_LINES_PER_CHUNK - 1) else {
+            return;
+        };
+        if cut + 1 < buf.len() {
+            let mut carry = buf.split_off(cut + 1);
+            carry.extend_from_slice(&self.carry);
+            self.carry = carry;
+        }
     }
 
     /// Drops a UTF-8 BOM at the very start of the stream (its bytes still count in offsets).
@@ -204,6 +222,32 @@ mod tests {
         assert!(!reference[3].3);
         for capacity in [16, 17, 20, 31, 64] {
             assert_eq!(collect(input, capacity).0, reference, "capacity {capacity}");
+        }
+    }
+
+    #[test]
+    fn a_chunk_holds_at_most_max_lines_and_the_rest_follows_in_order() {
+        let mut input = Vec::new();
+        for i in 0..MAX_LINES_PER_CHUNK * 2 + 5 {
+            input.extend_from_slice(format!("{{}}{}\n", i % 10).as_bytes());
+        }
+        input.extend_from_slice(b"tail");
+        let mut reader = ChunkReader::new(&input[..], 1 << 20);
+        let mut sizes = Vec::new();
+        while let Some(chunk) = reader.next_chunk(None).unwrap() {
+            sizes.push(chunk.lines.len());
+        }
+        assert_eq!(
+            sizes,
+            [MAX_LINES_PER_CHUNK, MAX_LINES_PER_CHUNK, 5, 1],
+            "then 5 lines, then the unterminated tail"
+        );
+        let (lines, _) = collect(&input, 1 << 20);
+        assert_eq!(lines.len(), MAX_LINES_PER_CHUNK * 2 + 6);
+        for (i, (number, offset, content, _)) in lines.iter().enumerate() {
+            assert_eq!(*number, i as u64 + 1);
+            let start = *offset as usize;
+            assert_eq!(&input[start..start + content.len()], content.as_slice());
         }
     }
 

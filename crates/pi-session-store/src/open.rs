@@ -361,13 +361,25 @@ impl Builder {
         }
     }
 
+    /// Counts one parsed JSON value, as pi's migration array does; only a version 1 file
+    /// needs them (or one whose header has not come yet), so others keep none.
+    fn ordinal(&mut self, ordinal: Ordinal) {
+        let needed = match &self.header {
+            Some(header) => header.version_or_1() < 2,
+            None => !self.header_rejected,
+        };
+        if needed {
+            self.ordinals.push(ordinal);
+        }
+    }
+
     fn failed_line(&mut self, line: &LineSpan, offset: u64, error: &LineError) {
         let Some(kind) = DiagnosticKind::for_line_error(error, line.terminated) else {
             return;
         };
         if !matches!(error, LineError::NotJson { .. }) {
             // Valid JSON: pi's parsed array (and so v1 `firstKeptEntryIndex`) counts it.
-            self.ordinals.push(Ordinal::Other);
+            self.ordinal(Ordinal::Other);
         }
         self.diagnostics
             .push(Diagnostic::new(line.number, offset, kind));
@@ -390,7 +402,7 @@ impl Builder {
             {
                 self.first_entry_before_header = Some((line, offset));
             }
-            self.ordinals.push(Ordinal::Entry(self.entries.len()));
+            self.ordinal(Ordinal::Entry(self.entries.len()));
             self.entries.push(IndexEntry {
                 line,
                 byte_offset: offset,
@@ -424,7 +436,7 @@ impl Builder {
     }
 
     fn header_line(&mut self, line: u64, offset: u64, bytes: &[u8]) {
-        self.ordinals.push(Ordinal::Header);
+        self.ordinal(Ordinal::Header);
         if let Some((first_line, _)) = self.header_at {
             self.diagnostics.push(Diagnostic::new(
                 line,
@@ -438,6 +450,10 @@ impl Builder {
         }
         match parse_line(bytes).map(|p| p.value) {
             Ok(ParsedLine::Header(header)) => {
+                if header.version_or_1() >= 2 {
+                    // Only version 1 migrates by ordinal: free what was counted so far.
+                    self.ordinals = Vec::new();
+                }
                 self.header = Some(header);
                 self.header_at = Some((line, offset));
             }

@@ -905,6 +905,10 @@ impl OpenFile {
     /// under omp's publish lock so no append is half seen; afterwards they count as seen. A
     /// replaced or shrunk file gives [`StoreError::Conflict`].
     fn read_growth(&mut self) -> Result<Option<Vec<u8>>, StoreError> {
+        // The common case, nothing new, needs no lock: the file only grows under it.
+        if self.check_unchanged().is_ok() {
+            return Ok(None);
+        }
         let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
         let grown_to = match self.check_unchanged() {
             Ok(()) => return Ok(None),

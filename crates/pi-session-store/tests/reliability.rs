@@ -119,10 +119,7 @@ fn concurrent_appends(writers: usize, each: usize) -> std::path::PathBuf {
     let mut first = SessionWriter::create_at(&path, new_header("/w"), WriterOptions::default());
     first.append(entry("label", &[])).unwrap();
     drop(first);
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(60)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(60));
     std::thread::scope(|scope| {
         for w in 0..writers {
             let path = &path;
@@ -164,14 +161,29 @@ fn writers_with_a_busy_timeout_wait_for_each_other_and_continue_one_chain() {
     std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
 }
 
+/// Options that wait up to `timeout` for a busy session.
+fn waiting(timeout: Duration) -> WriterOptions {
+    WriterOptions {
+        busy_timeout: Some(timeout),
+        ..WriterOptions::default()
+    }
+}
+
+/// Appends `text` as pi does: no lock, straight to the end of the file.
+fn append_raw(path: &std::path::Path, text: &str) {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
 #[test]
 fn a_writer_with_a_busy_timeout_catches_up_on_a_foreign_append() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(5)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(5));
     let mut writer = SessionWriter::create_at(&path, new_header("/w"), options);
     let first = writer.append(entry("label", &[])).unwrap();
     // pi appends without any lock.
@@ -179,12 +191,7 @@ fn a_writer_with_a_busy_timeout_catches_up_on_a_foreign_append() {
         "{{\"type\":\"label\",\"id\":\"f0000001\",\"parentId\":{:?},\"timestamp\":\"2026-01-01T00:00:00.000Z\"}}\n",
         first.id().unwrap()
     );
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap()
-        .write_all(foreign.as_bytes())
-        .unwrap();
+    append_raw(&path, &foreign);
     let next = writer.append(entry("label", &[])).unwrap();
     assert_eq!(
         next.parent_id(),
@@ -202,12 +209,7 @@ fn a_writer_with_a_busy_timeout_catches_up_on_a_foreign_append() {
         SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap()
     };
     strict.append(entry("label", &[])).unwrap();
-    std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap()
-        .write_all(foreign.replace("f0000001", "f0000002").as_bytes())
-        .unwrap();
+    append_raw(&path, &foreign.replace("f0000001", "f0000002"));
     assert!(matches!(
         strict.append(entry("label", &[])),
         Err(StoreError::Conflict { .. })
@@ -218,10 +220,7 @@ fn a_writer_with_a_busy_timeout_catches_up_on_a_foreign_append() {
 fn a_busy_timeout_waits_for_omps_publish_lock_beyond_its_500_ms() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.jsonl");
-    let options = WriterOptions {
-        busy_timeout: Some(Duration::from_secs(10)),
-        ..WriterOptions::default()
-    };
+    let options = waiting(Duration::from_secs(10));
     let mut writer = SessionWriter::create_at(&path, new_header("/w"), options);
     writer.append(entry("label", &[])).unwrap();
     // A live holder (this process) keeps omp's lock for 900 ms.
@@ -282,4 +281,36 @@ fn diagnostics_are_bounded_per_kind_and_count_what_was_left_out() {
         diagnostics[DIAGNOSTICS_PER_KIND + 1].kind.name(),
         "not_json"
     );
+}
+
+/// Many short-lived writers take and release the lock (and delete the sidecar) over and over:
+/// never two at once (the session stays one chain with every entry), and nothing is left.
+#[test]
+fn short_lived_writers_never_hold_the_lock_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut first = SessionWriter::create_at(&path, new_header("/w"), WriterOptions::default());
+    first.append(entry("label", &[])).unwrap();
+    drop(first);
+    let options = waiting(Duration::from_secs(60));
+    let cycles = crate::crashes::rounds(40);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                for _ in 0..cycles {
+                    let (mut writer, _, _) =
+                        SessionWriter::open_for_append(&path, options).unwrap();
+                    writer.append(entry("label", &[])).unwrap();
+                }
+            });
+        }
+    });
+    let (session, diagnostics) = open(&path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), 1 + 4 * cycles);
+    let entries = session.entries().unwrap();
+    for pair in entries.windows(2) {
+        assert_eq!(pair[1].parent_id(), pair[0].id());
+    }
+    assert_eq!(folder(dir.path()), ["s.jsonl"]);
 }

@@ -85,8 +85,6 @@ fn write_one(dir: &Path, scenario: &Scenario) -> Result<Vec<u8>, String> {
         let mut session = Script::new(&path, name, scenario.dialect);
         (scenario.write)(&mut session).map_err(|e| format!("scenario {name}: {e}"))?;
     }
-    // The writer's lock sidecar outlives the writer; it is no part of the fixture.
-    let _ = std::fs::remove_file(pi_session_store::lock_path(&path));
     std::fs::read(&path).map_err(|e| format!("cannot read back {}: {e}", path.display()))
 }
 
