@@ -42,27 +42,33 @@ fn name_of(value: &JsonValue) -> Option<&str> {
 pub(crate) fn restore(session: &mut Session) -> Result<()> {
     let tips = {
         let mut log = session.log();
+        // Only `custom` bodies are read, and the walk below runs only when one is a record.
+        let customs: Vec<usize> = log.index.positions_of_kind("custom").collect();
+        let mut records: HashMap<usize, String> = HashMap::new();
+        for at in customs {
+            if let Some(name) = name_of(&log.value(at)?) {
+                records.insert(at, name.to_owned());
+            }
+        }
+        if records.is_empty() {
+            return Ok(());
+        }
         let len = log.index.len();
         let mut owner: Vec<Option<String>> = vec![None; len];
-        let mut by_id: HashMap<String, usize> = HashMap::new();
+        let mut by_id: HashMap<&str, usize> = HashMap::new();
         let mut tips: Vec<(String, usize)> = Vec::new();
-        let mut any = false;
         for at in 0..len {
-            let Some(node) = log.index.node(at).cloned() else {
+            let Some(node) = log.index.node(at) else {
                 continue;
             };
-            let mut mine = node
-                .parent_id
-                .as_deref()
-                .and_then(|p| by_id.get(p))
-                .and_then(|&p| owner[p].clone());
-            if node.kind == "custom"
-                && let Ok(entry) = log.entry(at)
-                && let Some(name) = name_of(&crate::read::to_json(&entry))
-            {
-                mine = Some(name.to_owned());
-                any = true;
-            }
+            let mine = match records.get(&at) {
+                Some(name) => Some(name.clone()),
+                None => node
+                    .parent_id
+                    .as_deref()
+                    .and_then(|p| by_id.get(p))
+                    .and_then(|&p| owner[p].clone()),
+            };
             if let Some(name) = &mine {
                 match tips.iter_mut().find(|(n, _)| n == name) {
                     Some(tip) => tip.1 = at,
@@ -70,12 +76,9 @@ pub(crate) fn restore(session: &mut Session) -> Result<()> {
                 }
             }
             owner[at] = mine;
-            if let Some(id) = node.id {
+            if let Some(id) = node.id.as_deref() {
                 by_id.insert(id, at);
             }
-        }
-        if !any {
-            return Ok(());
         }
         let mut found = Vec::new();
         for (name, at) in tips {
