@@ -41,7 +41,7 @@ pub use records::{Record, read_records};
 
 use pi_session_store::paths::{omp_cwd_dir_name, omp_sessions_root};
 use pi_session_store::{
-    Diagnostic, SessionWriter, Stamps, StoreError, SystemStamps, WriterOptions,
+    Diagnostic, Durability, SessionWriter, Stamps, StoreError, SystemStamps, WriterOptions,
 };
 use pi_session_types::header::clean_title;
 use pi_session_types::{IsoTimestamp, JsonMap, JsonNumber, SessionHeader, TitleSource};
@@ -580,7 +580,9 @@ pub fn write(
         header,
         WriterOptions {
             title_slot: true,
-            ..WriterOptions::default()
+            // omp writes the whole file at once; lines go out in 64 KiB batches (each under
+            // omp's publish lock) and the file is flushed before the import returns.
+            durability: Durability::Buffered,
         },
     )
     .with_slot_title(

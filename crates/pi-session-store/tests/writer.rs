@@ -573,3 +573,62 @@ fn injected_stamps_make_output_deterministic_and_ids_stay_unique() {
         r#"{"type":"label","id":"deadbeef","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"l"}"#
     );
 }
+
+#[test]
+fn verbatim_appends_keep_ids_parents_and_key_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut header = new_header("/w");
+    header.extra.insert("title".into(), json!("T"));
+    let mut writer = SessionWriter::create(
+        dir.path(),
+        header,
+        WriterOptions {
+            title_slot: true,
+            ..WriterOptions::default()
+        },
+    )
+    .with_slot_title(
+        Some("T"),
+        Some(TitleSource::Auto),
+        "2026-01-01T00:00:00.000Z",
+    );
+    let map = |value: JsonValue| value.as_object().unwrap().clone();
+    let first = json!({"type": "custom", "customType": "x", "id": "a", "parentId": null, "timestamp": "2026-01-01T00:00:00.000Z"});
+    writer.append_verbatim(map(first)).unwrap();
+    let unknown_parent = json!({"type": "custom", "id": "b", "parentId": "zz", "timestamp": "t"});
+    assert!(matches!(
+        writer.append_verbatim(map(unknown_parent)),
+        Err(StoreError::UnknownId { .. })
+    ));
+    let duplicate = json!({"type": "custom", "id": "a", "parentId": null, "timestamp": "t"});
+    assert!(writer.append_verbatim(map(duplicate)).is_err());
+    let reserved = json!({"type": "session", "id": "c", "parentId": null});
+    assert!(writer.append_verbatim(map(reserved)).is_err());
+    let child =
+        json!({"type": "label", "id": "b", "parentId": "a", "timestamp": "t", "targetId": "a"});
+    writer.append_verbatim(map(child)).unwrap();
+    assert_eq!(writer.leaf_id(), Some("b"));
+    let text = std::fs::read_to_string(writer.path().unwrap()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with(r#"{"type":"title","v":1,"title":"T","source":"auto","updatedAt":"2026-01-01T00:00:00.000Z""#), "{}", lines[0]);
+    assert!(lines[1].ends_with(r#","title":"T"}"#), "{}", lines[1]);
+    assert_eq!(
+        &lines[2..],
+        [
+            r#"{"type":"custom","customType":"x","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z"}"#,
+            r#"{"type":"label","id":"b","parentId":"a","timestamp":"t","targetId":"a"}"#,
+        ]
+    );
+    let (session, diagnostics) = open(writer.path().unwrap()).unwrap();
+    assert_eq!(
+        (
+            session.len(),
+            session.title_slot().map(|s| s.title.as_str())
+        ),
+        (2, Some("T"))
+    );
+    assert!(diagnostics.iter().all(|d| !matches!(
+        d.kind,
+        pi_session_store::DiagnosticKind::ParentNotFound { .. }
+    )));
+}
