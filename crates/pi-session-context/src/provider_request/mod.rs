@@ -46,12 +46,11 @@ use crate::llm::{
 pub use registry::{Model, UnknownModel, lookup};
 
 /// What [`PiAi::Omp`] gives today, for hosts to show: omp 18.2.3's rules for
-/// Chat Completions (its developer roles, demoted thinking, result pairing:
-/// every recorded omp body equal); for Responses, Anthropic and Google omp's
-/// registry and messages converted by pi 0.73.1's rules (see ARCHITECTURE.md,
+/// Chat Completions and Google (every recorded omp body equal); for Responses
+/// and Anthropic omp's registry and messages converted by pi 0.73.1's rules (see ARCHITECTURE.md,
 /// "Provider requests"). `cargo xtask golden` with
 /// `PI_SESSION_GOLDEN_OMP_REQUESTS=all` measures those.
-pub const OMP_RULES_NOTE: &str = "note: for omp, only Chat Completions (--format openai-chat) follows omp 18.2.3's own pi-ai; openai-responses, anthropic and google are pi 0.73.1's pi-ai rules applied to omp's messages and model, which omp's pi-ai does not always match";
+pub const OMP_RULES_NOTE: &str = "note: for omp, openai-chat and google follow omp 18.2.3's own pi-ai; openai-responses and anthropic are pi 0.73.1's pi-ai rules applied to omp's messages and model, which omp's pi-ai does not always match";
 
 /// Whose pi-ai builds the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,8 +58,8 @@ pub enum PiAi {
     /// `@mariozechner/pi-ai` 0.73.1 (pi 0.73.1).
     Pi,
     /// omp 18.2.3: its registry (`@oh-my-pi/pi-catalog`) and its agent-loop
-    /// messages; omp's own rules for Chat Completions, pi 0.73.1's for the
-    /// other APIs for now ([`OMP_RULES_NOTE`]).
+    /// messages; omp's own rules for Chat Completions and Google, pi 0.73.1's
+    /// for Responses and Anthropic for now ([`OMP_RULES_NOTE`]).
     Omp,
 }
 
