@@ -191,83 +191,11 @@ fn id_of<'a>(value: &'a Value, key: &str) -> &'a str {
 /// is dropped while a window is open); any other stray result is dropped.
 /// Composite Responses ids and duplicate ids are paired by their raw value.
 pub fn omp_pair_results(transformed: Vec<Value>) -> Vec<Value> {
-    use std::collections::{HashMap, HashSet};
-    let mut results_by_id: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
-    for (index, message) in transformed.iter().enumerate() {
-        if str_field(message, "role") == Some("toolResult") {
-            results_by_id
-                .entry(id_of(message, "toolCallId").to_owned())
-                .or_default()
-                .push((index, false));
-        }
-    }
-    let valid: HashSet<String> = transformed
-        .iter()
-        .filter(|m| str_field(m, "role") == Some("assistant"))
-        .flat_map(tool_calls)
-        .map(|c| id_of(&c, "id").to_owned())
-        .collect();
-    let mut resolved: HashSet<String> = HashSet::new();
-    let mut result: Vec<Value> = Vec::new();
-    let mut pending: Vec<Value> = Vec::new();
-    let mut pending_start = 0usize;
-    let mut aborted: Vec<Value> = Vec::new();
-    let mut aborted_start = 0usize;
-    let mut aborted_open = false;
-
-    let flush = |calls: &mut Vec<Value>,
-                 after: usize,
-                 text: &str,
-                 result: &mut Vec<Value>,
-                 resolved: &mut HashSet<String>,
-                 results_by_id: &mut HashMap<String, Vec<(usize, bool)>>,
-                 transformed: &[Value]| {
-        for call in calls.drain(..) {
-            let id = id_of(&call, "id").to_owned();
-            if resolved.contains(&id) {
-                continue;
-            }
-            let real = results_by_id.get_mut(&id).and_then(|entries| {
-                entries
-                    .iter_mut()
-                    .find(|(index, consumed)| !*consumed && *index > after)
-                    .map(|entry| {
-                        entry.1 = true;
-                        entry.0
-                    })
-            });
-            match real {
-                Some(index) => result.push(transformed[index].clone()),
-                None => result.push(synthetic_result(&call, text)),
-            }
-            resolved.insert(id);
-        }
-    };
-
+    let mut pairing = OmpPairing::new(&transformed);
     for (index, message) in transformed.iter().enumerate() {
         match str_field(message, "role") {
             Some("assistant") => {
-                flush(
-                    &mut pending,
-                    pending_start,
-                    NO_RESULT_TEXT,
-                    &mut result,
-                    &mut resolved,
-                    &mut results_by_id,
-                    &transformed,
-                );
-                if aborted_open {
-                    flush(
-                        &mut aborted,
-                        aborted_start,
-                        "aborted",
-                        &mut result,
-                        &mut resolved,
-                        &mut results_by_id,
-                        &transformed,
-                    );
-                    aborted_open = false;
-                }
+                pairing.close_windows();
                 let stop = str_field(message, "stopReason");
                 let truncated = matches!(stop, Some("length" | "error" | "aborted"));
                 let actionable = blocks(message).iter().any(|b| {
@@ -278,108 +206,151 @@ pub fn omp_pair_results(transformed: Vec<Value>) -> Vec<Value> {
                     continue;
                 }
                 let calls = tool_calls(message);
+                pairing.result.push(message.clone());
                 if matches!(stop, Some("error" | "aborted")) {
-                    result.push(message.clone());
-                    aborted = calls;
-                    aborted_start = index;
-                    aborted_open = true;
-                    continue;
-                }
-                if !calls.is_empty() {
-                    pending = calls;
-                    pending_start = index;
-                }
-                result.push(message.clone());
-            }
-            Some("toolResult") => {
-                let id = id_of(message, "toolCallId").to_owned();
-                if resolved.contains(&id) {
-                    continue;
-                }
-                if let Some(at) = aborted.iter().position(|c| id_of(c, "id") == id) {
-                    aborted.remove(at);
-                    resolved.insert(id);
-                    result.push(message.clone());
-                    continue;
-                }
-                if pending.iter().any(|c| id_of(c, "id") == id) {
-                    resolved.insert(id);
-                    result.push(message.clone());
-                    continue;
-                }
-                if !valid.contains(&id) {
-                    let window_open = pending.iter().any(|c| !resolved.contains(id_of(c, "id")))
-                        || (aborted_open && !aborted.is_empty());
-                    if window_open {
-                        continue;
-                    }
-                    let texts: Vec<&str> = blocks(message)
-                        .iter()
-                        .filter(|b| block_type(b) == Some("text"))
-                        .filter_map(|b| str_field(b, "text"))
-                        .filter(|t| !is_blank(t))
-                        .collect();
-                    if !texts.is_empty() {
-                        let error = if truthy(message.get("isError")) {
-                            " is-error=\"true\""
-                        } else {
-                            ""
-                        };
-                        let tool = pi_session_types::js::to_js_string(message.get("toolName"));
-                        result.push(json!({
-                            "role": "user",
-                            "content": format!("<stale-tool-result tool=\"{tool}\" id=\"{id}\"{error}>\n{}\n</stale-tool-result>", texts.join("\n")),
-                        }));
-                    }
+                    pairing.aborted = Some((calls, index));
+                } else if !calls.is_empty() {
+                    pairing.pending = (calls, index);
                 }
             }
+            Some("toolResult") => pairing.tool_result(message),
             _ => {
-                flush(
-                    &mut pending,
-                    pending_start,
-                    NO_RESULT_TEXT,
-                    &mut result,
-                    &mut resolved,
-                    &mut results_by_id,
-                    &transformed,
-                );
-                if aborted_open {
-                    flush(
-                        &mut aborted,
-                        aborted_start,
-                        "aborted",
-                        &mut result,
-                        &mut resolved,
-                        &mut results_by_id,
-                        &transformed,
-                    );
-                    aborted_open = false;
-                }
-                result.push(message.clone());
+                pairing.close_windows();
+                pairing.result.push(message.clone());
             }
         }
     }
-    flush(
-        &mut pending,
-        pending_start,
-        NO_RESULT_TEXT,
-        &mut result,
-        &mut resolved,
-        &mut results_by_id,
-        &transformed,
-    );
-    if aborted_open {
-        flush(
-            &mut aborted,
-            aborted_start,
-            "aborted",
-            &mut result,
-            &mut resolved,
-            &mut results_by_id,
-            &transformed,
-        );
+    pairing.close_windows();
+    pairing.result
+}
+
+/// The state of [`omp_pair_results`]: the open windows of calls (the normal
+/// one and an errored turn's), which calls have their one result, and the real
+/// results by call id (position, taken).
+struct OmpPairing<'a> {
+    transformed: &'a [Value],
+    results_by_id: std::collections::HashMap<String, Vec<(usize, bool)>>,
+    valid: std::collections::HashSet<String>,
+    resolved: std::collections::HashSet<String>,
+    pending: (Vec<Value>, usize),
+    aborted: Option<(Vec<Value>, usize)>,
+    result: Vec<Value>,
+}
+
+impl<'a> OmpPairing<'a> {
+    fn new(transformed: &'a [Value]) -> Self {
+        let mut results_by_id: std::collections::HashMap<String, Vec<(usize, bool)>> =
+            std::collections::HashMap::new();
+        for (index, message) in transformed.iter().enumerate() {
+            if str_field(message, "role") == Some("toolResult") {
+                results_by_id
+                    .entry(id_of(message, "toolCallId").to_owned())
+                    .or_default()
+                    .push((index, false));
+            }
+        }
+        let valid = transformed
+            .iter()
+            .filter(|m| str_field(m, "role") == Some("assistant"))
+            .flat_map(tool_calls)
+            .map(|c| id_of(&c, "id").to_owned())
+            .collect();
+        OmpPairing {
+            transformed,
+            results_by_id,
+            valid,
+            resolved: std::collections::HashSet::new(),
+            pending: (Vec::new(), 0),
+            aborted: None,
+            result: Vec::new(),
+        }
     }
-    result
+
+    /// Answers every call of both windows: the earliest untaken real result
+    /// after the call's turn, else a synthetic one.
+    fn close_windows(&mut self) {
+        let (pending, after) = std::mem::take(&mut self.pending);
+        self.answer(pending, after, NO_RESULT_TEXT);
+        if let Some((aborted, after)) = self.aborted.take() {
+            self.answer(aborted, after, "aborted");
+        }
+    }
+
+    fn answer(&mut self, calls: Vec<Value>, after: usize, text: &str) {
+        for call in calls {
+            let id = id_of(&call, "id").to_owned();
+            if self.resolved.contains(&id) {
+                continue;
+            }
+            let real = self.results_by_id.get_mut(&id).and_then(|entries| {
+                let entry = entries
+                    .iter_mut()
+                    .find(|(index, taken)| !*taken && *index > after)?;
+                entry.1 = true;
+                Some(entry.0)
+            });
+            self.result.push(match real {
+                Some(index) => self.transformed[index].clone(),
+                None => synthetic_result(&call, text),
+            });
+            self.resolved.insert(id);
+        }
+    }
+
+    fn tool_result(&mut self, message: &Value) {
+        let id = id_of(message, "toolCallId").to_owned();
+        if self.resolved.contains(&id) {
+            return;
+        }
+        let in_aborted = self
+            .aborted
+            .as_mut()
+            .and_then(|(calls, _)| {
+                let at = calls.iter().position(|c| id_of(c, "id") == id)?;
+                calls.remove(at);
+                Some(())
+            })
+            .is_some();
+        if in_aborted || self.pending.0.iter().any(|c| id_of(c, "id") == id) {
+            self.resolved.insert(id);
+            self.result.push(message.clone());
+            return;
+        }
+        if self.valid.contains(&id) {
+            return; // its call is elsewhere: pulled into that call's window instead
+        }
+        let window_open = self
+            .pending
+            .0
+            .iter()
+            .any(|c| !self.resolved.contains(id_of(c, "id")))
+            || self
+                .aborted
+                .as_ref()
+                .is_some_and(|(calls, _)| !calls.is_empty());
+        if window_open {
+            return;
+        }
+        let texts: Vec<&str> = blocks(message)
+            .iter()
+            .filter(|b| block_type(b) == Some("text"))
+            .filter_map(|b| str_field(b, "text"))
+            .filter(|t| !is_blank(t))
+            .collect();
+        if texts.is_empty() {
+            return;
+        }
+        let error = if truthy(message.get("isError")) {
+            " is-error=\"true\""
+        } else {
+            ""
+        };
+        let tool = pi_session_types::js::to_js_string(message.get("toolName"));
+        self.result.push(json!({
+            "role": "user",
+            "content": format!("<stale-tool-result tool=\"{tool}\" id=\"{id}\"{error}>\n{}\n</stale-tool-result>", texts.join("\n")),
+        }));
+    }
 }
 
 fn transform_assistant(
