@@ -105,6 +105,20 @@ fn valid_signature(signature: Option<&str>) -> Option<&str> {
     })
 }
 
+/// `resolveThoughtSignature`: a block's `key` signature, kept only when the turn
+/// came from this provider and model and the signature is valid base64.
+fn signatures(message: &Value, model: &Model) -> impl Fn(&Value, &str) -> Option<Value> {
+    let same = str_field(message, "provider") == Some(model.provider.as_str())
+        && str_field(message, "model") == Some(model.id.as_str());
+    move |block, key| {
+        if same {
+            valid_signature(str_field(block, key)).map(|s| json!(s))
+        } else {
+            None
+        }
+    }
+}
+
 /// A part in the SDK's key order, `null`s dropped.
 fn part(fields: &[(&str, Option<Value>)]) -> Value {
     const ORDER: [&str; 6] = [
@@ -314,15 +328,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 }
             },
             Some("assistant") => {
-                let same = str_field(message, "provider") == Some(model.provider.as_str())
-                    && str_field(message, "model") == Some(model.id.as_str());
-                let signature = |block: &Value, key: &str| {
-                    if same {
-                        valid_signature(str_field(block, key)).map(|s| json!(s))
-                    } else {
-                        None
-                    }
-                };
+                let signature = signatures(message, model);
                 let mut parts = Vec::new();
                 for block in blocks(message) {
                     match block_type(block) {
@@ -577,13 +583,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
 fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> {
     let same = str_field(message, "provider") == Some(model.provider.as_str())
         && str_field(message, "model") == Some(model.id.as_str());
-    let signature = |block: &Value, key: &str| {
-        if same {
-            valid_signature(str_field(block, key)).map(|s| json!(s))
-        } else {
-            None
-        }
-    };
+    let signature = signatures(message, model);
     let mut parts = Vec::new();
     for block in blocks(message) {
         match block_type(block) {
