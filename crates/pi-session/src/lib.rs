@@ -7,7 +7,8 @@
 //! [`compaction`], [`model_change`]) write what rho writes; the helpers ([`text`], [`typed`],
 //! [`usage`], [`totals`], ...) read it back; [`context`] projects a branch to the req_llm messages
 //! a model is sent. Beyond rho: cursors over one shared log ([`Session::fork`],
-//! [`Session::branch_to`], named branches) and [`Session::context_stats`].
+//! [`Session::branch_to`], named branches), [`Session::context_stats`] and
+//! [`Session::provider_request`] (the request body pi-ai builds for a model).
 //!
 //! Guarantees: a resumed session sends exactly what the live one did (the context is built from
 //! entries as they read back from the file); one error type ([`Error`]); damaged files open with
@@ -52,6 +53,7 @@ mod formats;
 mod model;
 mod project;
 mod queries;
+mod provider_request;
 mod read;
 mod search;
 mod session;

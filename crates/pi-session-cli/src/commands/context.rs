@@ -99,7 +99,8 @@ pub enum Format {
     /// The Responses body pi-ai builds for --model: `input`, `reasoning`, `include`.
     OpenaiResponses,
     /// The Gemini body pi-ai builds for --model: `contents`, `systemInstruction`,
-    /// `generationConfig.thinkingConfig`. These four follow pi 0.73.1's pi-ai rules.
+    /// `generationConfig.thinkingConfig`. These four follow pi 0.73.1's pi-ai, or omp 18.2.3's
+    /// for openai-chat and google with --dialect omp.
     Google,
     /// What omp's agent loop hands its provider: omp's convertToLlm after its steering
     /// envelope, then its image gate (see --inputs) and its filter of provider refusals.
@@ -237,7 +238,7 @@ fn provider_body(
         thinking_level: args.thinking.clone().unwrap_or(session_level),
         max_tokens: args.max_tokens,
     };
-    if pi_ai == PiAi::Omp {
+    if pi_ai == PiAi::Omp && matches!(api, Api::OpenAiResponses | Api::Anthropic) {
         warn(provider_request::OMP_RULES_NOTE);
     }
     let messages = provider_request::agent_llm_messages(context.messages(), pi_ai, &model);

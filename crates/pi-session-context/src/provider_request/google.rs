@@ -21,7 +21,8 @@ use serde_json::{Map, Value, json};
 use super::openai_chat::{clamp_thinking_level, sanitize};
 use super::registry::Model;
 use super::transform::{
-    block_type, blocks, is_blank, str_field, tool_result_text, transform_messages,
+    Rules, block_type, blocks, is_blank, omp_demoted_thinking, str_field, tool_result_text,
+    transform_messages, transform_messages_with,
 };
 use super::{PiAi, RequestError, RequestOptions, to_object};
 
@@ -104,6 +105,20 @@ fn valid_signature(signature: Option<&str>) -> Option<&str> {
     })
 }
 
+/// `resolveThoughtSignature`: a block's `key` signature, kept only when the turn
+/// came from this provider and model and the signature is valid base64.
+fn signatures(message: &Value, model: &Model) -> impl Fn(&Value, &str) -> Option<Value> {
+    let same = str_field(message, "provider") == Some(model.provider.as_str())
+        && str_field(message, "model") == Some(model.id.as_str());
+    move |block, key| {
+        if same {
+            valid_signature(str_field(block, key)).map(|s| json!(s))
+        } else {
+            None
+        }
+    }
+}
+
 /// A part in the SDK's key order, `null`s dropped.
 fn part(fields: &[(&str, Option<Value>)]) -> Value {
     const ORDER: [&str; 6] = [
@@ -144,9 +159,12 @@ fn turn(role: &str, parts: Vec<Value>) -> Value {
 pub fn request(
     messages: &[Value],
     model: &Model,
-    _pi_ai: PiAi,
+    pi_ai: PiAi,
     options: &RequestOptions,
 ) -> Result<GoogleRequest, RequestError> {
+    if pi_ai == PiAi::Omp {
+        return omp_request(messages, model, options);
+    }
     let contents = convert_messages(messages, model);
     if contents.is_empty() {
         return Err(RequestError::Refused("contents are required".to_owned()));
@@ -182,6 +200,286 @@ pub fn request(
     }
     Ok(out)
 }
+
+/// omp 18.2.3's Gemini body (`google-shared.ts` `convertMessages`,
+/// `buildGoogleGenerateContentParams`, `paramsToWireBody`; `stream.ts` thinking
+/// options): omp writes the wire body itself, so keys keep their build order.
+fn omp_request(
+    messages: &[Value],
+    model: &Model,
+    options: &RequestOptions,
+) -> Result<GoogleRequest, RequestError> {
+    // omp writes the wire body itself: an empty `contents` is sent, not refused.
+    let contents = omp_convert_messages(messages, model);
+    let mut out = GoogleRequest {
+        contents,
+        ..GoogleRequest::default()
+    };
+    if let Some(system) = options.system_prompt.as_deref().filter(|s| !is_blank(s)) {
+        out.system_instruction = Some(json!({"parts": [{"text": system}]}));
+    }
+    if let Some(thinking) = omp_thinking_config(model, &options.thinking_level) {
+        out.generation_config = Some(json!({"thinkingConfig": thinking}));
+    }
+    Ok(out)
+}
+
+/// omp's thinking options for Gemini: off (or no level) disables thinking
+/// unless the model requires an effort (then its lowest effort is used);
+/// otherwise the model's effort budget.
+fn omp_thinking_config(model: &Model, level: &str) -> Option<Value> {
+    if !model.reasoning {
+        return None;
+    }
+    let thinking = model.thinking.as_ref()?;
+    let flag = |key: &str| thinking.get(key).and_then(Value::as_bool).unwrap_or(false);
+    let mode = thinking.get("mode").and_then(Value::as_str).unwrap_or("");
+    let off = level.is_empty() || level == "off" || level == "inherit";
+    let effort = if off && flag("requiresEffort") && !flag("suppressWhenOff") {
+        thinking
+            .get("efforts")
+            .and_then(Value::as_array)
+            .and_then(|e| e.first())
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    } else if off {
+        None
+    } else {
+        Some(level.to_owned())
+    };
+    let Some(effort) = effort else {
+        return if mode == "budget" && (!flag("requiresEffort") || flag("suppressWhenOff")) {
+            Some(json!({"includeThoughts": false, "thinkingBudget": 0}))
+        } else if mode == "google-level" && flag("suppressWhenOff") {
+            Some(json!({"includeThoughts": false, "thinkingLevel": "MINIMAL"}))
+        } else {
+            None
+        };
+    };
+    if mode == "google-level" {
+        return Some(
+            json!({"includeThoughts": true, "thinkingLevel": thinking_level(&effort, &model.id)}),
+        );
+    }
+    let budget = thinking
+        .get("effortBudgets")
+        .and_then(|b| b.get(&effort))
+        .cloned()
+        .unwrap_or(json!(-1));
+    Some(json!({"includeThoughts": true, "thinkingBudget": budget}))
+}
+
+fn omp_image(block: &Value) -> Value {
+    json!({"inlineData": pi_session_types::js::object([
+        ("mimeType", block.get("mimeType").cloned()),
+        ("data", block.get("data").cloned()),
+    ])})
+}
+
+fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
+    let normalize = |id: &str, _source: &Value| sanitize(id).chars().take(64).collect::<String>();
+    let rules = Rules {
+        developer_closes_calls: true,
+        demote: Some(omp_demoted_thinking),
+        omp_pairing: true,
+    };
+    let transformed = transform_messages_with(messages, model, Some(&normalize), rules);
+    let with_id = model.compat_bool("supportsFunctionPartId").unwrap_or(false);
+    let nested = model
+        .compat_bool("multimodalFunctionResponse")
+        .unwrap_or(false);
+    let images_ok = model.takes_images();
+    let mut contents: Vec<Value> = Vec::new();
+    let mut names: std::collections::HashMap<String, Value> = std::collections::HashMap::new();
+    let mut pending_images: Vec<Value> = Vec::new();
+    for message in &transformed {
+        let role = str_field(message, "role");
+        if role != Some("toolResult") && !pending_images.is_empty() {
+            contents.push(json!({"role": "user", "parts": std::mem::take(&mut pending_images)}));
+        }
+        match role {
+            Some("user" | "developer") => match message.get("content") {
+                Some(Value::String(text)) => {
+                    if !is_blank(text) {
+                        contents.push(json!({"role": "user", "parts": [{"text": text}]}));
+                    }
+                }
+                _ => {
+                    let mut parts = Vec::new();
+                    let mut omitted = false;
+                    for item in blocks(message) {
+                        if block_type(item) == Some("text") {
+                            let text = str_field(item, "text").unwrap_or("");
+                            if !is_blank(text) {
+                                parts.push(json!({"text": text}));
+                            }
+                        } else if images_ok {
+                            parts.push(omp_image(item));
+                        } else {
+                            omitted = true;
+                        }
+                    }
+                    if omitted {
+                        parts.push(json!({"text": OMP_NON_VISION_PLACEHOLDER}));
+                    }
+                    if !parts.is_empty() {
+                        contents.push(json!({"role": "user", "parts": parts}));
+                    }
+                }
+            },
+            Some("assistant") => {
+                let signature = signatures(message, model);
+                let mut parts = Vec::new();
+                for block in blocks(message) {
+                    match block_type(block) {
+                        Some("text") => {
+                            let text = str_field(block, "text").unwrap_or("");
+                            if is_blank(text) {
+                                continue;
+                            }
+                            parts.push(pi_session_types::js::object([
+                                ("text", Some(json!(text))),
+                                ("thoughtSignature", signature(block, "textSignature")),
+                            ]));
+                        }
+                        Some("thinking") => {
+                            let thinking = str_field(block, "thinking").unwrap_or("");
+                            if is_blank(thinking) {
+                                continue;
+                            }
+                            let sig = signature(block, "thinkingSignature");
+                            if sig.is_none()
+                                && model.compat_bool("dropUnsignedThinking").unwrap_or(false)
+                            {
+                                continue;
+                            }
+                            match sig {
+                                Some(sig) => parts.push(json!({"thought": true, "text": thinking, "thoughtSignature": sig})),
+                                None => parts.push(json!({"text": omp_demoted_thinking(&model.id, thinking)})),
+                            }
+                        }
+                        Some("toolCall") => {
+                            if let Some(id) = str_field(block, "id") {
+                                names.insert(
+                                    id.to_owned(),
+                                    block.get("name").cloned().unwrap_or(Value::Null),
+                                );
+                            }
+                            let args = match block.get("arguments") {
+                                None | Some(Value::Null) => json!({}),
+                                Some(a) => a.clone(),
+                            };
+                            let call = pi_session_types::js::object([
+                                ("name", block.get("name").cloned()),
+                                ("args", Some(args)),
+                                (
+                                    "id",
+                                    if with_id {
+                                        block.get("id").cloned()
+                                    } else {
+                                        None
+                                    },
+                                ),
+                            ]);
+                            parts.push(pi_session_types::js::object([
+                                ("functionCall", Some(call)),
+                                ("thoughtSignature", signature(block, "thoughtSignature")),
+                            ]));
+                        }
+                        _ => {}
+                    }
+                }
+                if !parts.is_empty() {
+                    contents.push(json!({"role": "model", "parts": parts}));
+                }
+            }
+            Some("toolResult") => {
+                let content = blocks(message);
+                let text = tool_result_text(message);
+                let images: Vec<Value> = if images_ok {
+                    content
+                        .iter()
+                        .filter(|c| block_type(c) == Some("image"))
+                        .map(omp_image)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                let omitted = !images_ok && content.iter().any(|c| block_type(c) == Some("image"));
+                let value = if omitted {
+                    [text.as_str(), OMP_NON_VISION_PLACEHOLDER]
+                        .iter()
+                        .filter(|s| !s.is_empty())
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                } else if !text.is_empty() {
+                    text
+                } else if !images.is_empty() {
+                    "(see attached image)".to_owned()
+                } else {
+                    String::new()
+                };
+                let error = pi_session_types::js::truthy(message.get("isError"));
+                let id = str_field(message, "toolCallId").unwrap_or("");
+                let name = names
+                    .get(id)
+                    .cloned()
+                    .or_else(|| message.get("toolName").cloned());
+                let response = pi_session_types::js::object([
+                    ("name", name),
+                    (
+                        "response",
+                        Some(if error {
+                            json!({"error": value})
+                        } else {
+                            json!({"output": value})
+                        }),
+                    ),
+                    (
+                        "parts",
+                        (!images.is_empty() && nested).then(|| Value::Array(images.clone())),
+                    ),
+                    (
+                        "id",
+                        if with_id {
+                            message.get("toolCallId").cloned()
+                        } else {
+                            None
+                        },
+                    ),
+                ]);
+                let part = json!({"functionResponse": response});
+                let merge = contents.last().is_some_and(|last| {
+                    str_field(last, "role") == Some("user")
+                        && blocks_named(last, "parts")
+                            .iter()
+                            .any(|p| p.get("functionResponse").is_some())
+                });
+                match contents
+                    .last_mut()
+                    .and_then(|l| l.get_mut("parts"))
+                    .and_then(Value::as_array_mut)
+                {
+                    Some(parts) if merge => parts.push(part),
+                    _ => contents.push(json!({"role": "user", "parts": [part]})),
+                }
+                if !images.is_empty() && !nested {
+                    pending_images.push(json!({"text": "Tool result image:"}));
+                    pending_images.extend(images);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !pending_images.is_empty() {
+        contents.push(json!({"role": "user", "parts": pending_images}));
+    }
+    contents
+}
+
+/// omp's placeholder for a picture a model without image input is not sent.
+const OMP_NON_VISION_PLACEHOLDER: &str = "[image omitted: model does not support vision]";
 
 fn disabled_thinking(id: &str) -> Value {
     if is_gemini3_pro(id) {
@@ -285,13 +583,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
 fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> {
     let same = str_field(message, "provider") == Some(model.provider.as_str())
         && str_field(message, "model") == Some(model.id.as_str());
-    let signature = |block: &Value, key: &str| {
-        if same {
-            valid_signature(str_field(block, key)).map(|s| json!(s))
-        } else {
-            None
-        }
-    };
+    let signature = signatures(message, model);
     let mut parts = Vec::new();
     for block in blocks(message) {
         match block_type(block) {

@@ -45,12 +45,12 @@ use crate::llm::{
 
 pub use registry::{Model, UnknownModel, lookup};
 
-/// What [`PiAi::Omp`] gives today, for hosts to show: omp's model registry and
-/// omp's agent-loop messages, converted by pi 0.73.1's pi-ai rules. omp 18.2.3's
-/// own pi-ai adds many rules on top (see ARCHITECTURE.md, "Provider requests");
-/// `cargo xtask golden` with `PI_SESSION_GOLDEN_OMP_REQUESTS=all` measures how
-/// many recorded omp bodies are already equal.
-pub const OMP_RULES_NOTE: &str = "note: omp 18.2.3's own pi-ai rules are not reproduced yet: this is the body pi 0.73.1's pi-ai builds from omp's messages for omp's model (equal to omp's for simple Chat Completions sessions, not for Anthropic, Responses or Google)";
+/// What [`PiAi::Omp`] gives today, for hosts to show: omp 18.2.3's rules for
+/// Chat Completions and Google (every recorded omp body equal); for Responses
+/// and Anthropic omp's registry and messages converted by pi 0.73.1's rules (see ARCHITECTURE.md,
+/// "Provider requests"). `cargo xtask golden` with
+/// `PI_SESSION_GOLDEN_OMP_REQUESTS=all` measures those.
+pub const OMP_RULES_NOTE: &str = "note: for omp, openai-chat and google follow omp 18.2.3's own pi-ai; openai-responses and anthropic are pi 0.73.1's pi-ai rules applied to omp's messages and model, which omp's pi-ai does not always match";
 
 /// Whose pi-ai builds the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,7 +58,8 @@ pub enum PiAi {
     /// `@mariozechner/pi-ai` 0.73.1 (pi 0.73.1).
     Pi,
     /// omp 18.2.3: its registry (`@oh-my-pi/pi-catalog`) and its agent-loop
-    /// messages, converted by pi 0.73.1's rules for now ([`OMP_RULES_NOTE`]).
+    /// messages; omp's own rules for Chat Completions and Google, pi 0.73.1's
+    /// for Responses and Anthropic for now ([`OMP_RULES_NOTE`]).
     Omp,
 }
 

@@ -20,7 +20,8 @@ use serde_json::{Map, Value, json};
 
 use super::registry::Model;
 use super::transform::{
-    block_type, blocks, is_blank, str_field, tool_result_text, transform_messages, user_parts,
+    DEMOTED, Rules, block_type, blocks, is_blank, omp_demoted_thinking, str_field,
+    tool_result_text, transform_messages_with, user_parts,
 };
 use super::{PiAi, RequestOptions, to_object};
 
@@ -181,12 +182,12 @@ pub fn mapped_level<'a>(model: &'a Model, level: &str) -> Option<&'a Value> {
 pub fn request(
     messages: &[Value],
     model: &Model,
-    _pi_ai: PiAi,
+    pi_ai: PiAi,
     options: &RequestOptions,
 ) -> ChatRequest {
     let compat = compat(model);
     let mut out = ChatRequest {
-        messages: convert_messages(messages, model, &compat, options),
+        messages: convert_messages(messages, model, &compat, options, pi_ai == PiAi::Omp),
         ..ChatRequest::default()
     };
     if has_tool_history(messages) {
@@ -293,14 +294,28 @@ fn data_url(block: &Value) -> Value {
     })
 }
 
+/// `omp`: omp 18.2.3's departures reproduced so far: `developer` messages sent
+/// as `developer` (or `user` without the compat's developer role), blank user
+/// text dropped, thinking from other models demoted into the target's
+/// thinking dialect, `content: ""` on tool-call turns.
 fn convert_messages(
     messages: &[Value],
     model: &Model,
     compat: &Compat,
     options: &RequestOptions,
+    omp: bool,
 ) -> Vec<Value> {
     let normalize = |id: &str, _source: &Value| normalize_id(id, model);
-    let transformed = transform_messages(messages, model, Some(&normalize));
+    let rules = if omp {
+        Rules {
+            developer_closes_calls: true,
+            demote: Some(omp_demoted_thinking),
+            omp_pairing: true,
+        }
+    } else {
+        Rules::default()
+    };
+    let transformed = transform_messages_with(messages, model, Some(&normalize), rules);
     let mut params = Vec::new();
     if let Some(system) = options.system_prompt.as_deref().filter(|s| !s.is_empty()) {
         let role = if model.reasoning && compat.supports_developer_role {
@@ -324,6 +339,21 @@ fn convert_messages(
             );
         }
         match role {
+            Some("developer") if omp => {
+                let role = if compat.supports_developer_role {
+                    "developer"
+                } else {
+                    "user"
+                };
+                if let Some(turn) = omp_user_turn(message, role) {
+                    params.push(turn);
+                }
+            }
+            Some("user") if omp => {
+                if let Some(turn) = omp_user_turn(message, "user") {
+                    params.push(turn);
+                }
+            }
             Some("user") => match message.get("content") {
                 Some(Value::String(text)) => params.push(json!({"role": "user", "content": text})),
                 _ => {
@@ -336,7 +366,7 @@ fn convert_messages(
                 }
             },
             Some("assistant") => {
-                if let Some(converted) = convert_assistant(message, model, compat) {
+                if let Some(converted) = convert_assistant(message, model, compat, omp) {
                     params.push(converted);
                 } else {
                     i += 1;
@@ -408,7 +438,27 @@ fn convert_messages(
     params
 }
 
-fn convert_assistant(message: &Value, model: &Model, compat: &Compat) -> Option<Value> {
+/// omp's user/developer turn: blank string or text parts dropped; an array
+/// turn is always sent as `user` (omp's encoder keeps the developer role only
+/// for string content).
+fn omp_user_turn(message: &Value, role: &str) -> Option<Value> {
+    match message.get("content") {
+        Some(Value::String(text)) => {
+            (!is_blank(text)).then(|| json!({"role": role, "content": text}))
+        }
+        _ => {
+            let content: Vec<Value> = user_parts(message, "text", data_url)
+                .into_iter()
+                .filter(|p| {
+                    block_type(p) != Some("text") || !str_field(p, "text").is_none_or(is_blank)
+                })
+                .collect();
+            (!content.is_empty()).then(|| json!({"role": "user", "content": content}))
+        }
+    }
+}
+
+fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool) -> Option<Value> {
     let mut out = Map::new();
     out.insert("role".into(), json!("assistant"));
     out.insert(
@@ -419,13 +469,28 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat) -> Option<
             Value::Null
         },
     );
-    let texts: Vec<&str> = blocks(message)
+    let text_blocks: Vec<&Value> = blocks(message)
         .iter()
         .filter(|b| block_type(b) == Some("text"))
-        .filter_map(|b| str_field(b, "text"))
-        .filter(|t| !is_blank(t))
+        .filter(|b| str_field(b, "text").is_some_and(|t| !is_blank(t)))
         .collect();
-    let joined = texts.concat();
+    let texts: Vec<&str> = text_blocks
+        .iter()
+        .filter_map(|b| str_field(b, "text"))
+        .collect();
+    // omp puts a line break after demoted thinking that another block follows.
+    let joined: String = text_blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let text = str_field(b, "text").unwrap_or("");
+            if b.get(DEMOTED).is_some() && i + 1 < text_blocks.len() {
+                format!("{text}\n")
+            } else {
+                text.to_owned()
+            }
+        })
+        .collect();
     let thinking: Vec<&Value> = blocks(message)
         .iter()
         .filter(|b| block_type(b) == Some("thinking"))
@@ -494,6 +559,9 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat) -> Option<
         && !out.contains_key("reasoning_content")
     {
         out.insert("reasoning_content".into(), json!(""));
+    }
+    if omp && out.get("content") == Some(&Value::Null) && out.contains_key("tool_calls") {
+        out.insert("content".into(), json!(""));
     }
     let has_content = match out.get("content") {
         Some(Value::String(s)) => !s.is_empty(),

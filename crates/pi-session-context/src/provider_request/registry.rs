@@ -8,7 +8,7 @@
 //! `reasoning`, `input` (text/image), `maxTokens`, pi's `thinkingLevelMap`,
 //! omp's `thinking` and the `compat` flags (shared through a table).
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -40,8 +40,9 @@ pub struct Model {
     /// omp's `thinking` descriptor (`mode`, `efforts`, budgets).
     pub thinking: Option<Value>,
     /// The compat flags as the registry gives them (omp: fully resolved; pi:
-    /// only the overrides, the rest is detected from provider and URL).
-    pub compat: Option<Map<String, Value>>,
+    /// only the overrides, the rest is detected from provider and URL). Shared
+    /// between the models that have the same flags.
+    pub compat: Option<Arc<Map<String, Value>>>,
 }
 
 impl Model {
@@ -119,11 +120,12 @@ fn parse(text: &str) -> Vec<Model> {
     let Ok(table) = serde_json::from_str::<Table>(text) else {
         return Vec::new();
     };
+    let compats: Vec<Arc<Map<String, Value>>> = table.compats.into_iter().map(Arc::new).collect();
     table
         .models
         .into_iter()
         .map(|row| Model {
-            compat: row.compat.and_then(|i| table.compats.get(i).cloned()),
+            compat: row.compat.and_then(|i| compats.get(i).cloned()),
             provider: row.provider,
             id: row.id,
             api: row.api,

@@ -59,6 +59,46 @@ pub fn is_blank(text: &str) -> bool {
     pi_session_types::js::trim(text).is_empty()
 }
 
+/// Where omp's pi-ai departs from pi's in this pass (the parts reproduced so far).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Rules {
+    /// `developer` messages close a tool-call window like user messages (omp).
+    pub developer_closes_calls: bool,
+    /// Thinking from another model becomes text wrapped in the target model's
+    /// thinking dialect, marked with [`DEMOTED`] (omp's `renderDemotedThinking`);
+    /// `None`: bare text (pi).
+    pub demote: Option<fn(&str, &str) -> String>,
+    /// omp's result pairing ([`omp_pair_results`]) instead of pi's.
+    pub omp_pairing: bool,
+}
+
+/// The key marking a text block made from demoted thinking (never serialised:
+/// the converters build their own blocks).
+pub const DEMOTED: &str = "\u{0}demoted";
+
+/// omp's `renderDemotedThinking(modelId, text)` for the dialects reproduced:
+/// Claude models get bare text, Gemini a ```` ```thinking ```` fence, OpenAI
+/// and gpt-oss models `<think>`, every other model (omp's fallback `xml`
+/// dialect) `<thinking>`.
+pub fn omp_demoted_thinking(model_id: &str, text: &str) -> String {
+    if text.is_empty() {
+        return String::new();
+    }
+    let id = model_id.to_lowercase();
+    if id.contains("claude") {
+        text.to_owned()
+    } else if id.contains("gemini") {
+        format!("```thinking\n{text}\n```")
+    } else if id.starts_with("gpt")
+        || id.contains("gpt-oss")
+        || id.starts_with('o') && id[1..].starts_with(char::is_numeric)
+    {
+        format!("<think>\n{text}\n</think>")
+    } else {
+        format!("<thinking>\n{text}\n</thinking>")
+    }
+}
+
 /// Runs the first pass. `normalize_id(id, source_assistant)` is the API's
 /// tool-call id rule, applied to calls from other models only (pi); `None`
 /// keeps every id.
@@ -66,6 +106,16 @@ pub fn transform_messages(
     messages: &[Value],
     model: &Model,
     normalize_id: Option<NormalizeId<'_>>,
+) -> Vec<Value> {
+    transform_messages_with(messages, model, normalize_id, Rules::default())
+}
+
+/// [`transform_messages`] with omp's departures from pi's rules.
+pub fn transform_messages_with(
+    messages: &[Value],
+    model: &Model,
+    normalize_id: Option<NormalizeId<'_>>,
+    rules: Rules,
 ) -> Vec<Value> {
     let mut id_map: Map<String, Value> = Map::new();
     let images_ok = model.takes_images();
@@ -93,18 +143,221 @@ pub fn transform_messages(
                         _ => message,
                     }
                 }
-                Some("assistant") => transform_assistant(message, model, normalize_id, &mut id_map),
+                Some("assistant") => {
+                    transform_assistant(message, model, normalize_id, rules, &mut id_map)
+                }
                 _ => message,
             }
         })
         .collect();
-    insert_synthetic_results(transformed)
+    if rules.omp_pairing {
+        return omp_pair_results(transformed);
+    }
+    insert_synthetic_results(transformed, rules)
+}
+
+/// A synthetic error result for `call` with `text`.
+fn synthetic_result(call: &Value, text: &str) -> Value {
+    pi_session_types::js::object([
+        ("role", Some(json!("toolResult"))),
+        (
+            "toolCallId",
+            Some(call.get("id").cloned().unwrap_or(Value::Null)),
+        ),
+        ("toolName", call.get("name").cloned()),
+        ("content", Some(json!([{"type": "text", "text": text}]))),
+        ("isError", Some(json!(true))),
+    ])
+}
+
+fn tool_calls(message: &Value) -> Vec<Value> {
+    blocks(message)
+        .iter()
+        .filter(|b| block_type(b) == Some("toolCall"))
+        .cloned()
+        .collect()
+}
+
+fn id_of<'a>(value: &'a Value, key: &str) -> &'a str {
+    str_field(value, key).unwrap_or("")
+}
+
+/// omp 18.2.3's second pass (`transformMessages`): every surviving tool call is
+/// followed by exactly one result. Errored/aborted turns are kept, their
+/// unanswered calls get an `aborted` result; truncated thinking-only turns are
+/// dropped; a result whose call is in the open window is sent, a missing one
+/// is pulled from later in the history or made up (`No result provided`); a
+/// result whose call is nowhere becomes a `<stale-tool-result>` user note (or
+/// is dropped while a window is open); any other stray result is dropped.
+/// Composite Responses ids and duplicate ids are paired by their raw value.
+pub fn omp_pair_results(transformed: Vec<Value>) -> Vec<Value> {
+    let mut pairing = OmpPairing::new(&transformed);
+    for (index, message) in transformed.iter().enumerate() {
+        match str_field(message, "role") {
+            Some("assistant") => {
+                pairing.close_windows();
+                let stop = str_field(message, "stopReason");
+                let truncated = matches!(stop, Some("length" | "error" | "aborted"));
+                let actionable = blocks(message).iter().any(|b| {
+                    block_type(b) == Some("toolCall")
+                        || (block_type(b) == Some("text") && b.get(DEMOTED).is_none())
+                });
+                if truncated && !actionable {
+                    continue;
+                }
+                let calls = tool_calls(message);
+                pairing.result.push(message.clone());
+                if matches!(stop, Some("error" | "aborted")) {
+                    pairing.aborted = Some((calls, index));
+                } else if !calls.is_empty() {
+                    pairing.pending = (calls, index);
+                }
+            }
+            Some("toolResult") => pairing.tool_result(message),
+            _ => {
+                pairing.close_windows();
+                pairing.result.push(message.clone());
+            }
+        }
+    }
+    pairing.close_windows();
+    pairing.result
+}
+
+/// The state of [`omp_pair_results`]: the open windows of calls (the normal
+/// one and an errored turn's), which calls have their one result, and the real
+/// results by call id (position, taken).
+struct OmpPairing<'a> {
+    transformed: &'a [Value],
+    results_by_id: std::collections::HashMap<String, Vec<(usize, bool)>>,
+    valid: std::collections::HashSet<String>,
+    resolved: std::collections::HashSet<String>,
+    pending: (Vec<Value>, usize),
+    aborted: Option<(Vec<Value>, usize)>,
+    result: Vec<Value>,
+}
+
+impl<'a> OmpPairing<'a> {
+    fn new(transformed: &'a [Value]) -> Self {
+        let mut results_by_id: std::collections::HashMap<String, Vec<(usize, bool)>> =
+            std::collections::HashMap::new();
+        for (index, message) in transformed.iter().enumerate() {
+            if str_field(message, "role") == Some("toolResult") {
+                results_by_id
+                    .entry(id_of(message, "toolCallId").to_owned())
+                    .or_default()
+                    .push((index, false));
+            }
+        }
+        let valid = transformed
+            .iter()
+            .filter(|m| str_field(m, "role") == Some("assistant"))
+            .flat_map(tool_calls)
+            .map(|c| id_of(&c, "id").to_owned())
+            .collect();
+        OmpPairing {
+            transformed,
+            results_by_id,
+            valid,
+            resolved: std::collections::HashSet::new(),
+            pending: (Vec::new(), 0),
+            aborted: None,
+            result: Vec::new(),
+        }
+    }
+
+    /// Answers every call of both windows: the earliest untaken real result
+    /// after the call's turn, else a synthetic one.
+    fn close_windows(&mut self) {
+        let (pending, after) = std::mem::take(&mut self.pending);
+        self.answer(pending, after, NO_RESULT_TEXT);
+        if let Some((aborted, after)) = self.aborted.take() {
+            self.answer(aborted, after, "aborted");
+        }
+    }
+
+    fn answer(&mut self, calls: Vec<Value>, after: usize, text: &str) {
+        for call in calls {
+            let id = id_of(&call, "id").to_owned();
+            if self.resolved.contains(&id) {
+                continue;
+            }
+            let real = self.results_by_id.get_mut(&id).and_then(|entries| {
+                let entry = entries
+                    .iter_mut()
+                    .find(|(index, taken)| !*taken && *index > after)?;
+                entry.1 = true;
+                Some(entry.0)
+            });
+            self.result.push(match real {
+                Some(index) => self.transformed[index].clone(),
+                None => synthetic_result(&call, text),
+            });
+            self.resolved.insert(id);
+        }
+    }
+
+    fn tool_result(&mut self, message: &Value) {
+        let id = id_of(message, "toolCallId").to_owned();
+        if self.resolved.contains(&id) {
+            return;
+        }
+        let in_aborted = self
+            .aborted
+            .as_mut()
+            .and_then(|(calls, _)| {
+                let at = calls.iter().position(|c| id_of(c, "id") == id)?;
+                calls.remove(at);
+                Some(())
+            })
+            .is_some();
+        if in_aborted || self.pending.0.iter().any(|c| id_of(c, "id") == id) {
+            self.resolved.insert(id);
+            self.result.push(message.clone());
+            return;
+        }
+        if self.valid.contains(&id) {
+            return; // its call is elsewhere: pulled into that call's window instead
+        }
+        let window_open = self
+            .pending
+            .0
+            .iter()
+            .any(|c| !self.resolved.contains(id_of(c, "id")))
+            || self
+                .aborted
+                .as_ref()
+                .is_some_and(|(calls, _)| !calls.is_empty());
+        if window_open {
+            return;
+        }
+        let texts: Vec<&str> = blocks(message)
+            .iter()
+            .filter(|b| block_type(b) == Some("text"))
+            .filter_map(|b| str_field(b, "text"))
+            .filter(|t| !is_blank(t))
+            .collect();
+        if texts.is_empty() {
+            return;
+        }
+        let error = if truthy(message.get("isError")) {
+            " is-error=\"true\""
+        } else {
+            ""
+        };
+        let tool = pi_session_types::js::to_js_string(message.get("toolName"));
+        self.result.push(json!({
+            "role": "user",
+            "content": format!("<stale-tool-result tool=\"{tool}\" id=\"{id}\"{error}>\n{}\n</stale-tool-result>", texts.join("\n")),
+        }));
+    }
 }
 
 fn transform_assistant(
     message: Value,
     model: &Model,
     normalize_id: Option<NormalizeId<'_>>,
+    rules: Rules,
     id_map: &mut Map<String, Value>,
 ) -> Value {
     let same = is_same_model(&message, model);
@@ -128,6 +381,12 @@ fn transform_assistant(
                 }
                 if same {
                     content.push(block.clone());
+                } else if let Some(demote) = rules.demote {
+                    let mut text = json!({"type": "text", "text": demote(&model.id, thinking)});
+                    if let Some(map) = text.as_object_mut() {
+                        map.insert(DEMOTED.to_owned(), Value::Bool(true));
+                    }
+                    content.push(text);
                 } else {
                     content.push(json!({"type": "text", "text": block.get("thinking").cloned().unwrap_or(Value::Null)}));
                 }
@@ -176,7 +435,7 @@ fn transform_assistant(
     out
 }
 
-fn insert_synthetic_results(transformed: Vec<Value>) -> Vec<Value> {
+fn insert_synthetic_results(transformed: Vec<Value>, rules: Rules) -> Vec<Value> {
     let mut result = Vec::with_capacity(transformed.len());
     let mut pending: Vec<Value> = Vec::new();
     let mut answered: Vec<String> = Vec::new();
@@ -228,6 +487,10 @@ fn insert_synthetic_results(transformed: Vec<Value>) -> Vec<Value> {
                 result.push(message);
             }
             Some("user") => {
+                flush(&mut result, &mut pending, &mut answered);
+                result.push(message);
+            }
+            Some("developer") if rules.developer_closes_calls => {
                 flush(&mut result, &mut pending, &mut answered);
                 result.push(message);
             }

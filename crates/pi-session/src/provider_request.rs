@@ -1,0 +1,63 @@
+//! [`Session::provider_request`]: the request body pi-ai builds for this cursor's branch and a
+//! model (the rules live in `pi_session_context::provider_request`; this is the facade's door).
+
+use serde_json::Value;
+
+use pi_session_context::provider_request::{self, Api, PiAi, RequestOptions};
+use pi_session_tree::{ContextOptions, Dialect};
+
+use crate::{Error, Result, Session};
+
+impl Session {
+    /// The session-decided part of the request body that `dialect`'s pi-ai builds for `model`
+    /// (`PROVIDER/ID`) through `api`, from this cursor's branch: the dialect's
+    /// `buildSessionContext`, the messages its agent hands pi-ai, then pi-ai's conversion. The
+    /// thinking level is the session's unless `options.thinking_level` is set (non-empty).
+    ///
+    /// Errors ([`crate::ErrorKind::InvalidInput`]): pi 1.6's dialect, an unknown model (the
+    /// message names close matches), a model sent through another API, a body pi-ai would
+    /// refuse to send.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::prelude::*;
+    /// use pi_session::projection::provider_request::{Api, RequestOptions};
+    /// use pi_session::tree::Dialect;
+    /// let mut session = Session::in_memory("anthropic:claude-sonnet-4-5", "/work/app");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let body = session.provider_request(Dialect::Pi, Api::Anthropic, "anthropic/claude-sonnet-4-5",
+    ///     &RequestOptions::default())?;
+    /// assert_eq!(body["messages"][0]["role"], "user");
+    /// # Ok(()) }
+    /// ```
+    pub fn provider_request(
+        &self,
+        dialect: Dialect,
+        api: Api,
+        model: &str,
+        options: &RequestOptions,
+    ) -> Result<Value> {
+        let pi_ai = match dialect {
+            Dialect::Pi => PiAi::Pi,
+            Dialect::Omp => PiAi::Omp,
+            Dialect::Pi16 => {
+                return Err(Error::invalid_input(
+                    "request bodies follow pi 0.73.1's or omp 18.2.3's pi-ai: use Dialect::Pi or Dialect::Omp",
+                ));
+            }
+        };
+        let model = provider_request::lookup(pi_ai, model)
+            .map_err(|e| Error::invalid_input(e.to_string()))?;
+        let (context, _diagnostics) = self.agent_context(dialect, &ContextOptions::default())?;
+        let mut options = options.clone();
+        if options.thinking_level.is_empty() {
+            options.thinking_level = context.to_value()["thinkingLevel"]
+                .as_str()
+                .unwrap_or("off")
+                .to_owned();
+        }
+        let messages = provider_request::agent_llm_messages(context.messages(), pi_ai, &model);
+        provider_request::build_for(api, &messages, &model, pi_ai, &options)
+            .map_err(|e| Error::invalid_input(e.to_string()))
+    }
+}
