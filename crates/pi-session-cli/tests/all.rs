@@ -7,6 +7,7 @@ mod cat;
 mod check;
 mod common;
 mod context;
+mod export;
 mod help;
 mod ls;
 mod robustness;

@@ -238,7 +238,7 @@
     add(h, el('span', 'kind', kind));
     if (e && e.id !== undefined) add(h, el('span', 'dim', String(e.id)));
     const label = e && typeof e.id === 'string' ? D.labels[e.id] : undefined;
-    if (label !== undefined) add(h, el('span', 'label', '🏷 ' + str(label)));
+    if (label !== undefined) add(h, el('span', 'label', str(label)));
     if (e && typeof e.id === 'string' && D.archived[e.id] !== undefined) add(h, el('span', 'label archived', 'archived'));
     if (e) add(h, el('span', 'time', time(e.timestamp)));
     if (pos !== null && pos !== undefined) add(h, el('span', 'pos', '#' + pos));
@@ -264,7 +264,6 @@
         add(body, el('div', 'usage', [
           typeof e.tokensBefore === 'number' ? tokens(e.tokensBefore) + ' tokens before' : '',
           e.firstKeptEntryId ? 'kept from ' + str(e.firstKeptEntryId) : 'nothing kept',
-          replacedCount(pos, e),
         ].filter(Boolean).join(' · ')));
         add(body, textBlock(str(e.summary)));
         if (e.details !== undefined) add(body, jsonBlock('details', e.details));
@@ -303,13 +302,6 @@
         add(body, jsonBlock('entry', e));
     }
     return add(card, head(kind, e, pos), body);
-  }
-  function replacedCount(pos, e) {
-    const b = D.branches[String(current)];
-    if (!b || !e.firstKeptEntryId) return '';
-    const here = b.positions.indexOf(pos);
-    const kept = b.positions.findIndex(p => E[p] && E[p].id === e.firstKeptEntryId);
-    return here >= 0 && kept >= 0 && kept < here ? 'replaced the ' + kept + ' entries before it' : '';
   }
   function contextCard(item, i) {
     if (item.e !== undefined) {
@@ -376,7 +368,7 @@
     const item = el('button', 'tip');
     item.type = 'button';
     item.dataset.pos = String(tip.pos);
-    add(item, el('span', 'tipname', (n === 0 && D.leaf === tip.pos ? 'leaf' : 'branch ' + (n + 1)) + (tip.label ? ' · 🏷 ' + str(tip.label) : '') + (tip.archived ? ' · archived' : '')));
+    add(item, el('span', 'tipname', (n === 0 && D.leaf === tip.pos ? 'leaf' : 'branch ' + (n + 1)) + (tip.label ? ' · “' + str(tip.label) + '”' : '') + (tip.archived ? ' · archived' : '')));
     if (b) {
       add(item, el('span', 'tipmeta', b.positions.length + ' entries · ' + tokens(b.totals.tokens) + ' tokens · ' + cost(b.totals.cost)));
       add(item, el('span', 'tiptext', snippet(lastUserText(b.positions), 90)));
@@ -415,7 +407,7 @@
           seen[pos] = 1;
           count++;
           const e = E[pos] || {};
-          if (typeof e.id === 'string' && D.labels[e.id] !== undefined) marks.push('🏷 ' + str(D.labels[e.id]));
+          if (typeof e.id === 'string' && D.labels[e.id] !== undefined) marks.push('“' + str(D.labels[e.id]) + '”');
           if (e.type === 'compaction') marks.push('⊟ compaction');
           if (e.type === 'branch_summary') marks.push('↳ summary');
           if (children[pos].length !== 1) break;

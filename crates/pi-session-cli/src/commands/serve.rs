@@ -19,7 +19,7 @@ use pi_session::store::{self, SessionListing};
 use pi_session::tree::{SessionView, totals};
 use pi_session::types::IsoTimestamp;
 use pi_session::{session_roots_from_env, text, title_for};
-use pi_session_view::{LIST_JS, page, script_json};
+use pi_session_view::{LIST_JS, page, write_script_json};
 use serde_json::{Value, json};
 
 use crate::commands::export;
@@ -224,10 +224,10 @@ async fn index(State(server): State<Shared>) -> Response {
 }
 
 fn list_page(data: &Value) -> Vec<u8> {
-    let json = serde_json::to_vec(data).unwrap_or_default();
-    let mut escaped = Vec::with_capacity(json.len());
-    script_json(&json, &mut escaped);
-    page("Sessions · pi-session", LIST_JS, &escaped, "'self'")
+    page("Sessions · pi-session", LIST_JS, "'self'", 0, |out| {
+        write_script_json(data, out)
+    })
+    .unwrap_or_default()
 }
 
 /// Every row with its details (first message, entries, model, cost): read now where not cached.
