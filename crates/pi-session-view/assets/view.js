@@ -1,7 +1,7 @@
 // pi-session's session page. Hand-written, no build step, no network.
 //
 // Rules this file keeps:
-// - Session text reaches the document only through `textContent` (the `el`/`text` helpers);
+// - Session text reaches the document only through `textContent` (`el` in common.js, `textBlock`);
 //   never innerHTML, never an attribute that runs code, no inline handlers.
 // - The page holds no format rule: branches, totals, labels and the context come computed in the
 //   data (see pi-session-view's `view_model`); this file only draws them.
@@ -17,22 +17,9 @@
   const PREVIEW_CHARS = 800;
 
   // ---------- small helpers ----------
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
   function add(parent, ...children) {
     for (const child of children) if (child) parent.appendChild(child);
     return parent;
-  }
-  function bytes(n) {
-    if (n < 1024) return n + ' B';
-    const units = ['KB', 'MB', 'GB'];
-    let v = n / 1024, u = 0;
-    while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-    return v.toFixed(1) + ' ' + units[u];
   }
   function utf8Size(s) {
     let n = 0;

@@ -11,12 +11,18 @@
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-/// The page's script (hand-written, no build step).
-pub const VIEW_JS: &str = include_str!("../assets/view.js");
+/// The session page's script (hand-written, no build step): the shared helpers, then the page.
+pub const VIEW_JS: &str = concat!(
+    include_str!("../assets/common.js"),
+    include_str!("../assets/view.js")
+);
 /// The page's style.
 pub const VIEW_CSS: &str = include_str!("../assets/view.css");
-/// The browser page's script (`pi-session serve`'s session list).
-pub const LIST_JS: &str = include_str!("../assets/list.js");
+/// The session list's script (`pi-session serve`): the shared helpers, then the list.
+pub const LIST_JS: &str = concat!(
+    include_str!("../assets/common.js"),
+    include_str!("../assets/list.js")
+);
 
 /// `'sha256-<base64>'` of an inline script or style, as a CSP source.
 fn csp_hash(text: &str) -> String {
