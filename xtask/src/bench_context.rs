@@ -64,7 +64,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
         return Ok(());
     }
-    let (size_mb, runs) = parse_args(args)?;
+    let (size_mb, runs) = size_and_runs(args, "context", DEFAULT_SIZE_MB, DEFAULT_RUNS)?;
     let root = workspace_root();
     let session = generated_session(&root, size_mb)?;
     let file_bytes = std::fs::metadata(&session)
@@ -110,8 +110,14 @@ fn run_worker(
     )
 }
 
-fn parse_args(args: &[String]) -> Result<(u64, usize), String> {
-    let (mut size_mb, mut runs) = (DEFAULT_SIZE_MB, DEFAULT_RUNS);
+/// `[--size-mb N] [--runs N]` of `cargo xtask bench <name>` (context, export), with defaults.
+pub(crate) fn size_and_runs(
+    args: &[String],
+    name: &str,
+    default_size_mb: u64,
+    default_runs: usize,
+) -> Result<(u64, usize), String> {
+    let (mut size_mb, mut runs) = (default_size_mb, default_runs);
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -121,10 +127,10 @@ fn parse_args(args: &[String]) -> Result<(u64, usize), String> {
         };
         match arg.as_str() {
             "--size-mb" => size_mb = value("--size-mb")?.max(1),
-            "--runs" => runs = usize::try_from(value("--runs")?.max(1)).unwrap_or(DEFAULT_RUNS),
+            "--runs" => runs = usize::try_from(value("--runs")?.max(1)).unwrap_or(default_runs),
             other => {
                 return Err(format!(
-                    "unknown argument `{other}`\nusage: cargo xtask bench context [--size-mb N] [--runs N]"
+                    "unknown argument `{other}`\nusage: cargo xtask bench {name} [--size-mb N] [--runs N]"
                 ));
             }
         }

@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use crate::bench::{machine, write_results};
-use crate::bench_context::generated_session;
+use crate::bench_context::{generated_session, size_and_runs};
 use crate::util::{cargo, workspace_root};
 
 const DEFAULT_SIZE_MB: u64 = 50;
@@ -27,24 +27,7 @@ const DEFAULT_RUNS: usize = 5;
 
 /// Runs `cargo xtask bench export`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let (mut size_mb, mut runs) = (DEFAULT_SIZE_MB, DEFAULT_RUNS);
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        let mut number = |name: &str| {
-            rest.next()
-                .and_then(|v| v.parse::<u64>().ok())
-                .ok_or(format!("{name} needs a number"))
-        };
-        match arg.as_str() {
-            "--size-mb" => size_mb = number("--size-mb")?.max(1),
-            "--runs" => runs = usize::try_from(number("--runs")?.max(1)).unwrap_or(DEFAULT_RUNS),
-            other => {
-                return Err(format!(
-                    "unknown option {other}; usage: cargo xtask bench export [--size-mb N] [--runs N]"
-                ));
-            }
-        }
-    }
+    let (size_mb, runs) = size_and_runs(args, "export", DEFAULT_SIZE_MB, DEFAULT_RUNS)?;
     let root = workspace_root();
     let session = generated_session(&root, size_mb)?;
     let status = cargo()

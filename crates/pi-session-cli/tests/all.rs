@@ -9,6 +9,7 @@ mod common;
 mod context;
 mod foreign;
 mod grep;
+mod export;
 mod help;
 mod ls;
 mod repair;

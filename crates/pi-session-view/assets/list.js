@@ -1,21 +1,9 @@
 // pi-session serve's session list. Hand-written, no build step. Session text goes into the page
-// with textContent only; the one request it makes is to its own server (/api/search).
+// with textContent only; it asks only its own server (/api/sessions for the details,
+// /api/search for sessions whose messages match).
 'use strict';
 (function () {
   const D = JSON.parse(document.getElementById('data').textContent);
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-  function bytes(n) {
-    if (n < 1024) return n + ' B';
-    const units = ['KB', 'MB', 'GB'];
-    let v = n / 1024, u = 0;
-    while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-    return v.toFixed(1) + ' ' + units[u];
-  }
   const app = el('div', 'app');
   const header = el('header');
   const main = el('main', 'listing');

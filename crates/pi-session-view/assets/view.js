@@ -1,7 +1,7 @@
 // pi-session's session page. Hand-written, no build step, no network.
 //
 // Rules this file keeps:
-// - Session text reaches the document only through `textContent` (the `el`/`text` helpers);
+// - Session text reaches the document only through `textContent` (`el` in common.js, `textBlock`);
 //   never innerHTML, never an attribute that runs code, no inline handlers.
 // - The page holds no format rule: branches, totals, labels and the context come computed in the
 //   data (see pi-session-view's `view_model`); this file only draws them.
@@ -17,22 +17,9 @@
   const PREVIEW_CHARS = 800;
 
   // ---------- small helpers ----------
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
   function add(parent, ...children) {
     for (const child of children) if (child) parent.appendChild(child);
     return parent;
-  }
-  function bytes(n) {
-    if (n < 1024) return n + ' B';
-    const units = ['KB', 'MB', 'GB'];
-    let v = n / 1024, u = 0;
-    while (v >= 1024 && u < units.length - 1) { v /= 1024; u++; }
-    return v.toFixed(1) + ' ' + units[u];
   }
   function utf8Size(s) {
     let n = 0;
@@ -238,7 +225,7 @@
     add(h, el('span', 'kind', kind));
     if (e && e.id !== undefined) add(h, el('span', 'dim', String(e.id)));
     const label = e && typeof e.id === 'string' ? D.labels[e.id] : undefined;
-    if (label !== undefined) add(h, el('span', 'label', '🏷 ' + str(label)));
+    if (label !== undefined) add(h, el('span', 'label', str(label)));
     if (e && typeof e.id === 'string' && D.archived[e.id] !== undefined) add(h, el('span', 'label archived', 'archived'));
     if (e) add(h, el('span', 'time', time(e.timestamp)));
     if (pos !== null && pos !== undefined) add(h, el('span', 'pos', '#' + pos));
@@ -264,7 +251,6 @@
         add(body, el('div', 'usage', [
           typeof e.tokensBefore === 'number' ? tokens(e.tokensBefore) + ' tokens before' : '',
           e.firstKeptEntryId ? 'kept from ' + str(e.firstKeptEntryId) : 'nothing kept',
-          replacedCount(pos, e),
         ].filter(Boolean).join(' · ')));
         add(body, textBlock(str(e.summary)));
         if (e.details !== undefined) add(body, jsonBlock('details', e.details));
@@ -303,13 +289,6 @@
         add(body, jsonBlock('entry', e));
     }
     return add(card, head(kind, e, pos), body);
-  }
-  function replacedCount(pos, e) {
-    const b = D.branches[String(current)];
-    if (!b || !e.firstKeptEntryId) return '';
-    const here = b.positions.indexOf(pos);
-    const kept = b.positions.findIndex(p => E[p] && E[p].id === e.firstKeptEntryId);
-    return here >= 0 && kept >= 0 && kept < here ? 'replaced the ' + kept + ' entries before it' : '';
   }
   function contextCard(item, i) {
     if (item.e !== undefined) {
@@ -376,7 +355,7 @@
     const item = el('button', 'tip');
     item.type = 'button';
     item.dataset.pos = String(tip.pos);
-    add(item, el('span', 'tipname', (n === 0 && D.leaf === tip.pos ? 'leaf' : 'branch ' + (n + 1)) + (tip.label ? ' · 🏷 ' + str(tip.label) : '') + (tip.archived ? ' · archived' : '')));
+    add(item, el('span', 'tipname', (n === 0 && D.leaf === tip.pos ? 'leaf' : 'branch ' + (n + 1)) + (tip.label ? ' · “' + str(tip.label) + '”' : '') + (tip.archived ? ' · archived' : '')));
     if (b) {
       add(item, el('span', 'tipmeta', b.positions.length + ' entries · ' + tokens(b.totals.tokens) + ' tokens · ' + cost(b.totals.cost)));
       add(item, el('span', 'tiptext', snippet(lastUserText(b.positions), 90)));
@@ -415,7 +394,7 @@
           seen[pos] = 1;
           count++;
           const e = E[pos] || {};
-          if (typeof e.id === 'string' && D.labels[e.id] !== undefined) marks.push('🏷 ' + str(D.labels[e.id]));
+          if (typeof e.id === 'string' && D.labels[e.id] !== undefined) marks.push('“' + str(D.labels[e.id]) + '”');
           if (e.type === 'compaction') marks.push('⊟ compaction');
           if (e.type === 'branch_summary') marks.push('↳ summary');
           if (children[pos].length !== 1) break;

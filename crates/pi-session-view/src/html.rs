@@ -11,12 +11,18 @@
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-/// The page's script (hand-written, no build step).
-pub const VIEW_JS: &str = include_str!("../assets/view.js");
+/// The session page's script (hand-written, no build step): the shared helpers, then the page.
+pub const VIEW_JS: &str = concat!(
+    include_str!("../assets/common.js"),
+    include_str!("../assets/view.js")
+);
 /// The page's style.
 pub const VIEW_CSS: &str = include_str!("../assets/view.css");
-/// The browser page's script (`pi-session serve`'s session list).
-pub const LIST_JS: &str = include_str!("../assets/list.js");
+/// The session list's script (`pi-session serve`): the shared helpers, then the list.
+pub const LIST_JS: &str = concat!(
+    include_str!("../assets/common.js"),
+    include_str!("../assets/list.js")
+);
 
 /// `'sha256-<base64>'` of an inline script or style, as a CSP source.
 fn csp_hash(text: &str) -> String {
@@ -55,44 +61,95 @@ pub fn escape_html(text: &str) -> String {
     out
 }
 
-/// Appends JSON text to `out` with `<`, `>`, `&`, U+2028 and U+2029 as `\uXXXX` escapes. Those
-/// characters occur in JSON only inside strings, where the escape means the same character, so
-/// the result parses to the same value and can sit inside a `<script>` element.
-pub fn script_json(json: &[u8], out: &mut Vec<u8>) {
-    out.reserve(json.len() + json.len() / 64);
-    let mut start = 0;
-    let mut i = 0;
-    while i < json.len() {
-        let escape: Option<(&[u8], usize)> = match json[i] {
-            b'<' => Some((b"\\u003c", 1)),
-            b'>' => Some((b"\\u003e", 1)),
-            b'&' => Some((b"\\u0026", 1)),
-            // U+2028 and U+2029 are E2 80 A8 / E2 80 A9 in UTF-8.
-            0xE2 if json.get(i + 1) == Some(&0x80) && json.get(i + 2) == Some(&0xA8) => {
-                Some((b"\\u2028", 3))
-            }
-            0xE2 if json.get(i + 1) == Some(&0x80) && json.get(i + 2) == Some(&0xA9) => {
-                Some((b"\\u2029", 3))
-            }
-            _ => None,
-        };
-        if let Some((replacement, width)) = escape {
-            out.extend_from_slice(&json[start..i]);
-            out.extend_from_slice(replacement);
-            i += width;
-            start = i;
-        } else {
-            i += 1;
-        }
-    }
-    out.extend_from_slice(&json[start..]);
+/// Appends `bytes` (JSON text, or a fragment of a JSON string) to `out` with `<`, `>`, `&`,
+/// U+2028 and U+2029 as `\uXXXX` escapes. Those characters occur in JSON only inside strings,
+/// where the escape means the same character, so the result parses to the same value and can sit
+/// inside a `<script>` element.
+pub fn script_json(bytes: &[u8], out: &mut Vec<u8>) {
+    out.reserve(bytes.len());
+    escape_runs(bytes, &mut |run| {
+        out.extend_from_slice(run);
+        Ok(())
+    })
+    .unwrap_or_default();
 }
 
-/// A whole page: `title` (escaped here), our style and `script`, and `data` (already
-/// [`script_json`]-escaped) in `<script type="application/json" id="data">`.
-pub fn page(title: &str, script: &str, data: &[u8], connect: &str) -> Vec<u8> {
+/// Hands `bytes` to `emit` as runs of unchanged bytes and escapes (see [`script_json`]), found
+/// with SIMD searches (`memchr`) for `<`/`>`/`&` and for U+2028/U+2029's lead byte 0xE2.
+fn escape_runs(
+    bytes: &[u8],
+    emit: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let after = |from: usize, found: Option<usize>| found.map(|i| i + from);
+    let mut start = 0;
+    let mut markup = memchr::memchr3(b'<', b'>', b'&', bytes);
+    let mut lead = memchr::memchr(0xE2, bytes);
+    loop {
+        let (at, escape, width): (usize, &[u8], usize) = match (markup, lead) {
+            (None, None) => break,
+            (Some(m), l) if l.is_none_or(|l| m < l) => {
+                markup = after(m + 1, memchr::memchr3(b'<', b'>', b'&', &bytes[m + 1..]));
+                let escape: &[u8] = match bytes[m] {
+                    b'<' => b"\\u003c",
+                    b'>' => b"\\u003e",
+                    _ => b"\\u0026",
+                };
+                (m, escape, 1)
+            }
+            (_, None) => break, // unreachable: the arm above takes every markup byte first
+            (_, Some(l)) => {
+                lead = after(l + 1, memchr::memchr(0xE2, &bytes[l + 1..]));
+                match bytes.get(l + 1..l + 3) {
+                    Some([0x80, 0xA8]) => (l, b"\\u2028", 3),
+                    Some([0x80, 0xA9]) => (l, b"\\u2029", 3),
+                    _ => continue,
+                }
+            }
+        };
+        emit(&bytes[start..at])?;
+        emit(escape)?;
+        start = at + width;
+    }
+    emit(&bytes[start..])
+}
+
+/// A `serde_json` formatter that writes [`script_json`]-safe JSON in one pass: every string
+/// fragment goes through [`script_json`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ScriptSafe;
+
+impl serde_json::ser::Formatter for ScriptSafe {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        escape_runs(fragment.as_bytes(), &mut |run| writer.write_all(run))
+    }
+}
+
+/// `value` as JSON that can sit inside a `<script>` element (see [`script_json`]), appended to
+/// `out`.
+pub fn write_script_json<T: serde::Serialize + ?Sized>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), serde_json::Error> {
+    let mut serializer = serde_json::Serializer::with_formatter(out, ScriptSafe);
+    value.serialize(&mut serializer)
+}
+
+/// A whole page: `title` (escaped here), our style and `script`, and the data `write_data`
+/// appends (JSON made safe by [`write_script_json`]) in `<script type="application/json"
+/// id="data">`. `connect` is the page's `connect-src`.
+pub fn page<E>(
+    title: &str,
+    script: &str,
+    connect: &str,
+    size_hint: usize,
+    write_data: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<Vec<u8>, E> {
     let policy = content_security_policy(script, VIEW_CSS, connect);
-    let mut out = Vec::with_capacity(data.len() + script.len() + VIEW_CSS.len() + 1024);
+    let mut out = Vec::with_capacity(size_hint + script.len() + VIEW_CSS.len() + 1024);
     out.extend_from_slice(
         format!(
             "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -106,11 +163,11 @@ pub fn page(title: &str, script: &str, data: &[u8], connect: &str) -> Vec<u8> {
         )
         .as_bytes(),
     );
-    out.extend_from_slice(data);
+    write_data(&mut out)?;
     out.extend_from_slice(b"</script>\n<script>");
     out.extend_from_slice(script.as_bytes());
     out.extend_from_slice(b"</script>\n</body>\n</html>\n");
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -40,7 +40,8 @@ mod html;
 mod model;
 
 pub use html::{
-    LIST_JS, VIEW_CSS, VIEW_JS, content_security_policy, escape_html, page, script_json,
+    LIST_JS, ScriptSafe, VIEW_CSS, VIEW_JS, content_security_policy, escape_html, page,
+    script_json, write_script_json,
 };
 pub use model::{MODEL_VERSION, ViewError, ViewOptions, default_branch_budget, view_model};
 
@@ -55,8 +56,11 @@ pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<
         .filter(|t| !t.is_empty())
         .unwrap_or(options.file_name);
     let title = format!("{title} · pi-session");
-    let json = serde_json::to_vec(&model)?;
-    let mut data = Vec::with_capacity(json.len() + json.len() / 64);
-    script_json(&json, &mut data);
-    Ok(page(&title, VIEW_JS, &data, "'none'"))
+    let size_hint = usize::try_from(file.byte_len())
+        .unwrap_or(0)
+        .saturating_mul(9)
+        / 8;
+    Ok(page(&title, VIEW_JS, "'none'", size_hint, |out| {
+        write_script_json(&model, out)
+    })?)
 }

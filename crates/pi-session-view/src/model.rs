@@ -8,7 +8,7 @@ use pi_session::tree::blobs::resolve_entry_blobs;
 use pi_session::tree::context::agent_context_owned;
 use pi_session::tree::{
     BlobSource, ContextOptions, Dialect, EntryReadError, LeafSelector, SessionView, Totals,
-    add_usage, totals,
+    add_usage, agent_context, totals,
 };
 use serde_json::{Map, Value, json};
 
@@ -189,12 +189,29 @@ fn branch_view(
     dialect: Dialect,
     blobs: Option<&dyn BlobSource>,
 ) -> Value {
-    let path: Vec<Value> = positions
-        .iter()
-        .filter_map(|&p| entries.get(p).cloned())
-        .collect();
-    let branch_totals = totals(&path);
-    let (context, _) = agent_context_owned(path, dialect, &ContextOptions { blobs });
+    let options = ContextOptions { blobs };
+    // A branch that is a run of the file (a session without forks) is borrowed, not copied:
+    // pi's buildSessionContext reads a slice; omp's rewrites entries, so it gets its own copy.
+    let run = positions
+        .first()
+        .zip(positions.last())
+        .filter(|&(&first, &last)| last + 1 - first == positions.len())
+        .and_then(|(&first, &last)| entries.get(first..=last));
+    let (branch_totals, context) = match run {
+        Some(path) if dialect != Dialect::Omp => {
+            (totals(path), agent_context(path, dialect, &options).0)
+        }
+        _ => {
+            let path: Vec<Value> = positions
+                .iter()
+                .filter_map(|&p| entries.get(p).cloned())
+                .collect();
+            (
+                totals(&path),
+                agent_context_owned(path, dialect, &options).0,
+            )
+        }
+    };
     let llm = llm_messages(context.messages(), dialect);
     let mut meta = context.to_value();
     if let Some(map) = meta.as_object_mut() {

@@ -135,6 +135,17 @@ impl ProjectFolders {
 /// `<agent dir>/sessions` (or its XDG place), then pi's `<agent dir>/sessions`, then pi's
 /// `PI_CODING_AGENT_SESSION_DIR` when set. `env` and `home` are passed in so a caller (or a test)
 /// decides what environment counts; [`session_roots_from_env`] uses the process's.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// let none = |_: &str| None;
+/// assert_eq!(pi_session::session_roots(&none, Path::new("/home/u")), vec![
+///     ("omp", PathBuf::from("/home/u/.omp/agent/sessions")),
+///     ("pi", PathBuf::from("/home/u/.pi/agent/sessions")),
+/// ]);
+/// let flat = |name: &str| (name == "PI_CODING_AGENT_SESSION_DIR").then(|| "~/all".to_owned());
+/// assert_eq!(pi_session::session_roots(&flat, Path::new("/home/u"))[2], ("pi", PathBuf::from("/home/u/all")));
+/// ```
 pub fn session_roots(
     env: &dyn Fn(&str) -> Option<String>,
     home: &Path,

@@ -19,7 +19,7 @@ use pi_session::store::{self, SessionListing};
 use pi_session::tree::{SessionView, totals};
 use pi_session::types::IsoTimestamp;
 use pi_session::{session_roots_from_env, text, title_for};
-use pi_session_view::{LIST_JS, page, script_json};
+use pi_session_view::{LIST_JS, page, write_script_json};
 use serde_json::{Value, json};
 
 use crate::commands::export;
@@ -145,6 +145,14 @@ fn listing(server: &Server, read: bool) -> Vec<(SessionListing, Value)> {
         .collect()
 }
 
+/// The rows of [`listing`] alone.
+fn rows(server: &Server, read: bool) -> Vec<Value> {
+    listing(server, read)
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect()
+}
+
 /// What the listing read from a session's first lines: path, id, title, folder, size, time.
 fn first_line_row(listing: &SessionListing) -> Value {
     let modified = IsoTimestamp::from_unix_ms(
@@ -205,10 +213,7 @@ fn summarize(listing: &SessionListing) -> Value {
 /// The list page, its rows embedded as data.
 async fn index(State(server): State<Shared>) -> Response {
     let rows = tokio::task::spawn_blocking(move || {
-        let rows: Vec<Value> = listing(&server, false)
-            .into_iter()
-            .map(|(_, row)| row)
-            .collect();
+        let rows = rows(&server, false);
         let roots: Vec<Value> = server
             .roots
             .iter()
@@ -224,23 +229,17 @@ async fn index(State(server): State<Shared>) -> Response {
 }
 
 fn list_page(data: &Value) -> Vec<u8> {
-    let json = serde_json::to_vec(data).unwrap_or_default();
-    let mut escaped = Vec::with_capacity(json.len());
-    script_json(&json, &mut escaped);
-    page("Sessions · pi-session", LIST_JS, &escaped, "'self'")
+    page("Sessions · pi-session", LIST_JS, "'self'", 0, |out| {
+        write_script_json(data, out)
+    })
+    .unwrap_or_default()
 }
 
 /// Every row with its details (first message, entries, model, cost): read now where not cached.
 async fn sessions(State(server): State<Shared>) -> Response {
-    let rows = tokio::task::spawn_blocking(move || {
-        let rows: Vec<Value> = listing(&server, true)
-            .into_iter()
-            .map(|(_, row)| row)
-            .collect();
-        json!({ "sessions": rows })
-    })
-    .await
-    .unwrap_or_default();
+    let rows = tokio::task::spawn_blocking(move || json!({ "sessions": rows(&server, true) }))
+        .await
+        .unwrap_or_default();
     (
         [(header::CONTENT_TYPE, "application/json")],
         rows.to_string(),
