@@ -5,8 +5,8 @@ use crate::common::run;
 #[test]
 fn every_subcommand_has_help() {
     for command in [
-        "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork", "export", "serve",
-        "migrate", "import",
+        "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork", "export",
+        "serve", "migrate", "import",
     ] {
         let args: Vec<&str> = [command, "--help"]
             .into_iter()

@@ -583,6 +583,7 @@ pub fn write(
             // omp writes the whole file at once; lines go out in 64 KiB batches (each under
             // omp's publish lock) and the file is flushed before the import returns.
             durability: Durability::Buffered,
+            ..WriterOptions::default()
         },
     )
     .with_slot_title(

@@ -575,7 +575,7 @@ fn injected_stamps_make_output_deterministic_and_ids_stay_unique() {
 }
 
 #[test]
-fn verbatim_appends_keep_ids_parents_and_key_order() {
+fn replicated_appends_keep_ids_parents_and_key_order() {
     let dir = tempfile::tempdir().unwrap();
     let mut header = new_header("/w");
     header.extra.insert("title".into(), json!("T"));
@@ -594,19 +594,19 @@ fn verbatim_appends_keep_ids_parents_and_key_order() {
     );
     let map = |value: JsonValue| value.as_object().unwrap().clone();
     let first = json!({"type": "custom", "customType": "x", "id": "a", "parentId": null, "timestamp": "2026-01-01T00:00:00.000Z"});
-    writer.append_verbatim(map(first)).unwrap();
+    writer.append_replicated(map(first)).unwrap();
     let unknown_parent = json!({"type": "custom", "id": "b", "parentId": "zz", "timestamp": "t"});
     assert!(matches!(
-        writer.append_verbatim(map(unknown_parent)),
+        writer.append_replicated(map(unknown_parent)),
         Err(StoreError::UnknownId { .. })
     ));
     let duplicate = json!({"type": "custom", "id": "a", "parentId": null, "timestamp": "t"});
-    assert!(writer.append_verbatim(map(duplicate)).is_err());
+    assert!(writer.append_replicated(map(duplicate)).is_err());
     let reserved = json!({"type": "session", "id": "c", "parentId": null});
-    assert!(writer.append_verbatim(map(reserved)).is_err());
+    assert!(writer.append_replicated(map(reserved)).is_err());
     let child =
         json!({"type": "label", "id": "b", "parentId": "a", "timestamp": "t", "targetId": "a"});
-    writer.append_verbatim(map(child)).unwrap();
+    writer.append_replicated(map(child)).unwrap();
     assert_eq!(writer.leaf_id(), Some("b"));
     let text = std::fs::read_to_string(writer.path().unwrap()).unwrap();
     let lines: Vec<&str> = text.lines().collect();
