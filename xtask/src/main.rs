@@ -14,6 +14,7 @@ mod bench_sessions;
 mod bench_types;
 mod golden;
 mod record;
+mod schema;
 mod test;
 mod util;
 
@@ -26,6 +27,7 @@ commands:
   test              run every test: cargo test --workspace, cargo deny (if installed), golden
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
+  schema [--check]  write the JSON Schema of every line type to schema/ (--check: compare)
   bench [store|types|context|ls|usage|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
                     them to bench-results/<name>.json; `all` runs store, types and context
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         "golden" => golden::run(rest),
         "record" => record::run(rest),
         "bench" => bench::run(rest),
+        "schema" => schema::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
