@@ -4,7 +4,7 @@ use crate::common::run;
 
 #[test]
 fn every_subcommand_has_help() {
-    for command in ["", "context", "tree", "cat", "check", "ls", "stats"] {
+    for command in ["", "context", "tree", "cat", "check", "ls", "stats", "usage", "grep"] {
         let args: Vec<&str> = [command, "--help"]
             .into_iter()
             .filter(|a| !a.is_empty())
