@@ -19,6 +19,8 @@
 //! - `usage`: `pi-session usage DIR --json` (every line of every file is read).
 //!
 //! Results (median and every run, in ms) go to stdout and `bench-results/{ls,usage}.json`.
+//! `PI_NODE_MODULES` points the pi side at another `node_modules` holding pi 0.73.1;
+//! `PI_SESSION_BENCH_BIN` at an already built release `pi-session`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -95,8 +97,12 @@ fn parse(args: &[String]) -> Result<(usize, usize), String> {
     Ok((sessions, runs))
 }
 
-/// Builds the release `pi-session` binary and returns its path.
+/// Builds the release `pi-session` binary and returns its path (`PI_SESSION_BENCH_BIN` names an
+/// already built one instead, e.g. on a busy machine).
 fn build_cli(root: &Path) -> Result<PathBuf, String> {
+    if let Some(binary) = std::env::var_os("PI_SESSION_BENCH_BIN") {
+        return Ok(PathBuf::from(binary));
+    }
     run_command(cargo().current_dir(root).args([
         "build",
         "--quiet",

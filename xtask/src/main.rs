@@ -18,6 +18,7 @@ mod browser;
 mod golden;
 mod record;
 mod soak;
+mod schema;
 mod test;
 mod util;
 
@@ -33,6 +34,7 @@ commands:
                     Chromium through puppeteer-core; screenshots in target/browser/)
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
+  schema [--check]  write the JSON Schema of every line type to schema/ (--check: compare)
   bench [store|types|context|compare|export|ls|usage|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
                     them to bench-results/<name>.json; `all` runs store, types, context and export
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "soak" => soak::run(rest),
         "browser" => browser::run(rest),
+        "schema" => schema::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())

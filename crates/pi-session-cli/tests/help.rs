@@ -8,6 +8,7 @@ fn every_subcommand_has_help() {
         "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork", "export",
         "serve", "migrate", "import",
     ] {
+    for command in ["", "context", "tree", "cat", "check", "ls", "stats", "usage", "grep"] {
         let args: Vec<&str> = [command, "--help"]
             .into_iter()
             .filter(|a| !a.is_empty())

@@ -39,6 +39,7 @@ macro_rules! entry_struct {
     ) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         pub struct $name {
             /// The entry's `type` literal.
             #[serde(rename = "type")]
@@ -65,6 +66,7 @@ macro_rules! entry_struct {
     ) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+        #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         pub struct $name {
             /// The entry's `type` literal.
             #[serde(rename = "type")]
@@ -325,6 +327,7 @@ entry_struct! {
 
 /// `context_edit.replacement` when not `null`: the new content of the target.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContextReplacement {
     /// Replacement content (string or blocks).
     pub content: Content,
@@ -442,6 +445,7 @@ entry_struct! {
 
 /// `session_init.systemPrompt`: a string (omp 18.3.4) or a list of blocks (newer omp).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum SystemPrompt {
     /// The prompt blocks joined with `"\n\n"`.

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 /// without a string `id` is not typed as a header, and one whose other fields have unexpected
 /// types keeps them all in `extra` with a warning (see [`crate::parse_line`]).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SessionHeader {
     /// Always `"session"`.
     #[serde(rename = "type")]
@@ -152,6 +153,7 @@ impl SessionHeader {
 
 /// Where the title came from: `"auto"` (generated) or `"user"` (set by the user).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum TitleSource {
     /// `"auto"`.
     #[serde(rename = "auto")]
@@ -180,6 +182,7 @@ pub const TITLE_SLOT_BYTES: usize = 256;
 /// strings, `source` absent or `"auto"`/`"user"`. An invalid `type:"title"` line is an ordinary
 /// (unknown) entry, as omp treats it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TitleSlot {
     /// Always `"title"`.
     #[serde(rename = "type")]

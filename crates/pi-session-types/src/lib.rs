@@ -35,6 +35,8 @@ pub mod js;
 pub mod json;
 pub mod line;
 pub mod message;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod tags;
 pub mod timestamp;
 pub mod usage;

@@ -111,6 +111,7 @@ impl UnknownBlock {
 
 /// `text` block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TextBlock {
     /// Always `"text"`.
     #[serde(rename = "type")]
@@ -142,6 +143,7 @@ impl TextBlock {
 
 /// `thinking` block (model reasoning).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThinkingBlock {
     /// Always `"thinking"`.
     #[serde(rename = "type")]
@@ -178,6 +180,7 @@ pub struct ThinkingBlock {
 
 /// `image` block.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ImageBlock {
     /// Always `"image"`.
     #[serde(rename = "type")]
@@ -236,6 +239,7 @@ impl ImageBlock {
 
 /// `toolCall` block: a tool call made by the assistant.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolCallBlock {
     /// Always `"toolCall"`.
     #[serde(rename = "type")]
@@ -417,6 +421,7 @@ impl<'de> Deserialize<'de> for StopReason {
 
 /// rho's `attachments` item on a user message (also accepts pi v1's attachment shape).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Attachment {
     /// rho: `"image" | "text" | "pdf" | "file"`.
     #[serde(
@@ -520,6 +525,7 @@ pub struct Attachment {
 
 /// `role:"user"`: a user prompt (pi, omp and rho fields).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UserMessage {
     /// Always `"user"`.
     pub role: tags::RoleUser,
@@ -597,6 +603,7 @@ pub struct UserMessage {
 
 /// `role:"developer"` (omp): harness instructions mid-conversation.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeveloperMessage {
     /// Always `"developer"`.
     pub role: tags::RoleDeveloper,
@@ -646,6 +653,7 @@ pub struct DeveloperMessage {
 
 /// `role:"system"` (pi 1.6): the system prompt and tool loadout, replayed in order.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SystemMessage {
     /// Always `"system"`.
     pub role: tags::RoleSystem,
@@ -688,6 +696,7 @@ pub struct SystemMessage {
 
 /// `role:"assistant"`: a model response (every field of both dialects).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AssistantMessage {
     /// Always `"assistant"`.
     pub role: tags::RoleAssistant,
@@ -914,6 +923,7 @@ pub struct AssistantMessage {
 
 /// `role:"toolResult"`: the result of one tool call.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolResultMessage {
     /// Always `"toolResult"`.
     pub role: tags::RoleToolResult,
@@ -1024,6 +1034,7 @@ impl ToolResultMessage {
 
 /// `role:"bashExecution"`: a `!cmd` run by the user.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BashExecutionMessage {
     /// Always `"bashExecution"`.
     pub role: tags::RoleBashExecution,
@@ -1101,6 +1112,7 @@ pub struct BashExecutionMessage {
 
 /// `role:"pythonExecution"` (omp): a `$code` run by the user.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PythonExecutionMessage {
     /// Always `"pythonExecution"`.
     pub role: tags::RolePythonExecution,
@@ -1164,6 +1176,7 @@ pub struct PythonExecutionMessage {
 
 /// `role:"fileMention"` (omp): files auto-read for an `@file` mention.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FileMentionMessage {
     /// Always `"fileMention"`.
     pub role: tags::RoleFileMention,
@@ -1188,6 +1201,7 @@ pub struct FileMentionMessage {
 
 /// `role:"custom"` (and legacy `hookMessage`): an extension message.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CustomRoleMessage<R> {
     /// `"custom"` or `"hookMessage"`.
     pub role: R,
@@ -1241,6 +1255,7 @@ pub type HookMessage = CustomRoleMessage<tags::RoleHookMessage>;
 
 /// `role:"branchSummary"`: normally only built in memory from `branch_summary` entries.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BranchSummaryMessage {
     /// Always `"branchSummary"`.
     pub role: tags::RoleBranchSummary,
@@ -1268,6 +1283,7 @@ pub struct BranchSummaryMessage {
 
 /// `role:"compactionSummary"`: normally only built in memory from `compaction` entries.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CompactionSummaryMessage {
     /// Always `"compactionSummary"`.
     pub role: tags::RoleCompactionSummary,

@@ -19,6 +19,7 @@ use time::format_description::well_known::Rfc3339;
 /// assert!(IsoTimestamp::new("yesterday").parse().is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct IsoTimestamp(pub String);
 

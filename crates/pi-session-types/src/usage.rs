@@ -34,6 +34,7 @@ fn count(value: &Option<JsonNumber>) -> u64 {
 /// assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"input":10,"output":5,"cacheRead":0,"cacheWrite":0}"#); // ... and stays absent
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Usage {
     /// Uncached input tokens.
     #[serde(
@@ -149,6 +150,7 @@ impl Usage {
 
 /// `usage.cost`: dollars per token class plus `total`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Cost {
     /// Cost of uncached input.
     #[serde(

@@ -15,8 +15,9 @@
 //!   header's `title`, as the store lists it);
 //! - first message: pi's `buildSessionInfo` — the first user message with text (a string
 //!   content, or its text blocks joined with a space);
-//! - last activity: pi's `getLastActivityTime` — the latest `message.timestamp` (a number) or
-//!   else entry `timestamp` of a user or assistant message;
+//! - last activity: pi's `getLastActivityTime` — the `message.timestamp` (a number) or else
+//!   entry `timestamp` of a user or assistant message; pi takes the latest of all, we take the
+//!   last one's (the same in an append-only file unless the clock went back);
 //! - model: rho's rule ([`pi_session_tree::pi_model_from`]) over the lines read;
 //! - status: omp's `deriveSessionStatus` over the tail ([`SessionStatus`]).
 
@@ -180,61 +181,95 @@ pub fn summarize(
 }
 
 /// Summarises a session the store has listed (reads its prefix and tail windows).
+///
+/// Lines are typed by their envelope alone (no body is parsed to count messages); bodies are
+/// parsed only for what is shown: `session_info` and `model_change` lines, messages from the
+/// start until the first user message with text, and messages from the end until the status,
+/// the last activity and the model are known.
 pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
     let (prefix, tail) = read_windows(&listing.path, listing.size)?;
     let exact = tail.is_none();
-    let head_values = values(&prefix, false, exact);
-    let tail_values = tail
-        .as_deref()
-        .map_or_else(Vec::new, |t| values(t, true, true));
-    let all = || head_values.iter().chain(&tail_values);
+    let mut lines = typed_lines(&prefix, false, exact);
+    let tail_start = lines.len();
+    if let Some(tail) = tail.as_deref() {
+        lines.extend(typed_lines(tail, true, true));
+    }
+    let kind_is = |line: &TypedLine<'_>, kind: &str| line.kind.as_deref() == Some(kind);
 
-    let infos: Vec<&Value> = all()
-        .filter(|v| js::is_str(v.get("type"), "session_info"))
+    let infos: Vec<Value> = lines
+        .iter()
+        .filter(|l| kind_is(l, "session_info"))
+        .filter_map(TypedLine::value)
         .collect();
     let name = if infos.is_empty() {
         listing.title.clone()
     } else {
-        pi_session_name(infos)
+        pi_session_name(&infos)
     };
+    let message_count = lines.iter().filter(|l| kind_is(l, "message")).count() as u64;
+
     let mut first_message = None;
-    let mut message_count = 0u64;
-    let mut last_activity: Option<i64> = None;
-    for entry in all() {
-        if !js::is_str(entry.get("type"), "message") {
-            continue;
-        }
-        message_count += 1;
+    for line in lines.iter().filter(|l| kind_is(l, "message")) {
+        let Some(entry) = line.value() else { continue };
         let Some(message) = entry.get("message").filter(|m| has_content(m)) else {
             continue;
         };
-        let role = js::as_str(message.get("role"));
-        if !matches!(role, Some("user" | "assistant")) {
-            continue;
-        }
-        let at = match message.get("timestamp") {
-            Some(Value::Number(n)) => n.as_f64().map(|f| f as i64),
-            _ => js::as_str(entry.get("timestamp")).and_then(js::parse_date_string),
-        };
-        if let Some(at) = at {
-            last_activity = Some(last_activity.map_or(at, |l| l.max(at)));
-        }
-        if first_message.is_none() && role == Some("user") {
+        if js::is_str(message.get("role"), "user") {
             let text = message_text(message);
             if !text.is_empty() {
                 first_message = Some(text);
+                break;
             }
         }
     }
-    let read: Vec<Value> = all().cloned().collect();
-    let model = pi_model_from(&read);
-    let status_lines = if exact { &head_values } else { &tail_values };
-    let status = status_lines
+
+    // From the end: the status (last message, in the tail), the last activity (last user or
+    // assistant message with a time) and the last assistant naming its model.
+    let mut status = None;
+    let mut last_activity = None;
+    let mut last_assistant: Option<(usize, Value)> = None;
+    for (at, line) in lines.iter().enumerate().rev() {
+        if status.is_some() && last_activity.is_some() && last_assistant.is_some() {
+            break;
+        }
+        if !kind_is(line, "message") {
+            continue;
+        }
+        let Some(entry) = line.value() else { continue };
+        let Some(message) = entry.get("message") else {
+            continue;
+        };
+        if status.is_none() && (exact || at >= tail_start) {
+            status = Some(SessionStatus::of_message(message));
+        }
+        let role = js::as_str(message.get("role"));
+        if last_activity.is_none()
+            && has_content(message)
+            && matches!(role, Some("user" | "assistant"))
+        {
+            last_activity = match message.get("timestamp") {
+                Some(Value::Number(n)) => n.as_f64().map(|f| f as i64),
+                _ => js::as_str(entry.get("timestamp")).and_then(js::parse_date_string),
+            };
+        }
+        if last_assistant.is_none()
+            && role == Some("assistant")
+            && js::as_str(message.get("provider")).is_some()
+            && js::as_str(message.get("model")).is_some()
+        {
+            last_assistant = Some((at, entry));
+        }
+    }
+    let mut model_lines: Vec<(usize, Value)> = lines
         .iter()
-        .rev()
-        .find(|e| js::is_str(e.get("type"), "message"))
-        .and_then(|e| e.get("message"))
-        .map_or(SessionStatus::Unknown, SessionStatus::of_message);
+        .enumerate()
+        .filter(|(_, l)| kind_is(l, "model_change"))
+        .filter_map(|(at, l)| Some((at, l.value()?)))
+        .collect();
+    model_lines.extend(last_assistant);
+    model_lines.sort_by_key(|(at, _)| *at);
+    let model_entries: Vec<Value> = model_lines.into_iter().map(|(_, v)| v).collect();
+    let model = pi_model_from(&model_entries);
     Ok(SessionSummary {
         listing,
         name,
@@ -243,8 +278,29 @@ pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
         message_count_exact: exact,
         last_activity,
         model,
-        status,
+        status: status.unwrap_or(SessionStatus::Unknown),
     })
+}
+
+/// One object of a window: its `type` (from the envelope alone) and its bytes.
+struct TypedLine<'a> {
+    kind: Option<String>,
+    bytes: &'a [u8],
+    /// Set for an object split out of a fused line (already parsed).
+    parsed: Option<Value>,
+}
+
+impl TypedLine<'_> {
+    /// The object's JSON (parsed now unless it was already).
+    fn value(&self) -> Option<Value> {
+        if let Some(value) = &self.parsed {
+            return Some(value.clone());
+        }
+        match serde_json::from_slice(self.bytes) {
+            Ok(value @ Value::Object(_)) => Some(value),
+            _ => None,
+        }
+    }
 }
 
 /// pi's `isMessageWithContent`: a string role and a `content` key.
@@ -293,10 +349,10 @@ fn read_windows(path: &Path, size: u64) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
     Ok((prefix, Some(tail)))
 }
 
-/// The JSON objects of the complete lines in a window, in order. A tail window's first line and
-/// a prefix window's last line may be cut and are dropped; a fused line (objects joined by a
-/// lost newline) gives each object it holds; damaged lines give nothing.
-fn values(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<Value> {
+/// The objects of the complete lines in a window, in order, typed by their envelope. A tail
+/// window's first line and a prefix window's last line may be cut and are dropped; a fused line
+/// (objects joined by a lost newline) gives each object it holds; damaged lines give nothing.
+fn typed_lines(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<TypedLine<'_>> {
     let mut window = window;
     if cut_start {
         window = memchr::memchr(b'\n', window).map_or(&[][..], |at| &window[at + 1..]);
@@ -307,16 +363,26 @@ fn values(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<Value> {
     let mut out = Vec::new();
     for line in window.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
         // Cheap rejection of what is not an object (omp does the same).
         if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             continue;
         }
+        if let Ok(envelope) = pi_session_types::parse_envelope_ref(line) {
+            out.push(TypedLine {
+                kind: Some(envelope.kind.into_owned()),
+                bytes: line,
+                parsed: None,
+            });
+            continue;
+        }
+        // Fused objects, or a line needing repair: parse value by value.
         for value in serde_json::Deserializer::from_slice(line).into_iter::<Value>() {
             match value {
-                Ok(value @ Value::Object(_)) => out.push(value),
+                Ok(value @ Value::Object(_)) => out.push(TypedLine {
+                    kind: js::as_str(value.get("type")).map(str::to_owned),
+                    bytes: &[],
+                    parsed: Some(value),
+                }),
                 _ => break,
             }
         }
