@@ -17,8 +17,8 @@ mod bench_types;
 mod browser;
 mod golden;
 mod record;
-mod soak;
 mod schema;
+mod soak;
 mod test;
 mod util;
 

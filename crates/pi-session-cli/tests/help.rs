@@ -5,10 +5,9 @@ use crate::common::run;
 #[test]
 fn every_subcommand_has_help() {
     for command in [
-        "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork", "export",
-        "serve", "migrate", "import",
+        "", "context", "tree", "cat", "check", "ls", "stats", "repair", "append", "fork",
+        "migrate", "import", "export", "serve", "usage", "grep",
     ] {
-    for command in ["", "context", "tree", "cat", "check", "ls", "stats", "usage", "grep"] {
         let args: Vec<&str> = [command, "--help"]
             .into_iter()
             .filter(|a| !a.is_empty())
