@@ -557,21 +557,6 @@ fn rollback(items: &mut Vec<Item>, turns: f64) {
     }
 }
 
-/// `n.toString(36)` for a positive integer.
-fn base36(mut n: u64) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Converts a Codex rollout. `listed_cwd`, `listed_title` and `created_ms` come from the listing.
 pub(crate) fn convert(
     records: &[Record],
@@ -639,7 +624,7 @@ pub(crate) fn convert(
     let mut entries = Vec::with_capacity(items.len());
     let mut parent: Option<String> = None;
     for (ordinal, item) in (1u64..).zip(items) {
-        let id = format!("codex-{}", base36(ordinal));
+        let id = format!("codex-{}", pi_session_types::js::to_base36(ordinal));
         let parent_id = parent.as_deref();
         let entry = match item {
             Item::Nothing => continue,
@@ -697,7 +682,7 @@ mod tests {
     #[test]
     fn ids_count_in_base_36() {
         assert_eq!(
-            [1, 9, 10, 35, 36, 1295].map(base36),
+            [1, 9, 10, 35, 36, 1295].map(pi_session_types::js::to_base36),
             ["1", "9", "a", "z", "10", "zz"].map(str::to_owned)
         );
     }

@@ -208,6 +208,25 @@ pub fn to_locale_string(x: f64) -> String {
     out
 }
 
+/// `n.toString(36)` for a non-negative integer: lowercase base-36 digits, no padding.
+///
+/// ```
+/// assert_eq!(pi_session_types::js::to_base36(0), "0");
+/// assert_eq!(pi_session_types::js::to_base36(36 * 36 + 35), "10z");
+/// ```
+pub fn to_base36(mut n: u64) -> String {
+    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    let mut out = Vec::new();
+    loop {
+        out.push(char::from(DIGITS[(n % 36) as usize]));
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    out.iter().rev().collect()
+}
+
 /// JavaScript `String(value)`, which is what a template literal (`${value}`) prints.
 pub fn to_js_string(value: Option<&Value>) -> String {
     match value {

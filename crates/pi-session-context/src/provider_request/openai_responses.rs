@@ -97,21 +97,11 @@ pub fn short_hash(text: &str) -> String {
         ^ (h2 ^ (h2 >> 13)).wrapping_mul(3_266_489_909);
     h2 = (h2 ^ (h2 >> 16)).wrapping_mul(2_246_822_507)
         ^ (h1 ^ (h1 >> 13)).wrapping_mul(3_266_489_909);
-    format!("{}{}", base36(h2), base36(h1))
-}
-
-fn base36(mut n: u32) -> String {
-    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS[(n % 36) as usize]);
-        n /= 36;
-        if n == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
+    format!(
+        "{}{}",
+        pi_session_types::js::to_base36(u64::from(h2)),
+        pi_session_types::js::to_base36(u64::from(h1))
+    )
 }
 
 fn normalize_part(part: &str) -> String {
