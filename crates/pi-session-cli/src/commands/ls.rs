@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use clap::Args;
 use pi_session::store::ListProblem;
 use pi_session::types::IsoTimestamp;
-use pi_session::{ProjectFolders, SessionSummary, summaries};
+use pi_session::{ProjectFolders, SessionSummary, summaries, system_ms};
 use serde_json::{Value, json};
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
@@ -201,11 +201,9 @@ fn size(bytes: u64) -> String {
     }
 }
 
-fn iso(time: SystemTime) -> String {
-    let ms = time
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    IsoTimestamp::from_unix_ms(ms).map_or_else(String::new, |t| t.as_str().to_owned())
+/// A file time as ISO 8601 (`""` when out of range).
+pub(crate) fn iso(time: SystemTime) -> String {
+    IsoTimestamp::from_unix_ms(system_ms(time)).map_or_else(String::new, |t| t.as_str().to_owned())
 }
 
 fn session_json(summary: &SessionSummary) -> Value {

@@ -18,7 +18,7 @@ use clap::Args;
 use pi_session::store::{self, SessionListing};
 use pi_session::tree::{SessionView, totals};
 use pi_session::types::IsoTimestamp;
-use pi_session::{session_roots_from_env, text, title_for};
+use pi_session::{session_roots_from_env, system_ms, text, title_for};
 use pi_session_view::{LIST_JS, page, write_script_json};
 use serde_json::{Value, json};
 
@@ -155,13 +155,8 @@ fn rows(server: &Server, read: bool) -> Vec<Value> {
 
 /// What the listing read from a session's first lines: path, id, title, folder, size, time.
 fn first_line_row(listing: &SessionListing) -> Value {
-    let modified = IsoTimestamp::from_unix_ms(
-        listing
-            .modified
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0)),
-    )
-    .map(|t| t.as_str().to_owned());
+    let modified =
+        IsoTimestamp::from_unix_ms(system_ms(listing.modified)).map(|t| t.as_str().to_owned());
     json!({
         "path": listing.path,
         "id": listing.id,
