@@ -40,12 +40,14 @@
 
 #![deny(missing_docs)]
 
+// JavaScript value rules live in `pi_session_types::js`; modules here reach them as `crate::js`.
+use pi_session_types::js;
+
 pub mod blobs;
 pub mod branch_facts;
 pub mod context;
 pub mod diagnostic;
 pub mod index;
-pub mod js;
 pub mod mutations;
 pub mod omp_context;
 pub mod omp_notes;
