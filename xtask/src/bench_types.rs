@@ -118,16 +118,7 @@ fn default_input(root: &Path) -> Result<(&'static str, Vec<PathBuf>), String> {
 
 /// The `.jsonl` files directly in `dir`, sorted (none when it cannot be read).
 fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        .collect();
-    files.sort();
-    files
+    pi_session_test_support::files_ending_with(dir, ".jsonl")
 }
 
 #[cfg(test)]

@@ -23,6 +23,12 @@
 //! `../shared/corpus/foreign/` and `fixtures/foreign/{claude,codex}/` into
 //! `fixtures/foreign/omp/` (`record.mjs omp foreign`, see `xtask/recorder/src/foreign.mjs`);
 //! without the corpus that step is skipped with a notice, so its recordings are not lost.
+//!
+//! It also re-records the differential files (each implementation's `buildSessionContext` over
+//! session trees given as values, pi 1.6's `convertToLlm`; see [`differential`]), so there is one
+//! recorder for everything the tests compare with the real code.
+
+mod differential;
 
 use crate::util::workspace_root;
 use std::collections::BTreeSet;
@@ -182,6 +188,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Ok(());
     }
 
+    // First: it takes seconds, and needs nothing the scenario recordings make.
+    differential::record(
+        &recorder,
+        &scratch,
+        &root,
+        &options.implementations,
+        options.check,
+    )?;
     let fixtures = root.join("fixtures");
     for &implementation in &options.implementations {
         record_scenarios(

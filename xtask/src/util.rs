@@ -1,15 +1,9 @@
 //! Small helpers shared by the xtask commands.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 /// The workspace root (the folder holding the root `Cargo.toml`).
-pub fn workspace_root() -> PathBuf {
-    let manifest_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir
-        .parent()
-        .map_or(manifest_dir.clone(), PathBuf::from)
-}
+pub use pi_session_test_support::workspace_root;
 
 /// Runs `command`, inheriting stdio; an error names the command and its exit status.
 pub fn run_command(command: &mut Command) -> Result<(), String> {

@@ -1,6 +1,6 @@
 //! `pi-session cat`: every line through the typed model.
 
-use crate::common::{fixture_files, root, run};
+use crate::common::{fixture_files, root, run, snapshot_name};
 
 #[test]
 fn every_fixture_line_comes_back_as_json() {
@@ -44,8 +44,8 @@ fn outputs() {
         &["cat", "fixtures/cli/mixed/binary.jsonl"],
         &["cat", "fixtures/cli/mixed/empty.jsonl"],
     ];
-    for (i, args) in cases.iter().enumerate() {
-        insta::assert_snapshot!(format!("cat_{i}"), run(args).to_string());
+    for args in cases {
+        insta::assert_snapshot!(snapshot_name(args), run(args).to_string());
     }
 }
 

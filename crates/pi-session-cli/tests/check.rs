@@ -1,6 +1,6 @@
 //! `pi-session check`: diagnostics as `file:line:offset: message`, exit 0/1/2.
 
-use crate::common::{json, run};
+use crate::common::{json, run, snapshot_name};
 
 #[test]
 fn exit_codes_say_clean_damaged_unreadable() {
@@ -53,8 +53,8 @@ fn outputs() {
         ],
         &["check"],
     ];
-    for (i, args) in cases.iter().enumerate() {
-        insta::assert_snapshot!(format!("check_{i}"), run(args).to_string());
+    for args in cases {
+        insta::assert_snapshot!(snapshot_name(args), run(args).to_string());
     }
 }
 

@@ -1,27 +1,10 @@
 //! Running the binary and describing what it did.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The workspace root: commands run there, so fixture paths in outputs read `fixtures/...`.
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-/// The files of `fixtures/<folder>` whose names end with `suffix`, sorted by path.
-pub fn fixture_files(folder: &str, suffix: &str) -> Vec<PathBuf> {
-    let dir = root().join("fixtures").join(folder);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .collect();
-    files.sort();
-    files
-}
+pub use pi_session_test_support::{fixture_files, js_equal, workspace_root as root};
 
 /// What one run printed and returned.
 pub struct Output {
@@ -85,28 +68,34 @@ pub fn json(output: &Output) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{output}"))
 }
 
-/// Parses JSON written by `JSON.stringify`, which may hold lone UTF-16 surrogate escapes
-/// (`"\ud83d"`) that serde_json rejects: those become U+FFFD, as the store reads them.
+/// Parses JSON written by `JSON.stringify` (lone surrogate escapes read as U+FFFD).
 pub fn parse_js_json(text: &str) -> serde_json::Value {
-    serde_json::from_str(&pi_session::types::line::replace_lone_surrogate_escapes(
-        text,
-    ))
-    .unwrap()
+    pi_session_test_support::parse_js_json(text).unwrap()
 }
 
-/// JSON equality as JavaScript sees parsed values: numbers compare by value.
-pub fn js_equal(a: &serde_json::Value, b: &serde_json::Value) -> bool {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_equal(p, q))
+/// The snapshot name of a run, after what it shows: the command line, with fixture paths
+/// relative to `fixtures/` and every run of other characters than letters, digits and `-` as
+/// one `_` (`stats fixtures/cli/mixed/good.jsonl --json` → `stats_cli_mixed_good_json`;
+/// leading dashes of flags dropped). One
+/// snapshot per fixture and flag set, found by name rather than by its place in a list.
+pub fn snapshot_name(args: &[&str]) -> String {
+    let line = args
+        .iter()
+        .map(|arg| {
+            let arg = arg.strip_prefix("fixtures/").unwrap_or(arg);
+            arg.strip_suffix(".jsonl")
+                .unwrap_or(arg)
+                .trim_start_matches('-')
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut name = String::new();
+    for c in line.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            name.push(c);
+        } else if !name.is_empty() && !name.ends_with('_') {
+            name.push('_');
         }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
-        }
-        _ => a == b,
     }
+    name.trim_end_matches('_').to_owned()
 }

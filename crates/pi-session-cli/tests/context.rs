@@ -1,41 +1,48 @@
-//! `pi-session context`: equal to what the real omp and pi return on every recorded fixture,
-//! snapshots of the provider projections, and bad input.
-
-use std::path::PathBuf;
+//! `pi-session context`: the command's own path on a few recorded scenarios (every recording is
+//! checked through the library by `cargo xtask golden`), snapshots of the provider projections,
+//! and bad input.
 
 use serde_json::Value;
 
-use crate::common::{js_equal, json, parse_js_json, root, run};
+use crate::common::{js_equal, json, parse_js_json, root, run, snapshot_name};
 
-/// The recorded scenarios of one implementation folder (`fixtures/pi`, `fixtures/omp`), with
-/// their expectations; scenarios the implementation could not open are left out.
-fn recorded(folder: &str) -> Vec<(String, Value)> {
-    let found = recorded_in(folder, folder);
-    assert!(
-        found.len() >= 25,
-        "{folder}: only {} recorded scenarios",
-        found.len()
-    );
-    found
-}
-
-/// The recordings in `fixtures/<recordings>` of the sessions in `fixtures/<sessions>`.
-fn recorded_in(recordings: &str, sessions: &str) -> Vec<(String, Value)> {
-    let dir = root().join("fixtures").join(recordings);
-    let mut found: Vec<(String, Value)> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
-        .map(|p| {
-            let expected = parse_js_json(&std::fs::read_to_string(&p).unwrap());
-            let file = format!("fixtures/{sessions}/{}", expected["file"].as_str().unwrap());
-            (file, expected)
-        })
-        .filter(|(_, expected)| expected.get("openError").is_none())
-        .collect();
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    found
-}
+/// A smoke test of the command over recordings: for each `(recordings, sessions, dialect,
+/// scenarios)`, every recorded context of those scenarios through `--format agent`, `llm` and
+/// (omp) `omp-agent-loop`, and, for files the implementation wrote itself, auto detection. The
+/// full sweep (every scenario, leaf and check, byte for byte) is `cargo xtask golden`; these
+/// cover each dialect, a compaction, branches, pictures and facade-written files.
+const SMOKE: [(&str, &str, Option<&str>, &[&str]); 6] = [
+    (
+        "pi",
+        "pi",
+        None,
+        &["tool-calls", "compaction-single", "branches-leaf-not-last"],
+    ),
+    (
+        "omp",
+        "omp",
+        None,
+        &[
+            "images",
+            "compaction-handoff-and-rollover",
+            "branch-summaries",
+        ],
+    ),
+    (
+        "pi16",
+        "pi16",
+        Some("pi16"),
+        &["tool-calls", "compaction-single"],
+    ),
+    ("ours/pi/pi", "ours/pi", None, &["chat-with-tools"]),
+    ("ours/pi/pi16", "ours/pi", None, &["compaction"]),
+    (
+        "ours/pi/omp",
+        "ours/pi",
+        None,
+        &["forks-and-branch-summary"],
+    ),
+];
 
 fn leaf_arg(context: &Value) -> String {
     match &context["leafId"] {
@@ -44,73 +51,55 @@ fn leaf_arg(context: &Value) -> String {
     }
 }
 
-/// For every recorded context: `--format agent` equals `buildSessionContext`, `--format llm`
-/// equals `convertToLlm` (the real implementations' own output), and for omp
-/// `--format omp-agent-loop` equals what its agent loop sends (`llmAgentLoop`).
-fn check_recorded(folder: &str) {
-    check_recordings(folder, recorded(folder), None);
-}
-
-/// `dialect` overrides the recorded one (pi 1.6 recordings say `"pi"`, the file family).
-fn check_recordings(folder: &str, recordings: Vec<(String, Value)>, dialect: Option<&str>) {
-    let mut checked = 0;
+#[test]
+fn recorded_contexts_through_the_command() {
     let mut agent_loops = 0;
-    for (file, expected) in recordings {
-        let dialect = dialect.unwrap_or_else(|| expected["dialect"].as_str().unwrap());
-        for context in expected["contexts"].as_array().unwrap() {
-            let leaf = leaf_arg(context);
-            // omp recordings also hold what omp's agent loop sends (`llmAgentLoop`).
-            let mut formats = vec![("agent", "agent"), ("llm", "llm")];
-            if context.get("llmAgentLoop").is_some() {
-                formats.push(("omp-agent-loop", "llmAgentLoop"));
-                agent_loops += 1;
+    for (recordings, sessions, dialect_override, scenarios) in SMOKE {
+        for scenario in scenarios {
+            let recording = root().join(format!("fixtures/{recordings}/{scenario}.expected.json"));
+            let expected = parse_js_json(&std::fs::read_to_string(&recording).unwrap());
+            let file = format!("fixtures/{sessions}/{}", expected["file"].as_str().unwrap());
+            let dialect = dialect_override.unwrap_or_else(|| expected["dialect"].as_str().unwrap());
+            let contexts = expected["contexts"].as_array().unwrap();
+            assert!(!contexts.is_empty(), "{recordings}/{scenario}");
+            for context in contexts {
+                let leaf = leaf_arg(context);
+                let mut formats = vec![("agent", "agent"), ("llm", "llm")];
+                if context.get("llmAgentLoop").is_some() {
+                    formats.push(("omp-agent-loop", "llmAgentLoop"));
+                    agent_loops += 1;
+                }
+                for (format, key) in formats {
+                    let out = run(&[
+                        "context",
+                        &file,
+                        "--dialect",
+                        dialect,
+                        "--leaf",
+                        &leaf,
+                        "--format",
+                        format,
+                    ]);
+                    assert_eq!(out.code, 0, "{out}");
+                    assert!(
+                        js_equal(&json(&out), &context[key]),
+                        "{file} leaf {leaf} --format {format}:\n{}\n---- expected\n{:#}",
+                        out.stdout,
+                        context[key]
+                    );
+                }
             }
-            for (format, key) in formats {
-                let out = run(&[
-                    "context",
-                    &file,
-                    "--dialect",
-                    dialect,
-                    "--leaf",
-                    &leaf,
-                    "--format",
-                    format,
-                ]);
+            if recordings == sessions && dialect_override.is_none() {
+                let out = run(&["context", &file]);
                 assert_eq!(out.code, 0, "{out}");
-                let got = json(&out);
                 assert!(
-                    js_equal(&got, &context[key]),
-                    "{file} leaf {leaf} --format {format}:\n{got:#}\n---- expected\n{:#}",
-                    context[key]
+                    js_equal(&json(&out), &contexts[0]["agent"]),
+                    "{file}: auto dialect"
                 );
-                checked += 1;
             }
         }
     }
-    if folder == "omp" {
-        assert!(
-            agent_loops > 0,
-            "{folder}: no recorded llmAgentLoop was checked"
-        );
-    }
-    println!("{folder}: {checked} outputs equal to the recordings ({agent_loops} agent loops)");
-}
-
-#[test]
-fn pi_contexts_equal_the_recordings() {
-    check_recorded("pi");
-}
-
-#[test]
-fn omp_contexts_equal_the_recordings() {
-    check_recorded("omp");
-}
-
-/// pi 1.6 recordings (`fixtures/pi16`) through `--dialect pi16`: agent context and
-/// convertToLlm equal 1.6's own.
-#[test]
-fn pi16_contexts_equal_the_recordings() {
-    check_recordings("pi16", recorded("pi16"), Some("pi16"));
+    assert!(agent_loops > 0, "no recorded llmAgentLoop was checked");
 }
 
 /// A session with 1.6-only marks: auto detection picks pi16 (its context edit and system
@@ -150,53 +139,6 @@ fn auto_dialect_detects_pi16_marks() {
     );
 }
 
-/// The other direction: sessions the facade wrote from a fixed script (`cargo xtask golden
-/// --write-ours` regenerates `fixtures/ours/pi` byte for byte), opened by the real omp, pi 0.73
-/// and pi 1.6 (`cargo xtask record --verify fixtures/ours/pi`), read the same by them as by us.
-#[test]
-fn facade_written_sessions_read_the_same_in_omp_and_pi() {
-    for implementation in ["pi", "pi16", "omp"] {
-        let recordings = recorded_in(&format!("ours/pi/{implementation}"), "ours/pi");
-        assert!(
-            recordings.len() >= 5,
-            "{implementation}: {}",
-            recordings.len()
-        );
-        check_recordings(implementation, recordings, None);
-    }
-}
-
-/// Scenarios the recorder wrote by hand instead of through the implementation's API.
-const HAND_WRITTEN: [&str; 7] = [
-    "v1-format",
-    "v2-format",
-    "damaged-lines",
-    "orphans-and-duplicates",
-    "usage-without-cost",
-    "pi-written-file",
-    "parent-cycle",
-];
-
-#[test]
-fn auto_dialect_picks_the_recorded_one() {
-    for folder in ["pi", "omp"] {
-        for (file, expected) in recorded(folder) {
-            let out = run(&["context", &file]);
-            assert_eq!(out.code, 0, "{out}");
-            let default = &expected["contexts"][0];
-            // Hand-written scenarios (fixtures/README.md) carry no mark of the implementation
-            // that read them, so detection cannot know it (a pi-written file read by omp, say).
-            if HAND_WRITTEN.contains(&expected["scenario"].as_str().unwrap()) {
-                continue;
-            }
-            assert!(
-                js_equal(&json(&out), &default["agent"]),
-                "{file}: auto dialect"
-            );
-        }
-    }
-}
-
 #[test]
 fn provider_projections() {
     let cases: [(&str, &[&str]); 9] = [
@@ -233,16 +175,12 @@ fn provider_projections() {
             &["--format", "omp-agent-loop", "--inputs", "text"],
         ),
     ];
-    for (i, (file, extra)) in cases.iter().enumerate() {
+    for (file, extra) in cases {
         let mut args = vec!["context", file];
         args.extend_from_slice(extra);
         let out = run(&args);
         assert_eq!(out.code, 0, "{out}");
-        let name = format!(
-            "context_{i}_{}",
-            PathBuf::from(file).file_stem().unwrap().to_string_lossy()
-        );
-        insta::assert_snapshot!(name, out.to_string());
+        insta::assert_snapshot!(snapshot_name(&args), out.to_string());
     }
 }
 
@@ -275,9 +213,9 @@ fn bad_input_is_refused_on_stderr() {
             "omp-agent-loop",
         ],
     ];
-    for (i, args) in cases.iter().enumerate() {
+    for args in cases {
         let out = run(args);
-        insta::assert_snapshot!(format!("context_bad_{i}"), out.to_string());
+        insta::assert_snapshot!(snapshot_name(args), out.to_string());
     }
 }
 

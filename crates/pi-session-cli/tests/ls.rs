@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::common::{json, root, run, run_in};
+use crate::common::{json, root, run, run_in, snapshot_name};
 
 /// Copies `fixture` to `to` and sets its modification time `secs` after 2026-01-01.
 fn place(fixture: &str, to: &Path, secs: u64) {
@@ -129,7 +129,7 @@ fn bad_folders() {
         &["ls", "fixtures/cli/mixed/good.jsonl"],
         &["ls", "fixtures/cli/mixed", "--json"],
     ];
-    for (i, args) in cases.iter().enumerate() {
+    for args in cases {
         let out = run(args);
         let text = out.to_string();
         // Modification times of checked-out files vary: keep the shape, not the time.
@@ -151,6 +151,6 @@ fn bad_folders() {
             })
             .collect::<Vec<_>>()
             .join("\n");
-        insta::assert_snapshot!(format!("ls_bad_{i}"), text);
+        insta::assert_snapshot!(snapshot_name(args), text);
     }
 }

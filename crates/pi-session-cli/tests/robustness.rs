@@ -103,14 +103,9 @@ fn generated_garbage() {
 
 #[test]
 fn real_corpus() {
-    let corpus = root().join("../shared/corpus/real");
-    if !corpus.is_dir() {
-        println!(
-            "SKIP: no corpus at {} (it is not part of the repository)",
-            corpus.display()
-        );
+    let Some(corpus) = pi_session_test_support::corpus_dir("real") else {
         return;
-    }
+    };
     for file in files_in(&corpus)
         .iter()
         .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))

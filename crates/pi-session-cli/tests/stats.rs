@@ -1,6 +1,6 @@
 //! `pi-session stats`.
 
-use crate::common::{json, run};
+use crate::common::{json, run, snapshot_name};
 
 #[test]
 fn outputs() {
@@ -13,8 +13,8 @@ fn outputs() {
         &["stats", "fixtures/cli/mixed/empty.jsonl", "--json"],
         &["stats", "fixtures/cli/nope.jsonl"],
     ];
-    for (i, args) in cases.iter().enumerate() {
-        insta::assert_snapshot!(format!("stats_{i}"), run(args).to_string());
+    for args in cases {
+        insta::assert_snapshot!(snapshot_name(args), run(args).to_string());
     }
 }
 

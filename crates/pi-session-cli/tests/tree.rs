@@ -1,7 +1,7 @@
 //! `pi-session tree`: the JSON equals what the real implementations report; drawings are
 //! snapshotted.
 
-use crate::common::{fixture_files, js_equal, json, parse_js_json, run};
+use crate::common::{fixture_files, js_equal, json, parse_js_json, run, snapshot_name};
 
 #[test]
 fn tree_json_equals_the_recordings() {
@@ -65,8 +65,8 @@ fn bad_input() {
         &["tree", "fixtures/cli/mixed/empty.jsonl", "--json"],
         &["tree", "fixtures/cli/mixed/notes.jsonl"],
     ];
-    for (i, args) in cases.iter().enumerate() {
+    for args in cases {
         let out = run(args);
-        insta::assert_snapshot!(format!("tree_bad_{i}"), out.to_string());
+        insta::assert_snapshot!(snapshot_name(args), out.to_string());
     }
 }

@@ -26,6 +26,7 @@ use crate::omp_prompt::{
     USER_INTERJECTION_TEMPLATE, render,
 };
 use crate::output_notice::format_output_notice;
+use pi_session_tree::pi_context::PiRelease;
 use pi_session_types::js::{as_str, is_nullish, object, text_block, to_js_string, trim, truthy};
 
 pub use pi_session_tree::Dialect;
@@ -66,11 +67,11 @@ pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
     match dialect {
         Dialect::Pi => messages
             .iter()
-            .filter_map(|m| pi_convert(m, PiRoles::V0_73))
+            .filter_map(|m| pi_convert(m, PiRelease::V0_73))
             .collect(),
         Dialect::Pi16 => messages
             .iter()
-            .filter_map(|m| pi_convert(m, PiRoles::V1_6))
+            .filter_map(|m| pi_convert(m, PiRelease::V1_6))
             .collect(),
         Dialect::Omp => messages
             .iter()
@@ -94,15 +95,10 @@ fn role(message: &Value) -> Option<&str> {
 
 // ───────────────────────────── pi ─────────────────────────────
 
-/// The one difference between pi 0.73's and 1.6's `convertToLlm`: 1.6 passes
-/// `system` messages through (0.73 drops every role it does not know).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum PiRoles {
-    V0_73,
-    V1_6,
-}
-
-fn pi_convert(message: &Value, roles: PiRoles) -> Option<Value> {
+/// pi's `convertToLlm` for one message. The one difference between the releases (pi's release
+/// axis is the tree crate's [`PiRelease`], one enum for both stages): 1.6 passes `system`
+/// messages through, 0.73 drops every role it does not know.
+fn pi_convert(message: &Value, release: PiRelease) -> Option<Value> {
     let m = message.as_object()?;
     let timestamp = m.get("timestamp").cloned();
     match as_str(m.get("role"))? {
@@ -139,7 +135,7 @@ fn pi_convert(message: &Value, roles: PiRoles) -> Option<Value> {
             timestamp,
         )),
         "user" | "assistant" | "toolResult" => Some(message.clone()),
-        "system" if roles == PiRoles::V1_6 => Some(message.clone()),
+        "system" if release == PiRelease::V1_6 => Some(message.clone()),
         _ => None,
     }
 }

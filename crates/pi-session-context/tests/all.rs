@@ -9,7 +9,6 @@ mod fixtures;
 mod llm_convert;
 mod provider_request;
 mod providers;
-mod recorded;
 mod recorded_projection;
 mod replay_filter;
 mod rho_rules;

@@ -14,24 +14,12 @@ use serde_json::Value;
 
 use crate::common::{assert_valid_for_provider, branch_of_leaf as branch};
 
-fn corpus_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real")
-}
-
 #[test]
 fn every_corpus_session_projects_to_a_valid_context() {
-    let Ok(dir) = std::fs::read_dir(corpus_dir()) else {
-        eprintln!(
-            "NOTICE: corpus {} absent; corpus projection test skipped",
-            corpus_dir().display()
-        );
+    let Some(dir) = pi_session_test_support::corpus_dir("real") else {
         return;
     };
-    let mut files: Vec<PathBuf> = dir
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
+    let files = pi_session_test_support::files_ending_with(&dir, ".jsonl");
     let (mut sessions, mut projected, mut converted) = (0, 0, 0);
     for file in files {
         let bytes = std::fs::read(&file).unwrap();

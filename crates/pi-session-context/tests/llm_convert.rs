@@ -73,7 +73,7 @@ fn conversion_equals_the_real_functions_byte_for_byte() {
 /// pi 1.6.0's `convertToLlm` (`tests/data/pi16_llm.*`: every agent message
 /// the pi 1.6 differential cases of pi-session-tree produced, plus bash,
 /// custom, summary, block-content system and unknown-role messages),
-/// recorded with `tests/data/pi16_llm.mjs`. Byte for byte.
+/// recorded by `cargo xtask record` (`xtask/recorder/differential.mjs pi16 llm`). Byte for byte.
 #[test]
 fn pi16_conversion_equals_the_real_function_byte_for_byte() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");

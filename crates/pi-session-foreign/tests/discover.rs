@@ -216,16 +216,7 @@ fn import_uses_the_fallback_cwd_only_when_the_recorded_one_is_missing() {
 }
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/foreign");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "notice: the foreign corpus ({}) is absent; corpus import test skipped",
-            dir.display()
-        );
-        None
-    }
+    pi_session_test_support::corpus_dir("foreign")
 }
 
 #[test]

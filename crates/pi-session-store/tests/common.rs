@@ -6,32 +6,17 @@ use std::path::{Path, PathBuf};
 
 /// The real recorded sessions, or `None` (with a printed notice) when they are not present.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIPPED: corpus not found at {} (tests that need it do nothing)",
-            dir.display()
-        );
-        None
-    }
+    pi_session_test_support::corpus_dir("real")
 }
 
 /// The hand-written damaged files.
 pub fn invalid_fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/invalid")
+    pi_session_test_support::fixtures_dir().join("invalid")
 }
 
-/// `*.jsonl` files in `dir`, sorted by name.
+/// `*.jsonl` files directly in `dir`, sorted by name.
 pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    files
+    pi_session_test_support::files_ending_with(dir, ".jsonl")
 }
 
 /// One diagnostic per line, as `Display` prints them.

@@ -7,7 +7,6 @@ mod build_context;
 mod common;
 mod corpus;
 mod differential;
-mod fixtures;
 mod omp_rules;
 mod pi16_rules;
 mod properties;

@@ -87,29 +87,4 @@ pub fn describe(messages: &Value) -> Vec<String> {
         .collect()
 }
 
-/// JSON equality as JavaScript sees parsed values: numbers compare by value
-/// (`0` and `0.0` are the same number).
-pub fn js_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_equal(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-/// Parses JSON written by `JSON.stringify`, which may hold lone UTF-16
-/// surrogate escapes (`"\ud83d"`) that serde_json rejects: those become
-/// U+FFFD, as the store reads them.
-pub fn parse_js_json(text: &str) -> Value {
-    serde_json::from_str(&pi_session_types::line::replace_lone_surrogate_escapes(
-        text,
-    ))
-    .unwrap()
-}
+pub use pi_session_test_support::js_equal;

@@ -95,16 +95,10 @@ fn summarise(path: &Path) -> String {
 
 #[test]
 fn every_corpus_file_builds_a_context() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    let Ok(listing) = std::fs::read_dir(&dir) else {
-        println!("SKIP: corpus not found at {}", dir.display());
+    let Some(dir) = pi_session_test_support::corpus_dir("real") else {
         return;
     };
-    let mut files: Vec<_> = listing
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
+    let files = pi_session_test_support::files_ending_with(&dir, ".jsonl");
     assert!(!files.is_empty());
     for path in &files {
         let stem = path

@@ -5,14 +5,16 @@
 //! errored/aborted/retried turns, dangling tool calls, custom messages, model
 //! roles, reset boundaries, context notes, snapcompact text archives, …) and
 //! the JSON that pi 0.73.1's and omp 18.2.3's own `buildSessionContext`
-//! returned for each. They were recorded once with `data/probe/` (a seeded
-//! Python generator plus two small runners that import the real functions);
-//! rerun it to regenerate. Every case must match exactly, as a JSON value.
+//! returned for each (the trees came from a seeded generator once and are data
+//! now). `cargo xtask record` re-records every `expected` answer with the real
+//! functions (`xtask/recorder/differential.mjs`, see
+//! `xtask/src/record/differential.rs`; `--check` proves the bytes identical).
+//! Every case must match exactly, as a JSON value.
 //!
 //! `data/pi16-differential.json` holds crafted trees for pi 1.6.0's rules
-//! (`probe/pi16_cases.py`: context edits, compaction system messages, system
+//! (context edits, compaction system messages, system
 //! messages around `firstKeptEntryId`, nested compactions, null content) and
-//! what 1.6.0's own `buildSessionContext` returned (`probe/pi16.mjs`). pi
+//! what 1.6.0's own `buildSessionContext` returned (same recorder). pi
 //! 1.6.0 also returned exactly 0.73.1's answers for all 180 inputs of
 //! `pi-differential.json` (none uses a 1.6 feature), so those are checked
 //! against [`Dialect::Pi16`] too.

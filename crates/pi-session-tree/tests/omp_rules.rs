@@ -154,7 +154,7 @@ fn custom_messages_are_normalised_like_omp() {
 
 #[test]
 fn context_notes_render_exactly_like_omp() {
-    // Input and expected content recorded with omp 18.2.3 under bun (tests/data/probe/omp.ts).
+    // Input and expected content recorded with omp 18.2.3 under bun (the differential recorder, `xtask/recorder/differential.mjs`).
     let cases: Value = serde_json::from_str(NOTES_CASE).unwrap();
     let entries = cases[0]["entries"].as_array().unwrap();
     let context = omp_context(entries, LeafSelector::Default);

@@ -40,14 +40,9 @@ fn main() {
     }
     let mut files: Vec<PathBuf> = args.into_iter().map(PathBuf::from).collect();
     if files.is_empty() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-        files = std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}; pass files explicitly", dir.display()))
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-            .collect();
-        files.sort();
+        let dir = pi_session_test_support::corpus_dir("real")
+            .unwrap_or_else(|| panic!("no corpus; pass files explicitly"));
+        files = pi_session_test_support::files_ending_with(&dir, ".jsonl");
     }
     let mut data = Vec::new();
     for file in &files {

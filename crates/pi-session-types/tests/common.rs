@@ -1,45 +1,10 @@
 //! Helpers shared by the test modules.
 
-use std::path::{Path, PathBuf};
-
-/// The workspace root (two levels above this crate).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+pub use pi_session_test_support::{jsonl_files, workspace_root};
 
 /// The real-session corpus directory, `None` (with a printed notice) when absent.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = workspace_root().join("../shared/corpus/real");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "NOTICE: corpus {} absent; corpus checks skipped",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Every `*.jsonl` file under `dir`, recursively, sorted.
-pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(read) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for item in read.flatten() {
-            let path = item.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
+pub fn corpus_dir() -> Option<std::path::PathBuf> {
+    pi_session_test_support::corpus_dir("real")
 }
 
 /// The physical lines of a file's bytes (split on `\n`; a final empty piece is dropped).

@@ -8,39 +8,14 @@ use std::path::{Path, PathBuf};
 
 use pi_session::{ErrorKind, ProjectOptions, Session, UserOptions, user};
 
-fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(read) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for path in read.filter_map(|e| e.ok().map(|e| e.path())) {
-        if path.is_dir() {
-            jsonl_under(&path, out);
-        } else if path.extension().is_some_and(|x| x == "jsonl") {
-            out.push(path);
-        }
-    }
-}
+use pi_session_test_support::{corpus_dir, fixtures_dir, jsonl_files};
 
 fn corpus() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/real");
-    let mut files = Vec::new();
-    if dir.is_dir() {
-        jsonl_under(&dir, &mut files);
-    } else {
-        println!(
-            "SKIP: no corpus at {} (it is not part of the repository)",
-            dir.display()
-        );
-    }
-    files.sort();
-    files
+    corpus_dir("real").map_or_else(Vec::new, |dir| jsonl_files(&dir))
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
-    let mut files = Vec::new();
-    jsonl_under(&dir, &mut files);
-    files.sort();
+    let files = jsonl_files(&fixtures_dir());
     assert!(files.len() > 50, "the fixtures are in the repository");
     files
 }

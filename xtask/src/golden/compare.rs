@@ -18,58 +18,10 @@ pub const SHOWN_DIFFERENCES: usize = 4;
 /// How many characters of a value a difference shows.
 const SHOWN_VALUE_CHARS: usize = 160;
 
-/// Parses a recording written by `JSON.stringify`.
-///
-/// JavaScript strings may hold lone UTF-16 surrogates, which `JSON.stringify` writes as
-/// `\udXXX` escapes; serde_json (like any UTF-8 reader) cannot represent them. Our store reads a
-/// lone surrogate escape in a session line as U+FFFD (with a diagnostic), so the recording is
-/// normalised the same way before comparing; nothing else is changed. Only recordings that hold
-/// such an escape are touched (the `unicode` scenarios).
-pub fn parse_recording(text: &str) -> Result<Value, String> {
-    match serde_json::from_str(text) {
-        Ok(value) => Ok(value),
-        Err(first) => serde_json::from_str(&replace_lone_surrogate_escapes(text))
-            .map_err(|_| format!("not JSON: {first}")),
-    }
-}
-
-/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`; paired escapes, and
-/// escaped backslashes followed by `u`, are left alone.
-fn replace_lone_surrogate_escapes(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let surrogate_at = |at: usize| -> Option<u16> {
-        if bytes.get(at) != Some(&b'\\') || bytes.get(at + 1) != Some(&b'u') {
-            return None;
-        }
-        let unit = u16::from_str_radix(text.get(at + 2..at + 6)?, 16).ok()?;
-        (0xD800..=0xDFFF).contains(&unit).then_some(unit)
-    };
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] != b'\\' {
-            at += 1;
-            continue;
-        }
-        let Some(unit) = surrogate_at(at) else {
-            at += 2; // an escape of something else (including `\\`): skip both bytes
-            continue;
-        };
-        let is_high = unit < 0xDC00;
-        let paired = is_high && surrogate_at(at + 6).is_some_and(|next| next >= 0xDC00);
-        if paired {
-            at += 12;
-            continue;
-        }
-        out.push_str(&text[copied..at]);
-        out.push_str("\\ufffd");
-        at += 6;
-        copied = at;
-    }
-    out.push_str(&text[copied..]);
-    out
-}
+/// Parses a recording written by `JSON.stringify` (lone UTF-16 surrogate escapes read as
+/// U+FFFD, as our store reads them in session lines; nothing else is changed): the one rule in
+/// `pi-session-test-support`, shared with every crate's tests.
+pub use pi_session_test_support::parse_js_json as parse_recording;
 
 /// Recorded ids that stand for ids we generate ourselves, and what each was matched with.
 #[derive(Debug, Default)]
@@ -299,15 +251,6 @@ pub fn sha256_hex(text: &[u8]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
-        let text = r#"["\ud83d\ude00", "\ud83d", "x\ude00y", "\\ud83d", "\ud83d\ud83d\ude00"]"#;
-        assert_eq!(
-            parse_recording(text).unwrap(),
-            json!(["😀", "\u{fffd}", "x\u{fffd}y", "\\ud83d", "\u{fffd}😀"])
-        );
-    }
 
     #[test]
     fn numbers_compare_by_value_and_key_order_is_ignored() {

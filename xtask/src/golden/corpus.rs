@@ -67,12 +67,8 @@ pub fn check(
 }
 
 fn corpus_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    Ok(files)
+    std::fs::read_dir(dir)?;
+    Ok(pi_session_test_support::files_ending_with(dir, ".jsonl"))
 }
 
 fn stem(file: &Path) -> String {

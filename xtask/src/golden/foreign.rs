@@ -56,12 +56,7 @@ impl Stamps for Replay {
 pub fn check(report: &mut Report, root: &Path, only: Option<&str>) -> Result<(), String> {
     let recordings = root.join("fixtures/foreign/omp");
     let corpus = root.join("../shared/corpus/foreign");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&recordings)
-        .map_err(|e| format!("cannot read {}: {e}", recordings.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.to_string_lossy().ends_with(".expected.json"))
-        .collect();
-    files.sort();
+    let files = pi_session_test_support::recordings(&recordings)?;
     let mut corpus_missing = false;
     for file in files {
         let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;

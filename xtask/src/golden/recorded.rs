@@ -27,6 +27,8 @@ use pi_session_tree::{
 };
 use serde_json::Value;
 
+use pi_session_test_support::{recordings as expected_files, scenario_name};
+
 use super::compare::{IdMap, canonical_json, diff, parse_recording, sha256_hex};
 use super::report::{Outcome, Report, Row};
 
@@ -57,29 +59,17 @@ pub fn check_folder(
         if only.is_some_and(|only| !scenario.contains(only)) {
             continue;
         }
-        let mut row = Row::new(group, scenario);
+        let mut row = Row::new(group, scenario.clone());
         check_recording(report, &mut row, &file, sessions);
+        // Only a file the implementation wrote itself says which dialect it is in (ours/ holds
+        // files read by another implementation than the one that wrote them).
+        if super::RECORDED_FOLDERS.contains(&group)
+            && !pi_session_test_support::HAND_WRITTEN_SCENARIOS.contains(&scenario.as_str())
+        {
+            check_detected_dialect(report, &mut row, &file, sessions);
+        }
         report.push_row(row);
     }
-}
-
-/// `*.expected.json` files of `dir`, sorted by name (the folder is re-read on every run).
-fn expected_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let listing =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut files: Vec<PathBuf> = listing
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.to_str().is_some_and(|p| p.ends_with(".expected.json")))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-fn scenario_name(file: &Path) -> String {
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("?");
-    name.strip_suffix(".expected.json")
-        .unwrap_or(name)
-        .to_owned()
 }
 
 pub(super) fn check_recording(report: &mut Report, row: &mut Row, file: &Path, sessions: &Path) {
@@ -168,6 +158,42 @@ fn object_lines(path: &Path) -> Result<Vec<Value>, String> {
         .filter_map(|line| parse_recording(line).ok())
         .filter(|value| value.get("type").is_some_and(Value::is_string))
         .collect())
+}
+
+/// `dialect`: auto detection (what `pi-session context` does without `--dialect`) names the
+/// recording's dialect. pi 1.x recordings say `"pi"` (the file family) and may carry 1.6-only
+/// marks, so pi16 is accepted for them too.
+fn check_detected_dialect(report: &mut Report, row: &mut Row, file: &Path, sessions: &Path) {
+    let Ok(recorded) = pi_session_test_support::read_recording(file) else {
+        return; // reported by check_recording
+    };
+    if recorded.get("openError").is_some() {
+        return;
+    }
+    let (Some(family), Some(judged)) = (
+        recorded["dialect"].as_str().and_then(Dialect::parse),
+        recorded_dialect(&recorded),
+    ) else {
+        return;
+    };
+    let path = sessions.join(recorded["file"].as_str().unwrap_or_default());
+    let detected = pi_session_store::open(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|(session, _)| {
+            SessionView::new(&session)
+                .detect_dialect()
+                .map_err(|e| e.to_string())
+        });
+    let outcome = match detected {
+        Ok(found) if found == family || found == judged => Outcome::Pass,
+        Ok(found) => Outcome::Fail(format!(
+            "      detected {}, recorded {}\n",
+            found.as_str(),
+            judged.as_str()
+        )),
+        Err(error) => Outcome::Fail(format!("      {error}\n")),
+    };
+    report.record(row, "dialect", "", outcome);
 }
 
 /// One recording and our opened session.
@@ -350,6 +376,7 @@ impl Scenario<'_> {
             );
             let llm = Value::Array(llm_messages(resolved.context.messages(), self.dialect));
             compare_context(report, row, ids, ("llm", &what), context, &llm);
+            self.check_convert_alone(report, row, context, &what);
             // omp only: what its agent loop sends (a vision model, pictures allowed, no secrets:
             // the recording's setting and our default options).
             if context.get("llmAgentLoop").is_some() || context.get("llmAgentLoopSha256").is_some()
@@ -367,6 +394,25 @@ impl Scenario<'_> {
                     &Value::Array(sent),
                 );
             }
+        }
+    }
+
+    /// `convertToLlm` alone, byte for byte (key order counts, unlike `llm`): our `llm_messages`
+    /// of the *recorded* agent messages against the recorded `llm` (`llm-bytes`), and omp's
+    /// agent-loop pipeline of them against `llmAgentLoop` (`loop-bytes`). Recordings that keep
+    /// only hashes (real foreign transcripts) have nothing to feed in.
+    fn check_convert_alone(&self, report: &mut Report, row: &mut Row, context: &Value, what: &str) {
+        let (Some(agent), Some(llm)) = (
+            context.pointer("/agent/messages").and_then(Value::as_array),
+            context.get("llm"),
+        ) else {
+            return;
+        };
+        let ours = llm_messages(agent, self.dialect);
+        report.record(row, "llm-bytes", what, same_bytes(&ours, llm));
+        if let Some(sent) = context.get("llmAgentLoop") {
+            let ours = omp_agent_loop_messages(agent, &OmpAgentLoopOptions::default());
+            report.record(row, "loop-bytes", what, same_bytes(&ours, sent));
         }
     }
 
@@ -449,6 +495,35 @@ impl IdMap {
     fn ours(&self, theirs: &str) -> String {
         self.ours_for(theirs).unwrap_or(theirs).to_owned()
     }
+}
+
+/// Passes when `ours` serialises to the same JSON bytes as `recorded` (key order counts); a
+/// failure shows both around the first differing byte.
+fn same_bytes(ours: &[Value], recorded: &Value) -> Outcome {
+    let (actual, expected) = match (serde_json::to_string(ours), serde_json::to_string(recorded)) {
+        (Ok(actual), Ok(expected)) => (actual, expected),
+        (Err(e), _) | (_, Err(e)) => {
+            return Outcome::Fail(format!("      not serialisable: {e}\n"));
+        }
+    };
+    if actual == expected {
+        return Outcome::Pass;
+    }
+    let at = actual
+        .bytes()
+        .zip(expected.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let from = at.saturating_sub(80);
+    let around = |text: &str| {
+        let end = (at + 120).min(text.len());
+        text.get(from..end).unwrap_or("").to_owned()
+    };
+    Outcome::Fail(format!(
+        "      differs at byte {at}\n      ours:     …{}\n      recorded: …{}\n",
+        around(&actual),
+        around(&expected)
+    ))
 }
 
 fn describe_leaf(context: &Value) -> String {

@@ -1,0 +1,199 @@
+//! Test support shared by every crate's tests and by `cargo xtask golden`, so each rule about
+//! test data is written once:
+//!
+//! - **Where things are**: [`workspace_root`], [`fixtures_dir`], and [`corpus_dir`], the real
+//!   sessions in `../shared` (not part of the repository), which prints one `SKIPPED:` line and
+//!   gives `None` when absent, so a corpus test skips visibly instead of passing silently.
+//! - **Listing**: [`files_ending_with`] (one folder, sorted), [`jsonl_files`] (recursive,
+//!   sorted), [`fixture_files`], [`recordings`] (the `*.expected.json` of a folder) and
+//!   [`scenario_name`].
+//! - **Reading recordings** written by JavaScript's `JSON.stringify`: [`parse_js_json`] and
+//!   [`read_recording`] apply the one documented normalisation (a lone UTF-16 surrogate escape
+//!   reads as U+FFFD, as our store reads it in session lines; the rule itself is
+//!   `pi_session_types::line::replace_lone_surrogate_escapes`).
+//! - **Comparing**: [`js_equal`], equality as JavaScript sees parsed JSON (numbers by value, keys
+//!   in any order).
+//!
+//! It is a dev-dependency of the library crates (and a dependency of xtask) only: nothing here
+//! reaches a published crate.
+
+#![deny(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// Recorded scenarios whose session file the recorder wrote by hand instead of through the
+/// implementation's API (`fixtures/README.md`): they carry no mark of the implementation that
+/// read them, so dialect detection cannot know it (a pi-written file read by omp, say).
+pub const HAND_WRITTEN_SCENARIOS: [&str; 7] = [
+    "v1-format",
+    "v2-format",
+    "damaged-lines",
+    "orphans-and-duplicates",
+    "usage-without-cost",
+    "pi-written-file",
+    "parent-cycle",
+];
+
+/// The workspace root (the folder holding the root `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.join("../..")
+        .canonicalize()
+        .unwrap_or_else(|_| here.join("../.."))
+}
+
+/// `fixtures/` of the workspace.
+pub fn fixtures_dir() -> PathBuf {
+    workspace_root().join("fixtures")
+}
+
+/// `../shared/corpus/<kind>` (`real` or `foreign`), the real sessions kept beside the
+/// repository. When absent, prints `SKIPPED: …` (so the test output says what was not checked)
+/// and gives `None`: a corpus test returns early then.
+pub fn corpus_dir(kind: &str) -> Option<PathBuf> {
+    let dir = workspace_root().join("../shared/corpus").join(kind);
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "SKIPPED: corpus not found at {} (it is not part of the repository); \
+             the tests that need it check nothing",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// The files directly in `dir` whose names end with `suffix`, sorted by path (empty when `dir`
+/// cannot be read).
+pub fn files_ending_with(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = listing
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file() && path.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every `*.jsonl` file under `dir`, in sub-folders too, sorted by path.
+pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let Ok(listing) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for path in listing.flatten().map(|entry| entry.path()) {
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The files of `fixtures/<folder>` whose names end with `suffix`, sorted by path.
+pub fn fixture_files(folder: &str, suffix: &str) -> Vec<PathBuf> {
+    files_ending_with(&fixtures_dir().join(folder), suffix)
+}
+
+/// The recordings of a folder: its `*.expected.json` files, sorted by name (an error when the
+/// folder cannot be read, so a missing folder is reported rather than checked as empty).
+pub fn recordings(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    Ok(files_ending_with(dir, ".expected.json"))
+}
+
+/// The scenario a recording is of: its file name without `.expected.json`.
+pub fn scenario_name(recording: &Path) -> String {
+    let name = recording
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("?");
+    name.strip_suffix(".expected.json")
+        .unwrap_or(name)
+        .to_owned()
+}
+
+/// Parses JSON written by `JSON.stringify`.
+///
+/// JavaScript strings may hold lone UTF-16 surrogates, which `JSON.stringify` writes as
+/// `\udXXX` escapes; serde_json (like any UTF-8 reader) cannot represent them. Our store reads a
+/// lone surrogate escape in a session line as U+FFFD (with a diagnostic), so the text is
+/// normalised the same way; nothing else is changed, and text without such an escape is parsed
+/// as it is.
+pub fn parse_js_json(text: &str) -> Result<Value, String> {
+    match serde_json::from_str(text) {
+        Ok(value) => Ok(value),
+        Err(first) => serde_json::from_str(
+            &pi_session_types::line::replace_lone_surrogate_escapes(text),
+        )
+        .map_err(|_| format!("not JSON: {first}")),
+    }
+}
+
+/// Reads and parses a recording (see [`parse_js_json`]); the error names the file.
+pub fn read_recording(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    parse_js_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// JSON equality as JavaScript sees parsed values: numbers compare by value (`0` and `0.0` are
+/// the same number), object keys in any order.
+pub fn js_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| js_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn js_equal_compares_numbers_by_value_and_keys_in_any_order() {
+        assert!(js_equal(
+            &json!({"a": 0, "b": [1.0]}),
+            &json!({"b": [1], "a": 0.0})
+        ));
+        assert!(!js_equal(&json!({"a": 0}), &json!({"a": 0, "b": null})));
+        assert!(!js_equal(&json!([1, 2]), &json!([2, 1])));
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
+        let text = r#"["\ud83d\ude00", "\ud83d", "x\ude00y", "\\ud83d", "\ud83d\ud83d\ude00"]"#;
+        assert_eq!(
+            parse_js_json(text).unwrap(),
+            json!(["😀", "\u{fffd}", "x\u{fffd}y", "\\ud83d", "\u{fffd}😀"])
+        );
+        assert!(parse_js_json("{").is_err());
+    }
+
+    #[test]
+    fn scenario_names_drop_the_suffix() {
+        assert_eq!(
+            scenario_name(Path::new("x/tool-calls.expected.json")),
+            "tool-calls"
+        );
+    }
+}
