@@ -3,8 +3,6 @@
 //! call is answered before the next non-tool message. Skips with a notice
 //! when the corpus is absent.
 
-use std::path::PathBuf;
-
 use pi_session_context::rho::Options;
 use pi_session_context::{
     OpenAiOptions, anthropic_messages, context, llm_messages, openai_chat_messages,

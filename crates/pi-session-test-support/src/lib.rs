@@ -52,6 +52,10 @@ pub fn fixtures_dir() -> PathBuf {
 /// `../shared/corpus/<kind>` (`real` or `foreign`), the real sessions kept beside the
 /// repository. When absent, prints `SKIPPED: …` (so the test output says what was not checked)
 /// and gives `None`: a corpus test returns early then.
+#[allow(
+    clippy::print_stdout,
+    reason = "the skip notice goes where the test harness shows a test's output"
+)]
 pub fn corpus_dir(kind: &str) -> Option<PathBuf> {
     let dir = workspace_root().join("../shared/corpus").join(kind);
     if dir.is_dir() {
