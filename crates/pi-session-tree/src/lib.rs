@@ -42,6 +42,7 @@
 
 pub mod blobs;
 pub mod branch_facts;
+pub mod built;
 pub mod context;
 pub mod diagnostic;
 pub mod index;
