@@ -305,7 +305,10 @@ fn worker(args: &[String]) -> Result<(), String> {
     let [mode, file, turns, dialect] = args
         .get(..4)
         .and_then(|a| <&[String; 4]>::try_from(a).ok())
-        .ok_or("usage: bench compare --worker loop FILE TURNS pi|omp")?;
+        .ok_or("usage: bench compare --worker loop FILE TURNS pi|omp [shared|owned]")?;
+    // `shared` (the default): `Session::turn_context`; `owned`: `agent_context` then
+    // `llm_messages`, every message copied (the API before `turn_context`, for comparison).
+    let owned = args.get(4).map(String::as_str) == Some("owned");
     if mode != "loop" {
         return Err(format!("unknown worker mode `{mode}`"));
     }
@@ -313,12 +316,11 @@ fn worker(args: &[String]) -> Result<(), String> {
     let dialect =
         pi_session_tree::Dialect::parse(dialect).ok_or("the dialect must be pi, pi16 or omp")?;
     let started = Instant::now();
-    let opened = pi_session::Session::open(file, "anthropic:claude-sonnet-4-5")
+    // What a host resuming a session calls: no branch typed (`Session::open` types it).
+    let (mut session, _) = pi_session::Session::resume(file, "anthropic:claude-sonnet-4-5")
         .map_err(|e| e.to_string())?;
     let open_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let branch_entries = opened.branch.len();
-    drop(opened.branch);
-    let mut session = opened.session;
+    let open_rss_mb = crate::bench_context::peak_rss_mb();
     let mut turn_ms = Vec::with_capacity(turns);
     let (mut append_ms, mut context_ms, mut llm_ms) = (Vec::new(), Vec::new(), Vec::new());
     let mut messages = 0;
@@ -334,11 +336,18 @@ fn worker(args: &[String]) -> Result<(), String> {
             .append(assistant_reply(turn))
             .map_err(|e| e.to_string())?;
         let t1 = Instant::now();
-        let (context, _) = session
-            .agent_context(dialect, &pi_session_tree::ContextOptions::default())
-            .map_err(|e| e.to_string())?;
-        let t2 = Instant::now();
-        messages = pi_session_context::llm_messages(context.messages(), dialect).len();
+        let t2;
+        if owned {
+            let (context, _) = session
+                .agent_context(dialect, &pi_session_tree::ContextOptions::default())
+                .map_err(|e| e.to_string())?;
+            t2 = Instant::now();
+            messages = pi_session_context::llm_messages(context.messages(), dialect).len();
+        } else {
+            let context = session.turn_context(dialect).map_err(|e| e.to_string())?;
+            t2 = Instant::now();
+            messages = context.llm.len();
+        }
         let t3 = Instant::now();
         let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1000.0;
         turn_ms.push(ms(t0, t3));
@@ -347,7 +356,7 @@ fn worker(args: &[String]) -> Result<(), String> {
         llm_ms.push(ms(t2, t3));
     }
     let report = json!({
-        "open_ms": open_ms, "branch_entries": branch_entries, "turn_ms": turn_ms,
+        "open_ms": open_ms, "open_peak_rss_mb": open_rss_mb, "turn_ms": turn_ms,
         "append_ms_median": median(&append_ms), "context_ms_median": median(&context_ms),
         "llm_ms_median": median(&llm_ms),
         "messages": messages, "max_rss_mb_inside": crate::bench_context::peak_rss_mb(),

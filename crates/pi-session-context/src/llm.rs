@@ -19,6 +19,8 @@
 //! serialises to the JSON the real function returns. A missing key plays
 //! JavaScript's `undefined` (left out of the output, as `JSON.stringify` does).
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use crate::omp_prompt::{
@@ -64,28 +66,47 @@ pub const USER_INTERRUPT_FLAG: i64 = 0x0400_0000;
 /// assert_eq!(omp, vec![json!({"role":"developer","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
 /// ```
 pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
+    messages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| llm_message(m, messages.get(i + 1), dialect))
+        .map(Cow::into_owned)
+        .collect()
+}
+
+/// `convertToLlm` of one message, given the message after it (omp strips an assistant's
+/// interrupted thinking when an `interrupted-thinking` custom message follows): what
+/// [`llm_messages`] gives for it. A message a rule leaves as it is comes back borrowed
+/// ([`Cow::Borrowed`]), so a caller that shares its messages (`Arc`) can share it again.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use pi_session_context::llm::{llm_message, Dialect};
+/// use serde_json::json;
+/// let user = json!({"role":"user","content":"hi","timestamp":1});
+/// let out = llm_message(&user, None, Dialect::Pi);
+/// assert!(matches!(out[..], [Cow::Borrowed(m)] if std::ptr::eq(m, &user)));
+/// ```
+pub fn llm_message<'a>(
+    message: &'a Value,
+    next: Option<&Value>,
+    dialect: Dialect,
+) -> Vec<Cow<'a, Value>> {
     match dialect {
-        Dialect::Pi => messages
-            .iter()
-            .filter_map(|m| pi_convert(m, PiRelease::V0_73))
-            .collect(),
-        Dialect::Pi16 => messages
-            .iter()
-            .filter_map(|m| pi_convert(m, PiRelease::V1_6))
-            .collect(),
-        Dialect::Omp => messages
-            .iter()
-            .enumerate()
-            .flat_map(|(i, m)| {
-                let interrupted_next = role(m) == Some("assistant")
-                    && messages.get(i + 1).is_some_and(|next| {
-                        role(next) == Some("custom")
-                            && next.get("customType").and_then(Value::as_str)
-                                == Some(INTERRUPTED_THINKING_TYPE)
-                    });
-                omp_convert(m, interrupted_next)
-            })
-            .collect(),
+        Dialect::Pi => pi_convert(message, PiRelease::V0_73).into_iter().collect(),
+        Dialect::Pi16 => pi_convert(message, PiRelease::V1_6).into_iter().collect(),
+        Dialect::Omp => {
+            let interrupted_next = role(message) == Some("assistant")
+                && next.is_some_and(|next| {
+                    role(next) == Some("custom")
+                        && next.get("customType").and_then(Value::as_str)
+                            == Some(INTERRUPTED_THINKING_TYPE)
+                });
+            omp_convert(message, interrupted_next)
+                .into_iter()
+                .map(Cow::Owned)
+                .collect()
+        }
     }
 }
 
@@ -98,10 +119,10 @@ fn role(message: &Value) -> Option<&str> {
 /// pi's `convertToLlm` for one message. The one difference between the releases (pi's release
 /// axis is the tree crate's [`PiRelease`], one enum for both stages): 1.6 passes `system`
 /// messages through, 0.73 drops every role it does not know.
-fn pi_convert(message: &Value, release: PiRelease) -> Option<Value> {
+fn pi_convert(message: &Value, release: PiRelease) -> Option<Cow<'_, Value>> {
     let m = message.as_object()?;
     let timestamp = m.get("timestamp").cloned();
-    match as_str(m.get("role"))? {
+    let made = match as_str(m.get("role"))? {
         "bashExecution" => {
             if truthy(m.get("excludeFromContext")) {
                 return None;
@@ -134,10 +155,11 @@ fn pi_convert(message: &Value, release: PiRelease) -> Option<Value> {
             ),
             timestamp,
         )),
-        "user" | "assistant" | "toolResult" => Some(message.clone()),
-        "system" if release == PiRelease::V1_6 => Some(message.clone()),
+        "user" | "assistant" | "toolResult" => return Some(Cow::Borrowed(message)),
+        "system" if release == PiRelease::V1_6 => return Some(Cow::Borrowed(message)),
         _ => None,
-    }
+    };
+    made.map(Cow::Owned)
 }
 
 fn summary_user(text: String, timestamp: Option<Value>) -> Value {

@@ -45,6 +45,7 @@ use pi_session_types::js;
 
 pub mod blobs;
 pub mod branch_facts;
+pub mod built;
 pub mod context;
 pub mod diagnostic;
 pub mod index;

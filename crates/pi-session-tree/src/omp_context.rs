@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::built::Built;
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js::{self, SameValueKey};
@@ -128,23 +129,33 @@ impl std::fmt::Debug for OmpOptions<'_> {
 
 /// Builds omp's context from the entries of a path (root first).
 pub fn build(path: &[Value], options: &OmpOptions<'_>) -> (OmpContext, Vec<Diagnostic>) {
+    let (mut context, messages, diagnostics) = build_indexed(path, options);
+    context.messages = crate::built::materialise(path, messages);
+    (context, diagnostics)
+}
+
+/// [`build`] with each message that is a path entry's message, unchanged, given as that entry's
+/// index ([`Built::Entry`]); `messages` of the context returned is empty.
+pub fn build_indexed(
+    path: &[Value],
+    options: &OmpOptions<'_>,
+) -> (OmpContext, Vec<Built>, Vec<Diagnostic>) {
     let mut builder = Builder {
         path,
         messages: Vec::new(),
         diagnostics: Vec::new(),
     };
-    let (mut context, compaction) = builder.settings();
+    let (context, compaction) = builder.settings();
     builder.emit_all(compaction, options);
     builder.prepend_context_notes();
     builder.strip_dangling_tool_calls();
     builder.drop_failed_turns();
-    context.messages = builder.messages;
-    (context, builder.diagnostics)
+    (context, builder.messages, builder.diagnostics)
 }
 
 struct Builder<'p> {
     path: &'p [Value],
-    messages: Vec<Value>,
+    messages: Vec<Built>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -252,16 +263,16 @@ impl<'p> Builder<'p> {
         });
         match (reset, compaction_index) {
             (Some(reset), c) if c.is_none_or(|c| reset > c) => {
-                for entry in &path[reset + 1..] {
-                    self.append(entry);
+                for at in reset + 1..path.len() {
+                    self.append(at);
                 }
             }
             (reset, Some(c)) => {
                 self.emit_compacted(&path[compaction.unwrap_or(c)], c, reset, options)
             }
             (_, None) => {
-                for entry in path {
-                    self.append(entry);
+                for at in 0..path.len() {
+                    self.append(at);
                 }
             }
         }
@@ -296,12 +307,12 @@ impl<'p> Builder<'p> {
         let blocks =
             snapcompact::history_blocks_for(preserve, options.blobs, &mut self.diagnostics);
         let payload = remote.clone().or(anthropic);
-        self.messages.push(compaction_summary(
+        self.messages.push(Built::Made(compaction_summary(
             compaction,
             payload.as_ref(),
             blocks,
             timestamp_ms,
-        ));
+        )));
 
         let details = compaction.get("details");
         if details.is_some_and(Value::is_object)
@@ -316,7 +327,7 @@ impl<'p> Builder<'p> {
                     continue;
                 }
                 if first_kept_any.is_some_and(|fk| i < fk) {
-                    self.append(&path[i]);
+                    self.append(i);
                 }
                 break;
             }
@@ -327,8 +338,8 @@ impl<'p> Builder<'p> {
                 .iter()
                 .position(|e| js::strict_eq(e.get("id"), first_kept));
             if let Some(start) = first_kept_index {
-                for entry in &path[start..at] {
-                    self.append(entry);
+                for i in start..at {
+                    self.append(i);
                 }
             }
         } else if js::truthy(compaction.get("providerReplayThroughEntryId")) {
@@ -338,18 +349,20 @@ impl<'p> Builder<'p> {
                 .position(|e| js::strict_eq(e.get("id"), through))
                 && r < at
             {
-                for entry in &path[r + 1..at] {
-                    self.append(entry);
+                for i in r + 1..at {
+                    self.append(i);
                 }
             }
         }
-        for entry in &path[at + 1..] {
-            self.append(entry);
+        for i in at + 1..path.len() {
+            self.append(i);
         }
     }
 
     /// omp's `appendMessage` in LLM mode.
-    fn append(&mut self, entry: &Value) {
+    fn append(&mut self, at: usize) {
+        let path = self.path;
+        let entry = &path[at];
         match kind(entry) {
             Some("message") => {
                 let Some(message) = entry.get("message").filter(|m| !m.is_null()) else {
@@ -361,7 +374,7 @@ impl<'p> Builder<'p> {
                 {
                     return;
                 }
-                self.messages.push(message.clone());
+                self.messages.push(Built::Entry(at));
             }
             Some("custom_message") => {
                 let custom_type = js::as_str(entry.get("customType"));
@@ -369,11 +382,12 @@ impl<'p> Builder<'p> {
                     return;
                 }
                 if let Some(message) = custom_message_from_entry(entry) {
-                    self.messages.push(message);
+                    self.messages.push(Built::Made(message));
                 }
             }
             Some("branch_summary") if js::truthy(entry.get("summary")) => {
-                self.messages.push(branch_summary_message(entry));
+                self.messages
+                    .push(Built::Made(branch_summary_message(entry)));
             }
             _ => {}
         }
@@ -433,16 +447,18 @@ impl<'p> Builder<'p> {
             "timestamp".into(),
             js::date_ms_value(source.get("timestamp")),
         );
-        self.messages.insert(0, Value::Object(message));
+        self.messages.insert(0, Built::Made(Value::Object(message)));
     }
 
     /// Tool calls without a result on the path are removed from every
     /// assistant turn; such a turn also loses its `redactedThinking` blocks and
     /// its thinking signatures; a turn left empty is removed.
     fn strip_dangling_tool_calls(&mut self) {
+        let path = self.path;
         let paired: HashSet<SameValueKey> = self
             .messages
             .iter()
+            .map(|m| m.resolve(path))
             .filter(|m| js::is_str(m.get("role"), "toolResult"))
             .map(|m| SameValueKey::of(m.get("toolCallId")))
             .collect();
@@ -453,7 +469,7 @@ impl<'p> Builder<'p> {
         let mut i = self.messages.len();
         while i > 0 {
             i -= 1;
-            let message = &self.messages[i];
+            let message = self.messages[i].resolve(path);
             if !js::is_str(message.get("role"), "assistant") {
                 continue;
             }
@@ -479,7 +495,7 @@ impl<'p> Builder<'p> {
                 .collect();
             if normalized.is_empty() {
                 self.messages.remove(i);
-            } else if let Some(map) = self.messages[i].as_object_mut() {
+            } else if let Some(map) = self.messages[i].make_mut(path).as_object_mut() {
                 map.insert("content".into(), Value::Array(normalized));
             }
         }
@@ -489,10 +505,11 @@ impl<'p> Builder<'p> {
     /// with the tool results paired to their calls, unless an
     /// interrupted-thinking message follows them.
     fn drop_failed_turns(&mut self) {
+        let path = self.path;
         let mut i = self.messages.len();
         while i > 0 {
             i -= 1;
-            let message = &self.messages[i];
+            let message = self.messages[i].resolve(path);
             if !js::is_str(message.get("role"), "assistant") {
                 continue;
             }
@@ -500,7 +517,7 @@ impl<'p> Builder<'p> {
             if stop != Some("aborted") && stop != Some("error") {
                 continue;
             }
-            if let Some(next) = self.messages.get(i + 1)
+            if let Some(next) = self.messages.get(i + 1).map(|m| m.resolve(path))
                 && js::is_str(next.get("role"), "custom")
                 && js::is_str(next.get("customType"), INTERRUPTED_THINKING_MESSAGE_TYPE)
             {
@@ -524,7 +541,7 @@ impl<'p> Builder<'p> {
             let mut j = self.messages.len();
             while j > i {
                 j -= 1;
-                let candidate = &self.messages[j];
+                let candidate = self.messages[j].resolve(path);
                 if js::is_str(candidate.get("role"), "toolResult")
                     && dropped.contains(&SameValueKey::of(candidate.get("toolCallId")))
                 {

@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::built::Built;
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
@@ -93,25 +94,37 @@ pub fn build(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
 /// assert_eq!(context.messages[0]["content"], json!([{"type":"text","text":"long"}]));
 /// ```
 pub fn build_release(path: &[Value], release: PiRelease) -> (PiContext, Vec<Diagnostic>) {
-    let (mut context, mut diagnostics) = settings(path);
+    let (mut context, messages, diagnostics) = build_indexed(path, release);
+    context.messages = crate::built::materialise(path, messages);
+    (context, diagnostics)
+}
+
+/// [`build_release`] with each message that is a path entry's message, unchanged, given as that
+/// entry's index ([`Built::Entry`]); `messages` of the context returned is empty.
+pub fn build_indexed(
+    path: &[Value],
+    release: PiRelease,
+) -> (PiContext, Vec<Built>, Vec<Diagnostic>) {
+    let (context, mut diagnostics) = settings(path);
     let entries = context_entries(path, release);
     let edits = match release {
         PiRelease::V0_73 => Edits::default(),
         PiRelease::V1_6 => Edits::latest_among(&entries),
     };
-    for (index, entry) in entries.iter().enumerate() {
+    let mut out = Vec::new();
+    for (index, &(at, entry)) in entries.iter().enumerate() {
         // Only the latest compaction (always first) speaks; older ones kept in the range
         // contribute nothing.
         if index > 0 && js::is_str(entry.get("type"), "compaction") {
             continue;
         }
-        let mut messages = entry_messages(entry, release);
+        let mut messages = entry_messages(at, entry, release);
         if let Some(edit) = edits.for_entry(entry) {
-            messages = apply_edit(messages, edit, &mut diagnostics);
+            messages = apply_edit(path, messages, edit, &mut diagnostics);
         }
-        context.messages.extend(messages);
+        out.extend(messages);
     }
-    (context, diagnostics)
+    (context, out, diagnostics)
 }
 
 /// `getSessionContextSettings` (0.73 and 1.6 alike), plus a diagnostic for
@@ -147,23 +160,23 @@ fn settings(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
 
 /// `buildContextEntries`: the path, or the latest compaction followed by the
 /// kept entries before it and every entry after it.
-fn context_entries(path: &[Value], release: PiRelease) -> Vec<&Value> {
+fn context_entries(path: &[Value], release: PiRelease) -> Vec<(usize, &Value)> {
     let Some((latest, compaction_index)) = latest_compaction(path) else {
-        return path.iter().collect();
+        return path.iter().enumerate().collect();
     };
     let compaction = &path[latest];
     let first_kept = compaction.get("firstKeptEntryId");
-    let mut entries = vec![compaction];
+    let mut entries = vec![(latest, compaction)];
     let mut found = false;
-    for kept in &path[..compaction_index] {
+    for (at, kept) in path[..compaction_index].iter().enumerate() {
         if js::strict_eq(kept.get("id"), first_kept) {
             found = true;
         }
         if found && !(release == PiRelease::V1_6 && is_system_message(kept)) {
-            entries.push(kept);
+            entries.push((at, kept));
         }
     }
-    entries.extend(&path[compaction_index + 1..]);
+    entries.extend(path.iter().enumerate().skip(compaction_index + 1));
     entries
 }
 
@@ -212,9 +225,9 @@ struct Edits<'a> {
 }
 
 impl<'a> Edits<'a> {
-    fn latest_among(entries: &[&'a Value]) -> Self {
+    fn latest_among(entries: &[(usize, &'a Value)]) -> Self {
         let mut by_target = HashMap::new();
-        for entry in entries {
+        for (_, entry) in entries {
             if js::is_str(entry.get("type"), "context_edit")
                 && let Some(key) = map_key(entry.get("targetId"))
             {
@@ -246,12 +259,17 @@ fn map_key(value: Option<&Value>) -> Option<String> {
 }
 
 /// `projectContextEntry`'s edit step.
-fn apply_edit(messages: Vec<Value>, edit: &Value, diagnostics: &mut Vec<Diagnostic>) -> Vec<Value> {
+fn apply_edit(
+    path: &[Value],
+    messages: Vec<Built>,
+    edit: &Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Built> {
     let replacement = match edit.get("replacement") {
         Some(Value::Null) => return Vec::new(),
         Some(replacement) => replacement,
         None => {
-            if messages.iter().any(is_editable) {
+            if messages.iter().any(|m| is_editable(m.resolve(path))) {
                 diagnostics.push(malformed(
                     edit,
                     "context_edit has no replacement (null or {content} expected); pi 1.6 throws here, the edit is ignored",
@@ -264,9 +282,10 @@ fn apply_edit(messages: Vec<Value>, edit: &Value, diagnostics: &mut Vec<Diagnost
     messages
         .into_iter()
         .map(|message| {
-            if !is_editable(&message) {
+            if !is_editable(message.resolve(path)) {
                 return message;
             }
+            let message = message.into_value(path);
             let takes_blocks = matches!(
                 js::as_str(message.get("role")),
                 Some("assistant" | "toolResult")
@@ -277,7 +296,7 @@ fn apply_edit(messages: Vec<Value>, edit: &Value, diagnostics: &mut Vec<Diagnost
                 }
                 other => other.cloned(),
             };
-            with_content(message, new_content)
+            Built::Made(with_content(message, new_content))
         })
         .collect()
 }
@@ -335,12 +354,14 @@ fn compaction_summary(entry: &Value) -> Value {
 }
 
 /// `sessionEntryToContextMessages`: the messages one context entry stands for.
-fn entry_messages(entry: &Value, release: PiRelease) -> Vec<Value> {
+fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
     let pi16 = release == PiRelease::V1_6;
     match js::as_str(entry.get("type")) {
         Some("message") => match entry.get("message").filter(|m| !m.is_null()) {
-            Some(message) if pi16 => vec![normalise_content(message.clone())],
-            Some(message) => vec![message.clone()],
+            Some(message) if pi16 && js::is_nullish(message.get("content")) => {
+                vec![Built::Made(normalise_content(message.clone()))]
+            }
+            Some(_) => vec![Built::Entry(at)],
             None => Vec::new(),
         },
         Some("custom_message") => {
@@ -348,24 +369,24 @@ fn entry_messages(entry: &Value, release: PiRelease) -> Vec<Value> {
                 Some(Value::Null) | None if pi16 => Some(Value::Array(Vec::new())),
                 other => other.cloned(),
             };
-            vec![js::object([
+            vec![Built::Made(js::object([
                 ("role", Some(Value::from("custom"))),
                 ("customType", entry.get("customType").cloned()),
                 ("content", content),
                 ("display", entry.get("display").cloned()),
                 ("details", entry.get("details").cloned()),
                 ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
-            ])]
+            ]))]
         }
         Some("branch_summary") if js::truthy(entry.get("summary")) => {
-            vec![branch_summary_message(entry)]
+            vec![Built::Made(branch_summary_message(entry))]
         }
         Some("compaction") => {
             let mut messages = Vec::with_capacity(2);
             if pi16 && js::truthy(entry.get("systemMessage")) {
-                messages.extend(entry.get("systemMessage").cloned());
+                messages.extend(entry.get("systemMessage").cloned().map(Built::Made));
             }
-            messages.push(compaction_summary(entry));
+            messages.push(Built::Made(compaction_summary(entry)));
             messages
         }
         _ => Vec::new(),

@@ -60,6 +60,7 @@ mod session;
 mod stats;
 mod summary;
 mod title;
+mod turn;
 mod usage_report;
 
 pub use across::{MAX_DEPTH, session_files_under};
@@ -99,6 +100,7 @@ pub use summary::{
     session_files, summaries, summarize, summarize_listing, system_ms,
 };
 pub use title::{TITLE_GRAPHEMES, title_for};
+pub use turn::TurnContext;
 pub use usage_report::{
     GroupBy, UNKNOWN_GROUP, UsageOptions, UsageReport, add_breakdown, file_usage,
     parse_report_date, record_model, record_time, usage_report, usage_report_with,

@@ -127,7 +127,7 @@ pub(crate) struct Log {
     pub(crate) index: TreeIndex,
     values: HashMap<usize, JsonValue>,
     /// The entries of the last context built, for the next turn.
-    context: Option<ContextCache>,
+    pub(crate) context: Option<ContextCache>,
     pub(crate) names: BTreeMap<String, Position>,
     /// Names that have their record in the file (see [`crate::cursors`]).
     pub(crate) saved_names: std::collections::HashSet<String>,
@@ -211,16 +211,27 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
 
 /// The entries of the last context built ([`Session::agent_context`]), kept so that a host's
 /// next turn reads only what it appended.
-struct ContextCache {
-    dialect: Dialect,
+pub(crate) struct ContextCache {
+    pub(crate) dialect: Dialect,
     /// The branch positions it was built for.
     positions: Vec<usize>,
     /// What [`pi_session_tree::source::context_path`] gave for them (for omp, with omp's
     /// load-time rewrites applied), then the messages appended since.
-    path: Vec<JsonValue>,
+    pub(crate) path: Vec<JsonValue>,
+    /// What [`Session::turn_context`] hands out, kept between turns (`crate::turn`).
+    pub(crate) shared: crate::turn::Shared,
 }
 
 impl ContextCache {
+    fn new(dialect: Dialect, positions: Vec<usize>) -> Self {
+        Self {
+            dialect,
+            positions,
+            path: Vec::new(),
+            shared: crate::turn::Shared::default(),
+        }
+    }
+
     /// Whether the branch `positions` is this one grown by `message` entries only (no
     /// compaction or setting that would move the part sent).
     fn extends_to(&self, log: &Log, dialect: Dialect, positions: &[usize]) -> bool {
@@ -377,8 +388,56 @@ impl Log {
         )
     }
 
+    /// The kept context ([`ContextCache`]) brought to the branch `positions`: extended by the
+    /// messages appended since when the branch only grew by messages, else read again.
+    pub(crate) fn cached_context(
+        &mut self,
+        positions: Vec<usize>,
+        dialect: Dialect,
+    ) -> Result<&mut ContextCache> {
+        let cache = match self.context.take() {
+            Some(mut cache) if cache.extends_to(self, dialect, &positions) => {
+                let added = self.values_at(&positions[cache.positions.len()..])?;
+                cache.push(added);
+                cache.positions = positions;
+                cache
+            }
+            _ => {
+                let path = self.context_path(&positions, dialect)?;
+                let mut cache = ContextCache::new(dialect, positions);
+                cache.push(path);
+                cache
+            }
+        };
+        Ok(self.context.insert(cache))
+    }
+
+    /// rho's model in effect on the branch `positions` ([`crate::model_from`]), reading only
+    /// the bodies that can name it: the `model_change` entries, else the messages from the
+    /// leaf back, a batch at a time, to the last assistant turn that names one.
+    fn model_on(&self, positions: &[usize]) -> Result<Option<String>> {
+        let of_kind = |kind: &str| -> Vec<usize> {
+            positions
+                .iter()
+                .copied()
+                .filter(|&at| self.index.node(at).is_some_and(|n| n.kind == kind))
+                .collect()
+        };
+        let changes = self.values_at(&of_kind("model_change"))?;
+        if let Some(model) = pi_session_tree::pi_model_from(&changes) {
+            return Ok(Some(from_pi_model(&model)));
+        }
+        let messages = of_kind("message");
+        for batch in messages.rchunks(64) {
+            if let Some(model) = pi_session_tree::pi_model_from(&self.values_at(batch)?) {
+                return Ok(Some(from_pi_model(&model)));
+            }
+        }
+        Ok(None)
+    }
+
     /// Positions of the branch ending at `leaf`, root first (empty for no leaf).
-    fn branch_positions(&self, leaf: Option<&str>) -> Vec<usize> {
+    pub(crate) fn branch_positions(&self, leaf: Option<&str>) -> Vec<usize> {
         let Some(leaf) = leaf else { return Vec::new() };
         let index = self.index();
         index
@@ -480,6 +539,37 @@ impl Session {
     /// Errors: the file cannot be read ([`Error::is_io`]) or is not a file
     /// ([`ErrorKind::NotAFile`](crate::ErrorKind::NotAFile)).
     pub fn open(path: impl AsRef<Path>, default_model: &str) -> Result<Opened> {
+        let (session, diagnostics) = Self::resume(path, default_model)?;
+        let branch = session.branch()?;
+        Ok(Opened {
+            session,
+            branch,
+            diagnostics,
+        })
+    }
+
+    /// [`Session::open`] without the branch: what a host resuming a session needs. No body
+    /// is typed; only the bodies that name the model in effect are read (the branch's
+    /// `model_change` entries, else its messages from the leaf back to the last assistant
+    /// turn), so memory stays with the file's index (see [`Session::turn_context`] for the
+    /// context). [`Session::branch`] gives the branch when it is wanted.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, UserOptions, user};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let mut session = Session::new(dir.path(), "anthropic:claude-sonnet-4-5", "/work");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let (resumed, diagnostics) = Session::resume(session.path().unwrap(), "openai:gpt-5")?;
+    /// assert!(diagnostics.is_empty());
+    /// assert_eq!(resumed.model(), "anthropic:claude-sonnet-4-5");
+    /// assert_eq!(resumed.leaf_id(), session.leaf_id());
+    /// # Ok(()) }
+    /// ```
+    pub fn resume(
+        path: impl AsRef<Path>,
+        default_model: &str,
+    ) -> Result<(Session, Vec<Diagnostic>)> {
         let path = path.as_ref();
         let (file, file_diagnostics) = pi_session_store::open(path)?;
         let sink = match SessionWriter::resume(path, &file, WriterOptions::default()) {
@@ -499,22 +589,15 @@ impl Session {
             Some(at) => log.index().branch(at),
             None => pi_session_tree::Branch::default(),
         };
-        let branch = walk
-            .positions
-            .iter()
-            .map(|&at| log.entry(at))
-            .collect::<Result<Vec<_>>>()?;
-        let model = model_from(&branch).unwrap_or_else(|| default_model.to_owned());
+        let model = log
+            .model_on(&walk.positions)?
+            .unwrap_or_else(|| default_model.to_owned());
         let mut diagnostics: Vec<Diagnostic> =
             file_diagnostics.into_iter().map(Diagnostic::File).collect();
         diagnostics.extend(walk.diagnostics.into_iter().map(Diagnostic::Tree));
         let mut session = Self::from_log(log, leaf, false, model);
         crate::cursors::restore(&mut session)?;
-        Ok(Opened {
-            session,
-            branch,
-            diagnostics,
-        })
+        Ok((session, diagnostics))
     }
 
     pub(crate) fn log(&self) -> MutexGuard<'_, Log> {
@@ -805,27 +888,7 @@ impl Session {
                 path, dialect, options,
             ));
         }
-        let cache = match log.context.take() {
-            Some(mut cache) if cache.extends_to(&log, dialect, &positions) => {
-                let added = log.values_at(&positions[cache.positions.len()..])?;
-                cache.push(added);
-                cache.positions = positions;
-                cache
-            }
-            _ => {
-                let path = log.context_path(&positions, dialect)?;
-                let mut cache = ContextCache {
-                    dialect,
-                    positions,
-                    path: Vec::new(),
-                };
-                cache.push(path);
-                cache
-            }
-        };
-        let built = cache.build();
-        log.context = Some(cache);
-        Ok(built)
+        Ok(log.cached_context(positions, dialect)?.build())
     }
 
     /// How full the model's window is with this cursor's context.

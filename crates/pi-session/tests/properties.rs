@@ -79,6 +79,15 @@ struct LastWrite {
 
 /// Plays `ops`; returns the cursors and the last write (`None` when nothing was appended).
 fn play(dir: &std::path::Path, ops: &[Op]) -> (Vec<Session>, Option<LastWrite>) {
+    play_checked(dir, ops, &mut |_| {})
+}
+
+/// [`play`], calling `check` with the cursor written to after each append.
+fn play_checked(
+    dir: &std::path::Path,
+    ops: &[Op],
+    check: &mut dyn FnMut(&Session),
+) -> (Vec<Session>, Option<LastWrite>) {
     let mut cursors = vec![Session::new(dir, MODELS[0], "/w")];
     let mut current = 0;
     let mut last = None;
@@ -161,6 +170,7 @@ fn play(dir: &std::path::Path, ops: &[Op]) -> (Vec<Session>, Option<LastWrite>) 
                 id: ids[ids.len() - 1].clone(),
                 model: cursors[current].model().to_owned(),
             });
+            check(&cursors[current]);
         }
     }
     (cursors, last)
@@ -225,4 +235,52 @@ fn assert_lazy_agent_context(cursor: &Session) -> Result<(), TestCaseError> {
         prop_assert_eq!(lazy, full, "{:?}", dialect);
     }
     Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A host asking for the shared turn context after every append (one dialect per run, so
+    /// the kept context grows turn by turn) gets each dialect's `buildSessionContext` over every
+    /// body of the branch and its `convertToLlm`, whatever the appends were.
+    #[test]
+    fn the_shared_turn_context_is_the_full_one(
+        ops in prop::collection::vec(op(), 1..24),
+        dialect in prop::sample::select(vec![Dialect::Pi, Dialect::Pi16, Dialect::Omp]),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut failure = None;
+        play_checked(dir.path(), &ops, &mut |cursor| {
+            if failure.is_none() {
+                failure = turn_context_differs(cursor, dialect);
+            }
+        });
+        prop_assert!(failure.is_none(), "{:?}", failure);
+    }
+}
+
+/// What differs between `Session::turn_context` and the full build, if anything.
+fn turn_context_differs(cursor: &Session, dialect: Dialect) -> Option<String> {
+    let branch: Vec<serde_json::Value> = cursor
+        .branch()
+        .unwrap()
+        .iter()
+        .map(|entry| serde_json::to_value(entry).unwrap())
+        .collect();
+    let (full, _) = pi_session::tree::agent_context(&branch, dialect, &ContextOptions::default());
+    let turn = cursor.turn_context(dialect).unwrap();
+    let messages: Vec<serde_json::Value> = turn.messages.iter().map(|m| (**m).clone()).collect();
+    let llm: Vec<serde_json::Value> = turn.llm.iter().map(|m| (**m).clone()).collect();
+    let mut settings = full.clone();
+    match &mut settings {
+        pi_session::tree::AgentContext::Pi(c) => c.messages.clear(),
+        pi_session::tree::AgentContext::Omp(c) => c.messages.clear(),
+    }
+    if messages != full.messages() {
+        return Some(format!("messages: {messages:?} != {:?}", full.messages()));
+    }
+    if llm != pi_session::projection::llm::llm_messages(full.messages(), dialect) {
+        return Some(format!("llm: {llm:?}"));
+    }
+    (turn.settings != settings).then(|| format!("settings: {:?} != {settings:?}", turn.settings))
 }

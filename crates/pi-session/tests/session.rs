@@ -440,6 +440,7 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
         let dir = tempfile::tempdir().unwrap();
         let mut session = Session::new(dir.path(), MODEL, "/w");
         let mut ids = Vec::new();
+        let mut shared_before = None;
         for turn in 0..24 {
             let asked = session.append(say(&format!("question {turn}"))).unwrap();
             ids.push(asked.id().unwrap().to_owned());
@@ -468,6 +469,26 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
                 .collect();
             let (fresh, _) = agent_context(&branch, dialect, &ContextOptions::default());
             assert_eq!(kept, fresh, "{dialect:?}, turn {turn}");
+            let shared = session.turn_context(dialect).unwrap();
+            let sent: Vec<JsonValue> = shared.llm.iter().map(|m| (**m).clone()).collect();
+            assert_eq!(
+                sent,
+                pi_session::projection::llm::llm_messages(fresh.messages(), dialect),
+                "{dialect:?}, turn {turn}"
+            );
+            // What the turn before sent is shared (not copied again) when this turn only
+            // appended messages (turns 7, 11, 15 and 19 also compact, change model, move).
+            if let Some(before) = shared_before.as_ref()
+                && ![7, 11, 15, 19].contains(&turn)
+            {
+                let before: &Vec<std::sync::Arc<JsonValue>> = before;
+                let last = before.len() - 1;
+                assert!(
+                    std::sync::Arc::ptr_eq(&before[last], &shared.llm[last]),
+                    "{dialect:?}, turn {turn}: a message sent before was copied"
+                );
+            }
+            shared_before = Some(shared.llm);
         }
         let reopened = Session::open(session.path().unwrap(), MODEL).unwrap();
         let (kept, _) = reopened

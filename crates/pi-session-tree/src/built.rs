@@ -1,0 +1,108 @@
+//! Contexts that point into their path instead of copying it.
+//!
+//! Most messages a dialect's `buildSessionContext` returns are a path entry's `message`,
+//! unchanged (JavaScript hands out the same object). [`agent_context_indexed`] says so with
+//! [`Built::Entry`] (the entry's index in the path) and copies only what a rule makes or
+//! changes ([`Built::Made`]), so a host that keeps its messages shared (`Arc`) between turns
+//! builds each turn's context without copying a message (see the facade's
+//! `Session::turn_context`). [`crate::agent_context`] is this with every message copied out.
+
+use serde_json::Value;
+
+use crate::context::{AgentContext, Dialect};
+use crate::diagnostic::Diagnostic;
+use crate::omp_context::{self, OmpOptions};
+use crate::pi_context::{self, PiRelease};
+
+/// One message of a built context.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Built {
+    /// The `message` of the path entry at this index, unchanged.
+    Entry(usize),
+    /// A message a rule made (a summary, a custom message, an edited or normalised copy).
+    Made(Value),
+}
+
+/// What an index that names no message resolves to (never the case for
+/// [`agent_context_indexed`]'s own output).
+static MISSING: Value = Value::Null;
+
+impl Built {
+    /// The message, read from `path` for [`Built::Entry`].
+    pub fn resolve<'a>(&'a self, path: &'a [Value]) -> &'a Value {
+        match self {
+            Self::Entry(at) => path
+                .get(*at)
+                .and_then(|entry| entry.get("message"))
+                .unwrap_or(&MISSING),
+            Self::Made(message) => message,
+        }
+    }
+
+    /// The message as an owned value (a copy for [`Built::Entry`]).
+    pub fn into_value(self, path: &[Value]) -> Value {
+        match self {
+            Self::Entry(_) => self.resolve(path).clone(),
+            Self::Made(message) => message,
+        }
+    }
+
+    /// The message to change in place: an entry's message is copied first (copy on write).
+    pub(crate) fn make_mut(&mut self, path: &[Value]) -> &mut Value {
+        match self {
+            Self::Made(message) => message,
+            Self::Entry(_) => {
+                *self = Self::Made(self.resolve(path).clone());
+                // Now `Made`: the first arm answers.
+                self.make_mut(path)
+            }
+        }
+    }
+}
+
+/// Every message copied out of the path (what [`crate::agent_context`] returns).
+pub(crate) fn materialise(path: &[Value], messages: Vec<Built>) -> Vec<Value> {
+    messages.into_iter().map(|m| m.into_value(path)).collect()
+}
+
+/// The dialect's `buildSessionContext` of `path` (for omp, entries already through
+/// [`crate::context::prepare_omp_entry`]), its messages as [`Built`]: the context returned has
+/// no messages, they are the second value.
+///
+/// ```
+/// use pi_session_tree::built::{agent_context_indexed, Built};
+/// use pi_session_tree::Dialect;
+/// use serde_json::json;
+///
+/// let path = vec![
+///     json!({"type":"message","id":"a","parentId":null,"timestamp":"2025-01-01T00:00:00.000Z",
+///            "message":{"role":"user","content":"hi","timestamp":1}}),
+///     json!({"type":"branch_summary","id":"b","parentId":"a","fromId":"a",
+///            "timestamp":"2025-01-01T00:00:01.000Z","summary":"tried X"}),
+/// ];
+/// let (_, messages, _) = agent_context_indexed(&path, Dialect::Pi);
+/// assert_eq!(messages[0], Built::Entry(0));
+/// assert!(matches!(messages[1], Built::Made(_)));
+/// assert_eq!(messages[0].resolve(&path)["content"], "hi");
+/// ```
+pub fn agent_context_indexed(
+    path: &[Value],
+    dialect: Dialect,
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>) {
+    match dialect {
+        Dialect::Pi | Dialect::Pi16 => {
+            let release = if dialect == Dialect::Pi {
+                PiRelease::V0_73
+            } else {
+                PiRelease::V1_6
+            };
+            let (context, messages, diagnostics) = pi_context::build_indexed(path, release);
+            (AgentContext::Pi(context), messages, diagnostics)
+        }
+        Dialect::Omp => {
+            let (context, messages, diagnostics) =
+                omp_context::build_indexed(path, &OmpOptions { blobs: None });
+            (AgentContext::Omp(context), messages, diagnostics)
+        }
+    }
+}
