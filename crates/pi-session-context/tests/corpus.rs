@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use pi_session_context::rho::Options;
+use pi_session_context::ProjectOptions;
 use pi_session_context::{
     OpenAiOptions, anthropic_messages, context, llm_messages, openai_chat_messages,
 };
@@ -53,7 +53,7 @@ fn every_corpus_session_projects_to_a_valid_context() {
         let (agent, _diagnostics) = agent_context(&path, dialect, &ContextOptions::default());
         converted += llm_messages(agent.messages(), dialect).len();
 
-        let out = context(&path, &Options::default());
+        let out = context(&path, &ProjectOptions::default());
         projected += out.len();
         assert_valid_for_provider(&out, &file.display().to_string());
         let openai = openai_chat_messages(&out, OpenAiOptions::default());
