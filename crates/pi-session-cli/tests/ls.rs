@@ -44,12 +44,22 @@ fn home() -> tempfile::TempDir {
             .join("pi.jsonl"),
         30,
     );
+    // The Rust agent's layout: ~/.rho/sessions/<first 16 hex of SHA-256 of the project root>.
+    let rho = pi_session::rho_session_dir(&home_path, &home_path.join("proj"));
+    place(
+        "fixtures/pi/tool-calls.jsonl",
+        &rho.join("1767225640_rho.jsonl"),
+        40,
+    );
     home
 }
 
 /// Replaces the temporary home folder with `~` so snapshots do not change between runs.
 fn redact(text: &str, home: &Path) -> String {
-    let home = home.canonicalize().unwrap().to_string_lossy().into_owned();
+    let home = home.canonicalize().unwrap();
+    let hash = pi_session::rho_project_hash(&home.join("proj"));
+    let text = text.replace(&hash, "<project hash>");
+    let home = home.to_string_lossy().into_owned();
     // pi names a project folder after the whole path: `/tmp/x/proj` → `--tmp-x-proj--`.
     let encoded = home.trim_start_matches('/').replace('/', "-");
     text.replace(&home, "~").replace(&encoded, "<home>")
@@ -100,8 +110,22 @@ fn listings() {
     );
     let listing = json(&run_in(&proj, &env, &["ls", "--json"]));
     let folders = listing["folders"].as_array().unwrap();
-    assert_eq!(folders.len(), 2);
+    assert_eq!(folders.len(), 3);
     assert_eq!(folders[0]["kind"], "omp");
+    assert_eq!(folders[2]["kind"], "rho");
+    assert_eq!(
+        folders[2]["sessions"][0]["path"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next(),
+        Some("1767225640_rho.jsonl"),
+        "{listing}"
+    );
+    assert_eq!(
+        folders[2]["path"].as_str().unwrap().rsplit('/').next(),
+        Some(pi_session::rho_project_hash(&proj).as_str())
+    );
     let omp_ids: Vec<&str> = folders[0]["sessions"]
         .as_array()
         .unwrap()

@@ -50,4 +50,4 @@ pub use output_notice::format_output_notice;
 pub use projection::{Format, ProjectOptions, project};
 pub use providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 pub use reqllm::{ContentPart, Message, PartType, Role, ToolCall};
-pub use rho::{Inputs, Options, compacted, context, messages};
+pub use rho::{Inputs, compacted, context, messages};

@@ -29,7 +29,7 @@ use crate::omp_prompt::{
 };
 use crate::output_notice::format_output_notice;
 use pi_session_tree::pi_context::PiRelease;
-use pi_session_types::js::{as_str, is_nullish, object, text_block, to_js_string, trim, truthy};
+use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
 
 pub use pi_session_tree::Dialect;
 
@@ -144,14 +144,14 @@ fn pi_convert(message: &Value, release: PiRelease) -> Option<Cow<'_, Value>> {
         "branchSummary" => Some(summary_user(
             format!(
                 "{PI_BRANCH_SUMMARY_PREFIX}{}{PI_BRANCH_SUMMARY_SUFFIX}",
-                to_js_string(m.get("summary"))
+                string_of(m.get("summary"))
             ),
             timestamp,
         )),
         "compactionSummary" => Some(summary_user(
             format!(
                 "{PI_COMPACTION_SUMMARY_PREFIX}{}{PI_COMPACTION_SUMMARY_SUFFIX}",
-                to_js_string(m.get("summary"))
+                string_of(m.get("summary"))
             ),
             timestamp,
         )),
@@ -207,7 +207,7 @@ fn run_outcome_text(m: &Map<String, Value>, wording: &RunWording) -> String {
         format!(
             "{}{}\n```",
             wording.output_opening,
-            to_js_string(m.get("output"))
+            string_of(m.get("output"))
         )
     } else {
         "(no output)".to_owned()
@@ -216,14 +216,14 @@ fn run_outcome_text(m: &Map<String, Value>, wording: &RunWording) -> String {
         text += wording.cancelled;
     } else if exit_code_failed(m.get("exitCode")) {
         text += wording.failed;
-        text += &to_js_string(m.get("exitCode"));
+        text += &string_of(m.get("exitCode"));
     }
     text
 }
 
 /// The head of both dialects' bash text: command, output, and how it ended.
 fn bash_text_head(m: &Map<String, Value>) -> String {
-    format!("Ran `{}`\n", to_js_string(m.get("command"))) + &run_outcome_text(m, &BASH_WORDING)
+    format!("Ran `{}`\n", string_of(m.get("command"))) + &run_outcome_text(m, &BASH_WORDING)
 }
 
 /// `exitCode !== null && exitCode !== undefined && exitCode !== 0`.
@@ -241,7 +241,7 @@ fn pi_bash_text(m: &Map<String, Value>) -> String {
     if truthy(m.get("truncated")) && truthy(m.get("fullOutputPath")) {
         text += &format!(
             "\n\n[Output truncated. Full output: {}]",
-            to_js_string(m.get("fullOutputPath"))
+            string_of(m.get("fullOutputPath"))
         );
     }
     text
@@ -361,7 +361,7 @@ fn with_default(message: &Value, key: &str, fallback: &str) -> Value {
 fn handlebars_text(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
-        other => to_js_string(other),
+        other => string_of(other),
     }
 }
 
@@ -378,7 +378,7 @@ fn is_custom_content(content: Option<&Value>) -> bool {
 fn omp_python_text(m: &Map<String, Value>) -> String {
     format!(
         "Ran Python:\n```python\n{}\n```\n",
-        to_js_string(m.get("code"))
+        string_of(m.get("code"))
     ) + &run_outcome_text(m, &PYTHON_WORDING)
         + &format_output_notice(m.get("meta"))
 }
@@ -390,13 +390,13 @@ fn omp_file_mention(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Val
     };
     let wrap = |file: &Map<String, Value>| {
         let inner = if truthy(file.get("content")) {
-            format!("\n{}\n", to_js_string(file.get("content")))
+            format!("\n{}\n", string_of(file.get("content")))
         } else {
             "\n".to_owned()
         };
         format!(
             "<file path=\"{}\">{inner}</file>",
-            to_js_string(file.get("path"))
+            string_of(file.get("path"))
         )
     };
     let (image_files, text_files): (Vec<_>, Vec<_>) =
@@ -501,7 +501,7 @@ fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
             }
             let mut content = vec![text_block(format!(
                 "Images attached to {}.",
-                to_js_string(m.get("customType"))
+                string_of(m.get("customType"))
             ))];
             content.extend(images);
             out.push(object([
@@ -588,7 +588,7 @@ fn strip_interrupted_thinking(content: &[Value]) -> Option<Vec<Value>> {
 fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> Value {
     let content = match m.get("blocks") {
         Some(blocks) if !blocks.is_null() => {
-            let mut content = vec![text_block(to_js_string(m.get("summary")))];
+            let mut content = vec![text_block(string_of(m.get("summary")))];
             if let Value::Array(blocks) = blocks {
                 content.extend(blocks.iter().cloned());
             }

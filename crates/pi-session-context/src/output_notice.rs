@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 use pi_session_types::js::{
-    format_f64, is_js_whitespace, is_nullish, to_fixed, to_js_string, to_locale_string, truthy,
+    format_f64, is_js_whitespace, is_nullish, string_of, to_fixed, to_locale_string, truthy,
 };
 
 /// The notice for `meta` (`""` when there is nothing to say).
@@ -24,7 +24,7 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
     if truthy(meta.get("artifactError")) {
         parts.push(format!(
             "Full output was not saved completely (artifact {} failed)",
-            to_js_string(meta.get("artifactError"))
+            string_of(meta.get("artifactError"))
         ));
     }
     let limits = meta.get("limits").and_then(Value::as_object);
@@ -37,8 +37,8 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
         if let Some(l) = limit(key) {
             parts.push(format!(
                 "{} {noun} limit reached. Use limit={} for more",
-                to_js_string(l.get("reached")),
-                to_js_string(l.get("suggestion"))
+                string_of(l.get("reached")),
+                string_of(l.get("suggestion"))
             ));
         }
     }
@@ -46,13 +46,13 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
         let unit = c.get("unit").filter(|u| !u.is_null());
         let mut notice = format!(
             "Some lines truncated to {} {}",
-            to_js_string(c.get("maxColumn")),
-            unit.map_or_else(|| "chars".to_owned(), |u| to_js_string(Some(u)))
+            string_of(c.get("maxColumn")),
+            unit.map_or_else(|| "chars".to_owned(), |u| string_of(Some(u)))
         );
         if !is_nullish(c.get("artifactId")) {
             notice += &format!(
                 ". Read artifact://{} for full output",
-                to_js_string(c.get("artifactId"))
+                string_of(c.get("artifactId"))
             );
         }
         parts.push(notice);
@@ -68,7 +68,7 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
     {
         out += &format!(
             "\n\nLSP Diagnostics ({}):\n{}",
-            to_js_string(d.get("summary")),
+            string_of(d.get("summary")),
             grouped_diagnostics(messages)
         );
     }
@@ -82,8 +82,8 @@ fn number_at(map: &Map<String, Value>, key: &str) -> Option<f64> {
 fn range(value: Option<&Value>) -> Option<(String, String, f64, f64)> {
     let r = value?.as_object()?;
     Some((
-        to_js_string(r.get("start")),
-        to_js_string(r.get("end")),
+        string_of(r.get("start")),
+        string_of(r.get("end")),
         number_at(r, "start").unwrap_or(f64::NAN),
         number_at(r, "end").unwrap_or(f64::NAN),
     ))
@@ -95,13 +95,13 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
     } else if source.and_then(|s| s.get("type")).and_then(Value::as_str) == Some("report") {
         Some(format!(
             "Read artifact://{} for full report ({})",
-            to_js_string(t.get("artifactId")),
-            to_js_string(source.and_then(|s| s.get("value")))
+            string_of(t.get("artifactId")),
+            string_of(source.and_then(|s| s.get("value")))
         ))
     } else {
         Some(format!(
             "Read artifact://{} for full output",
-            to_js_string(t.get("artifactId"))
+            string_of(t.get("artifactId"))
         ))
     };
     let total_lines = number_at(t, "totalLines").unwrap_or(f64::NAN);
@@ -123,7 +123,7 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
         notice = match (head, tail) {
             (Some(head), Some(tail)) => format!(
                 "Showing {head} and {tail} of {}; {} middle line{} ({}) elided",
-                to_js_string(t.get("totalLines")),
+                string_of(t.get("totalLines")),
                 to_locale_string(elided_lines),
                 if elided_lines == 1.0 { "" } else { "s" },
                 format_bytes(elided_bytes)
@@ -137,11 +137,11 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
             _ => format!(
                 "Showing {} of {} lines; middle elided",
                 format_f64(output_lines.min(total_lines)),
-                to_js_string(t.get("totalLines"))
+                string_of(t.get("totalLines"))
             ),
         };
         if !is_nullish(t.get("nextOffset")) {
-            notice += &format!(". Use :{} to continue", to_js_string(t.get("nextOffset")));
+            notice += &format!(". Use :{} to continue", string_of(t.get("nextOffset")));
         }
         if let Some(a) = artifact {
             notice += &format!(". {a}");
@@ -153,12 +153,12 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
             .get("shownRange")
             .and_then(|r| r.get("start"))
             .filter(|v| !v.is_null())
-            .map_or_else(|| "1".to_owned(), |v| to_js_string(Some(v)));
+            .map_or_else(|| "1".to_owned(), |v| string_of(Some(v)));
         notice = format!(
             "Showing line {line} (partial, {} of {}) of {}",
             format_bytes(number_at(t, "outputBytes").unwrap_or(f64::NAN)),
             format_bytes(number_at(t, "totalBytes").unwrap_or(f64::NAN)),
-            to_js_string(t.get("totalLines"))
+            string_of(t.get("totalLines"))
         );
         if let Some(a) = artifact {
             notice += &format!(". {a}");
@@ -169,13 +169,13 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
         Some((s, e, start, end)) if end >= start => {
             format!(
                 "Showing lines {s}-{e} of {}",
-                to_js_string(t.get("totalLines"))
+                string_of(t.get("totalLines"))
             )
         }
         _ => format!(
             "Showing {} of {} lines",
-            to_js_string(t.get("outputLines")),
-            to_js_string(t.get("totalLines"))
+            string_of(t.get("outputLines")),
+            string_of(t.get("totalLines"))
         ),
     };
     if t.get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
@@ -186,7 +186,7 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
         notice += &format!(" ({} limit)", format_bytes(max));
     }
     if !is_nullish(t.get("nextOffset")) {
-        notice += &format!(". Use :{} to continue", to_js_string(t.get("nextOffset")));
+        notice += &format!(". Use :{} to continue", string_of(t.get("nextOffset")));
     }
     if let Some(a) = artifact {
         notice += &format!(". {a}");
@@ -219,7 +219,7 @@ fn grouped_diagnostics(messages: &[Value]) -> String {
     let mut by_file: Vec<(String, Vec<String>)> = Vec::new();
     let mut ungrouped: Vec<String> = Vec::new();
     for message in messages {
-        let text = to_js_string(Some(message));
+        let text = string_of(Some(message));
         match split_diagnostic(&text) {
             Some((path, rest)) => {
                 let path = path.replace('\\', "/");

@@ -56,7 +56,9 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// What [`project`] needs besides the branch.
+/// What [`project`] needs besides the branch; also the options of rho's [`rho::context`] and
+/// [`rho::messages`] (which read `inputs`, `documents` and `blobs`). The one options type of
+/// every projection, re-exported by the facade as `pi_session::ProjectOptions`.
 #[derive(Clone, Copy)]
 pub struct ProjectOptions<'a> {
     /// Whose `buildSessionContext`/`convertToLlm` to follow ([`Format::Agent`], [`Format::Llm`];
@@ -132,12 +134,7 @@ pub fn project(
         };
         return (Value::Array(messages), diagnostics);
     }
-    let rho_options = rho::Options {
-        inputs: options.inputs,
-        documents: options.documents,
-        blobs: options.blobs,
-    };
-    let messages = rho::context(branch, &rho_options);
+    let messages = rho::context(branch, options);
     let value = match format {
         Format::ReqLlmCompact => to_compact_json(&messages),
         Format::OpenAi => openai_chat_messages(&messages, options.openai),

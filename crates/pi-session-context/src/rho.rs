@@ -12,10 +12,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use pi_session_tree::BlobSource;
 use pi_session_tree::blobs::parse_blob_ref;
 
-use crate::documents::{DocumentSource, NoDocuments, is_pdf};
+use crate::documents::{DocumentSource, is_pdf};
+use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
 
@@ -96,37 +96,6 @@ impl std::str::FromStr for Inputs {
     }
 }
 
-/// Options of [`context`] and [`messages`].
-#[derive(Clone, Copy)]
-pub struct Options<'a> {
-    /// What the model takes.
-    pub inputs: Inputs,
-    /// Where attached PDFs are read from (only with `inputs.pdf`).
-    pub documents: &'a dyn DocumentSource,
-    /// Where omp's `blob:sha256:<hex>` picture references are read from.
-    /// Without it (rho's behaviour) such a picture is not valid base64 and
-    /// is dropped.
-    pub blobs: Option<&'a dyn BlobSource>,
-}
-
-impl std::fmt::Debug for Options<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Options")
-            .field("inputs", &self.inputs)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Default for Options<'_> {
-    fn default() -> Self {
-        Options {
-            inputs: Inputs::default(),
-            documents: &NoDocuments,
-            blobs: None,
-        }
-    }
-}
-
 pub use pi_session_tree::{Compacted, compacted};
 
 /// rho's `context/2`: with a compaction on the branch, one user message with
@@ -134,19 +103,19 @@ pub use pi_session_tree::{Compacted, compacted};
 /// of the kept and later entries; without one, `messages(entries)`.
 ///
 /// ```
-/// use pi_session_context::rho::{context, Options};
+/// use pi_session_context::{ProjectOptions, rho::context};
 /// use serde_json::json;
 /// let branch = vec![
 ///     json!({"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"old"}]}}),
 ///     json!({"type":"compaction","id":"c","summary":"S","firstKeptEntryId":"b"}),
 ///     json!({"type":"message","id":"d","message":{"role":"user","content":"new"}}),
 /// ];
-/// let out = context(&branch, &Options::default());
+/// let out = context(&branch, &ProjectOptions::default());
 /// assert_eq!(out.len(), 2);
 /// assert!(out[0].text().ends_with("<summary>\nS\n</summary>"));
 /// assert_eq!(out[1].text(), "new");
 /// ```
-pub fn context(entries: &[Value], options: &Options<'_>) -> Vec<Message> {
+pub fn context(entries: &[Value], options: &ProjectOptions<'_>) -> Vec<Message> {
     let split = compacted(entries);
     let on_context = || {
         entries[split.kept.clone()]
@@ -205,12 +174,12 @@ pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String
 
 /// rho's `messages/2`: `message` and `custom_message` entries become req_llm
 /// messages; every other entry is ignored; dangling tool calls are closed.
-pub fn messages(entries: &[Value], options: &Options<'_>) -> Vec<Message> {
+pub fn messages(entries: &[Value], options: &ProjectOptions<'_>) -> Vec<Message> {
     let entries: Vec<&Value> = entries.iter().collect();
     project(&entries, options)
 }
 
-fn project(entries: &[&Value], options: &Options<'_>) -> Vec<Message> {
+fn project(entries: &[&Value], options: &ProjectOptions<'_>) -> Vec<Message> {
     let chosen = if options.inputs.pdf {
         choose_documents(entries, options.documents)
     } else {
@@ -224,7 +193,7 @@ fn project(entries: &[&Value], options: &Options<'_>) -> Vec<Message> {
 }
 
 struct Projector<'a> {
-    options: &'a Options<'a>,
+    options: &'a ProjectOptions<'a>,
     chosen: &'a HashSet<String>,
 }
 

@@ -3,7 +3,7 @@
 //! call is answered before the next non-tool message. Skips with a notice
 //! when the corpus is absent.
 
-use pi_session_context::rho::Options;
+use pi_session_context::ProjectOptions;
 use pi_session_context::{
     OpenAiOptions, anthropic_messages, context, llm_messages, openai_chat_messages,
 };
@@ -39,7 +39,7 @@ fn every_corpus_session_projects_to_a_valid_context() {
         let (agent, _diagnostics) = agent_context(&path, dialect, &ContextOptions::default());
         converted += llm_messages(agent.messages(), dialect).len();
 
-        let out = context(&path, &Options::default());
+        let out = context(&path, &ProjectOptions::default());
         projected += out.len();
         assert_valid_for_provider(&out, &file.display().to_string());
         let openai = openai_chat_messages(&out, OpenAiOptions::default());

@@ -2,8 +2,8 @@
 
 use std::fs;
 
+use pi_session_context::ProjectOptions;
 use pi_session_context::reqllm::PartType;
-use pi_session_context::rho::Options;
 use pi_session_context::{DocumentSource, WorkspaceDocuments, messages};
 use serde_json::json;
 
@@ -88,10 +88,11 @@ fn sent_with_pdfs(
     paths: &[&str],
 ) -> Vec<pi_session_context::reqllm::Message> {
     let entries = branch(vec![pdf_message(paths)]);
-    let options = Options {
+    let options = ProjectOptions {
         inputs: "text,pdf".parse().unwrap(),
         documents: docs,
         blobs: None,
+        ..ProjectOptions::default()
     };
     messages(&entries, &options)
 }

@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_session_context::rho::{Inputs, Options};
+use pi_session_context::ProjectOptions;
+use pi_session_context::rho::Inputs;
 use pi_session_context::{
     NoDocuments, OpenAiOptions, WorkspaceDocuments, anthropic_messages, context,
     openai_chat_messages, reqllm::to_canonical_json,
@@ -53,16 +54,18 @@ fn snapshot_every_fixture_session() {
     for path in sessions {
         let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
         let options = if name.starts_with("pdf_") {
-            Options {
+            ProjectOptions {
                 inputs: "text,image,pdf".parse::<Inputs>().unwrap(),
                 documents: &workspace,
                 blobs: None,
+                ..ProjectOptions::default()
             }
         } else {
-            Options {
+            ProjectOptions {
                 inputs: Inputs::default(),
                 documents: &NoDocuments,
                 blobs: None,
+                ..ProjectOptions::default()
             }
         };
         let projected = context(&branch_of(&path), &options);

@@ -1,6 +1,6 @@
 //! OpenAI and Anthropic request shapes (rho-reqllm.md §C.2–C.3).
 
-use pi_session_context::rho::Options;
+use pi_session_context::ProjectOptions;
 use pi_session_context::{OpenAiOptions, anthropic_messages, messages, openai_chat_messages};
 use serde_json::json;
 
@@ -23,7 +23,7 @@ fn session() -> Vec<serde_json::Value> {
 
 #[test]
 fn openai_moves_tool_pictures_into_one_user_turn_after_the_run() {
-    let projected = messages(&session(), &Options::default());
+    let projected = messages(&session(), &ProjectOptions::default());
     let out = openai_chat_messages(&projected, OpenAiOptions::default());
     assert_eq!(
         out,
@@ -56,7 +56,7 @@ fn openai_moves_tool_pictures_into_one_user_turn_after_the_run() {
 
 #[test]
 fn anthropic_groups_tool_results_and_drops_empty_text() {
-    let projected = messages(&session(), &Options::default());
+    let projected = messages(&session(), &ProjectOptions::default());
     let out = anthropic_messages(&projected);
     assert_eq!(
         out,
@@ -78,7 +78,7 @@ fn anthropic_groups_tool_results_and_drops_empty_text() {
 fn anthropic_undecodable_arguments_become_an_empty_input() {
     let mut projected = messages(
         &branch(vec![assistant("x", &[("c", "t")])]),
-        &Options::default(),
+        &ProjectOptions::default(),
     );
     projected[0].tool_calls.as_mut().unwrap()[0].arguments = "not json".into();
     let out = anthropic_messages(&projected);

@@ -5,8 +5,9 @@
 
 use std::path::PathBuf;
 
+use pi_session_context::ProjectOptions;
 use pi_session_context::reqllm::to_compact_json;
-use pi_session_context::rho::{Inputs, Options};
+use pi_session_context::rho::Inputs;
 use pi_session_context::{
     NoDocuments, OpenAiOptions, anthropic_messages, context, openai_chat_messages,
 };
@@ -34,10 +35,11 @@ fn snapshot_every_recorded_session_projection() {
         files.sort();
         for file in files {
             let path = branch_of_leaf(&read_entries(&file));
-            let options = Options {
+            let options = ProjectOptions {
                 inputs: Inputs::default(),
                 documents: &NoDocuments,
                 blobs: Some(&blobs),
+                ..ProjectOptions::default()
             };
             let projected = context(&path, &options);
             let name = file.file_stem().unwrap().to_str().unwrap();

@@ -2,8 +2,9 @@
 
 use std::fs;
 
+use pi_session_context::ProjectOptions;
 use pi_session_context::reqllm::{PartType, to_canonical_json};
-use pi_session_context::rho::{self, Inputs, Options};
+use pi_session_context::rho::{self, Inputs};
 use pi_session_context::{Role, WorkspaceDocuments, context, messages};
 use serde_json::json;
 
@@ -19,7 +20,7 @@ fn compaction_summary_is_rendered_byte_exact_and_comes_first() {
                "tokensBefore": 10, "tokensAfter": 2, "method": "soft", "fromExtension": false}),
         user("after"),
     ]);
-    let out = context(&entries, &Options::default());
+    let out = context(&entries, &ProjectOptions::default());
     assert_eq!(out[0].role, Role::User);
     assert_eq!(out[0].content.len(), 1);
     assert_eq!(
@@ -47,7 +48,7 @@ fn summary_lists_attachments_it_took_away() {
         json!({"type": "compaction", "summary": "S", "firstKeptEntryId": "missing"}),
         user("next"),
     ]);
-    let out = context(&entries, &Options::default());
+    let out = context(&entries, &ProjectOptions::default());
     assert_eq!(
         out[0].text(),
         "Prior model work/tool state available.\nMUST build on prior work; NEVER duplicate prior work.\n\n<summary>\nS\n</summary>\n\nFiles the user attached before this summary (still in the workspace; read them again with file_read):\n- r.pdf (application/pdf) at docs/r.pdf: 12 pages\n- x.bin (application/octet-stream) at x.bin: "
@@ -61,7 +62,7 @@ fn kept_attachments_are_not_listed_and_no_note_without_attachments() {
         msg(json!({"role": "user", "content": "a", "attachments": [{"name": "kept.txt"}]})),
         json!({"type": "compaction", "summary": "S", "firstKeptEntryId": "e1"}),
     ]);
-    let out = context(&entries, &Options::default());
+    let out = context(&entries, &ProjectOptions::default());
     assert!(out[0].text().ends_with("<summary>\nS\n</summary>"));
     assert_eq!(outline(&out)[1..], ["user: a"]);
 }
@@ -75,7 +76,7 @@ fn latest_compaction_wins_and_one_without_summary_adds_no_message() {
         json!({"type": "compaction", "summary": null, "firstKeptEntryId": "e3"}),
         user("three"),
     ]);
-    let out = context(&entries, &Options::default());
+    let out = context(&entries, &ProjectOptions::default());
     assert_eq!(outline(&out), ["user: two", "user: three"]);
 }
 
@@ -90,7 +91,7 @@ fn dangling_tool_calls_across_several_assistant_turns_get_aborted_results_in_cal
         assistant("", &[("c5", "bash"), ("c6", "read")]),
         tool_result("c6", "read", "six"),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     let aborted = rho::ABORTED_TOOL_TEXT;
     assert_eq!(
         outline(&out),
@@ -118,7 +119,7 @@ fn dangling_tool_calls_across_several_assistant_turns_get_aborted_results_in_cal
 #[test]
 fn orphan_tool_results_are_kept() {
     let entries = branch(vec![user("hi"), tool_result("ghost", "read", "stale")]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(outline(&out), ["user: hi", "tool ghost: stale"]);
 }
 
@@ -139,7 +140,7 @@ fn thinking_is_never_sent_back_and_empty_turns_are_dropped() {
             json!({"role": "assistant", "content": [{"type": "text", "text": ""}], "stopReason": "error"}),
         ),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(outline(&out), ["user: q", "assistant: answer"]);
     let json = to_canonical_json(&out).to_string();
     assert!(
@@ -159,7 +160,7 @@ fn retry_recovery_turns_are_dropped_whatever_they_hold() {
         ),
         assistant("final", &[]),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(outline(&out), ["user: q", "assistant: final"]);
 }
 
@@ -172,7 +173,7 @@ fn whitespace_only_assistant_text_gives_empty_content_but_keeps_calls() {
         ),
         tool_result("c", "ls", ""),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert!(out[0].content.is_empty());
     let calls = out[0].tool_calls.as_ref().unwrap();
     assert_eq!(calls[0].arguments, "{}");
@@ -187,7 +188,7 @@ fn whitespace_only_assistant_text_gives_empty_content_but_keeps_calls() {
 fn tool_arguments_are_re_encoded_with_sorted_keys() {
     let entries = branch(vec![msg(json!({"role": "assistant", "content": [
         {"type": "toolCall", "id": "c", "name": "edit", "arguments": {"z": {"y": 1, "x": [true, null]}, "a": "é/\u{1F600}"}}]}))]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(
         out[0].tool_calls.as_ref().unwrap()[0].arguments,
         "{\"a\":\"é/\u{1F600}\",\"z\":{\"x\":[true,null],\"y\":1}}"
@@ -207,7 +208,7 @@ fn only_message_and_custom_message_entries_contribute() {
         msg(json!({"role": "bashExecution", "command": "ls", "output": ""})),
         json!({"type": "totally_new", "message": {"role": "user", "content": "no"}}),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(
         outline(&out),
         ["user: Stopped by the user.", "user: be careful"]
@@ -225,7 +226,7 @@ fn user_content_drops_empty_text_and_unknown_parts() {
             json!({"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}),
         ),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].content.len(), 2);
 }
@@ -245,9 +246,9 @@ fn a_model_without_pictures_gets_the_note_instead() {
             "content": [{"type": "image", "data": PNG_B64, "mimeType": "image/png"}], "isError": false}),
         ),
     ]);
-    let text_only = Options {
+    let text_only = ProjectOptions {
         inputs: "text".parse::<Inputs>().unwrap(),
-        ..Options::default()
+        ..ProjectOptions::default()
     };
     let out = messages(&entries, &text_only);
     let note = "(The picture isn't sent: this model doesn't take pictures.)";
@@ -260,7 +261,7 @@ fn a_model_without_pictures_gets_the_note_instead() {
             .all(|p| p.kind == PartType::Text)
     );
 
-    let with_pictures = messages(&entries, &Options::default());
+    let with_pictures = messages(&entries, &ProjectOptions::default());
     assert_eq!(with_pictures[0].content[1].kind, PartType::Image);
     assert_eq!(
         with_pictures[0].content[1].media_type.as_deref(),
@@ -280,7 +281,7 @@ fn undecodable_pictures_are_dropped() {
         json!({"role": "user", "content": [{"type": "text", "text": "x"},
         {"type": "image", "data": "blob:sha256:00", "mimeType": "image/png"}]}),
     )]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(out[0].content.len(), 1);
 }
 
@@ -296,7 +297,7 @@ fn a_reply_that_was_only_pictures_projects_as_made_a_picture_without_bytes() {
             {"type": "image", "data": PNG_B64, "mimeType": "image/png"}], "stopReason": "stop"}),
         ),
     ]);
-    let out = messages(&entries, &Options::default());
+    let out = messages(&entries, &ProjectOptions::default());
     assert_eq!(
         outline(&out),
         [
@@ -348,10 +349,11 @@ fn pdf_budget_skips_a_newer_pdf_that_does_not_fit_and_sends_an_older_one() {
         pdf_user("newest", &[("new.pdf", Some(1)), ("gone.pdf", Some(1))]),
     ]);
     let docs = WorkspaceDocuments::new(dir.path());
-    let options = Options {
+    let options = ProjectOptions {
         inputs: "text,image,pdf".parse().unwrap(),
         documents: &docs,
         blobs: None,
+        ..ProjectOptions::default()
     };
     let out = messages(&entries, &options);
     // Newest first: new.pdf (600 B, 1 p) fits; then many-pages.pdf (99 p):
@@ -411,10 +413,11 @@ fn pdf_budget_sends_an_older_pdf_when_a_newer_one_is_too_big() {
         pdf_user("huge", &[("huge.pdf", Some(3))]),
     ]);
     let docs = WorkspaceDocuments::new(dir.path());
-    let options = Options {
+    let options = ProjectOptions {
         inputs: "text,pdf".parse().unwrap(),
         documents: &docs,
         blobs: None,
+        ..ProjectOptions::default()
     };
     let out = messages(&entries, &options);
     assert_eq!(out[0].content[1].kind, PartType::File);
@@ -434,10 +437,11 @@ fn pdfs_are_only_read_when_the_model_takes_them() {
     sized_file(&dir.path().join("a.pdf"), 10);
     let entries = branch(vec![pdf_user("doc", &[("a.pdf", None)])]);
     let docs = WorkspaceDocuments::new(dir.path());
-    let options = Options {
+    let options = ProjectOptions {
         inputs: Inputs::default(),
         documents: &docs,
         blobs: None,
+        ..ProjectOptions::default()
     };
     assert_eq!(outline(&messages(&entries, &options)), ["user: doc"]);
 }
@@ -478,17 +482,17 @@ fn picture_without_mime_type_is_dropped_with_and_without_pictures() {
         {"type": "text", "text": "see"},
         {"type": "image", "data": png},
         {"type": "image", "data": png, "mimeType": "image/png"}]}))]);
-    let with = context(&entries, &Options::default());
+    let with = context(&entries, &ProjectOptions::default());
     let kinds: Vec<PartType> = with[0].content.iter().map(|p| p.kind).collect();
     assert_eq!(kinds, [PartType::Text, PartType::Image]);
     let without = context(
         &entries,
-        &Options {
+        &ProjectOptions {
             inputs: Inputs {
                 image: false,
                 ..Inputs::default()
             },
-            ..Options::default()
+            ..ProjectOptions::default()
         },
     );
     let texts: Vec<&str> = without[0]
@@ -508,7 +512,7 @@ fn tool_call_without_a_name_keeps_null_in_canonical_json() {
     let call = json!({"role": "assistant", "content": [{"type": "toolCall", "id": "c1", "arguments": {}}],
         "stopReason": "toolUse"});
     let entries = branch(vec![user("go"), msg(call)]);
-    let out = to_canonical_json(&context(&entries, &Options::default()));
+    let out = to_canonical_json(&context(&entries, &ProjectOptions::default()));
     assert_eq!(
         out[1]["tool_calls"][0]["function"]["name"],
         serde_json::Value::Null

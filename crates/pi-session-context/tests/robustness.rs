@@ -2,7 +2,8 @@
 //! messages goes through every projection, and rho's output stays valid for
 //! a provider.
 
-use pi_session_context::rho::{Inputs, Options};
+use pi_session_context::ProjectOptions;
+use pi_session_context::rho::Inputs;
 use pi_session_context::{
     Dialect, OpenAiOptions, anthropic_messages, context, llm_messages, openai_chat_messages,
 };
@@ -111,7 +112,7 @@ proptest! {
             .map(|(i, v)| if i % 2 == 0 { json!({"type": "message", "id": format!("e{i}"), "message": v}) } else { v.clone() })
             .collect();
         for inputs in ["text", "text,image", "text,image,pdf"] {
-            let options = Options { inputs: inputs.parse::<Inputs>().unwrap(), ..Options::default() };
+            let options = ProjectOptions { inputs: inputs.parse::<Inputs>().unwrap(), ..ProjectOptions::default() };
             let out = context(&entries, &options);
             assert_valid_for_provider(&out, "arbitrary");
             let _ = openai_chat_messages(&out, OpenAiOptions::default());

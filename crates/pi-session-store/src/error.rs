@@ -96,9 +96,11 @@ pub enum StoreError {
         /// The serialiser's explanation.
         detail: String,
     },
-    /// Appending to a file whose format pi would rewrite on open (version 1: no ids).
+    /// Appending to a file that pi and omp rewrite as version 3 when they open it (version 1:
+    /// no ids, so pi mints new ones; version 2: roles renamed).
     #[error(
-        "{path} is a version {version} session: pi would regenerate every id when it opens it, orphaning appended entries; start a new session (e.g. a fork) instead of appending to it"
+        "{path} is a version {version} session: {}; migrate it to version 3 first, or continue it in a new session (e.g. a fork)",
+        why_migrate(*.version)
     )]
     NeedsMigration {
         /// The session file.
@@ -158,6 +160,15 @@ impl StoreError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Why a file of `version` takes no appends until migrated (one sentence, no full stop).
+pub fn why_migrate(version: u64) -> &'static str {
+    if version < 2 {
+        "pi gives every entry of a version 1 file a new id when it opens it, so entries appended now would be orphaned"
+    } else {
+        "pi and omp rewrite a version 2 file as version 3 when they open it, which would race with appends"
     }
 }
 

@@ -73,8 +73,8 @@ pub use discover::{
     HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, newest_first,
     read_listing,
 };
-pub use error::StoreError;
-pub use lock::lock_path;
+pub use error::{StoreError, why_migrate};
+pub use lock::{RewriteLock, lock_path};
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};
 pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};

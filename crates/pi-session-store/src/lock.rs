@@ -113,6 +113,41 @@ impl Drop for WriterLock {
     }
 }
 
+/// Both locks a whole-file rewrite holds (the store's [`crate::repair_file`], the facade's
+/// migration): the writer lock, so no writer of ours appends meanwhile, and omp's publish lock,
+/// so omp does not either. Released (and their files deleted) when dropped.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let session = dir.path().join("s.jsonl");
+/// std::fs::write(&session, "{\"type\":\"session\",\"id\":\"s\",\"version\":3}\n").unwrap();
+/// let held = pi_session_store::RewriteLock::acquire(&session, None).unwrap();
+/// let second = pi_session_store::RewriteLock::acquire(&session, None).unwrap_err();
+/// assert!(matches!(second, pi_session_store::StoreError::Locked { .. }));
+/// drop(held);
+/// assert!(pi_session_store::RewriteLock::acquire(&session, None).is_ok());
+/// ```
+#[derive(Debug)]
+pub struct RewriteLock {
+    // Field order is drop order: the publish lock goes first, as a writer releases it.
+    _publishing: crate::publish_lock::PublishLock,
+    _writer: WriterLock,
+}
+
+impl RewriteLock {
+    /// Takes the writer lock of `session` (waiting up to `busy_timeout`; `None`: refused at
+    /// once with [`StoreError::Locked`] while a writer holds it), then omp's publish lock
+    /// (waiting as a writer does: [`StoreError::PublishLockTimeout`]).
+    pub fn acquire(session: &Path, busy_timeout: Option<Duration>) -> Result<Self, StoreError> {
+        let writer = WriterLock::acquire(session, busy_timeout)?;
+        let publishing = crate::publish_lock::PublishLock::acquire(session, busy_timeout)?;
+        Ok(Self {
+            _publishing: publishing,
+            _writer: writer,
+        })
+    }
+}
+
 /// Whether `path` names the file `file` has open.
 #[cfg(unix)]
 fn still_named(file: &File, path: &Path) -> bool {

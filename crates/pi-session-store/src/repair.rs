@@ -15,9 +15,8 @@ use crate::diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic};
 use crate::error::StoreError;
 use crate::framing::{ChunkReader, is_blank};
 use crate::fused::split_fused;
-use crate::lock::WriterLock;
+use crate::lock::RewriteLock;
 use crate::open::open;
-use crate::publish_lock::PublishLock;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -221,8 +220,7 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// needs no change is not touched. The file's permissions are kept.
 pub fn repair_file(path: impl AsRef<Path>) -> Result<RepairedFile, StoreError> {
     let path = path.as_ref();
-    let _lock = WriterLock::acquire(path, None)?;
-    let _publishing = PublishLock::acquire(path, None)?;
+    let _locks = RewriteLock::acquire(path, None)?;
     let original = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
     let metadata = original
         .metadata()

@@ -285,8 +285,9 @@ impl SessionWriter {
     /// append. A file with a valid title slot keeps it current on [`set_title`](Self::set_title),
     /// whatever [`WriterOptions::title_slot`] says.
     ///
-    /// Fails for a file without a header ([`StoreError::NoHeader`]) and for a version 1 file
-    /// ([`StoreError::NeedsMigration`]: pi would regenerate every id of it on open).
+    /// Fails for a file without a header ([`StoreError::NoHeader`]) and for a version 1 or 2
+    /// file ([`StoreError::NeedsMigration`]: pi and omp rewrite such a file as version 3 when
+    /// they open it, and pi gives a version 1 file's entries new ids).
     pub fn open_for_append(
         path: impl AsRef<Path>,
         options: WriterOptions,
@@ -313,7 +314,7 @@ impl SessionWriter {
                 path: path.to_path_buf(),
             })?;
         let version = session.file_version();
-        if version < 2 {
+        if version < crate::CURRENT_VERSION {
             return Err(StoreError::NeedsMigration {
                 path: path.to_path_buf(),
                 version,

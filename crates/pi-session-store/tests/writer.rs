@@ -276,7 +276,7 @@ fn a_resumed_session_continues_from_its_last_entry_and_keeps_ids_unique() {
 }
 
 #[test]
-fn resuming_needs_a_header_and_refuses_version_1() {
+fn resuming_needs_a_header_and_refuses_versions_1_and_2() {
     let dir = tempfile::tempdir().unwrap();
     let headless = dir.path().join("headless.jsonl");
     std::fs::write(
@@ -295,6 +295,14 @@ fn resuming_needs_a_header_and_refuses_version_1() {
         matches!(error, StoreError::NeedsMigration { version: 1, .. }),
         "{error}"
     );
+    let v2 = dir.path().join("v2.jsonl");
+    std::fs::write(&v2, "{\"type\":\"session\",\"id\":\"s\",\"version\":2}\n").unwrap();
+    let error = SessionWriter::open_for_append(&v2, WriterOptions::default()).unwrap_err();
+    assert!(
+        matches!(error, StoreError::NeedsMigration { version: 2, .. }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("version 2 file"), "{error}");
 }
 
 #[test]

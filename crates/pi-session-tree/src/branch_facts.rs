@@ -31,6 +31,23 @@ impl Compacted {
     pub fn away(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.kept.start).chain(self.compaction)
     }
+
+    /// The compaction itself, in the branch this split was made of (JSON values, or the
+    /// facade's typed entries).
+    pub fn compaction_in<'a, T>(&self, branch: &'a [T]) -> Option<&'a T> {
+        self.compaction.and_then(|c| branch.get(c))
+    }
+
+    /// The entries kept verbatim before the compaction, in the branch this split was made of.
+    pub fn kept_in<'a, T>(&self, branch: &'a [T]) -> &'a [T] {
+        branch.get(self.kept.clone()).unwrap_or_default()
+    }
+
+    /// The entries after the compaction (the whole branch without one), in the branch this
+    /// split was made of.
+    pub fn later_in<'a, T>(&self, branch: &'a [T]) -> &'a [T] {
+        branch.get(self.later.clone()).unwrap_or_default()
+    }
 }
 
 /// Splits `branch` at its latest compaction with rho's rule.
@@ -45,6 +62,7 @@ impl Compacted {
 ///     json!({"type":"message","id":"4"}),
 /// ];
 /// let split = compacted(&branch);
+/// assert_eq!(split.kept_in(&branch), &branch[1..2]);
 /// assert_eq!((split.compaction, split.kept, split.later), (Some(2), 1..2, 3..4));
 /// ```
 pub fn compacted(branch: &[Value]) -> Compacted {
@@ -145,14 +163,15 @@ pub fn req_llm_provider(pi: &str) -> &str {
         .map_or(pi, |(r, _)| r)
 }
 
-/// The model in effect on a branch (rho's `model_from/1`): the last
+/// The model in effect on a branch (rho's `model_from/1`, which the facade's `model_from`
+/// gives as a req_llm spec): the last
 /// `model_change` with the default role (a missing role is default), else the
 /// last assistant message's provider/model, else none.
 ///
 /// rho reads omp's `{model}` shape; pi's `{provider, modelId}` shape is read
 /// too, as an explicit default change. For the exact string rho passes to
 /// `from_pi_model` use [`pi_model_from`].
-pub fn model_from(branch: &[Value]) -> Option<ModelRef> {
+pub fn model_in_effect(branch: &[Value]) -> Option<ModelRef> {
     Some(match model_candidate(branch)? {
         ModelCandidate::PiString(model) => ModelRef::from_pi_string(model),
         ModelCandidate::Parts(provider, model_id) => ModelRef {
@@ -164,18 +183,18 @@ pub fn model_from(branch: &[Value]) -> Option<ModelRef> {
 
 /// The model in effect on a branch as the session spells it,
 /// `provider/modelId`: the string rho's `model_from/1` hands to
-/// `from_pi_model` (same choice of entry as [`model_from`]).
+/// `from_pi_model` (same choice of entry as [`model_in_effect`]).
 ///
 /// Unlike [`ModelRef::pi_string`] it keeps what a split loses: a
 /// `model_change` to `"/x"` stays `"/x"` (rho's req_llm spec `":x"`), not `"x"`.
 ///
 /// ```
-/// use pi_session_tree::{model_from, pi_model_from};
+/// use pi_session_tree::{model_in_effect, pi_model_from};
 /// use serde_json::json;
 ///
 /// let branch = [json!({"type":"model_change","id":"1","model":"/x"})];
 /// assert_eq!(pi_model_from(&branch).as_deref(), Some("/x"));
-/// assert_eq!(model_from(&branch).map(|m| m.pi_string()).as_deref(), Some("x"));
+/// assert_eq!(model_in_effect(&branch).map(|m| m.pi_string()).as_deref(), Some("x"));
 /// ```
 pub fn pi_model_from(branch: &[Value]) -> Option<String> {
     Some(match model_candidate(branch)? {

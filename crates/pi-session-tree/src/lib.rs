@@ -63,7 +63,7 @@ pub mod store;
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
     Compacted, ModelRef, Totals, UsageBreakdown, UsagePart, UsageSums, add_usage, compacted,
-    model_from, pi_model_from, thinking_level, totals, usage_breakdown, usage_record,
+    model_in_effect, pi_model_from, thinking_level, totals, usage_breakdown, usage_record,
 };
 pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,

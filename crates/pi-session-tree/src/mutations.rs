@@ -142,7 +142,7 @@ pub fn plan_fork(
         .collect();
     let mut in_effect: Map<String, Value> = Map::new();
     for label in label_entries.iter().filter(|e| is_label(e)) {
-        let target = js::to_js_string(label.get("targetId"));
+        let target = js::string_of(label.get("targetId"));
         if js::truthy(label.get("label")) {
             let record = serde_json::json!([label.get("label"), label.get("timestamp")]);
             in_effect.insert(target, record);

@@ -191,7 +191,7 @@ impl<'p> Builder<'p> {
                 Some("model_change")
                     if js::truthy(entry.get("model")) => {
                         let role = js::nullish_or(entry.get("role"), None)
-                            .map_or_else(|| "default".to_owned(), |r| js::to_js_string(Some(r)));
+                            .map_or_else(|| "default".to_owned(), |r| js::string_of(Some(r)));
                         if role == "default" {
                             explicit_default = true;
                         }
@@ -209,8 +209,8 @@ impl<'p> Builder<'p> {
                         if js::is_str(message.get("role"), "assistant") && !explicit_default {
                             let model = format!(
                                 "{}/{}",
-                                js::to_js_string(message.get("provider")),
-                                js::to_js_string(message.get("model"))
+                                js::string_of(message.get("provider")),
+                                js::string_of(message.get("model"))
                             );
                             context.models.insert("default".into(), Value::from(model));
                         }

@@ -232,7 +232,7 @@ pub fn describe_entry(entry: &Value, width: usize) -> String {
                 None => model,
             }
         }
-        "thinking_level_change" => js::to_js_string(entry.get("thinkingLevel")),
+        "thinking_level_change" => js::string_of(entry.get("thinkingLevel")),
         "label" => format!("→ {} {}", field("targetId"), preview(field("label"), width)),
         "session_info" => preview(field("name"), width),
         "title_change" => preview(field("title"), width),

@@ -21,7 +21,7 @@ pub fn labels<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String, V
         if !js::is_str(entry.get("type"), "label") {
             continue;
         }
-        let target = js::to_js_string(entry.get("targetId"));
+        let target = js::string_of(entry.get("targetId"));
         if js::truthy(entry.get("label")) {
             if let Some(label) = entry.get("label") {
                 labels.insert(target, label.clone());

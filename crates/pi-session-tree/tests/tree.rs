@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use pi_session_tree::{
     DiagnosticKind, Dialect, LeafSelector, RenderOptions, SessionView, TreeError, TreeIndex,
-    branch_to, branch_with_summary, compacted, model_from, pi_model_from, plan_fork, render_tree,
-    session_meta, thinking_level, totals, usage_breakdown,
+    branch_to, branch_with_summary, compacted, model_in_effect, pi_model_from, plan_fork,
+    render_tree, session_meta, thinking_level, totals, usage_breakdown,
 };
 use serde_json::{Value, json};
 
@@ -347,7 +347,7 @@ fn model_thinking_and_totals() {
             json!({"thinkingLevel":"high"}),
         ),
     ];
-    let model = model_from(&entries).unwrap();
+    let model = model_in_effect(&entries).unwrap();
     assert_eq!(
         (model.provider.as_str(), model.model_id.as_str()),
         ("anthropic", "claude-test")
@@ -359,10 +359,10 @@ fn model_thinking_and_totals() {
         Some("4"),
         json!({"model":"openai-codex/gpt/5"}),
     ));
-    let model = model_from(&with_default).unwrap();
+    let model = model_in_effect(&with_default).unwrap();
     assert_eq!(model.model_id, "gpt/5");
     assert_eq!(model.req_llm_spec(), "openai_codex:gpt/5");
-    assert_eq!(model_from(&entries[..1]), None);
+    assert_eq!(model_in_effect(&entries[..1]), None);
     assert_eq!(pi_model_from(&entries[..1]), None);
     assert_eq!(
         pi_model_from(&with_default).as_deref(),
@@ -379,7 +379,7 @@ fn model_thinking_and_totals() {
         pi_model_from(std::slice::from_ref(&slash)).as_deref(),
         Some("/x")
     );
-    assert_eq!(model_from(&[slash]).unwrap().pi_string(), "x");
+    assert_eq!(model_in_effect(&[slash]).unwrap().pi_string(), "x");
     let no_slash = entry("model_change", "7", None, json!({"model":"x"}));
     assert_eq!(pi_model_from(&[no_slash]).as_deref(), Some("x"));
     let pi_shape = entry(

@@ -16,8 +16,8 @@
 //! let message = json!({"role": "user", "content": "", "count": 0.5});
 //! assert!(!js::truthy(message.get("content")));            // "" is falsy
 //! assert!(js::is_nullish(message.get("missing")));          // undefined ?? …
-//! assert_eq!(js::to_js_string(message.get("count")), "0.5"); // `${count}`
-//! assert_eq!(js::to_js_string(message.get("missing")), "undefined");
+//! assert_eq!(js::string_of(message.get("count")), "0.5"); // `${count}`
+//! assert_eq!(js::string_of(message.get("missing")), "undefined");
 //! assert_eq!(js::trim("\u{FEFF} hi \u{0085}"), "hi \u{0085}"); // not Rust's whitespace set
 //! assert_eq!(js::date_ms(Some(&json!("1970-01-01T00:00:01.500Z"))), Some(1500));
 //! ```
@@ -227,8 +227,9 @@ pub fn to_base36(mut n: u64) -> String {
     out.iter().rev().collect()
 }
 
-/// JavaScript `String(value)`, which is what a template literal (`${value}`) prints.
-pub fn to_js_string(value: Option<&Value>) -> String {
+/// JavaScript `String(value)`, which is what a template literal (`${value}`) prints (not
+/// `JSON.stringify`: that is [`crate::json::to_js_string`]).
+pub fn string_of(value: Option<&Value>) -> String {
     match value {
         None => "undefined".to_string(),
         Some(Value::Null) => "null".to_string(),
@@ -239,7 +240,7 @@ pub fn to_js_string(value: Option<&Value>) -> String {
             .iter()
             .map(|item| match item {
                 Value::Null => String::new(),
-                other => to_js_string(Some(other)),
+                other => string_of(Some(other)),
             })
             .collect::<Vec<_>>()
             .join(","),
@@ -337,7 +338,7 @@ pub fn date_ms(value: Option<&Value>) -> Option<i64> {
         Some(Value::Bool(b)) => Some(i64::from(*b)),
         Some(Value::Number(n)) => time_clip(n.as_f64()?),
         Some(Value::String(s)) => parse_date_string(s),
-        Some(other @ Value::Array(_)) => parse_date_string(&to_js_string(Some(other))),
+        Some(other @ Value::Array(_)) => parse_date_string(&string_of(Some(other))),
         Some(Value::Object(_)) => None,
     }
 }
@@ -608,12 +609,12 @@ mod tests {
 
     #[test]
     fn js_strings() {
-        assert_eq!(to_js_string(None), "undefined");
-        assert_eq!(to_js_string(Some(&json!(null))), "null");
-        assert_eq!(to_js_string(Some(&json!(1.5))), "1.5");
-        assert_eq!(to_js_string(Some(&json!(1e21))), "1e+21");
-        assert_eq!(to_js_string(Some(&json!([1, null, "a"]))), "1,,a");
-        assert_eq!(to_js_string(Some(&json!({"a": 1}))), "[object Object]");
+        assert_eq!(string_of(None), "undefined");
+        assert_eq!(string_of(Some(&json!(null))), "null");
+        assert_eq!(string_of(Some(&json!(1.5))), "1.5");
+        assert_eq!(string_of(Some(&json!(1e21))), "1e+21");
+        assert_eq!(string_of(Some(&json!([1, null, "a"]))), "1,,a");
+        assert_eq!(string_of(Some(&json!({"a": 1}))), "[object Object]");
     }
 
     #[test]
@@ -626,10 +627,10 @@ mod tests {
 
     #[test]
     fn js_strings_of_every_kind() {
-        assert_eq!(to_js_string(Some(&json!(2))), "2");
-        assert_eq!(to_js_string(Some(&json!(-0.0))), "0");
-        assert_eq!(to_js_string(Some(&json!(true))), "true");
-        assert_eq!(to_js_string(Some(&json!([[1, 2], "b"]))), "1,2,b");
+        assert_eq!(string_of(Some(&json!(2))), "2");
+        assert_eq!(string_of(Some(&json!(-0.0))), "0");
+        assert_eq!(string_of(Some(&json!(true))), "true");
+        assert_eq!(string_of(Some(&json!([[1, 2], "b"]))), "1,2,b");
     }
 
     #[test]

@@ -4,7 +4,6 @@
 #![allow(clippy::print_stdout, reason = "an example prints what it shows")]
 
 use pi_session::prelude::*;
-use pi_session::projection;
 use serde_json::json;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,9 +24,9 @@ pub fn play() -> Result<String, Error> {
     })?;
     session.append(ToolResult::new("call-1", "read", "# App\nSays hello.").entry())?;
 
-    let options = projection::ProjectOptions {
+    let options = ProjectOptions {
         dialect: session.dialect(),
-        ..projection::ProjectOptions::default()
+        ..ProjectOptions::default()
     };
     let mut out = String::new();
     for (name, format) in [("openai", Format::OpenAi), ("anthropic", Format::Anthropic)] {
@@ -39,7 +38,7 @@ pub fn play() -> Result<String, Error> {
     }
     // pi's and omp's own messages carry the time each was written; show their roles.
     for (name, dialect) in [("pi", Dialect::Pi), ("omp", Dialect::Omp)] {
-        let options = projection::ProjectOptions { dialect, ..options };
+        let options = ProjectOptions { dialect, ..options };
         let (messages, _) = session.project(Format::Llm, &options)?;
         let roles: Vec<&str> = messages
             .as_array()

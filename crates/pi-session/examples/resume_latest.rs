@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
+use pi_session::ProjectFolders;
 use pi_session::prelude::*;
-use pi_session::{ProjectFolders, projection};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let home = tempfile::tempdir()?;
@@ -54,9 +54,9 @@ pub fn play(home: &Path) -> Result<String, Error> {
         text: "In Config::validate.".into(),
         ..Reply::default()
     })?;
-    let options = projection::ProjectOptions {
+    let options = ProjectOptions {
         dialect: session.dialect(),
-        ..projection::ProjectOptions::default()
+        ..ProjectOptions::default()
     };
     let (agent, _) = session.project(Format::Agent, &options)?;
     for message in agent["messages"].as_array().into_iter().flatten() {

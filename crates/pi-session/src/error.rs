@@ -38,8 +38,9 @@ pub enum ErrorKind {
     Changed,
     /// An argument the API cannot use (e.g. an entry type reserved for the header).
     InvalidInput,
-    /// A version 1 session file: pi gives every entry a new id when it opens one, so nothing can
-    /// be appended to it. [`Session::migrate`](crate::Session::migrate) or
+    /// A version 1 or 2 session file: pi and omp rewrite it as version 3 when they open it (and
+    /// pi gives a version 1 file's entries new ids), so nothing can be appended to it.
+    /// [`Session::migrate`](crate::Session::migrate) or
     /// [`Session::fork_to`](crate::Session::fork_to) make a file that can.
     NeedsMigration,
     /// The file to create exists already.
@@ -197,8 +198,9 @@ impl From<StoreError> for Error {
             StoreError::NeedsMigration { path, version } => (
                 K::NeedsMigration,
                 format!(
-                    "{} is a version {version} session: pi gives every entry a new id when it opens it, so entries appended now would be orphaned; call Session::migrate to rewrite it as version 3 (a .bak copy is kept), or Session::fork_to to continue in a new file",
-                    path.display()
+                    "{} is a version {version} session: {}; call Session::migrate to rewrite it as version 3 (a .bak copy is kept), or Session::fork_to to continue in a new file",
+                    path.display(),
+                    pi_session_store::why_migrate(version)
                 ),
             ),
             StoreError::AlreadyExists { path } => (

@@ -5,10 +5,9 @@
 //! every reference (`firstKeptEntryId`, `targetId`, `fromId`, `parentId`) still names the same
 //! entry in the new file.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use pi_session_store::{SessionWriter, WriterOptions, new_header};
+use pi_session_store::{RewriteLock, SessionWriter, WriterOptions, backup_path, new_header};
 use pi_session_tree::{Dialect, plan_fork};
 use pi_session_types::{Entry, JsonNumber, JsonValue, SessionHeader};
 
@@ -34,7 +33,7 @@ impl Session {
     /// `to` is a folder (the file is named as pi names new sessions in it) or a `.jsonl` path
     /// that must not exist yet. The new file is written in this session's dialect (with omp's
     /// title slot and title for omp). Works for every file [`Session::open`] reads, including
-    /// those it cannot append to (version 1, headerless): this is their way to continue.
+    /// those it cannot append to (version 1 or 2, headerless): this is their way to continue.
     ///
     /// ```
     /// # fn main() -> Result<(), pi_session::Error> {
@@ -134,12 +133,19 @@ impl Session {
     /// entries as the store migrates them in memory (v1 ids and `firstKeptEntryId`, v2's
     /// `hookMessage` role renamed), lines that are not entries dropped. The file as it was is
     /// kept beside it as `<file>.bak` (refused if that exists), and the new file replaces it
-    /// atomically (written to a temporary file in the same folder, synced, renamed). Refused
-    /// with [`ErrorKind::Conflict`](crate::ErrorKind::Conflict) if the file changes meanwhile.
+    /// atomically (written to a temporary file in the same folder with the file's permissions,
+    /// synced, renamed).
+    ///
+    /// It holds the session's writer lock and omp's publish lock the whole time, as a writer
+    /// does: refused with [`ErrorKind::Busy`](crate::ErrorKind::Busy) while another writer (a
+    /// `Session` that appended, `pi-session append`, omp) holds either, and with
+    /// [`ErrorKind::Conflict`](crate::ErrorKind::Conflict) if the file changes meanwhile (pi
+    /// takes no lock).
     ///
     /// After it, [`Session::open`] appends to the file. A version 3 file is left as it is.
     pub fn migrate(path: impl AsRef<Path>) -> Result<Migrated> {
         let path = path.as_ref();
+        let _locks = RewriteLock::acquire(path, None)?;
         let (file, _) = pi_session_store::open(path)?;
         let Some(mut header) = file.header().cloned() else {
             return Err(pi_session_store::StoreError::NoHeader {
@@ -147,39 +153,23 @@ impl Session {
             }
             .into());
         };
-        if file.file_version() >= 3 {
+        if file.file_version() >= pi_session_store::CURRENT_VERSION {
             return Ok(Migrated {
                 path: path.to_path_buf(),
                 backup: None,
             });
         }
-        header.version = Some(JsonNumber::from(3u8));
-        let backup = sibling(path, ".bak", false);
+        header.version = Some(JsonNumber::from(pi_session_store::CURRENT_VERSION));
+        let backup = backup_path(path);
         if backup.exists() {
             return Err(Error::from(pi_session_store::StoreError::AlreadyExists {
                 path: backup,
             }));
         }
-        let temp = sibling(path, ".migrating", true);
+        let temp = sibling(path, ".migrating");
         let _ = std::fs::remove_file(&temp);
-        let mut writer = SessionWriter::create_at(&temp, header, WriterOptions::default());
-        let positions: Vec<usize> = (0..file.len()).collect();
-        let written = file
-            .entries_for(&positions)
-            .map_err(Error::from)
-            .and_then(|entries| {
-                for entry in entries {
-                    writer.append_verbatim(entry)?;
-                }
-                writer.flush()?;
-                Ok(())
-            });
-        drop(writer);
-        if let Err(error) = written {
-            let _ = std::fs::remove_file(&temp);
-            return Err(error);
-        }
-        let result = replace(path, &temp, &backup, file.byte_len());
+        let written = write_migrated(&file, &temp, header);
+        let result = written.and_then(|()| replace(path, &temp, &backup, file.byte_len()));
         if result.is_err() {
             let _ = std::fs::remove_file(&temp);
         }
@@ -190,7 +180,35 @@ impl Session {
     }
 }
 
-/// Keeps `path` as `backup`, then puts `temp` in its place, if `path` is still `len` bytes.
+/// Writes every entry of `file`, as migrated in memory, under `header` to `temp`, with the
+/// permissions of the file migrated.
+fn write_migrated(
+    file: &pi_session_store::SessionFile,
+    temp: &Path,
+    header: SessionHeader,
+) -> Result<()> {
+    let mut writer = SessionWriter::create_at(temp, header, WriterOptions::default());
+    let positions: Vec<usize> = (0..file.len()).collect();
+    for entry in file.entries_for(&positions)? {
+        writer.append_verbatim(entry)?;
+    }
+    writer.flush()?;
+    drop(writer);
+    if let Some(source) = file.path()
+        && let Ok(metadata) = std::fs::metadata(source)
+    {
+        std::fs::set_permissions(temp, metadata.permissions()).map_err(|e| {
+            Error::io(
+                format!("could not set the permissions of {}", temp.display()),
+                e,
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Keeps `path` as `backup` (a hard link: never half written), then puts `temp` in its place,
+/// if `path` is still `len` bytes. The caller holds both locks.
 fn replace(path: &Path, temp: &Path, backup: &Path, len: u64) -> Result<()> {
     let io = |what: &str, p: &Path, e| Error::io(format!("{what} {}", p.display()), e);
     std::fs::File::open(temp)
@@ -205,23 +223,29 @@ fn replace(path: &Path, temp: &Path, backup: &Path, len: u64) -> Result<()> {
             replaced: false,
         }));
     }
-    let bytes = std::fs::read(path).map_err(|e| io("could not read", path, e))?;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(backup)
-        .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
-        .map_err(|e| io("could not write the backup", backup, e))?;
-    std::fs::rename(temp, path).map_err(|e| io("could not replace", path, e))
+    std::fs::hard_link(path, backup).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            Error::from(pi_session_store::StoreError::AlreadyExists {
+                path: backup.to_path_buf(),
+            })
+        } else {
+            io("could not keep the original as", backup, e)
+        }
+    })?;
+    std::fs::rename(temp, path).map_err(|e| io("could not replace", path, e))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // Best effort: the rename is done either way.
+        let _ = std::fs::File::open(dir).and_then(|d| d.sync_all());
+    }
+    Ok(())
 }
 
-/// `<dir>/<name><suffix>` (hidden with a leading `.` when `hidden`).
-fn sibling(path: &Path, suffix: &str, hidden: bool) -> PathBuf {
+/// `<dir>/.<name><suffix>` (hidden).
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let name = path
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let dot = if hidden { "." } else { "" };
-    path.with_file_name(format!("{dot}{name}{suffix}"))
+    path.with_file_name(format!(".{name}{suffix}"))
 }
 
 /// A path that names a session file rather than a folder: it ends in `.jsonl` and is not an

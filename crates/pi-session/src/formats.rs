@@ -1,10 +1,11 @@
 //! [`Session::project`]: one entry point for every output format of `pi-session context`.
 
-use pi_session_context::projection::{self, Format, ProjectOptions as FormatOptions};
+use pi_session_context::projection::{self, Format};
 use pi_session_tree::Diagnostic;
 use pi_session_types::JsonValue;
 
 use crate::error::Result;
+use crate::project::ProjectOptions;
 use crate::session::Session;
 
 impl Session {
@@ -15,8 +16,7 @@ impl Session {
     ///
     /// ```
     /// # fn main() -> Result<(), pi_session::Error> {
-    /// use pi_session::{Format, Session, UserOptions, user};
-    /// use pi_session::projection::ProjectOptions;
+    /// use pi_session::{Format, ProjectOptions, Session, UserOptions, user};
     /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
     /// session.append(user("hi", UserOptions::new()))?;
     /// let options = ProjectOptions { dialect: session.dialect(), ..ProjectOptions::default() };
@@ -29,7 +29,7 @@ impl Session {
     pub fn project(
         &self,
         format: Format,
-        options: &FormatOptions<'_>,
+        options: &ProjectOptions<'_>,
     ) -> Result<(JsonValue, Vec<Diagnostic>)> {
         Ok(projection::project(&self.branch_values()?, format, options))
     }

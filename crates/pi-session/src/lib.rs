@@ -55,6 +55,7 @@ mod project;
 mod provider_request;
 mod queries;
 mod read;
+mod rho_sessions;
 mod search;
 mod session;
 mod stats;
@@ -84,10 +85,15 @@ pub use fork::Migrated;
 pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_model};
 /// The output formats of [`Session::project`] (and `pi-session context --format`).
 pub use pi_session_context::projection::Format;
-pub use project::{Compacted, Inputs, ProjectOptions, branch, compacted, context, messages};
+pub use pi_session_tree::Compacted;
+pub use project::{Inputs, ProjectOptions, branch, compacted, context, messages};
 pub use read::{
     Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
     tool_calls, totals, typed, usage,
+};
+pub use rho_sessions::{
+    SessionInfo, find_latest_session, list_sessions, list_sessions_in, rho_project_hash,
+    rho_session_dir, rho_session_file_name, rho_sessions_root, startup_hint,
 };
 pub use search::{FileHits, Hit, Pattern, SearchOptions, SearchRole, search, search_file};
 pub use session::{Diagnostic, Opened, Session, SessionOptions};

@@ -5,12 +5,13 @@
 
 use pi_session_context::reqllm::Message;
 use pi_session_context::rho;
-use pi_session_tree::{NodeInfo, TreeIndex};
+use pi_session_tree::{Compacted, NodeInfo, TreeIndex};
 use pi_session_types::{Entry, JsonValue};
 
 use crate::read::to_json;
 
-pub use pi_session_context::rho::{Inputs, Options as ProjectOptions};
+pub use pi_session_context::ProjectOptions;
+pub use pi_session_context::rho::Inputs;
 
 /// The envelope of a typed entry, for the tree index.
 pub(crate) fn node_of(entry: &Entry) -> NodeInfo {
@@ -46,27 +47,26 @@ pub fn branch(entries: &[Entry]) -> Vec<Entry> {
     }
 }
 
-/// How the latest compaction splits a branch (rho's `compacted/1`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Compacted<'a> {
-    /// The latest compaction, if any.
-    pub compaction: Option<&'a Entry>,
-    /// The entries kept verbatim before it (from its `firstKeptEntryId`; empty when that id is
-    /// not found before it).
-    pub kept: &'a [Entry],
-    /// The entries after it (the whole branch when there is no compaction).
-    pub later: &'a [Entry],
-}
-
-/// rho's `compacted/1` over a branch (root first).
-pub fn compacted(branch: &[Entry]) -> Compacted<'_> {
-    let values = values_of(branch);
-    let split = pi_session_tree::compacted(&values);
-    Compacted {
-        compaction: split.compaction.and_then(|i| branch.get(i)),
-        kept: &branch[split.kept],
-        later: &branch[split.later],
-    }
+/// rho's `compacted/1` over a branch (root first): where the latest compaction splits it, as
+/// positions in `branch` ([`Compacted::kept_in`] and friends give the entries).
+///
+/// ```
+/// use pi_session::{compacted, types::Entry};
+/// use serde_json::json;
+/// let entry = |v: serde_json::Value| Entry::from_map(v.as_object().unwrap().clone());
+/// let branch = [
+///     entry(json!({"type":"label","id":"a","parentId":null})),
+///     entry(json!({"type":"label","id":"b","parentId":"a"})),
+///     entry(json!({"type":"compaction","id":"c","parentId":"b","summary":"S","firstKeptEntryId":"b","tokensBefore":1})),
+///     entry(json!({"type":"label","id":"d","parentId":"c"})),
+/// ];
+/// let split = compacted(&branch);
+/// assert_eq!(split.compaction_in(&branch).and_then(|e| e.id()), Some("c"));
+/// assert_eq!(split.kept_in(&branch), &branch[1..2]);
+/// assert_eq!(split.later_in(&branch), &branch[3..]);
+/// ```
+pub fn compacted(branch: &[Entry]) -> Compacted {
+    pi_session_tree::compacted(&values_of(branch))
 }
 
 /// rho's `context/2`: what the model is sent for a branch (root first) — the compaction

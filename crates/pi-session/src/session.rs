@@ -143,7 +143,7 @@ pub(crate) struct Log {
 pub(crate) enum Sink {
     /// Appends go to this writer.
     Open(SessionWriter),
-    /// The file was read, but appending to it is refused (no header, a version 1 file).
+    /// The file was read, but appending to it is refused (no header, a version 1 or 2 file).
     Refused {
         path: PathBuf,
         header: Option<SessionHeader>,
@@ -531,8 +531,8 @@ impl Session {
     ///
     /// Reads every file the store reads: version 1 and 2 files are migrated in memory (as pi
     /// does), damaged lines and a missing header are [`Diagnostic`]s. Appending is refused only
-    /// where it must be: a file without a header ([`Error::is_not_a_session`]) and a version 1
-    /// file ([`ErrorKind::NeedsMigration`](crate::ErrorKind::NeedsMigration)); both errors name
+    /// where it must be: a file without a header ([`Error::is_not_a_session`]) and a version 1 or
+    /// 2 file ([`ErrorKind::NeedsMigration`](crate::ErrorKind::NeedsMigration)); both errors name
     /// the way out ([`Session::migrate`], [`Session::fork_to`]). The dialect the session writes
     /// in is detected from the file ([`Session::set_dialect`] overrides it).
     ///

@@ -315,7 +315,7 @@ pub fn message_text(message: &Value) -> String {
         Some(Value::Array(blocks)) => blocks
             .iter()
             .filter(|b| js::is_str(b.get("type"), "text"))
-            .map(|b| js::to_js_string(b.get("text")))
+            .map(|b| js::string_of(b.get("text")))
             .collect::<Vec<_>>()
             .join(" "),
         _ => String::new(),

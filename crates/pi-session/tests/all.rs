@@ -8,6 +8,7 @@ mod corpus;
 mod example;
 mod model;
 mod properties;
+mod rho_sessions;
 mod session;
 mod stats;
 mod summary;

@@ -187,13 +187,28 @@ fn fork_to_gives_the_source_context_at_that_leaf_with_ids_kept() {
     }
 }
 
+/// A copy of `fixtures/<fixture>` in `dir`.
+fn copy_fixture(dir: &std::path::Path, fixture: &str) -> std::path::PathBuf {
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(fixture);
+    let copy = dir.join(source.file_name().unwrap());
+    std::fs::copy(&source, &copy).unwrap();
+    copy
+}
+
+/// The migrated file is version 3, gives the context it gave `before`, and takes appends.
+fn appends_after_migrating(path: &std::path::Path, before: &[pi_session::reqllm::Message]) {
+    let mut session = Session::open(path, MODEL).unwrap().session;
+    assert_eq!(session.header().unwrap().version_or_1(), 3);
+    assert_eq!(session.context(&ProjectOptions::default()).unwrap(), before);
+    session.append(user("more", UserOptions::new())).unwrap();
+}
+
 #[test]
 fn a_version_1_file_is_read_forked_and_migrated() {
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/invalid/v1-migration.jsonl");
     let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("v1.jsonl");
-    std::fs::copy(&fixture, &copy).unwrap();
+    let copy = copy_fixture(dir.path(), "invalid/v1-migration.jsonl");
     let mut session = Session::open(&copy, MODEL).unwrap().session;
     let before = session.context(&ProjectOptions::default()).unwrap();
     let refused = session
@@ -214,10 +229,72 @@ fn a_version_1_file_is_read_forked_and_migrated() {
     );
     let again = Session::migrate(&copy).unwrap();
     assert_eq!(again.backup, None, "a version 3 file is left as it is");
-    let mut session = Session::open(&copy, MODEL).unwrap().session;
-    assert_eq!(session.header().unwrap().version_or_1(), 3);
-    assert_eq!(session.context(&ProjectOptions::default()).unwrap(), before);
-    session.append(user("more", UserOptions::new())).unwrap();
+    appends_after_migrating(&copy, &before);
+}
+
+#[test]
+fn a_version_2_file_is_read_but_appended_to_only_after_migrating() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_fixture(dir.path(), "pi/v2-format.jsonl");
+    let original = std::fs::read(&copy).unwrap();
+    let opened = Session::open(&copy, MODEL).unwrap();
+    let mut session = opened.session;
+    let before = session.context(&ProjectOptions::default()).unwrap();
+    assert!(!before.is_empty(), "read, migrated in memory");
+    let refused = session
+        .append(user("more", UserOptions::new()))
+        .unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::NeedsMigration);
+    let message = refused.to_string();
+    assert!(message.contains("version 2"), "{message}");
+    assert!(message.contains("Session::migrate"), "{message}");
+    assert!(message.contains("Session::fork_to"), "{message}");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        original,
+        "nothing was written"
+    );
+
+    Session::migrate(&copy).unwrap();
+    appends_after_migrating(&copy, &before);
+}
+
+#[test]
+fn migrate_is_refused_while_a_writer_or_omp_holds_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_fixture(dir.path(), "pi/v2-format.jsonl");
+    let original = std::fs::read(&copy).unwrap();
+
+    // Another writer of ours holds the writer lock.
+    let held = pi_session::store::RewriteLock::acquire(&copy, None).unwrap();
+    let busy = Session::migrate(&copy).unwrap_err();
+    assert_eq!(busy.kind(), ErrorKind::Busy, "{busy}");
+    drop(held);
+
+    // omp is publishing (its lock file names a live process: this one).
+    let publish = pi_session::store::publish_lock_path(&copy);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    std::fs::write(&publish, format!("{}:{now}", std::process::id())).unwrap();
+    let busy = Session::migrate(&copy).unwrap_err();
+    assert_eq!(busy.kind(), ErrorKind::Busy, "{busy}");
+    assert!(busy.to_string().contains("omp"), "{busy}");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        original,
+        "nothing was written"
+    );
+    assert!(!pi_session::store::backup_path(&copy).exists());
+    std::fs::remove_file(&publish).unwrap();
+
+    let migrated = Session::migrate(&copy).unwrap();
+    assert_eq!(std::fs::read(migrated.backup.unwrap()).unwrap(), original);
+    assert!(
+        !pi_session::store::lock_path(&copy).exists() && !publish.exists(),
+        "both locks are released"
+    );
 }
 
 #[test]

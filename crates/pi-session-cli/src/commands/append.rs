@@ -18,7 +18,7 @@ use crate::output::Out;
     group(ArgGroup::new("what").required(true).args(["user", "model", "thinking", "label", "unlabel", "name", "custom"])),
     after_help = "Appends exactly one entry after the file's last entry, in the file's dialect \
     (pi: model_change {provider, modelId}, session_info; omp: model_change {model}, title_change \
-    and the title slot). Refused for a version 1 file (`pi-session migrate` it first) and for a \
+    and the title slot). Refused for a version 1 or 2 file (`pi-session migrate` it first) and for a \
     file without a session header (`pi-session fork` it)."
 )]
 pub struct AppendArgs {

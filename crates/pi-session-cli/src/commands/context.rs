@@ -260,10 +260,11 @@ fn req_llm_messages(
     let documents = WorkspaceDocuments::new(root);
     Ok(rho::context(
         &entries,
-        &rho::Options {
+        &pi_session::ProjectOptions {
             inputs: args.inputs,
             documents: &documents,
             blobs,
+            ..pi_session::ProjectOptions::default()
         },
     ))
 }

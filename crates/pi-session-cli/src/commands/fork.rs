@@ -15,7 +15,7 @@ use crate::output::Out;
     after_help = "Writes a new session file (pi's createBranchedSession): a new header with \
     parentSession naming FILE, the entries of the branch ending at --at with their ids and \
     timestamps, and the labels in effect on it. pi and omp rebuild the same context from it as \
-    from FILE at that entry. Works for files `append` refuses (version 1, no header)."
+    from FILE at that entry. Works for files `append` refuses (version 1 or 2, no header)."
 )]
 pub struct ForkArgs {
     /// The session file.

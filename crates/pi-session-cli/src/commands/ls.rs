@@ -1,5 +1,5 @@
-//! `pi-session ls`: the sessions in a folder (by default, the current project's omp and pi
-//! folders), newest first, with what pi's and omp's resume pickers show (name or first message,
+//! `pi-session ls`: the sessions in a folder (by default, the current project's omp, pi and
+//! rho folders), newest first, with what pi's and omp's resume pickers show (name or first message,
 //! message count, model, omp's status), read from a bounded prefix and tail of each file
 //! ([`pi_session::summaries`]).
 
@@ -21,7 +21,8 @@ use crate::progress::Progress;
 #[derive(Debug, Args)]
 pub struct LsArgs {
     /// A folder of sessions, or of project folders of sessions (an omp or pi `sessions`
-    /// folder). Default: the current directory's omp and pi session folders.
+    /// folder). Default: the current directory's omp, pi and rho
+    /// (`~/.rho/sessions/<project hash>`) session folders.
     pub dir: Option<PathBuf>,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -51,7 +52,12 @@ pub fn run(args: LsArgs) -> Outcome {
             let project = ProjectFolders::for_cwd(&cwd);
             let omp = project.omp.map(|path| Folder { path, kind: "omp" });
             let pi = project.pi.map(|path| Folder { path, kind: "pi" });
-            omp.into_iter().chain(pi).collect()
+            // The Rust agent's own layout, ~/.rho/sessions/<project hash>.
+            let rho = pi_session::store::paths::home_dir().map(|home| Folder {
+                path: pi_session::rho_session_dir(&home, &cwd),
+                kind: "rho",
+            });
+            omp.into_iter().chain(pi).chain(rho).collect()
         }
     };
     let progress = Progress::new(folders.len(), "listing");

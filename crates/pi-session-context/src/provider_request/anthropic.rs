@@ -149,7 +149,7 @@ fn tool_result_content(content: &[Value]) -> Value {
     if !content.iter().any(|c| block_type(c) == Some("image")) {
         let text: Vec<String> = content
             .iter()
-            .map(|c| pi_session_types::js::to_js_string(c.get("text")))
+            .map(|c| pi_session_types::js::string_of(c.get("text")))
             .collect();
         return json!(text.join("\n"));
     }

@@ -289,8 +289,8 @@ fn data_url(block: &Value) -> Value {
     json!({
         "type": "image_url",
         "image_url": {"url": format!("data:{};base64,{}",
-            pi_session_types::js::to_js_string(block.get("mimeType")),
-            pi_session_types::js::to_js_string(block.get("data")))},
+            pi_session_types::js::string_of(block.get("mimeType")),
+            pi_session_types::js::string_of(block.get("data")))},
     })
 }
 

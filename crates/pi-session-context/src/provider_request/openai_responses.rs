@@ -138,8 +138,8 @@ fn input_image(block: &Value) -> Value {
         "type": "input_image",
         "detail": "auto",
         "image_url": format!("data:{};base64,{}",
-            pi_session_types::js::to_js_string(block.get("mimeType")),
-            pi_session_types::js::to_js_string(block.get("data"))),
+            pi_session_types::js::string_of(block.get("mimeType")),
+            pi_session_types::js::string_of(block.get("data"))),
     })
 }
 

@@ -345,7 +345,7 @@ impl<'a> OmpPairing<'a> {
         } else {
             ""
         };
-        let tool = pi_session_types::js::to_js_string(message.get("toolName"));
+        let tool = pi_session_types::js::string_of(message.get("toolName"));
         self.result.push(json!({
             "role": "user",
             "content": format!("<stale-tool-result tool=\"{tool}\" id=\"{id}\"{error}>\n{}\n</stale-tool-result>", texts.join("\n")),
@@ -542,7 +542,7 @@ pub fn tool_result_text(message: &Value) -> String {
     blocks(message)
         .iter()
         .filter(|c| block_type(c) == Some("text"))
-        .map(|c| pi_session_types::js::to_js_string(c.get("text")))
+        .map(|c| pi_session_types::js::string_of(c.get("text")))
         .collect::<Vec<_>>()
         .join("\n")
 }
