@@ -345,7 +345,7 @@ fn pi_ai_formats_print_the_recorded_request_bodies() {
             checked += 1;
         }
         assert_eq!(
-            checked, 6,
+            checked, 8,
             "{dialect} {scenario}: one body per recorded model"
         );
     }
