@@ -24,7 +24,8 @@ installDeterminism();
 
 /**
  * The model set: Chat Completions with and without image input, a Responses reasoning model, an
- * Anthropic model with the session's thinking off and on, a Google model. The sessions' own turns
+ * Anthropic budget-thinking model and an adaptive-thinking one, each with thinking off and on, a
+ * Google model. The sessions' own turns
  * come from anthropic/claude-sonnet-4-5 (mostly), openai/gpt-5, google/gemini-2.5-pro and others,
  * so both the same-model and the cross-model paths of pi-ai run.
  * `thinking`: the thinking level handed to pi-ai (null: the session's own level).
@@ -35,6 +36,8 @@ export const MODELS = [
 	{ key: "openai.gpt-5", provider: "openai", id: "gpt-5", thinking: null },
 	{ key: "anthropic.claude-sonnet-4-5", provider: "anthropic", id: "claude-sonnet-4-5", thinking: "off" },
 	{ key: "anthropic.claude-sonnet-4-5.high", provider: "anthropic", id: "claude-sonnet-4-5", thinking: "high" },
+	{ key: "anthropic.claude-sonnet-4-6", provider: "anthropic", id: "claude-sonnet-4-6", thinking: "off" },
+	{ key: "anthropic.claude-sonnet-4-6.medium", provider: "anthropic", id: "claude-sonnet-4-6", thinking: "medium" },
 	{ key: "google.gemini-2.5-pro", provider: "google", id: "gemini-2.5-pro", thinking: null },
 ];
 

@@ -231,18 +231,25 @@ fn request_format(api: &str) -> &'static str {
 
 #[test]
 fn pi_ai_formats_print_the_recorded_request_bodies() {
-    // Every model recorded for the default leaf of two pi sessions (the full sweep over every
-    // context is `cargo xtask golden`).
-    for scenario in ["tool-calls", "thinking-signatures"] {
+    // Every model recorded for the default leaf of two pi and two omp sessions, each by its own
+    // pi-ai (the full sweep over every context is `cargo xtask golden`).
+    let cases = [("pi", "tool-calls"), ("pi", "thinking-signatures")]
+        .into_iter()
+        .chain([("omp", "tool-calls"), ("omp", "thinking-signatures")]);
+    for (dialect, scenario) in cases {
         let requests = parse_js_json(
-            &std::fs::read_to_string(root().join(format!("fixtures/pi/requests/{scenario}.json")))
-                .unwrap(),
+            &std::fs::read_to_string(
+                root().join(format!("fixtures/{dialect}/requests/{scenario}.json")),
+            )
+            .unwrap(),
         );
         let expected = parse_js_json(
-            &std::fs::read_to_string(root().join(format!("fixtures/pi/{scenario}.expected.json")))
-                .unwrap(),
+            &std::fs::read_to_string(
+                root().join(format!("fixtures/{dialect}/{scenario}.expected.json")),
+            )
+            .unwrap(),
         );
-        let file = format!("fixtures/pi/{scenario}.jsonl");
+        let file = format!("fixtures/{dialect}/{scenario}.jsonl");
         let system = requests["systemPrompt"].as_str().unwrap();
         let default_leaf = &expected["leafId"];
         let mut checked = 0;
@@ -255,7 +262,7 @@ fn pi_ai_formats_print_the_recorded_request_bodies() {
                 "context",
                 &file,
                 "--dialect",
-                "pi",
+                dialect,
                 "--format",
                 format,
                 "--model",
@@ -267,6 +274,7 @@ fn pi_ai_formats_print_the_recorded_request_bodies() {
             ];
             let out = run(&args);
             assert_eq!(out.code, 0, "{out}");
+            assert!(out.stderr.is_empty(), "no note for any API: {out}");
             assert!(
                 js_equal(&json(&out), &request["body"]),
                 "{out}\nexpected {}",
@@ -274,7 +282,10 @@ fn pi_ai_formats_print_the_recorded_request_bodies() {
             );
             checked += 1;
         }
-        assert_eq!(checked, 6, "{scenario}: one body per recorded model");
+        assert_eq!(
+            checked, 8,
+            "{dialect} {scenario}: one body per recorded model"
+        );
     }
 }
 

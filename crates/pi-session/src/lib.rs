@@ -82,6 +82,7 @@ pub use entries::{
 };
 pub use error::{Error, ErrorKind, Result, error_chain};
 pub use fork::Migrated;
+pub use formats::Projection;
 pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_model};
 /// The output formats of [`Session::project`] (and `pi-session context --format`).
 pub use pi_session_context::projection::Format;

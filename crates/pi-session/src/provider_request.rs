@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use pi_session_context::provider_request::{self, Api, PiAi, RequestOptions};
-use pi_session_tree::{ContextOptions, Dialect};
+use pi_session_tree::{ContextOptions, Diagnostic, Dialect};
 
 use crate::{Error, Result, Session};
 
@@ -17,6 +17,9 @@ impl Session {
     /// Errors ([`crate::ErrorKind::InvalidInput`]): pi 1.6's dialect, an unknown model (the
     /// message names close matches), a model sent through another API, a body pi-ai would
     /// refuse to send.
+    ///
+    /// The same as [`Session::project`] with [`crate::Projection::request`] (kept for hosts
+    /// that call it directly).
     ///
     /// ```
     /// # fn main() -> Result<(), pi_session::Error> {
@@ -37,27 +40,22 @@ impl Session {
         model: &str,
         options: &RequestOptions,
     ) -> Result<Value> {
-        let pi_ai = match dialect {
-            Dialect::Pi => PiAi::Pi,
-            Dialect::Omp => PiAi::Omp,
-            Dialect::Pi16 => {
-                return Err(Error::invalid_input(
-                    "request bodies follow pi 0.73.1's or omp 18.2.3's pi-ai: use Dialect::Pi or Dialect::Omp",
-                ));
-            }
-        };
-        let model = provider_request::lookup(pi_ai, model)
+        Ok(self.request_body(dialect, api, model, options)?.0)
+    }
+
+    /// [`Session::provider_request`] with the resolver's diagnostics (what
+    /// [`Session::project`] gives for [`crate::Projection::Request`]).
+    pub(crate) fn request_body(
+        &self,
+        dialect: Dialect,
+        api: Api,
+        model: &str,
+        options: &RequestOptions,
+    ) -> Result<(Value, Vec<Diagnostic>)> {
+        PiAi::for_dialect(dialect).map_err(|e| Error::invalid_input(e.to_string()))?;
+        let (context, diagnostics) = self.agent_context(dialect, &ContextOptions::default())?;
+        let body = provider_request::for_agent_context(api, dialect, &context, model, options)
             .map_err(|e| Error::invalid_input(e.to_string()))?;
-        let (context, _diagnostics) = self.agent_context(dialect, &ContextOptions::default())?;
-        let mut options = options.clone();
-        if options.thinking_level.is_empty() {
-            options.thinking_level = context.to_value()["thinkingLevel"]
-                .as_str()
-                .unwrap_or("off")
-                .to_owned();
-        }
-        let messages = provider_request::agent_llm_messages(context.messages(), pi_ai, &model);
-        provider_request::build_for(api, &messages, &model, pi_ai, &options)
-            .map_err(|e| Error::invalid_input(e.to_string()))
+        Ok((body, diagnostics))
     }
 }

@@ -55,16 +55,6 @@ pub fn check(report: &mut Report, fixtures: &Path, only: Option<&str>) {
     }
 }
 
-/// The APIs whose omp 18.2.3 rules are implemented; the others are reported as skipped until
-/// they are (pi 0.73.1's are all implemented). Set `PI_SESSION_GOLDEN_OMP_REQUESTS=all` to
-/// compare them anyway (to see how far they are).
-const OMP_APIS_DONE: &[&str] = &["openai-completions", "google-generative-ai"];
-
-fn omp_api_checked(api: &str) -> bool {
-    OMP_APIS_DONE.contains(&api)
-        || std::env::var("PI_SESSION_GOLDEN_OMP_REQUESTS").is_ok_and(|v| v == "all")
-}
-
 fn read(path: &Path) -> Result<Value, String> {
     std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))
@@ -139,15 +129,6 @@ fn check_file(report: &mut Report, row: &mut Row, file: &Path, expected: &Path, 
             report.record(row, check, &what, Outcome::Skip(
                 "the session holds lone UTF-16 surrogates: pi-ai strips them, pi-session reads them as U+FFFD".into(),
             ));
-            continue;
-        }
-        if pi_ai == PiAi::Omp && !omp_api_checked(api) {
-            report.record(
-                row,
-                check,
-                &what,
-                Outcome::Skip(format!("omp's {api} rules are not implemented yet")),
-            );
             continue;
         }
         let ours = from_agent_messages(messages, pi_ai, &model, &options);

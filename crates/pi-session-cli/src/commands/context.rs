@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::Inputs;
 use pi_session::projection::llm::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
-use pi_session::projection::provider_request::{self, Api, PiAi, RequestOptions};
+use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use pi_session::projection::{WorkspaceDocuments, llm_messages, reqllm, rho};
 use pi_session::store::SessionFile;
@@ -213,37 +213,24 @@ fn provider_body(
     context: &pi_session::tree::AgentContext,
     args: &ContextArgs,
 ) -> Result<Value, Failure> {
-    let pi_ai = match dialect {
-        Dialect::Pi => PiAi::Pi,
-        Dialect::Omp => PiAi::Omp,
-        Dialect::Pi16 => {
-            return Err(Failure::new(
-                "request bodies follow pi 0.73.1's or omp 18.2.3's pi-ai: use --dialect pi or --dialect omp",
-            ));
-        }
-    };
     let name = args.model.as_deref().ok_or_else(|| {
         Failure::new(format!(
             "--format {} needs --model PROVIDER/ID (e.g. --model anthropic/claude-sonnet-4-5)",
             provider_request::format_name(api)
         ))
     })?;
-    let model = provider_request::lookup(pi_ai, name).map_err(|e| Failure::new(e.to_string()))?;
-    let session_level = context.to_value()["thinkingLevel"]
-        .as_str()
-        .unwrap_or("off")
-        .to_owned();
     let options = RequestOptions {
         system_prompt: args.system_prompt.clone(),
-        thinking_level: args.thinking.clone().unwrap_or(session_level),
+        // Empty: the session's own level.
+        thinking_level: args.thinking.clone().unwrap_or_default(),
         max_tokens: args.max_tokens,
     };
-    if pi_ai == PiAi::Omp && matches!(api, Api::OpenAiResponses | Api::Anthropic) {
-        warn(provider_request::OMP_RULES_NOTE);
-    }
-    let messages = provider_request::agent_llm_messages(context.messages(), pi_ai, &model);
-    provider_request::build_for(api, &messages, &model, pi_ai, &options)
-        .map_err(|e| Failure::new(e.to_string()))
+    provider_request::for_agent_context(api, dialect, context, name, &options).map_err(|e| match e {
+        provider_request::RequestError::Dialect => Failure::new(
+            "request bodies follow pi 0.73.1's or omp 18.2.3's pi-ai: use --dialect pi or --dialect omp",
+        ),
+        other => Failure::new(other.to_string()),
+    })
 }
 
 /// rho's projection of the branch (omp blob references read from `blobs`).

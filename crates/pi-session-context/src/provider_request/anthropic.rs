@@ -267,22 +267,25 @@ fn assistant_blocks(message: &Value) -> Vec<Value> {
                     None => out.push(json!({"type": "text", "text": thinking})),
                 }
             }
-            Some("toolCall") => {
-                let input = match block.get("arguments") {
-                    None | Some(Value::Null) => json!({}),
-                    Some(a) => a.clone(),
-                };
-                out.push(object([
-                    ("type", Some(json!("tool_use"))),
-                    ("id", block.get("id").cloned()),
-                    ("name", block.get("name").cloned()),
-                    ("input", Some(input)),
-                ]));
-            }
+            Some("toolCall") => out.push(tool_use_block(block)),
             _ => {}
         }
     }
     out
+}
+
+/// A tool call as a `tool_use` block (missing arguments: `{}`); both pi-ai versions.
+pub(super) fn tool_use_block(block: &Value) -> Value {
+    let input = match block.get("arguments") {
+        None | Some(Value::Null) => json!({}),
+        Some(a) => a.clone(),
+    };
+    object([
+        ("type", Some(json!("tool_use"))),
+        ("id", block.get("id").cloned()),
+        ("name", block.get("name").cloned()),
+        ("input", Some(input)),
+    ])
 }
 
 fn mark_last_user(message: &mut Value, marker: &Value) {

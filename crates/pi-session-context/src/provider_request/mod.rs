@@ -31,9 +31,12 @@
 //! the real pi-ai (`fixtures/<impl>/requests/`) with ours.
 
 pub mod anthropic;
+pub mod anthropic_omp;
+pub mod bun_hash;
 pub mod google;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod openai_responses_omp;
 pub mod registry;
 pub mod transform;
 
@@ -45,25 +48,29 @@ use crate::llm::{
 
 pub use registry::{Model, UnknownModel, lookup};
 
-/// What [`PiAi::Omp`] gives today, for hosts to show: omp 18.2.3's rules for
-/// Chat Completions and Google (every recorded omp body equal); for Responses
-/// and Anthropic omp's registry and messages converted by pi 0.73.1's rules (see ARCHITECTURE.md,
-/// "Provider requests"). `cargo xtask golden` with
-/// `PI_SESSION_GOLDEN_OMP_REQUESTS=all` measures those.
-pub const OMP_RULES_NOTE: &str = "note: for omp, openai-chat and google follow omp 18.2.3's own pi-ai; openai-responses and anthropic are pi 0.73.1's pi-ai rules applied to omp's messages and model, which omp's pi-ai does not always match";
-
 /// Whose pi-ai builds the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PiAi {
     /// `@mariozechner/pi-ai` 0.73.1 (pi 0.73.1).
     Pi,
-    /// omp 18.2.3: its registry (`@oh-my-pi/pi-catalog`) and its agent-loop
-    /// messages; omp's own rules for Chat Completions and Google, pi 0.73.1's
-    /// for Responses and Anthropic for now ([`OMP_RULES_NOTE`]).
+    /// omp 18.2.3: its registry (`@oh-my-pi/pi-catalog`), its agent-loop
+    /// messages and its own pi-ai's rules (`@oh-my-pi/pi-ai`) for every API.
     Omp,
 }
 
 impl PiAi {
+    /// The pi-ai a session dialect's agent sends with: pi 0.73.1's for pi,
+    /// omp 18.2.3's for omp; pi 1.6's is not reproduced
+    /// ([`RequestError::Dialect`]). The one dialect → pi-ai mapping (the
+    /// facade and the CLI both use it).
+    pub fn for_dialect(dialect: Dialect) -> Result<PiAi, RequestError> {
+        match dialect {
+            Dialect::Pi => Ok(PiAi::Pi),
+            Dialect::Omp => Ok(PiAi::Omp),
+            Dialect::Pi16 => Err(RequestError::Dialect),
+        }
+    }
+
     /// The package and version whose rules this follows.
     pub fn package(self) -> &'static str {
         match self {
@@ -154,6 +161,14 @@ pub enum RequestError {
     /// empty `contents`).
     #[error("pi-ai would not send this request: {0}")]
     Refused(String),
+    /// The dialect has no reproduced pi-ai (pi 1.6).
+    #[error(
+        "request bodies follow pi 0.73.1's or omp 18.2.3's pi-ai: use the pi or the omp dialect"
+    )]
+    Dialect,
+    /// The model is not in the dialect's registry.
+    #[error(transparent)]
+    UnknownModel(#[from] UnknownModel),
 }
 
 /// The session-decided part of the request body pi-ai builds for `model`
@@ -180,8 +195,14 @@ pub fn build(
     })?;
     let value = match api {
         Api::OpenAiChat => openai_chat::request(messages, model, pi_ai, options).to_value(),
+        Api::OpenAiResponses if pi_ai == PiAi::Omp => {
+            openai_responses_omp::request(messages, model, options).to_value()
+        }
         Api::OpenAiResponses => {
             openai_responses::request(messages, model, pi_ai, options).to_value()
+        }
+        Api::Anthropic if pi_ai == PiAi::Omp => {
+            anthropic_omp::request(messages, model, options).to_value()
         }
         Api::Anthropic => anthropic::request(messages, model, pi_ai, options).to_value(),
         Api::Google => google::request(messages, model, pi_ai, options)?.to_value(),
@@ -221,6 +242,38 @@ pub fn from_agent_messages(
         pi_ai,
         options,
     )
+}
+
+/// The body `dialect`'s pi-ai builds for `model` (`PROVIDER/ID`, looked up in
+/// that pi-ai's registry) through `api`, from a `buildSessionContext` result:
+/// [`PiAi::for_dialect`], [`lookup`], [`agent_llm_messages`], [`build_for`].
+/// An empty `options.thinking_level` means the session's level (the agent's
+/// default). What `Session::provider_request`, `Session::project` and
+/// `pi-session context --format openai-chat|…` all run.
+pub fn for_agent_context(
+    api: Api,
+    dialect: Dialect,
+    context: &pi_session_tree::AgentContext,
+    model: &str,
+    options: &RequestOptions,
+) -> Result<Value, RequestError> {
+    let pi_ai = PiAi::for_dialect(dialect)?;
+    let model = lookup(pi_ai, model)?;
+    let mut options = options.clone();
+    if options.thinking_level.is_empty() {
+        options.thinking_level = session_thinking_level(context);
+    }
+    let messages = agent_llm_messages(context.messages(), pi_ai, &model);
+    build_for(api, &messages, &model, pi_ai, &options)
+}
+
+/// The thinking level in effect in a context (`"off"` when unset).
+fn session_thinking_level(context: &pi_session_tree::AgentContext) -> String {
+    let level = match context {
+        pi_session_tree::AgentContext::Pi(pi) => pi.thinking_level.as_ref(),
+        pi_session_tree::AgentContext::Omp(omp) => Some(&omp.thinking_level),
+    };
+    level.and_then(Value::as_str).unwrap_or("off").to_owned()
 }
 
 /// [`build`], checking first that `model` is sent through `api`.

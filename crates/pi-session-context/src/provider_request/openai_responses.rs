@@ -143,8 +143,8 @@ fn input_image(block: &Value) -> Value {
     })
 }
 
-/// pi's `parseTextSignature`: `{v:1,id,phase?}` JSON or a legacy plain id.
-fn parse_text_signature(signature: Option<&str>) -> Option<(String, Option<String>)> {
+/// `parseTextSignature` (pi's and omp's): `{v:1,id,phase?}` JSON or a legacy plain id.
+pub(super) fn parse_text_signature(signature: Option<&str>) -> Option<(String, Option<String>)> {
     let signature = signature.filter(|s| !s.is_empty())?;
     if signature.starts_with('{')
         && let Ok(parsed) = serde_json::from_str::<Value>(signature)

@@ -76,6 +76,10 @@ pub struct Rules {
 /// the converters build their own blocks).
 pub const DEMOTED: &str = "\u{0}demoted";
 
+/// The key marking a `user` message omp's pairing made up (the
+/// `<stale-tool-result>` note; omp's `kSyntheticUser`), never serialised.
+pub const SYNTHETIC_USER: &str = "\u{0}syntheticUser";
+
 /// omp's `renderDemotedThinking(modelId, text)` for the dialects reproduced:
 /// Claude models get bare text, Gemini a ```` ```thinking ```` fence, OpenAI
 /// and gpt-oss models `<think>`, every other model (omp's fallback `xml`
@@ -118,6 +122,9 @@ pub fn transform_messages_with(
     rules: Rules,
 ) -> Vec<Value> {
     let mut id_map: Map<String, Value> = Map::new();
+    // omp: Responses composite ids (`call|item`) renamed for another API, by
+    // their call part, so a result whose item part differs still follows.
+    let mut composite: Map<String, Value> = Map::new();
     let images_ok = model.takes_images();
     let transformed: Vec<Value> = messages
         .iter()
@@ -129,9 +136,13 @@ pub fn transform_messages_with(
             };
             match str_field(&message, "role") {
                 Some("toolResult") => {
-                    let mapped = str_field(&message, "toolCallId")
-                        .and_then(|id| id_map.get(id))
-                        .cloned();
+                    let mapped = str_field(&message, "toolCallId").and_then(|id| {
+                        id_map.get(id).cloned().or_else(|| {
+                            (rules.omp_pairing && id.contains('|'))
+                                .then(|| composite.get(responses_call_component(id)).cloned())
+                                .flatten()
+                        })
+                    });
                     match mapped {
                         Some(new_id) if Some(&new_id) != message.get("toolCallId") => {
                             let mut out = message;
@@ -143,9 +154,14 @@ pub fn transform_messages_with(
                         _ => message,
                     }
                 }
-                Some("assistant") => {
-                    transform_assistant(message, model, normalize_id, rules, &mut id_map)
-                }
+                Some("assistant") => transform_assistant(
+                    message,
+                    model,
+                    normalize_id,
+                    rules,
+                    &mut id_map,
+                    &mut composite,
+                ),
                 _ => message,
             }
         })
@@ -348,6 +364,7 @@ impl<'a> OmpPairing<'a> {
         let tool = pi_session_types::js::string_of(message.get("toolName"));
         self.result.push(json!({
             "role": "user",
+            SYNTHETIC_USER: true,
             "content": format!("<stale-tool-result tool=\"{tool}\" id=\"{id}\"{error}>\n{}\n</stale-tool-result>", texts.join("\n")),
         }));
     }
@@ -359,6 +376,7 @@ fn transform_assistant(
     normalize_id: Option<NormalizeId<'_>>,
     rules: Rules,
     id_map: &mut Map<String, Value>,
+    composite: &mut Map<String, Value>,
 ) -> Value {
     let same = is_same_model(&message, model);
     let mut content = Vec::new();
@@ -416,6 +434,12 @@ fn transform_assistant(
                     && let Some(id) = str_field(block, "id")
                 {
                     let new_id = normalize(id, &message);
+                    if rules.omp_pairing && is_responses_family(str_field(&message, "api")) {
+                        composite.insert(
+                            responses_call_component(id).to_owned(),
+                            Value::String(new_id.clone()),
+                        );
+                    }
                     if new_id != id {
                         id_map.insert(id.to_owned(), Value::String(new_id.clone()));
                         if let Some(map) = call.as_object_mut() {
@@ -428,11 +452,44 @@ fn transform_assistant(
             _ => content.push(block.clone()),
         }
     }
+    if rules.omp_pairing {
+        trim_final_demoted(&mut content);
+    }
     let mut out = message;
     if let Some(map) = out.as_object_mut() {
         map.insert("content".into(), Value::Array(content));
     }
     out
+}
+
+/// omp trims the end of demoted thinking left as a turn's last block
+/// (Anthropic rejects a final assistant text ending in whitespace).
+pub(super) fn trim_final_demoted(content: &mut [Value]) {
+    if let Some(last) = content.last_mut()
+        && last.get(DEMOTED).is_some()
+        && let Some(text) = str_field(last, "text")
+    {
+        let trimmed = pi_session_types::js::trim_end(text).to_owned();
+        if let Some(map) = last.as_object_mut() {
+            map.insert("text".into(), Value::String(trimmed));
+        }
+    }
+}
+
+/// The APIs whose tool-call ids are `call_id|item_id` composites.
+pub(super) fn is_responses_family(api: Option<&str>) -> bool {
+    matches!(
+        api,
+        Some("openai-responses" | "openai-codex-responses" | "azure-openai-responses")
+    )
+}
+
+/// The call part of a composite id (the whole id when `|` is absent or first).
+pub(super) fn responses_call_component(id: &str) -> &str {
+    match id.find('|') {
+        Some(at) if at > 0 => &id[..at],
+        _ => id,
+    }
 }
 
 fn insert_synthetic_results(transformed: Vec<Value>, rules: Rules) -> Vec<Value> {
