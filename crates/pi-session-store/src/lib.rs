@@ -66,6 +66,7 @@ pub mod paths;
 mod publish_lock;
 mod repair;
 mod session_file;
+pub mod vfs;
 mod writer;
 
 pub use diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic, DiagnosticKind, Severity};
