@@ -391,6 +391,15 @@ impl<F: Vfs> SessionWriter<F> {
         self
     }
 
+    /// Changes how long writes wait for a busy session from now on (see
+    /// [`WriterOptions::busy_timeout`]).
+    pub fn set_busy_timeout(&mut self, timeout: Option<Duration>) {
+        self.options.busy_timeout = timeout;
+        if let State::Open(open) = &mut self.state {
+            open.busy_timeout = timeout;
+        }
+    }
+
     /// The session file (`None` for an in-memory session).
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
