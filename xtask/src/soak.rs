@@ -2,12 +2,17 @@
 //!
 //! `cargo xtask test` runs a few rounds of each (the quick versions); soak runs the same tests
 //! with `PI_SESSION_SOAK_ROUNDS` set: kill -9 in the middle of appends (alternating Flush and
-//! Fsync), a disk that fills up (`ulimit -f`), and writers that wait for each other.
+//! Fsync), a disk that fills up (`ulimit -f`), and writers that wait for each other; and the
+//! crash simulator over `PI_SESSION_SIM_STATES` simulated crash states (see
+//! `crates/pi-session-store/tests/crash_sim.rs`).
 
 use crate::util::{cargo, run_command, workspace_root};
 
 /// Rounds of each crash test in a soak (`--rounds N` to change).
 const DEFAULT_ROUNDS: usize = 220;
+
+/// Crash states the simulator explores in a soak.
+const SIM_STATES: usize = 120_000;
 
 /// Runs `cargo xtask soak [--rounds N]`.
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -19,11 +24,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
         _ => return Err("usage: cargo xtask soak [--rounds N]".to_owned()),
     };
     let root = workspace_root();
-    eprintln!("xtask: soak: {rounds} rounds of each crash test");
+    eprintln!(
+        "xtask: soak: {rounds} rounds of each crash test, {SIM_STATES} simulated crash states"
+    );
     run_command(
         cargo()
             .current_dir(&root)
             .env("PI_SESSION_SOAK_ROUNDS", rounds.to_string())
+            .env("PI_SESSION_SIM_STATES", SIM_STATES.to_string())
             .args([
                 "test",
                 "-p",
@@ -33,6 +41,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "--",
                 "crashes::",
                 "reliability::",
+                "crash_sim::",
+                "--nocapture",
             ]),
     )
 }

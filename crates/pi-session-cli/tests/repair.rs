@@ -107,7 +107,7 @@ fn repair_refuses_while_a_writer_holds_the_session() {
     std::fs::write(&file, format!("{HEADER}\nnot json\n")).unwrap();
     let writer = resumed_with_a_label(&file);
     let held = std::fs::read(&file).unwrap();
-    let refused = run(&["repair", file.to_str().unwrap()]);
+    let refused = run(&["repair", file.to_str().unwrap(), "--wait", "0.2"]);
     assert_eq!(refused.code, 2, "{refused}");
     assert!(
         refused.stderr.contains("a writer has this session open"),
@@ -117,4 +117,20 @@ fn repair_refuses_while_a_writer_holds_the_session() {
     assert!(!dir.path().join("s.jsonl.bak").exists());
     drop(writer);
     assert_eq!(run(&["repair", file.to_str().unwrap()]).code, 0);
+}
+
+#[test]
+fn repair_waits_for_a_writer_to_close_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    std::fs::write(&file, format!("{HEADER}\nnot json\n")).unwrap();
+    let writer = resumed_with_a_label(&file);
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        drop(writer);
+    });
+    let repaired = run(&["repair", file.to_str().unwrap()]);
+    closer.join().unwrap();
+    assert_eq!(repaired.code, 0, "{repaired}");
+    assert!(dir.path().join("s.jsonl.bak").exists());
 }

@@ -233,3 +233,46 @@ fn tree_json_reports_no_leaf_when_the_last_line_has_no_id_as_pi_and_omp_do() {
         );
     }
 }
+
+/// Resumes `file` with the store's writer and appends a label: the writer (and its lock) stays
+/// open until dropped, as another process writing the session would.
+fn another_writer(file: &Path) -> (pi_session::store::SessionWriter, String) {
+    use pi_session::store::{SessionWriter, WriterOptions};
+    let (mut writer, _, _) =
+        SessionWriter::open_for_append(file, WriterOptions::default()).unwrap();
+    let label = json!({"type": "label", "targetId": "x", "label": "x"});
+    let written = writer
+        .append(pi_session::types::Entry::from_map(
+            label.as_object().unwrap().clone(),
+        ))
+        .unwrap();
+    (writer, written.id().unwrap().to_owned())
+}
+
+#[test]
+fn append_waits_for_another_writer_then_continues_after_its_entries() {
+    let (_dir, file) = copy("pi/tool-calls.jsonl");
+    // Busy for longer than --wait: a clear error, nothing written.
+    let (writer, _) = another_writer(&file);
+    let before = std::fs::read(&file).unwrap();
+    let refused = run(&["append", s(&file), "--user", "hi", "--wait", "0.2"]);
+    assert_ne!(refused.code, 0, "{refused}");
+    assert!(
+        refused.stderr.contains("being written by another process")
+            && refused.stderr.contains("--wait SECONDS"),
+        "{refused}"
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    drop(writer);
+
+    // By default it waits (a few seconds) for the writer to close, and builds on its entries.
+    let (writer, last) = another_writer(&file);
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        drop(writer);
+    });
+    let waited = run(&["append", s(&file), "--user", "hi", "--json"]);
+    closer.join().unwrap();
+    assert_eq!(waited.code, 0, "{waited}");
+    assert_eq!(json(&waited)["parentId"], json!(last));
+}

@@ -398,6 +398,7 @@ fn bench_writers(path: &Path, writers: usize, each: usize) -> JsonValue {
         "mode": "writers", "writers": writers, "appends_each": each, "durability": "Flush",
         "busy_timeout_s": 120, "seconds": seconds,
         "appends_per_sec": (writers * each) as f64 / seconds,
+        "peak_rss_mb": peak_rss_mb(),
     })
 }
 

@@ -66,6 +66,7 @@ pub mod paths;
 mod publish_lock;
 mod repair;
 mod session_file;
+pub mod vfs;
 mod writer;
 
 pub use diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic, DiagnosticKind, Severity};
@@ -80,6 +81,7 @@ pub use open::{OpenOptions, open, open_bytes, open_with};
 pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};
 pub use repair::{
     Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,
+    repair_file_waiting,
 };
 pub use session_file::{IndexEntry, SessionFile};
 pub use writer::{

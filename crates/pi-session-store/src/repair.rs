@@ -219,8 +219,18 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// [`StoreError::AlreadyExists`] when `FILE.bak` exists (move it away first). A file that
 /// needs no change is not touched. The file's permissions are kept.
 pub fn repair_file(path: impl AsRef<Path>) -> Result<RepairedFile, StoreError> {
+    repair_file_waiting(path, None)
+}
+
+/// [`repair_file`] that waits up to `busy_timeout` for a writer to close the session (and for
+/// omp's publish lock) before refusing with [`StoreError::Locked`], as
+/// [`WriterOptions::busy_timeout`](crate::WriterOptions::busy_timeout) does for writers.
+pub fn repair_file_waiting(
+    path: impl AsRef<Path>,
+    busy_timeout: Option<std::time::Duration>,
+) -> Result<RepairedFile, StoreError> {
     let path = path.as_ref();
-    let _locks = RewriteLock::acquire(path, None)?;
+    let _locks = RewriteLock::acquire(path, busy_timeout)?;
     let original = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
     let metadata = original
         .metadata()

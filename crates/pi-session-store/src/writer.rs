@@ -4,17 +4,17 @@
 use crate::diagnostic::Diagnostic;
 use crate::error::StoreError;
 use crate::lock::WriterLock;
-use crate::open::{open, open_bytes};
+use crate::open::open_bytes;
 use crate::paths::session_file_name;
 use crate::publish_lock::PublishLock;
 use crate::session_file::SessionFile;
+use crate::vfs::{FileIdentity, RealFs, Vfs, VfsFile};
 use pi_session_types::{
     Entry, IsoTimestamp, JsonMap, JsonNumber, ParsedLine, SessionHeader, TitleSlot, TitleSource,
     parse_envelope, parse_line, to_js_vec,
 };
 use std::collections::HashSet;
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -163,8 +163,13 @@ pub fn new_header(cwd: impl Into<String>) -> SessionHeader {
 ///   [`StoreError::PublishLockTimeout`].
 /// * If an append fails, the session in memory does not include that entry, and a partly written
 ///   line is cut off again; if even that fails, the next append starts on a new line.
+///
+/// The file I/O goes through `F` (see [`crate::vfs`]): the operating system's file system unless
+/// a test gives another one ([`create_in`](Self::create_in),
+/// [`open_for_append_in`](Self::open_for_append_in)).
 #[derive(Debug)]
-pub struct SessionWriter {
+pub struct SessionWriter<F: Vfs = RealFs> {
+    fs: F,
     /// `None` for an in-memory session.
     path: Option<PathBuf>,
     header: SessionHeader,
@@ -178,12 +183,12 @@ pub struct SessionWriter {
     title_updated_at: Option<String>,
     /// The slot's title when it is not the header's (see [`SessionWriter::with_slot_title`]).
     slot_title: Option<(Option<String>, Option<TitleSource>)>,
-    state: State,
+    state: State<F>,
     stamps: Box<dyn Stamps>,
 }
 
 #[derive(Debug)]
-enum State {
+enum State<F: Vfs> {
     /// A new file that does not exist yet.
     Pending,
     /// An existing file that is not locked yet.
@@ -193,7 +198,7 @@ enum State {
         expected_len: u64,
     },
     /// Locked and open for appending.
-    Open(OpenFile),
+    Open(OpenFile<F>),
     /// An in-memory session: the bytes a file would hold (empty until the first append).
     Memory(Vec<u8>),
 }
@@ -207,10 +212,11 @@ const BUFFER_BYTES: usize = 64 << 10;
 /// after checking that the file is still the one this writer last wrote: same identity, and
 /// `len` bytes long. A foreign append or rewrite gives [`StoreError::Conflict`].
 #[derive(Debug)]
-struct OpenFile {
+struct OpenFile<F: Vfs> {
+    fs: F,
     path: PathBuf,
     /// Opened with `O_APPEND`.
-    file: File,
+    file: F::File,
     /// Lines not written yet ([`Durability::Buffered`] only).
     pending: Vec<u8>,
     durability: Durability,
@@ -245,39 +251,18 @@ impl SessionWriter {
         header: SessionHeader,
         options: WriterOptions,
     ) -> Self {
-        Self::with_state(Some(path.into()), header, options, State::Pending)
+        Self::create_in(RealFs, path, header, options)
     }
 
     /// A session that lives in memory only: the same API, no file, no lock.
     pub fn in_memory(header: SessionHeader) -> Self {
         Self::with_state(
+            RealFs,
             None,
             header,
             WriterOptions::default(),
             State::Memory(Vec::new()),
         )
-    }
-
-    fn with_state(
-        path: Option<PathBuf>,
-        header: SessionHeader,
-        options: WriterOptions,
-        state: State,
-    ) -> Self {
-        let title_updated_at = header.timestamp.as_ref().map(|t| t.as_str().to_owned());
-        Self {
-            path,
-            header,
-            options,
-            leaf: None,
-            ids: HashSet::new(),
-            entry_count: 0,
-            file_tip: None,
-            title_updated_at,
-            slot_title: None,
-            state,
-            stamps: Box::new(SystemStamps),
-        }
     }
 
     /// Resumes an existing session: opens it (see [`crate::open`]) and prepares to append after
@@ -292,16 +277,71 @@ impl SessionWriter {
         path: impl AsRef<Path>,
         options: WriterOptions,
     ) -> Result<(Self, SessionFile, Vec<Diagnostic>), StoreError> {
-        let path = path.as_ref();
-        let (session, diagnostics) = open(path)?;
-        let writer = Self::resume(path, &session, options)?;
-        Ok((writer, session, diagnostics))
+        Self::open_for_append_in(RealFs, path, options)
     }
 
     /// [`open_for_append`](Self::open_for_append) for a file the caller has already opened
     /// (with [`crate::open`]) as `session`: no second read. Appending requires the file to be
     /// unchanged since then ([`StoreError::Conflict`] otherwise).
     pub fn resume(
+        path: impl AsRef<Path>,
+        session: &SessionFile,
+        options: WriterOptions,
+    ) -> Result<Self, StoreError> {
+        Self::resume_in(RealFs, path, session, options)
+    }
+}
+
+impl<F: Vfs> SessionWriter<F> {
+    /// [`create_at`](SessionWriter::create_at) on the file system `fs` (see [`crate::vfs`]).
+    pub fn create_in(
+        fs: F,
+        path: impl Into<PathBuf>,
+        header: SessionHeader,
+        options: WriterOptions,
+    ) -> Self {
+        Self::with_state(fs, Some(path.into()), header, options, State::Pending)
+    }
+
+    fn with_state(
+        fs: F,
+        path: Option<PathBuf>,
+        header: SessionHeader,
+        options: WriterOptions,
+        state: State<F>,
+    ) -> Self {
+        let title_updated_at = header.timestamp.as_ref().map(|t| t.as_str().to_owned());
+        Self {
+            fs,
+            path,
+            header,
+            options,
+            leaf: None,
+            ids: HashSet::new(),
+            entry_count: 0,
+            file_tip: None,
+            title_updated_at,
+            slot_title: None,
+            state,
+            stamps: Box::new(SystemStamps),
+        }
+    }
+
+    /// [`open_for_append`](SessionWriter::open_for_append) on the file system `fs`.
+    pub fn open_for_append_in(
+        fs: F,
+        path: impl AsRef<Path>,
+        options: WriterOptions,
+    ) -> Result<(Self, SessionFile, Vec<Diagnostic>), StoreError> {
+        let path = path.as_ref();
+        let (session, diagnostics) = fs.open_session(path)?;
+        let writer = Self::resume_in(fs, path, &session, options)?;
+        Ok((writer, session, diagnostics))
+    }
+
+    /// [`resume`](SessionWriter::resume) on the file system `fs`.
+    pub fn resume_in(
+        fs: F,
         path: impl AsRef<Path>,
         session: &SessionFile,
         options: WriterOptions,
@@ -320,8 +360,9 @@ impl SessionWriter {
                 version,
             });
         }
-        let has_slot = session.title_slot().is_some() && slot_is_rewritable(path)?;
+        let has_slot = session.title_slot().is_some() && slot_is_rewritable(&fs, path)?;
         let mut writer = Self::with_state(
+            fs,
             Some(path.to_path_buf()),
             header,
             options,
@@ -349,6 +390,15 @@ impl SessionWriter {
     pub fn with_stamps(mut self, stamps: impl Stamps + 'static) -> Self {
         self.stamps = Box::new(stamps);
         self
+    }
+
+    /// Changes how long writes wait for a busy session from now on (see
+    /// [`WriterOptions::busy_timeout`]).
+    pub fn set_busy_timeout(&mut self, timeout: Option<Duration>) {
+        self.options.busy_timeout = timeout;
+        if let State::Open(open) = &mut self.state {
+            open.busy_timeout = timeout;
+        }
     }
 
     /// The session file (`None` for an in-memory session).
@@ -649,7 +699,7 @@ impl SessionWriter {
         self.flush()?;
         match (&self.state, &self.path) {
             (State::Memory(bytes), _) if !bytes.is_empty() => Ok(open_bytes(bytes.clone())),
-            (State::Existing { .. } | State::Open(_), Some(path)) => open(path),
+            (State::Existing { .. } | State::Open(_), Some(path)) => self.fs.open_session(path),
             _ => Ok(open_bytes(self.prefix_bytes()?)),
         }
     }
@@ -738,16 +788,18 @@ impl SessionWriter {
         let has_slot = self.options.title_slot;
         bytes.extend_from_slice(line);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
+            self.fs
+                .create_dir_all(dir)
                 .map_err(|e| StoreError::io("could not create the directory", dir, e))?;
         }
         let lock = WriterLock::acquire(&path, self.options.busy_timeout)?;
         let publishing = PublishLock::acquire(&path, self.options.busy_timeout)?;
         let durability = self.options.durability;
-        let created = create_whole(&path, &bytes, durability);
+        let created = create_whole(&self.fs, &path, &bytes, durability);
         drop(publishing);
         let (file, identity) = created?;
         self.state = State::Open(OpenFile {
+            fs: self.fs.clone(),
             path,
             file,
             pending: Vec::new(),
@@ -764,7 +816,7 @@ impl SessionWriter {
 
     /// Locks and opens an existing file for appending (once). Refuses with
     /// [`StoreError::Conflict`] if the file is no longer the size it was when it was read.
-    fn ensure_open(&mut self) -> Result<&mut OpenFile, StoreError> {
+    fn ensure_open(&mut self) -> Result<&mut OpenFile<F>, StoreError> {
         if let State::Existing {
             has_slot,
             expected_len,
@@ -772,20 +824,25 @@ impl SessionWriter {
         {
             let path = self.file_path()?.to_path_buf();
             let lock = WriterLock::acquire(&path, self.options.busy_timeout)?;
-            let file = OpenOptions::new()
-                .read(true)
-                .append(true)
-                .open(&path)
+            let file = self
+                .fs
+                .open_append(&path)
                 .map_err(|e| StoreError::io("could not open for appending", &path, e))?;
+            if self.options.durability == Durability::Fsync {
+                // The file's name may not be on disk yet (created by a writer that did not
+                // sync its directory): each append's fsync covers the data, not the name.
+                sync_parent_dir(&self.fs, &path)
+                    .map_err(|e| StoreError::io("could not fsync the directory of", &path, e))?;
+            }
             let metadata = file
                 .metadata()
                 .map_err(|e| StoreError::io("could not read the size of", &path, e))?;
-            let grew = metadata.len() > expected_len;
-            if metadata.len() != expected_len && !(grew && self.catches_up()) {
+            let grew = metadata.len > expected_len;
+            if metadata.len != expected_len && !(grew && self.catches_up()) {
                 return Err(StoreError::Conflict {
                     path,
                     expected: expected_len,
-                    actual: Some(metadata.len()),
+                    actual: Some(metadata.len),
                     replaced: false,
                 });
             }
@@ -793,16 +850,15 @@ impl SessionWriter {
                 && last_byte(&file, expected_len)
                     .map_err(|e| StoreError::io("could not read", &path, e))?
                     != b'\n';
-            let identity = FileIdentity::of(&file)
-                .map_err(|e| StoreError::io("could not read the metadata of", &path, e))?;
             self.state = State::Open(OpenFile {
+                fs: self.fs.clone(),
                 path,
                 file,
                 pending: Vec::new(),
                 durability: self.options.durability,
                 busy_timeout: self.options.busy_timeout,
                 _lock: lock,
-                identity,
+                identity: metadata.identity,
                 len: expected_len,
                 needs_newline,
                 has_slot,
@@ -825,7 +881,7 @@ impl SessionWriter {
     }
 }
 
-impl OpenFile {
+impl<F: Vfs> OpenFile<F> {
     /// Writes `line` now, or with [`Durability::Buffered`] adds it to the pending bytes (writing
     /// those first when they would outgrow the buffer). On error nothing of `line` stays.
     fn append(&mut self, line: &[u8]) -> Result<(), StoreError> {
@@ -888,16 +944,16 @@ impl OpenFile {
             actual,
             replaced,
         };
-        let metadata = match std::fs::metadata(&self.path) {
+        let metadata = match self.fs.metadata(&self.path) {
             Ok(metadata) => metadata,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(conflict(None, false)),
             Err(e) => return Err(StoreError::io("could not read the size of", &self.path, e)),
         };
-        if FileIdentity::from_metadata(&metadata) != self.identity {
-            return Err(conflict(Some(metadata.len()), true));
+        if metadata.identity != self.identity {
+            return Err(conflict(Some(metadata.len), true));
         }
-        if metadata.len() != self.len {
-            return Err(conflict(Some(metadata.len()), false));
+        if metadata.len != self.len {
+            return Err(conflict(Some(metadata.len), false));
         }
         Ok(())
     }
@@ -921,10 +977,8 @@ impl OpenFile {
             Err(e) => return Err(e),
         };
         let mut bytes = vec![0u8; usize::try_from(grown_to - self.len).unwrap_or(usize::MAX)];
-        let mut reader = &self.file;
-        reader
-            .seek(SeekFrom::Start(self.len))
-            .and_then(|_| reader.read_exact(&mut bytes))
+        self.file
+            .read_exact_at(self.len, &mut bytes)
             .map_err(|e| StoreError::io("could not read what was appended to", &self.path, e))?;
         self.len = grown_to;
         // A line cut short (a crashed pi, which takes no lock) must not swallow ours.
@@ -938,7 +992,9 @@ impl OpenFile {
     fn rewrite_slot(&mut self, slot: &[u8]) -> Result<(), StoreError> {
         let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
-        rewrite_slot(&self.path, slot)
+        self.fs
+            .write_at(&self.path, 0, slot)
+            .map_err(|e| StoreError::io("could not rewrite the title slot of", &self.path, e))
     }
 
     /// Cuts a partly written line off again; if that fails, makes the next write start on a
@@ -948,13 +1004,13 @@ impl OpenFile {
             self.needs_newline = true;
             // The fragment's length is unknown; take the file's real size as the expected one.
             if let Ok(metadata) = self.file.metadata() {
-                self.len = metadata.len();
+                self.len = metadata.len;
             }
         }
     }
 }
 
-impl Drop for OpenFile {
+impl<F: Vfs> Drop for OpenFile<F> {
     fn drop(&mut self) {
         // Best effort, as a `BufWriter` would: an error here has nowhere to go. Call
         // `SessionWriter::flush` to see it.
@@ -963,44 +1019,14 @@ impl Drop for OpenFile {
 }
 
 /// Writes `prefix` and `lines` with as few system calls as possible.
-fn write_parts(file: &mut File, prefix: &[u8], lines: &[u8]) -> io::Result<()> {
+fn write_parts(file: &mut impl VfsFile, prefix: &[u8], lines: &[u8]) -> io::Result<()> {
     if prefix.is_empty() {
-        return file.write_all(lines);
+        return file.append(lines);
     }
     let mut joined = Vec::with_capacity(prefix.len() + lines.len());
     joined.extend_from_slice(prefix);
     joined.extend_from_slice(lines);
-    file.write_all(&joined)
-}
-
-/// Which file a handle or path refers to (device and inode on Unix). Elsewhere every file looks
-/// the same, so only size changes are detected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileIdentity {
-    #[cfg(unix)]
-    device: u64,
-    #[cfg(unix)]
-    inode: u64,
-}
-
-impl FileIdentity {
-    fn of(file: &File) -> io::Result<Self> {
-        file.metadata().map(|m| Self::from_metadata(&m))
-    }
-
-    #[cfg(unix)]
-    fn from_metadata(metadata: &std::fs::Metadata) -> Self {
-        use std::os::unix::fs::MetadataExt;
-        Self {
-            device: metadata.dev(),
-            inode: metadata.ino(),
-        }
-    }
-
-    #[cfg(not(unix))]
-    fn from_metadata(_metadata: &std::fs::Metadata) -> Self {
-        Self {}
-    }
+    file.append(&joined)
 }
 
 /// Puts a new file holding `bytes` at `path`, never overwriting one, so that the path never
@@ -1008,34 +1034,32 @@ impl FileIdentity {
 /// the whole first write (slot, header, first entry), never an empty or headerless file.
 ///
 /// The bytes go to a hidden temporary file beside it (`.<name>.<pid>.<n>.tmp`), which is then
-/// hard-linked to the path (atomic, and fails if the path exists) and unlinked. Where hard links
+/// hard-linked to the path (atomic, and fails if the path exists) and unlinked. The temporary
+/// file is synced before the link in every [`Durability`] (one fsync per new session): a file
+/// system may otherwise put the new name on disk before the data, and a power loss would leave
+/// the path naming an empty file. Where hard links
 /// are not supported, the file is created exclusively and written instead (the old way: a crash
 /// in between can leave an empty file there). A crash between link and unlink leaves only the
 /// hidden temporary name behind.
-fn create_whole(
+fn create_whole<F: Vfs>(
+    fs: &F,
     path: &Path,
     bytes: &[u8],
     durability: Durability,
-) -> Result<(File, FileIdentity), StoreError> {
+) -> Result<(F::File, FileIdentity), StoreError> {
     let temp = temp_path(path);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create_new(true)
-        .open(&temp)
+    let mut file = fs
+        .create_new(&temp)
         .map_err(|e| StoreError::io("could not create", &temp, e))?;
     let remove_temp = || {
-        let _ = std::fs::remove_file(&temp);
+        let _ = fs.remove_file(&temp);
     };
-    let written = file.write_all(bytes).and_then(|()| match durability {
-        Durability::Fsync => file.sync_data(),
-        Durability::Buffered | Durability::Flush => Ok(()),
-    });
+    let written = file.append(bytes).and_then(|()| file.sync_data());
     if let Err(e) = written {
         remove_temp();
         return Err(StoreError::io("could not write", &temp, e));
     }
-    match std::fs::hard_link(&temp, path) {
+    match fs.hard_link(&temp, path) {
         Ok(()) => remove_temp(),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             remove_temp();
@@ -1046,31 +1070,29 @@ fn create_whole(
         Err(_) => {
             remove_temp();
             drop(file);
-            return create_in_place(path, bytes, durability);
+            return create_in_place(fs, path, bytes, durability);
         }
     }
     if durability == Durability::Fsync {
-        sync_parent_dir(path)
+        sync_parent_dir(fs, path)
             .map_err(|e| StoreError::io("could not fsync the directory of", path, e))?;
     }
-    let identity = FileIdentity::of(&file)
-        .map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
+    let identity = file
+        .metadata()
+        .map_err(|e| StoreError::io("could not read the metadata of", path, e))?
+        .identity;
     Ok((file, identity))
 }
 
 /// [`create_whole`] without hard links: exclusive create, then one write; on failure the new
 /// file is removed again.
-fn create_in_place(
+fn create_in_place<F: Vfs>(
+    fs: &F,
     path: &Path,
     bytes: &[u8],
     durability: Durability,
-) -> Result<(File, FileIdentity), StoreError> {
-    let mut file = match OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create_new(true)
-        .open(path)
-    {
+) -> Result<(F::File, FileIdentity), StoreError> {
+    let mut file = match fs.create_new(path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             return Err(StoreError::AlreadyExists {
@@ -1079,20 +1101,20 @@ fn create_in_place(
         }
         Err(e) => return Err(StoreError::io("could not create", path, e)),
     };
-    let written = file.write_all(bytes).and_then(|()| {
+    let written = file.append(bytes).and_then(|()| {
         if durability == Durability::Fsync {
             file.sync_data()?;
-            sync_parent_dir(path)?;
+            sync_parent_dir(fs, path)?;
         }
-        FileIdentity::of(&file)
+        file.metadata()
     });
     match written {
-        Ok(identity) => Ok((file, identity)),
+        Ok(metadata) => Ok((file, metadata.identity)),
         Err(e) => {
             drop(file);
             // The file is ours (created exclusively above): take it away again. If removal
             // fails too, report the write error, which is the cause.
-            let _ = std::fs::remove_file(path);
+            let _ = fs.remove_file(path);
             Err(StoreError::io("could not write", path, e))
         }
     }
@@ -1128,20 +1150,17 @@ fn read_back(line: &[u8]) -> Result<Entry, StoreError> {
     }
 }
 
-fn last_byte(file: &File, len: u64) -> io::Result<u8> {
-    let mut reader = file;
+fn last_byte(file: &impl VfsFile, len: u64) -> io::Result<u8> {
     let mut byte = [0u8; 1];
-    reader.seek(SeekFrom::Start(len - 1))?;
-    reader.read_exact(&mut byte)?;
+    file.read_exact_at(len - 1, &mut byte)?;
     Ok(byte[0])
 }
 
 /// Whether the file starts with a slot of exactly 256 bytes (only then may it be rewritten in
 /// place; omp does not check the width when reading).
-fn slot_is_rewritable(path: &Path) -> Result<bool, StoreError> {
+fn slot_is_rewritable(fs: &impl Vfs, path: &Path) -> Result<bool, StoreError> {
     let mut first = [0u8; pi_session_types::header::TITLE_SLOT_BYTES];
-    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
-    match file.read_exact(&mut first) {
+    match fs.read_exact_at(path, 0, &mut first) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(false),
         Err(e) => return Err(StoreError::io("could not read", path, e)),
@@ -1154,29 +1173,12 @@ fn slot_is_rewritable(path: &Path) -> Result<bool, StoreError> {
         ))
 }
 
-/// Writes the 256 slot bytes at offset 0 (a separate handle: `O_APPEND` would append instead).
-fn rewrite_slot(path: &Path, slot: &[u8]) -> Result<(), StoreError> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .open(path)
-        .map_err(|e| StoreError::io("could not open", path, e))?;
-    file.seek(SeekFrom::Start(0))
-        .and_then(|_| file.write_all(slot))
-        .map_err(|e| StoreError::io("could not rewrite the title slot of", path, e))
-}
-
-#[cfg(unix)]
-fn sync_parent_dir(path: &Path) -> io::Result<()> {
+/// Fsyncs the directory `path` is in.
+fn sync_parent_dir(fs: &impl Vfs, path: &Path) -> io::Result<()> {
     match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) => File::open(dir)?.sync_all(),
-        None => File::open(".")?.sync_all(),
+        Some(dir) => fs.sync_dir(dir),
+        None => fs.sync_dir(Path::new(".")),
     }
-}
-
-#[cfg(not(unix))]
-fn sync_parent_dir(_path: &Path) -> io::Result<()> {
-    // Directories cannot be opened for syncing on this platform; the file's own sync suffices.
-    Ok(())
 }
 
 /// The line `entry` is written as (with its newline), and the entry as it reads back from it:

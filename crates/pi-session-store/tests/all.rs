@@ -8,6 +8,7 @@
 
 mod common;
 mod corpus;
+mod crash_sim;
 mod crashes;
 mod discover;
 mod fixtures;

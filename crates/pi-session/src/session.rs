@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use pi_session_context::reqllm::Message;
 use pi_session_store::{Durability, SessionFile, SessionWriter, WriterOptions, new_header};
@@ -36,6 +37,12 @@ pub struct SessionOptions {
     /// Whose shapes the session writes ([`Session::dialect`]); default pi 0.73's, which omp and
     /// pi 1.6 read too.
     pub dialect: Dialect,
+    /// How long a write waits for a session another process is writing (the store's
+    /// `WriterOptions::busy_timeout`, as SQLite's `busy_timeout`): its lock, omp's publish lock,
+    /// and entries others appended meanwhile, which are caught up on. `None` (the default)
+    /// fails at once with [`ErrorKind::Busy`](crate::ErrorKind::Busy). For an opened session,
+    /// [`Session::set_busy_timeout`].
+    pub busy_timeout: Option<Duration>,
 }
 
 impl Default for SessionOptions {
@@ -45,6 +52,7 @@ impl Default for SessionOptions {
             durability: Durability::default(),
             title_slot: false,
             dialect: Dialect::Pi,
+            busy_timeout: None,
         }
     }
 }
@@ -464,7 +472,7 @@ impl Session {
         let writer_options = WriterOptions {
             durability: options.durability,
             title_slot: options.title_slot || options.dialect == Dialect::Omp,
-            ..WriterOptions::default()
+            busy_timeout: options.busy_timeout,
         };
         let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
         let mut log = Log::new(writer, options.title, None);
@@ -598,6 +606,30 @@ impl Session {
         let mut session = Self::from_log(log, leaf, false, model);
         crate::cursors::restore(&mut session)?;
         Ok((session, diagnostics))
+    }
+
+    /// How long this session's writes wait for another writer (see
+    /// [`SessionOptions::busy_timeout`]); for every cursor of the log. Waiting writes end with
+    /// [`ErrorKind::Busy`](crate::ErrorKind::Busy) when the time is up.
+    ///
+    /// Entries other writers appended meanwhile are caught up on by the store (their ids are
+    /// never reused, and this session appends after them), but they are not added to this
+    /// session's own view: each cursor continues its own branch, and [`Session::open`] shows
+    /// the others' entries.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use std::time::Duration;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let mut session = pi_session::Session::new(dir.path(), "anthropic:claude-x", "/w");
+    /// session.set_busy_timeout(Some(Duration::from_secs(5)));
+    /// session.append(pi_session::user("hello", pi_session::UserOptions::new()))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_busy_timeout(&mut self, timeout: Option<Duration>) {
+        if let Sink::Open(writer) = &mut self.log().writer {
+            writer.set_busy_timeout(timeout);
+        }
     }
 
     pub(crate) fn log(&self) -> MutexGuard<'_, Log> {

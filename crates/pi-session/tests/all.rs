@@ -13,4 +13,5 @@ mod session;
 mod stats;
 mod summary;
 mod usage;
+mod writers;
 mod writes;

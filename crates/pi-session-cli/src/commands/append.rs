@@ -8,7 +8,7 @@ use pi_session::{
     AttachedFile, AttachmentKind, CustomEntry, Session, UserOptions, from_pi_model, user,
 };
 
-use super::write::{WriteDialect, failure, open, print_entry};
+use super::write::{DEFAULT_WAIT_SECONDS, WriteDialect, busy_timeout, failure, open, print_entry};
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::Out;
 
@@ -54,11 +54,15 @@ pub struct AppendArgs {
     /// Print the written entry as JSON.
     #[arg(long)]
     pub json: bool,
+    /// How long to wait for another process writing the session (0: fail at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_WAIT_SECONDS)]
+    pub wait: f64,
 }
 
 /// Runs `append`.
 pub fn run(args: AppendArgs) -> Outcome {
     let mut session = open(&args.file, args.dialect)?;
+    session.set_busy_timeout(busy_timeout(args.wait));
     let written = append(&mut session, &args).map_err(|e| match e {
         Refused::Facade(error) => failure(&error, &args.file),
         Refused::Cli(failure) => failure,

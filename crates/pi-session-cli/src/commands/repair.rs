@@ -28,20 +28,26 @@ pub struct RepairArgs {
     /// Print one JSON report.
     #[arg(long)]
     pub json: bool,
+    /// How long to wait for a writer to close the session (0: refuse at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = super::write::DEFAULT_WAIT_SECONDS)]
+    pub wait: f64,
 }
 
 /// Runs `repair`.
 pub fn run(args: RepairArgs) -> Outcome {
-    let repaired = store::repair_file(&args.file).map_err(|error| match error {
-        StoreError::Locked { .. } => Failure::new(format!(
-            "{error}; a writer has this session open: close it (or let it finish), then repair"
-        )),
-        StoreError::AlreadyExists { path } => Failure::new(format!(
-            "{} already exists (an earlier backup): move it away, then run repair again",
-            path.display()
-        )),
-        other => Failure::from(other),
-    })?;
+    let waiting = super::write::busy_timeout(args.wait);
+    let repaired =
+        store::repair_file_waiting(&args.file, waiting).map_err(|error| match error {
+            StoreError::Locked { .. } => Failure::new(format!(
+                "{error}; a writer has this session open: close it (or let it finish), then repair \
+             (--wait SECONDS to wait longer)"
+            )),
+            StoreError::AlreadyExists { path } => Failure::new(format!(
+                "{} already exists (an earlier backup): move it away, then run repair again",
+                path.display()
+            )),
+            other => Failure::from(other),
+        })?;
     let mut out = Out::new();
     if args.json {
         out.json(&report_json(&args, &repaired))?;

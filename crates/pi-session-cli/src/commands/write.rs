@@ -38,6 +38,18 @@ impl WriteDialect {
     }
 }
 
+/// How long the write commands wait for a session another process is writing, by default
+/// (`--wait SECONDS`).
+pub const DEFAULT_WAIT_SECONDS: f64 = 5.0;
+
+/// `--wait SECONDS` as a busy timeout: `None` (fail at once) for 0, and for a value that is no
+/// duration (clap has checked it is a number).
+pub fn busy_timeout(seconds: f64) -> Option<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+}
+
 /// The model a session opened by a write command assumes when its branch names none (only
 /// used for the first `model_change` of a new session, which these commands never write).
 pub const UNKNOWN_MODEL: &str = "unknown:unknown";
@@ -75,6 +87,7 @@ pub fn failure(error: &pi_session::Error, path: &Path) -> Failure {
             "\n`pi-session fork {}` continues it in a new file with a header",
             path.display()
         ),
+        ErrorKind::Busy => "\n`--wait SECONDS` waits longer for the other writer".to_owned(),
         _ => String::new(),
     };
     Failure::new(format!("{}{hint}", pi_session::error_chain(error)))
