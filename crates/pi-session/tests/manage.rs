@@ -37,9 +37,15 @@ fn every_level_of_every_entry_kind_renders_as_documented() {
         for level in Resolution::ALL {
             let rendered = render(&entry, level);
             let sent = rendered.as_ref().map_or(Value::Null, |r| {
-                reqllm::to_canonical_json(&rho::messages(std::slice::from_ref(r), &ProjectOptions::default()))
+                reqllm::to_canonical_json(&rho::messages(
+                    std::slice::from_ref(r),
+                    &ProjectOptions::default(),
+                ))
             });
-            levels.insert(level.as_str().into(), json!({"entry": rendered, "reqLlm": sent}));
+            levels.insert(
+                level.as_str().into(),
+                json!({"entry": rendered, "reqLlm": sent}),
+            );
         }
         // Full and Pinned are the entry itself; Compacted sends nothing.
         assert_eq!(levels["full"]["entry"], entry, "{name}");
@@ -59,7 +65,12 @@ fn every_level_of_every_entry_kind_renders_as_documented() {
 
 #[test]
 fn outlined_and_summarized_are_smaller_than_full() {
-    for name in ["user", "assistant-text", "tool-result-text", "custom-message"] {
+    for name in [
+        "user",
+        "assistant-text",
+        "tool-result-text",
+        "custom-message",
+    ] {
         let entry: Value = serde_json::from_str(
             &std::fs::read_to_string(fixtures().join(format!("{name}.json"))).unwrap(),
         )
@@ -91,23 +102,41 @@ fn stamps_are_saved_per_cursor_and_restored_on_reopen() {
     main.set_resolution(&id, Resolution::Outlined).unwrap();
     main.set_resolution(&id, Resolution::Summarized).unwrap();
     review.pin_entry(&id).unwrap();
-    assert_eq!(main.resolution_of(&id).unwrap(), Some(Resolution::Summarized));
+    assert_eq!(
+        main.resolution_of(&id).unwrap(),
+        Some(Resolution::Summarized)
+    );
     assert_eq!(review.resolution_of(&id).unwrap(), Some(Resolution::Pinned));
-    assert!(main.unpin_entry(&id).unwrap().is_none(), "not pinned on main");
+    assert!(
+        main.unpin_entry(&id).unwrap().is_none(),
+        "not pinned on main"
+    );
     let error = main.pin_entry("nope").unwrap_err();
     assert!(error.is_unknown_entry(), "{error}");
 
     let path = main.path().unwrap();
     drop((main, review));
     let opened = Session::open(&path, "x").unwrap().session;
-    assert_eq!(opened.resolution_of(&id).unwrap(), Some(Resolution::Summarized));
+    assert_eq!(
+        opened.resolution_of(&id).unwrap(),
+        Some(Resolution::Summarized)
+    );
     let mut review = opened.checkout("review").unwrap();
     assert_eq!(review.resolution_of(&id).unwrap(), Some(Resolution::Pinned));
     review.unpin_entry(&id).unwrap().unwrap();
     assert_eq!(review.resolution_of(&id).unwrap(), None);
     // The stamped user message is sent summarized on main, verbatim on review.
-    let first = |s: &Session| s.prepare_context(&PrepareOptions::default()).unwrap().messages[0].text();
-    assert!(first(&opened).starts_with("[user: \"first\""), "{}", first(&opened));
+    let first = |s: &Session| {
+        s.prepare_context(&PrepareOptions::default())
+            .unwrap()
+            .messages[0]
+            .text()
+    };
+    assert!(
+        first(&opened).starts_with("[user: \"first\""),
+        "{}",
+        first(&opened)
+    );
     assert_eq!(first(&review), "first");
 }
 
@@ -120,11 +149,22 @@ fn custom_state_is_read_from_the_branch() {
     assert_eq!(session.read_custom_state("ext").unwrap(), Some(json!(2)));
     assert_eq!(side.read_custom_state("ext").unwrap(), Some(json!(1)));
     side.write_custom_message("ext.note", "hello").unwrap();
-    assert_eq!(side.read_custom_message("ext.note").unwrap(), Some(json!("hello")));
+    assert_eq!(
+        side.read_custom_message("ext.note").unwrap(),
+        Some(json!("hello"))
+    );
     assert_eq!(session.read_custom_message("ext.note").unwrap(), None);
     // State is never sent; the message is.
-    assert!(session.context(&ProjectOptions::default()).unwrap().is_empty());
-    assert_eq!(side.context(&ProjectOptions::default()).unwrap()[0].text(), "hello");
+    assert!(
+        session
+            .context(&ProjectOptions::default())
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        side.context(&ProjectOptions::default()).unwrap()[0].text(),
+        "hello"
+    );
 }
 
 #[test]
@@ -142,25 +182,48 @@ fn compact_older_than_keeps_whole_turns() {
         .unwrap()
         .unwrap();
     let line = pi_session::types::to_js_string(&written).unwrap();
-    assert!(line.contains(r#""type":"compaction""#) && line.contains(r#""tokensBefore":"#), "{line}");
+    assert!(
+        line.contains(r#""type":"compaction""#) && line.contains(r#""tokensBefore":"#),
+        "{line}"
+    );
     let context = session.context(&ProjectOptions::default()).unwrap();
     assert!(context[0].text().contains("<summary>\nS\n</summary>"));
     assert_eq!(context[1].text(), "question 3");
-    assert!(covered_len >= 9, "three turns of three entries, {covered_len}");
+    assert!(
+        covered_len >= 9,
+        "three turns of three entries, {covered_len}"
+    );
     // Nothing older left: no second compaction.
-    assert!(session.compact_older_than(Threshold::Turns(1), |_| "T".into()).unwrap().is_none());
+    assert!(
+        session
+            .compact_older_than(Threshold::Turns(1), |_| "T".into())
+            .unwrap()
+            .is_none()
+    );
     // By age: everything is newer than an hour.
-    assert!(session
-        .compact_older_than(Threshold::Age(std::time::Duration::from_secs(3600)), |_| "U".into())
-        .unwrap()
-        .is_none());
+    assert!(
+        session
+            .compact_older_than(Threshold::Age(std::time::Duration::from_secs(3600)), |_| {
+                "U".into()
+            })
+            .unwrap()
+            .is_none()
+    );
 }
 
 /// One turn: a question, a call answered by a long result, and an answer.
 fn turn(session: &mut Session, n: usize, calls: usize) {
-    session.append(user(&format!("question {n}"), UserOptions::new())).unwrap();
+    session
+        .append(user(&format!("question {n}"), UserOptions::new()))
+        .unwrap();
     let tool_calls: Vec<ToolCall> = (0..calls)
-        .map(|c| ToolCall::new(format!("call-{n}-{c}"), "read", json!({"path": format!("f{n}.rs")})))
+        .map(|c| {
+            ToolCall::new(
+                format!("call-{n}-{c}"),
+                "read",
+                json!({"path": format!("f{n}.rs")}),
+            )
+        })
         .collect();
     let reply = Reply {
         text: "let me look".into(),
@@ -170,10 +233,18 @@ fn turn(session: &mut Session, n: usize, calls: usize) {
     };
     session.append(assistant(&reply, session.model())).unwrap();
     for call in &tool_calls {
-        let output = (0..40).map(|l| format!("{n}:{l} some output line")).collect::<Vec<_>>().join("\n");
-        session.append(tool_result(&call.id, "read", &output, false, &[], None)).unwrap();
+        let output = (0..40)
+            .map(|l| format!("{n}:{l} some output line"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        session
+            .append(tool_result(&call.id, "read", &output, false, &[], None))
+            .unwrap();
     }
-    let answer = Reply { text: format!("answer {n}: {}", "ok ".repeat(30)), ..Reply::default() };
+    let answer = Reply {
+        text: format!("answer {n}: {}", "ok ".repeat(30)),
+        ..Reply::default()
+    };
     session.append(assistant(&answer, session.model())).unwrap();
 }
 
@@ -223,7 +294,9 @@ fn play(dir: &std::path::Path, ops: &[Op]) -> Vec<Session> {
             }
             Op::Stamp { entry, level } => {
                 if let Some(id) = pick(entry) {
-                    session.set_resolution(&id, Resolution::ALL[*level]).unwrap();
+                    session
+                        .set_resolution(&id, Resolution::ALL[*level])
+                        .unwrap();
                 }
             }
             Op::Pin(entry) => {
@@ -250,7 +323,9 @@ fn play(dir: &std::path::Path, ops: &[Op]) -> Vec<Session> {
             }
             Op::Switch(i) => current = i % cursors.len(),
             Op::Compact(keep) => {
-                session.compact_older_than(Threshold::Turns(*keep), |c| format!("{} entries", c.len())).unwrap();
+                session
+                    .compact_older_than(Threshold::Turns(*keep), |c| format!("{} entries", c.len()))
+                    .unwrap();
             }
         }
     }

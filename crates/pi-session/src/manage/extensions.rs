@@ -79,7 +79,12 @@ impl Session {
             Threshold::Turns(n) => turns.len().checked_sub(n.max(1)).map(|i| turns[i]),
             Threshold::Age(age) => {
                 let age = i64::try_from(age.as_millis()).unwrap_or(i64::MAX);
-                first_since(&values, &turns, now_ms().saturating_sub(age), split.later.start)
+                first_since(
+                    &values,
+                    &turns,
+                    now_ms().saturating_sub(age),
+                    split.later.start,
+                )
             }
             Threshold::Since(ms) => first_since(&values, &turns, ms, split.later.start),
         };

@@ -31,7 +31,6 @@ pub use level::{Resolution, UnknownResolution};
 pub use overlay::{RESOLUTION_CUSTOM_TYPE, Stamp};
 pub use phase::Phase;
 pub use plan::{
-    Bounded, DEFAULT_TOOL_RESULT_PERCENT, PlannedEntry, PrepareOptions, PreparedContext,
-    bound_text,
+    Bounded, DEFAULT_TOOL_RESULT_PERCENT, PlannedEntry, PrepareOptions, PreparedContext, bound_text,
 };
 pub use render::render;

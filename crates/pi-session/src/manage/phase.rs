@@ -35,13 +35,38 @@ pub enum Phase {
 
 /// Tools that explore.
 pub const EXPLORATION_TOOLS: [&str; 16] = [
-    "read", "grep", "glob", "find", "ls", "list", "search", "web_search", "websearch",
-    "web_fetch", "webfetch", "fetch", "lsp", "view", "cat", "tree",
+    "read",
+    "grep",
+    "glob",
+    "find",
+    "ls",
+    "list",
+    "search",
+    "web_search",
+    "websearch",
+    "web_fetch",
+    "webfetch",
+    "fetch",
+    "lsp",
+    "view",
+    "cat",
+    "tree",
 ];
 /// Tools that execute.
 pub const EXECUTION_TOOLS: [&str; 13] = [
-    "edit", "write", "multiedit", "multi_edit", "apply_patch", "patch", "bash", "shell",
-    "python", "notebook", "create", "delete", "task",
+    "edit",
+    "write",
+    "multiedit",
+    "multi_edit",
+    "apply_patch",
+    "patch",
+    "bash",
+    "shell",
+    "python",
+    "notebook",
+    "create",
+    "delete",
+    "task",
 ];
 /// Words of a command that make it a verification.
 pub const VERIFICATION_WORDS: [&str; 12] = [

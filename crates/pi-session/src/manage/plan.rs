@@ -269,10 +269,7 @@ pub(crate) fn plan(
         Some(counter) => counter,
         None => &default_count,
     };
-    let planner = Planner {
-        options,
-        count,
-    };
+    let planner = Planner { options, count };
     let branch_len = values.len();
     let split = pi_session_tree::compacted(&values);
     let summary = rho::summary_message(&values, &split);
@@ -325,7 +322,10 @@ pub(crate) fn plan(
                 }
             }
         }
-        let id = value.get("id").and_then(JsonValue::as_str).map(str::to_owned);
+        let id = value
+            .get("id")
+            .and_then(JsonValue::as_str)
+            .map(str::to_owned);
         let stamp = id.as_deref().and_then(|id| overlay.get(id).copied());
         items.push(Item {
             phase: phases.of(&value),
@@ -395,7 +395,10 @@ pub(crate) fn plan(
     if let Some(budget) = options.budget {
         // 3. Downgrades, oldest first: Full/Attached → Outlined, then Outlined → Summarized.
         let steps = [
-            (&[Resolution::Full, Resolution::Attached][..], Resolution::Outlined),
+            (
+                &[Resolution::Full, Resolution::Attached][..],
+                Resolution::Outlined,
+            ),
             (&[Resolution::Outlined][..], Resolution::Summarized),
         ];
         'downgrade: for (from, to) in steps {
@@ -417,7 +420,10 @@ pub(crate) fn plan(
         loop {
             while total > budget && next_turn < latest_turn {
                 let start = turn_starts.get(next_turn).copied().unwrap_or(items.len());
-                let end = turn_starts.get(next_turn + 1).copied().unwrap_or(items.len());
+                let end = turn_starts
+                    .get(next_turn + 1)
+                    .copied()
+                    .unwrap_or(items.len());
                 for at in start..end {
                     let group = items[at].group;
                     if kept_groups[group] {
@@ -439,33 +445,44 @@ pub(crate) fn plan(
             let messages = assemble(summary.as_ref(), &items, options);
             let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
             if counted <= budget || next_turn >= latest_turn {
-                return finish(messages, items, options, FinishFacts {
-                    summary_tokens,
-                    covered,
-                    branch_len,
-                    entry_count,
-                    model,
-                });
+                return finish(
+                    messages,
+                    items,
+                    options,
+                    FinishFacts {
+                        summary_tokens,
+                        covered,
+                        branch_len,
+                        entry_count,
+                        model,
+                    },
+                );
             }
             total = counted;
         }
     }
     let messages = assemble(summary.as_ref(), &items, options);
-    finish(messages, items, options, FinishFacts {
-        summary_tokens,
-        covered,
-        branch_len,
-        entry_count,
-        model,
-    })
+    finish(
+        messages,
+        items,
+        options,
+        FinishFacts {
+            summary_tokens,
+            covered,
+            branch_len,
+            entry_count,
+            model,
+        },
+    )
 }
 
 /// The summary, then rho's messages of the entries sent, as rendered.
-fn assemble(summary: Option<&Message>, items: &[Item], options: &PrepareOptions<'_>) -> Vec<Message> {
-    let sent: Vec<JsonValue> = items
-        .iter()
-        .filter_map(|i| i.rendered.clone())
-        .collect();
+fn assemble(
+    summary: Option<&Message>,
+    items: &[Item],
+    options: &PrepareOptions<'_>,
+) -> Vec<Message> {
+    let sent: Vec<JsonValue> = items.iter().filter_map(|i| i.rendered.clone()).collect();
     let mut messages: Vec<Message> = summary.cloned().into_iter().collect();
     messages.extend(rho::messages(&sent, &options.project));
     messages
@@ -501,7 +518,8 @@ fn finish(
         *by_phase.slot(item.phase) += item.tokens;
     }
     let attributed = facts.summary_tokens + by_phase.total();
-    by_phase.unclassified += facts.summary_tokens + stats.estimated_tokens.saturating_sub(attributed);
+    by_phase.unclassified +=
+        facts.summary_tokens + stats.estimated_tokens.saturating_sub(attributed);
     stats.entry_count = facts.entry_count;
     stats.by_resolution = by_resolution;
     stats.by_phase = by_phase;

@@ -279,7 +279,8 @@ fn summarize_assistant(content: &JsonValue) -> JsonValue {
     if said.is_empty() {
         said.push(quoted_with_size("", &pictures_in(content)));
     }
-    let mut parts = vec![json!({"type": "text", "text": format!("[assistant: {}]", said.join("; "))})];
+    let mut parts =
+        vec![json!({"type": "text", "text": format!("[assistant: {}]", said.join("; "))})];
     parts.extend(calls.into_iter().map(|call| {
         let mut call = call.clone();
         call["arguments"] = json!({});
@@ -323,7 +324,10 @@ fn cut_arguments(arguments: &JsonValue) -> JsonValue {
             if cut.len() == s.len() {
                 arguments.clone()
             } else {
-                JsonValue::String(format!("{cut}… [{} chars cut]", s.chars().count() - cut.chars().count()))
+                JsonValue::String(format!(
+                    "{cut}… [{} chars cut]",
+                    s.chars().count() - cut.chars().count()
+                ))
             }
         }
         JsonValue::Array(items) => JsonValue::Array(items.iter().map(cut_arguments).collect()),
@@ -352,7 +356,11 @@ pub fn outline_text(text: &str) -> String {
     if lines.len() > keep + 1 {
         out.extend(lines[..OUTLINE_HEAD_LINES].iter().map(|l| cap_line(l)));
         out.push(format!("[… {} cut …]", counted(lines.len() - keep, "line")));
-        out.extend(lines[lines.len() - OUTLINE_TAIL_LINES..].iter().map(|l| cap_line(l)));
+        out.extend(
+            lines[lines.len() - OUTLINE_TAIL_LINES..]
+                .iter()
+                .map(|l| cap_line(l)),
+        );
     } else {
         out.extend(lines.iter().map(|l| cap_line(l)));
     }
