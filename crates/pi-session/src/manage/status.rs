@@ -56,7 +56,7 @@ pub fn short_tokens(tokens: u64) -> String {
         return tokens.to_string();
     }
     let tenths = (tokens + 50) / 100;
-    if tenths % 10 == 0 {
+    if tenths.is_multiple_of(10) {
         format!("{}k", tenths / 10)
     } else {
         format!("{}.{}k", tenths / 10, tenths % 10)
