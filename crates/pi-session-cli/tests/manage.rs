@@ -1,20 +1,10 @@
 //! Context management on the command line: `append --pin/--unpin/--resolution [--cursor]`,
 //! `context --budget [--cursor]`, and `stats`' status bar and distributions.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::common::{json, root, run};
-
-fn copy(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let to = dir.path().join(Path::new(name).file_name().unwrap());
-    std::fs::copy(root().join("fixtures").join(name), &to).unwrap();
-    (dir, to)
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
+use crate::common::{json, run};
+use crate::write::{copy, s};
 
 /// The id of the first `message` entry whose role is `role`.
 fn id_of(file: &Path, role: &str) -> String {

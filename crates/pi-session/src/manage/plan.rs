@@ -346,6 +346,13 @@ pub(crate) fn plan(
         });
     }
     let latest_turn = turn;
+    let facts = FinishFacts {
+        summary_tokens,
+        covered,
+        branch_len,
+        entry_count,
+        model,
+    };
     let mut turn_starts: Vec<usize> = Vec::with_capacity(latest_turn + 1);
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
     for (at, item) in items.iter().enumerate() {
@@ -445,35 +452,13 @@ pub(crate) fn plan(
             let messages = assemble(summary.as_ref(), &items, options);
             let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
             if counted <= budget || next_turn >= latest_turn {
-                return finish(
-                    messages,
-                    items,
-                    options,
-                    FinishFacts {
-                        summary_tokens,
-                        covered,
-                        branch_len,
-                        entry_count,
-                        model,
-                    },
-                );
+                return finish(messages, items, options, facts);
             }
             total = counted;
         }
     }
     let messages = assemble(summary.as_ref(), &items, options);
-    finish(
-        messages,
-        items,
-        options,
-        FinishFacts {
-            summary_tokens,
-            covered,
-            branch_len,
-            entry_count,
-            model,
-        },
-    )
+    finish(messages, items, options, facts)
 }
 
 /// The summary, then rho's messages of the entries sent, as rendered.
@@ -488,6 +473,7 @@ fn assemble(
     messages
 }
 
+#[derive(Clone, Copy)]
 struct FinishFacts<'m> {
     summary_tokens: u64,
     covered: usize,
