@@ -21,7 +21,14 @@ fn id_of(file: &Path, role: &str) -> String {
 fn stamps_change_nothing_pi_and_omp_see_and_nothing_without_a_budget() {
     for fixture in ["pi/tool-calls.jsonl", "omp/tool-calls.jsonl"] {
         let (_dir, file) = copy(fixture);
-        let formats = ["agent", "llm", "omp-agent-loop", "req-llm", "openai", "anthropic"];
+        let formats = [
+            "agent",
+            "llm",
+            "omp-agent-loop",
+            "req-llm",
+            "openai",
+            "anthropic",
+        ];
         let before: Vec<String> = formats
             .iter()
             .map(|f| run(&["context", s(&file), "--format", f]).stdout)
@@ -39,8 +46,20 @@ fn stamps_change_nothing_pi_and_omp_see_and_nothing_without_a_budget() {
             let out = run(&all);
             assert_eq!(out.code, 0, "{out}");
         }
-        let unpin = run(&["append", s(&file), "--unpin", &user, "--json", "--cursor", "review"]);
-        assert_eq!(json(&unpin)["data"]["resolution"], serde_json::Value::Null, "{unpin}");
+        let unpin = run(&[
+            "append",
+            s(&file),
+            "--unpin",
+            &user,
+            "--json",
+            "--cursor",
+            "review",
+        ]);
+        assert_eq!(
+            json(&unpin)["data"]["resolution"],
+            serde_json::Value::Null,
+            "{unpin}"
+        );
         for (format, before) in formats.iter().zip(&before) {
             // omp's agent format carries the leaf, which the stamps moved: compare messages.
             let after = run(&["context", s(&file), "--format", format]).stdout;
@@ -52,10 +71,27 @@ fn stamps_change_nothing_pi_and_omp_see_and_nothing_without_a_budget() {
             }
         }
         // With a budget the stamps apply: main's result is summarized, review's outlined.
-        let main = run(&["context", s(&file), "--format", "req-llm", "--budget", "100000"]);
-        assert!(main.stdout.contains("[read result:") || main.stdout.contains("[bash result:"), "{main}");
+        let main = run(&[
+            "context",
+            s(&file),
+            "--format",
+            "req-llm",
+            "--budget",
+            "100000",
+        ]);
+        assert!(
+            main.stdout.contains("[read result:") || main.stdout.contains("[bash result:"),
+            "{main}"
+        );
         let review = run(&[
-            "context", s(&file), "--format", "req-llm", "--budget", "100000", "--cursor", "review",
+            "context",
+            s(&file),
+            "--format",
+            "req-llm",
+            "--budget",
+            "100000",
+            "--cursor",
+            "review",
         ]);
         assert!(!review.stdout.contains("result: "), "{review}");
     }
@@ -70,7 +106,14 @@ fn a_budget_without_stamps_that_fits_changes_nothing_and_a_small_one_fits() {
     let (_dir, file) = copy("pi/tool-calls.jsonl");
     for format in ["req-llm", "openai", "anthropic"] {
         let plain = run(&["context", s(&file), "--format", format]);
-        let roomy = run(&["context", s(&file), "--format", format, "--budget", "1000000"]);
+        let roomy = run(&[
+            "context",
+            s(&file),
+            "--format",
+            format,
+            "--budget",
+            "1000000",
+        ]);
         assert_eq!(plain.stdout, roomy.stdout, "{format}");
     }
     let tight = run(&["context", s(&file), "--format", "req-llm", "--budget", "5"]);
@@ -97,7 +140,10 @@ fn bad_stamps_and_formats_are_refused() {
 fn stats_shows_the_status_bar_and_the_distributions() {
     let (_dir, file) = copy("omp/tool-calls.jsonl");
     let text = run(&["stats", s(&file)]).stdout;
-    assert!(text.contains("tokens (0%) │") && text.contains("remaining │ 5 messages"), "{text}");
+    assert!(
+        text.contains("tokens (0%) │") && text.contains("remaining │ 5 messages"),
+        "{text}"
+    );
     assert!(!text.contains('\x1b'), "no colour when not on a terminal");
     for line in ["by role", "by level", "by phase", "compacted"] {
         assert!(text.contains(line), "{line}: {text}");
@@ -105,10 +151,18 @@ fn stats_shows_the_status_bar_and_the_distributions() {
     let report = json(&run(&["stats", s(&file), "--json"]));
     let context = &report["context"];
     let sum = |key: &str| -> u64 {
-        context[key].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum()
+        context[key]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum()
     };
     let estimated = context["estimatedTokens"].as_u64().unwrap();
     assert_eq!(sum("byPhase"), estimated);
     assert_eq!(sum("byRole"), estimated);
-    assert_eq!(sum("byResolution") + context["compactionTokens"].as_u64().unwrap(), estimated);
+    assert_eq!(
+        sum("byResolution") + context["compactionTokens"].as_u64().unwrap(),
+        estimated
+    );
 }
