@@ -99,7 +99,7 @@ fn parse(args: &[String]) -> Result<(usize, usize), String> {
 
 /// Builds the release `pi-session` binary and returns its path (`PI_SESSION_BENCH_BIN` names an
 /// already built one instead, e.g. on a busy machine).
-fn build_cli(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn build_cli(root: &Path) -> Result<PathBuf, String> {
     if let Some(binary) = std::env::var_os("PI_SESSION_BENCH_BIN") {
         return Ok(PathBuf::from(binary));
     }

@@ -9,6 +9,7 @@
 )]
 
 mod bench;
+mod bench_budget;
 mod bench_compare;
 mod bench_context;
 mod bench_export;
@@ -35,7 +36,7 @@ commands:
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
   schema [--check]  write the JSON Schema of every line type to schema/ (--check: compare)
-  bench [store|types|context|compare|export|ls|usage|all] [options]
+  bench [store|types|context|compare|export|ls|usage|budget|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
                     them to bench-results/<name>.json; `all` runs store, types, context and export
                       store   [--size-mb N | --large] [--runs N] [--appends N]

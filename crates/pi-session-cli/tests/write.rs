@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::common::{json, root, run};
 
 /// A copy of `fixtures/<name>` in a new temporary folder.
-fn copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn copy(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let from = root().join("fixtures").join(name);
     let to = dir.path().join(Path::new(name).file_name().unwrap());
@@ -16,7 +16,7 @@ fn copy(name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, to)
 }
 
-fn s(path: &Path) -> &str {
+pub(crate) fn s(path: &Path) -> &str {
     path.to_str().unwrap()
 }
 

@@ -117,14 +117,27 @@ pub use pi_session_tree::{Compacted, compacted};
 /// ```
 pub fn context(entries: &[Value], options: &ProjectOptions<'_>) -> Vec<Message> {
     let split = compacted(entries);
+    let rest: Vec<&Value> = entries[split.kept.clone()]
+        .iter()
+        .chain(&entries[split.later.clone()])
+        .collect();
+    let mut out: Vec<Message> = summary_message(entries, &split).into_iter().collect();
+    out.extend(project(&rest, options));
+    out
+}
+
+/// The first message of [`context`] when `split` (of `entries`) has a compaction: one user
+/// message with the summary and the attachments it took away.
+pub fn summary_message(entries: &[Value], split: &Compacted) -> Option<Message> {
     let on_context = || {
         entries[split.kept.clone()]
             .iter()
             .chain(&entries[split.later.clone()])
     };
-    let summary_message = split
+    split
         .compaction
-        .and_then(|c| entries[c].get("summary"))
+        .and_then(|c| entries.get(c))
+        .and_then(|c| c.get("summary"))
         .and_then(Value::as_str)
         .map(|summary| {
             let ids: HashSet<Option<&str>> = on_context()
@@ -134,11 +147,7 @@ pub fn context(entries: &[Value], options: &ProjectOptions<'_>) -> Vec<Message> 
                 .iter()
                 .filter(|e| !ids.contains(&e.get("id").and_then(Value::as_str)));
             Message::user_text(compaction_context(summary) + &attachments_note(away))
-        });
-    let rest: Vec<&Value> = on_context().collect();
-    let mut out: Vec<Message> = summary_message.into_iter().collect();
-    out.extend(project(&rest, options));
-    out
+        })
 }
 
 /// The summary text as pi/rho render it, with no trailing newline.

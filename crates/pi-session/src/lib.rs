@@ -8,7 +8,9 @@
 //! [`usage`], [`totals`], ...) read it back; [`context`] projects a branch to the req_llm messages
 //! a model is sent. Beyond rho: cursors over one shared log ([`Session::fork`],
 //! [`Session::branch_to`], named branches), [`Session::context_stats`] and
-//! [`Session::provider_request`] (the request body pi-ai builds for a model).
+//! [`Session::provider_request`] (the request body pi-ai builds for a model), and context
+//! management ([`manage`]: resolution levels per cursor, [`Session::prepare_context`] to fit a
+//! budget, compaction by age or turns, extension state).
 //!
 //! Guarantees: a resumed session sends exactly what the live one did (the context is built from
 //! entries as they read back from the file); one error type ([`Error`]); damaged files open with
@@ -50,6 +52,7 @@ mod error;
 pub mod foreign;
 mod fork;
 mod formats;
+pub mod manage;
 mod model;
 mod project;
 mod provider_request;
@@ -100,7 +103,8 @@ pub use search::{FileHits, Hit, Pattern, SearchOptions, SearchRole, search, sear
 pub use session::{Diagnostic, Opened, Session, SessionOptions};
 pub use stats::{
     BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW,
-    PDF_PAGE_TOKENS, PICTURE_TOKENS, RoleTokens, StatsOptions, reserve_for, window_for,
+    PDF_PAGE_TOKENS, PICTURE_TOKENS, PhaseTokens, ResolutionTokens, RoleTokens, StatsOptions,
+    reserve_for, window_for,
 };
 pub use summary::{
     SUMMARY_PREFIX_BYTES, SUMMARY_TAIL_BYTES, SessionStatus, SessionSummary, message_text,

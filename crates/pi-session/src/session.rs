@@ -923,20 +923,19 @@ impl Session {
         Ok(log.cached_context(positions, dialect)?.build())
     }
 
-    /// How full the model's window is with this cursor's context.
+    /// How full the model's window is with this cursor's context (its stamps applied; the
+    /// distributions of [`crate::manage`]).
     pub fn context_stats(
         &self,
         project: &ProjectOptions<'_>,
         options: &StatsOptions<'_>,
     ) -> Result<ContextStats> {
-        let branch = self.branch_values()?;
-        let messages = pi_session_context::rho::context(&branch, project);
-        Ok(ContextStats::from_messages(
-            &messages,
-            branch.len(),
-            &self.model,
-            options,
-        ))
+        let prepare = crate::manage::PrepareOptions {
+            project: *project,
+            stats: *options,
+            ..crate::manage::PrepareOptions::default()
+        };
+        Ok(self.prepare_context(&prepare)?.stats)
     }
 
     /// The leaf selector for this cursor (for the tree's APIs).

@@ -1,5 +1,5 @@
 //! Context statistics: how much of the model's window a branch's context uses
-//! ([`ContextStats`]). The window and reserve rules are rho's compaction rules
+//! ([`ContextStats`]), with the distributions of [`crate::manage`]. The window and reserve rules are rho's compaction rules
 //! (rho-reqllm.md §A.12); the token estimate is theirs too (4 bytes per token) unless the
 //! host gives its own counter.
 
@@ -75,8 +75,89 @@ pub struct ContextStats {
     pub by_role: RoleTokens,
     /// Number of projected messages.
     pub messages: usize,
-    /// Number of entries on the branch.
+    /// Number of entries on the branch (with those a compaction covers).
     pub entries: usize,
+    /// Number of entries in the whole log (every branch).
+    pub entry_count: usize,
+    /// The estimate split by the level entries are sent at (the compaction summary and the
+    /// results rho adds for unanswered calls are in none).
+    pub by_resolution: ResolutionTokens,
+    /// The estimate split by phase of work ([`crate::manage::phase`]); sums to
+    /// `estimated_tokens`.
+    pub by_phase: PhaseTokens,
+    /// Tokens of the compaction summary sent (0 without a compaction).
+    pub compaction_tokens: u64,
+    /// Entries not sent because a compaction covers them or they are stamped Compacted.
+    pub compacted_entries: usize,
+    /// Entries the planner evicted to fit a budget
+    /// ([`Session::prepare_context`](crate::Session::prepare_context)).
+    pub evicted_entries: usize,
+}
+
+/// Estimated tokens by resolution level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct ResolutionTokens {
+    /// Entries sent verbatim.
+    pub full: u64,
+    /// Entries sent outlined.
+    pub outlined: u64,
+    /// Entries sent as one line.
+    pub summarized: u64,
+    /// Pinned entries.
+    pub pinned: u64,
+    /// Entries sent with their pictures mentioned instead.
+    pub attached: u64,
+}
+
+impl ResolutionTokens {
+    pub(crate) fn slot(&mut self, level: crate::manage::Resolution) -> &mut u64 {
+        use crate::manage::Resolution;
+        match level {
+            Resolution::Full | Resolution::Compacted => &mut self.full,
+            Resolution::Outlined => &mut self.outlined,
+            Resolution::Summarized => &mut self.summarized,
+            Resolution::Pinned => &mut self.pinned,
+            Resolution::Attached => &mut self.attached,
+        }
+    }
+
+    /// The sum.
+    pub fn total(&self) -> u64 {
+        self.full + self.outlined + self.summarized + self.pinned + self.attached
+    }
+}
+
+/// Estimated tokens by phase of work ([`crate::manage::phase`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct PhaseTokens {
+    /// Reading and searching.
+    pub exploration: u64,
+    /// Changing files, running commands.
+    pub execution: u64,
+    /// Tests and checks.
+    pub verification: u64,
+    /// Final answers.
+    pub conclusion: u64,
+    /// Everything else.
+    pub unclassified: u64,
+}
+
+impl PhaseTokens {
+    pub(crate) fn slot(&mut self, phase: crate::manage::Phase) -> &mut u64 {
+        use crate::manage::Phase;
+        match phase {
+            Phase::Exploration => &mut self.exploration,
+            Phase::Execution => &mut self.execution,
+            Phase::Verification => &mut self.verification,
+            Phase::Conclusion => &mut self.conclusion,
+            Phase::Unclassified => &mut self.unclassified,
+        }
+    }
+
+    /// The sum.
+    pub fn total(&self) -> u64 {
+        self.exploration + self.execution + self.verification + self.conclusion + self.unclassified
+    }
 }
 
 impl ContextStats {
@@ -133,7 +214,43 @@ impl ContextStats {
             by_role,
             messages: messages.len(),
             entries,
+            entry_count: entries,
+            by_resolution: ResolutionTokens {
+                full: estimated_tokens,
+                ..ResolutionTokens::default()
+            },
+            by_phase: PhaseTokens {
+                unclassified: estimated_tokens,
+                ..PhaseTokens::default()
+            },
+            compaction_tokens: 0,
+            compacted_entries: 0,
+            evicted_entries: 0,
         }
+    }
+
+    /// The prompt budget: the window less the completion reserve.
+    pub fn prompt_budget(&self) -> u64 {
+        self.window.saturating_sub(self.reserve)
+    }
+
+    /// `estimated_tokens` as a percentage of the prompt budget, 0–100.
+    pub fn utilization_percent(&self) -> f64 {
+        let budget = self.prompt_budget();
+        if budget == 0 {
+            return 100.0;
+        }
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "a percentage; token counts are far below 2^52"
+        )]
+        let percent = self.estimated_tokens as f64 * 100.0 / budget as f64;
+        percent.min(100.0)
+    }
+
+    /// Tokens left in the prompt budget (0 when over it).
+    pub fn estimated_remaining(&self) -> u64 {
+        self.prompt_budget().saturating_sub(self.estimated_tokens)
     }
 }
 
@@ -158,7 +275,9 @@ pub fn reserve_for(window: u64, reserve_tokens: Option<u64>) -> u64 {
     }
 }
 
-fn message_tokens(message: &Message, count: &dyn Fn(&str) -> u64) -> u64 {
+/// Estimated tokens of one message: its text parts counted, pictures and documents at their
+/// fixed estimates, tool calls by name and arguments.
+pub(crate) fn message_tokens(message: &Message, count: &dyn Fn(&str) -> u64) -> u64 {
     let parts: u64 = message
         .content
         .iter()

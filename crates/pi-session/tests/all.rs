@@ -6,6 +6,7 @@
 mod builders;
 mod corpus;
 mod example;
+mod manage;
 mod model;
 mod properties;
 mod rho_sessions;

@@ -37,7 +37,7 @@ pub struct Scenario {
 }
 
 /// The scenarios, in the order they are written.
-pub const SCENARIOS: [Scenario; 9] = [
+pub const SCENARIOS: [Scenario; 11] = [
     Scenario {
         name: "chat-with-tools",
         about: "user turn, assistant thinking + tool call, tool result, answer",
@@ -91,6 +91,18 @@ pub const SCENARIOS: [Scenario; 9] = [
         about: "the same written in omp's shapes",
         dialect: Dialect::Omp,
         write: fork_to_script,
+    },
+    Scenario {
+        name: "stamps-and-compaction",
+        about: "context management: resolution stamps, pins and an unpin on two cursors, extension state and a custom message, then compact_older_than keeping the last turn",
+        dialect: Dialect::Pi,
+        write: stamps_and_compaction,
+    },
+    Scenario {
+        name: "stamps-and-compaction",
+        about: "the same written in omp's shapes",
+        dialect: Dialect::Omp,
+        write: stamps_and_compaction,
     },
 ];
 
@@ -540,5 +552,69 @@ fn fork_to_script(s: &mut Script) -> pi_session::Result<()> {
     let _ = std::fs::remove_file(pi_session::store::lock_path(&source_path));
     let _ = std::fs::remove_file(&source_path);
     // The fork is the scenario's file; the script's own session stays unwritten.
+    Ok(())
+}
+
+/// Resolution stamps (`pi_session::manage`) on two cursors, then a compaction written by
+/// `compact_older_than`: pi and omp must send what they send without the stamps, and read the
+/// compaction as their own.
+fn stamps_and_compaction(s: &mut Script) -> pi_session::Result<()> {
+    use pi_session::manage::{Resolution, Threshold};
+    let model = s.session.model().to_owned();
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let asked = s.add(user(&format!("Read module {n}."), UserOptions::new()))?;
+        ids.push(asked.id().unwrap_or_default().to_owned());
+        let call = ToolCall::new(
+            format!("call-{n}"),
+            "read",
+            json!({"path": format!("src/m{n}.rs")}),
+        );
+        s.add(assistant(
+            &Reply {
+                tool_calls: vec![call],
+                stop_reason: StopReason::ToolUse,
+                ..Reply::default()
+            },
+            &model,
+        ))?;
+        let output = (0..12)
+            .map(|l| format!("{l}: fn f{l}() {{}}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let result = s.add(tool_result(
+            &format!("call-{n}"),
+            "read",
+            &output,
+            false,
+            &[],
+            None,
+        ))?;
+        ids.push(result.id().unwrap_or_default().to_owned());
+        s.add(assistant(
+            &Reply {
+                text: format!("Module {n} defines twelve functions."),
+                ..Reply::default()
+            },
+            &model,
+        ))?;
+    }
+    s.session.pin_entry(&ids[0])?;
+    s.session.set_resolution(&ids[1], Resolution::Outlined)?;
+    s.session.set_resolution(&ids[3], Resolution::Summarized)?;
+    s.session.unpin_entry(&ids[0])?;
+    s.session.pin_entry(&ids[2])?;
+    let mut review = s.session.fork_named("review");
+    review.set_resolution(&ids[1], Resolution::Compacted)?;
+    s.session
+        .write_custom_state("demo-host.todo", json!({"open": 2}))?;
+    s.message_ms += 1000;
+    s.session
+        .write_custom_message("demo-host.reminder", "Keep the tests green.")?;
+    s.session
+        .compact_older_than(Threshold::Turns(1), |covered| {
+            format!("Read modules 0 and 1 ({} entries).", covered.len())
+        })?;
+    s.add(user("Summarise module 2.", UserOptions::new()))?;
     Ok(())
 }

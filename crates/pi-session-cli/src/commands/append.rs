@@ -15,7 +15,7 @@ use crate::output::Out;
 /// Arguments of `append`.
 #[derive(Debug, Args)]
 #[command(
-    group(ArgGroup::new("what").required(true).args(["user", "model", "thinking", "label", "unlabel", "name", "custom"])),
+    group(ArgGroup::new("what").required(true).args(["user", "model", "thinking", "label", "unlabel", "name", "custom", "pin", "unpin", "resolution"])),
     after_help = "Appends exactly one entry after the file's last entry, in the file's dialect \
     (pi: model_change {provider, modelId}, session_info; omp: model_change {model}, title_change \
     and the title slot). Refused for a version 1 or 2 file (`pi-session migrate` it first) and for a \
@@ -48,6 +48,20 @@ pub struct AppendArgs {
     /// A `custom` entry of type TYPE holding JSON (never sent to a model).
     #[arg(long, num_args = 2, value_names = ["TYPE", "JSON"])]
     pub custom: Option<Vec<String>>,
+    /// Pins entry ID for the cursor: sent whole, never downgraded or evicted by `context --budget`.
+    #[arg(long, value_name = "ID")]
+    pub pin: Option<String>,
+    /// Removes the cursor's pin of entry ID.
+    #[arg(long, value_name = "ID")]
+    pub unpin: Option<String>,
+    /// Stamps entry ID at LEVEL for the cursor (full, outlined, summarized, pinned, compacted,
+    /// attached).
+    #[arg(long, value_name = "ID=LEVEL")]
+    pub resolution: Option<String>,
+    /// With --pin, --unpin, --resolution: the named cursor whose stamp it is (default: the
+    /// unnamed cursors').
+    #[arg(long, value_name = "NAME")]
+    pub cursor: Option<String>,
     /// Whose shapes to write (default: the file's own).
     #[arg(long, value_enum, default_value_t = WriteDialect::Auto)]
     pub dialect: WriteDialect,
@@ -63,6 +77,22 @@ pub struct AppendArgs {
 pub fn run(args: AppendArgs) -> Outcome {
     let mut session = open(&args.file, args.dialect)?;
     session.set_busy_timeout(busy_timeout(args.wait));
+    if args.pin.is_some() || args.unpin.is_some() || args.resolution.is_some() {
+        let written = super::manage::append_stamp(
+            session,
+            args.cursor.as_deref(),
+            args.pin.as_deref(),
+            args.unpin.as_deref(),
+            args.resolution.as_deref(),
+        )?;
+        let mut out = Out::new();
+        match written {
+            Some(entry) => print_entry(&mut out, &entry, args.json, &args.file)?,
+            None => out.line("nothing to unpin: the entry is not pinned")?,
+        }
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
     let written = append(&mut session, &args).map_err(|e| match e {
         Refused::Facade(error) => failure(&error, &args.file),
         Refused::Cli(failure) => failure,

@@ -57,6 +57,15 @@ pub struct ContextArgs {
     /// The thinking level pi-ai is given (default: the session's own).
     #[arg(long, value_name = "LEVEL")]
     pub thinking: Option<String>,
+    /// Fit the context into TOKENS (req-llm, openai, anthropic): the cursor's resolution
+    /// stamps apply, long tool results are cut, older entries are outlined, summarized, then
+    /// evicted a turn at a time (pinned entries and the latest turn never). Without it nothing
+    /// changes.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<u64>,
+    /// With --budget: whose stamps apply (a named cursor; default: the unnamed cursors').
+    #[arg(long, value_name = "NAME", requires = "budget")]
+    pub cursor: Option<String>,
     /// pi-ai's maxTokens option (bounds Anthropic's thinking budget).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u64>,
@@ -120,6 +129,9 @@ fn parse_inputs(text: &str) -> Result<Inputs, String> {
 
 /// Runs `context`.
 pub fn run(args: ContextArgs) -> Outcome {
+    if let Some(budget) = args.budget {
+        return super::manage::budgeted_context(&args, budget);
+    }
     let loaded = input::load(input::resolve(args.file.clone())?)?;
     let view = SessionView::new(&loaded.file);
     let dialect = match (args.dialect, args.format) {

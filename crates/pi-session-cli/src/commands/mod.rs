@@ -9,6 +9,7 @@ pub mod fork;
 pub mod grep;
 pub mod import;
 pub mod ls;
+pub mod manage;
 pub mod migrate;
 pub mod repair;
 pub mod serve;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use pi_session::store::SessionFile;
 use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown, pi_model_from, totals};
-use pi_session::{ContextStats, ProjectOptions, StatsOptions, from_pi_model};
+use pi_session::{ContextStats, from_pi_model};
 use serde_json::{Value, json};
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
@@ -56,14 +56,7 @@ pub fn run(args: StatsArgs) -> Outcome {
     }
     let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
     let model = pi_model_from(&branch_entries).map(|m| from_pi_model(&m));
-    let messages =
-        pi_session::projection::rho::context(&branch_entries, &ProjectOptions::default());
-    let context = ContextStats::from_messages(
-        &messages,
-        branch_entries.len(),
-        model.as_deref().unwrap_or_default(),
-        &StatsOptions::default(),
-    );
+    let context = super::manage::file_stats(&loaded.path)?;
     let report = Report {
         id: loaded.file.header().map(|h| h.id.clone()),
         dialect: dialect.as_str(),
@@ -165,15 +158,8 @@ fn to_text(report: &Report) -> String {
             counted(report.usage.nested_tools.count, "nested tool call"),
             counted(report.usage.side_calls.count, "side call")
         ),
-        format!(
-            "context      ~{} tokens of {} ({:.1}%), {} left before compaction, {} messages",
-            c.estimated_tokens, c.window, c.utilisation_percent, c.remaining, c.messages
-        ),
-        format!(
-            "  by role    user {}, assistant {}, tool {}, system {}",
-            c.by_role.user, c.by_role.assistant, c.by_role.tool, c.by_role.system
-        ),
     ];
+    lines.extend(super::manage::stats_lines(c, super::manage::colour()));
     if report.diagnostics > 0 {
         lines.push(format!(
             "diagnostics  {} (run `pi-session check` to see them)",

@@ -1,0 +1,187 @@
+//! Context management on the command line (`pi_session::manage`): `context --budget`,
+//! `stats`' status bar and distributions, and `append --pin/--unpin/--resolution`. Kept apart
+//! from those commands' own modules, which call in here.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use pi_session::manage::{PrepareOptions, Resolution, status};
+use pi_session::projection::WorkspaceDocuments;
+use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
+use pi_session::projection::reqllm;
+use pi_session::tree::{BlobFolder, BlobSource};
+use pi_session::types::Entry;
+use pi_session::{ContextStats, ProjectOptions, Session, StatsOptions};
+use serde_json::Value;
+
+use super::context::{ContextArgs, Format};
+use crate::failure::{EXIT_OK, Failure, Outcome};
+use crate::input;
+use crate::output::{Out, warn};
+
+/// The model statistics assume when the branch names none (rho's default window).
+const NO_MODEL: &str = "unknown:unknown";
+
+/// `context FILE --format req-llm|openai|anthropic --budget TOKENS [--cursor NAME]`: the
+/// cursor's stamps applied, then the planner fits the context to the budget.
+pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
+    let render: fn(&[reqllm::Message]) -> Value = match args.format {
+        Format::ReqLlm => reqllm::to_canonical_json,
+        Format::ReqLlmOpenai | Format::Openai => {
+            |m: &[reqllm::Message]| openai_chat_messages(m, OpenAiOptions::default())
+        }
+        Format::ReqLlmAnthropic | Format::Anthropic if args.model.is_none() => anthropic_messages,
+        _ => {
+            return Err(Failure::new(
+                "--budget fits rho's projections only: use --format req-llm, openai or anthropic (without --model)",
+            ));
+        }
+    };
+    let path = input::resolve(args.file.clone())?;
+    let session = cursor_of(&path, args.cursor.as_deref(), args.leaf.as_deref())?;
+    let root = args.root.clone().unwrap_or_else(|| {
+        session
+            .cwd()
+            .map(std::path::PathBuf::from)
+            .filter(|cwd| cwd.is_dir())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| ".".into())
+    });
+    let documents = WorkspaceDocuments::new(root);
+    let blobs = input::blob_dir(args.blobs.clone(), &path).map(BlobFolder::new);
+    let options = PrepareOptions {
+        budget: Some(budget),
+        project: ProjectOptions {
+            inputs: args.inputs,
+            documents: &documents,
+            blobs: blobs.as_ref().map(|b| b as &dyn BlobSource),
+        },
+        ..PrepareOptions::default()
+    };
+    let prepared = session.prepare_context(&options)?;
+    if !prepared.fits() {
+        warn(&format!(
+            "{}: the context is {} tokens over the budget of {budget}: the pinned entries, the compaction summary and the latest turn alone take {} (unpin entries or raise --budget)",
+            path.display(),
+            prepared.over_by,
+            prepared.stats.estimated_tokens
+        ));
+    }
+    let mut out = Out::new();
+    out.json(&render(&prepared.messages))?;
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// The session at `path` as cursor `name` (its saved tip; a new cursor there when the name was
+/// never saved), at `leaf` when given (`null`: before the first entry).
+fn cursor_of(path: &Path, name: Option<&str>, leaf: Option<&str>) -> Result<Session, Failure> {
+    let opened = Session::open(path, NO_MODEL)?;
+    let mut session = match name {
+        Some(name) => opened
+            .session
+            .checkout(name)
+            .unwrap_or_else(|_| opened.session.fork_named(name)),
+        None => opened.session,
+    };
+    match leaf {
+        Some("null") => session.reset_leaf(),
+        Some(id) => session.branch_to(id)?,
+        None => {}
+    }
+    Ok(session)
+}
+
+/// The context statistics of the file's branch (its last entry's), the unnamed cursors'
+/// stamps applied.
+pub fn file_stats(path: &Path) -> Result<ContextStats, Failure> {
+    let session = Session::open(path, NO_MODEL)?.session;
+    Ok(session.context_stats(&ProjectOptions::default(), &StatsOptions::default())?)
+}
+
+/// Whether to colour what goes to stdout: a terminal, and `NO_COLOR` unset.
+pub fn colour() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+/// The status bar and the three distributions, as `stats` prints them.
+pub fn stats_lines(stats: &ContextStats, colour: bool) -> Vec<String> {
+    let k = |n: u64| status::short_tokens(n);
+    let r = &stats.by_role;
+    let l = &stats.by_resolution;
+    let p = &stats.by_phase;
+    vec![
+        format!("context      {}", stats.status_bar(colour)),
+        format!(
+            "  window     {} ({} kept for the reply); {} entries on the branch, {} in the file",
+            k(stats.window),
+            k(stats.reserve),
+            stats.entries,
+            stats.entry_count
+        ),
+        format!(
+            "  by role    system {}, user {}, assistant {}, tool {}",
+            k(r.system),
+            k(r.user),
+            k(r.assistant),
+            k(r.tool)
+        ),
+        format!(
+            "  by level   full {}, outlined {}, summarized {}, pinned {}, attached {}",
+            k(l.full),
+            k(l.outlined),
+            k(l.summarized),
+            k(l.pinned),
+            k(l.attached)
+        ),
+        format!(
+            "  by phase   exploration {}, execution {}, verification {}, conclusion {}, unclassified {}",
+            k(p.exploration),
+            k(p.execution),
+            k(p.verification),
+            k(p.conclusion),
+            k(p.unclassified)
+        ),
+        format!(
+            "  compacted  {} entries, summary {} tokens",
+            stats.compacted_entries, stats.compaction_tokens
+        ),
+    ]
+}
+
+/// `append --pin ID | --unpin ID | --resolution ID=LEVEL [--cursor NAME]`: the stamp written,
+/// `None` for an unpin of an entry that is not pinned.
+pub fn append_stamp(
+    session: Session,
+    cursor: Option<&str>,
+    pin: Option<&str>,
+    unpin: Option<&str>,
+    resolution: Option<&str>,
+) -> Result<Option<Entry>, Failure> {
+    let mut session = match cursor {
+        Some(name) => session
+            .checkout(name)
+            .unwrap_or_else(|_| session.fork_named(name)),
+        None => session,
+    };
+    if let Some(id) = pin {
+        return Ok(Some(session.pin_entry(id)?));
+    }
+    if let Some(id) = unpin {
+        return Ok(session.unpin_entry(id)?);
+    }
+    let Some(stamp) = resolution else {
+        return Err(Failure::new(
+            "say what to stamp: --pin, --unpin or --resolution",
+        ));
+    };
+    let Some((id, level)) = stamp.rsplit_once('=') else {
+        return Err(Failure::new(format!(
+            "--resolution {stamp:?}: write it as ID=LEVEL, e.g. 1a2b3c4d=outlined"
+        )));
+    };
+    let level: Resolution = level
+        .parse()
+        .map_err(|e: pi_session::manage::UnknownResolution| Failure::new(e.to_string()))?;
+    Ok(Some(session.set_resolution(id, level)?))
+}

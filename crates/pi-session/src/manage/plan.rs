@@ -1,0 +1,568 @@
+//! `Session::prepare_context`: the selective eviction planner, and bounded tool results.
+//!
+//! The plan for a cursor's branch, in this order:
+//! 1. **Levels from the overlay.** Entries the latest compaction covers are not sent (its
+//!    summary is). Every other entry starts at its stamp ([`Session::set_resolution`]), else
+//!    Full. A tool call and its results are one *group*: they are sent or left out together. A
+//!    group with a member stamped Compacted is left out, unless another member is pinned or in
+//!    the latest turn; then the member stamped Compacted is sent Summarized instead.
+//! 2. **Bounded tool results** (with a budget): the output of an unpinned tool result at Full
+//!    or Attached longer than `tool_result_percent` of the budget (in bytes, at
+//!    [`BYTES_PER_TOKEN`]) is cut at the last newline before that limit ([`bound_text`]); the
+//!    entry itself keeps the whole output.
+//! 3. **Downgrades** while the estimate is over the budget: oldest first, every entry that is
+//!    neither pinned nor in the latest turn (from the last user message on) goes Full (or
+//!    Attached) → Outlined; then, oldest first again, Outlined → Summarized.
+//! 4. **Eviction** while still over: whole turns, oldest first (a turn starts at a user
+//!    message; what comes before the first is turn 0), each with every group it touches,
+//!    except groups with a pinned member or a member in the latest turn.
+//!
+//! It stops as soon as the estimate fits, so it never does more than it must. What is left
+//! (the compaction summary, pinned entries and the latest turn) is never touched: when that
+//! alone is over the budget, [`PreparedContext::over_by`] says by how much. The plan is a pure
+//! function of the branch, the overlay and the options: the same inputs give the same plan.
+
+use std::collections::HashMap;
+
+use pi_session_context::reqllm::{Message, Role};
+use pi_session_context::rho;
+use pi_session_types::JsonValue;
+use serde::Serialize;
+
+use super::overlay::Overlay;
+use super::phase::{Phase, Phases};
+use super::{Resolution, render};
+use crate::error::Result;
+use crate::project::ProjectOptions;
+use crate::session::Session;
+use crate::stats::{
+    BYTES_PER_TOKEN, ContextStats, PhaseTokens, ResolutionTokens, StatsOptions, message_tokens,
+};
+
+/// The default share of the budget one tool result may take before it is cut (percent).
+pub const DEFAULT_TOOL_RESULT_PERCENT: u64 = 25;
+
+/// How [`Session::prepare_context`] plans.
+#[derive(Debug, Clone, Copy)]
+pub struct PrepareOptions<'a> {
+    /// The prompt budget in tokens; `None`: no downgrades, cuts or evictions (only the
+    /// cursor's stamps apply).
+    pub budget: Option<u64>,
+    /// The share of the budget (percent) above which a tool result is cut; 0: never.
+    pub tool_result_percent: u64,
+    /// How entries are projected (inputs, documents, blobs).
+    pub project: ProjectOptions<'a>,
+    /// Window, reserve and token counter of the statistics (the counter is the planner's too).
+    pub stats: StatsOptions<'a>,
+}
+
+impl Default for PrepareOptions<'_> {
+    fn default() -> Self {
+        Self {
+            budget: None,
+            tool_result_percent: DEFAULT_TOOL_RESULT_PERCENT,
+            project: ProjectOptions::default(),
+            stats: StatsOptions::default(),
+        }
+    }
+}
+
+/// What was cut from a bounded tool result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Bounded {
+    /// Bytes of the output kept.
+    pub kept_bytes: usize,
+    /// Bytes cut.
+    pub cut_bytes: usize,
+    /// Lines cut.
+    pub cut_lines: usize,
+}
+
+/// One entry of the branch after the latest compaction, as planned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannedEntry {
+    /// The entry's id.
+    pub id: Option<String>,
+    /// Its `type` (`message` entries: the message's role).
+    pub kind: String,
+    /// The cursor's stamp on it.
+    pub stamp: Option<Resolution>,
+    /// The level it is sent at (Compacted: not sent).
+    pub level: Resolution,
+    /// Whether the planner evicted it (its level is then Compacted).
+    pub evicted: bool,
+    /// In the latest turn (from the last user message on): never downgraded or evicted.
+    pub latest: bool,
+    /// Never evicted: pinned, in the latest turn, or the call or result of one that is.
+    pub protected: bool,
+    /// Estimated tokens it is sent with (0 when not sent).
+    pub tokens: u64,
+    /// Its phase ([`crate::manage::phase`]).
+    pub phase: Phase,
+    /// What was cut from its output, for a bounded tool result.
+    pub bounded: Option<Bounded>,
+}
+
+/// The context to send, fitted to a budget, with its plan and statistics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreparedContext {
+    /// The req_llm messages (rho's projection of the planned entries).
+    pub messages: Vec<Message>,
+    /// The plan, one per entry from the latest compaction's kept range on, root first.
+    pub entries: Vec<PlannedEntry>,
+    /// The budget planned for.
+    pub budget: Option<u64>,
+    /// Tokens over the budget after the plan (0: it fits). Only pinned entries, the compaction
+    /// summary and the latest turn are left when this is not 0.
+    pub over_by: u64,
+    /// The statistics of [`messages`](Self::messages).
+    pub stats: ContextStats,
+}
+
+impl PreparedContext {
+    /// Whether the messages fit the budget (always true without one).
+    pub fn fits(&self) -> bool {
+        self.over_by == 0
+    }
+}
+
+/// `text` cut to at most `limit` bytes at the last newline before the limit (at the last
+/// character boundary when there is none): never inside a UTF-8 sequence, and so never inside
+/// a character that JavaScript holds as a surrogate pair. `None` when it fits.
+///
+/// ```
+/// use pi_session::manage::bound_text;
+/// let (kept, cut) = bound_text("one\ntwo\nthree\n", 9).unwrap();
+/// assert_eq!(kept, "one\ntwo");
+/// assert_eq!((cut.kept_bytes, cut.cut_bytes, cut.cut_lines), (7, 7, 1));
+/// assert_eq!(bound_text("héllo", 2).unwrap().0, "h"); // é is two bytes
+/// assert!(bound_text("short", 10).is_none());
+/// ```
+pub fn bound_text(text: &str, limit: usize) -> Option<(String, Bounded)> {
+    if text.len() <= limit {
+        return None;
+    }
+    let mut boundary = limit;
+    while !text.is_char_boundary(boundary) {
+        boundary -= 1;
+    }
+    let kept = text[..boundary].rfind('\n').unwrap_or(boundary);
+    let cut = text[kept..].trim_start_matches('\n');
+    Some((
+        text[..kept].to_owned(),
+        Bounded {
+            kept_bytes: kept,
+            cut_bytes: text.len() - kept,
+            cut_lines: if cut.is_empty() {
+                0
+            } else {
+                cut.trim_end_matches('\n').split('\n').count()
+            },
+        },
+    ))
+}
+
+/// The note that ends a bounded output.
+fn cut_note(cut: &Bounded) -> String {
+    format!(
+        "\n[… {} cut ({} bytes) to fit the context; the whole output is kept in the session …]",
+        super::render::counted(cut.cut_lines, "line"),
+        cut.cut_bytes
+    )
+}
+
+/// A tool result (entry JSON) with its text output bounded to `limit` bytes, and what was cut.
+fn bound_result(entry: &JsonValue, limit: usize) -> Option<(JsonValue, Bounded)> {
+    let message = entry.get("message")?;
+    if message.get("role").and_then(JsonValue::as_str) != Some("toolResult") {
+        return None;
+    }
+    let text = rho::text(message.get("content"));
+    let (kept, cut) = bound_text(&text, limit)?;
+    let mut out = entry.clone();
+    let pictures: Vec<JsonValue> = message
+        .get("content")
+        .and_then(JsonValue::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("image"))
+        .cloned()
+        .collect();
+    let mut content = vec![serde_json::json!({"type": "text", "text": kept + &cut_note(&cut)})];
+    content.extend(pictures);
+    out["message"]["content"] = JsonValue::Array(content);
+    Some((out, cut))
+}
+
+struct Item {
+    value: JsonValue,
+    id: Option<String>,
+    kind: String,
+    stamp: Option<Resolution>,
+    level: Resolution,
+    sent: bool,
+    evicted: bool,
+    latest: bool,
+    protected: bool,
+    turn: usize,
+    group: usize,
+    tokens: u64,
+    phase: Phase,
+    bounded: Option<Bounded>,
+    rendered: Option<JsonValue>,
+}
+
+struct Planner<'o, 'a> {
+    options: &'o PrepareOptions<'a>,
+    count: &'o dyn Fn(&str) -> u64,
+}
+
+impl Planner<'_, '_> {
+    /// Renders `item` at its level (bounded when asked) and counts its tokens.
+    fn settle(&self, item: &mut Item, limit: Option<usize>) {
+        if !item.sent {
+            item.rendered = None;
+            item.tokens = 0;
+            return;
+        }
+        let mut rendered = render(&item.value, item.level);
+        item.bounded = None;
+        if let (Some(limit), Some(value)) = (limit, rendered.as_ref())
+            && matches!(item.level, Resolution::Full | Resolution::Attached)
+            && let Some((bounded, cut)) = bound_result(value, limit)
+        {
+            rendered = Some(bounded);
+            item.bounded = Some(cut);
+        }
+        item.tokens = rendered.as_ref().map_or(0, |value| self.tokens_of(value));
+        item.rendered = rendered;
+    }
+
+    /// Tokens of one rendered entry: the messages rho makes of it (without the synthetic
+    /// results it adds for calls whose results are other entries).
+    fn tokens_of(&self, value: &JsonValue) -> u64 {
+        let is_result = value
+            .get("message")
+            .and_then(|m| m.get("role"))
+            .and_then(JsonValue::as_str)
+            == Some("toolResult");
+        rho::messages(std::slice::from_ref(value), &self.options.project)
+            .iter()
+            .filter(|m| is_result || m.role != Role::Tool)
+            .map(|m| message_tokens(m, self.count))
+            .sum()
+    }
+}
+
+/// Plans `values` (a branch, root first) under `overlay` (see the module's rules).
+pub(crate) fn plan(
+    values: Vec<JsonValue>,
+    overlay: &Overlay,
+    entry_count: usize,
+    model: &str,
+    options: &PrepareOptions<'_>,
+) -> PreparedContext {
+    let default_count = |text: &str| (text.len() as u64).div_ceil(BYTES_PER_TOKEN);
+    let count: &dyn Fn(&str) -> u64 = match options.stats.counter {
+        Some(counter) => counter,
+        None => &default_count,
+    };
+    let planner = Planner { options, count };
+    let branch_len = values.len();
+    let split = pi_session_tree::compacted(&values);
+    let summary = rho::summary_message(&values, &split);
+    let summary_tokens = summary.as_ref().map_or(0, |m| message_tokens(m, count));
+    let covered = split.compaction.map_or(0, |c| c - split.kept.len());
+    let on: Vec<usize> = split.kept.clone().chain(split.later.clone()).collect();
+    let mut values: Vec<Option<JsonValue>> = values.into_iter().map(Some).collect();
+
+    // 1. Items, turns, groups, phases and levels from the overlay.
+    let mut phases = Phases::default();
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    let mut items: Vec<Item> = Vec::with_capacity(on.len());
+    let mut turn = 0;
+    for at in on {
+        let Some(value) = values.get_mut(at).and_then(Option::take) else {
+            continue;
+        };
+        let message = value.get("message");
+        let role = message
+            .and_then(|m| m.get("role"))
+            .and_then(JsonValue::as_str);
+        let kind = match (value.get("type").and_then(JsonValue::as_str), role) {
+            (Some("message"), Some(role)) => role.to_owned(),
+            (Some(kind), _) => kind.to_owned(),
+            (None, _) => String::new(),
+        };
+        if kind == "user" && !items.is_empty() {
+            turn += 1;
+        }
+        let index = items.len();
+        let mut group = index;
+        if kind == "toolResult"
+            && let Some(owner) = message
+                .and_then(|m| m.get("toolCallId"))
+                .and_then(JsonValue::as_str)
+                .and_then(|id| calls.get(id))
+        {
+            group = *owner;
+        }
+        if kind == "assistant" {
+            for call in message
+                .and_then(|m| m.get("content"))
+                .and_then(JsonValue::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("toolCall"))
+            {
+                if let Some(id) = call.get("id").and_then(JsonValue::as_str) {
+                    calls.insert(id.to_owned(), index);
+                }
+            }
+        }
+        let id = value
+            .get("id")
+            .and_then(JsonValue::as_str)
+            .map(str::to_owned);
+        let stamp = id.as_deref().and_then(|id| overlay.get(id).copied());
+        items.push(Item {
+            phase: phases.of(&value),
+            value,
+            id,
+            kind,
+            stamp,
+            level: stamp.unwrap_or(Resolution::Full),
+            sent: true,
+            evicted: false,
+            latest: false,
+            protected: false,
+            turn,
+            group,
+            tokens: 0,
+            bounded: None,
+            rendered: None,
+        });
+    }
+    let latest_turn = turn;
+    let facts = FinishFacts {
+        summary_tokens,
+        covered,
+        branch_len,
+        entry_count,
+        model,
+    };
+    let mut turn_starts: Vec<usize> = Vec::with_capacity(latest_turn + 1);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    for (at, item) in items.iter().enumerate() {
+        if turn_starts.len() <= item.turn {
+            turn_starts.push(at);
+        }
+        members[item.group].push(at);
+    }
+    let mut kept_groups = vec![false; items.len()];
+    let mut compacted_groups = vec![false; items.len()];
+    for item in &mut items {
+        item.latest = item.turn == latest_turn;
+        if item.latest || item.level == Resolution::Pinned {
+            kept_groups[item.group] = true;
+        }
+        if item.level == Resolution::Compacted {
+            compacted_groups[item.group] = true;
+        }
+    }
+    for item in &mut items {
+        item.protected = kept_groups[item.group];
+        if compacted_groups[item.group] {
+            if kept_groups[item.group] {
+                if item.level == Resolution::Compacted {
+                    item.level = Resolution::Summarized;
+                }
+            } else {
+                item.level = Resolution::Compacted;
+                item.sent = false;
+            }
+        }
+    }
+
+    // 2. Bounded tool results, and the first estimate.
+    let limit = options.budget.and_then(|budget| {
+        let bytes = budget
+            .saturating_mul(options.tool_result_percent)
+            .saturating_mul(BYTES_PER_TOKEN)
+            / 100;
+        (options.tool_result_percent > 0).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
+    });
+    for item in &mut items {
+        planner.settle(item, limit);
+    }
+    let mut total: u64 = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
+
+    if let Some(budget) = options.budget {
+        // 3. Downgrades, oldest first: Full/Attached → Outlined, then Outlined → Summarized.
+        let steps = [
+            (
+                &[Resolution::Full, Resolution::Attached][..],
+                Resolution::Outlined,
+            ),
+            (&[Resolution::Outlined][..], Resolution::Summarized),
+        ];
+        'downgrade: for (from, to) in steps {
+            for item in &mut items {
+                if total <= budget {
+                    break 'downgrade;
+                }
+                if item.sent && !item.latest && from.contains(&item.level) {
+                    total -= item.tokens;
+                    item.level = to;
+                    planner.settle(item, limit);
+                    total += item.tokens;
+                }
+            }
+        }
+        // 4. Eviction of whole turns, oldest first; the final messages are counted again, and
+        // eviction goes on while they are over.
+        let mut next_turn = 0;
+        loop {
+            while total > budget && next_turn < latest_turn {
+                let start = turn_starts.get(next_turn).copied().unwrap_or(items.len());
+                let end = turn_starts
+                    .get(next_turn + 1)
+                    .copied()
+                    .unwrap_or(items.len());
+                for at in start..end {
+                    let group = items[at].group;
+                    if kept_groups[group] {
+                        continue;
+                    }
+                    for &member in &members[group] {
+                        let item = &mut items[member];
+                        if item.sent {
+                            total -= item.tokens;
+                            item.sent = false;
+                            item.evicted = true;
+                            item.level = Resolution::Compacted;
+                            planner.settle(item, limit);
+                        }
+                    }
+                }
+                next_turn += 1;
+            }
+            let messages = assemble(summary.as_ref(), &items, options);
+            let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
+            if counted <= budget || next_turn >= latest_turn {
+                return finish(messages, items, options, facts);
+            }
+            total = counted;
+        }
+    }
+    let messages = assemble(summary.as_ref(), &items, options);
+    finish(messages, items, options, facts)
+}
+
+/// The summary, then rho's messages of the entries sent, as rendered.
+fn assemble(
+    summary: Option<&Message>,
+    items: &[Item],
+    options: &PrepareOptions<'_>,
+) -> Vec<Message> {
+    let sent: Vec<JsonValue> = items.iter().filter_map(|i| i.rendered.clone()).collect();
+    let mut messages: Vec<Message> = summary.cloned().into_iter().collect();
+    messages.extend(rho::messages(&sent, &options.project));
+    messages
+}
+
+#[derive(Clone, Copy)]
+struct FinishFacts<'m> {
+    summary_tokens: u64,
+    covered: usize,
+    branch_len: usize,
+    entry_count: usize,
+    model: &'m str,
+}
+
+fn finish(
+    messages: Vec<Message>,
+    items: Vec<Item>,
+    options: &PrepareOptions<'_>,
+    facts: FinishFacts<'_>,
+) -> PreparedContext {
+    let mut stats =
+        ContextStats::from_messages(&messages, facts.branch_len, facts.model, &options.stats);
+    let mut by_resolution = ResolutionTokens::default();
+    let mut by_phase = PhaseTokens::default();
+    let mut compacted = facts.covered;
+    for item in &items {
+        if !item.sent {
+            if !item.evicted {
+                compacted += 1;
+            }
+            continue;
+        }
+        *by_resolution.slot(item.level) += item.tokens;
+        *by_phase.slot(item.phase) += item.tokens;
+    }
+    let attributed = facts.summary_tokens + by_phase.total();
+    by_phase.unclassified +=
+        facts.summary_tokens + stats.estimated_tokens.saturating_sub(attributed);
+    stats.entry_count = facts.entry_count;
+    stats.by_resolution = by_resolution;
+    stats.by_phase = by_phase;
+    stats.compaction_tokens = facts.summary_tokens;
+    stats.compacted_entries = compacted;
+    stats.evicted_entries = items.iter().filter(|i| i.evicted).count();
+    let over_by = options
+        .budget
+        .map_or(0, |budget| stats.estimated_tokens.saturating_sub(budget));
+    PreparedContext {
+        messages,
+        entries: items
+            .into_iter()
+            .map(|i| PlannedEntry {
+                id: i.id,
+                kind: i.kind,
+                stamp: i.stamp,
+                level: i.level,
+                evicted: i.evicted,
+                latest: i.latest,
+                protected: i.protected,
+                tokens: i.tokens,
+                phase: i.phase,
+                bounded: i.bounded,
+            })
+            .collect(),
+        budget: options.budget,
+        over_by,
+        stats,
+    }
+}
+
+impl Session {
+    /// This cursor's context fitted to `options.budget` with its stamps applied (see the
+    /// module's rules), with the plan and its statistics. Without a budget only the stamps
+    /// apply; without stamps either, the messages are exactly [`Session::context`]'s.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::manage::PrepareOptions;
+    /// use pi_session::{ProjectOptions, Reply, Session, UserOptions, assistant, user};
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// for n in 0..20 {
+    ///     session.append(user(&format!("question {n}: {}", "why? ".repeat(40)), UserOptions::new()))?;
+    ///     session.append(assistant(&Reply { text: "because. ".repeat(60), ..Reply::default() }, session.model()))?;
+    /// }
+    /// let full = session.prepare_context(&PrepareOptions::default())?;
+    /// assert_eq!(full.messages, session.context(&ProjectOptions::default())?);
+    /// let fitted = session.prepare_context(&PrepareOptions { budget: Some(1_000), ..PrepareOptions::default() })?;
+    /// assert!(fitted.fits() && fitted.stats.estimated_tokens <= 1_000);
+    /// assert_eq!(fitted.messages.last(), full.messages.last()); // the latest turn is untouched
+    /// # Ok(()) }
+    /// ```
+    pub fn prepare_context(&self, options: &PrepareOptions<'_>) -> Result<PreparedContext> {
+        let overlay = self.resolutions()?;
+        let values = self.branch_values()?;
+        let entry_count = self.log().index.len();
+        Ok(plan(values, &overlay, entry_count, &self.model, options))
+    }
+}

@@ -1,0 +1,484 @@
+//! What each [`Resolution`] sends for each kind of entry.
+//!
+//! A rendering is an entry again, in the file's own shape: only the content is cut or replaced,
+//! so every projection sends a rendered entry the way it sends the original (rho's `req-llm`
+//! leaves `bashExecution` messages and `branch_summary` entries out, pi's and omp's
+//! `convertToLlm` send them). The rules, for each level:
+//!
+//! | entry | Outlined | Summarized |
+//! |---|---|---|
+//! | user message | text outlined ([`outline_text`]); pictures mentioned | `[user: "first line…" (N chars)]` |
+//! | assistant | text outlined; thinking dropped; tool calls kept with every string argument cut to [`ARGUMENT_CHARS`] (first line) | `[assistant: "first line…" (N chars); called read(path: "a.rs")]`; the calls kept with `{}` arguments, so their results still answer them |
+//! | tool result | output outlined; pictures mentioned | `[read result: N lines, M chars]` (`[read error: "first line…"]`) |
+//! | bash execution | output outlined | output replaced by `[N lines of output]` |
+//! | custom message | content outlined; pictures mentioned | `[<customType>: "first line…" (N chars)]` |
+//! | branch summary | summary outlined | `[branch summary: "first line…"]` |
+//!
+//! - **Full** and **Pinned** send the entry unchanged. **Compacted** sends nothing
+//!   ([`render`] gives `None`). **Attached** keeps every text and replaces each picture with
+//!   `[picture: image/png, 12.3 KB, not sent]` ([`picture_mention`]).
+//! - Other entries (settings, labels, custom records, compactions) render unchanged at every
+//!   level but Compacted: they send nothing of their own, or the compaction's summary.
+//! - Outlining a text keeps its first [`OUTLINE_HEAD_LINES`] and last [`OUTLINE_TAIL_LINES`]
+//!   lines, each cut to [`OUTLINE_LINE_CHARS`] characters, with a note of what was cut between
+//!   them; a text that short is left as it is. Quotes in summaries are the first non-blank line,
+//!   cut to [`QUOTE_CHARS`]. Cuts are by character, never inside one.
+
+use pi_session_types::{JsonMap, JsonValue};
+use serde_json::json;
+
+use super::Resolution;
+
+/// Lines an outlined text keeps from its start.
+pub const OUTLINE_HEAD_LINES: usize = 3;
+/// Lines an outlined text keeps from its end.
+pub const OUTLINE_TAIL_LINES: usize = 2;
+/// Characters an outlined line keeps.
+pub const OUTLINE_LINE_CHARS: usize = 160;
+/// Characters a quote in a one-line summary keeps.
+pub const QUOTE_CHARS: usize = 80;
+/// Characters an outlined tool-call argument keeps.
+pub const ARGUMENT_CHARS: usize = 80;
+/// The arguments that name what a call works on, in the order a summary looks for them.
+pub const KEY_ARGUMENTS: [&str; 9] = [
+    "path",
+    "file_path",
+    "filePath",
+    "command",
+    "cmd",
+    "pattern",
+    "query",
+    "url",
+    "code",
+];
+
+/// `entry` (a file entry as JSON) rendered at `level`; `None` when it is not sent at all
+/// (Compacted).
+///
+/// ```
+/// use pi_session::manage::{Resolution, render};
+/// use serde_json::json;
+/// let entry = json!({"type":"message","id":"a","message":{"role":"toolResult","toolCallId":"c1",
+///     "toolName":"read","content":[{"type":"text","text":"one\ntwo"}],"isError":false}});
+/// let summarized = render(&entry, Resolution::Summarized).unwrap();
+/// assert_eq!(summarized["message"]["content"][0]["text"], "[read result: 2 lines, 7 chars]");
+/// assert_eq!(render(&entry, Resolution::Full).unwrap(), entry);
+/// assert!(render(&entry, Resolution::Compacted).is_none());
+/// ```
+pub fn render(entry: &JsonValue, level: Resolution) -> Option<JsonValue> {
+    match level {
+        Resolution::Full | Resolution::Pinned => Some(entry.clone()),
+        Resolution::Compacted => None,
+        Resolution::Outlined | Resolution::Summarized | Resolution::Attached => {
+            let mut out = entry.clone();
+            if let JsonValue::Object(map) = &mut out {
+                render_map(map, level);
+            }
+            Some(out)
+        }
+    }
+}
+
+fn render_map(entry: &mut JsonMap, level: Resolution) {
+    match entry.get("type").and_then(JsonValue::as_str) {
+        Some("message") => {
+            if let Some(JsonValue::Object(message)) = entry.get_mut("message") {
+                render_message(message, level);
+            }
+        }
+        Some("custom_message") => {
+            let kind = entry
+                .get("customType")
+                .and_then(JsonValue::as_str)
+                .unwrap_or("custom")
+                .to_owned();
+            let content = entry.get("content").cloned().unwrap_or(JsonValue::Null);
+            let rendered = match level {
+                Resolution::Summarized => {
+                    let text = joined_text(&content);
+                    JsonValue::String(format!(
+                        "[{kind}: {}]",
+                        quoted_with_size(&text, &pictures_in(&content))
+                    ))
+                }
+                Resolution::Outlined => outline_content(&content),
+                _ => attach_content(&content),
+            };
+            entry.insert("content".into(), rendered);
+        }
+        Some("branch_summary") => {
+            let summary = entry
+                .get("summary")
+                .and_then(JsonValue::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let rendered = match level {
+                Resolution::Summarized => format!("[branch summary: {}]", quote(&summary)),
+                Resolution::Outlined => outline_text(&summary),
+                _ => summary,
+            };
+            entry.insert("summary".into(), rendered.into());
+        }
+        _ => {}
+    }
+}
+
+fn render_message(message: &mut JsonMap, level: Resolution) {
+    let content = message.get("content").cloned().unwrap_or(JsonValue::Null);
+    match message.get("role").and_then(JsonValue::as_str) {
+        Some("user" | "developer") => {
+            let rendered = match level {
+                Resolution::Summarized => JsonValue::String(format!(
+                    "[user: {}]",
+                    quoted_with_size(&joined_text(&content), &pictures_in(&content))
+                )),
+                Resolution::Outlined => outline_content(&content),
+                _ => attach_content(&content),
+            };
+            message.insert("content".into(), rendered);
+        }
+        Some("assistant") => {
+            let rendered = match level {
+                Resolution::Summarized => summarize_assistant(&content),
+                Resolution::Outlined => outline_assistant(&content),
+                _ => attach_content(&content),
+            };
+            message.insert("content".into(), rendered);
+        }
+        Some("toolResult") => {
+            let name = message
+                .get("toolName")
+                .and_then(JsonValue::as_str)
+                .unwrap_or("tool")
+                .to_owned();
+            let is_error = message.get("isError").and_then(JsonValue::as_bool) == Some(true);
+            let rendered = match level {
+                Resolution::Summarized => {
+                    let text = joined_text(&content);
+                    let line = if is_error {
+                        format!("[{name} error: {}]", quote(&text))
+                    } else {
+                        let mut sizes = vec![
+                            counted(line_count(&text), "line"),
+                            counted(text.chars().count(), "char"),
+                        ];
+                        let pictures = pictures_in(&content);
+                        if !pictures.is_empty() {
+                            sizes.push(counted(pictures.len(), "picture"));
+                        }
+                        format!("[{name} result: {}]", sizes.join(", "))
+                    };
+                    json!([{"type": "text", "text": line}])
+                }
+                Resolution::Outlined => outline_content(&content),
+                _ => attach_content(&content),
+            };
+            message.insert("content".into(), rendered);
+        }
+        Some("bashExecution") => {
+            let output = message
+                .get("output")
+                .and_then(JsonValue::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let rendered = match level {
+                Resolution::Summarized => {
+                    format!("[{} of output]", counted(line_count(&output), "line"))
+                }
+                Resolution::Outlined => outline_text(&output),
+                _ => output,
+            };
+            message.insert("output".into(), rendered.into());
+        }
+        _ => {}
+    }
+}
+
+/// Every text part outlined, every picture mentioned (a string content outlined).
+fn outline_content(content: &JsonValue) -> JsonValue {
+    match content {
+        JsonValue::String(text) => JsonValue::String(outline_text(text)),
+        JsonValue::Array(parts) => JsonValue::Array(
+            parts
+                .iter()
+                .map(|part| match part_type(part) {
+                    Some("text") => {
+                        let mut part = part.clone();
+                        if let Some(text) = part.get("text").and_then(JsonValue::as_str) {
+                            part["text"] = outline_text(text).into();
+                        }
+                        part
+                    }
+                    Some("image") => mention_part(part),
+                    _ => part.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Every picture replaced by its mention; everything else kept.
+fn attach_content(content: &JsonValue) -> JsonValue {
+    match content {
+        JsonValue::Array(parts) => JsonValue::Array(
+            parts
+                .iter()
+                .map(|part| match part_type(part) {
+                    Some("image") => mention_part(part),
+                    _ => part.clone(),
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn outline_assistant(content: &JsonValue) -> JsonValue {
+    let JsonValue::Array(parts) = content else {
+        return outline_content(content);
+    };
+    JsonValue::Array(
+        parts
+            .iter()
+            .filter(|part| part_type(part) != Some("thinking"))
+            .map(|part| match part_type(part) {
+                Some("toolCall") => {
+                    let mut call = part.clone();
+                    if let Some(arguments) = part.get("arguments") {
+                        call["arguments"] = cut_arguments(arguments);
+                    }
+                    call
+                }
+                _ => outline_content(&JsonValue::Array(vec![part.clone()]))
+                    .as_array()
+                    .and_then(|a| a.first().cloned())
+                    .unwrap_or(JsonValue::Null),
+            })
+            .collect(),
+    )
+}
+
+fn summarize_assistant(content: &JsonValue) -> JsonValue {
+    let text = joined_text(content);
+    let calls: Vec<&JsonValue> = match content {
+        JsonValue::Array(parts) => parts
+            .iter()
+            .filter(|p| part_type(p) == Some("toolCall"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let mut said = Vec::new();
+    if !text.trim().is_empty() {
+        said.push(quoted_with_size(&text, &pictures_in(content)));
+    }
+    if !calls.is_empty() {
+        let named: Vec<String> = calls.iter().map(|call| call_outline(call)).collect();
+        said.push(format!("called {}", named.join(", ")));
+    }
+    if said.is_empty() {
+        said.push(quoted_with_size("", &pictures_in(content)));
+    }
+    let mut parts =
+        vec![json!({"type": "text", "text": format!("[assistant: {}]", said.join("; "))})];
+    parts.extend(calls.into_iter().map(|call| {
+        let mut call = call.clone();
+        call["arguments"] = json!({});
+        call
+    }));
+    JsonValue::Array(parts)
+}
+
+/// `read(path: "src/lib.rs")`: the tool's name and its key argument ([`KEY_ARGUMENTS`], else
+/// the first one), quoted.
+fn call_outline(call: &JsonValue) -> String {
+    let name = call
+        .get("name")
+        .and_then(JsonValue::as_str)
+        .unwrap_or("tool");
+    let Some(JsonValue::Object(arguments)) = call.get("arguments") else {
+        return format!("{name}()");
+    };
+    let key = KEY_ARGUMENTS
+        .iter()
+        .find_map(|k| arguments.get_key_value(*k))
+        .or_else(|| arguments.iter().next());
+    match key {
+        Some((k, v)) => {
+            let shown = match v {
+                JsonValue::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            format!("{name}({k}: {})", quote(&shown))
+        }
+        None => format!("{name}()"),
+    }
+}
+
+/// Every string in `arguments` cut to its first line and [`ARGUMENT_CHARS`] characters.
+fn cut_arguments(arguments: &JsonValue) -> JsonValue {
+    match arguments {
+        JsonValue::String(s) => {
+            let first = s.split('\n').next().unwrap_or_default();
+            let cut = cut_chars(first, ARGUMENT_CHARS);
+            if cut.len() == s.len() {
+                arguments.clone()
+            } else {
+                JsonValue::String(format!(
+                    "{cut}… [{} chars cut]",
+                    s.chars().count() - cut.chars().count()
+                ))
+            }
+        }
+        JsonValue::Array(items) => JsonValue::Array(items.iter().map(cut_arguments).collect()),
+        JsonValue::Object(map) => JsonValue::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), cut_arguments(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A text's outline: its first [`OUTLINE_HEAD_LINES`] and last [`OUTLINE_TAIL_LINES`] lines,
+/// each cut to [`OUTLINE_LINE_CHARS`] characters, and a note of the lines cut between them.
+///
+/// ```
+/// use pi_session::manage::render::outline_text;
+/// let text = (1..=10).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n");
+/// assert_eq!(outline_text(&text), "line 1\nline 2\nline 3\n[… 5 lines cut …]\nline 9\nline 10");
+/// assert_eq!(outline_text("short"), "short");
+/// ```
+pub fn outline_text(text: &str) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let keep = OUTLINE_HEAD_LINES + OUTLINE_TAIL_LINES;
+    let mut out: Vec<String> = Vec::new();
+    if lines.len() > keep + 1 {
+        out.extend(lines[..OUTLINE_HEAD_LINES].iter().map(|l| cap_line(l)));
+        out.push(format!("[… {} cut …]", counted(lines.len() - keep, "line")));
+        out.extend(
+            lines[lines.len() - OUTLINE_TAIL_LINES..]
+                .iter()
+                .map(|l| cap_line(l)),
+        );
+    } else {
+        out.extend(lines.iter().map(|l| cap_line(l)));
+    }
+    out.join("\n")
+}
+
+fn cap_line(line: &str) -> String {
+    let cut = cut_chars(line, OUTLINE_LINE_CHARS);
+    if cut.len() == line.len() {
+        line.to_owned()
+    } else {
+        format!(
+            "{cut}… [{} chars cut]",
+            line.chars().count() - cut.chars().count()
+        )
+    }
+}
+
+/// The first `n` characters of `text`.
+fn cut_chars(text: &str, n: usize) -> &str {
+    match text.char_indices().nth(n) {
+        Some((at, _)) => &text[..at],
+        None => text,
+    }
+}
+
+/// `"first line…"`: the first non-blank line, cut to [`QUOTE_CHARS`], `…` when anything was
+/// left out; `nothing` for a blank text.
+fn quote(text: &str) -> String {
+    let trimmed = text.trim();
+    let Some(first) = trimmed.lines().map(str::trim).find(|l| !l.is_empty()) else {
+        return "nothing".to_owned();
+    };
+    let cut = cut_chars(first, QUOTE_CHARS);
+    let more = if cut.len() < trimmed.len() { "…" } else { "" };
+    format!("{:?}", format!("{cut}{more}"))
+}
+
+fn quoted_with_size(text: &str, pictures: &[String]) -> String {
+    let mut sizes = vec![counted(text.chars().count(), "char")];
+    if !pictures.is_empty() {
+        sizes.push(counted(pictures.len(), "picture"));
+    }
+    format!("{} ({})", quote(text), sizes.join(", "))
+}
+
+/// The text of a string content, or of every text part, joined by newlines.
+fn joined_text(content: &JsonValue) -> String {
+    match content {
+        JsonValue::String(s) => s.clone(),
+        JsonValue::Array(parts) => parts
+            .iter()
+            .filter(|p| part_type(p) == Some("text"))
+            .filter_map(|p| p.get("text").and_then(JsonValue::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn pictures_in(content: &JsonValue) -> Vec<String> {
+    match content {
+        JsonValue::Array(parts) => parts
+            .iter()
+            .filter(|p| part_type(p) == Some("image"))
+            .map(picture_mention)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn part_type(part: &JsonValue) -> Option<&str> {
+    part.get("type").and_then(JsonValue::as_str)
+}
+
+fn mention_part(part: &JsonValue) -> JsonValue {
+    json!({"type": "text", "text": picture_mention(part)})
+}
+
+/// The one-line mention that stands for a picture part: `[picture: image/png, 12.3 KB, not
+/// sent]` (its decoded size; omp's blob references by their hash).
+pub fn picture_mention(part: &JsonValue) -> String {
+    let mime = part
+        .get("mimeType")
+        .and_then(JsonValue::as_str)
+        .unwrap_or("unknown type");
+    let data = part
+        .get("data")
+        .and_then(JsonValue::as_str)
+        .unwrap_or_default();
+    let size = match data.strip_prefix("blob:sha256:") {
+        Some(hash) => format!("blob {}", cut_chars(hash, 12)),
+        None => kilobytes(data.trim_end_matches('=').len() as u64 * 3 / 4),
+    };
+    format!("[picture: {mime}, {size}, not sent]")
+}
+
+fn kilobytes(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else {
+        format!("{}.{} KB", bytes / 1024, (bytes % 1024) * 10 / 1024)
+    }
+}
+
+fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        text.trim_end_matches('\n').split('\n').count()
+    }
+}
+
+/// `1 line`, `2 lines`.
+pub(crate) fn counted(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
