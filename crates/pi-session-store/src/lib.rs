@@ -59,6 +59,7 @@ mod discover;
 mod error;
 mod framing;
 mod fused;
+mod keyed;
 mod lock;
 mod migrate;
 mod open;
@@ -74,6 +75,14 @@ pub use discover::{
     read_listing,
 };
 pub use error::StoreError;
+#[cfg(feature = "redis")]
+pub use keyed::{
+    APPEND_IF_SCRIPT, APPEND_SCRIPT, DEFAULT_PREFIX, RedisOptions, RedisStore, UPDATE_TITLE_SCRIPT,
+    WRITE_FULL_SCRIPT,
+};
+pub use keyed::{
+    Expected, KeyedEntry, KeyedStore, LIST_HEAD_BYTES, MemoryStore, RANGE_BYTES, Store, TitleMeta,
+};
 pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};

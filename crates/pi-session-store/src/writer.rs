@@ -3,6 +3,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::error::StoreError;
+use crate::keyed::{KeyedTarget, TitleMeta as KeyedTitle};
 use crate::lock::WriterLock;
 use crate::open::{open, open_bytes};
 use crate::paths::session_file_name;
@@ -196,6 +197,8 @@ enum State {
     Open(OpenFile),
     /// An in-memory session: the bytes a file would hold (empty until the first append).
     Memory(Vec<u8>),
+    /// A session in a keyed store (see [`crate::Store`]).
+    Keyed(KeyedTarget),
 }
 
 /// How many bytes [`Durability::Buffered`] collects before writing them.
@@ -306,6 +309,49 @@ impl SessionWriter {
         options: WriterOptions,
     ) -> Result<Self, StoreError> {
         let path = path.as_ref();
+        let has_slot = session.title_slot().is_some() && slot_is_rewritable(path)?;
+        Self::resumed(
+            path,
+            session,
+            options,
+            State::Existing {
+                has_slot,
+                expected_len: session.byte_len(),
+            },
+        )
+    }
+
+    /// [`create_at`](Self::create_at) for a session in a keyed store ([`crate::Store::create_at`]).
+    pub(crate) fn create_keyed(
+        path: &Path,
+        header: SessionHeader,
+        options: WriterOptions,
+        target: KeyedTarget,
+    ) -> Self {
+        Self::with_state(
+            Some(path.to_path_buf()),
+            header,
+            options,
+            State::Keyed(target),
+        )
+    }
+
+    /// [`resume`](Self::resume) for a session in a keyed store ([`crate::Store::resume`]).
+    pub(crate) fn resume_keyed(
+        path: &Path,
+        session: &SessionFile,
+        options: WriterOptions,
+        target: KeyedTarget,
+    ) -> Result<Self, StoreError> {
+        Self::resumed(path, session, options, State::Keyed(target))
+    }
+
+    fn resumed(
+        path: &Path,
+        session: &SessionFile,
+        options: WriterOptions,
+        state: State,
+    ) -> Result<Self, StoreError> {
         let header = session
             .header()
             .cloned()
@@ -319,16 +365,7 @@ impl SessionWriter {
                 version,
             });
         }
-        let has_slot = session.title_slot().is_some() && slot_is_rewritable(path)?;
-        let mut writer = Self::with_state(
-            Some(path.to_path_buf()),
-            header,
-            options,
-            State::Existing {
-                has_slot,
-                expected_len: session.byte_len(),
-            },
-        );
+        let mut writer = Self::with_state(Some(path.to_path_buf()), header, options, state);
         writer.title_updated_at = session
             .title_slot()
             .map(|s| s.updated_at.clone())
@@ -381,6 +418,7 @@ impl SessionWriter {
             State::Pending => false,
             State::Existing { .. } | State::Open(_) => true,
             State::Memory(bytes) => !bytes.is_empty(),
+            State::Keyed(target) => target.is_created(),
         }
     }
 
@@ -467,6 +505,12 @@ impl SessionWriter {
     pub fn catch_up(&mut self) -> Result<usize, StoreError> {
         if matches!(self.state, State::Pending | State::Memory(_)) {
             return Ok(0);
+        }
+        if let State::Keyed(target) = &mut self.state {
+            return Ok(match target.read_growth()? {
+                Some(bytes) => self.absorb(&bytes),
+                None => 0,
+            });
         }
         let open = self.ensure_open()?;
         open.flush()?;
@@ -616,6 +660,19 @@ impl SessionWriter {
             State::Pending => return Ok(TitleWrite::AtCreation),
             State::Memory(bytes) if bytes.is_empty() => return Ok(TitleWrite::AtCreation),
             State::Memory(_) => false,
+            State::Keyed(target) if !target.is_created() => return Ok(TitleWrite::AtCreation),
+            State::Keyed(_) => {
+                // omp keeps the title beside the bytes (its title hash), never in them.
+                let meta = KeyedTitle {
+                    title: title.map(str::to_owned),
+                    source,
+                    updated_at: self.title_updated_at.clone().unwrap_or_default(),
+                };
+                if let State::Keyed(target) = &self.state {
+                    target.set_title(&meta)?;
+                }
+                return Ok(TitleWrite::Slot);
+            }
             State::Existing { has_slot, .. } => *has_slot,
             State::Open(open) => open.has_slot,
         };
@@ -649,6 +706,9 @@ impl SessionWriter {
         match (&self.state, &self.path) {
             (State::Memory(bytes), _) if !bytes.is_empty() => Ok(open_bytes(bytes.clone())),
             (State::Existing { .. } | State::Open(_), Some(path)) => open(path),
+            (State::Keyed(target), Some(path)) if target.is_created() => {
+                target.store().open(path)
+            }
             _ => Ok(open_bytes(self.prefix_bytes()?)),
         }
     }
@@ -724,6 +784,25 @@ impl SessionWriter {
         }
         if matches!(self.state, State::Pending) {
             return self.create_file(line);
+        }
+        if let State::Keyed(target) = &self.state
+            && !target.is_created()
+        {
+            let mut bytes = self.prefix_bytes()?;
+            bytes.extend_from_slice(line);
+            let slot = parse_line(&bytes[..bytes.iter().position(|b| *b == b'\n').unwrap_or(0)])
+                .ok()
+                .and_then(|p| match p.value {
+                    ParsedLine::TitleSlot(slot) => Some(KeyedTitle::from_slot(&slot)),
+                    _ => None,
+                });
+            if let State::Keyed(target) = &mut self.state {
+                target.create(&bytes, slot.as_ref())?;
+            }
+            return Ok(());
+        }
+        if let State::Keyed(target) = &mut self.state {
+            return target.append(line);
         }
         self.ensure_open()?.append(line)
     }
