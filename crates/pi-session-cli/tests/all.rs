@@ -13,6 +13,7 @@ mod grep;
 mod help;
 mod ls;
 mod repair;
+mod redis;
 mod robustness;
 mod stats;
 mod tree;

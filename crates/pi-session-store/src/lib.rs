@@ -82,6 +82,7 @@ pub use keyed::{
 };
 pub use keyed::{
     Expected, KeyedEntry, KeyedStore, LIST_HEAD_BYTES, MemoryStore, RANGE_BYTES, Store, TitleMeta,
+    read_windows as read_keyed_windows,
 };
 pub use lock::lock_path;
 pub use migrate::CURRENT_VERSION;

@@ -8,7 +8,7 @@ use pi_session::{
     AttachedFile, AttachmentKind, CustomEntry, Session, UserOptions, from_pi_model, user,
 };
 
-use super::write::{WriteDialect, failure, open, print_entry};
+use super::write::{WriteDialect, failure, open_in, print_entry};
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::Out;
 
@@ -22,6 +22,9 @@ use crate::output::Out;
     file without a session header (`pi-session fork` it)."
 )]
 pub struct AppendArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file.
     pub file: PathBuf,
     /// A user message with this text.
@@ -58,7 +61,7 @@ pub struct AppendArgs {
 
 /// Runs `append`.
 pub fn run(args: AppendArgs) -> Outcome {
-    let mut session = open(&args.file, args.dialect)?;
+    let mut session = open_in(&args.store.open()?, &args.file, args.dialect)?;
     let written = append(&mut session, &args).map_err(|e| match e {
         Refused::Facade(error) => failure(&error, &args.file),
         Refused::Cli(failure) => failure,

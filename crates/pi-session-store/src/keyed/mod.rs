@@ -419,3 +419,29 @@ pub(crate) fn next_mtime(last: &std::sync::atomic::AtomicU64) -> u64 {
         }
     }
 }
+
+/// The first `prefix` and last `tail` bytes of a session of `size` bytes in a keyed store, as
+/// omp reads them (title overlaid on the prefix): the whole session and `None` when it fits in
+/// both windows. Only these ranges are read.
+pub fn read_windows(
+    store: &dyn KeyedStore,
+    path: &Path,
+    size: u64,
+    prefix: u64,
+    tail: u64,
+) -> Result<(Vec<u8>, Option<Vec<u8>>), StoreError> {
+    let key = key_of(path);
+    let title = store.title(&key)?;
+    let overlay = |mut bytes: Vec<u8>| -> Result<Vec<u8>, StoreError> {
+        if let Some(title) = &title {
+            overlay_slot(&mut bytes, title)?;
+        }
+        Ok(bytes)
+    };
+    if size <= prefix + tail {
+        return Ok((overlay(store.read_range(&key, 0, prefix + tail)?)?, None));
+    }
+    let head = overlay(store.read_range(&key, 0, prefix)?)?;
+    let end = store.read_range(&key, size - tail, tail)?;
+    Ok((head, Some(end)))
+}
