@@ -99,7 +99,7 @@ fn parse(args: &[String]) -> Result<(usize, usize), String> {
 
 /// Builds the release `pi-session` binary and returns its path (`PI_SESSION_BENCH_BIN` names an
 /// already built one instead, e.g. on a busy machine).
-fn build_cli(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn build_cli(root: &Path) -> Result<PathBuf, String> {
     if let Some(binary) = std::env::var_os("PI_SESSION_BENCH_BIN") {
         return Ok(PathBuf::from(binary));
     }
@@ -161,7 +161,7 @@ fn pi_list(root: &Path, dir: &Path, runs: usize, ours: &Value) -> Result<Value, 
     }))
 }
 
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
@@ -194,7 +194,7 @@ impl Rng {
 }
 
 /// Writes `count` pi sessions into `dir`, unless a marker says it already holds them.
-fn generate(dir: &Path, count: usize) -> Result<(), String> {
+pub(crate) fn generate(dir: &Path, count: usize) -> Result<(), String> {
     let marker = dir.join(".generated");
     if marker.exists() {
         return Ok(());

@@ -12,6 +12,7 @@ mod bench;
 mod bench_compare;
 mod bench_context;
 mod bench_export;
+mod bench_redis;
 mod bench_sessions;
 mod bench_types;
 mod browser;

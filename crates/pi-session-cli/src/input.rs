@@ -44,6 +44,10 @@ pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
 
 /// Opens `path` read-only and prints its warnings on stderr. Fails for I/O problems and for a
 /// file with neither a header nor entries; other damage is only reported.
+#[allow(
+    dead_code,
+    reason = "for commands without --store (other branches call it)"
+)]
 pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
     load_in(&Store::Files, path)
 }
@@ -56,7 +60,10 @@ pub fn load_from(args: &StoreArgs, file: Option<PathBuf>) -> Result<Loaded, Fail
 }
 
 /// [`open_session`] from the store `--store` names, FILE resolved as [`load_from`] does.
-pub fn open_session_from(args: &StoreArgs, file: Option<PathBuf>) -> Result<(PathBuf, Session), Failure> {
+pub fn open_session_from(
+    args: &StoreArgs,
+    file: Option<PathBuf>,
+) -> Result<(PathBuf, Session), Failure> {
     let store = args.open()?;
     let path = resolve_in(&store, file)?;
     let session = open_session_in(&store, &path)?;
@@ -95,6 +102,10 @@ pub fn load_in(store: &Store, path: PathBuf) -> Result<Loaded, Failure> {
 
 /// Opens `path` as a facade [`Session`] and prints the store's warnings on stderr, as [`load`]
 /// does. Fails for I/O problems and for a file with neither a header nor entries.
+#[allow(
+    dead_code,
+    reason = "for commands without --store (other branches call it)"
+)]
 pub fn open_session(path: &Path) -> Result<Session, Failure> {
     open_session_in(&Store::Files, path)
 }

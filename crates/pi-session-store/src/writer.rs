@@ -706,9 +706,7 @@ impl SessionWriter {
         match (&self.state, &self.path) {
             (State::Memory(bytes), _) if !bytes.is_empty() => Ok(open_bytes(bytes.clone())),
             (State::Existing { .. } | State::Open(_), Some(path)) => open(path),
-            (State::Keyed(target), Some(path)) if target.is_created() => {
-                target.store().open(path)
-            }
+            (State::Keyed(target), Some(path)) if target.is_created() => target.store().open(path),
             _ => Ok(open_bytes(self.prefix_bytes()?)),
         }
     }

@@ -68,7 +68,12 @@ impl Session {
 
     /// [`fork_to`](Self::fork_to) into `store` (files, memory, Redis): `to` is a folder or a
     /// `.jsonl` path as the store names sessions (for Redis, omp's path of the new session).
-    pub fn fork_to_in(&self, store: &Store, to: impl AsRef<Path>, at: Option<&str>) -> Result<Session> {
+    pub fn fork_to_in(
+        &self,
+        store: &Store,
+        to: impl AsRef<Path>,
+        at: Option<&str>,
+    ) -> Result<Session> {
         let cwd = self.cwd().unwrap_or_default();
         self.fork_into(store, to.as_ref(), at, new_header(cwd))
     }
@@ -132,7 +137,9 @@ impl Session {
                 .timestamp
                 .as_ref()
                 .map_or_else(String::new, |t| t.as_str().to_owned());
-            to.join(pi_session_store::paths::session_file_name(&timestamp, &header.id))
+            to.join(pi_session_store::paths::session_file_name(
+                &timestamp, &header.id,
+            ))
         };
         let mut writer = store.create_at(&target, header, options);
         for value in planned {

@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use pi_session_context::reqllm::Message;
-use pi_session_store::{
-    Durability, SessionFile, SessionWriter, Store, WriterOptions, new_header,
-};
+use pi_session_store::{Durability, SessionFile, SessionWriter, Store, WriterOptions, new_header};
 use pi_session_tree::{AgentContext, ContextOptions, Dialect, LeafSelector, NodeInfo, TreeIndex};
 use pi_session_types::SessionHeader;
 use pi_session_types::{Entry, JsonValue, TitleSource};

@@ -217,7 +217,9 @@ pub fn summaries_in(
             SUMMARY_TAIL_BYTES,
         );
         match windows {
-            Ok((prefix, tail)) => sessions.push(summarize_windows(listing, &prefix, tail.as_deref())),
+            Ok((prefix, tail)) => {
+                sessions.push(summarize_windows(listing, &prefix, tail.as_deref()))
+            }
             Err(error) => problems.push(ListProblem {
                 path: listing.path,
                 diagnostic: Diagnostic::new(
@@ -235,7 +237,11 @@ pub fn summaries_in(
 }
 
 /// A summary from a session's prefix window and tail window (`None`: the prefix is all of it).
-fn summarize_windows(listing: SessionListing, prefix: &[u8], tail: Option<&[u8]>) -> SessionSummary {
+fn summarize_windows(
+    listing: SessionListing,
+    prefix: &[u8],
+    tail: Option<&[u8]>,
+) -> SessionSummary {
     let exact = tail.is_none();
     let mut lines = typed_lines(prefix, false, exact);
     let tail_start = lines.len();

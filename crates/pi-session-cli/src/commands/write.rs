@@ -43,6 +43,10 @@ impl WriteDialect {
 pub const UNKNOWN_MODEL: &str = "unknown:unknown";
 
 /// Opens `path` for writing: its diagnostics on stderr, the dialect set.
+#[allow(
+    dead_code,
+    reason = "for commands without --store (other branches call it)"
+)]
 pub fn open(path: &Path, dialect: WriteDialect) -> Result<Session, Failure> {
     open_in(&Store::Files, path, dialect)
 }

@@ -96,7 +96,9 @@ impl KeyedStore for MemoryStore {
         let Some(slot) = sessions.get(path) else {
             return Ok(Vec::new());
         };
-        let start = usize::try_from(start).unwrap_or(usize::MAX).min(slot.bytes.len());
+        let start = usize::try_from(start)
+            .unwrap_or(usize::MAX)
+            .min(slot.bytes.len());
         let end = start
             .saturating_add(usize::try_from(len).unwrap_or(usize::MAX))
             .min(slot.bytes.len());

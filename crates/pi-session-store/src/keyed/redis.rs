@@ -183,8 +183,12 @@ impl RedisStore {
                     .to_owned(),
             ));
         }
-        let client = redis::Client::open(url)
-            .map_err(|e| refuse(format!("not a valid Redis URL ({:?}); use redis://HOST:PORT/DB", e.kind())))?;
+        let client = redis::Client::open(url).map_err(|e| {
+            refuse(format!(
+                "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB",
+                e.kind()
+            ))
+        })?;
         let store = Self {
             client,
             shown,
@@ -305,9 +309,10 @@ impl RedisStore {
     }
 
     fn mtime_of(&self, path: &str) -> Result<Option<u64>, StoreError> {
-        let raw: Option<String> = self.with_connection("could not read the mtime of", path, |c| {
-            redis::cmd("HGET").arg(self.meta_key()).arg(path).query(c)
-        })?;
+        let raw: Option<String> =
+            self.with_connection("could not read the mtime of", path, |c| {
+                redis::cmd("HGET").arg(self.meta_key()).arg(path).query(c)
+            })?;
         Ok(raw.as_deref().and_then(parse_mtime))
     }
 }
@@ -367,7 +372,11 @@ impl KeyedStore for RedisStore {
         let key = self.file_key(path);
         let end = start.saturating_add(len - 1);
         self.with_connection("could not read", path, |c| {
-            redis::cmd("GETRANGE").arg(&key).arg(start).arg(end).query(c)
+            redis::cmd("GETRANGE")
+                .arg(&key)
+                .arg(start)
+                .arg(end)
+                .query(c)
         })
     }
 
@@ -454,9 +463,10 @@ impl KeyedStore for RedisStore {
     }
 
     fn title(&self, path: &str) -> Result<Option<TitleMeta>, StoreError> {
-        let raw: Option<String> = self.with_connection("could not read the title of", path, |c| {
-            redis::cmd("HGET").arg(self.title_key()).arg(path).query(c)
-        })?;
+        let raw: Option<String> =
+            self.with_connection("could not read the title of", path, |c| {
+                redis::cmd("HGET").arg(self.title_key()).arg(path).query(c)
+            })?;
         Ok(raw.as_deref().and_then(TitleMeta::from_json))
     }
 
@@ -479,9 +489,10 @@ impl KeyedStore for RedisStore {
 
     fn list(&self) -> Result<Vec<KeyedEntry>, StoreError> {
         let prefix = &self.options.prefix;
-        let meta: HashMap<String, String> = self.with_connection("could not list", prefix, |c| {
-            redis::cmd("HGETALL").arg(self.meta_key()).query(c)
-        })?;
+        let meta: HashMap<String, String> =
+            self.with_connection("could not list", prefix, |c| {
+                redis::cmd("HGETALL").arg(self.meta_key()).query(c)
+            })?;
         let titles: HashMap<String, String> =
             self.with_connection("could not list", prefix, |c| {
                 redis::cmd("HGETALL").arg(self.title_key()).query(c)

@@ -42,7 +42,11 @@ impl KeyedTarget {
     }
 
     /// Creates the session with `bytes` (slot, header, first entry), refusing to overwrite.
-    pub(crate) fn create(&mut self, bytes: &[u8], title: Option<&TitleMeta>) -> Result<(), StoreError> {
+    pub(crate) fn create(
+        &mut self,
+        bytes: &[u8],
+        title: Option<&TitleMeta>,
+    ) -> Result<(), StoreError> {
         match self.store.replace_if(&self.path, None, bytes, title) {
             Ok(()) => {
                 self.saw(bytes.len() as u64, bytes);
