@@ -41,12 +41,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         "export" => crate::bench_export::run(rest),
         "ls" | "usage" => crate::bench_sessions::run(which, rest),
         "budget" => crate::bench_budget::run(rest),
+        "redis" => crate::bench_redis::run(rest),
         "all" => store(rest)
             .and_then(|()| crate::bench_types::run(&[]))
             .and_then(|()| crate::bench_context::run(&[]))
             .and_then(|()| crate::bench_export::run(&[])),
         other => Err(format!(
-            "unknown benchmark `{other}` (store, types, context, compare, export, ls, usage, budget or all)"
+            "unknown benchmark `{other}` (store, types, context, compare, export, ls, usage, budget, redis or all)"
         )),
     }
 }

@@ -161,7 +161,7 @@ fn pi_list(root: &Path, dir: &Path, runs: usize, ours: &Value) -> Result<Value, 
     }))
 }
 
-fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
@@ -194,7 +194,7 @@ impl Rng {
 }
 
 /// Writes `count` pi sessions into `dir`, unless a marker says it already holds them.
-fn generate(dir: &Path, count: usize) -> Result<(), String> {
+pub(crate) fn generate(dir: &Path, count: usize) -> Result<(), String> {
     let marker = dir.join(".generated");
     if marker.exists() {
         return Ok(());

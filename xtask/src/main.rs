@@ -13,6 +13,7 @@ mod bench_budget;
 mod bench_compare;
 mod bench_context;
 mod bench_export;
+mod bench_redis;
 mod bench_sessions;
 mod bench_types;
 mod browser;

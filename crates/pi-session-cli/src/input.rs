@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_session::store::{self, Diagnostic, SessionFile};
+use pi_session::store::{self, Diagnostic, SessionFile, Store};
 use pi_session::{ProjectFolders, Session, latest_for_cwd};
 
 use crate::failure::Failure;
 use crate::output::warn;
+use crate::store_args::StoreArgs;
 
 /// A session file opened for reading, with what the store found wrong in it.
 pub struct Loaded {
@@ -43,9 +44,50 @@ pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
 
 /// Opens `path` read-only and prints its warnings on stderr. Fails for I/O problems and for a
 /// file with neither a header nor entries; other damage is only reported.
+#[allow(
+    dead_code,
+    reason = "for commands without --store (other branches call it)"
+)]
 pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
-    refuse_folder(&path)?;
-    let (file, diagnostics) = store::open(&path)?;
+    load_in(&Store::Files, path)
+}
+
+/// [`load`] from the store `--store` names ([`StoreArgs`]): FILE, or for files the most recent
+/// session of the current directory ([`resolve`]); a keyed store needs FILE.
+pub fn load_from(args: &StoreArgs, file: Option<PathBuf>) -> Result<Loaded, Failure> {
+    let store = args.open()?;
+    load_in(&store, resolve_in(&store, file)?)
+}
+
+/// [`open_session`] from the store `--store` names, FILE resolved as [`load_from`] does.
+pub fn open_session_from(
+    args: &StoreArgs,
+    file: Option<PathBuf>,
+) -> Result<(PathBuf, Session), Failure> {
+    let store = args.open()?;
+    let path = resolve_in(&store, file)?;
+    let session = open_session_in(&store, &path)?;
+    Ok((path, session))
+}
+
+/// [`resolve`] for `store`: a keyed store has no "current directory" session, so FILE is needed.
+pub fn resolve_in(store: &Store, file: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    match (store, file) {
+        (Store::Files, file) => resolve(file),
+        (_, Some(file)) => Ok(file),
+        (_, None) => Err(Failure::new(format!(
+            "name the session: with --store, FILE is its path as omp names it (`pi-session ls --store URL` lists them in {})",
+            store.describe()
+        ))),
+    }
+}
+
+/// [`load`] from `store`.
+pub fn load_in(store: &Store, path: PathBuf) -> Result<Loaded, Failure> {
+    if matches!(store, Store::Files) {
+        refuse_folder(&path)?;
+    }
+    let (file, diagnostics) = store.open(&path)?;
     let loaded = Loaded {
         path,
         file,
@@ -60,9 +102,20 @@ pub fn load(path: PathBuf) -> Result<Loaded, Failure> {
 
 /// Opens `path` as a facade [`Session`] and prints the store's warnings on stderr, as [`load`]
 /// does. Fails for I/O problems and for a file with neither a header nor entries.
+#[allow(
+    dead_code,
+    reason = "for commands without --store (other branches call it)"
+)]
 pub fn open_session(path: &Path) -> Result<Session, Failure> {
-    refuse_folder(path)?;
-    let opened = Session::open(path, "unknown:unknown")?;
+    open_session_in(&Store::Files, path)
+}
+
+/// [`open_session`] from `store`.
+pub fn open_session_in(store: &Store, path: &Path) -> Result<Session, Failure> {
+    if matches!(store, Store::Files) {
+        refuse_folder(path)?;
+    }
+    let opened = Session::open_in(store, path, "unknown:unknown")?;
     for diagnostic in &opened.diagnostics {
         if let pi_session::Diagnostic::File(d) = diagnostic
             && d.severity() >= store::Severity::Warning

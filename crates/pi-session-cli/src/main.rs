@@ -15,6 +15,7 @@ mod failure;
 mod input;
 mod output;
 mod progress;
+mod store_args;
 
 use commands::{
     append, cat, check, context, export, fork, grep, import, ls, migrate, repair, serve, stats,

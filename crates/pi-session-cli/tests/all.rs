@@ -13,6 +13,7 @@ mod grep;
 mod help;
 mod ls;
 mod manage;
+mod redis;
 mod repair;
 mod robustness;
 mod stats;

@@ -151,7 +151,19 @@ pub fn read_listing(
         .metadata()
         .map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
     let modified = metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-    let mut reader = BufReader::with_capacity(4096, file.take(HEADER_SCAN_LIMIT));
+    listing_from(path, file, HEADER_SCAN_LIMIT, modified, metadata.len())
+}
+
+/// Describes a session from the first `limit` bytes of `bytes` (a file, or a head read from a
+/// keyed store), given its modification time and size: `Ok(Err(..))` when it is not a session.
+pub(crate) fn listing_from(
+    path: &Path,
+    bytes: impl Read,
+    limit: u64,
+    modified: SystemTime,
+    size: u64,
+) -> Result<Result<SessionListing, Diagnostic>, StoreError> {
+    let mut reader = BufReader::with_capacity(4096, bytes.take(limit));
     let mut line = Vec::new();
     let mut slot: Option<(String, Option<String>)> = None;
     let (mut number, mut offset) = (0u64, 0u64);
@@ -163,13 +175,11 @@ pub fn read_listing(
         number += 1;
         let at = offset;
         offset += read as u64;
-        if read == 0 || (!line.ends_with(b"\n") && offset >= HEADER_SCAN_LIMIT) {
+        if read == 0 || (!line.ends_with(b"\n") && offset >= limit) {
             return Ok(Err(Diagnostic::new(
                 number,
                 at,
-                DiagnosticKind::HeaderNotFound {
-                    limit: HEADER_SCAN_LIMIT,
-                },
+                DiagnosticKind::HeaderNotFound { limit },
             )));
         }
         let content = line
@@ -198,7 +208,7 @@ pub fn read_listing(
                     created: header.timestamp.map(|t| t.as_str().to_owned()),
                     parent_session: header.parent_session,
                     modified,
-                    size: metadata.len(),
+                    size,
                 }));
             }
             // Damaged lines before the header are skipped, as pi 1.6 does.

@@ -59,6 +59,7 @@ mod discover;
 mod error;
 mod framing;
 mod fused;
+mod keyed;
 mod lock;
 mod migrate;
 mod open;
@@ -75,6 +76,15 @@ pub use discover::{
     read_listing,
 };
 pub use error::{StoreError, why_migrate};
+#[cfg(feature = "redis")]
+pub use keyed::{
+    APPEND_IF_SCRIPT, APPEND_SCRIPT, DEFAULT_PREFIX, RedisOptions, RedisStore, UPDATE_TITLE_SCRIPT,
+    WRITE_FULL_SCRIPT,
+};
+pub use keyed::{
+    Expected, KeyedEntry, KeyedStore, LIST_HEAD_BYTES, MemoryStore, RANGE_BYTES, Store, TitleMeta,
+    read_windows as read_keyed_windows,
+};
 pub use lock::{RewriteLock, lock_path};
 pub use migrate::CURRENT_VERSION;
 pub use open::{OpenOptions, open, open_bytes, open_with};

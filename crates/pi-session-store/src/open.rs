@@ -127,7 +127,7 @@ pub fn open_bytes(bytes: impl Into<Arc<[u8]>>) -> (SessionFile, Vec<Diagnostic>)
     }
 }
 
-fn index_reader<R: Read + Send>(
+pub(crate) fn index_reader<R: Read + Send>(
     reader: R,
     size: u64,
     source: Source,

@@ -3,6 +3,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::error::StoreError;
+use crate::keyed::{KeyedTarget, TitleMeta as KeyedTitle};
 use crate::lock::WriterLock;
 use crate::open::open_bytes;
 use crate::paths::session_file_name;
@@ -201,6 +202,8 @@ enum State<F: Vfs> {
     Open(OpenFile<F>),
     /// An in-memory session: the bytes a file would hold (empty until the first append).
     Memory(Vec<u8>),
+    /// A session in a keyed store (see [`crate::Store`]).
+    Keyed(KeyedTarget),
 }
 
 /// How many bytes [`Durability::Buffered`] collects before writing them.
@@ -290,6 +293,32 @@ impl SessionWriter {
     ) -> Result<Self, StoreError> {
         Self::resume_in(RealFs, path, session, options)
     }
+
+    /// [`create_at`](Self::create_at) for a session in a keyed store ([`crate::Store::create_at`]).
+    pub(crate) fn create_keyed(
+        path: &Path,
+        header: SessionHeader,
+        options: WriterOptions,
+        target: KeyedTarget,
+    ) -> Self {
+        Self::with_state(
+            RealFs,
+            Some(path.to_path_buf()),
+            header,
+            options,
+            State::Keyed(target),
+        )
+    }
+
+    /// [`resume`](Self::resume) for a session in a keyed store ([`crate::Store::resume`]).
+    pub(crate) fn resume_keyed(
+        path: &Path,
+        session: &SessionFile,
+        options: WriterOptions,
+        target: KeyedTarget,
+    ) -> Result<Self, StoreError> {
+        Self::resumed(RealFs, path, session, options, State::Keyed(target))
+    }
 }
 
 impl<F: Vfs> SessionWriter<F> {
@@ -347,6 +376,26 @@ impl<F: Vfs> SessionWriter<F> {
         options: WriterOptions,
     ) -> Result<Self, StoreError> {
         let path = path.as_ref();
+        let has_slot = session.title_slot().is_some() && slot_is_rewritable(&fs, path)?;
+        Self::resumed(
+            fs,
+            path,
+            session,
+            options,
+            State::Existing {
+                has_slot,
+                expected_len: session.byte_len(),
+            },
+        )
+    }
+
+    fn resumed(
+        fs: F,
+        path: &Path,
+        session: &SessionFile,
+        options: WriterOptions,
+        state: State<F>,
+    ) -> Result<Self, StoreError> {
         let header = session
             .header()
             .cloned()
@@ -360,17 +409,7 @@ impl<F: Vfs> SessionWriter<F> {
                 version,
             });
         }
-        let has_slot = session.title_slot().is_some() && slot_is_rewritable(&fs, path)?;
-        let mut writer = Self::with_state(
-            fs,
-            Some(path.to_path_buf()),
-            header,
-            options,
-            State::Existing {
-                has_slot,
-                expected_len: session.byte_len(),
-            },
-        );
+        let mut writer = Self::with_state(fs, Some(path.to_path_buf()), header, options, state);
         writer.title_updated_at = session
             .title_slot()
             .map(|s| s.updated_at.clone())
@@ -432,6 +471,7 @@ impl<F: Vfs> SessionWriter<F> {
             State::Pending => false,
             State::Existing { .. } | State::Open(_) => true,
             State::Memory(bytes) => !bytes.is_empty(),
+            State::Keyed(target) => target.is_created(),
         }
     }
 
@@ -518,6 +558,12 @@ impl<F: Vfs> SessionWriter<F> {
     pub fn catch_up(&mut self) -> Result<usize, StoreError> {
         if matches!(self.state, State::Pending | State::Memory(_)) {
             return Ok(0);
+        }
+        if let State::Keyed(target) = &mut self.state {
+            return Ok(match target.read_growth()? {
+                Some(bytes) => self.absorb(&bytes),
+                None => 0,
+            });
         }
         let open = self.ensure_open()?;
         open.flush()?;
@@ -667,6 +713,19 @@ impl<F: Vfs> SessionWriter<F> {
             State::Pending => return Ok(TitleWrite::AtCreation),
             State::Memory(bytes) if bytes.is_empty() => return Ok(TitleWrite::AtCreation),
             State::Memory(_) => false,
+            State::Keyed(target) if !target.is_created() => return Ok(TitleWrite::AtCreation),
+            State::Keyed(_) => {
+                // omp keeps the title beside the bytes (its title hash), never in them.
+                let meta = KeyedTitle {
+                    title: title.map(str::to_owned),
+                    source,
+                    updated_at: self.title_updated_at.clone().unwrap_or_default(),
+                };
+                if let State::Keyed(target) = &self.state {
+                    target.set_title(&meta)?;
+                }
+                return Ok(TitleWrite::Slot);
+            }
             State::Existing { has_slot, .. } => *has_slot,
             State::Open(open) => open.has_slot,
         };
@@ -700,6 +759,7 @@ impl<F: Vfs> SessionWriter<F> {
         match (&self.state, &self.path) {
             (State::Memory(bytes), _) if !bytes.is_empty() => Ok(open_bytes(bytes.clone())),
             (State::Existing { .. } | State::Open(_), Some(path)) => self.fs.open_session(path),
+            (State::Keyed(target), Some(path)) if target.is_created() => target.store().open(path),
             _ => Ok(open_bytes(self.prefix_bytes()?)),
         }
     }
@@ -775,6 +835,25 @@ impl<F: Vfs> SessionWriter<F> {
         }
         if matches!(self.state, State::Pending) {
             return self.create_file(line);
+        }
+        if let State::Keyed(target) = &self.state
+            && !target.is_created()
+        {
+            let mut bytes = self.prefix_bytes()?;
+            bytes.extend_from_slice(line);
+            let slot = parse_line(&bytes[..bytes.iter().position(|b| *b == b'\n').unwrap_or(0)])
+                .ok()
+                .and_then(|p| match p.value {
+                    ParsedLine::TitleSlot(slot) => Some(KeyedTitle::from_slot(&slot)),
+                    _ => None,
+                });
+            if let State::Keyed(target) = &mut self.state {
+                target.create(&bytes, slot.as_ref())?;
+            }
+            return Ok(());
+        }
+        if let State::Keyed(target) = &mut self.state {
+            return target.append(line);
         }
         self.ensure_open()?.append(line)
     }

@@ -13,6 +13,7 @@ mod crashes;
 mod discover;
 mod fixtures;
 mod js_bytes;
+mod keyed;
 mod lock;
 mod omp_interop;
 mod publish_lock;

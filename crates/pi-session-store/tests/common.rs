@@ -69,3 +69,27 @@ pub fn entry(kind: &str, fields: &[(&str, JsonValue)]) -> Entry {
     }
     Entry::from_map(map)
 }
+
+/// A Redis store under a fresh prefix on the test server (`PI_SESSION_TEST_REDIS`, a
+/// `redis://` URL; `.ci/run` starts one), or `None` with a printed notice when there is none.
+/// With `CI=true` a missing server fails the test instead: CI must run these.
+pub fn redis_store() -> Option<(pi_session_store::Store, String)> {
+    let Ok(url) = std::env::var("PI_SESSION_TEST_REDIS") else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "PI_SESSION_TEST_REDIS is not set: .ci/run starts redis-server and sets it"
+        );
+        println!(
+            "SKIPPED: no Redis test server (set PI_SESSION_TEST_REDIS=redis://127.0.0.1:PORT/0)"
+        );
+        return None;
+    };
+    let prefix = format!("pi-session-test:{}:", uuid::Uuid::new_v4().simple());
+    let options = pi_session_store::RedisOptions {
+        prefix: prefix.clone(),
+        ..Default::default()
+    };
+    let store = pi_session_store::RedisStore::connect(&url, options)
+        .unwrap_or_else(|e| panic!("PI_SESSION_TEST_REDIS={url}: {e}"));
+    Some((pi_session_store::Store::keyed(store), prefix))
+}

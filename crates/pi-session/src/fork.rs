@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_session_store::{RewriteLock, SessionWriter, WriterOptions, backup_path, new_header};
+use pi_session_store::{
+    RewriteLock, SessionWriter, Store, WriterOptions, backup_path, new_header,
+};
 use pi_session_tree::{Dialect, plan_fork};
 use pi_session_types::{Entry, JsonNumber, JsonValue, SessionHeader};
 
@@ -60,6 +62,28 @@ impl Session {
         &self,
         to: impl AsRef<Path>,
         at: Option<&str>,
+        header: SessionHeader,
+    ) -> Result<Session> {
+        self.fork_into(&Store::Files, to.as_ref(), at, header)
+    }
+
+    /// [`fork_to`](Self::fork_to) into `store` (files, memory, Redis): `to` is a folder or a
+    /// `.jsonl` path as the store names sessions (for Redis, omp's path of the new session).
+    pub fn fork_to_in(
+        &self,
+        store: &Store,
+        to: impl AsRef<Path>,
+        at: Option<&str>,
+    ) -> Result<Session> {
+        let cwd = self.cwd().unwrap_or_default();
+        self.fork_into(store, to.as_ref(), at, new_header(cwd))
+    }
+
+    fn fork_into(
+        &self,
+        store: &Store,
+        to: &Path,
+        at: Option<&str>,
         mut header: SessionHeader,
     ) -> Result<Session> {
         let (planned, header, dialect) = {
@@ -103,16 +127,22 @@ impl Session {
             }
             (planned, header, log.dialect)
         };
-        let to = to.as_ref();
         let options = WriterOptions {
             title_slot: dialect == Dialect::Omp,
             ..WriterOptions::default()
         };
-        let mut writer = if is_session_path(to) {
-            SessionWriter::create_at(to, header, options)
+        let target = if is_session_path(to) {
+            to.to_path_buf()
         } else {
-            SessionWriter::create(to, header, options)
+            let timestamp = header
+                .timestamp
+                .as_ref()
+                .map_or_else(String::new, |t| t.as_str().to_owned());
+            to.join(pi_session_store::paths::session_file_name(
+                &timestamp, &header.id,
+            ))
         };
+        let mut writer = store.create_at(&target, header, options);
         for value in planned {
             let JsonValue::Object(map) = value else {
                 continue;
@@ -124,7 +154,7 @@ impl Session {
             Error::invalid_input("the fork has no file: name a folder or a .jsonl path")
         })?;
         drop(writer);
-        let mut opened = Session::open(&path, &self.model)?.session;
+        let mut opened = Session::open_in(store, &path, &self.model)?.session;
         opened.set_dialect(dialect);
         Ok(opened)
     }

@@ -108,7 +108,7 @@ pub use stats::{
 };
 pub use summary::{
     SUMMARY_PREFIX_BYTES, SUMMARY_TAIL_BYTES, SessionStatus, SessionSummary, message_text,
-    session_files, summaries, summarize, summarize_listing, system_ms,
+    session_files, summaries, summaries_in, summarize, summarize_listing, system_ms,
 };
 pub use title::{TITLE_GRAPHEMES, title_for};
 pub use turn::TurnContext;

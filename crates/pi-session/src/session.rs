@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use pi_session_context::reqllm::Message;
-use pi_session_store::{Durability, SessionFile, SessionWriter, WriterOptions, new_header};
+use pi_session_store::{Durability, SessionFile, SessionWriter, Store, WriterOptions, new_header};
 use pi_session_tree::{AgentContext, ContextOptions, Dialect, LeafSelector, NodeInfo, TreeIndex};
 use pi_session_types::SessionHeader;
 use pi_session_types::{Entry, JsonValue, TitleSource};
@@ -480,6 +480,33 @@ impl Session {
         Self::from_log(log, None, true, model.into())
     }
 
+    /// [`with_options`](Self::with_options) for a session kept in `store`: the new session's
+    /// path is `dir` joined with the file name omp and pi give it. Nothing is written until the
+    /// first append, which writes slot, header and entry at once and never overwrites.
+    pub fn create_in(
+        store: &Store,
+        dir: impl AsRef<Path>,
+        model: impl Into<String>,
+        cwd: impl Into<String>,
+        options: SessionOptions,
+    ) -> Self {
+        let writer_options = WriterOptions {
+            durability: options.durability,
+            title_slot: options.title_slot || options.dialect == Dialect::Omp,
+            ..WriterOptions::default()
+        };
+        let header = new_header(cwd);
+        let timestamp = header
+            .timestamp
+            .as_ref()
+            .map_or_else(String::new, |t| t.as_str().to_owned());
+        let name = pi_session_store::paths::session_file_name(&timestamp, &header.id);
+        let writer = store.create_at(&dir.as_ref().join(name), header, writer_options);
+        let mut log = Log::new(writer, options.title, None);
+        log.dialect = options.dialect;
+        Self::from_log(log, None, true, model.into())
+    }
+
     /// A new session over a writer the caller built (nothing written yet), e.g. one with a fixed
     /// clock and id source ([`SessionWriter::with_stamps`]) for reproducible files. `title` is
     /// used as [`SessionOptions::title`] is.
@@ -547,7 +574,27 @@ impl Session {
     /// Errors: the file cannot be read ([`Error::is_io`]) or is not a file
     /// ([`ErrorKind::NotAFile`](crate::ErrorKind::NotAFile)).
     pub fn open(path: impl AsRef<Path>, default_model: &str) -> Result<Opened> {
-        let (session, diagnostics) = Self::resume(path, default_model)?;
+        Self::open_in(&Store::Files, path, default_model)
+    }
+
+    /// [`open`](Self::open) for a session kept in `store` (files, memory, Redis): `path` is the
+    /// session's path as omp names it. Appends go back to the same store, with the same
+    /// guarantees (see [`pi_session_store::Store`]).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, SessionOptions};
+    /// use pi_session_store::{MemoryStore, Store};
+    /// let store = Store::keyed(MemoryStore::new());
+    /// let mut session = Session::create_in(&store, "/sessions/--w--", "anthropic:claude-sonnet-4-5", "/w", SessionOptions::default());
+    /// session.append(pi_session::user("hi", pi_session::UserOptions::new()))?;
+    /// let path = session.path().expect("a keyed session has a path");
+    /// let opened = Session::open_in(&store, &path, "unknown:unknown")?;
+    /// assert_eq!(opened.session.entries()?.len(), session.entries()?.len());
+    /// # Ok(()) }
+    /// ```
+    pub fn open_in(store: &Store, path: impl AsRef<Path>, default_model: &str) -> Result<Opened> {
+        let (session, diagnostics) = Self::resume_in(store, path, default_model)?;
         let branch = session.branch()?;
         Ok(Opened {
             session,
@@ -578,9 +625,18 @@ impl Session {
         path: impl AsRef<Path>,
         default_model: &str,
     ) -> Result<(Session, Vec<Diagnostic>)> {
+        Self::resume_in(&Store::Files, path, default_model)
+    }
+
+    /// [`resume`](Self::resume) for a session kept in `store` (see [`open_in`](Self::open_in)).
+    pub fn resume_in(
+        store: &Store,
+        path: impl AsRef<Path>,
+        default_model: &str,
+    ) -> Result<(Session, Vec<Diagnostic>)> {
         let path = path.as_ref();
-        let (file, file_diagnostics) = pi_session_store::open(path)?;
-        let sink = match SessionWriter::resume(path, &file, WriterOptions::default()) {
+        let (file, file_diagnostics) = store.open(path)?;
+        let sink = match store.resume(path, &file, WriterOptions::default()) {
             Ok(writer) => Sink::Open(writer),
             Err(why) => Sink::Refused {
                 path: path.to_path_buf(),

@@ -26,7 +26,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use pi_session_store::{Diagnostic, DiagnosticKind, ListProblem, SessionListing, StoreError};
+use pi_session_store::{
+    Diagnostic, DiagnosticKind, ListProblem, SessionListing, Store, StoreError,
+};
 use pi_session_tree::{pi_model_from, session_meta::pi_session_name};
 use pi_session_types::js;
 use rayon::prelude::*;
@@ -188,10 +190,62 @@ pub fn summarize(
 /// the last activity and the model are known.
 pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
     let (prefix, tail) = read_windows(&listing.path, listing.size)?;
+    Ok(summarize_windows(listing, &prefix, tail.as_deref()))
+}
+
+/// [`summaries`] for sessions kept in `store` (files: `dir` as [`summaries`] reads it; a keyed
+/// store such as Redis: the `*.jsonl` sessions directly in `dir`, or all of them, reading only
+/// each session's prefix and tail windows, with omp's title overlaid).
+pub fn summaries_in(
+    store: &Store,
+    dir: Option<&Path>,
+) -> Result<(Vec<SessionSummary>, Vec<ListProblem>)> {
+    let Store::Keyed(keyed) = store else {
+        return match dir {
+            Some(dir) => summaries(dir),
+            None => Ok((Vec::new(), Vec::new())),
+        };
+    };
+    let (listings, mut problems) = store.list(dir)?;
+    let mut sessions = Vec::with_capacity(listings.len());
+    for listing in listings {
+        let windows = pi_session_store::read_keyed_windows(
+            keyed.as_ref(),
+            &listing.path,
+            listing.size,
+            SUMMARY_PREFIX_BYTES,
+            SUMMARY_TAIL_BYTES,
+        );
+        match windows {
+            Ok((prefix, tail)) => {
+                sessions.push(summarize_windows(listing, &prefix, tail.as_deref()))
+            }
+            Err(error) => problems.push(ListProblem {
+                path: listing.path,
+                diagnostic: Diagnostic::new(
+                    0,
+                    0,
+                    DiagnosticKind::Unreadable {
+                        detail: error.to_string(),
+                    },
+                ),
+            }),
+        }
+    }
+    sessions.sort_by(|a, b| pi_session_store::newest_first(&a.listing, &b.listing));
+    Ok((sessions, problems))
+}
+
+/// A summary from a session's prefix window and tail window (`None`: the prefix is all of it).
+fn summarize_windows(
+    listing: SessionListing,
+    prefix: &[u8],
+    tail: Option<&[u8]>,
+) -> SessionSummary {
     let exact = tail.is_none();
-    let mut lines = typed_lines(&prefix, false, exact);
+    let mut lines = typed_lines(prefix, false, exact);
     let tail_start = lines.len();
-    if let Some(tail) = tail.as_deref() {
+    if let Some(tail) = tail {
         lines.extend(typed_lines(tail, true, true));
     }
     let kind_is = |line: &TypedLine<'_>, kind: &str| line.kind.as_deref() == Some(kind);
@@ -270,7 +324,7 @@ pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
     model_lines.sort_by_key(|(at, _)| *at);
     let model_entries: Vec<Value> = model_lines.into_iter().map(|(_, v)| v).collect();
     let model = pi_model_from(&model_entries);
-    Ok(SessionSummary {
+    SessionSummary {
         listing,
         name,
         first_message,
@@ -279,7 +333,7 @@ pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
         last_activity,
         model,
         status: status.unwrap_or(SessionStatus::Unknown),
-    })
+    }
 }
 
 /// One object of a window: its `type` (from the envelope alone) and its bytes.

@@ -8,7 +8,7 @@ use pi_session::{
     AttachedFile, AttachmentKind, CustomEntry, Session, UserOptions, from_pi_model, user,
 };
 
-use super::write::{DEFAULT_WAIT_SECONDS, WriteDialect, busy_timeout, failure, open, print_entry};
+use super::write::{DEFAULT_WAIT_SECONDS, WriteDialect, busy_timeout, failure, open_in, print_entry};
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::Out;
 
@@ -22,6 +22,9 @@ use crate::output::Out;
     file without a session header (`pi-session fork` it)."
 )]
 pub struct AppendArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file.
     pub file: PathBuf,
     /// A user message with this text.
@@ -75,7 +78,7 @@ pub struct AppendArgs {
 
 /// Runs `append`.
 pub fn run(args: AppendArgs) -> Outcome {
-    let mut session = open(&args.file, args.dialect)?;
+    let mut session = open_in(&args.store.open()?, &args.file, args.dialect)?;
     session.set_busy_timeout(busy_timeout(args.wait));
     if args.pin.is_some() || args.unpin.is_some() || args.resolution.is_some() {
         let written = super::manage::append_stamp(

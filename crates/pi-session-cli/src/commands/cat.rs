@@ -18,6 +18,9 @@ use crate::output::{Out, warn};
     an entry, 2 when the file cannot be read."
 )]
 pub struct CatArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file (default: the most recent session of the current directory).
     pub file: Option<PathBuf>,
 }
@@ -26,7 +29,7 @@ pub struct CatArgs {
 /// (version 1 and 2 files come out migrated). Damaged lines are reported on stderr; the exit
 /// code is 1 when a line could not be read as an entry.
 pub fn run(args: CatArgs) -> Outcome {
-    let loaded = input::load(input::resolve(args.file)?)?;
+    let loaded = input::load_from(&args.store, args.file)?;
     let mut damaged = loaded
         .diagnostics
         .iter()

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use pi_session::store::{self, Diagnostic, Severity};
+use pi_session::store::{self, Diagnostic, Severity, Store};
 use pi_session::tree::{DiagnosticKind, LeafSelector, SessionView};
 use serde::Serialize;
 use serde_json::json;
@@ -22,6 +22,9 @@ const MAX_DEPTH: usize = 16;
     do not count), 1 when a file is damaged, 2 when a file cannot be read."
 )]
 pub struct CheckArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// Session files, or folders to search for `*.jsonl` files (recursively).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -79,8 +82,12 @@ struct FileReport {
 pub fn run(args: CheckArgs) -> Outcome {
     // Files in argument order (a folder's files sorted in its place), and whether each exists.
     let mut targets: Vec<(PathBuf, bool)> = Vec::new();
+    let store = args.store.open()?;
     for path in &args.paths {
-        if path.is_dir() {
+        if !args.store.is_files() {
+            // A keyed store has no folders to search: each PATH names a session.
+            targets.push((path.clone(), true));
+        } else if path.is_dir() {
             let mut files = Vec::new();
             collect(path, 0, &mut files)
                 .map_err(|e| Failure::new(format!("could not search {}: {e}", path.display())))?;
@@ -95,7 +102,7 @@ pub fn run(args: CheckArgs) -> Outcome {
     for (path, exists) in targets {
         progress.step(&path.display().to_string());
         let report = if exists {
-            check_file(&path)
+            check_file(&store, &path)
         } else {
             FileReport {
                 path,
@@ -154,8 +161,8 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Resul
     Ok(())
 }
 
-fn check_file(path: &Path) -> FileReport {
-    let (file, diagnostics) = match store::open(path) {
+fn check_file(store: &Store, path: &Path) -> FileReport {
+    let (file, diagnostics) = match store.open(path) {
         Ok(opened) => opened,
         Err(error) => {
             return FileReport {

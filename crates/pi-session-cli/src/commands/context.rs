@@ -21,6 +21,9 @@ use crate::output::{Out, warn};
 /// Arguments of `context`.
 #[derive(Debug, Args)]
 pub struct ContextArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file (default: the most recent session of the current directory).
     pub file: Option<PathBuf>,
     /// The entry whose branch to build: an entry id, or `null` for an empty context (default:
@@ -132,7 +135,7 @@ pub fn run(args: ContextArgs) -> Outcome {
     if let Some(budget) = args.budget {
         return super::manage::budgeted_context(&args, budget);
     }
-    let loaded = input::load(input::resolve(args.file.clone())?)?;
+    let loaded = input::load_from(&args.store, args.file.clone())?;
     let view = SessionView::new(&loaded.file);
     let dialect = match (args.dialect, args.format) {
         (choice @ (DialectChoice::Pi | DialectChoice::Pi16), Format::OmpAgentLoop) => {

@@ -13,6 +13,9 @@ use crate::output::Out;
 /// Arguments of `export`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file (default: the most recent session of the current directory).
     pub file: Option<PathBuf>,
     /// Write HTML (the only format so far, and the default).
@@ -34,7 +37,7 @@ pub struct ExportArgs {
 
 /// Runs `export`.
 pub fn run(args: ExportArgs) -> Outcome {
-    let loaded = input::load(input::resolve(args.file)?)?;
+    let loaded = input::load_from(&args.store, args.file)?;
     let page = html(&loaded.file, &loaded.path, args.leaf.as_deref(), args.blobs)?;
     let mut out = Out::new();
     match args.output.as_deref() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::json;
 
-use super::write::{WriteDialect, failure, open};
+use super::write::{WriteDialect, failure, open_in};
 use crate::failure::{EXIT_OK, Outcome};
 use crate::output::Out;
 
@@ -18,6 +18,9 @@ use crate::output::Out;
     from FILE at that entry. Works for files `append` refuses (version 1 or 2, no header)."
 )]
 pub struct ForkArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file.
     pub file: PathBuf,
     /// The entry whose branch to copy (default: the file's last entry).
@@ -36,14 +39,15 @@ pub struct ForkArgs {
 
 /// Runs `fork`.
 pub fn run(args: ForkArgs) -> Outcome {
-    let session = open(&args.file, args.dialect)?;
+    let store = args.store.open()?;
+    let session = open_in(&store, &args.file, args.dialect)?;
     let to = args.to.clone().unwrap_or_else(|| {
         args.file
             .parent()
             .map_or_else(|| PathBuf::from("."), PathBuf::from)
     });
     let fork = session
-        .fork_to(&to, args.at.as_deref())
+        .fork_to_in(&store, &to, args.at.as_deref())
         .map_err(|e| failure(&e, &args.file))?;
     let path = fork.path().unwrap_or_default();
     let mut out = Out::new();

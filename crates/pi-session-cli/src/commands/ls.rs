@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use clap::Args;
 use pi_session::store::ListProblem;
 use pi_session::types::IsoTimestamp;
-use pi_session::{ProjectFolders, SessionSummary, summaries, system_ms};
+use pi_session::{ProjectFolders, SessionSummary, summaries, summaries_in, system_ms};
 use serde_json::{Value, json};
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
@@ -31,6 +31,10 @@ pub struct LsArgs {
     /// (`$CLAUDE_CONFIG_DIR` or `~/.claude`; `~/.codex`). Import one with `pi-session import`.
     #[arg(long, value_name = "claude|codex", conflicts_with = "dir")]
     pub foreign: Option<pi_session::foreign::Source>,
+    /// Where sessions are kept (`--store redis://…`, `--prefix`); with a Redis store, DIR is a
+    /// folder as omp names session paths (default: every session under the prefix).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
 }
 
 /// One folder to list and whose it is.
@@ -44,7 +48,12 @@ pub fn run(args: LsArgs) -> Outcome {
     if let Some(source) = args.foreign {
         return super::import::list_foreign(source, args.json);
     }
+    let store = args.store.open()?;
     let folders = match &args.dir {
+        _ if !args.store.is_files() => vec![Folder {
+            path: args.dir.clone().unwrap_or_default(),
+            kind: "store",
+        }],
         Some(dir) => folders_under(dir)?,
         None => {
             let cwd = std::env::current_dir()
@@ -64,7 +73,11 @@ pub fn run(args: LsArgs) -> Outcome {
     let mut listed = Vec::new();
     for folder in folders {
         progress.step(&folder.path.display().to_string());
-        let (sessions, skipped) = summaries(&folder.path)?;
+        let (sessions, skipped) = if args.store.is_files() {
+            summaries(&folder.path)?
+        } else {
+            summaries_in(&store, args.dir.as_deref())?
+        };
         listed.push((folder, sessions, skipped));
     }
     progress.finish();

@@ -16,6 +16,9 @@ use crate::output::Out;
 /// Arguments of `stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file (default: the most recent session of the current directory).
     pub file: Option<PathBuf>,
     /// Print JSON instead of text.
@@ -44,7 +47,7 @@ struct Report {
 
 /// Runs `stats`.
 pub fn run(args: StatsArgs) -> Outcome {
-    let loaded = input::load(input::resolve(args.file)?)?;
+    let loaded = input::load_from(&args.store, args.file)?;
     let view = SessionView::new(&loaded.file);
     let index = view.index();
     let dialect = view.detect_dialect()?;

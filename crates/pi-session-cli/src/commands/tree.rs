@@ -15,6 +15,9 @@ use crate::output::{Out, warn};
 /// Arguments of `tree`.
 #[derive(Debug, Args)]
 pub struct TreeArgs {
+    /// Where sessions are kept (`--store redis://…`, `--prefix`).
+    #[command(flatten)]
+    pub store: crate::store_args::StoreArgs,
     /// The session file (default: the most recent session of the current directory).
     pub file: Option<PathBuf>,
     /// Print {"leafId", "branchIds", "tips", "labels"} as JSON instead of a drawing.
@@ -27,8 +30,7 @@ pub struct TreeArgs {
 
 /// Runs `tree`: everything it shows comes from the facade's [`Session`].
 pub fn run(args: TreeArgs) -> Outcome {
-    let path = input::resolve(args.file)?;
-    let session = input::open_session(&path)?;
+    let (path, session) = input::open_session_from(&args.store, args.file)?;
     for diagnostic in session.tree_diagnostics() {
         warn(&input::session_diagnostic_line(
             &path,

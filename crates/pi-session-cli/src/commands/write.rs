@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use clap::ValueEnum;
-use pi_session::store::Severity;
+use pi_session::store::{Severity, Store};
 use pi_session::tree::Dialect;
 use pi_session::types::{Entry, to_js_string};
 use pi_session::{Diagnostic, ErrorKind, Session};
@@ -55,14 +55,23 @@ pub fn busy_timeout(seconds: f64) -> Option<std::time::Duration> {
 pub const UNKNOWN_MODEL: &str = "unknown:unknown";
 
 /// Opens `path` for writing: its diagnostics on stderr, the dialect set.
+#[allow(
+    dead_code,
+    reason = "for commands without --store (other branches call it)"
+)]
 pub fn open(path: &Path, dialect: WriteDialect) -> Result<Session, Failure> {
-    if !path.exists() {
+    open_in(&Store::Files, path, dialect)
+}
+
+/// [`open`] from `store` (`--store`, see [`crate::store_args`]).
+pub fn open_in(store: &Store, path: &Path, dialect: WriteDialect) -> Result<Session, Failure> {
+    if matches!(store, Store::Files) && !path.exists() {
         return Err(Failure::new(format!(
             "{} does not exist; name an existing session file",
             path.display()
         )));
     }
-    let opened = Session::open(path, UNKNOWN_MODEL)?;
+    let opened = Session::open_in(store, path, UNKNOWN_MODEL)?;
     for diagnostic in &opened.diagnostics {
         let note = matches!(diagnostic, Diagnostic::File(d) if d.severity() < Severity::Warning);
         if !note {

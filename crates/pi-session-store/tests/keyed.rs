@@ -1,0 +1,341 @@
+//! The storage seam: every keyed backend (memory always; Redis when a test server is there, see
+//! `common::redis_store`) keeps the guarantees the file store keeps. Each test runs once per
+//! backend, through the public API only.
+
+use crate::common::{entry, redis_store, render_session};
+use pi_session_store::{
+    Expected, KeyedStore, MemoryStore, Store, StoreError, TitleMeta, WriterOptions, new_header,
+};
+use pi_session_types::TitleSource;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Memory, and Redis when there is a server.
+fn stores() -> Vec<(&'static str, Store)> {
+    let mut stores = vec![("memory", Store::keyed(MemoryStore::new()))];
+    if let Some((store, _)) = redis_store() {
+        stores.push(("redis", store));
+    }
+    stores
+}
+
+fn raw(store: &Store) -> Arc<dyn KeyedStore> {
+    match store {
+        Store::Keyed(keyed) => Arc::clone(keyed),
+        Store::Files => unreachable!("keyed stores only"),
+    }
+}
+
+const PATH: &str = "/home/u/.omp/agent/sessions/--w--/2026-01-01T00-00-00-000Z_s1.jsonl";
+
+fn slot_options() -> WriterOptions {
+    WriterOptions {
+        title_slot: true,
+        ..WriterOptions::default()
+    }
+}
+
+#[test]
+fn written_entries_read_back_the_same_and_open_never_writes() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let mut writer = store.create_at(path, new_header("/w"), slot_options());
+        assert!(
+            raw(&store).stat(PATH).unwrap().is_none(),
+            "{name}: nothing before the first append"
+        );
+        let first = writer
+            .append(entry("label", &[("label", "a".into())]))
+            .unwrap();
+        let second = writer
+            .append(entry("label", &[("label", "b".into())]))
+            .unwrap();
+        let before = raw(&store).read_range(PATH, 0, 1 << 20).unwrap();
+        let (session, diagnostics) = store.open(path).unwrap();
+        assert!(diagnostics.is_empty(), "{name}: {diagnostics:?}");
+        assert_eq!(
+            session.entries().unwrap(),
+            vec![first, second.clone()],
+            "{name}"
+        );
+        assert_eq!(session.leaf_id(), second.id(), "{name}");
+        assert_eq!(
+            &before[..256].last(),
+            &Some(&b'\n'),
+            "{name}: a 256-byte slot first"
+        );
+        assert_eq!(
+            raw(&store).read_range(PATH, 0, 1 << 20).unwrap(),
+            before,
+            "{name}: open wrote"
+        );
+        // The same bytes opened as bytes index the same.
+        let (bytes, _) = pi_session_store::open_bytes(before);
+        assert_eq!(
+            render_session(&bytes, &[]),
+            render_session(&session, &[]),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_second_create_at_the_same_path_is_refused() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let mut one = store.create_at(path, new_header("/w"), slot_options());
+        let mut two = store.create_at(path, new_header("/w"), slot_options());
+        one.append(entry("label", &[])).unwrap();
+        let err = two.append(entry("label", &[])).unwrap_err();
+        assert!(
+            matches!(err, StoreError::AlreadyExists { .. }),
+            "{name}: {err}"
+        );
+    }
+}
+
+#[test]
+fn damage_is_a_diagnostic_with_line_and_byte_offset() {
+    for (name, store) in stores() {
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        let bytes = format!("{header}\n{{not json\n");
+        raw(&store)
+            .replace_if(PATH, None, bytes.as_bytes(), None)
+            .unwrap();
+        let (session, diagnostics) = store.open(Path::new(PATH)).unwrap();
+        assert_eq!(
+            session.header().map(|h| h.id.as_str()),
+            Some("s1"),
+            "{name}"
+        );
+        assert_eq!(diagnostics.len(), 1, "{name}: {diagnostics:?}");
+        assert_eq!(diagnostics[0].line, 2, "{name}");
+        assert_eq!(
+            diagnostics[0].byte_offset,
+            header.len() as u64 + 1,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn an_append_after_a_torn_line_starts_on_a_new_line() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let mut writer = store.create_at(path, new_header("/w"), WriterOptions::default());
+        writer.append(entry("label", &[])).unwrap();
+        // A writer killed mid-append leaves part of a line (Redis: a client that sent half).
+        let keyed = raw(&store);
+        let len = keyed.stat(PATH).unwrap().unwrap().size;
+        let tail = keyed.read_range(PATH, len - 8, 8).unwrap();
+        let seen = Expected {
+            len: Some(len),
+            tail,
+        };
+        keyed
+            .append_if(PATH, &seen, br#"{"type":"label","id":"#)
+            .unwrap();
+
+        let (mut writer, _, diagnostics) = store
+            .open_for_append(path, WriterOptions::default())
+            .unwrap();
+        assert_eq!(diagnostics.len(), 1, "{name}: the torn line is reported");
+        let written = writer
+            .append(entry("label", &[("label", "after".into())]))
+            .unwrap();
+        let (session, diagnostics) = store.open(path).unwrap();
+        assert_eq!(
+            session.entries().unwrap().last(),
+            Some(&written),
+            "{name}: not fused"
+        );
+        assert_eq!(
+            diagnostics.len(),
+            1,
+            "{name}: only the torn line is damaged"
+        );
+    }
+}
+
+#[test]
+fn a_foreign_append_is_a_conflict_and_nothing_is_written() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let mut ours = store.create_at(path, new_header("/w"), WriterOptions::default());
+        ours.append(entry("label", &[])).unwrap();
+        let (mut theirs, _, _) = store
+            .open_for_append(path, WriterOptions::default())
+            .unwrap();
+        theirs
+            .append(entry("label", &[("label", "theirs".into())]))
+            .unwrap();
+        let len = raw(&store).stat(PATH).unwrap().unwrap().size;
+
+        let err = ours.append(entry("label", &[])).unwrap_err();
+        assert!(
+            matches!(err, StoreError::Conflict { replaced: false, actual: Some(a), .. } if a == len),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            raw(&store).stat(PATH).unwrap().unwrap().size,
+            len,
+            "{name}: nothing written"
+        );
+    }
+}
+
+#[test]
+fn with_a_busy_timeout_a_writer_catches_up_on_foreign_appends() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let options = WriterOptions {
+            busy_timeout: Some(Duration::from_secs(1)),
+            ..WriterOptions::default()
+        };
+        let mut ours = store.create_at(path, new_header("/w"), options);
+        ours.append(entry("label", &[])).unwrap();
+        let (mut theirs, _, _) = store
+            .open_for_append(path, WriterOptions::default())
+            .unwrap();
+        let foreign = theirs.append(entry("label", &[])).unwrap();
+        let mine = ours.append(entry("label", &[])).unwrap();
+        assert_eq!(
+            mine.parent_id(),
+            foreign.id(),
+            "{name}: built on the caught-up tip"
+        );
+        let (session, diagnostics) = store.open(path).unwrap();
+        assert!(diagnostics.is_empty(), "{name}");
+        assert_eq!(session.len(), 3, "{name}");
+    }
+}
+
+#[test]
+fn a_rewrite_under_a_writer_is_a_conflict_even_when_it_is_longer() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let options = WriterOptions {
+            busy_timeout: Some(Duration::from_secs(1)),
+            ..WriterOptions::default()
+        };
+        let mut ours = store.create_at(path, new_header("/w"), options);
+        ours.append(entry("label", &[])).unwrap();
+        let keyed = raw(&store);
+        let mut bytes = keyed.read_range(PATH, 0, 1 << 20).unwrap();
+        let len = bytes.len() as u64;
+        // omp's recovery rewrite: other bytes, longer.
+        bytes.truncate(bytes.len() - 2);
+        bytes
+            .extend_from_slice(b"X}\n{\"type\":\"label\",\"id\":\"ffffffff\",\"parentId\":null}\n");
+        keyed.replace_if(PATH, Some(len), &bytes, None).unwrap();
+        let err = ours.append(entry("label", &[])).unwrap_err();
+        assert!(
+            matches!(err, StoreError::Conflict { replaced: true, .. }),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            keyed.read_range(PATH, 0, 1 << 20).unwrap(),
+            bytes,
+            "{name}: nothing written"
+        );
+    }
+}
+
+#[test]
+fn titles_are_kept_beside_the_bytes_and_overlaid_on_read_and_listing() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let mut writer = store.create_at(path, new_header("/w"), slot_options());
+        writer.append(entry("label", &[])).unwrap();
+        let created = raw(&store).title(PATH).unwrap().unwrap();
+        assert_eq!(
+            created.title.as_deref(),
+            Some(""),
+            "{name}: omp's slot meta at creation"
+        );
+        let stored = raw(&store).read_range(PATH, 0, 1 << 20).unwrap();
+
+        writer
+            .set_title(Some("Fix the build"), Some(TitleSource::User))
+            .unwrap();
+        let meta = raw(&store).title(PATH).unwrap().unwrap();
+        assert_eq!(meta.title.as_deref(), Some("Fix the build"), "{name}");
+        assert_eq!(meta.source, Some(TitleSource::User), "{name}");
+        assert_eq!(
+            raw(&store).read_range(PATH, 0, 1 << 20).unwrap(),
+            stored,
+            "{name}: the bytes are untouched, as omp's updateSessionTitle leaves them"
+        );
+        let (session, _) = store.open(path).unwrap();
+        assert_eq!(session.title(), Some("Fix the build"), "{name}");
+        let (listed, problems) = store
+            .list(Some(Path::new("/home/u/.omp/agent/sessions/--w--")))
+            .unwrap();
+        assert!(problems.is_empty(), "{name}: {problems:?}");
+        assert_eq!(listed.len(), 1, "{name}");
+        assert_eq!(listed[0].title.as_deref(), Some("Fix the build"), "{name}");
+        assert_eq!(listed[0].title_source.as_deref(), Some("user"), "{name}");
+        assert_eq!(listed[0].size, stored.len() as u64, "{name}");
+        // Listing another folder sees none of it.
+        assert!(
+            store
+                .list(Some(Path::new("/elsewhere")))
+                .unwrap()
+                .0
+                .is_empty(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn title_meta_is_omps_json() {
+    let meta = TitleMeta {
+        title: Some("a \"b\"".into()),
+        source: Some(TitleSource::Auto),
+        updated_at: "2026-01-01T00:00:00.000Z".into(),
+    };
+    assert_eq!(
+        meta.to_json().unwrap(),
+        r#"{"title":"a \"b\"","source":"auto","updatedAt":"2026-01-01T00:00:00.000Z"}"#
+    );
+    assert_eq!(TitleMeta::from_json(&meta.to_json().unwrap()), Some(meta));
+    // omp's decodeTitleMeta: no string updatedAt, no title; odd fields dropped.
+    assert_eq!(TitleMeta::from_json(r#"{"title":"x"}"#), None);
+    assert_eq!(TitleMeta::from_json("[]"), None);
+    assert_eq!(
+        TitleMeta::from_json(r#"{"title":1,"source":"bot","updatedAt":"t"}"#),
+        Some(TitleMeta {
+            title: None,
+            source: None,
+            updated_at: "t".into()
+        })
+    );
+}
+
+#[test]
+fn a_big_session_reads_back_in_ranges() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let mut writer = store.create_at(path, new_header("/w"), WriterOptions::default());
+        let text = "x".repeat(300 << 10);
+        for _ in 0..20 {
+            writer
+                .append(entry(
+                    "custom",
+                    &[("customType", "big".into()), ("data", text.clone().into())],
+                ))
+                .unwrap();
+        }
+        let size = raw(&store).stat(PATH).unwrap().unwrap().size;
+        assert!(
+            size > pi_session_store::RANGE_BYTES,
+            "{name}: bigger than one range"
+        );
+        let (session, diagnostics) = store.open(path).unwrap();
+        assert!(diagnostics.is_empty(), "{name}");
+        assert_eq!(session.len(), 20, "{name}");
+        assert_eq!(session.byte_len(), size, "{name}");
+    }
+}
