@@ -12,6 +12,7 @@ mod foreign;
 mod grep;
 mod help;
 mod ls;
+mod parquet;
 mod repair;
 mod robustness;
 mod stats;
