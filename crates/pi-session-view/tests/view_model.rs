@@ -2,6 +2,8 @@
 //! tips, leaf, labels, totals, per-branch positions and "what the model saw" references. The
 //! entries themselves are the file's, so the snapshot keeps their count only.
 
+#![allow(clippy::unwrap_used)] // a test helper: a fixture that cannot be read fails the test
+
 use std::path::Path;
 
 use pi_session::tree::{BlobFolder, BlobSource, LeafSelector};
