@@ -9,6 +9,7 @@ use parquet::record::Field;
 use serde_json::Value;
 
 use crate::common::{fixture_files, json, run};
+use crate::usage::numbers;
 
 /// Every row of `<dir>/<table>.parquet`, as (column name, field) lists.
 fn read_table(dir: &Path, table: &str) -> Vec<Vec<(String, Field)>> {
@@ -57,21 +58,6 @@ fn sums(rows: &[&Vec<(String, Field)>]) -> Vec<f64> {
     out
 }
 
-fn usage_numbers(total: &Value) -> Vec<f64> {
-    [
-        "calls",
-        "input",
-        "output",
-        "cacheRead",
-        "cacheWrite",
-        "totalTokens",
-        "cost",
-    ]
-    .iter()
-    .map(|k| total[k].as_f64().unwrap())
-    .collect()
-}
-
 #[test]
 fn tables_round_trip_to_usage_totals() {
     let out = tempfile::tempdir().unwrap();
@@ -103,7 +89,7 @@ fn tables_round_trip_to_usage_totals() {
         .collect();
     // Token counts are whole numbers: equal to the bit. Costs are added in another grouping
     // (`usage` sums each part, then the parts), so they agree to rounding.
-    let (ours, theirs) = (sums(&counted), usage_numbers(&usage["total"]));
+    let (ours, theirs) = (sums(&counted), numbers(&usage["total"]));
     for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
         assert!(
             (a - b).abs() <= 1e-9 * b.abs().max(1.0),
@@ -111,21 +97,17 @@ fn tables_round_trip_to_usage_totals() {
         );
     }
     assert_eq!(ours[..6], theirs[..6]);
-    let per_file: i64 = sessions
-        .iter()
-        .map(|row| match field(row, "usage_records") {
-            Field::Long(n) => *n,
-            other => panic!("{other:?}"),
-        })
-        .sum();
-    assert_eq!(per_file, counted.len() as i64);
-    let entry_count: i64 = sessions
-        .iter()
-        .map(|row| match field(row, "entries") {
-            Field::Long(n) => *n,
-            other => panic!("{other:?}"),
-        })
-        .sum();
+    let whole = |name: &str| -> i64 {
+        sessions
+            .iter()
+            .map(|row| match field(row, name) {
+                Field::Long(n) => *n,
+                other => panic!("{name}: {other:?}"),
+            })
+            .sum()
+    };
+    assert_eq!(whole("usage_records"), counted.len() as i64);
+    let entry_count = whole("entries");
     assert_eq!(entry_count, entries.len() as i64);
 
     // The assistant part of `usage` is the assistant rows of `messages`.
