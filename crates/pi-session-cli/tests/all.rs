@@ -14,6 +14,7 @@ mod help;
 mod ls;
 mod manage;
 mod redis;
+mod parquet;
 mod repair;
 mod robustness;
 mod stats;

@@ -60,3 +60,47 @@ fn export_writes_the_named_file_and_fails_clearly_on_a_missing_one() {
     assert_eq!(missing.code, 2, "{missing}");
     assert!(missing.stderr.contains("no-such-file.jsonl"), "{missing}");
 }
+
+#[test]
+fn a_parent_exported_beside_the_page_is_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("parent.jsonl");
+    std::fs::copy(
+        root().join("fixtures/pi/branches-leaf-not-last.jsonl"),
+        &source,
+    )
+    .unwrap();
+    let fork = run(&[
+        "fork",
+        source.to_str().unwrap(),
+        "--to",
+        dir.path().to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(fork.code, 0, "{fork}");
+    let child = serde_json::from_str::<serde_json::Value>(&fork.stdout).unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let page = dir.path().join("child.html");
+    let export = |args: &[&str]| {
+        let out = run(args);
+        assert_eq!(out.code, 0, "{out}");
+    };
+    // Without the parent's page beside it, the parent is text only.
+    export(&["export", &child, "-o", page.to_str().unwrap()]);
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(data["session"]["parentSession"], source.to_str().unwrap());
+    assert_eq!(data["session"]["parentHref"], serde_json::Value::Null);
+    // Exported beside it under its default name, it is linked.
+    let parent_page = dir.path().join("parent.html");
+    export(&[
+        "export",
+        source.to_str().unwrap(),
+        "-o",
+        parent_page.to_str().unwrap(),
+    ]);
+    export(&["export", &child, "-o", page.to_str().unwrap()]);
+    let data = page_data(&std::fs::read_to_string(&page).unwrap());
+    assert_eq!(data["session"]["parentHref"], "parent.html");
+}

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::common::{fixture_files, json, root, run};
 
 /// The seven numbers the table and `--json` give for a group.
-fn numbers(group: &Value) -> Vec<f64> {
+pub fn numbers(group: &Value) -> Vec<f64> {
     [
         "calls",
         "input",

@@ -320,7 +320,19 @@
   const meta = [s.dialect, s.id, s.cwd, time(s.created), bytes(s.bytes || 0), E.length + ' entries',
     'session total ' + tokens(D.totals.tokens) + ' tokens · ' + cost(D.totals.cost)].filter(Boolean);
   add(header, el('div', 'meta', meta.join(' · ')));
-  if (s.parentSession) add(header, el('div', 'meta', 'forked from ' + str(s.parentSession)));
+  if (s.parentSession) {
+    const parent = el('div', 'meta', 'forked from ');
+    // The link is the exporter's (serve's `/session?path=…`, or an exported page beside this
+    // one), never the session's text; anything else shows as text only.
+    if (typeof s.parentHref === 'string' && /^(\/session\?path=|[^:\/?#]+\.html$)/.test(s.parentHref)) {
+      const a = el('a', 'parent', str(s.parentSession));
+      a.href = s.parentHref;
+      add(parent, a);
+    } else {
+      add(parent, document.createTextNode(str(s.parentSession)));
+    }
+    add(header, parent);
+  }
   if (D.diagnostics.length) add(header, lazy(D.diagnostics.length + ' problem(s) reading the session', () => textBlock(D.diagnostics.join('\n')), 'problems'));
   const controls = el('div', 'controls');
   const modes = el('div', 'modes');

@@ -32,6 +32,9 @@ pub struct ViewOptions<'a> {
     /// and embedded only while the running sum stays under it; the selected branch always is).
     /// Keeps a session with hundreds of long branches from exporting hundreds of copies.
     pub branch_budget: usize,
+    /// Where the `parentSession` links to, when the caller knows (serve's `/session?path=…`,
+    /// or the parent's exported page beside this one); `None` shows it as text.
+    pub parent_href: Option<&'a str>,
 }
 
 impl std::fmt::Debug for ViewOptions<'_> {
@@ -41,6 +44,7 @@ impl std::fmt::Debug for ViewOptions<'_> {
             .field("blobs", &self.blobs.map(|_| "BlobSource"))
             .field("file_name", &self.file_name)
             .field("branch_budget", &self.branch_budget)
+            .field("parent_href", &self.parent_href)
             .finish()
     }
 }
@@ -65,7 +69,7 @@ pub enum ViewError {
 /// Builds the view model of a session: a JSON document the page's script renders.
 ///
 /// Shape (version [`MODEL_VERSION`]): `session` (id, title, dialect, cwd, created, file,
-/// parentSession), `entries` (every entry in file order, omp blob pictures resolved),
+/// parentSession, parentHref), `entries` (every entry in file order, omp blob pictures resolved),
 /// `parents` (the position of each entry's parent, or -1), `tips` (every branch end with its
 /// label and whether omp archived it), `leaf` (the selected position), `labels`, `archived`,
 /// `usage` (per assistant turn: tokens, output, cost), `totals` (all turns of all branches),
@@ -166,6 +170,7 @@ pub fn view_model(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Value
             "cwd": header.and_then(|h| h.cwd.clone()),
             "created": header.and_then(|h| h.timestamp.as_ref()).map(|t| t.as_str()),
             "parentSession": header.and_then(|h| h.parent_session.clone()),
+            "parentHref": options.parent_href,
             "file": options.file_name,
             "bytes": file.byte_len(),
         },

@@ -93,6 +93,8 @@ pub struct UsageReport {
     pub total: UsageBreakdown,
     /// Session files read.
     pub files: usize,
+    /// Entries in the files read (header excluded), each once.
+    pub entries: usize,
     /// Files that could not be read, and why (they count nothing).
     #[serde(skip)]
     pub unreadable: Vec<(PathBuf, String)>,
@@ -108,6 +110,7 @@ impl UsageReport {
         }
         add_breakdown(&mut self.total, &other.total);
         self.files += other.files;
+        self.entries += other.entries;
         self.unreadable.extend(other.unreadable);
         self.damaged_lines += other.damaged_lines;
     }
@@ -167,6 +170,7 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
     let view = SessionView::new(&file);
     let mut report = UsageReport {
         files: 1,
+        entries: view.index().len(),
         damaged_lines,
         ..UsageReport::default()
     };

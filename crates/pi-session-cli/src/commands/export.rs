@@ -1,4 +1,5 @@
-//! `pi-session export`: a session as one self-contained HTML page.
+//! `pi-session export`: a session as one self-contained HTML page, or (`--parquet OUT_DIR`)
+//! sessions as Parquet tables (`pi-session-parquet`).
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +9,9 @@ use pi_session_view::{ViewOptions, default_branch_budget, export_html};
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input;
-use crate::output::Out;
+use crate::output::{Out, warn};
+use crate::progress::Progress;
+use pi_session_parquet::TABLES;
 
 /// Arguments of `export`.
 #[derive(Debug, Args)]
@@ -16,11 +19,20 @@ pub struct ExportArgs {
     /// Where sessions are kept (`--store redis://…`, `--prefix`).
     #[command(flatten)]
     pub store: crate::store_args::StoreArgs,
-    /// The session file (default: the most recent session of the current directory).
+    /// The session file (default: the most recent session of the current directory). With
+    /// `--parquet`: session files or folders (walked for `*.jsonl`; default: every session under
+    /// omp's and pi's session folders).
     pub file: Option<PathBuf>,
-    /// Write HTML (the only format so far, and the default).
-    #[arg(long)]
+    /// More session files or folders (`--parquet` only).
+    #[arg(value_name = "DIR", requires = "parquet")]
+    pub dirs: Vec<PathBuf>,
+    /// Write HTML (the default).
+    #[arg(long, conflicts_with = "parquet")]
     pub html: bool,
+    /// Write the sessions as Parquet tables into OUT_DIR: sessions.parquet, entries.parquet,
+    /// messages.parquet, tool_calls.parquet (schema: crates/pi-session-parquet/SCHEMA.md).
+    #[arg(long, value_name = "OUT_DIR", conflicts_with_all = ["output", "leaf", "blobs"])]
+    pub parquet: Option<PathBuf>,
     /// Where to write the page; `-` for stdout (default: `<file name>.html` in the current
     /// directory).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -37,13 +49,29 @@ pub struct ExportArgs {
 
 /// Runs `export`.
 pub fn run(args: ExportArgs) -> Outcome {
+    if let Some(out_dir) = args.parquet {
+        let inputs: Vec<PathBuf> = args.file.into_iter().chain(args.dirs).collect();
+        return parquet(&inputs, &out_dir);
+    }
     let loaded = input::load_from(&args.store, args.file)?;
-    let page = html(&loaded.file, &loaded.path, args.leaf.as_deref(), args.blobs)?;
+    let target = match args.output.as_deref() {
+        Some(path) if path == Path::new("-") => None,
+        explicit => Some(explicit.map_or_else(|| default_output(&loaded.path), Path::to_path_buf)),
+    };
+    let parent = target
+        .as_deref()
+        .and_then(|t| exported_parent(&loaded.file, t));
+    let page = html(
+        &loaded.file,
+        &loaded.path,
+        args.leaf.as_deref(),
+        args.blobs,
+        parent.as_deref(),
+    )?;
     let mut out = Out::new();
-    match args.output.as_deref() {
-        Some(path) if path == Path::new("-") => out.bytes(&page)?,
-        explicit => {
-            let target = explicit.map_or_else(|| default_output(&loaded.path), Path::to_path_buf);
+    match target {
+        None => out.bytes(&page)?,
+        Some(target) => {
             std::fs::write(&target, &page).map_err(|e| {
                 Failure::new(format!(
                     "could not write {}: {e}; name another file with -o OUT",
@@ -61,13 +89,52 @@ pub fn run(args: ExportArgs) -> Outcome {
     Ok(EXIT_OK)
 }
 
+/// `export --parquet`: the tables of every session under `inputs` in `out_dir`.
+fn parquet(inputs: &[PathBuf], out_dir: &Path) -> Outcome {
+    let files = input::session_files(inputs)?;
+    let progress = Progress::new(files.len(), "export");
+    let report = pi_session_parquet::export(&files, out_dir, &|path| {
+        progress.step(&path.display().to_string());
+    });
+    progress.finish();
+    let report = report.map_err(|e| Failure::new(format!("{e}; choose another OUT_DIR")))?;
+    for (path, error) in &report.unreadable {
+        warn(&format!("{}: skipped: {error}", path.display()));
+    }
+    let mut out = Out::new();
+    for ((table, rows), path) in TABLES.iter().zip(report.rows).zip(&report.files) {
+        out.line(&format!(
+            "wrote {} ({rows} {} rows)",
+            path.display(),
+            table.name
+        ))?;
+    }
+    out.flush()?;
+    Ok(EXIT_OK)
+}
+
+/// The parent's page when it was exported beside `target`: `<parent file stem>.html` (the name
+/// `export` gives it by default) in `target`'s folder.
+fn exported_parent(file: &pi_session::store::SessionFile, target: &Path) -> Option<String> {
+    let parent = file.header()?.parent_session.as_deref()?;
+    let stem = Path::new(parent)
+        .file_stem()?
+        .to_string_lossy()
+        .into_owned();
+    let name = format!("{stem}.html");
+    let folder = target.parent().filter(|f| !f.as_os_str().is_empty());
+    let beside = folder.map_or_else(|| PathBuf::from(&name), |f| f.join(&name));
+    beside.is_file().then_some(name)
+}
+
 /// The page for a session (shared with `serve`): the branch of `leaf` selected, omp's blobs read
-/// from `blobs` or the folder found beside the file.
+/// from `blobs` or the folder found beside the file, the parent session linked to `parent_href`.
 pub fn html(
     file: &pi_session::store::SessionFile,
     path: &Path,
     leaf: Option<&str>,
     blobs: Option<PathBuf>,
+    parent_href: Option<&str>,
 ) -> Result<Vec<u8>, Failure> {
     let folder = input::blob_dir(blobs, path).map(BlobFolder::new);
     let leaf = leaf.map_or(LeafSelector::Default, LeafSelector::parse);
@@ -79,6 +146,7 @@ pub fn html(
         blobs: folder.as_ref().map(|f| f as &dyn BlobSource),
         file_name: &file_name,
         branch_budget: default_branch_budget(file.len()),
+        parent_href,
     };
     export_html(file, &options)
         .map_err(|e| Failure::new(format!("could not export {}: {e}", path.display())))

@@ -15,11 +15,14 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use clap::Args;
-use pi_session::store::{self, SessionListing};
-use pi_session::tree::{SessionView, totals};
+use pi_session::store::{self, newest_first};
 use pi_session::types::IsoTimestamp;
-use pi_session::{session_roots_from_env, system_ms, text, title_for};
+use pi_session::{
+    SessionSummary, UsageOptions, file_usage, session_files, session_roots_from_env, summarize,
+    system_ms, text,
+};
 use pi_session_view::{LIST_JS, page, write_script_json};
+use rayon::prelude::*;
 use serde_json::{Value, json};
 
 use crate::commands::export;
@@ -40,8 +43,18 @@ pub struct ServeArgs {
 /// What the server knows: the folders it lists and what it has read of each session.
 struct Server {
     roots: Vec<(&'static str, PathBuf)>,
-    /// Summaries by path, with the size and time they were read at (reread when either moves).
-    summaries: Mutex<HashMap<PathBuf, (u64, SystemTime, Value)>>,
+    /// What was read of each session, by path, with the size and time it was read at (read
+    /// again when either moves).
+    cache: Mutex<HashMap<PathBuf, Cached>>,
+}
+
+/// One session as read: the library's summary (prefix and tail), and the whole-file details
+/// (entries, cost) once asked for.
+struct Cached {
+    size: u64,
+    modified: SystemTime,
+    summary: SessionSummary,
+    details: Option<(usize, f64)>,
 }
 
 type Shared = Arc<Server>;
@@ -57,7 +70,7 @@ pub fn run(args: ServeArgs) -> Outcome {
     );
     let server = Arc::new(Server {
         roots,
-        summaries: Mutex::new(HashMap::new()),
+        cache: Mutex::new(HashMap::new()),
     });
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -94,54 +107,94 @@ pub fn run(args: ServeArgs) -> Outcome {
     Ok(EXIT_OK)
 }
 
-/// Every listed session, newest first, as the page's rows. Rows of sessions not read yet are
-/// the listing's first-line facts marked `"pending": true` unless `read` (reading every session
-/// of a large folder takes longer than a person should wait for the list to appear).
-fn listing(server: &Server, read: bool) -> Vec<(SessionListing, Value)> {
-    let mut sessions: Vec<SessionListing> = Vec::new();
-    for (_, root) in &server.roots {
-        match store::list_all(root) {
-            Ok((found, _)) => sessions.extend(found),
+/// The `*.jsonl` files of a root and of its project folders (as `store::list_all` walks), with
+/// their size and modification time (a `stat` each; nothing is read).
+fn walk(root: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
+    let mut folders = vec![root.to_path_buf()];
+    if let Ok(reader) = std::fs::read_dir(root) {
+        folders.extend(reader.flatten().map(|i| i.path()).filter(|p| p.is_dir()));
+    }
+    let mut found = Vec::new();
+    for folder in folders {
+        match session_files(&folder) {
+            Ok(files) => found.extend(files.into_iter().filter_map(|path| {
+                let meta = std::fs::metadata(&path).ok()?;
+                let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                Some((path, meta.len(), modified))
+            })),
             Err(e) => warn(&format!("pi-session serve: {e}")),
         }
     }
-    sessions.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| b.path.cmp(&a.path))
-    });
-    sessions.dedup_by(|a, b| a.path == b.path);
+    found
+}
+
+/// Every listed session, newest first, as the page's rows. A session is summarised by the
+/// library (`summarize`: its first lines and tail) when it is new or its size or time moved;
+/// its entries and cost (the whole file, as `usage` counts) are read only when `read`, else the
+/// row is marked `"pending": true` until they are.
+fn listing(server: &Server, read: bool) -> Vec<(PathBuf, Value)> {
+    let mut files: Vec<(PathBuf, u64, SystemTime)> = server
+        .roots
+        .iter()
+        .flat_map(|(_, root)| walk(root))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files.dedup_by(|a, b| a.0 == b.0);
     let mut cache = server
-        .summaries
+        .cache
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    sessions
-        .into_iter()
-        .map(|listing| {
-            let fresh = cache
-                .get(&listing.path)
-                .filter(|(size, modified, _)| {
-                    *size == listing.size && *modified == listing.modified
-                })
-                .map(|(_, _, row)| row.clone());
-            let row = match fresh {
-                Some(row) => row,
-                None if read => {
-                    let row = summarize(&listing);
-                    cache.insert(
-                        listing.path.clone(),
-                        (listing.size, listing.modified, row.clone()),
-                    );
-                    row
-                }
-                None => {
-                    let mut row = first_line_row(&listing);
-                    row["pending"] = json!(true);
-                    row
-                }
-            };
-            (listing, row)
+    let stale = |(path, size, modified): &&(PathBuf, u64, SystemTime)| {
+        cache
+            .get(path)
+            .is_none_or(|c| c.size != *size || c.modified != *modified)
+    };
+    let fresh: Vec<Cached> = files
+        .iter()
+        .filter(stale)
+        .collect::<Vec<_>>()
+        .into_par_iter()
+        .filter_map(|(path, size, modified)| {
+            let summary = summarize(path).ok()?.ok()?;
+            Some(Cached {
+                size: *size,
+                modified: *modified,
+                summary,
+                details: None,
+            })
         })
+        .collect();
+    for cached in fresh {
+        cache.insert(cached.summary.listing.path.clone(), cached);
+    }
+    if read {
+        let missing: Vec<PathBuf> = files
+            .iter()
+            .filter(|(path, ..)| cache.get(path).is_some_and(|c| c.details.is_none()))
+            .map(|(path, ..)| path.clone())
+            .collect();
+        let details: Vec<(PathBuf, (usize, f64))> = missing
+            .into_par_iter()
+            .map(|path| {
+                let details = file_usage(&path, &UsageOptions::default())
+                    .map_or((0, 0.0), |r| (r.entries, r.total.total().cost_total));
+                (path, details)
+            })
+            .collect();
+        for (path, found) in details {
+            if let Some(cached) = cache.get_mut(&path) {
+                cached.details = Some(found);
+            }
+        }
+    }
+    let mut listed: Vec<&Cached> = files
+        .iter()
+        .filter_map(|(path, ..)| cache.get(path))
+        .collect();
+    listed.sort_by(|a, b| newest_first(&a.summary.listing, &b.summary.listing));
+    listed
+        .into_iter()
+        .map(|c| (c.summary.listing.path.clone(), row(c)))
         .collect()
 }
 
@@ -153,55 +206,41 @@ fn rows(server: &Server, read: bool) -> Vec<Value> {
         .collect()
 }
 
-/// What the listing read from a session's first lines: path, id, title, folder, size, time.
-fn first_line_row(listing: &SessionListing) -> Value {
+/// Characters of the first message a row carries.
+const FIRST_CHARS: usize = 200;
+
+/// One row of the list: name (pi's `session_info`, omp's title), first user message, size,
+/// time, messages, model, status; entries and cost once read.
+fn row(cached: &Cached) -> Value {
+    let summary = &cached.summary;
+    let listing = &summary.listing;
     let modified =
         IsoTimestamp::from_unix_ms(system_ms(listing.modified)).map(|t| t.as_str().to_owned());
-    json!({
+    let first: Option<String> = summary
+        .first_message
+        .as_deref()
+        .map(|m| m.trim().chars().take(FIRST_CHARS).collect());
+    let mut row = json!({
         "path": listing.path,
         "id": listing.id,
-        "title": listing.title,
+        "title": summary.name.as_deref().filter(|n| !n.is_empty()),
         "cwd": listing.cwd,
         "size": listing.size,
         "modified": modified,
-    })
-}
-
-/// One row of the list: title or name, first user message, size, entry count, the last model
-/// used and the cost of every turn. This is the one place the list reads a session (the lead may
-/// fold it into `ls`'s summary).
-fn summarize(listing: &SessionListing) -> Value {
-    let mut row = first_line_row(listing);
-    let Ok((file, _)) = store::open(&listing.path) else {
-        return row;
-    };
-    let view = SessionView::new(&file);
-    let messages: Vec<usize> = view.index().positions_of_kind("message").collect();
-    let Ok(bodies) = view.load(&messages) else {
-        return row;
-    };
-    let first = bodies
-        .iter()
-        .filter_map(|e| serde_json::from_value::<pi_session::types::Entry>(e.clone()).ok())
-        .map(|e| title_for(&e))
-        .find(|t| !t.is_empty());
-    let model = bodies.iter().rev().find_map(|e| {
-        let m = e.get("message")?;
-        (m.get("role")? == "assistant").then(|| {
-            let provider = m.get("provider").and_then(Value::as_str).unwrap_or("");
-            let model = m.get("model").and_then(Value::as_str).unwrap_or("");
-            format!("{provider}/{model}").trim_matches('/').to_owned()
-        })
+        "first": first,
+        "messages": summary.message_count,
+        "messagesExact": summary.message_count_exact,
+        "model": summary.model,
+        "status": summary.status.as_str(),
+        "parentSession": listing.parent_session,
     });
-    let name = view
-        .detect_dialect()
-        .ok()
-        .and_then(|d| view.name(d).ok().flatten());
-    row["title"] = json!(name.filter(|n| !n.is_empty()).or(listing.title.clone()));
-    row["first"] = json!(first);
-    row["entries"] = json!(file.len());
-    row["model"] = json!(model);
-    row["cost"] = json!(totals(&bodies).cost);
+    match cached.details {
+        Some((entries, cost)) => {
+            row["entries"] = json!(entries);
+            row["cost"] = json!(cost);
+        }
+        None => row["pending"] = json!(true),
+    }
     row
 }
 
@@ -263,7 +302,12 @@ async fn session(
         }
         let (file, _) =
             store::open(&path).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        export::html(&file, &path, leaf.as_deref(), None)
+        let parent = file
+            .header()
+            .and_then(|h| h.parent_session.as_deref())
+            .and_then(|p| listed_parent(&server, &path, p))
+            .map(|p| format!("/session?path={}", percent_encode(&p.to_string_lossy())));
+        export::html(&file, &path, leaf.as_deref(), None, parent.as_deref())
             .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.message))
     })
     .await;
@@ -274,14 +318,47 @@ async fn session(
     }
 }
 
+/// The listed session a `parentSession` names: a file path (pi, omp branches; relative ones
+/// beside the session) or a session id (omp forks).
+fn listed_parent(server: &Server, child: &Path, parent: &str) -> Option<PathBuf> {
+    let as_path = child
+        .parent()
+        .map_or_else(|| PathBuf::from(parent), |dir| dir.join(parent));
+    let as_path = std::fs::canonicalize(&as_path).unwrap_or(as_path);
+    let cache = server
+        .cache
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if cache.contains_key(&as_path) {
+        return Some(as_path);
+    }
+    cache
+        .values()
+        .find(|c| c.summary.listing.id == parent)
+        .map(|c| c.summary.listing.path.clone())
+}
+
+/// `text` as a URL query value: every byte but unreserved ones percent-encoded.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 /// Only sessions the listing found are served.
 fn is_listed(server: &Server, path: &Path) -> bool {
     let known = server
-        .summaries
+        .cache
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .contains_key(path);
-    known || listing(server, false).iter().any(|(l, _)| l.path == path)
+    known || listing(server, false).iter().any(|(p, _)| p == path)
 }
 
 /// `?q=WORDS`: the paths of listed sessions whose title or message text holds `q` (any case).
@@ -298,13 +375,13 @@ async fn search(
         }
         listing(&server, true)
             .into_iter()
-            .filter(|(listing, row)| {
+            .filter(|(path, row)| {
                 row["title"]
                     .as_str()
                     .is_some_and(|t| t.to_lowercase().contains(&needle))
-                    || mentions(&listing.path, &needle)
+                    || mentions(path, &needle)
             })
-            .map(|(listing, _)| listing.path)
+            .map(|(path, _)| path)
             .collect()
     })
     .await
