@@ -218,15 +218,20 @@ proptest! {
     }
 }
 
-/// The facade's `agent_context`, which reads only the bodies it sends (placeholders for the
-/// rest), equals each dialect's `buildSessionContext` over every body of the branch.
-fn assert_lazy_agent_context(cursor: &Session) -> Result<(), TestCaseError> {
-    let branch: Vec<serde_json::Value> = cursor
+/// The cursor's branch, every body as JSON.
+fn branch_values(cursor: &Session) -> Vec<serde_json::Value> {
+    cursor
         .branch()
         .unwrap()
         .iter()
         .map(|entry| serde_json::to_value(entry).unwrap())
-        .collect();
+        .collect()
+}
+
+/// The facade's `agent_context`, which reads only the bodies it sends (placeholders for the
+/// rest), equals each dialect's `buildSessionContext` over every body of the branch.
+fn assert_lazy_agent_context(cursor: &Session) -> Result<(), TestCaseError> {
+    let branch = branch_values(cursor);
     for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
         let lazy = cursor
             .agent_context(dialect, &ContextOptions::default())
@@ -261,12 +266,7 @@ proptest! {
 
 /// What differs between `Session::turn_context` and the full build, if anything.
 fn turn_context_differs(cursor: &Session, dialect: Dialect) -> Option<String> {
-    let branch: Vec<serde_json::Value> = cursor
-        .branch()
-        .unwrap()
-        .iter()
-        .map(|entry| serde_json::to_value(entry).unwrap())
-        .collect();
+    let branch = branch_values(cursor);
     let (full, _) = pi_session::tree::agent_context(&branch, dialect, &ContextOptions::default());
     let turn = cursor.turn_context(dialect).unwrap();
     let messages: Vec<serde_json::Value> = turn.messages.iter().map(|m| (**m).clone()).collect();
