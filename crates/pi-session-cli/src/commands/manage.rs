@@ -55,6 +55,7 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
             inputs: args.inputs,
             documents: &documents,
             blobs: blobs.as_ref().map(|b| b as &dyn BlobSource),
+            ..ProjectOptions::default()
         },
         ..PrepareOptions::default()
     };

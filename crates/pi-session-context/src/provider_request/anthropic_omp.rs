@@ -33,7 +33,7 @@
 //!   the model's output limit less 4000), or `adaptive` with
 //!   `output_config.effort`.
 
-use pi_session_types::js::{object, to_js_string};
+use pi_session_types::js::{object, string_of};
 use serde_json::{Map, Value, json};
 
 use super::anthropic::{AnthropicRequest, tool_use_block};
@@ -460,7 +460,7 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
     let (mut saw_text, mut saw_image) = (false, false);
     for block in content {
         if block_type(block) == Some("text") {
-            let text = to_js_string(block.get("text"));
+            let text = string_of(block.get("text"));
             if is_blank(&text) {
                 continue;
             }
@@ -475,7 +475,7 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
         let source = if let Some(url) = str_field(block, "url").filter(|u| !u.is_empty()) {
             json!({"type": "url", "url": url})
         } else {
-            let mime = to_js_string(block.get("mimeType"));
+            let mime = string_of(block.get("mimeType"));
             let Some(media) = media_type(&mime) else {
                 out.push(json!({"type": "text", "text": format!("[unsupported image: {mime}]")}));
                 continue;

@@ -25,7 +25,7 @@
 //! `include`/`reasoning` from the thinking level and compat (thinking off:
 //! the model's lowest effort).
 
-use pi_session_types::js::{object, to_js_string, trim, utf16_len};
+use pi_session_types::js::{object, string_of, trim, utf16_len};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -291,8 +291,8 @@ fn image_item(block: &Value) -> Value {
         Some(url) => url.clone(),
         None => json!(format!(
             "data:{};base64,{}",
-            to_js_string(block.get("mimeType")),
-            to_js_string(block.get("data"))
+            string_of(block.get("mimeType")),
+            string_of(block.get("data"))
         )),
     };
     json!({"type": "input_image", "detail": detail, "image_url": url})
@@ -635,7 +635,7 @@ fn tool_output(message: &Value, model: &Model, custom: &[String]) -> Value {
     let text = content
         .iter()
         .filter(|b| block_type(b) == Some("text"))
-        .map(|b| to_js_string(b.get("text")))
+        .map(|b| string_of(b.get("text")))
         .collect::<Vec<_>>()
         .join("\n");
     let has_images = content.iter().any(|b| block_type(b) == Some("image"));
