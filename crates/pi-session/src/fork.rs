@@ -7,9 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_session_store::{
-    RewriteLock, SessionWriter, Store, WriterOptions, backup_path, new_header,
-};
+use pi_session_store::{RewriteLock, SessionWriter, Store, WriterOptions, backup_path, new_header};
 use pi_session_tree::{Dialect, plan_fork};
 use pi_session_types::{Entry, JsonNumber, JsonValue, SessionHeader};
 

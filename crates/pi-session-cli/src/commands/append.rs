@@ -8,7 +8,9 @@ use pi_session::{
     AttachedFile, AttachmentKind, CustomEntry, Session, UserOptions, from_pi_model, user,
 };
 
-use super::write::{DEFAULT_WAIT_SECONDS, WriteDialect, busy_timeout, failure, open_in, print_entry};
+use super::write::{
+    DEFAULT_WAIT_SECONDS, WriteDialect, busy_timeout, failure, open_in, print_entry,
+};
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::Out;
 
