@@ -57,6 +57,18 @@ impl Default for SessionOptions {
     }
 }
 
+impl SessionOptions {
+    /// The store's options for a new session: omp files always get a title slot, as omp
+    /// writes one; the busy timeout goes through to the writer (files and keyed stores alike).
+    fn writer_options(&self) -> WriterOptions {
+        WriterOptions {
+            durability: self.durability,
+            title_slot: self.title_slot || self.dialect == Dialect::Omp,
+            busy_timeout: self.busy_timeout,
+        }
+    }
+}
+
 /// A problem found while opening a session: in the file (a damaged line) or in its tree (a
 /// cycle, a missing parent). Neither stops the session from opening.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -469,12 +481,7 @@ impl Session {
         cwd: impl Into<String>,
         options: SessionOptions,
     ) -> Self {
-        let writer_options = WriterOptions {
-            durability: options.durability,
-            title_slot: options.title_slot || options.dialect == Dialect::Omp,
-            busy_timeout: options.busy_timeout,
-        };
-        let writer = SessionWriter::create(dir, new_header(cwd), writer_options);
+        let writer = SessionWriter::create(dir, new_header(cwd), options.writer_options());
         let mut log = Log::new(writer, options.title, None);
         log.dialect = options.dialect;
         Self::from_log(log, None, true, model.into())
@@ -490,11 +497,7 @@ impl Session {
         cwd: impl Into<String>,
         options: SessionOptions,
     ) -> Self {
-        let writer_options = WriterOptions {
-            durability: options.durability,
-            title_slot: options.title_slot || options.dialect == Dialect::Omp,
-            ..WriterOptions::default()
-        };
+        let writer_options = options.writer_options();
         let header = new_header(cwd);
         let timestamp = header
             .timestamp
