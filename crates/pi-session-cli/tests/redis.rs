@@ -111,7 +111,9 @@ impl Omp {
 
 const DIR: &str = "/home/u/.omp/agent/sessions/--work-project--";
 
+/// Our `context` (the whole `SessionContext`) against omp's `buildSessionContext().messages`.
 fn assert_same_context(ours: &Value, omp: &Value) {
+    let ours = &ours["messages"];
     assert!(
         js_equal(ours, omp),
         "our context:\n{ours:#}\nomp's:\n{omp:#}"

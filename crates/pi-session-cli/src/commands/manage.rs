@@ -9,6 +9,7 @@ use pi_session::manage::{PrepareOptions, Resolution, status};
 use pi_session::projection::WorkspaceDocuments;
 use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use pi_session::projection::reqllm;
+use pi_session::store::Store;
 use pi_session::tree::{BlobFolder, BlobSource};
 use pi_session::types::Entry;
 use pi_session::{ContextStats, ProjectOptions, Session, StatsOptions};
@@ -38,7 +39,8 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
         }
     };
     let path = input::resolve(args.file.clone())?;
-    let session = cursor_of(&path, args.cursor.as_deref(), args.leaf.as_deref())?;
+    let store = args.store.open()?;
+    let session = cursor_of(&store, &path, args.cursor.as_deref(), args.leaf.as_deref())?;
     let root = args.root.clone().unwrap_or_else(|| {
         session
             .cwd()
@@ -76,8 +78,13 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
 
 /// The session at `path` as cursor `name` (its saved tip; a new cursor there when the name was
 /// never saved), at `leaf` when given (`null`: before the first entry).
-fn cursor_of(path: &Path, name: Option<&str>, leaf: Option<&str>) -> Result<Session, Failure> {
-    let opened = Session::open(path, NO_MODEL)?;
+fn cursor_of(
+    store: &Store,
+    path: &Path,
+    name: Option<&str>,
+    leaf: Option<&str>,
+) -> Result<Session, Failure> {
+    let opened = Session::open_in(store, path, NO_MODEL)?;
     let mut session = match name {
         Some(name) => opened
             .session
@@ -95,8 +102,8 @@ fn cursor_of(path: &Path, name: Option<&str>, leaf: Option<&str>) -> Result<Sess
 
 /// The context statistics of the file's branch (its last entry's), the unnamed cursors'
 /// stamps applied.
-pub fn file_stats(path: &Path) -> Result<ContextStats, Failure> {
-    let session = Session::open(path, NO_MODEL)?.session;
+pub fn file_stats(store: &Store, path: &Path) -> Result<ContextStats, Failure> {
+    let session = Session::open_in(store, path, NO_MODEL)?.session;
     Ok(session.context_stats(&ProjectOptions::default(), &StatsOptions::default())?)
 }
 

@@ -59,7 +59,7 @@ pub fn run(args: StatsArgs) -> Outcome {
     }
     let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
     let model = pi_model_from(&branch_entries).map(|m| from_pi_model(&m));
-    let context = super::manage::file_stats(&loaded.path)?;
+    let context = super::manage::file_stats(&args.store.open()?, &loaded.path)?;
     let report = Report {
         id: loaded.file.header().map(|h| h.id.clone()),
         dialect: dialect.as_str(),
