@@ -168,6 +168,25 @@ pub fn js_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// One step of SplitMix64, the small deterministic random source the simulators and generators
+/// share: advances `state` and returns the next 64 random bits. Same seed, same sequence, on
+/// every platform.
+///
+/// ```
+/// let mut state = 1;
+/// let first = pi_session_test_support::splitmix64(&mut state);
+/// let mut again = 1;
+/// assert_eq!(pi_session_test_support::splitmix64(&mut again), first);
+/// assert_ne!(pi_session_test_support::splitmix64(&mut state), first);
+/// ```
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,23 +219,4 @@ mod tests {
             "tool-calls"
         );
     }
-}
-
-/// One step of SplitMix64, the small deterministic random source the simulators and generators
-/// share: advances `state` and returns the next 64 random bits. Same seed, same sequence, on
-/// every platform.
-///
-/// ```
-/// let mut state = 1;
-/// let first = pi_session_test_support::splitmix64(&mut state);
-/// let mut again = 1;
-/// assert_eq!(pi_session_test_support::splitmix64(&mut again), first);
-/// assert_ne!(pi_session_test_support::splitmix64(&mut state), first);
-/// ```
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
