@@ -251,6 +251,34 @@ impl SessionFile {
         self.entries_for(&all)
     }
 
+    /// Whether the line of each entry at `indices` (in the order asked) holds one of `needles`
+    /// byte for byte: a filter that reads the lines (in file order, through one reused buffer per
+    /// worker) but parses and keeps none of them, for a caller that needs a body only when a
+    /// key can be in it.
+    ///
+    /// ```
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// assert_eq!(session.lines_containing(&[0, 0], &[b"\"one\""]).unwrap(), [true, true]);
+    /// assert_eq!(session.lines_containing(&[0], &[b"\"two\"", b"three"]).unwrap(), [false]);
+    /// ```
+    pub fn lines_containing(
+        &self,
+        indices: &[usize],
+        needles: &[&[u8]],
+    ) -> Result<Vec<bool>, StoreError> {
+        let finders: Vec<memchr::memmem::Finder<'_>> = needles
+            .iter()
+            .map(|n| memchr::memmem::Finder::new(n))
+            .collect();
+        self.collect_in_file_order(indices, |_, _, bytes| {
+            Ok(finders.iter().any(|f| f.find(bytes).is_some()))
+        })
+    }
+
     /// The exact bytes of the entry at `index` as they are in the file.
     pub fn raw(&self, index: usize) -> Result<Vec<u8>, StoreError> {
         let at = self.index_entry(index)?;

@@ -106,3 +106,99 @@ pub fn agent_context_indexed(
         }
     }
 }
+
+/// A built context that can be continued with what a host's turn appended
+/// ([`agent_context_extendable`], [`Extendable::extend`]).
+#[derive(Debug, Clone)]
+pub struct Extendable {
+    state: Tail,
+}
+
+#[derive(Debug, Clone)]
+enum Tail {
+    Pi(pi_context::PiTail),
+    Omp(omp_context::OmpTail),
+}
+
+/// [`agent_context_indexed`], with what is needed to continue the build when the path grows by
+/// `message` entries ([`Extendable::extend`]).
+pub fn agent_context_extendable(
+    path: &[Value],
+    dialect: Dialect,
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+    match dialect {
+        Dialect::Pi | Dialect::Pi16 => {
+            let release = if dialect == Dialect::Pi {
+                PiRelease::V0_73
+            } else {
+                PiRelease::V1_6
+            };
+            let (context, messages, diagnostics, tail) =
+                pi_context::build_extendable(path, release);
+            let state = Tail::Pi(tail);
+            (
+                AgentContext::Pi(context),
+                messages,
+                diagnostics,
+                Extendable { state },
+            )
+        }
+        Dialect::Omp => {
+            let (context, messages, diagnostics, tail) =
+                omp_context::build_extendable(path, &OmpOptions { blobs: None });
+            let state = Tail::Omp(tail);
+            (
+                AgentContext::Omp(context),
+                messages,
+                diagnostics,
+                Extendable { state },
+            )
+        }
+    }
+}
+
+impl Extendable {
+    /// Continues a build over `path[..from]` (this one) to all of `path`, when what was added
+    /// is `message` entries: returns the messages to put after the ones built so far, and
+    /// updates `context` (the settings) and `diagnostics` in place, so that they equal
+    /// [`agent_context_extendable`] over the whole `path`. `None` when that cannot be done
+    /// without changing a message built before (an entry that is not a `message`, pi 1.6's
+    /// context edits, omp's passes reaching back: a result for a call stripped before, failed
+    /// turns): then build again. On `None`, `context`, `diagnostics` and this state may be
+    /// part-updated and are to be dropped.
+    ///
+    /// ```
+    /// use pi_session_tree::built::{agent_context_extendable, Built};
+    /// use pi_session_tree::Dialect;
+    /// use serde_json::json;
+    ///
+    /// let message = |id: &str, role: &str| json!({"type":"message","id":id,"parentId":null,
+    ///     "timestamp":"2025-01-01T00:00:00.000Z",
+    ///     "message":{"role":role,"content":"hi","timestamp":1,"provider":"p","model":"m"}});
+    /// let mut path = vec![message("a", "user")];
+    /// let (mut context, mut messages, mut diagnostics, mut tail) =
+    ///     agent_context_extendable(&path, Dialect::Omp);
+    /// path.push(message("b", "assistant"));
+    /// let added = tail.extend(&mut context, &path, 1, &mut diagnostics).unwrap();
+    /// messages.extend(added);
+    /// let (fresh, all, _, _) = agent_context_extendable(&path, Dialect::Omp);
+    /// assert_eq!((context, messages), (fresh, all));
+    /// ```
+    pub fn extend(
+        &mut self,
+        context: &mut AgentContext,
+        path: &[Value],
+        from: usize,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Built>> {
+        match (&mut self.state, context) {
+            (Tail::Pi(tail), AgentContext::Pi(context)) => {
+                pi_context::extend(tail, context, path, from, diagnostics)
+            }
+            (Tail::Omp(tail), AgentContext::Omp(context)) => {
+                omp_context::extend(tail, context, path, from, diagnostics)
+            }
+            _ => None,
+        }
+    }
+}

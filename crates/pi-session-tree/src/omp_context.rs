@@ -140,17 +140,124 @@ pub fn build_indexed(
     path: &[Value],
     options: &OmpOptions<'_>,
 ) -> (OmpContext, Vec<Built>, Vec<Diagnostic>) {
+    let (context, messages, diagnostics, _) = build_extendable(path, options);
+    (context, messages, diagnostics)
+}
+
+/// What [`extend`] needs to know of the build it extends: the settings pass's state and what
+/// the two passes over the messages saw (tool results, dangling calls, failed turns).
+#[derive(Debug, Clone)]
+pub(crate) struct OmpTail {
+    explicit_default: bool,
+    /// `toolCallId`s of the tool results among the messages.
+    paired: HashSet<SameValueKey>,
+    /// Ids of the tool calls stripped for want of a result.
+    dangling: HashSet<SameValueKey>,
+    /// Errored or aborted assistant turns among the messages.
+    failed: usize,
+    /// An id compared by identity (an object or array) was seen: always build again.
+    opaque: bool,
+    /// How many of the diagnostics are the settings pass's (they come first).
+    settings_diagnostics: usize,
+}
+
+/// [`build_indexed`] and what [`extend`] needs to continue it.
+pub(crate) fn build_extendable(
+    path: &[Value],
+    options: &OmpOptions<'_>,
+) -> (OmpContext, Vec<Built>, Vec<Diagnostic>, OmpTail) {
     let mut builder = Builder {
         path,
         messages: Vec::new(),
         diagnostics: Vec::new(),
     };
-    let (context, compaction) = builder.settings();
+    let (context, compaction, explicit_default) = builder.settings();
+    let settings_diagnostics = builder.diagnostics.len();
     builder.emit_all(compaction, options);
     builder.prepend_context_notes();
-    builder.strip_dangling_tool_calls();
-    builder.drop_failed_turns();
-    (context, builder.messages, builder.diagnostics)
+    let (paired, dangling) = builder.strip_dangling_tool_calls();
+    let failed = builder.drop_failed_turns();
+    let opaque = paired.iter().chain(&dangling).any(is_by_identity);
+    let tail = OmpTail {
+        explicit_default,
+        paired,
+        dangling,
+        failed,
+        opaque,
+        settings_diagnostics,
+    };
+    (context, builder.messages, builder.diagnostics, tail)
+}
+
+fn is_by_identity(key: &SameValueKey) -> bool {
+    matches!(key, SameValueKey::Reference(_))
+}
+
+/// The messages `path[from..]` add to a context built over `path[..from]` when those are
+/// `message` entries (a host's turn), the settings and diagnostics updated, exactly as a build
+/// over the whole `path` gives them: appended messages go last whichever part (reset, kept
+/// range, tail) is sent, and the passes over the messages are run for the new ones only.
+/// `None` when an earlier message would change (a result for a call stripped before, a turn
+/// next to a failed one) or the new part holds a failed turn: the context is built again.
+pub(crate) fn extend(
+    tail: &mut OmpTail,
+    context: &mut OmpContext,
+    path: &[Value],
+    from: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<Built>> {
+    let added = path.get(from..)?;
+    if tail.opaque || added.iter().any(|e| kind(e) != Some("message")) {
+        return None;
+    }
+    let mut builder = Builder {
+        path,
+        messages: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    for entry in added {
+        builder.settle_message(context, tail.explicit_default, entry);
+    }
+    let settings_diagnostics = builder.diagnostics.len();
+    for at in from..path.len() {
+        builder.append(at);
+    }
+    let mut paired = Vec::new();
+    for message in builder.messages.iter().map(|m| m.resolve(path)) {
+        match js::as_str(message.get("role")) {
+            Some("toolResult") => {
+                let key = SameValueKey::of(message.get("toolCallId"));
+                if tail.failed > 0 || is_by_identity(&key) || tail.dangling.contains(&key) {
+                    return None;
+                }
+                paired.push(key);
+            }
+            Some("assistant") if is_failed(message) => return None,
+            Some("custom") if tail.failed > 0 => return None,
+            _ => {}
+        }
+    }
+    tail.paired.extend(paired);
+    let dangling = builder.strip_dangling_with(&tail.paired);
+    if dangling.iter().any(is_by_identity) {
+        return None;
+    }
+    tail.dangling.extend(dangling);
+    let mut new = builder.diagnostics;
+    let emitted = new.split_off(settings_diagnostics);
+    let at = tail.settings_diagnostics.min(diagnostics.len());
+    tail.settings_diagnostics += new.len();
+    diagnostics.splice(at..at, new);
+    diagnostics.extend(emitted);
+    Some(builder.messages)
+}
+
+/// An errored or aborted assistant turn (omp's `drop_failed_turns` looks at these).
+fn is_failed(message: &Value) -> bool {
+    matches!(
+        js::as_str(message.get("stopReason")),
+        Some("aborted" | "error")
+    )
 }
 
 struct Builder<'p> {
@@ -175,7 +282,7 @@ impl<'p> Builder<'p> {
 
     /// One pass over the path: settings, last value wins. Returns the index of
     /// the latest compaction.
-    fn settings(&mut self) -> (OmpContext, Option<usize>) {
+    fn settings(&mut self) -> (OmpContext, Option<usize>, bool) {
         let mut context = OmpContext::empty();
         let mut compaction = None;
         let mut explicit_default = false;
@@ -184,38 +291,27 @@ impl<'p> Builder<'p> {
             match kind(entry) {
                 Some("thinking_level_change") => {
                     let level = entry.get("thinkingLevel");
-                    context.thinking_level = js::nullish_or(level, None).cloned().unwrap_or_else(|| "off".into());
+                    context.thinking_level = js::nullish_or(level, None)
+                        .cloned()
+                        .unwrap_or_else(|| "off".into());
                     context.configured_thinking_level =
-                        js::nullish_or(js::nullish_or(entry.get("configured"), level), None).cloned();
+                        js::nullish_or(js::nullish_or(entry.get("configured"), level), None)
+                            .cloned();
                 }
-                Some("model_change")
-                    if js::truthy(entry.get("model")) => {
-                        let role = js::nullish_or(entry.get("role"), None)
-                            .map_or_else(|| "default".to_owned(), |r| js::string_of(Some(r)));
-                        if role == "default" {
-                            explicit_default = true;
-                        }
-                        context.models.insert(role, entry.get("model").cloned().unwrap_or_default());
+                Some("model_change") if js::truthy(entry.get("model")) => {
+                    let role = js::nullish_or(entry.get("role"), None)
+                        .map_or_else(|| "default".to_owned(), |r| js::string_of(Some(r)));
+                    if role == "default" {
+                        explicit_default = true;
                     }
+                    context
+                        .models
+                        .insert(role, entry.get("model").cloned().unwrap_or_default());
+                }
                 Some("service_tier_change") => {
                     context.service_tier = coerce_service_tier(entry.get("serviceTier"));
                 }
-                Some("message") => match entry.get("message") {
-                    None | Some(Value::Null) => self.malformed(
-                        entry,
-                        "message entry has no message object; omp throws here, the entry is ignored",
-                    ),
-                    Some(message) => {
-                        if js::is_str(message.get("role"), "assistant") && !explicit_default {
-                            let model = format!(
-                                "{}/{}",
-                                js::string_of(message.get("provider")),
-                                js::string_of(message.get("model"))
-                            );
-                            context.models.insert("default".into(), Value::from(model));
-                        }
-                    }
-                },
+                Some("message") => self.settle_message(&mut context, explicit_default, entry),
                 Some("compaction") => compaction = Some(index),
                 Some("ttsr_injection") => self.collect_rules(entry, &mut context, &mut rules_seen),
                 Some("mode_change") => {
@@ -225,7 +321,28 @@ impl<'p> Builder<'p> {
                 _ => {}
             }
         }
-        (context, compaction)
+        (context, compaction, explicit_default)
+    }
+
+    /// A `message` entry's part of the settings: an assistant message names the default
+    /// model unless a `model_change` did.
+    fn settle_message(&mut self, context: &mut OmpContext, explicit_default: bool, entry: &Value) {
+        match entry.get("message") {
+            None | Some(Value::Null) => self.malformed(
+                entry,
+                "message entry has no message object; omp throws here, the entry is ignored",
+            ),
+            Some(message) => {
+                if js::is_str(message.get("role"), "assistant") && !explicit_default {
+                    let model = format!(
+                        "{}/{}",
+                        js::string_of(message.get("provider")),
+                        js::string_of(message.get("model"))
+                    );
+                    context.models.insert("default".into(), Value::from(model));
+                }
+            }
+        }
     }
 
     fn collect_rules(
@@ -453,7 +570,8 @@ impl<'p> Builder<'p> {
     /// Tool calls without a result on the path are removed from every
     /// assistant turn; such a turn also loses its `redactedThinking` blocks and
     /// its thinking signatures; a turn left empty is removed.
-    fn strip_dangling_tool_calls(&mut self) {
+    /// Returns the results' call ids and the ids of the calls stripped.
+    fn strip_dangling_tool_calls(&mut self) -> (HashSet<SameValueKey>, HashSet<SameValueKey>) {
         let path = self.path;
         let paired: HashSet<SameValueKey> = self
             .messages
@@ -462,6 +580,15 @@ impl<'p> Builder<'p> {
             .filter(|m| js::is_str(m.get("role"), "toolResult"))
             .map(|m| SameValueKey::of(m.get("toolCallId")))
             .collect();
+        let dangling = self.strip_dangling_with(&paired);
+        (paired, dangling)
+    }
+
+    /// [`Self::strip_dangling_tool_calls`] with the results' call ids given; returns the ids
+    /// of the calls stripped.
+    fn strip_dangling_with(&mut self, paired: &HashSet<SameValueKey>) -> HashSet<SameValueKey> {
+        let path = self.path;
+        let mut dangling = HashSet::new();
         let is_dangling = |block: &Value| {
             js::is_str(block.get("type"), "toolCall")
                 && !paired.contains(&SameValueKey::of(block.get("id")))
@@ -479,6 +606,12 @@ impl<'p> Builder<'p> {
             if !blocks.iter().any(is_dangling) {
                 continue;
             }
+            dangling.extend(
+                blocks
+                    .iter()
+                    .filter(|&b| is_dangling(b))
+                    .map(|b| SameValueKey::of(b.get("id"))),
+            );
             let normalized: Vec<Value> = blocks
                 .iter()
                 .filter(|b| !is_dangling(b) && !js::is_str(b.get("type"), "redactedThinking"))
@@ -499,13 +632,16 @@ impl<'p> Builder<'p> {
                 map.insert("content".into(), Value::Array(normalized));
             }
         }
+        dangling
     }
 
     /// Errored and aborted assistant turns leave the model context together
     /// with the tool results paired to their calls, unless an
     /// interrupted-thinking message follows them.
-    fn drop_failed_turns(&mut self) {
+    /// Returns how many failed turns it saw (dropped or kept).
+    fn drop_failed_turns(&mut self) -> usize {
         let path = self.path;
+        let mut failed = 0;
         let mut i = self.messages.len();
         while i > 0 {
             i -= 1;
@@ -513,10 +649,10 @@ impl<'p> Builder<'p> {
             if !js::is_str(message.get("role"), "assistant") {
                 continue;
             }
-            let stop = js::as_str(message.get("stopReason"));
-            if stop != Some("aborted") && stop != Some("error") {
+            if !is_failed(message) {
                 continue;
             }
+            failed += 1;
             if let Some(next) = self.messages.get(i + 1).map(|m| m.resolve(path))
                 && js::is_str(next.get("role"), "custom")
                 && js::is_str(next.get("customType"), INTERRUPTED_THINKING_MESSAGE_TYPE)
@@ -549,6 +685,7 @@ impl<'p> Builder<'p> {
                 }
             }
         }
+        failed
     }
 }
 

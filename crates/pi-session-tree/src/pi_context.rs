@@ -105,7 +105,28 @@ pub fn build_indexed(
     path: &[Value],
     release: PiRelease,
 ) -> (PiContext, Vec<Built>, Vec<Diagnostic>) {
+    let (context, messages, diagnostics, _) = build_extendable(path, release);
+    (context, messages, diagnostics)
+}
+
+/// What [`extend`] needs to know of the build it extends.
+#[derive(Debug, Clone)]
+pub(crate) struct PiTail {
+    release: PiRelease,
+    /// pi 1.6 only: a `context_edit` is among the context entries (it may name an entry
+    /// appended later, so such a context is built again).
+    edits: bool,
+    /// How many of the diagnostics are the settings pass's (they come first).
+    settings_diagnostics: usize,
+}
+
+/// [`build_indexed`] and what [`extend`] needs to continue it.
+pub(crate) fn build_extendable(
+    path: &[Value],
+    release: PiRelease,
+) -> (PiContext, Vec<Built>, Vec<Diagnostic>, PiTail) {
     let (context, mut diagnostics) = settings(path);
+    let settings_diagnostics = diagnostics.len();
     let entries = context_entries(path, release);
     let edits = match release {
         PiRelease::V0_73 => Edits::default(),
@@ -124,7 +145,39 @@ pub fn build_indexed(
         }
         out.extend(messages);
     }
-    (context, out, diagnostics)
+    let tail = PiTail {
+        release,
+        edits: !edits.by_target.is_empty(),
+        settings_diagnostics,
+    };
+    (context, out, diagnostics, tail)
+}
+
+/// The messages `path[from..]` add to a context built over `path[..from]` when those are
+/// `message` entries (a host's turn): each entry's messages at the end, the model and the
+/// diagnostics updated, exactly as a build over the whole `path` gives them. `None` when the
+/// context must be built again (an entry that is not a `message`, or pi 1.6 edits).
+pub(crate) fn extend(
+    tail: &mut PiTail,
+    context: &mut PiContext,
+    path: &[Value],
+    from: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<Built>> {
+    let added = path.get(from..)?;
+    if tail.edits || added.iter().any(|e| !js::is_str(e.get("type"), "message")) {
+        return None;
+    }
+    let mut settings_diagnostics = Vec::new();
+    let mut out = Vec::new();
+    for (offset, entry) in added.iter().enumerate() {
+        settle(context, entry, &mut settings_diagnostics);
+        out.extend(entry_messages(from + offset, entry, tail.release));
+    }
+    let at = tail.settings_diagnostics.min(diagnostics.len());
+    tail.settings_diagnostics += settings_diagnostics.len();
+    diagnostics.splice(at..at, settings_diagnostics);
+    Some(out)
 }
 
 /// `getSessionContextSettings` (0.73 and 1.6 alike), plus a diagnostic for
@@ -133,29 +186,34 @@ fn settings(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let mut context = PiContext::empty();
     for entry in path {
-        match js::as_str(entry.get("type")) {
-            Some("thinking_level_change") => {
-                context.thinking_level = entry.get("thinkingLevel").cloned()
-            }
-            Some("model_change") => {
-                context.model = Some(model_object(entry.get("provider"), entry.get("modelId")));
-            }
-            Some("message") => match entry.get("message") {
-                None | Some(Value::Null) => diagnostics.push(malformed(
-                    entry,
-                    "message entry has no message object; pi throws here, the entry is skipped",
-                )),
-                Some(message) => {
-                    if js::is_str(message.get("role"), "assistant") {
-                        context.model =
-                            Some(model_object(message.get("provider"), message.get("model")));
-                    }
-                }
-            },
-            _ => {}
-        }
+        settle(&mut context, entry, &mut diagnostics);
     }
     (context, diagnostics)
+}
+
+/// One entry's part of [`settings`] (the last value wins).
+fn settle(context: &mut PiContext, entry: &Value, diagnostics: &mut Vec<Diagnostic>) {
+    match js::as_str(entry.get("type")) {
+        Some("thinking_level_change") => {
+            context.thinking_level = entry.get("thinkingLevel").cloned()
+        }
+        Some("model_change") => {
+            context.model = Some(model_object(entry.get("provider"), entry.get("modelId")));
+        }
+        Some("message") => match entry.get("message") {
+            None | Some(Value::Null) => diagnostics.push(malformed(
+                entry,
+                "message entry has no message object; pi throws here, the entry is skipped",
+            )),
+            Some(message) => {
+                if js::is_str(message.get("role"), "assistant") {
+                    context.model =
+                        Some(model_object(message.get("provider"), message.get("model")));
+                }
+            }
+        },
+        _ => {}
+    }
 }
 
 /// `buildContextEntries`: the path, or the latest compaction followed by the

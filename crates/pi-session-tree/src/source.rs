@@ -37,6 +37,15 @@ pub trait EntrySource {
         positions.iter().map(|&pos| self.entry_value(pos)).collect()
     }
 
+    /// For each entry at `positions`, whether its line may hold `needle` (a JSON key or
+    /// text spelled without escapes): `false` only when the body surely does not, so a
+    /// caller can leave it unread. The default reads nothing and says `true`; the store's
+    /// file answers from the raw lines without parsing them.
+    fn may_contain(&self, positions: &[usize], needle: &str) -> Result<Vec<bool>, Self::Error> {
+        let _ = needle;
+        Ok(vec![true; positions.len()])
+    }
+
     /// The header line as JSON, when there is one.
     fn header_value(&self) -> Option<Value> {
         None
@@ -174,6 +183,14 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     pub fn branch_entries(&self, leaf: &LeafSelector) -> Result<(Branch, Vec<Value>), S::Error> {
         let branch = self.index.branch_for(leaf);
         let entries = self.load(&branch.positions)?;
+        Ok((branch, entries))
+    }
+
+    /// The entries on the branch a selector picks as rho's `context/2` reads them: only the
+    /// bodies it may send or name are read ([`rho_path`]).
+    pub fn rho_entries(&self, leaf: &LeafSelector) -> Result<(Branch, Vec<Value>), S::Error> {
+        let branch = self.index.branch_for(leaf);
+        let entries = rho_path(self.source, &self.index, &branch.positions)?;
         Ok((branch, entries))
     }
 
@@ -367,6 +384,91 @@ pub fn context_path<S: EntrySource + ?Sized>(
         }
     }
     Ok(path.into_values().collect())
+}
+
+/// The entries of the branch `positions` that rho's `context/2` reads (req_llm messages, and
+/// the OpenAI and Anthropic bodies made from them), every other one an envelope only.
+///
+/// rho sends, after the latest compaction, its summary, the kept range and what follows; the
+/// summary names the attachments of user messages that are no longer sent. So the bodies read
+/// are the latest compaction's, every entry from its first kept entry on, and of the earlier
+/// `message` entries only those whose line may hold an `attachments` key
+/// ([`EntrySource::may_contain`]: the store's file answers from the raw bytes). Every other
+/// entry is its envelope (`type`, `id`, `parentId`), which no rho rule looks past. Without a
+/// compaction everything is sent and read.
+///
+/// `compacted` and rho's `context` over the result equal them over every body of the branch.
+///
+/// ```
+/// use pi_session_tree::{compacted, TreeIndex, EntrySource};
+/// use pi_session_tree::source::rho_path;
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"old"}}),
+///     json!({"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"kept"}}),
+///     json!({"type":"compaction","id":"c","parentId":"b","summary":"s","firstKeptEntryId":"b"}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// let path = rho_path(&entries, &index, &[0, 1, 2]).unwrap();
+/// assert_eq!(path[1..], entries[1..]);
+/// assert_eq!(compacted(&path), compacted(&entries));
+/// ```
+pub fn rho_path<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+) -> Result<Vec<Value>, S::Error> {
+    let kind = |at: usize| index.node(positions[at]).map(|n| n.kind.as_str());
+    let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
+        return source.entry_values(positions);
+    };
+    let compaction = source.entry_value(positions[latest])?;
+    let first_kept = js::as_str(compaction.get("firstKeptEntryId"));
+    let start = first_kept
+        .and_then(|first| {
+            (0..latest).position(|at| {
+                index
+                    .node(positions[at])
+                    .is_some_and(|n| n.id.as_deref() == Some(first))
+            })
+        })
+        .unwrap_or(latest);
+    let away: Vec<usize> = (0..start)
+        .filter(|&at| kind(at) == Some("message"))
+        .collect();
+    let away_positions: Vec<usize> = away.iter().map(|&at| positions[at]).collect();
+    let may_attach = source.may_contain(&away_positions, "attachments")?;
+    let mut read: Vec<usize> = away
+        .into_iter()
+        .zip(may_attach)
+        .filter_map(|(at, may)| may.then_some(at))
+        .collect();
+    read.extend((start..positions.len()).filter(|&at| at != latest));
+    let mut path: BTreeMap<usize, Value> = BTreeMap::new();
+    fill(source, positions, &mut path, &read)?;
+    path.insert(latest, compaction);
+    Ok((0..positions.len())
+        .map(|at| {
+            path.remove(&at)
+                .unwrap_or_else(|| index.node(positions[at]).map_or(Value::Null, envelope_only))
+        })
+        .collect())
+}
+
+/// An entry as its envelope alone (`type`, `id`, `parentId`).
+fn envelope_only(node: &NodeInfo) -> Value {
+    let mut map = Map::new();
+    map.insert("type".into(), Value::from(node.kind.as_str()));
+    map.insert(
+        "id".into(),
+        node.id.as_deref().map_or(Value::Null, Value::from),
+    );
+    map.insert(
+        "parentId".into(),
+        node.parent_id.as_deref().map_or(Value::Null, Value::from),
+    );
+    Value::Object(map)
 }
 
 /// Reads the bodies of the path entries `at` (indices into `positions`) into `path`.

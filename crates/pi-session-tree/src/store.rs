@@ -56,6 +56,16 @@ impl EntrySource for SessionFile {
         Ok(self.values_for(positions)?)
     }
 
+    /// From the raw lines ([`SessionFile::lines_containing`]), nothing parsed: a line may hold
+    /// `needle` when it has it byte for byte or has a `\u` escape (which could spell it); every
+    /// line of a migrated file may (migration rewrites lines in memory).
+    fn may_contain(&self, positions: &[usize], needle: &str) -> Result<Vec<bool>, EntryReadError> {
+        if self.is_migrated() {
+            return Ok(vec![true; positions.len()]);
+        }
+        Ok(self.lines_containing(positions, &[needle.as_bytes(), b"\\u"])?)
+    }
+
     fn header_value(&self) -> Option<Value> {
         self.header()
             .and_then(|header| serde_json::to_value(header).ok())

@@ -80,7 +80,8 @@ impl Session {
     ) -> Result<(JsonValue, Vec<Diagnostic>)> {
         match format.into() {
             Projection::Format(format) => {
-                Ok(projection::project(&self.branch_values()?, format, options))
+                let entries = self.entries_for(format, options.dialect)?;
+                Ok(projection::project(&entries, format, options))
             }
             Projection::Request {
                 api,

@@ -227,6 +227,33 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
         self.log.values_at(positions)
     }
+
+    /// The file's lines answer from their bytes; appended entries may (they are few).
+    fn may_contain(&self, positions: &[usize], needle: &str) -> Result<Vec<bool>> {
+        let file_len = self.log.file_len();
+        let in_file: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&at| at < file_len && !self.log.values.contains_key(&at))
+            .collect();
+        let mut answers = match &self.log.file {
+            Some(file) if !in_file.is_empty() => {
+                pi_session_tree::EntrySource::may_contain(file, &in_file, needle)?
+            }
+            _ => Vec::new(),
+        }
+        .into_iter();
+        Ok(positions
+            .iter()
+            .map(|&at| {
+                if at < file_len && !self.log.values.contains_key(&at) {
+                    answers.next().unwrap_or(true)
+                } else {
+                    true
+                }
+            })
+            .collect())
+    }
 }
 
 /// The entries of the last context built ([`Session::agent_context`]), kept so that a host's
@@ -238,8 +265,8 @@ pub(crate) struct ContextCache {
     /// What [`pi_session_tree::source::context_path`] gave for them (for omp, with omp's
     /// load-time rewrites applied), then the messages appended since.
     pub(crate) path: Vec<JsonValue>,
-    /// What [`Session::turn_context`] hands out, kept between turns (`crate::turn`).
-    pub(crate) shared: crate::turn::Shared,
+    /// What [`Session::turn_context`] built, kept between turns (`crate::turn`).
+    pub(crate) turn: Option<crate::turn::TurnState>,
 }
 
 impl ContextCache {
@@ -248,7 +275,7 @@ impl ContextCache {
             dialect,
             positions,
             path: Vec::new(),
-            shared: crate::turn::Shared::default(),
+            turn: None,
         }
     }
 
@@ -430,6 +457,61 @@ impl Log {
             }
         };
         Ok(self.context.insert(cache))
+    }
+
+    /// [`Self::cached_context`] for the branch ending at `leaf`. A host's turn only appended
+    /// messages below the kept branch's tip: that is found by walking back from `leaf` over
+    /// what was appended, without walking (or allocating) the whole branch again.
+    pub(crate) fn cached_context_at(
+        &mut self,
+        leaf: Option<&str>,
+        dialect: Dialect,
+    ) -> Result<&mut ContextCache> {
+        let grown = match (&self.context, leaf) {
+            (Some(cache), Some(leaf)) if cache.dialect == dialect => cache
+                .positions
+                .last()
+                .and_then(|&tip| self.grown_from(tip, leaf)),
+            _ => None,
+        };
+        match grown {
+            Some(added) => {
+                let mut cache = self.context.take().ok_or_else(|| {
+                    Error::invalid_input("the kept context went away while it was extended")
+                })?;
+                let values = self.values_at(&added)?;
+                cache.push(values);
+                cache.positions.extend(added);
+                Ok(self.context.insert(cache))
+            }
+            None => {
+                let positions = self.branch_positions(leaf);
+                self.cached_context(positions, dialect)
+            }
+        }
+    }
+
+    /// The positions from below `tip` down to `leaf` (root first) when `leaf`'s branch is
+    /// `tip`'s grown by `message` entries only; `None` otherwise.
+    fn grown_from(&self, tip: usize, leaf: &str) -> Option<Vec<usize>> {
+        let index = &self.index;
+        let mut at = index.position_of(leaf)?;
+        let mut added = Vec::new();
+        // Entries appended after `tip` sit after it; the walk is bounded by their number.
+        let most = index.len().saturating_sub(tip);
+        while at != tip {
+            if at < tip || added.len() >= most {
+                return None;
+            }
+            let node = index.node(at)?;
+            if node.kind != "message" || node.id.is_none() {
+                return None;
+            }
+            added.push(at);
+            at = index.position_of(node.parent_id.as_deref().filter(|p| !p.is_empty())?)?;
+        }
+        added.reverse();
+        Some(added)
     }
 
     /// rho's model in effect on the branch `positions` ([`crate::model_from`]), reading only
@@ -949,12 +1031,33 @@ impl Session {
         positions.into_iter().map(|at| log.value(at)).collect()
     }
 
-    /// rho's `context/2` for this cursor's branch: the req_llm messages to send.
+    /// rho's `context/2` for this cursor's branch: the req_llm messages to send. Only the
+    /// bodies rho may send or name are read ([`pi_session_tree::source::rho_path`]).
     pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
-        Ok(pi_session_context::rho::context(
-            &self.branch_values()?,
-            options,
-        ))
+        let entries = self.entries_for(pi_session_context::Format::ReqLlm, Dialect::Pi)?;
+        Ok(pi_session_context::rho::context(&entries, options))
+    }
+
+    /// The branch's entries a projection to `format` reads: the dialect's sent part
+    /// ([`pi_session_tree::source::context_path`]) for the agent formats, rho's
+    /// ([`pi_session_tree::source::rho_path`]) for the others; bodies nothing reads are left
+    /// unread. The projection over them equals it over every body of the branch.
+    pub(crate) fn entries_for(
+        &self,
+        format: pi_session_context::Format,
+        dialect: Dialect,
+    ) -> Result<Vec<JsonValue>> {
+        use pi_session_context::Format;
+        let log = self.log();
+        let leaf = self.leaf_in(&log);
+        let positions = log.branch_positions(leaf.as_deref());
+        match format {
+            Format::Agent | Format::Llm => log.context_path(&positions, dialect),
+            Format::OmpAgentLoop => log.context_path(&positions, Dialect::Omp),
+            _ => {
+                pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, &positions)
+            }
+        }
     }
 
     /// The dialect's `buildSessionContext` for this cursor's branch (what pi or omp would

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pi_session_tree::built::{Built, agent_context_indexed};
+use pi_session_tree::built::{Built, Extendable, agent_context_extendable};
 use pi_session_tree::{AgentContext, Dialect};
 use pi_session_types::JsonValue;
 
@@ -33,67 +33,142 @@ pub struct TurnContext {
     pub diagnostics: Vec<pi_session_tree::Diagnostic>,
 }
 
-/// What a [`ContextCache`] keeps for [`Session::turn_context`].
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    /// Per path entry, its message once it was sent.
-    messages: Vec<Option<Arc<JsonValue>>>,
-    /// `convertToLlm` per message sent (by the message's address and whether omp's
-    /// interrupted-thinking message follows it); the key's message is kept alive beside it,
-    /// so an address is never reused while it is a key.
-    llm: HashMap<(usize, bool), Converted>,
+/// What a [`ContextCache`] keeps for [`Session::turn_context`]: the last turn's context, and
+/// how to continue it ([`Extendable`]).
+#[derive(Debug)]
+pub(crate) struct TurnState {
+    settings: AgentContext,
+    diagnostics: Vec<pi_session_tree::Diagnostic>,
+    tail: Extendable,
+    /// How many path entries it was built over.
+    built_to: usize,
+    /// The messages, in order.
+    messages: Vec<Arc<JsonValue>>,
+    /// `convertToLlm` of each message (aligned with `messages`).
+    llm: Vec<Converted>,
+    /// Per path entry, its message once it was sent (so a build again shares it).
+    entries: Vec<Option<Arc<JsonValue>>>,
 }
 
+/// One message's `convertToLlm`, and whether omp's interrupted-thinking message followed it
+/// (the one thing besides the message its conversion depends on).
 #[derive(Debug)]
 struct Converted {
+    /// The message converted (kept alive, so its address is never reused while it is a key).
     source: Arc<JsonValue>,
+    interrupted: bool,
     out: Vec<Arc<JsonValue>>,
 }
 
 impl ContextCache {
-    /// The turn's context from the kept path: built with indices ([`agent_context_indexed`]),
-    /// messages shared, conversions reused.
+    /// The turn's context from the kept path: the last turn's continued with the entries
+    /// appended since when only messages were ([`Extendable::extend`]), else built again
+    /// ([`agent_context_extendable`]); messages shared, conversions reused.
     pub(crate) fn turn(&mut self) -> TurnContext {
         let dialect = self.dialect;
-        let (settings, built, diagnostics) = agent_context_indexed(&self.path, dialect);
-        let shared = &mut self.shared;
-        shared.messages.resize(self.path.len(), None);
-        let messages: Vec<Arc<JsonValue>> = built
+        let path = &self.path;
+        let continued = match self.turn.take() {
+            Some(mut state) if state.built_to <= path.len() => {
+                match state.tail.extend(
+                    &mut state.settings,
+                    path,
+                    state.built_to,
+                    &mut state.diagnostics,
+                ) {
+                    Some(added) => {
+                        state.built_to = path.len();
+                        let kept = state.messages.len();
+                        let messages = state.share(path, added);
+                        state.messages.extend(messages);
+                        // The last message kept may now have a next one its conversion
+                        // depends on.
+                        let from = kept.saturating_sub(1);
+                        let old: Vec<Converted> = state.llm.drain(from..).collect();
+                        state.convert_from(from, old, dialect);
+                        Ok(state)
+                    }
+                    None => Err(Some(state)),
+                }
+            }
+            other => Err(other),
+        };
+        let state = continued.unwrap_or_else(|old| TurnState::build(path, dialect, old));
+        let context = TurnContext {
+            settings: state.settings.clone(),
+            messages: state.messages.clone(),
+            llm: state
+                .llm
+                .iter()
+                .flat_map(|c| c.out.iter().cloned())
+                .collect(),
+            diagnostics: state.diagnostics.clone(),
+        };
+        self.turn = Some(state);
+        context
+    }
+}
+
+impl TurnState {
+    /// The dialect's build over all of `path`, sharing what `old` had made and converted.
+    fn build(path: &[JsonValue], dialect: Dialect, old: Option<TurnState>) -> Self {
+        let (settings, built, diagnostics, tail) = agent_context_extendable(path, dialect);
+        // What the last build shared and converted stays valid for the same path (a build
+        // again only reorders or changes which messages are sent).
+        let (entries, old_llm) = match old {
+            Some(old) if old.entries.len() <= path.len() => (old.entries, old.llm),
+            _ => (Vec::new(), Vec::new()),
+        };
+        let mut state = Self {
+            settings,
+            diagnostics,
+            tail,
+            built_to: path.len(),
+            messages: Vec::new(),
+            llm: Vec::new(),
+            entries,
+        };
+        state.messages = state.share(path, built);
+        state.convert_from(0, old_llm, dialect);
+        state
+    }
+
+    /// Each built message as an `Arc`: a path entry's message is copied the first time it is
+    /// sent and shared after that.
+    fn share(&mut self, path: &[JsonValue], built: Vec<Built>) -> Vec<Arc<JsonValue>> {
+        self.entries.resize(path.len(), None);
+        let entries = &mut self.entries;
+        built
             .into_iter()
             .map(|message| match message {
-                Built::Entry(at) => {
-                    let path = &self.path;
-                    shared.messages[at]
-                        .get_or_insert_with(|| Arc::new(Built::Entry(at).resolve(path).clone()))
-                        .clone()
-                }
+                Built::Entry(at) => entries[at]
+                    .get_or_insert_with(|| Arc::new(Built::Entry(at).resolve(path).clone()))
+                    .clone(),
                 Built::Made(message) => Arc::new(message),
             })
+            .collect()
+    }
+
+    /// Converts the messages from `from` on, reusing the conversions in `old` of the same
+    /// message (by address) with the same next-message flag.
+    fn convert_from(&mut self, from: usize, old: Vec<Converted>, dialect: Dialect) {
+        let mut known: HashMap<(usize, bool), Converted> = old
+            .into_iter()
+            .map(|c| ((Arc::as_ptr(&c.source) as usize, c.interrupted), c))
             .collect();
-        let mut kept = HashMap::with_capacity(messages.len());
-        let mut llm = Vec::with_capacity(messages.len());
-        for (i, message) in messages.iter().enumerate() {
-            let next = messages.get(i + 1).map(|m| &**m);
-            let key = (
-                Arc::as_ptr(message) as usize,
-                interrupted_next(dialect, next),
-            );
-            let converted = match shared.llm.remove(&key) {
-                Some(known) if Arc::ptr_eq(&known.source, message) => known,
-                _ => Converted {
-                    source: Arc::clone(message),
-                    out: convert(message, next, dialect),
-                },
+        for i in from..self.messages.len() {
+            let message = &self.messages[i];
+            let next = self.messages.get(i + 1).map(|m| &**m);
+            let interrupted = interrupted_next(dialect, next);
+            let out = match known.remove(&(Arc::as_ptr(message) as usize, interrupted)) {
+                Some(known) if Arc::ptr_eq(&known.source, message) => known.out,
+                _ => convert(message, next, dialect),
             };
-            llm.extend(converted.out.iter().cloned());
-            kept.insert(key, converted);
-        }
-        shared.llm = kept;
-        TurnContext {
-            settings,
-            messages,
-            llm,
-            diagnostics,
+            let source = Arc::clone(message);
+            self.llm.push(Converted {
+                source,
+                interrupted,
+                out,
+            });
         }
     }
 }
@@ -150,7 +225,6 @@ impl Session {
     pub fn turn_context(&self, dialect: Dialect) -> Result<TurnContext> {
         let mut log = self.log();
         let leaf = self.leaf_in(&log);
-        let positions = log.branch_positions(leaf.as_deref());
-        Ok(log.cached_context(positions, dialect)?.turn())
+        Ok(log.cached_context_at(leaf.as_deref(), dialect)?.turn())
     }
 }

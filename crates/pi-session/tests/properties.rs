@@ -5,8 +5,8 @@
 use pi_session::tree::{ContextOptions, Dialect};
 use pi_session::types::StopReason;
 use pi_session::{
-    NoticeKind, ProjectOptions, Reply, Session, ToolCall, UserOptions, assistant, compaction,
-    custom, model_change, tool_result, user,
+    CustomMessage, NoticeKind, ProjectOptions, Reply, Session, ThinkingLevelChange, ToolCall,
+    UserOptions, assistant, compaction, custom, model_change, tool_result, user,
 };
 use proptest::prelude::*;
 use serde_json::json;
@@ -18,6 +18,8 @@ enum Op {
         text: String,
         thinking: bool,
         calls: u8,
+        /// 0 and 1: as the calls say; 2: `error`; 3: `aborted`.
+        stop: u8,
     },
     ToolResult {
         call: usize,
@@ -28,6 +30,11 @@ enum Op {
         kept: usize,
     },
     ModelChange(u8),
+    /// A thinking level change (0 clears it).
+    Thinking(u8),
+    /// omp's interrupted-thinking message: a `custom_message` entry (`true`) or a `message`
+    /// entry whose message has the `custom` role.
+    Interrupted(bool),
     Fork,
     Switch(usize),
     BranchTo(usize),
@@ -54,16 +61,21 @@ fn text() -> impl Strategy<Value = String> {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => text().prop_map(Op::User),
-        3 => (text(), any::<bool>(), 0u8..3).prop_map(|(text, thinking, calls)| Op::Assistant { text, thinking, calls }),
+        3 => (text(), any::<bool>(), 0u8..3, 0u8..4).prop_map(|(text, thinking, calls, stop)| Op::Assistant { text, thinking, calls, stop }),
         2 => (any::<usize>(), any::<bool>()).prop_map(|(call, error)| Op::ToolResult { call, error }),
         1 => (0u8..3).prop_map(Op::Notice),
         1 => any::<usize>().prop_map(|kept| Op::Compaction { kept }),
         1 => (0u8..3).prop_map(Op::ModelChange),
+        1 => (0u8..3).prop_map(Op::Thinking),
+        1 => any::<bool>().prop_map(Op::Interrupted),
         1 => Just(Op::Fork),
         1 => any::<usize>().prop_map(Op::Switch),
         1 => any::<usize>().prop_map(Op::BranchTo),
     ]
 }
+
+/// omp's interrupted-thinking `customType` (keeps an errored turn in omp's context).
+const INTERRUPTED: &str = "interrupted-thinking";
 
 const MODELS: [&str; 3] = [
     "anthropic:claude-x",
@@ -102,6 +114,7 @@ fn play_checked(
                 text,
                 thinking,
                 calls: n,
+                stop,
             } => {
                 let tool_calls: Vec<ToolCall> = (0..*n)
                     .map(|_| {
@@ -111,10 +124,11 @@ fn play_checked(
                         ToolCall::new(id, "bash", json!({"n": counter, "z": [1, "x"]}))
                     })
                     .collect();
-                let stop_reason = if tool_calls.is_empty() {
-                    StopReason::Stop
-                } else {
-                    StopReason::ToolUse
+                let stop_reason = match stop {
+                    2 => StopReason::Error,
+                    3 => StopReason::Aborted,
+                    _ if tool_calls.is_empty() => StopReason::Stop,
+                    _ => StopReason::ToolUse,
                 };
                 let reply = Reply {
                     text: text.clone(),
@@ -145,6 +159,25 @@ fn play_checked(
                 Some(compaction("summary", &first_kept, 1000, 100))
             }
             Op::ModelChange(i) => Some(model_change(MODELS[usize::from(*i)])),
+            Op::Thinking(level) => Some(
+                ThinkingLevelChange {
+                    level: [None, Some("high"), Some("low")][usize::from(*level)]
+                        .map(str::to_owned),
+                }
+                .entry(Dialect::Omp),
+            ),
+            Op::Interrupted(true) => Some(
+                CustomMessage::new(INTERRUPTED, "the turn was interrupted").entry(Dialect::Omp),
+            ),
+            Op::Interrupted(false) => {
+                let serde_json::Value::Object(map) = json!({"type": "message", "message": {
+                    "role": "custom", "customType": INTERRUPTED,
+                    "content": "the turn was interrupted", "display": false, "timestamp": 1}})
+                else {
+                    unreachable!("a json! object literal")
+                };
+                Some(pi_session::types::Entry::from_map(map))
+            }
             Op::Fork => {
                 let fork = cursors[current].fork();
                 cursors.push(fork);

@@ -256,7 +256,7 @@ fn req_llm_messages(
     args: &ContextArgs,
     blobs: Option<&dyn BlobSource>,
 ) -> Result<Vec<reqllm::Message>, Failure> {
-    let (branch, entries) = view.branch_entries(leaf)?;
+    let (branch, entries) = view.rho_entries(leaf)?;
     warn_tree(loaded, &branch.diagnostics);
     let root = args.root.clone().unwrap_or_else(|| default_root(loaded));
     let documents = WorkspaceDocuments::new(root);

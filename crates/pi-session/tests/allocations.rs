@@ -1,0 +1,105 @@
+//! A context costs what it sends: the bytes allocated while projecting a branch grow with the
+//! part that is sent, not with the file. Two sessions share the same sent part (a compaction,
+//! its kept range and what follows) and differ only in what came before the compaction: 40
+//! against 400 long turns. Projecting the long one may allocate a little more per entry
+//! (branch positions, envelopes), never its unsent bodies (about 8 MB here).
+
+use std::alloc::System;
+
+use pi_session::tree::Dialect;
+use pi_session::{
+    Format, ProjectOptions, Reply, Session, UserOptions, assistant, compaction, user,
+};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+const MODEL: &str = "anthropic:claude-sonnet-4-5";
+
+/// A session file of `before` long turns (10 KB each way), then a compaction keeping the last
+/// short turn, then one more short turn.
+fn session_with(dir: &std::path::Path, before: usize) -> std::path::PathBuf {
+    let mut session = Session::new(dir, MODEL, "/w");
+    let long = "x".repeat(10_000);
+    for _ in 0..before {
+        session.append(user(&long, UserOptions::new())).unwrap();
+        let reply = Reply {
+            text: long.clone(),
+            ..Reply::default()
+        };
+        session.append(assistant(&reply, MODEL)).unwrap();
+    }
+    let kept = session
+        .append(user("the kept question", UserOptions::new()))
+        .unwrap();
+    let reply = Reply {
+        text: "the kept answer".into(),
+        ..Reply::default()
+    };
+    session.append(assistant(&reply, MODEL)).unwrap();
+    session
+        .append(compaction(
+            "what came before",
+            kept.id().unwrap(),
+            1000,
+            100,
+        ))
+        .unwrap();
+    session
+        .append(user("a new question", UserOptions::new()))
+        .unwrap();
+    let reply = Reply {
+        text: "a new answer".into(),
+        ..Reply::default()
+    };
+    session.append(assistant(&reply, MODEL)).unwrap();
+    session.path().unwrap()
+}
+
+/// Bytes allocated projecting the session at `path` to `format` (open not counted).
+fn bytes_allocated(path: &std::path::Path, format: Format, dialect: Dialect) -> (usize, String) {
+    let (session, _) = Session::resume(path, MODEL).unwrap();
+    let options = ProjectOptions {
+        dialect,
+        ..ProjectOptions::default()
+    };
+    let region = Region::new(GLOBAL);
+    let (value, _) = session.project(format, &options).unwrap();
+    let allocated = region.change().bytes_allocated;
+    (allocated, value.to_string())
+}
+
+#[test]
+fn a_context_allocates_what_it_sends_not_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = session_with(&dir.path().join("short"), 40);
+    let long = session_with(&dir.path().join("long"), 400);
+    let unsent = std::fs::metadata(&long).unwrap().len() - std::fs::metadata(&short).unwrap().len();
+    assert!(
+        unsent > 7_000_000,
+        "the long session has {unsent} more bytes"
+    );
+    for (format, dialect) in [
+        (Format::Agent, Dialect::Pi),
+        (Format::Agent, Dialect::Omp),
+        (Format::Llm, Dialect::Pi),
+        (Format::OmpAgentLoop, Dialect::Omp),
+        (Format::ReqLlm, Dialect::Pi),
+        (Format::OpenAi, Dialect::Pi),
+        (Format::Anthropic, Dialect::Pi),
+    ] {
+        let (small, small_answer) = bytes_allocated(&short, format, dialect);
+        let (large, large_answer) = bytes_allocated(&long, format, dialect);
+        // The same part is sent (only the model's timestamps differ): the answers have the
+        // same length.
+        assert_eq!(small_answer.len(), large_answer.len(), "{format:?}");
+        // 720 more entries before the compaction: at most ~700 bytes each of bookkeeping
+        // (positions, envelopes), against 10 KB per unsent body.
+        let extra = large.saturating_sub(small);
+        assert!(
+            extra < 720 * 700,
+            "{format:?}/{dialect:?}: {large} bytes allocated against {small} ({extra} more for {unsent} unsent bytes)"
+        );
+    }
+}
