@@ -270,10 +270,8 @@ impl SessionFile {
         indices: &[usize],
         needles: &[&[u8]],
     ) -> Result<Vec<bool>, StoreError> {
-        let finders: Vec<memchr::memmem::Finder<'_>> = needles
-            .iter()
-            .map(|n| memchr::memmem::Finder::new(n))
-            .collect();
+        let finders: Vec<memchr::memmem::Finder<'_>> =
+            needles.iter().map(memchr::memmem::Finder::new).collect();
         self.collect_in_file_order(indices, |_, _, bytes| {
             Ok(finders.iter().any(|f| f.find(bytes).is_some()))
         })

@@ -4,6 +4,9 @@
 //! against 400 long turns. Projecting the long one may allocate a little more per entry
 //! (branch positions, envelopes), never its unsent bodies (about 8 MB here).
 
+// Test helpers outside #[test] functions unwrap too: a failure is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::alloc::System;
 
 use pi_session::tree::Dialect;
