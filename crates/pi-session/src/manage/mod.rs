@@ -24,6 +24,7 @@ pub mod plan;
 pub mod render;
 pub mod status;
 
+mod estimate;
 mod level;
 
 pub use extensions::Threshold;

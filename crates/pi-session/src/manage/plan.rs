@@ -17,7 +17,14 @@
 //!    message; what comes before the first is turn 0), each with every group it touches,
 //!    except groups with a pinned member or a member in the latest turn.
 //!
-//! It stops as soon as the estimate fits, so it never does more than it must. What is left
+//! Steps 3 and 4 run twice. The first pass works on estimates ([`estimate`]: byte lengths of
+//! what each level would send, from the entry's JSON, nothing rendered), so every entry's level
+//! is decided without building its renderings. Then only the entries kept are rendered, once,
+//! and counted with the real counter; while that count is over, the same ladder goes on from
+//! where the first pass left it, with real counts. A long branch thus costs a walk over its
+//! JSON plus the projection of what fits, not three renderings of every entry.
+//!
+//! It stops as soon as the count fits, so it does no more than the estimates ask. What is left
 //! (the compaction summary, pinned entries and the latest turn) is never touched: when that
 //! alone is over the budget, [`PreparedContext::over_by`] says by how much. The plan is a pure
 //! function of the branch, the overlay and the options: the same inputs give the same plan.
@@ -29,6 +36,7 @@ use pi_session_context::rho;
 use pi_session_types::JsonValue;
 use serde::Serialize;
 
+use super::estimate::estimate;
 use super::overlay::Overlay;
 use super::phase::{Phase, Phases};
 use super::{Resolution, render};
@@ -386,7 +394,7 @@ pub(crate) fn plan(
         }
     }
 
-    // 2. Bounded tool results, and the first estimate.
+    // 2. The limit of bounded tool results.
     let limit = options.budget.and_then(|budget| {
         let bytes = budget
             .saturating_mul(options.tool_result_percent)
@@ -394,13 +402,85 @@ pub(crate) fn plan(
             / 100;
         (options.tool_result_percent > 0).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
     });
+    let Some(budget) = options.budget else {
+        for item in &mut items {
+            planner.settle(item, limit);
+        }
+        let messages = assemble(summary.as_ref(), &items, options);
+        return finish(messages, items, options, facts);
+    };
+    let ladder = Ladder {
+        budget,
+        latest_turn,
+        turn_starts: &turn_starts,
+        members: &members,
+        kept_groups: &kept_groups,
+    };
+
+    // 3. The first pass, on estimates: every entry's level decided from its estimated sizes
+    // (nothing rendered or projected).
+    for item in &mut items {
+        item.tokens = if item.sent {
+            estimate(&item.value, item.level, bound_limit(item, limit))
+        } else {
+            0
+        };
+    }
+    let mut total: u64 = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
+    ladder.climb(&mut items, &mut total, 0, |item| {
+        item.tokens = if item.sent {
+            estimate(&item.value, item.level, bound_limit(item, limit))
+        } else {
+            0
+        };
+    });
+
+    // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
+    // on from there with the real counts, and the final messages are counted again.
     for item in &mut items {
         planner.settle(item, limit);
     }
-    let mut total: u64 = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
+    total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
+    let mut next_turn = 0;
+    loop {
+        next_turn = ladder.climb(&mut items, &mut total, next_turn, |item| {
+            planner.settle(item, limit);
+        });
+        let messages = assemble(summary.as_ref(), &items, options);
+        let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
+        if counted <= budget || next_turn >= latest_turn {
+            return finish(messages, items, options, facts);
+        }
+        total = counted;
+    }
+}
 
-    if let Some(budget) = options.budget {
-        // 3. Downgrades, oldest first: Full/Attached → Outlined, then Outlined → Summarized.
+/// The bound of `item`'s output: tool results at Full or Attached only.
+fn bound_limit(item: &Item, limit: Option<usize>) -> Option<usize> {
+    limit.filter(|_| matches!(item.level, Resolution::Full | Resolution::Attached))
+}
+
+/// The downgrades and evictions of the plan (the module's steps 3 and 4), with a way of sizing
+/// an entry that the caller chooses (estimates, or rendering and counting).
+struct Ladder<'p> {
+    budget: u64,
+    latest_turn: usize,
+    turn_starts: &'p [usize],
+    members: &'p [Vec<usize>],
+    kept_groups: &'p [bool],
+}
+
+impl Ladder<'_> {
+    /// Downgrades then evicts (turns from `next_turn` on) while `total` is over the budget;
+    /// `size` sets an item's tokens for its level. Returns the next turn to evict.
+    fn climb(
+        &self,
+        items: &mut [Item],
+        total: &mut u64,
+        mut next_turn: usize,
+        mut size: impl FnMut(&mut Item),
+    ) -> usize {
+        // Downgrades, oldest first: Full/Attached → Outlined, then Outlined → Summarized.
         let steps = [
             (
                 &[Resolution::Full, Resolution::Attached][..],
@@ -409,56 +489,50 @@ pub(crate) fn plan(
             (&[Resolution::Outlined][..], Resolution::Summarized),
         ];
         'downgrade: for (from, to) in steps {
-            for item in &mut items {
-                if total <= budget {
+            for item in items.iter_mut() {
+                if *total <= self.budget {
                     break 'downgrade;
                 }
                 if item.sent && !item.latest && from.contains(&item.level) {
-                    total -= item.tokens;
+                    *total -= item.tokens;
                     item.level = to;
-                    planner.settle(item, limit);
-                    total += item.tokens;
+                    size(item);
+                    *total += item.tokens;
                 }
             }
         }
-        // 4. Eviction of whole turns, oldest first; the final messages are counted again, and
-        // eviction goes on while they are over.
-        let mut next_turn = 0;
-        loop {
-            while total > budget && next_turn < latest_turn {
-                let start = turn_starts.get(next_turn).copied().unwrap_or(items.len());
-                let end = turn_starts
-                    .get(next_turn + 1)
-                    .copied()
-                    .unwrap_or(items.len());
-                for at in start..end {
-                    let group = items[at].group;
-                    if kept_groups[group] {
-                        continue;
-                    }
-                    for &member in &members[group] {
-                        let item = &mut items[member];
-                        if item.sent {
-                            total -= item.tokens;
-                            item.sent = false;
-                            item.evicted = true;
-                            item.level = Resolution::Compacted;
-                            planner.settle(item, limit);
-                        }
+        // Eviction of whole turns, oldest first.
+        while *total > self.budget && next_turn < self.latest_turn {
+            let start = self
+                .turn_starts
+                .get(next_turn)
+                .copied()
+                .unwrap_or(items.len());
+            let end = self
+                .turn_starts
+                .get(next_turn + 1)
+                .copied()
+                .unwrap_or(items.len());
+            for at in start..end {
+                let group = items[at].group;
+                if self.kept_groups[group] {
+                    continue;
+                }
+                for &member in &self.members[group] {
+                    let item = &mut items[member];
+                    if item.sent {
+                        *total -= item.tokens;
+                        item.sent = false;
+                        item.evicted = true;
+                        item.level = Resolution::Compacted;
+                        size(item);
                     }
                 }
-                next_turn += 1;
             }
-            let messages = assemble(summary.as_ref(), &items, options);
-            let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
-            if counted <= budget || next_turn >= latest_turn {
-                return finish(messages, items, options, facts);
-            }
-            total = counted;
+            next_turn += 1;
         }
+        next_turn
     }
-    let messages = assemble(summary.as_ref(), &items, options);
-    finish(messages, items, options, facts)
 }
 
 /// The summary, then rho's messages of the entries sent, as rendered.
