@@ -30,6 +30,10 @@ const FIXTURES = [
   'fixtures/omp/bash-execution.jsonl', // bash executions
   'fixtures/omp/aborted-and-errored-turns.jsonl', // errors and aborted turns
   'fixtures/omp/labels.jsonl', // labels
+  'fixtures/omp/python-execution.jsonl', // python executions
+  'fixtures/omp/custom-entries-and-messages.jsonl', // custom entries and custom messages
+  'fixtures/pi/custom-role-message.jsonl', // pi's custom-role messages
+  'fixtures/view/archive-and-fork.jsonl', // omp's archive, a fork, model/thinking changes, thinking
   'fixtures/view/hostile.jsonl', // text that must stay text
 ];
 
@@ -52,6 +56,46 @@ function branchIds(entries, leafId) {
   for (let e = byId.get(leafId); e && !ids.includes(e.id); e = byId.get(e.parentId)) ids.unshift(e.id);
   return ids;
 }
+/**
+ * What the page must mark on the branch `ids`, counted from the JSONL: a CSS selector → how many
+ * elements match it once every entry of the branch is drawn.
+ */
+function marksOf(entries, ids) {
+  const byId = new Map(entries.map(e => [e.id, e]));
+  const branch = ids.map(id => byId.get(id));
+  const msgs = branch.filter(e => e.type === 'message' && e.message).map(e => e.message);
+  const count = (list, f) => list.filter(f).length;
+  const labels = new Map();
+  for (const e of entries) if (e.type === 'label') { if (e.label) labels.set(e.targetId, e.label); else labels.delete(e.targetId); }
+  const thinking = msgs.filter(m => m.role === 'assistant' && Array.isArray(m.content))
+    .flatMap(m => m.content).filter(b => b && b.type === 'thinking').length;
+  return {
+    'article.type-compaction': count(branch, e => e.type === 'compaction'),
+    'article.type-branch_summary': count(branch, e => e.type === 'branch_summary'),
+    'article.type-model_change': count(branch, e => e.type === 'model_change'),
+    'article.type-thinking_level_change': count(branch, e => e.type === 'thinking_level_change'),
+    'article.type-custom_message': count(branch, e => e.type === 'custom_message'),
+    'article.type-custom': count(branch, e => e.type === 'custom'),
+    'article.role-custom': count(msgs, m => m.role === 'custom'),
+    'article.role-bashExecution': count(msgs, m => m.role === 'bashExecution'),
+    'article.role-pythonExecution': count(msgs, m => m.role === 'pythonExecution'),
+    'details.thinking': thinking,
+    'details.thinking[open]': 0,
+    '.flag.error': count(msgs, m => (m.role === 'assistant' && m.stopReason === 'error') || (m.role === 'toolResult' && m.isError)),
+    '.flag.aborted': count(msgs, m => m.role === 'assistant' && m.stopReason === 'aborted'),
+    'article.role-assistant .usage': count(msgs, m => m.role === 'assistant' && Boolean(m.provider || m.model || m.usage)),
+    '.head .label:not(.archived)': count(branch, e => labels.has(e.id)),
+  };
+}
+/** Checks each mark of `marksOf` on the page; names the ones this fixture has. */
+async function checkMarks(page, entries, ids) {
+  const want = marksOf(entries, ids);
+  const got = await page.evaluate(sels => Object.fromEntries(sels.map(s => [s, document.querySelectorAll('.list ' + s).length])), Object.keys(want));
+  const wrong = Object.keys(want).filter(k => want[k] !== got[k]).map(k => `${k}: want ${want[k]}, drew ${got[k]}`);
+  const present = Object.keys(want).filter(k => want[k] > 0).map(k => `${k.replace(/^article\.|^\./, '')} ${want[k]}`);
+  check(wrong.length === 0, `marks every kind of entry on the branch (${present.join(', ') || 'plain messages'})` + (wrong.length ? ': ' + wrong.join('; ') : ''));
+}
+
 function contextLength(file, leafId, format) {
   const out = execFileSync(binary, ['context', file, '--leaf', leafId, '--format', format], { encoding: 'utf8' });
   const value = JSON.parse(out);
@@ -102,6 +146,22 @@ async function exportTest(browser, rel) {
   const drawn = await drawAll(page);
   check(JSON.stringify(drawn.map(d => d.id)) === JSON.stringify(expected),
     `shows every entry of the leaf's branch (${expected.length}; drew ${drawn.length})`);
+  await checkMarks(page, entries, expected);
+  if (rel.includes('compactions')) {
+    // What a compaction replaced: the messages before its first kept entry, faded and marked.
+    const unsent = await page.$$eval('.list article.unsent', a => a.map(x => x.dataset.id));
+    const compaction = expected.map(id => entries.find(e => e.id === id)).filter(e => e.type === 'compaction').pop();
+    const kept = expected.indexOf(compaction.firstKeptEntryId);
+    const replaced = expected.slice(0, kept).filter(id => entries.find(e => e.id === id).type === 'message');
+    check(replaced.length > 0 && replaced.every(id => unsent.includes(id)),
+      `the ${replaced.length} messages the last compaction replaced are marked as not sent (${unsent.length} marked)`);
+  }
+  // Per turn and in total: model, tokens, cost (the session's total in the header).
+  const meta = await page.$eval('header .meta', m => m.textContent);
+  check(/session total [\d.,]+[kM]? tokens · \$[\d.]+/.test(meta), `the header shows the session's total tokens and cost (${meta.split(' · ').slice(-2).join(' · ')})`);
+  const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', m => m.content).catch(() => '');
+  check(/default-src 'none'/.test(csp) && /connect-src 'none'/.test(csp) && !/unsafe-inline|unsafe-eval/.test(csp),
+    'a Content-Security-Policy forbids network access and inline script');
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(outDir, name + '.png') });
 
@@ -115,6 +175,7 @@ async function exportTest(browser, rel) {
     check(branch === tips[1] && tipId !== leafId &&
       JSON.stringify(other.map(d => d.id)) === JSON.stringify(branchIds(entries, tipId)),
       `switches to branch ${tips[1]} and shows its ${other.length} entries`);
+    await checkMarks(page, entries, branchIds(entries, tipId));
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(outDir, name + '-branch2.png') });
     await page.click(`.tip[data-pos="${tips[0]}"]`);
@@ -154,6 +215,23 @@ async function exportTest(browser, rel) {
     const sizes = await page.$$eval('.picture img', imgs => Promise.all(imgs.map(i => i.decode().then(() => i.naturalWidth, () => 0))));
     check(sizes.length >= 3 && sizes.every(w => w > 0), `pictures decode (${sizes.join(', ')} px wide), omp blobs included`);
     await page.screenshot({ path: path.join(outDir, name + '-pictures.png') });
+  }
+
+  if (rel.includes('long-tool-output')) {
+    const more = await page.$$eval('.list button.more', bs => bs.map(b => b.textContent));
+    check(more.length > 0 && more.every(t => /^show all [\d.]+ (B|KB|MB)$/.test(t)),
+      `long tool output is collapsed with its size (${more.slice(0, 2).join(', ')})`);
+  }
+  if (rel.includes('archive-and-fork')) {
+    const tipNames = await page.$$eval('.tip .tipname', t => t.map(x => x.textContent));
+    check(tipNames.some(t => t.endsWith(' · archived')), `omp's archived branch is marked (${tipNames.join(' | ')})`);
+    const header = await page.$eval('header', h => h.textContent);
+    check(header.includes('forked from /work/sessions/-work-app/'), 'the fork names its parent session');
+    const changes = await page.$$eval('.list .change', c => c.map(x => x.textContent));
+    check(changes.includes('→ anthropic/claude-opus-4-5 (default)') && changes.includes('→ high'), `model and thinking changes show where they happen (${changes.join(', ')})`);
+    const models = await page.$$eval('.list article.role-assistant .usage', u => u.map(x => x.textContent));
+    check(models.length === 2 && models[0].startsWith('anthropic/claude-sonnet-4-5 · 1100 tokens') && models[1].startsWith('anthropic/claude-opus-4-5'),
+      `each turn shows its model, tokens and cost (${models.join(' | ')})`);
   }
 
   if (rel.includes('hostile')) {

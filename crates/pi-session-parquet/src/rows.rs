@@ -80,7 +80,8 @@ fn part_name(part: UsagePart) -> &'static str {
 
 /// Reads one file into rows. Damaged lines are counted, not read (as `usage` does).
 pub fn file_rows(path: &Path) -> pi_session::Result<FileRows> {
-    let (file, diagnostics) = pi_session::store::open(path)?;
+    let (file, diagnostics) =
+        pi_session::store::open_with(path, &pi_session::store::OpenOptions::single_threaded())?;
     let damaged = diagnostics
         .iter()
         .filter(|d| d.severity() >= Severity::Error)

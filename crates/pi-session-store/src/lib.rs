@@ -87,7 +87,7 @@ pub use keyed::{
 };
 pub use lock::{RewriteLock, lock_path};
 pub use migrate::CURRENT_VERSION;
-pub use open::{OpenOptions, open, open_bytes, open_with};
+pub use open::{OpenOptions, open, open_bytes, open_bytes_with, open_with};
 pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};
 pub use repair::{
     Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,

@@ -31,8 +31,21 @@ pub struct OpenOptions {
     /// Size of each chunk of lines read and parsed at once (a longer line makes a longer chunk).
     /// Default 1 MiB.
     pub buffer_bytes: usize,
-    /// Threads used to parse envelopes; 0 means "as many as the machine has, at most 4".
+    /// Threads used to parse envelopes and, later, to read large batches of entries
+    /// ([`SessionFile::values_for`], [`SessionFile::entries_for`]); 0 means "as many as the
+    /// machine has, at most 4". A scan that already reads many files at once on every core
+    /// opens each with 1 ([`OpenOptions::single_threaded`]), so it starts no threads per file.
     pub threads: usize,
+}
+
+impl OpenOptions {
+    /// The defaults on one thread: what a scan across many files uses for each file.
+    pub fn single_threaded() -> Self {
+        Self {
+            threads: 1,
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for OpenOptions {
@@ -114,13 +127,20 @@ pub fn open_with(
 /// assert!(session.is_empty() && diagnostics.is_empty());
 /// ```
 pub fn open_bytes(bytes: impl Into<Arc<[u8]>>) -> (SessionFile, Vec<Diagnostic>) {
+    open_bytes_with(bytes, &OpenOptions::default())
+}
+
+/// [`open_bytes`] with explicit [`OpenOptions`] (`keep_in_memory_up_to` does not apply).
+pub fn open_bytes_with(
+    bytes: impl Into<Arc<[u8]>>,
+    options: &OpenOptions,
+) -> (SessionFile, Vec<Diagnostic>) {
     let bytes: Arc<[u8]> = bytes.into();
     let source = Source::Memory {
         path: None,
         bytes: Arc::clone(&bytes),
     };
-    let options = OpenOptions::default();
-    match index_reader(&bytes[..], bytes.len() as u64, source, &options) {
+    match index_reader(&bytes[..], bytes.len() as u64, source, options) {
         Ok(result) => result,
         // Reading from a slice cannot fail; keep the signature infallible all the same.
         Err(_) => (SessionFile::empty(), Vec::new()),
@@ -140,7 +160,9 @@ pub(crate) fn index_reader<R: Read + Send>(
     } else {
         index_in_parallel(chunks, threads)?
     };
-    Ok(builder.finish(source, had_bom))
+    let (mut file, diagnostics) = builder.finish(source, had_bom);
+    file.read_threads = options.threads;
+    Ok((file, diagnostics))
 }
 
 fn effective_threads(requested: usize) -> usize {
@@ -496,6 +518,7 @@ impl Builder {
             file_version,
             byte_len: self.len,
             ends_with_newline: self.ends_with_newline || self.len == 0,
+            read_threads: 0,
         };
         (file, self.diagnostics.finish())
     }

@@ -59,6 +59,9 @@ pub struct SessionFile {
     pub(crate) file_version: u64,
     pub(crate) byte_len: u64,
     pub(crate) ends_with_newline: bool,
+    /// [`OpenOptions::threads`](crate::OpenOptions::threads) it was opened with (0: the
+    /// machine's), the most threads a batch read starts.
+    pub(crate) read_threads: usize,
 }
 
 impl SessionFile {
@@ -78,6 +81,7 @@ impl SessionFile {
             file_version: crate::migrate::CURRENT_VERSION,
             byte_len: 0,
             ends_with_newline: true,
+            read_threads: 0,
         }
     }
 
@@ -209,16 +213,58 @@ impl SessionFile {
     /// # Ok(()) }
     /// ```
     pub fn values_for(&self, indices: &[usize]) -> Result<Vec<JsonValue>, StoreError> {
-        self.collect_in_file_order(indices, |index, at, bytes| {
-            if let Some(value) = self.value_as_parsed(at, bytes) {
-                return Ok(value);
+        self.collect_in_file_order(indices, |index, at, bytes| self.value_of(index, at, bytes))
+    }
+
+    /// [`values_for`](Self::values_for) of only those `indices` whose line `keep` accepts,
+    /// given its index entry and its exact bytes in the file, with the index of each: a scan
+    /// that can tell from the raw bytes that a line holds nothing for it (e.g. no `"usage"`
+    /// key) never parses it. The lines are read in one pass in file order, as `values_for`
+    /// reads them; lines not kept are not parsed and so give no error.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"two"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let kept = session.values_where(&[0, 1], |_, raw| raw.ends_with(br#""two"}"#))?;
+    /// assert_eq!(kept.len(), 1);
+    /// assert_eq!((kept[0].0, &kept[0].1["label"]), (1, &serde_json::json!("two")));
+    /// # Ok(()) }
+    /// ```
+    pub fn values_where(
+        &self,
+        indices: &[usize],
+        keep: impl Fn(&IndexEntry, &[u8]) -> bool + Sync,
+    ) -> Result<Vec<(usize, JsonValue)>, StoreError> {
+        let kept = self.collect_in_file_order(indices, |index, at, bytes| {
+            if !keep(at, bytes) {
+                return Ok(None);
             }
-            let entry = self.materialise_bytes(index, at, bytes)?.value;
-            serde_json::to_value(&entry).map_err(|e| StoreError::BadEntry {
-                path: display_path(self.path()),
-                line: at.line,
-                detail: format!("the typed entry could not be turned into JSON: {e}"),
-            })
+            self.value_of(index, at, bytes)
+                .map(|value| Some((index, value)))
+        })?;
+        Ok(kept.into_iter().flatten().collect())
+    }
+
+    /// One line as [`values_for`](Self::values_for) reads it.
+    fn value_of(
+        &self,
+        index: usize,
+        at: &IndexEntry,
+        bytes: &[u8],
+    ) -> Result<JsonValue, StoreError> {
+        if let Some(value) = self.value_as_parsed(at, bytes) {
+            return Ok(value);
+        }
+        let entry = self.materialise_bytes(index, at, bytes)?.value;
+        serde_json::to_value(&entry).map_err(|e| StoreError::BadEntry {
+            path: display_path(self.path()),
+            line: at.line,
+            detail: format!("the typed entry could not be turned into JSON: {e}"),
         })
     }
 
@@ -349,8 +395,10 @@ impl SessionFile {
     fn runs_for_threads<'o>(&self, indices: &[usize], order: &'o [usize]) -> Vec<&'o [usize]> {
         let bytes_of = |slot: &usize| self.entries[indices[*slot]].byte_len;
         let total: u64 = order.iter().map(bytes_of).sum();
-        let threads =
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS));
+        let threads = match self.read_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS)),
+            chosen => chosen,
+        };
         if threads <= 1 || total < PARALLEL_READ_MIN_BYTES {
             return vec![order];
         }

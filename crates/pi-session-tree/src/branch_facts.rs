@@ -453,6 +453,16 @@ pub enum UsagePart {
     SideCall,
 }
 
+/// The entry types [`usage_record`] finds a usage in; for every other type it returns `None`
+/// (so a scan can skip other entries unread, by the type in their envelope).
+pub const USAGE_RECORD_KINDS: [&str; 5] = [
+    "message",
+    "model_usage",
+    "usage",
+    "compaction",
+    "branch_summary",
+];
+
 /// The one `Usage` object an entry records, and where, as [`usage_breakdown`]
 /// counts it; `None` for an entry that records none. The one place the rule
 /// lives: [`UsageBreakdown`] and cross-session reports both use it.
@@ -466,7 +476,11 @@ pub enum UsagePart {
 /// assert_eq!(usage_record(&json!({"type":"label"})), None);
 /// ```
 pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
-    match js::as_str(entry.get("type")) {
+    let kind = js::as_str(entry.get("type"))?;
+    if !USAGE_RECORD_KINDS.contains(&kind) {
+        return None;
+    }
+    match Some(kind) {
         Some("message") => {
             let message = entry.get("message");
             match js::as_str(js::get(message, "role")) {

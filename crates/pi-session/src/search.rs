@@ -157,7 +157,10 @@ pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> R
     let bytes: Arc<[u8]> = std::fs::read(path)
         .map_err(|e| pi_session_store::StoreError::io("could not read", path, e))?
         .into();
-    let (file, diagnostics) = pi_session_store::open_bytes(Arc::clone(&bytes));
+    let (file, diagnostics) = pi_session_store::open_bytes_with(
+        Arc::clone(&bytes),
+        &pi_session_store::OpenOptions::single_threaded(),
+    );
     let damaged_lines = diagnostics
         .iter()
         .filter(|d| d.severity() >= pi_session_store::Severity::Error)

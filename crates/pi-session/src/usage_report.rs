@@ -15,14 +15,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pi_session_store::{Diagnostic, SessionFile};
-use pi_session_tree::{SessionView, UsageBreakdown, usage_record};
+use pi_session_tree::{USAGE_RECORD_KINDS, UsageBreakdown, usage_record};
 use pi_session_types::js;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// How records are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -158,25 +158,32 @@ pub fn usage_report_with(
 /// Entries read at a time, so that memory stays bounded on a large file.
 const CHUNK: usize = 4096;
 
-/// The usage of one file.
+/// The usage of one file. The file is opened on this thread (a scan reads files on every core
+/// already), and only lines that can hold a usage record are parsed: see [`may_hold_usage`].
 pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
-    let (file, diagnostics) = pi_session_store::open(path)?;
+    let (file, diagnostics) =
+        pi_session_store::open_with(path, &pi_session_store::OpenOptions::single_threaded())?;
     let damaged_lines = diagnostics.iter().filter(|d| skipped_line(d)).count();
     let session = session_key(&file, path);
     let project = file
         .header()
         .and_then(|h| h.cwd.clone())
         .unwrap_or_else(|| UNKNOWN_GROUP.to_owned());
-    let view = SessionView::new(&file);
     let mut report = UsageReport {
         files: 1,
-        entries: view.index().len(),
+        entries: file.len(),
         damaged_lines,
         ..UsageReport::default()
     };
-    let all: Vec<usize> = (0..view.index().len()).collect();
-    for chunk in all.chunks(CHUNK) {
-        for entry in view.load(chunk).map_err(Error::from)? {
+    let candidates: Vec<usize> = file
+        .index()
+        .iter()
+        .enumerate()
+        .filter(|(_, at)| USAGE_RECORD_KINDS.contains(&at.envelope.kind.as_str()))
+        .map(|(position, _)| position)
+        .collect();
+    for chunk in candidates.chunks(CHUNK) {
+        for (_, entry) in file.values_where(chunk, |_, raw| may_hold_usage(raw))? {
             let Some((part, usage)) = usage_record(&entry) else {
                 continue;
             };
@@ -201,6 +208,13 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         }
     }
     Ok(report)
+}
+
+/// False only for a line that cannot hold a usage record: one without the key `"usage"` as
+/// JSON writes it, and without a `\u` escape (with which a key could spell `usage` otherwise).
+/// Skipping such lines unparsed changes no total.
+fn may_hold_usage(raw: &[u8]) -> bool {
+    memchr::memmem::find(raw, b"\"usage\"").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
 }
 
 /// True for a diagnostic that stands for a line read as nothing.
@@ -287,4 +301,37 @@ pub fn parse_report_date(text: &str, end_of_day: bool) -> Option<i64> {
     } else {
         ms
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A usage spelled with an escape (`"us\u0061ge"`) is still a usage: the raw filter lets
+    /// such a line through, while lines that cannot hold one are skipped unparsed.
+    #[test]
+    fn a_usage_behind_an_escape_is_counted_and_other_lines_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let turn = |id: &str, key: &str, input: u64| {
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[],"{key}":{{"input":{input},"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":{input},"cost":{{"total":0}}}}}}}}"#
+            )
+        };
+        let text = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_owned(),
+            turn("a1", "usage", 3),
+            turn("a2", "us\\u0061ge", 5),
+            turn("a3", "not_it", 7),
+            r#"{"type":"label","id":"a4","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"a1","label":"usage"}"#.to_owned(),
+        ]
+        .join("\n");
+        std::fs::write(&path, text).unwrap();
+        assert!(may_hold_usage(turn("x", "us\\u0061ge", 1).as_bytes()));
+        assert!(!may_hold_usage(turn("x", "not_it", 1).as_bytes()));
+        let report = file_usage(&path, &UsageOptions::default()).unwrap();
+        assert_eq!(report.entries, 4);
+        assert_eq!(report.total.assistant.input, 8.0);
+        assert_eq!(report.total.assistant.count, 2);
+    }
 }
