@@ -100,8 +100,8 @@ pub fn load_in(store: &Store, path: PathBuf) -> Result<Loaded, Failure> {
     Ok(loaded)
 }
 
-/// Opens `path` as a facade [`Session`] and prints the store's warnings on stderr, as [`load`]
-/// does. Fails for I/O problems and for a file with neither a header nor entries.
+/// Opens `path` as a facade [`Session`] for reading and prints the store's warnings on stderr,
+/// as [`load`] does. Fails for I/O problems and for a file with neither a header nor entries.
 #[allow(
     dead_code,
     reason = "for commands without --store (other branches call it)"
@@ -112,22 +112,53 @@ pub fn open_session(path: &Path) -> Result<Session, Failure> {
 
 /// [`open_session`] from `store`.
 pub fn open_session_in(store: &Store, path: &Path) -> Result<Session, Failure> {
+    Ok(read_session_in(store, path)?.session)
+}
+
+/// A session opened for reading ([`Session::read_in`]), with what was wrong with the file.
+pub struct ReadSession {
+    /// The file.
+    pub path: PathBuf,
+    /// The session (its cursor at the file's last entry with an id).
+    pub session: Session,
+    /// What the store found in the file (damaged or unusual lines, notes).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// [`read_session_in`] from the store `--store` names, FILE resolved as [`load_from`] does.
+pub fn read_session_from(args: &StoreArgs, file: Option<PathBuf>) -> Result<ReadSession, Failure> {
+    let store = args.open()?;
+    let path = resolve_in(&store, file)?;
+    read_session_in(&store, &path)
+}
+
+/// Opens `path` in `store` for reading ([`Session::read_in`]) and prints the store's warnings
+/// on stderr. Fails for I/O problems and for a file with neither a header nor entries.
+pub fn read_session_in(store: &Store, path: &Path) -> Result<ReadSession, Failure> {
     if matches!(store, Store::Files) {
         refuse_folder(path)?;
     }
-    let opened = Session::open_in(store, path, "unknown:unknown")?;
-    for diagnostic in &opened.diagnostics {
-        if let pi_session::Diagnostic::File(d) = diagnostic
-            && d.severity() >= store::Severity::Warning
-        {
-            warn(&diagnostic_line(path, d));
+    let (session, diagnostics) = Session::read_in(store, path, "unknown:unknown")?;
+    let diagnostics: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .filter_map(|d| match d {
+            pi_session::Diagnostic::File(d) => Some(d),
+            pi_session::Diagnostic::Tree(_) => None,
+        })
+        .collect();
+    for diagnostic in &diagnostics {
+        if diagnostic.severity() >= store::Severity::Warning {
+            warn(&diagnostic_line(path, diagnostic));
         }
     }
-    let session = opened.session;
     if session.header().is_none() && session.is_empty() {
         return Err(not_a_session(path));
     }
-    Ok(session)
+    Ok(ReadSession {
+        path: path.to_path_buf(),
+        session,
+        diagnostics,
+    })
 }
 
 /// A resolver diagnostic of `session` as `file:line:offset: message` (the entry's line), or
@@ -173,21 +204,6 @@ pub fn diagnostic_line(path: &Path, diagnostic: &Diagnostic) -> String {
         diagnostic.byte_offset,
         diagnostic.message
     )
-}
-
-/// A resolver diagnostic as `file:line:offset: message` (the entry's line), or `file: message`.
-pub fn tree_diagnostic_line(loaded: &Loaded, diagnostic: &pi_session::tree::Diagnostic) -> String {
-    let at = diagnostic.position.and_then(|p| loaded.file.index().get(p));
-    match at {
-        Some(at) => format!(
-            "{}:{}:{}: {}",
-            loaded.path.display(),
-            at.line,
-            at.byte_offset,
-            diagnostic.message
-        ),
-        None => format!("{}: {diagnostic}", loaded.path.display()),
-    }
 }
 
 /// Prints the store's warnings and errors on stderr (notes such as "migrated in memory" are

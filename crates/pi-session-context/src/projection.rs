@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use pi_session_tree::{BlobSource, ContextOptions, Diagnostic, Dialect, agent_context};
+use pi_session_tree::{
+    AgentContext, BlobSource, ContextOptions, Diagnostic, Dialect, agent_context,
+};
 
 use crate::documents::{DocumentSource, NoDocuments};
 use crate::llm::{OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};
@@ -113,26 +115,12 @@ pub fn project(
     format: Format,
     options: &ProjectOptions<'_>,
 ) -> (Value, Vec<Diagnostic>) {
-    if matches!(format, Format::Agent | Format::Llm | Format::OmpAgentLoop) {
+    if let Some(dialect) = agent_dialect(format, options.dialect) {
         let context_options = ContextOptions {
             blobs: options.blobs,
         };
-        let dialect = match format {
-            Format::OmpAgentLoop => Dialect::Omp,
-            _ => options.dialect,
-        };
         let (context, diagnostics) = agent_context(branch, dialect, &context_options);
-        if format == Format::Agent {
-            return (context.to_value(), diagnostics);
-        }
-        let messages = if format == Format::OmpAgentLoop {
-            let gate = OmpImageGate::for_model(options.inputs.image, false);
-            let loop_options = OmpAgentLoopOptions::default().with_images(gate);
-            omp_agent_loop_messages(context.messages(), &loop_options)
-        } else {
-            llm_messages(context.messages(), dialect)
-        };
-        return (Value::Array(messages), diagnostics);
+        return (project_context(&context, format, options), diagnostics);
     }
     let messages = rho::context(branch, options);
     let value = match format {
@@ -144,4 +132,36 @@ pub fn project(
         }
     };
     (value, Vec::new())
+}
+
+/// Whose `buildSessionContext` an agent-based `format` follows ([`Format::Agent`],
+/// [`Format::Llm`]: `dialect`; [`Format::OmpAgentLoop`]: always omp), or `None` for the
+/// req_llm-based formats, which [`project`] builds from the branch itself.
+pub fn agent_dialect(format: Format, dialect: Dialect) -> Option<Dialect> {
+    match format {
+        Format::Agent | Format::Llm => Some(dialect),
+        Format::OmpAgentLoop => Some(Dialect::Omp),
+        Format::ReqLlm | Format::ReqLlmCompact | Format::OpenAi | Format::Anthropic => None,
+    }
+}
+
+/// An agent-based `format` ([`agent_dialect`] is `Some`) of a context already built with the
+/// dialect [`agent_dialect`] names: what [`project`] gives for those formats, for callers
+/// that build the context themselves (the facade reads only the entries it needs). A
+/// req_llm-based format gives `null`: those are built from the branch ([`project`]).
+pub fn project_context(
+    context: &AgentContext,
+    format: Format,
+    options: &ProjectOptions<'_>,
+) -> Value {
+    match format {
+        Format::Agent => context.to_value(),
+        Format::Llm => Value::Array(llm_messages(context.messages(), options.dialect)),
+        Format::OmpAgentLoop => {
+            let gate = OmpImageGate::for_model(options.inputs.image, false);
+            let loop_options = OmpAgentLoopOptions::default().with_images(gate);
+            Value::Array(omp_agent_loop_messages(context.messages(), &loop_options))
+        }
+        Format::ReqLlm | Format::ReqLlmCompact | Format::OpenAi | Format::Anthropic => Value::Null,
+    }
 }

@@ -129,6 +129,11 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         &self.index
     }
 
+    /// The tree index, kept after the view (a live session grows it with [`TreeIndex::push`]).
+    pub fn into_index(self) -> TreeIndex {
+        self.index
+    }
+
     /// Bodies of the entries at `positions`, in that order.
     pub fn load(&self, positions: &[usize]) -> Result<Vec<Value>, S::Error> {
         self.source.entry_values(positions)

@@ -1,7 +1,7 @@
 //! [`Session::project`]: one entry point for every output format of `pi-session context`,
 //! provider request bodies included ([`Projection`]).
 
-use pi_session_context::projection::{self, Format};
+use pi_session_context::projection::Format;
 use pi_session_context::provider_request::{Api, RequestOptions};
 use pi_session_tree::Diagnostic;
 use pi_session_types::JsonValue;
@@ -48,11 +48,14 @@ impl From<Format> for Projection {
 }
 
 impl Session {
-    /// This cursor's branch in `format` (a [`Format`] or a [`Projection`]), with the resolver's
-    /// diagnostics (agent-based formats and request bodies only). `options.dialect` picks whose rules `Agent` and `Llm` follow (pass
+    /// This cursor's branch in `format` (a [`Format`] or a [`Projection`]), with the branch's
+    /// diagnostics and the resolver's (agent-based formats and request bodies only); the same
+    /// as [`Session::project_at`] at [`Session::leaf_selector`]. Agent-based formats read only
+    /// the entries the context needs, and keep none. `options.dialect` picks whose rules `Agent` and `Llm` follow (pass
     /// [`Session::dialect`] for the file's own); `inputs`, `documents`, `blobs` and `openai` are
-    /// used as [`projection::project`] uses them. A [`Projection::Request`] is
-    /// [`Session::provider_request`] for `options.dialect` (errors: pi 1.6's dialect, an
+    /// used as [`pi_session_context::projection::project`] uses them. A [`Projection::Request`] is
+    /// [`Session::provider_request`] for `options.dialect`, blob pictures read from
+    /// `options.blobs` (errors: pi 1.6's dialect, an
     /// unknown model, a model sent through another API, a body pi-ai would refuse).
     ///
     /// ```
@@ -78,16 +81,6 @@ impl Session {
         format: impl Into<Projection>,
         options: &ProjectOptions<'_>,
     ) -> Result<(JsonValue, Vec<Diagnostic>)> {
-        match format.into() {
-            Projection::Format(format) => {
-                let entries = self.entries_for(format, options.dialect)?;
-                Ok(projection::project(&entries, format, options))
-            }
-            Projection::Request {
-                api,
-                model,
-                options: request,
-            } => self.request_body(options.dialect, api, &model, &request),
-        }
+        self.project_at(&self.leaf_selector(), format, options)
     }
 }

@@ -43,6 +43,7 @@
 
 mod across;
 mod api_table;
+mod at_leaf;
 mod builders;
 mod cursors;
 mod dialect_write;

@@ -339,6 +339,16 @@ impl Log {
                 parent_id: at.envelope.parent_id.clone(),
             }))
         });
+        Self::indexed(writer, title, file, index)
+    }
+
+    /// [`Log::over`] with `file`'s index already built.
+    fn indexed(
+        writer: Sink,
+        title: Option<String>,
+        file: Option<SessionFile>,
+        index: TreeIndex,
+    ) -> Self {
         Self {
             writer,
             title,
@@ -401,7 +411,7 @@ impl Log {
     /// The entries at `positions` as JSON values: from the values read before, else the file's
     /// in one batch read ([`SessionFile::values_for`]), else the appended entries. Nothing is
     /// added to the values kept.
-    fn values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+    pub(crate) fn values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
         let file_len = self.file_len();
         let from_file: Vec<usize> = positions
             .iter()
@@ -426,7 +436,11 @@ impl Log {
     }
 
     /// [`pi_session_tree::source::context_path`] over this log.
-    fn context_path(&self, positions: &[usize], dialect: Dialect) -> Result<Vec<JsonValue>> {
+    pub(crate) fn context_path(
+        &self,
+        positions: &[usize],
+        dialect: Dialect,
+    ) -> Result<Vec<JsonValue>> {
         pi_session_tree::source::context_path(
             &LogSource { log: self },
             &self.index,
@@ -719,19 +733,64 @@ impl Session {
         path: impl AsRef<Path>,
         default_model: &str,
     ) -> Result<(Session, Vec<Diagnostic>)> {
-        let path = path.as_ref();
+        Self::resume_with(store, path.as_ref(), default_model, true)
+    }
+
+    /// [`resume_in`](Self::resume_in) for reading only: the same session, answers and
+    /// diagnostics, without preparing a writer (no id set is built; every append is refused).
+    /// What a one-shot reader such as `pi-session context` or `check` needs.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, UserOptions, user};
+    /// use pi_session::store::Store;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let mut session = Session::new(dir.path(), "anthropic:claude-sonnet-4-5", "/work");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let (mut read, _) = Session::read_in(&Store::Files, session.path().unwrap(), "unknown:unknown")?;
+    /// assert_eq!(read.leaf_id(), session.leaf_id());
+    /// assert!(read.append(user("more", UserOptions::new())).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn read_in(
+        store: &Store,
+        path: impl AsRef<Path>,
+        default_model: &str,
+    ) -> Result<(Session, Vec<Diagnostic>)> {
+        Self::resume_with(store, path.as_ref(), default_model, false)
+    }
+
+    fn resume_with(
+        store: &Store,
+        path: &Path,
+        default_model: &str,
+        writable: bool,
+    ) -> Result<(Session, Vec<Diagnostic>)> {
         let (file, file_diagnostics) = store.open(path)?;
-        let sink = match store.resume(path, &file, WriterOptions::default()) {
+        let resumed = if writable {
+            store
+                .resume(path, &file, WriterOptions::default())
+                .map_err(Error::from)
+        } else {
+            Err(Error::invalid_input(format!(
+                "{} was opened for reading only (Session::read_in); open it with Session::open to append",
+                path.display()
+            )))
+        };
+        let sink = match resumed {
             Ok(writer) => Sink::Open(writer),
             Err(why) => Sink::Refused {
                 path: path.to_path_buf(),
                 header: file.header().cloned(),
-                why: why.into(),
+                why,
             },
         };
-        let dialect = pi_session_tree::SessionView::new(&file).detect_dialect()?;
+        // One index, built once: detection reads it, then the log keeps it.
+        let view = pi_session_tree::SessionView::new(&file);
+        let dialect = view.detect_dialect()?;
+        let index = view.into_index();
         let title = file.title().map(str::to_owned);
-        let mut log = Log::over(sink, title, Some(file));
+        let mut log = Log::indexed(sink, title, Some(file), index);
         log.dialect = dialect;
         let leaf = log.index().leaf_id().map(str::to_owned);
         let walk = match log.index().leaf_position() {
@@ -1036,6 +1095,14 @@ impl Session {
     pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
         let entries = self.entries_for(pi_session_context::Format::ReqLlm, Dialect::Pi)?;
         Ok(pi_session_context::rho::context(&entries, options))
+    }
+
+    /// rho's part of the branch at `positions` (file order positions, root first): the entries
+    /// req_llm and the provider formats built on it read ([`pi_session_tree::source::rho_path`]);
+    /// bodies nothing sends are left unread. Nothing is kept.
+    pub(crate) fn rho_values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        let log = self.log();
+        pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, positions)
     }
 
     /// The branch's entries a projection to `format` reads: the dialect's sent part

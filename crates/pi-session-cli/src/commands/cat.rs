@@ -29,8 +29,9 @@ pub struct CatArgs {
 /// (version 1 and 2 files come out migrated). Damaged lines are reported on stderr; the exit
 /// code is 1 when a line could not be read as an entry.
 pub fn run(args: CatArgs) -> Outcome {
-    let loaded = input::load_from(&args.store, args.file)?;
-    let mut damaged = loaded
+    let read = input::read_session_from(&args.store, args.file)?;
+    let session = &read.session;
+    let mut damaged = read
         .diagnostics
         .iter()
         .any(|d| d.severity() == Severity::Error);
@@ -38,17 +39,17 @@ pub fn run(args: CatArgs) -> Outcome {
     let serialise = |what: &str, e: pi_session::types::JsonError| {
         Failure::new(format!("could not write the {what}: {e}"))
     };
-    if let Some(slot) = loaded.file.title_slot() {
-        out.line(&to_js_string(slot).map_err(|e| serialise("title slot", e))?)?;
+    if let Some(slot) = session.title_slot() {
+        out.line(&to_js_string(&slot).map_err(|e| serialise("title slot", e))?)?;
     }
-    if let Some(header) = loaded.file.header() {
-        out.line(&to_js_string(header).map_err(|e| serialise("header", e))?)?;
+    if let Some(header) = session.header() {
+        out.line(&to_js_string(&header).map_err(|e| serialise("header", e))?)?;
     }
-    for position in 0..loaded.file.len() {
-        match loaded.file.entry(position) {
+    for position in 0..session.len() {
+        match session.entry_at(position) {
             Ok(entry) => out.line(&to_js_string(&entry).map_err(|e| serialise("entry", e))?)?,
             Err(error) => {
-                warn(&format!("{}: {error}", loaded.path.display()));
+                warn(&format!("{}: {error}", read.path.display()));
                 damaged = true;
             }
         }

@@ -3,8 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use pi_session::Session;
 use pi_session::store::{self, Diagnostic, Severity, Store};
-use pi_session::tree::{DiagnosticKind, LeafSelector, SessionView};
+use pi_session::tree::DiagnosticKind;
 use serde::Serialize;
 use serde_json::json;
 
@@ -162,18 +163,25 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Resul
 }
 
 fn check_file(store: &Store, path: &Path) -> FileReport {
-    let (file, diagnostics) = match store.open(path) {
-        Ok(opened) => opened,
+    let (session, opened) = match Session::read_in(store, path, "unknown:unknown") {
+        Ok(read) => read,
         Err(error) => {
             return FileReport {
                 path: path.to_path_buf(),
                 status: Status::Unreadable,
-                error: Some(error.to_string()),
+                error: Some(pi_session::error_chain(&error)),
                 diagnostics: Vec::new(),
                 omitted: 0,
             };
         }
     };
+    let diagnostics: Vec<Diagnostic> = opened
+        .into_iter()
+        .filter_map(|d| match d {
+            pi_session::Diagnostic::File(d) => Some(d),
+            pi_session::Diagnostic::Tree(_) => None,
+        })
+        .collect();
     let mut findings: Vec<Finding> = diagnostics.iter().map(finding).collect();
     let omitted = diagnostics
         .iter()
@@ -186,15 +194,14 @@ fn check_file(store: &Store, path: &Path) -> FileReport {
         .iter()
         .any(|d| d.severity() >= Severity::Warning);
     // Parent cycles are the resolver's finding (the store sees ids, not paths).
-    let view = SessionView::new(&file);
-    for diagnostic in view.index().branch_for(&LeafSelector::Default).diagnostics {
+    for diagnostic in session.tree_diagnostics() {
         if diagnostic.kind != DiagnosticKind::Cycle {
             continue;
         }
-        let at = diagnostic.position.and_then(|p| file.index().get(p));
+        let at = diagnostic.position.and_then(|p| session.locate(p));
         findings.push(Finding {
-            line: at.map_or(0, |a| a.line),
-            offset: at.map_or(0, |a| a.byte_offset),
+            line: at.map_or(0, |(line, _)| line),
+            offset: at.map_or(0, |(_, offset)| offset),
             severity: "warning",
             kind: "cycle".to_owned(),
             message: diagnostic.message,

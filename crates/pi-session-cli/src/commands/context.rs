@@ -3,19 +3,16 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use pi_session::Inputs;
-use pi_session::projection::llm::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
+use pi_session::projection::Format as ProjectFormat;
+use pi_session::projection::WorkspaceDocuments;
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
-use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
-use pi_session::projection::{WorkspaceDocuments, llm_messages, reqllm, rho};
-use pi_session::store::SessionFile;
-use pi_session::tree::{
-    BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector, SessionView,
-};
+use pi_session::projection::providers::OpenAiOptions;
+use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
+use pi_session::{Inputs, ProjectOptions, Session};
 use serde_json::Value;
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
-use crate::input::{self, Loaded};
+use crate::input::{self, ReadSession};
 use crate::output::{Out, warn};
 
 /// Arguments of `context`.
@@ -120,23 +117,19 @@ pub enum Format {
     OmpAgentLoop,
 }
 
-/// omp's agent-loop choices for a model that takes `inputs` (pictures are never blocked by
-/// setting here).
-fn omp_loop_options(inputs: Inputs) -> OmpAgentLoopOptions {
-    OmpAgentLoopOptions::default().with_images(OmpImageGate::for_model(inputs.image, false))
-}
-
 fn parse_inputs(text: &str) -> Result<Inputs, String> {
     text.parse::<Inputs>().map_err(|e| e.to_string())
 }
 
-/// Runs `context`.
+/// Runs `context`: the session opened for reading through the facade ([`Session`]), projected
+/// at `--leaf` with [`Session::project_at`] (the agent context and request bodies with
+/// [`Session::agent_context_at`], written straight out).
 pub fn run(args: ContextArgs) -> Outcome {
     if let Some(budget) = args.budget {
         return super::manage::budgeted_context(&args, budget);
     }
-    let loaded = input::load_from(&args.store, args.file.clone())?;
-    let view = SessionView::new(&loaded.file);
+    let read = input::read_session_from(&args.store, args.file.clone())?;
+    let session = &read.session;
     let dialect = match (args.dialect, args.format) {
         (choice @ (DialectChoice::Pi | DialectChoice::Pi16), Format::OmpAgentLoop) => {
             let name = if choice == DialectChoice::Pi {
@@ -149,7 +142,7 @@ pub fn run(args: ContextArgs) -> Outcome {
             )));
         }
         (_, Format::OmpAgentLoop) | (DialectChoice::Omp, _) => Dialect::Omp,
-        (DialectChoice::Auto, _) => view.detect_dialect()?,
+        (DialectChoice::Auto, _) => session.dialect(),
         (DialectChoice::Pi, _) => Dialect::Pi,
         (DialectChoice::Pi16, _) => Dialect::Pi16,
     };
@@ -157,54 +150,50 @@ pub fn run(args: ContextArgs) -> Outcome {
         .leaf
         .as_deref()
         .map_or(LeafSelector::Default, LeafSelector::parse);
-    let blob_dir = input::blob_dir(args.blobs.clone(), &loaded.path);
+    let blob_dir = input::blob_dir(args.blobs.clone(), &read.path);
     let blobs = blob_dir.map(BlobFolder::new);
     let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
     let mut out = Out::new();
     if let Some(api) = provider_api(args.format, args.model.is_some()) {
-        let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
-        warn_tree(&loaded, &resolved.diagnostics);
-        let value = provider_body(api, dialect, &resolved.context, &args)?;
+        let (context, diagnostics) =
+            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+        warn_tree(&read, &diagnostics);
+        let value = provider_body(api, dialect, &context, &args)?;
         out.json(&value)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    let value = match args.format {
-        // Handled above (provider_api is Some for them).
-        Format::OpenaiChat | Format::OpenaiResponses | Format::Google => Value::Null,
-        Format::Agent | Format::Llm | Format::OmpAgentLoop => {
-            let resolved = view.context(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
-            warn_tree(&loaded, &resolved.diagnostics);
-            let messages = resolved.context.messages();
-            match args.format {
-                Format::Agent => {
-                    // Written straight from the context: no copy of the whole answer.
-                    out.json(&resolved.context)?;
-                    out.flush()?;
-                    return Ok(EXIT_OK);
-                }
-                Format::Llm => Value::Array(llm_messages(messages, dialect)),
-                _ => Value::Array(omp_agent_loop_messages(
-                    messages,
-                    &omp_loop_options(args.inputs),
-                )),
-            }
-        }
-        Format::ReqLlm
-        | Format::ReqLlmOpenai
-        | Format::ReqLlmAnthropic
-        | Format::Openai
-        | Format::Anthropic => {
-            let messages = req_llm_messages(&loaded, &view, &leaf, &args, blob_source)?;
-            match args.format {
-                Format::ReqLlm => reqllm::to_canonical_json(&messages),
-                Format::Openai | Format::ReqLlmOpenai => {
-                    openai_chat_messages(&messages, OpenAiOptions::default())
-                }
-                _ => anthropic_messages(&messages),
-            }
+    if args.format == Format::Agent {
+        let (context, diagnostics) =
+            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+        warn_tree(&read, &diagnostics);
+        // Written straight from the context: no copy of the whole answer.
+        out.json(&context)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    let format = match args.format {
+        Format::Llm => ProjectFormat::Llm,
+        Format::OmpAgentLoop => ProjectFormat::OmpAgentLoop,
+        Format::ReqLlm => ProjectFormat::ReqLlm,
+        Format::Openai | Format::ReqLlmOpenai => ProjectFormat::OpenAi,
+        Format::Anthropic | Format::ReqLlmAnthropic => ProjectFormat::Anthropic,
+        // Handled above (the agent context, or provider_api is Some for them).
+        Format::Agent | Format::OpenaiChat | Format::OpenaiResponses | Format::Google => {
+            ProjectFormat::Agent
         }
     };
+    let root = args.root.clone().unwrap_or_else(|| default_root(session));
+    let documents = WorkspaceDocuments::new(root);
+    let options = ProjectOptions {
+        dialect,
+        inputs: args.inputs,
+        documents: &documents,
+        blobs: blob_source,
+        openai: OpenAiOptions::default(),
+    };
+    let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
+    warn_tree(&read, &diagnostics);
     out.json(&value)?;
     out.flush()?;
     Ok(EXIT_OK)
@@ -248,43 +237,22 @@ fn provider_body(
     })
 }
 
-/// rho's projection of the branch (omp blob references read from `blobs`).
-fn req_llm_messages(
-    loaded: &Loaded,
-    view: &SessionView<'_, SessionFile>,
-    leaf: &LeafSelector,
-    args: &ContextArgs,
-    blobs: Option<&dyn BlobSource>,
-) -> Result<Vec<reqllm::Message>, Failure> {
-    let (branch, entries) = view.rho_entries(leaf)?;
-    warn_tree(loaded, &branch.diagnostics);
-    let root = args.root.clone().unwrap_or_else(|| default_root(loaded));
-    let documents = WorkspaceDocuments::new(root);
-    Ok(rho::context(
-        &entries,
-        &pi_session::ProjectOptions {
-            inputs: args.inputs,
-            documents: &documents,
-            blobs,
-            ..pi_session::ProjectOptions::default()
-        },
-    ))
-}
-
 /// The session's working directory when it exists here, else the current directory.
-fn default_root(loaded: &Loaded) -> PathBuf {
-    loaded
-        .file
-        .header()
-        .and_then(|h| h.cwd.as_deref())
+fn default_root(session: &Session) -> PathBuf {
+    session
+        .cwd()
         .map(PathBuf::from)
         .filter(|cwd| cwd.is_dir())
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn warn_tree(loaded: &Loaded, diagnostics: &[pi_session::tree::Diagnostic]) {
+fn warn_tree(read: &ReadSession, diagnostics: &[pi_session::tree::Diagnostic]) {
     for diagnostic in diagnostics {
-        warn(&input::tree_diagnostic_line(loaded, diagnostic));
+        warn(&input::session_diagnostic_line(
+            &read.path,
+            &read.session,
+            diagnostic,
+        ));
     }
 }

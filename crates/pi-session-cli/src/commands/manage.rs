@@ -100,10 +100,9 @@ fn cursor_of(
     Ok(session)
 }
 
-/// The context statistics of the file's branch (its last entry's), the unnamed cursors'
-/// stamps applied.
-pub fn file_stats(store: &Store, path: &Path) -> Result<ContextStats, Failure> {
-    let session = Session::open_in(store, path, NO_MODEL)?.session;
+/// The context statistics of `session`'s branch (a session as opened: the file's last entry
+/// with an id), the unnamed cursors' stamps applied.
+pub fn file_stats(session: &Session) -> Result<ContextStats, Failure> {
     Ok(session.context_stats(&ProjectOptions::default(), &StatsOptions::default())?)
 }
 

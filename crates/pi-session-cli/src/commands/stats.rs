@@ -4,12 +4,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use pi_session::store::SessionFile;
-use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown, pi_model_from, totals};
+use pi_session::tree::{LeafSelector, Totals, UsageBreakdown, pi_model_from, totals};
 use pi_session::{ContextStats, from_pi_model};
 use serde_json::{Value, json};
 
-use crate::failure::{EXIT_OK, Failure, Outcome};
+use crate::failure::{EXIT_OK, Outcome};
 use crate::input;
 use crate::output::Out;
 
@@ -45,45 +44,39 @@ struct Report {
     diagnostics: usize,
 }
 
-/// Runs `stats`.
+/// Runs `stats`: the file is opened once, for reading, through the facade
+/// ([`pi_session::Session::read_in`]).
 pub fn run(args: StatsArgs) -> Outcome {
-    let loaded = input::load_from(&args.store, args.file)?;
-    let view = SessionView::new(&loaded.file);
-    let index = view.index();
-    let dialect = view.detect_dialect()?;
-    let (branch, branch_entries) = view.branch_entries(&LeafSelector::Default)?;
-    let usage = file_usage(&view)?;
-    let mut by_type = BTreeMap::new();
-    for node in index.nodes() {
-        *by_type.entry(node.kind.clone()).or_insert(0) += 1;
-    }
+    let read = input::read_session_from(&args.store, args.file)?;
+    let session = &read.session;
+    let dialect = session.dialect();
+    let branch = session.branch_at(&LeafSelector::Default);
+    let branch_entries = session.values_at(&branch.positions)?;
+    let usage = session.usage_breakdown()?;
+    let by_type = session.count_by_type();
     let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
     let model = pi_model_from(&branch_entries).map(|m| from_pi_model(&m));
-    let context = super::manage::file_stats(&args.store.open()?, &loaded.path)?;
+    let context = super::manage::file_stats(session)?;
     let report = Report {
-        id: loaded.file.header().map(|h| h.id.clone()),
+        id: session.header().map(|h| h.id),
         dialect: dialect.as_str(),
-        title: view.name(dialect)?,
-        entries: index.len(),
+        title: session.name()?,
+        entries: session.len(),
+        compactions: by_type.get("compaction").copied().unwrap_or(0),
         by_type,
-        tips: index.tips().len(),
-        leaf: branch
-            .positions
+        tips: session.tips().len(),
+        leaf: branch_entries
             .last()
-            .and_then(|&p| index.node(p))
-            .and_then(|n| n.id.clone()),
+            .and_then(|e| e.get("id"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         branch_len: branch.positions.len(),
-        compactions: index
-            .nodes()
-            .iter()
-            .filter(|n| n.kind == "compaction")
-            .count(),
         compactions_on_branch: branch_entries.iter().filter(|e| is_compaction(e)).count(),
         model,
         totals: totals(&branch_entries),
         usage,
         context,
-        diagnostics: loaded.diagnostics.len(),
+        diagnostics: read.diagnostics.len(),
     };
     let mut out = Out::new();
     if args.json {
@@ -179,18 +172,4 @@ fn counted(n: u64, what: &str) -> String {
     } else {
         format!("{n} {what}s")
     }
-}
-
-/// Entries read at a time for the file's usage, so that memory stays bounded by the branch.
-const USAGE_CHUNK: usize = 4096;
-
-/// The usage of every entry of the file, read a chunk at a time (the same sums as reading the
-/// whole file at once).
-fn file_usage(view: &SessionView<'_, SessionFile>) -> Result<UsageBreakdown, Failure> {
-    let all: Vec<usize> = (0..view.index().len()).collect();
-    let mut usage = UsageBreakdown::default();
-    for chunk in all.chunks(USAGE_CHUNK) {
-        usage.add_entries(&view.load(chunk)?);
-    }
-    Ok(usage)
 }

@@ -1,0 +1,195 @@
+//! Reading a session at any leaf, picked the way pi and omp pick it ([`LeafSelector`]: the
+//! file's last entry, none, or an id, an unknown id falling back to the last entry with a
+//! diagnostic), and the whole-file facts a report needs. These answer from the live log
+//! without moving the cursor, reading only the bodies each answer needs and keeping none:
+//! `pi-session context`, `stats` and `check` stand on them.
+
+use std::collections::BTreeMap;
+
+use pi_session_context::projection::{self, agent_dialect, project_context};
+use pi_session_context::provider_request::{self, PiAi};
+use pi_session_tree::{
+    AgentContext, Branch, ContextOptions, Diagnostic, Dialect, LeafSelector, UsageBreakdown,
+    context::agent_context_owned,
+};
+use pi_session_types::{Entry, JsonValue, TitleSlot};
+
+use crate::error::{Error, Result};
+use crate::formats::Projection;
+use crate::project::ProjectOptions;
+use crate::session::Session;
+
+/// Entries read at a time for [`Session::usage_breakdown`], so memory stays bounded.
+const USAGE_CHUNK: usize = 4096;
+
+impl Session {
+    /// The branch `leaf` picks, root first, with what cut it short (a cycle, a missing parent)
+    /// and an unknown leaf id; its positions are entry positions in the log ([`Self::locate`],
+    /// [`Self::values_at`]).
+    pub fn branch_at(&self, leaf: &LeafSelector) -> Branch {
+        self.log().index.branch_for(leaf)
+    }
+
+    /// The entries at `positions` (file order positions, as [`Self::branch_at`] gives them) as
+    /// JSON values with the file's keys in the file's order. Nothing is kept.
+    pub fn values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        self.log().values_at(positions)
+    }
+
+    /// The dialect's `buildSessionContext` at `leaf`, as [`Self::agent_context`] gives it for
+    /// the cursor's leaf, with the branch's diagnostics first, then the resolver's. Only the
+    /// bodies the context needs are read, and none is kept (one-shot readers pay for nothing
+    /// they do not print).
+    pub fn agent_context_at(
+        &self,
+        leaf: &LeafSelector,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+    ) -> Result<(AgentContext, Vec<Diagnostic>)> {
+        let log = self.log();
+        let mut branch = log.index.branch_for(leaf);
+        let path = log.context_path(&branch.positions, dialect)?;
+        drop(log);
+        let (context, mut diagnostics) = agent_context_owned(path, dialect, options);
+        branch.diagnostics.append(&mut diagnostics);
+        Ok((context, branch.diagnostics))
+    }
+
+    /// [`Session::project`] at `leaf` instead of the cursor's leaf, with the branch's
+    /// diagnostics (every format) and the resolver's (agent-based formats and request bodies).
+    /// `options.blobs` resolves omp's blob pictures for every format.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Format, ProjectOptions, Session, UserOptions, user};
+    /// use pi_session::tree::LeafSelector;
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// let first = session.append(user("one", UserOptions::new()))?;
+    /// session.append(user("two", UserOptions::new()))?;
+    /// let at = LeafSelector::Id(first.id().unwrap().to_owned());
+    /// let (openai, _) = session.project_at(&at, Format::OpenAi, &ProjectOptions::default())?;
+    /// assert_eq!(openai, serde_json::json!([{"role": "user", "content": "one"}]));
+    /// let (empty, _) = session.project_at(&LeafSelector::Null, Format::OpenAi, &ProjectOptions::default())?;
+    /// assert_eq!(empty, serde_json::json!([]));
+    /// # Ok(()) }
+    /// ```
+    pub fn project_at(
+        &self,
+        leaf: &LeafSelector,
+        format: impl Into<Projection>,
+        options: &ProjectOptions<'_>,
+    ) -> Result<(JsonValue, Vec<Diagnostic>)> {
+        let context_options = ContextOptions {
+            blobs: options.blobs,
+        };
+        match format.into() {
+            Projection::Format(format) => match agent_dialect(format, options.dialect) {
+                Some(dialect) => {
+                    let (context, diagnostics) =
+                        self.agent_context_at(leaf, dialect, &context_options)?;
+                    Ok((project_context(&context, format, options), diagnostics))
+                }
+                None => {
+                    let branch = self.branch_at(leaf);
+                    let values = self.rho_values_at(&branch.positions)?;
+                    let (value, _) = projection::project(&values, format, options);
+                    Ok((value, branch.diagnostics))
+                }
+            },
+            Projection::Request {
+                api,
+                model,
+                options: request,
+            } => {
+                PiAi::for_dialect(options.dialect)
+                    .map_err(|e| Error::invalid_input(e.to_string()))?;
+                let (context, diagnostics) =
+                    self.agent_context_at(leaf, options.dialect, &context_options)?;
+                let body = provider_request::for_agent_context(
+                    api,
+                    options.dialect,
+                    &context,
+                    &model,
+                    &request,
+                )
+                .map_err(|e| Error::invalid_input(e.to_string()))?;
+                Ok((body, diagnostics))
+            }
+        }
+    }
+
+    /// The entry at `position` in file order (the file's entries, then those appended since),
+    /// typed. An entry the typed model cannot read is an error for that entry only.
+    pub fn entry_at(&self, position: usize) -> Result<Entry> {
+        self.log().entry(position)
+    }
+
+    /// omp's title slot (line 1 of an omp file) as the file holds it, if it has one.
+    pub fn title_slot(&self) -> Option<TitleSlot> {
+        self.log().file.as_ref()?.title_slot().cloned()
+    }
+
+    /// How many entries of each `type` the log holds.
+    pub fn count_by_type(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for node in self.log().index.nodes() {
+            *counts.entry(node.kind.clone()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// The usage of every entry of the log, every branch (the tree's `usage_record` rule, as
+    /// [`crate::file_usage`] sums it), read a chunk of entries at a time.
+    pub fn usage_breakdown(&self) -> Result<UsageBreakdown> {
+        let all: Vec<usize> = (0..self.len()).collect();
+        let mut usage = UsageBreakdown::default();
+        for chunk in all.chunks(USAGE_CHUNK) {
+            usage.add_entries(&self.values_at(chunk)?);
+        }
+        Ok(usage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{UserOptions, user};
+    use pi_session_context::projection::Format;
+
+    #[test]
+    fn project_at_the_cursor_leaf_is_project() -> Result<()> {
+        let mut session = Session::in_memory("anthropic:claude-x", "/w");
+        session.append(user("one", UserOptions::new()))?;
+        session.append(user("two", UserOptions::new()))?;
+        let options = ProjectOptions::default();
+        for format in [
+            Format::Agent,
+            Format::Llm,
+            Format::ReqLlm,
+            Format::ReqLlmCompact,
+            Format::OpenAi,
+            Format::Anthropic,
+            Format::OmpAgentLoop,
+        ] {
+            let at = session.project_at(&session.leaf_selector(), format, &options)?;
+            let (whole, _) = projection::project(&session.branch_values()?, format, &options);
+            assert_eq!(at.0, whole, "{format:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn an_unknown_leaf_falls_back_to_the_last_entry_with_a_diagnostic() -> Result<()> {
+        let mut session = Session::in_memory("anthropic:claude-x", "/w");
+        session.append(user("one", UserOptions::new()))?;
+        let unknown = LeafSelector::Id("nope".into());
+        let (value, diagnostics) =
+            session.project_at(&unknown, Format::OpenAi, &ProjectOptions::default())?;
+        assert_eq!(
+            value,
+            serde_json::json!([{"role": "user", "content": "one"}])
+        );
+        assert_eq!(diagnostics.len(), 1);
+        Ok(())
+    }
+}
