@@ -30,6 +30,7 @@ use crate::omp_prompt::{
 use crate::output_notice::format_output_notice;
 use pi_session_tree::pi_context::PiRelease;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
+use pi_session_types::view::{BlockRef, MessageRef, key};
 
 pub use pi_session_tree::Dialect;
 
@@ -98,9 +99,10 @@ pub fn llm_message<'a>(
         Dialect::Omp => {
             let interrupted_next = role(message) == Some("assistant")
                 && next.is_some_and(|next| {
-                    role(next) == Some("custom")
-                        && next.get("customType").and_then(Value::as_str)
-                            == Some(INTERRUPTED_THINKING_TYPE)
+                    MessageRef::of(next).is_some_and(|next| {
+                        next.is_role("custom")
+                            && next.custom_type() == Some(INTERRUPTED_THINKING_TYPE)
+                    })
                 });
             omp_convert(message, interrupted_next)
                 .into_iter()
@@ -111,7 +113,7 @@ pub fn llm_message<'a>(
 }
 
 fn role(message: &Value) -> Option<&str> {
-    message.get("role").and_then(Value::as_str)
+    MessageRef::of(message).and_then(MessageRef::role)
 }
 
 // ───────────────────────────── pi ─────────────────────────────
@@ -120,11 +122,11 @@ fn role(message: &Value) -> Option<&str> {
 /// axis is the tree crate's [`PiRelease`], one enum for both stages): 1.6 passes `system`
 /// messages through, 0.73 drops every role it does not know.
 fn pi_convert(message: &Value, release: PiRelease) -> Option<Cow<'_, Value>> {
-    let m = message.as_object()?;
-    let timestamp = m.get("timestamp").cloned();
-    let made = match as_str(m.get("role"))? {
+    let m = MessageRef::of(message)?;
+    let timestamp = m.timestamp().cloned();
+    let made = match m.role()? {
         "bashExecution" => {
-            if truthy(m.get("excludeFromContext")) {
+            if truthy(m.exclude_from_context()) {
                 return None;
             }
             Some(object([
@@ -138,20 +140,20 @@ fn pi_convert(message: &Value, release: PiRelease) -> Option<Cow<'_, Value>> {
         }
         "custom" => Some(object([
             ("role", Some("user".into())),
-            ("content", string_to_blocks(m.get("content"))),
+            ("content", string_to_blocks(m.content())),
             ("timestamp", timestamp),
         ])),
         "branchSummary" => Some(summary_user(
             format!(
                 "{PI_BRANCH_SUMMARY_PREFIX}{}{PI_BRANCH_SUMMARY_SUFFIX}",
-                string_of(m.get("summary"))
+                string_of(m.summary())
             ),
             timestamp,
         )),
         "compactionSummary" => Some(summary_user(
             format!(
                 "{PI_COMPACTION_SUMMARY_PREFIX}{}{PI_COMPACTION_SUMMARY_SUFFIX}",
-                string_of(m.get("summary"))
+                string_of(m.summary())
             ),
             timestamp,
         )),
@@ -202,28 +204,24 @@ const PYTHON_WORDING: RunWording = RunWording {
 };
 
 /// A run's output (or "(no output)") and how it ended: cancelled, or failed with its exit code.
-fn run_outcome_text(m: &Map<String, Value>, wording: &RunWording) -> String {
-    let mut text = if truthy(m.get("output")) {
-        format!(
-            "{}{}\n```",
-            wording.output_opening,
-            string_of(m.get("output"))
-        )
+fn run_outcome_text(m: MessageRef<'_>, wording: &RunWording) -> String {
+    let mut text = if truthy(m.output()) {
+        format!("{}{}\n```", wording.output_opening, string_of(m.output()))
     } else {
         "(no output)".to_owned()
     };
-    if truthy(m.get("cancelled")) {
+    if truthy(m.cancelled()) {
         text += wording.cancelled;
-    } else if exit_code_failed(m.get("exitCode")) {
+    } else if exit_code_failed(m.exit_code()) {
         text += wording.failed;
-        text += &string_of(m.get("exitCode"));
+        text += &string_of(m.exit_code());
     }
     text
 }
 
 /// The head of both dialects' bash text: command, output, and how it ended.
-fn bash_text_head(m: &Map<String, Value>) -> String {
-    format!("Ran `{}`\n", string_of(m.get("command"))) + &run_outcome_text(m, &BASH_WORDING)
+fn bash_text_head(m: MessageRef<'_>) -> String {
+    format!("Ran `{}`\n", string_of(m.command())) + &run_outcome_text(m, &BASH_WORDING)
 }
 
 /// `exitCode !== null && exitCode !== undefined && exitCode !== 0`.
@@ -236,12 +234,12 @@ fn exit_code_failed(exit_code: Option<&Value>) -> bool {
 }
 
 /// pi's `bashExecutionToText`.
-fn pi_bash_text(m: &Map<String, Value>) -> String {
+fn pi_bash_text(m: MessageRef<'_>) -> String {
     let mut text = bash_text_head(m);
-    if truthy(m.get("truncated")) && truthy(m.get("fullOutputPath")) {
+    if truthy(m.truncated()) && truthy(m.full_output_path()) {
         text += &format!(
             "\n\n[Output truncated. Full output: {}]",
-            string_of(m.get("fullOutputPath"))
+            string_of(m.full_output_path())
         );
     }
     text
@@ -250,19 +248,19 @@ fn pi_bash_text(m: &Map<String, Value>) -> String {
 // ───────────────────────────── omp ─────────────────────────────
 
 fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
-    let Some(m) = message.as_object() else {
+    let Some(m) = MessageRef::of(message) else {
         return Vec::new();
     };
-    let timestamp = m.get("timestamp").cloned();
-    match as_str(m.get("role")) {
+    let timestamp = m.timestamp().cloned();
+    match m.role() {
         Some("bashExecution") => {
-            if truthy(m.get("excludeFromContext")) {
+            if truthy(m.exclude_from_context()) {
                 return Vec::new();
             }
             let mut content = vec![text_block(
-                bash_text_head(m) + &format_output_notice(m.get("meta")),
+                bash_text_head(m) + &format_output_notice(m.meta()),
             )];
-            if let Some(Value::Array(images)) = m.get("images") {
+            if let Some(Value::Array(images)) = m.images() {
                 content.extend(images.iter().cloned());
             }
             vec![object([
@@ -273,7 +271,7 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             ])]
         }
         Some("pythonExecution") => {
-            if truthy(m.get("excludeFromContext")) {
+            if truthy(m.exclude_from_context()) {
                 return Vec::new();
             }
             vec![object([
@@ -288,18 +286,18 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
         }
         Some("fileMention") => omp_file_mention(m, timestamp),
         Some("custom") => {
-            if !is_custom_content(m.get("content")) {
+            if !is_custom_content(m.content()) {
                 return Vec::new();
             }
-            let custom_type = m.get("customType").and_then(Value::as_str);
-            let by_user = m.get("attribution").and_then(Value::as_str) == Some("user");
+            let custom_type = m.custom_type();
+            let by_user = m.attribution().and_then(Value::as_str) == Some("user");
             if by_user && custom_type == Some(COLLAB_PROMPT_TYPE) {
                 return vec![omp_collab_prompt(m, timestamp)];
             }
             if by_user && custom_type == Some(SKILL_PROMPT_TYPE) {
                 return vec![object([
                     ("role", Some("user".into())),
-                    ("content", string_to_blocks(m.get("content"))),
+                    ("content", string_to_blocks(m.content())),
                     ("attribution", Some("user".into())),
                     ("timestamp", timestamp),
                 ])];
@@ -307,7 +305,7 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             omp_custom(m, timestamp)
         }
         Some("hookMessage") => {
-            if !is_custom_content(m.get("content")) {
+            if !is_custom_content(m.content()) {
                 return Vec::new();
             }
             omp_custom(m, timestamp)
@@ -320,7 +318,7 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
                 Some(Value::Array(vec![text_block(render(
                     BRANCH_SUMMARY_TEMPLATE,
                     "summary",
-                    &handlebars_text(m.get("summary")),
+                    &handlebars_text(m.summary()),
                 ))])),
             ),
             ("attribution", Some("agent".into())),
@@ -334,9 +332,9 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             let mut out = message.clone();
             if let Some(obj) = out.as_object_mut() {
                 if let Some(pruned) = pruned_tool_result_content(m) {
-                    obj.insert("content".into(), pruned);
+                    obj.insert(key::CONTENT.into(), pruned);
                 }
-                if is_nullish(obj.get("attribution")) {
+                if is_nullish(m.attribution()) {
                     obj.insert("attribution".into(), "agent".into());
                 }
             }
@@ -375,16 +373,16 @@ fn is_custom_content(content: Option<&Value>) -> bool {
 }
 
 /// `pythonExecutionToText`.
-fn omp_python_text(m: &Map<String, Value>) -> String {
-    format!(
-        "Ran Python:\n```python\n{}\n```\n",
-        string_of(m.get("code"))
-    ) + &run_outcome_text(m, &PYTHON_WORDING)
-        + &format_output_notice(m.get("meta"))
+fn omp_python_text(m: MessageRef<'_>) -> String {
+    format!("Ran Python:\n```python\n{}\n```\n", string_of(m.code()))
+        + &run_outcome_text(m, &PYTHON_WORDING)
+        + &format_output_notice(m.meta())
 }
 
-fn omp_file_mention(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
-    let files: Vec<&Map<String, Value>> = match m.get("files") {
+fn omp_file_mention(m: MessageRef<'_>, timestamp: Option<Value>) -> Vec<Value> {
+    // The entries of `files` are omp's file records (`path`, `content`, `image`), not messages:
+    // their three keys are read here, the one place that reads them.
+    let files: Vec<&Map<String, Value>> = match m.files() {
         Some(Value::Array(files)) => files.iter().filter_map(Value::as_object).collect(),
         _ => return Vec::new(),
     };
@@ -434,8 +432,8 @@ fn omp_file_mention(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Val
 }
 
 /// A collab peer's prompt: a `user` message in the steering envelope.
-fn omp_collab_prompt(m: &Map<String, Value>, timestamp: Option<Value>) -> Value {
-    let content = m.get("content").cloned();
+fn omp_collab_prompt(m: MessageRef<'_>, timestamp: Option<Value>) -> Value {
+    let content = m.content().cloned();
     let wrapped = match &content {
         Some(Value::String(s)) if !s.is_empty() => Some(Value::String(render(
             USER_INTERJECTION_TEMPLATE,
@@ -445,8 +443,8 @@ fn omp_collab_prompt(m: &Map<String, Value>, timestamp: Option<Value>) -> Value 
         Some(Value::Array(blocks)) => {
             let texts: Vec<String> = blocks
                 .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .map(|b| join_item(b.get("text")))
+                .filter(|b| BlockRef::new(b).is("text"))
+                .map(|b| join_item(BlockRef::new(b).text()))
                 .collect();
             let text = texts.join("\n");
             if text.is_empty() {
@@ -460,7 +458,7 @@ fn omp_collab_prompt(m: &Map<String, Value>, timestamp: Option<Value>) -> Value 
                 out.extend(
                     blocks
                         .iter()
-                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+                        .filter(|b| BlockRef::new(b).is("image"))
                         .cloned(),
                 );
                 Some(Value::Array(out))
@@ -477,13 +475,13 @@ fn omp_collab_prompt(m: &Map<String, Value>, timestamp: Option<Value>) -> Value 
 }
 
 /// Custom and hook messages: `developer`, split in two when there are pictures.
-fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
-    let attribution = m.get("attribution").cloned();
-    if let Some(Value::Array(blocks)) = m.get("content") {
+fn omp_custom(m: MessageRef<'_>, timestamp: Option<Value>) -> Vec<Value> {
+    let attribution = m.attribution().cloned();
+    if let Some(Value::Array(blocks)) = m.content() {
         let of_type = |t: &str| -> Vec<Value> {
             blocks
                 .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some(t))
+                .filter(|b| BlockRef::new(b).is(t))
                 .cloned()
                 .collect()
         };
@@ -501,7 +499,7 @@ fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
             }
             let mut content = vec![text_block(format!(
                 "Images attached to {}.",
-                string_of(m.get("customType"))
+                string_of(m.map().and_then(|m| m.get(key::CUSTOM_TYPE)))
             ))];
             content.extend(images);
             out.push(object([
@@ -515,23 +513,23 @@ fn omp_custom(m: &Map<String, Value>, timestamp: Option<Value>) -> Vec<Value> {
     }
     vec![object([
         ("role", Some("developer".into())),
-        ("content", string_to_blocks(m.get("content"))),
+        ("content", string_to_blocks(m.content())),
         ("attribution", attribution),
         ("timestamp", timestamp),
     ])]
 }
 
-fn omp_assistant(message: &Value, m: &Map<String, Value>, interrupted_next: bool) -> Vec<Value> {
-    let user_interrupted = as_str(m.get("stopReason")) == Some("aborted") && is_user_interrupt(m);
+fn omp_assistant(message: &Value, m: MessageRef<'_>, interrupted_next: bool) -> Vec<Value> {
+    let user_interrupted = m.stop_reason() == Some("aborted") && is_user_interrupt(m);
     let mut out = message.clone();
     if (interrupted_next || user_interrupted)
-        && let Some(Value::Array(content)) = m.get("content")
+        && let Some(Value::Array(content)) = m.content()
         && let Some(kept) = strip_interrupted_thinking(content)
         && let Some(obj) = out.as_object_mut()
     {
-        obj.insert("content".into(), Value::Array(kept));
+        obj.insert(key::CONTENT.into(), Value::Array(kept));
     }
-    let empty = match out.get("content") {
+    let empty = match MessageRef::of(&out).and_then(MessageRef::content) {
         Some(Value::Array(blocks)) => blocks.is_empty(),
         Some(Value::String(s)) => s.is_empty(),
         _ => false,
@@ -542,12 +540,12 @@ fn omp_assistant(message: &Value, m: &Map<String, Value>, interrupted_next: bool
     vec![out]
 }
 
-fn is_user_interrupt(m: &Map<String, Value>) -> bool {
+fn is_user_interrupt(m: MessageRef<'_>) -> bool {
     let flagged = m
-        .get("errorId")
+        .error_id()
         .and_then(Value::as_f64)
         .is_some_and(|id| (id as i64) & USER_INTERRUPT_FLAG != 0);
-    flagged || as_str(m.get("errorMessage")) == Some(USER_INTERRUPT_LABEL)
+    flagged || as_str(m.error_message()) == Some(USER_INTERRUPT_LABEL)
 }
 
 /// `demoteInterruptedThinking(...).strippedContent`: skip trailing
@@ -558,10 +556,9 @@ fn strip_interrupted_thinking(content: &[Value]) -> Option<Vec<Value>> {
     let mut scan_end = content.len();
     while scan_end > 0 {
         let block = &content[scan_end - 1];
-        let blank_text = block.get("type").and_then(Value::as_str) == Some("text")
-            && block
-                .get("text")
-                .and_then(Value::as_str)
+        let blank_text = BlockRef::new(block).is("text")
+            && BlockRef::new(block)
+                .text_str()
                 .is_some_and(|t| trim(t).is_empty());
         if !blank_text {
             break;
@@ -571,12 +568,12 @@ fn strip_interrupted_thinking(content: &[Value]) -> Option<Vec<Value>> {
     let mut run_start = scan_end;
     while run_start > 0 {
         let block = &content[run_start - 1];
-        let unsigned_thinking = block.get("type").and_then(Value::as_str) == Some("thinking")
-            && block
-                .get("thinking")
+        let unsigned_thinking = BlockRef::new(block).is("thinking")
+            && BlockRef::new(block)
+                .thinking()
                 .and_then(Value::as_str)
                 .is_some_and(|t| !trim(t).is_empty())
-            && !truthy(block.get("thinkingSignature"));
+            && !truthy(BlockRef::new(block).thinking_signature());
         if !unsigned_thinking {
             break;
         }
@@ -585,17 +582,17 @@ fn strip_interrupted_thinking(content: &[Value]) -> Option<Vec<Value>> {
     (run_start < scan_end).then(|| content[..run_start].to_vec())
 }
 
-fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> Value {
-    let content = match m.get("blocks") {
+fn omp_compaction_summary(m: MessageRef<'_>, timestamp: Option<Value>) -> Value {
+    let content = match m.summary_blocks() {
         Some(blocks) if !blocks.is_null() => {
-            let mut content = vec![text_block(string_of(m.get("summary")))];
+            let mut content = vec![text_block(string_of(m.summary()))];
             if let Value::Array(blocks) = blocks {
                 content.extend(blocks.iter().cloned());
             }
             content
         }
         _ => {
-            let template_text = if as_str(m.get("method")) == Some("handoff") {
+            let template_text = if as_str(m.method()) == Some("handoff") {
                 HANDOFF_SUMMARY_TEMPLATE
             } else {
                 COMPACTION_SUMMARY_TEMPLATE
@@ -603,9 +600,9 @@ fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> V
             let mut content = vec![text_block(render(
                 template_text,
                 "summary",
-                &handlebars_text(m.get("summary")),
+                &handlebars_text(m.summary()),
             ))];
-            if let Some(Value::Array(images)) = m.get("images") {
+            if let Some(Value::Array(images)) = m.images() {
                 content.extend(images.iter().cloned());
             }
             content
@@ -618,7 +615,7 @@ fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> V
         // 18.2.3: always the summary's own timestamp (18.3.4 prefers
         // `historyRewriteAt` when the message carries one).
         ("historyRewriteAt", timestamp.clone()),
-        ("providerPayload", m.get("providerPayload").cloned()),
+        ("providerPayload", m.provider_payload().cloned()),
         ("timestamp", timestamp),
     ])
 }
@@ -627,18 +624,18 @@ fn omp_compaction_summary(m: &Map<String, Value>, timestamp: Option<Value>) -> V
 /// (anything but `undefined`, so `null` too) keeps its non-text blocks and
 /// one text block, where the first one was, holding all texts joined (or
 /// `"[Output truncated]"`). `None` when nothing changes.
-fn pruned_tool_result_content(m: &Map<String, Value>) -> Option<Value> {
-    if !m.contains_key("prunedAt") {
+fn pruned_tool_result_content(m: MessageRef<'_>) -> Option<Value> {
+    if m.pruned_at().is_none() {
         return None;
     }
-    let Some(Value::Array(content)) = m.get("content") else {
+    let Some(Value::Array(content)) = m.content() else {
         return None;
     };
-    let is_text = |b: &Value| b.get("type").and_then(Value::as_str) == Some("text");
+    let is_text = |b: &Value| BlockRef::new(b).is("text");
     let joined: String = content
         .iter()
         .filter(|b| is_text(b))
-        .map(|b| join_item(b.get("text")))
+        .map(|b| join_item(BlockRef::new(b).text()))
         .collect();
     let text = if joined.is_empty() {
         "[Output truncated]".to_owned()
@@ -679,30 +676,30 @@ pub fn omp_wrap_steering(messages: &[Value]) -> Vec<Value> {
 }
 
 fn wrap_steering_one(message: &Value) -> Value {
-    let Some(m) = message.as_object() else {
+    let Some(m) = MessageRef::of(message) else {
         return message.clone();
     };
-    let is_user = as_str(m.get("role")) == Some("user");
+    let is_user = m.role() == Some("user");
     let steering = if is_user {
-        m.get("steering") == Some(&Value::Bool(true))
+        m.steering() == Some(&Value::Bool(true))
     } else {
-        as_str(m.get("role")) == Some("custom")
-            && as_str(m.get("customType")) == Some(COLLAB_PROMPT_TYPE)
-            && as_str(m.get("attribution")) == Some("user")
+        m.role() == Some("custom")
+            && m.custom_type() == Some(COLLAB_PROMPT_TYPE)
+            && as_str(m.attribution()) == Some("user")
     };
     if !steering {
         return message.clone();
     }
     let mut user = if is_user {
-        let mut copy = m.clone();
+        let mut copy = m.map().cloned().unwrap_or_default();
         copy.shift_remove("steering");
         copy
     } else {
         match object([
             ("role", Some("user".into())),
-            ("content", m.get("content").cloned()),
+            ("content", m.content().cloned()),
             ("attribution", Some("user".into())),
-            ("timestamp", m.get("timestamp").cloned()),
+            ("timestamp", m.timestamp().cloned()),
         ]) {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -715,7 +712,7 @@ fn wrap_steering_one(message: &Value) -> Value {
             Value::Object(user)
         }
     };
-    match m.get("content") {
+    match m.content() {
         Some(Value::String(s)) if s.is_empty() => unchanged(user),
         Some(Value::String(s)) => {
             user.insert(
@@ -727,8 +724,8 @@ fn wrap_steering_one(message: &Value) -> Value {
         Some(Value::Array(blocks)) => {
             let texts: Vec<String> = blocks
                 .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-                .map(|b| join_item(b.get("text")))
+                .filter(|b| BlockRef::new(b).is("text"))
+                .map(|b| join_item(BlockRef::new(b).text()))
                 .collect();
             let text = texts.join("\n");
             if text.is_empty() {
@@ -742,10 +739,10 @@ fn wrap_steering_one(message: &Value) -> Value {
             content.extend(
                 blocks
                     .iter()
-                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("image"))
+                    .filter(|b| BlockRef::new(b).is("image"))
                     .cloned(),
             );
-            user.insert("content".into(), Value::Array(content));
+            user.insert(key::CONTENT.into(), Value::Array(content));
             Value::Object(user)
         }
         _ => unchanged(user),
@@ -762,10 +759,11 @@ pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Ve
         .iter()
         .map(|message| {
             let gated = matches!(role(message), Some("user" | "developer" | "toolResult"));
-            let Some(Value::Array(content)) = message.get("content") else {
+            let Some(Value::Array(content)) = MessageRef::of(message).and_then(MessageRef::content)
+            else {
                 return message.clone();
             };
-            let is_image = |b: &Value| b.get("type").and_then(Value::as_str) == Some("image");
+            let is_image = |b: &Value| BlockRef::new(b).is("image");
             if !gated || !content.iter().any(is_image) {
                 return message.clone();
             }
@@ -776,8 +774,8 @@ pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Ve
                     continue;
                 }
                 let after_placeholder = replaced.last().is_some_and(|prev| {
-                    prev.get("type").and_then(Value::as_str) == Some("text")
-                        && prev.get("text").and_then(Value::as_str) == Some(placeholder)
+                    BlockRef::new(prev).is("text")
+                        && BlockRef::new(prev).text_str() == Some(placeholder)
                 });
                 if !after_placeholder {
                     replaced.push(text_block(placeholder));
@@ -785,7 +783,7 @@ pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Ve
             }
             let mut out = message.clone();
             if let Some(obj) = out.as_object_mut() {
-                obj.insert("content".into(), Value::Array(replaced));
+                obj.insert(key::CONTENT.into(), Value::Array(replaced));
             }
             out
         })
@@ -811,15 +809,15 @@ pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Ve
 /// assert!(!omp_is_provider_refusal(&failed));
 /// ```
 pub fn omp_is_provider_refusal(message: &Value) -> bool {
-    let Some(m) = message.as_object() else {
+    let Some(m) = MessageRef::of(message) else {
         return false;
     };
-    as_str(m.get("role")) == Some("assistant")
-        && as_str(m.get("stopReason")) == Some("error")
+    m.role() == Some("assistant")
+        && m.stop_reason() == Some("error")
         && matches!(
-            m.get("stopDetails")
+            m.stop_details()
                 .and_then(Value::as_object)
-                .and_then(|details| as_str(details.get("type"))),
+                .and_then(|details| as_str(details.get(key::TYPE))),
             Some("refusal" | "sensitive")
         )
 }

@@ -18,6 +18,7 @@ use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 
 /// The result text rho gives a tool call that never got a result.
 pub const ABORTED_TOOL_TEXT: &str = "Tool was not executed because the run was aborted.";
@@ -137,15 +138,13 @@ pub fn summary_message(entries: &[Value], split: &Compacted) -> Option<Message> 
     split
         .compaction
         .and_then(|c| entries.get(c))
-        .and_then(|c| c.get("summary"))
+        .and_then(|c| EntryRef::new(c).summary())
         .and_then(Value::as_str)
         .map(|summary| {
-            let ids: HashSet<Option<&str>> = on_context()
-                .map(|e| e.get("id").and_then(Value::as_str))
-                .collect();
+            let ids: HashSet<Option<&str>> = on_context().map(|e| EntryRef::new(e).id()).collect();
             let away = entries
                 .iter()
-                .filter(|e| !ids.contains(&e.get("id").and_then(Value::as_str)));
+                .filter(|e| !ids.contains(&EntryRef::new(e).id()));
             Message::user_text(compaction_context(summary) + &attachments_note(away))
         })
 }
@@ -161,9 +160,9 @@ pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String
     let lines: Vec<String> = away
         .into_iter()
         .filter(|e| kind(e) == Some("message"))
-        .filter_map(|e| e.get("message"))
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-        .flat_map(attachments)
+        .filter_map(|e| EntryRef::new(e).message_ref())
+        .filter(|m| m.is_role("user"))
+        .flat_map(attachments_of)
         .map(|a| {
             format!(
                 "- {} ({}) at {}: {}",
@@ -210,8 +209,8 @@ impl Projector<'_> {
     fn entry(&self, entry: &Value) -> Option<Vec<Message>> {
         match kind(entry)? {
             "message" => {
-                let message = entry.get("message")?.as_object()?;
-                match message.get("role").and_then(Value::as_str)? {
+                let message = EntryRef::new(entry).message_ref()?;
+                match message.role()? {
                     "user" | "developer" => self.user(message).map(|m| vec![m]),
                     "assistant" => assistant(message).map(|m| vec![m]),
                     "toolResult" => Some(vec![self.tool_result(message)]),
@@ -219,18 +218,18 @@ impl Projector<'_> {
                 }
             }
             "custom_message" => {
-                let text = text(entry.get("content"));
+                let text = text(EntryRef::new(entry).content());
                 (!text.is_empty()).then(|| vec![Message::user_text(text)])
             }
             _ => None,
         }
     }
 
-    fn user(&self, message: &Map<String, Value>) -> Option<Message> {
-        let mut parts: Vec<ContentPart> = content_items(message.get("content"))
+    fn user(&self, message: MessageRef<'_>) -> Option<Message> {
+        let mut parts: Vec<ContentPart> = content_items(message.content())
             .filter_map(|item| match item {
                 Value::String(s) => (!s.is_empty()).then(|| ContentPart::text(s.clone())),
-                Value::Object(part) => match part.get("type").and_then(Value::as_str) {
+                Value::Object(part) => match BlockRef::new(part).kind() {
                     Some("text") => {
                         let t = text_of_part(part);
                         (!t.is_empty()).then(|| ContentPart::text(t))
@@ -254,11 +253,14 @@ impl Projector<'_> {
     /// image without a media type, and no note stands for it either); the
     /// no-pictures note when the model takes none.
     fn picture(&self, part: &Map<String, Value>) -> Option<ContentPart> {
-        let mime = part.get("mimeType").and_then(Value::as_str)?.to_owned();
+        let mime = BlockRef::new(part)
+            .mime_type()
+            .and_then(Value::as_str)?
+            .to_owned();
         if !self.options.inputs.image {
             return Some(ContentPart::text(NO_PICTURES_NOTE));
         }
-        let data = part.get("data")?.as_str()?;
+        let data = BlockRef::new(part).data()?.as_str()?;
         let bytes = match (parse_blob_ref(data), self.options.blobs) {
             (Some(hash), Some(blobs)) => blobs.read_blob(hash).ok()??,
             _ => STANDARD.decode(data).ok()?,
@@ -266,7 +268,7 @@ impl Projector<'_> {
         Some(ContentPart::image(bytes, Some(mime)))
     }
 
-    fn pdf_parts(&self, message: &Map<String, Value>) -> Vec<ContentPart> {
+    fn pdf_parts(&self, message: MessageRef<'_>) -> Vec<ContentPart> {
         attachments_of(message)
             .iter()
             .filter(|a| a.get("kind").and_then(Value::as_str) == Some("pdf"))
@@ -299,52 +301,52 @@ impl Projector<'_> {
             .collect()
     }
 
-    fn tool_result(&self, message: &Map<String, Value>) -> Message {
-        let text = text(message.get("content"));
-        let images: Vec<ContentPart> = content_items(message.get("content"))
+    fn tool_result(&self, message: MessageRef<'_>) -> Message {
+        let text = text(message.content());
+        let images: Vec<ContentPart> = content_items(message.content())
             .filter_map(Value::as_object)
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("image"))
+            .filter(|p| BlockRef::new(p).is("image"))
             .filter_map(|p| self.picture(p))
             .collect();
         let mut content = vec![ContentPart::text(text)];
         content.extend(images);
         let mut result = Message::tool_result(
-            interpolate(message.get("toolCallId")),
+            interpolate(message.tool_call_id()),
             message
-                .get("toolName")
+                .tool_name()
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             content,
         );
         // A result without a call id projects with `tool_call_id: nil`, as
         // rho's `m["toolCallId"]` gives.
-        if is_nullish(message.get("toolCallId")) {
+        if is_nullish(message.tool_call_id()) {
             result.tool_call_id = None;
         }
         result
     }
 }
 
-fn assistant(message: &Map<String, Value>) -> Option<Message> {
-    if message.contains_key("retryRecovery") {
+fn assistant(message: MessageRef<'_>) -> Option<Message> {
+    if message.retry_recovery().is_some() {
         return None;
     }
-    let calls: Vec<ToolCall> = content_items(message.get("content"))
+    let calls: Vec<ToolCall> = content_items(message.content())
         .filter_map(Value::as_object)
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("toolCall"))
+        .filter(|p| BlockRef::new(p).is("toolCall"))
         .map(|call| ToolCall {
-            id: interpolate(call.get("id")),
-            name: match call.get("name") {
+            id: interpolate(BlockRef::new(call).id()),
+            name: match BlockRef::new(call).name() {
                 None | Some(Value::Null) => None,
                 name => Some(interpolate(name)),
             },
-            arguments: encode_arguments(call.get("arguments")),
+            arguments: encode_arguments(BlockRef::new(call).arguments()),
         })
         .collect();
-    let mut text = text(message.get("content"));
-    let made_pictures = content_items(message.get("content"))
+    let mut text = text(message.content());
+    let made_pictures = content_items(message.content())
         .filter_map(Value::as_object)
-        .any(|p| p.get("type").and_then(Value::as_str) == Some("image"));
+        .any(|p| BlockRef::new(p).is("image"));
     if text.is_empty() && made_pictures {
         text = MADE_A_PICTURE.to_owned();
     }
@@ -409,8 +411,8 @@ fn choose_documents(entries: &[&Value], documents: &dyn DocumentSource) -> HashS
         .iter()
         .rev()
         .filter(|e| kind(e) == Some("message"))
-        .filter_map(|e| e.get("message")?.as_object())
-        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"));
+        .filter_map(|e| EntryRef::new(e).message_ref())
+        .filter(|m| m.is_role("user"));
     for message in user_messages {
         for attachment in attachments_of(message).iter().rev() {
             if attachment.get("kind").and_then(Value::as_str) != Some("pdf") {
@@ -435,7 +437,7 @@ fn choose_documents(entries: &[&Value], documents: &dyn DocumentSource) -> HashS
 }
 
 fn kind(entry: &Value) -> Option<&str> {
-    entry.get("type").and_then(Value::as_str)
+    EntryRef::new(entry).kind()
 }
 
 /// rho's `text/1`: a string as is; the `text` of every text part of a list,
@@ -446,7 +448,7 @@ pub fn text(content: Option<&Value>) -> String {
         Some(Value::Array(parts)) => parts
             .iter()
             .filter_map(Value::as_object)
-            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .filter(|p| BlockRef::new(p).is("text"))
             .map(text_of_part)
             .collect(),
         _ => String::new(),
@@ -454,7 +456,7 @@ pub fn text(content: Option<&Value>) -> String {
 }
 
 fn text_of_part(part: &Map<String, Value>) -> String {
-    match part.get("text") {
+    match BlockRef::new(part).text() {
         Some(Value::String(s)) => s.clone(),
         other => interpolate(other),
     }
@@ -469,13 +471,10 @@ fn content_items(content: Option<&Value>) -> Box<dyn Iterator<Item = &Value> + '
     }
 }
 
-/// rho's `attachments/1` on a message value.
-fn attachments(message: &Value) -> Vec<&Map<String, Value>> {
-    message.as_object().map(attachments_of).unwrap_or_default()
-}
-
-fn attachments_of(message: &Map<String, Value>) -> Vec<&Map<String, Value>> {
-    match message.get("attachments") {
+/// rho's `attachments/1` on a message. Its records' own keys (`kind`, `name`, `mimeType`,
+/// `path`, `about`, `pages`) are rho's attachment schema, read only in this file.
+fn attachments_of<'a>(message: MessageRef<'a>) -> Vec<&'a Map<String, Value>> {
+    match message.attachments() {
         Some(Value::Array(items)) => items.iter().filter_map(Value::as_object).collect(),
         _ => Vec::new(),
     }

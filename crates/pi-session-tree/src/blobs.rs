@@ -11,6 +11,7 @@
 //! Reading blobs is I/O, so the resolver asks a [`BlobSource`]; the
 //! [`BlobFolder`] implementation reads a directory.
 
+use pi_session_types::view::BlockRef;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -120,13 +121,13 @@ fn contains_blob_ref(value: &Value) -> bool {
 }
 
 fn is_image_block(value: &Value) -> bool {
-    js::is_str(value.get("type"), "image") && value.get("data").is_some_and(Value::is_string)
+    BlockRef::new(value).is("image") && BlockRef::new(value).data().is_some_and(Value::is_string)
 }
 
 fn is_image_payload(value: &Value) -> bool {
-    value.get("data").is_some_and(Value::is_string)
+    BlockRef::new(value).data().is_some_and(Value::is_string)
         && (is_image_block(value)
-            || js::as_str(value.get("mimeType"))
+            || js::as_str(BlockRef::new(value).mime_type())
                 .is_some_and(|m| m.to_lowercase().starts_with("image/")))
 }
 

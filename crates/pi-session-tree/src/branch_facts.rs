@@ -2,6 +2,7 @@
 //! and thinking level are in effect, what it cost (rho's `compacted/1`,
 //! `model_from/1`, `totals/1`, `add_usage/2`, plus pi's usage breakdown).
 
+use pi_session_types::view::{EntryRef, MessageRef};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -68,7 +69,7 @@ impl Compacted {
 pub fn compacted(branch: &[Value]) -> Compacted {
     let Some(c) = branch
         .iter()
-        .rposition(|e| js::is_str(e.get("type"), "compaction"))
+        .rposition(|e| EntryRef::new(e).is("compaction"))
     else {
         return Compacted {
             compaction: None,
@@ -215,10 +216,10 @@ enum ModelCandidate<'a> {
 /// assistant message naming both provider and model.
 fn model_candidate(branch: &[Value]) -> Option<ModelCandidate<'_>> {
     let explicit = branch.iter().rev().find_map(|e| {
-        if !js::is_str(e.get("type"), "model_change") {
+        if !EntryRef::new(e).is("model_change") {
             return None;
         }
-        if js::as_str(e.get("role")).is_some_and(|role| role != "default") {
+        if js::as_str(EntryRef::new(e).role()).is_some_and(|role| role != "default") {
             return None;
         }
         if let Some(model) = js::as_str(e.get("model")) {
@@ -246,18 +247,20 @@ pub fn thinking_level(branch: &[Value]) -> String {
     branch
         .iter()
         .rev()
-        .filter(|e| js::is_str(e.get("type"), "thinking_level_change"))
+        .filter(|e| EntryRef::new(e).is("thinking_level_change"))
         .find_map(|e| js::as_str(e.get("thinkingLevel")))
         .unwrap_or("off")
         .to_owned()
 }
 
 fn assistant_message(entry: &Value) -> Option<&Value> {
-    if !js::is_str(entry.get("type"), "message") {
+    if !EntryRef::new(entry).is("message") {
         return None;
     }
-    let message = entry.get("message")?;
-    js::is_str(message.get("role"), "assistant").then_some(message)
+    let message = EntryRef::new(entry).message()?;
+    MessageRef::new(message)
+        .is_role("assistant")
+        .then_some(message)
 }
 
 /// rho's running totals: tokens, output tokens and cost.
@@ -482,8 +485,8 @@ pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
     }
     match Some(kind) {
         Some("message") => {
-            let message = entry.get("message");
-            match js::as_str(js::get(message, "role")) {
+            let message = EntryRef::new(entry).message();
+            match MessageRef::new(message).role() {
                 Some("assistant") => {
                     object(js::get(message, "usage")).map(|u| (UsagePart::Assistant, u))
                 }

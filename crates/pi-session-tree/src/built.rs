@@ -7,6 +7,7 @@
 //! builds each turn's context without copying a message (see the facade's
 //! `Session::turn_context`). [`crate::agent_context`] is this with every message copied out.
 
+use pi_session_types::view::EntryRef;
 use serde_json::Value;
 
 use crate::context::{AgentContext, Dialect};
@@ -33,7 +34,7 @@ impl Built {
         match self {
             Self::Entry(at) => path
                 .get(*at)
-                .and_then(|entry| entry.get("message"))
+                .and_then(|entry| EntryRef::new(entry).message())
                 .unwrap_or(&MISSING),
             Self::Made(message) => message,
         }

@@ -1,6 +1,7 @@
 //! `agent_context`: each dialect's `buildSessionContext`, behind one entry
 //! point, plus dialect detection.
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -129,7 +130,7 @@ impl DialectEvidence {
 
     /// Looks at a whole entry (needed for `model_change` shapes).
     pub fn entry(&mut self, entry: &Value) -> &mut Self {
-        let kind = js::as_str(entry.get("type")).unwrap_or_default();
+        let kind = EntryRef::new(entry).kind().unwrap_or_default();
         self.kind(kind);
         if kind == "model_change" {
             if entry.get("model").is_some_and(Value::is_string) {
@@ -145,9 +146,8 @@ impl DialectEvidence {
         }
         // pi 1.6's system messages; `sections` exists in no earlier pi nor in omp.
         if kind == "message" {
-            let message = entry.get("message");
-            if js::is_str(js::get(message, "role"), "system")
-                && js::get(message, "sections").is_some()
+            let message = EntryRef::new(entry).message();
+            if MessageRef::new(message).is_role("system") && js::get(message, "sections").is_some()
             {
                 self.pi16 = true;
             }
@@ -291,27 +291,29 @@ pub fn prepare_omp_entry(entry: &mut Value, blobs: Option<&dyn BlobSource>) -> V
 
 /// omp's `sanitizeRehydratedOpenAIResponsesAssistantMessage`.
 fn sanitize_copilot_replay(entry: &mut Value) {
-    if !js::is_str(entry.get("type"), "message") {
+    if !EntryRef::new(&*entry).is("message") {
         return;
     }
-    let Some(message) = entry.get_mut("message").and_then(Value::as_object_mut) else {
+    let Some(message) = entry.get_mut(key::MESSAGE).and_then(Value::as_object_mut) else {
         return;
     };
-    let is_copilot_history = js::is_str(message.get("role"), "assistant")
+    let view = MessageRef::new(&*message);
+    let is_copilot_history = view.is_role("assistant")
         && js::is_str(
-            js::get(message.get("providerPayload"), "type"),
+            // omp's provider payload kind, not a block type.
+            js::get(view.provider_payload(), key::TYPE),
             "openaiResponsesHistory",
         )
-        && js::is_str(message.get("provider"), "github-copilot");
+        && js::is_str(view.provider(), "github-copilot");
     if !is_copilot_history {
         return;
     }
-    if let Some(Value::Array(blocks)) = message.get_mut("content") {
+    if let Some(Value::Array(blocks)) = message.get_mut(key::CONTENT) {
         for block in blocks.iter_mut() {
-            if js::is_str(block.get("type"), "thinking")
+            if BlockRef::new(&*block).is("thinking")
                 && let Some(map) = block.as_object_mut()
             {
-                map.shift_remove("thinkingSignature");
+                map.shift_remove(key::THINKING_SIGNATURE);
             }
         }
     }

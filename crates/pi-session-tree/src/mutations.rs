@@ -2,6 +2,7 @@
 //! a path into a new session. Nothing here writes; the store appends what is
 //! planned.
 
+use pi_session_types::view::EntryRef;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
@@ -102,7 +103,7 @@ pub fn plan_fork(
     label_entries: &[Value],
     new_id: &mut dyn FnMut(&HashSet<String>) -> String,
 ) -> Vec<Value> {
-    let is_label = |e: &Value| js::is_str(e.get("type"), "label");
+    let is_label = |e: &Value| EntryRef::new(e).is("label");
     let mut next_kept: HashMap<String, Option<String>> = HashMap::new();
     let mut pending_labels: Vec<String> = Vec::new();
     for entry in path {

@@ -9,6 +9,7 @@
 //! context-notes revision prepended; dangling tool calls stripped; errored and
 //! aborted assistant turns removed with their paired results.
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use std::collections::HashSet;
 
 use serde::Serialize;
@@ -80,8 +81,12 @@ impl OmpContext {
     pub fn last_model_change_role(path: &[Value]) -> Option<String> {
         path.iter()
             .rev()
-            .find(|e| js::is_str(e.get("type"), "model_change"))
-            .map(|e| js::as_str(e.get("role")).unwrap_or("default").to_owned())
+            .find(|e| EntryRef::new(e).is("model_change"))
+            .map(|e| {
+                js::as_str(EntryRef::new(e).role())
+                    .unwrap_or("default")
+                    .to_owned()
+            })
     }
 
     /// omp's `getRestorableSessionModels`: the models to try on resume, in
@@ -267,7 +272,7 @@ struct Builder<'p> {
 }
 
 fn kind(entry: &Value) -> Option<&str> {
-    js::as_str(entry.get("type"))
+    EntryRef::new(entry).kind()
 }
 
 impl<'p> Builder<'p> {
@@ -482,10 +487,10 @@ impl<'p> Builder<'p> {
         let entry = &path[at];
         match kind(entry) {
             Some("message") => {
-                let Some(message) = entry.get("message").filter(|m| !m.is_null()) else {
+                let Some(message) = EntryRef::new(entry).message().filter(|m| !m.is_null()) else {
                     return;
                 };
-                if js::is_str(message.get("role"), "assistant")
+                if MessageRef::new(message).is_role("assistant")
                     && (js::truthy(message.get("retryRecovery"))
                         || self.is_empty_error_turn(entry, message))
                 {
@@ -494,7 +499,7 @@ impl<'p> Builder<'p> {
                 self.messages.push(Built::Entry(at));
             }
             Some("custom_message") => {
-                let custom_type = js::as_str(entry.get("customType"));
+                let custom_type = js::as_str(EntryRef::new(entry).custom_type());
                 if custom_type.is_some_and(|t| SKIPPED_CUSTOM_MESSAGE_TYPES.contains(&t)) {
                     return;
                 }
@@ -502,7 +507,7 @@ impl<'p> Builder<'p> {
                     self.messages.push(Built::Made(message));
                 }
             }
-            Some("branch_summary") if js::truthy(entry.get("summary")) => {
+            Some("branch_summary") if js::truthy(EntryRef::new(entry).summary()) => {
                 self.messages
                     .push(Built::Made(branch_summary_message(entry)));
             }
@@ -514,10 +519,10 @@ impl<'p> Builder<'p> {
     /// content. Where JavaScript would throw (malformed blocks), the turn is
     /// kept and reported.
     fn is_empty_error_turn(&mut self, entry: &Value, message: &Value) -> bool {
-        if !js::is_str(message.get("stopReason"), "error") {
+        if MessageRef::new(message).stop_reason() != Some("error") {
             return false;
         }
-        let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+        let Some(blocks) = MessageRef::new(message).content().and_then(Value::as_array) else {
             self.malformed(
                 entry,
                 "error turn whose content is not an array; omp throws here, the turn is kept",
@@ -577,8 +582,8 @@ impl<'p> Builder<'p> {
             .messages
             .iter()
             .map(|m| m.resolve(path))
-            .filter(|m| js::is_str(m.get("role"), "toolResult"))
-            .map(|m| SameValueKey::of(m.get("toolCallId")))
+            .filter(|m| MessageRef::new(m).is_role("toolResult"))
+            .map(|m| SameValueKey::of(MessageRef::new(m).tool_call_id()))
             .collect();
         let dangling = self.strip_dangling_with(&paired);
         (paired, dangling)
@@ -590,17 +595,17 @@ impl<'p> Builder<'p> {
         let path = self.path;
         let mut dangling = HashSet::new();
         let is_dangling = |block: &Value| {
-            js::is_str(block.get("type"), "toolCall")
+            BlockRef::new(block).is("toolCall")
                 && !paired.contains(&SameValueKey::of(block.get("id")))
         };
         let mut i = self.messages.len();
         while i > 0 {
             i -= 1;
             let message = self.messages[i].resolve(path);
-            if !js::is_str(message.get("role"), "assistant") {
+            if !MessageRef::new(message).is_role("assistant") {
                 continue;
             }
-            let Some(blocks) = message.get("content").and_then(Value::as_array) else {
+            let Some(blocks) = MessageRef::new(message).content().and_then(Value::as_array) else {
                 continue;
             };
             if !blocks.iter().any(is_dangling) {
@@ -614,14 +619,14 @@ impl<'p> Builder<'p> {
             );
             let normalized: Vec<Value> = blocks
                 .iter()
-                .filter(|b| !is_dangling(b) && !js::is_str(b.get("type"), "redactedThinking"))
+                .filter(|b| !is_dangling(b) && !BlockRef::new(b).is("redactedThinking"))
                 .map(|b| {
                     let mut block = b.clone();
-                    if js::is_str(b.get("type"), "thinking")
-                        && js::truthy(b.get("thinkingSignature"))
+                    if BlockRef::new(b).is("thinking")
+                        && js::truthy(BlockRef::new(b).thinking_signature())
                         && let Some(map) = block.as_object_mut()
                     {
-                        map.shift_remove("thinkingSignature");
+                        map.shift_remove(key::THINKING_SIGNATURE);
                     }
                     block
                 })
@@ -646,7 +651,7 @@ impl<'p> Builder<'p> {
         while i > 0 {
             i -= 1;
             let message = self.messages[i].resolve(path);
-            if !js::is_str(message.get("role"), "assistant") {
+            if !MessageRef::new(message).is_role("assistant") {
                 continue;
             }
             if !is_failed(message) {
@@ -654,18 +659,18 @@ impl<'p> Builder<'p> {
             }
             failed += 1;
             if let Some(next) = self.messages.get(i + 1).map(|m| m.resolve(path))
-                && js::is_str(next.get("role"), "custom")
-                && js::is_str(next.get("customType"), INTERRUPTED_THINKING_MESSAGE_TYPE)
+                && MessageRef::new(next).is_role("custom")
+                && MessageRef::new(next).custom_type() == Some(INTERRUPTED_THINKING_MESSAGE_TYPE)
             {
                 continue;
             }
-            let dropped: HashSet<SameValueKey> = message
-                .get("content")
+            let dropped: HashSet<SameValueKey> = MessageRef::new(message)
+                .content()
                 .and_then(Value::as_array)
                 .map(|blocks| {
                     blocks
                         .iter()
-                        .filter(|b| js::is_str(b.get("type"), "toolCall"))
+                        .filter(|b| BlockRef::new(b).is("toolCall"))
                         .map(|b| SameValueKey::of(b.get("id")))
                         .collect()
                 })
@@ -678,8 +683,9 @@ impl<'p> Builder<'p> {
             while j > i {
                 j -= 1;
                 let candidate = self.messages[j].resolve(path);
-                if js::is_str(candidate.get("role"), "toolResult")
-                    && dropped.contains(&SameValueKey::of(candidate.get("toolCallId")))
+                if MessageRef::new(candidate).is_role("toolResult")
+                    && dropped
+                        .contains(&SameValueKey::of(MessageRef::new(candidate).tool_call_id()))
                 {
                     self.messages.remove(j);
                 }
@@ -699,13 +705,13 @@ fn block_has_content(block: &Value) -> Result<bool, String> {
     if block.is_null() {
         return Err("a content block is null".into());
     }
-    match js::as_str(block.get("type")) {
+    match BlockRef::new(block).kind() {
         Some("text") => text_of("text"),
         Some("thinking") => {
             if text_of("thinking")? {
                 return Ok(true);
             }
-            match block.get("thinkingSignature") {
+            match BlockRef::new(block).thinking_signature() {
                 None | Some(Value::Null) => Ok(false),
                 Some(Value::String(s)) => Ok(!js::trim(s).is_empty()),
                 Some(_) => Err("a thinking block's \"thinkingSignature\" is not a string".into()),
@@ -721,15 +727,15 @@ fn block_has_content(block: &Value) -> Result<bool, String> {
 /// `customMessageEntryMessage`: the `custom` message a `custom_message` entry
 /// replays as, `None` when its content is neither a string nor an array.
 pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
-    let content = entry
-        .get("content")
+    let content = EntryRef::new(entry)
+        .content()
         .filter(|c| c.is_string() || c.is_array())?;
-    let custom_type = match entry.get("customType") {
+    let custom_type = match EntryRef::new(entry).custom_type() {
         Some(Value::String(t)) if !t.is_empty() => t.clone(),
         _ => DEFAULT_CUSTOM_MESSAGE_TYPE.to_owned(),
     };
-    let display = entry
-        .get("display")
+    let display = EntryRef::new(entry)
+        .display()
         .filter(|d| d.is_boolean())
         .cloned()
         .unwrap_or(Value::Bool(false));
@@ -753,7 +759,7 @@ pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
 
 /// omp's `isUserTurnInitiator` for a custom message.
 fn is_user_turn_initiator(message: &Value) -> bool {
-    let custom_type = js::as_str(message.get("customType"));
+    let custom_type = MessageRef::new(message).custom_type();
     js::is_str(message.get("attribution"), "user")
         && (custom_type == Some("skill-prompt") || custom_type == Some("collab-prompt"))
 }
@@ -763,8 +769,8 @@ fn is_user_turn_initiator(message: &Value) -> bool {
 pub fn is_user_request_entry(entry: &Value) -> bool {
     match kind(entry) {
         Some("message") => {
-            let message = entry.get("message");
-            match js::as_str(js::get(message, "role")) {
+            let message = EntryRef::new(entry).message();
+            match MessageRef::new(message).role() {
                 Some("user") => true,
                 Some("custom") => message.is_some_and(is_user_turn_initiator),
                 _ => false,
@@ -787,13 +793,13 @@ fn compaction_summary(
     let images: Option<Vec<Value>> = blocks.as_ref().map(|blocks| {
         blocks
             .iter()
-            .filter(|b| js::is_str(b.get("type"), "image"))
+            .filter(|b| BlockRef::new(b).is("image"))
             .cloned()
             .collect()
     });
     js::object([
         ("role", Some(Value::from("compactionSummary"))),
-        ("summary", entry.get("summary").cloned()),
+        ("summary", EntryRef::new(entry).summary().cloned()),
         ("shortSummary", entry.get("shortSummary").cloned()),
         ("tokensBefore", entry.get("tokensBefore").cloned()),
         ("tokensAfter", entry.get("tokensAfter").cloned()),
@@ -876,7 +882,7 @@ fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
 fn anthropic_payload(preserve: Option<&Value>) -> Option<Value> {
     let candidate = js::get(preserve, "anthropicCompaction").filter(|c| c.is_object())?;
     let provider = non_empty_str(candidate.get("provider"))?;
-    let content = non_empty_str(candidate.get("content"))?;
+    let content = non_empty_str(MessageRef::new(candidate).content())?;
     let mut payload = Map::new();
     payload.insert("type".into(), Value::from("anthropicCompaction"));
     payload.insert("provider".into(), Value::from(provider));

@@ -2,6 +2,7 @@
 //! path, rendered through omp's prompt template and its post-render formatter
 //! ([`crate::omp_prompt`]).
 
+use pi_session_types::view::EntryRef;
 use serde_json::Value;
 
 use crate::js;
@@ -20,11 +21,12 @@ pub const MAX_CONTEXT_NOTES_BYTES: usize = 16_384;
 /// the first `reset_boundary`): its text and the index of its entry.
 pub fn latest_notes(path: &[Value]) -> Option<(&str, usize)> {
     for (index, entry) in path.iter().enumerate().rev() {
-        let kind = js::as_str(entry.get("type"));
+        let kind = EntryRef::new(entry).kind();
         if kind == Some("reset_boundary") {
             return None;
         }
-        if kind != Some("custom") || !js::is_str(entry.get("customType"), CONTEXT_NOTES_ENTRY_TYPE)
+        if kind != Some("custom")
+            || !js::is_str(EntryRef::new(entry).custom_type(), CONTEXT_NOTES_ENTRY_TYPE)
         {
             continue;
         }

@@ -24,6 +24,7 @@
 //!   becoming one text block for `assistant` and `toolResult`;
 //! - everything else (settings, compaction choice) is unchanged.
 
+use pi_session_types::view::{EntryRef, MessageRef, key};
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -136,7 +137,7 @@ pub(crate) fn build_extendable(
     for (index, &(at, entry)) in entries.iter().enumerate() {
         // Only the latest compaction (always first) speaks; older ones kept in the range
         // contribute nothing.
-        if index > 0 && js::is_str(entry.get("type"), "compaction") {
+        if index > 0 && EntryRef::new(entry).is("compaction") {
             continue;
         }
         let mut messages = entry_messages(at, entry, release);
@@ -243,11 +244,11 @@ fn context_entries(path: &[Value], release: PiRelease) -> Vec<(usize, &Value)> {
 fn latest_compaction(path: &[Value]) -> Option<(usize, usize)> {
     let latest = path
         .iter()
-        .rposition(|e| js::is_str(e.get("type"), "compaction"))?;
+        .rposition(|e| EntryRef::new(e).is("compaction"))?;
     let id = path[latest].get("id");
     let looked_up = path
         .iter()
-        .position(|e| js::is_str(e.get("type"), "compaction") && js::strict_eq(e.get("id"), id))
+        .position(|e| EntryRef::new(e).is("compaction") && js::strict_eq(e.get("id"), id))
         .unwrap_or(latest);
     Some((latest, looked_up))
 }
@@ -271,8 +272,10 @@ pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
 }
 
 fn is_system_message(entry: &Value) -> bool {
-    js::is_str(entry.get("type"), "message")
-        && js::is_str(js::get(entry.get("message"), "role"), "system")
+    EntryRef::new(entry).is("message")
+        && EntryRef::new(entry)
+            .message_ref()
+            .is_some_and(|m| m.is_role("system"))
 }
 
 /// The latest `context_edit` per `targetId` (a JavaScript `Map`: keys compare
@@ -286,7 +289,7 @@ impl<'a> Edits<'a> {
     fn latest_among(entries: &[(usize, &'a Value)]) -> Self {
         let mut by_target = HashMap::new();
         for (_, entry) in entries {
-            if js::is_str(entry.get("type"), "context_edit")
+            if EntryRef::new(entry).is("context_edit")
                 && let Some(key) = map_key(entry.get("targetId"))
             {
                 by_target.insert(key, *entry);
@@ -336,7 +339,7 @@ fn apply_edit(
             return messages;
         }
     };
-    let content = replacement.get("content");
+    let content = MessageRef::new(replacement).content();
     messages
         .into_iter()
         .map(|message| {
@@ -345,7 +348,7 @@ fn apply_edit(
             }
             let message = message.into_value(path);
             let takes_blocks = matches!(
-                js::as_str(message.get("role")),
+                MessageRef::new(&message).role(),
                 Some("assistant" | "toolResult")
             );
             let new_content = match content {
@@ -361,7 +364,7 @@ fn apply_edit(
 
 fn is_editable(message: &Value) -> bool {
     matches!(
-        js::as_str(message.get("role")),
+        MessageRef::new(message).role(),
         Some("user" | "assistant" | "toolResult" | "custom")
     )
 }
@@ -372,10 +375,10 @@ fn with_content(mut message: Value, content: Option<Value>) -> Value {
     if let Some(map) = message.as_object_mut() {
         match content {
             Some(content) => {
-                map.insert("content".into(), content);
+                map.insert(key::CONTENT.into(), content);
             }
             None => {
-                map.shift_remove("content");
+                map.shift_remove(key::CONTENT);
             }
         }
     }
@@ -405,7 +408,7 @@ fn model_object(provider: Option<&Value>, model_id: Option<&Value>) -> Map<Strin
 fn compaction_summary(entry: &Value) -> Value {
     js::object([
         ("role", Some(Value::from("compactionSummary"))),
-        ("summary", entry.get("summary").cloned()),
+        ("summary", EntryRef::new(entry).summary().cloned()),
         ("tokensBefore", entry.get("tokensBefore").cloned()),
         ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
     ])
@@ -414,29 +417,29 @@ fn compaction_summary(entry: &Value) -> Value {
 /// `sessionEntryToContextMessages`: the messages one context entry stands for.
 fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
     let pi16 = release == PiRelease::V1_6;
-    match js::as_str(entry.get("type")) {
-        Some("message") => match entry.get("message").filter(|m| !m.is_null()) {
-            Some(message) if pi16 && js::is_nullish(message.get("content")) => {
+    match EntryRef::new(entry).kind() {
+        Some("message") => match EntryRef::new(entry).message().filter(|m| !m.is_null()) {
+            Some(message) if pi16 && js::is_nullish(MessageRef::new(message).content()) => {
                 vec![Built::Made(normalise_content(message.clone()))]
             }
             Some(_) => vec![Built::Entry(at)],
             None => Vec::new(),
         },
         Some("custom_message") => {
-            let content = match entry.get("content") {
+            let content = match EntryRef::new(entry).content() {
                 Some(Value::Null) | None if pi16 => Some(Value::Array(Vec::new())),
                 other => other.cloned(),
             };
             vec![Built::Made(js::object([
                 ("role", Some(Value::from("custom"))),
-                ("customType", entry.get("customType").cloned()),
+                ("customType", EntryRef::new(entry).custom_type().cloned()),
                 ("content", content),
-                ("display", entry.get("display").cloned()),
+                ("display", EntryRef::new(entry).display().cloned()),
                 ("details", entry.get("details").cloned()),
                 ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
             ]))]
         }
-        Some("branch_summary") if js::truthy(entry.get("summary")) => {
+        Some("branch_summary") if js::truthy(EntryRef::new(entry).summary()) => {
             vec![Built::Made(branch_summary_message(entry))]
         }
         Some("compaction") => {
@@ -454,10 +457,10 @@ fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
 /// pi 1.6: `null`/missing content becomes `""` (system) or `[]`
 /// (user/assistant/toolResult); other roles stay as stored.
 fn normalise_content(message: Value) -> Value {
-    if !js::is_nullish(message.get("content")) {
+    if !js::is_nullish(MessageRef::new(&message).content()) {
         return message;
     }
-    let empty = match js::as_str(message.get("role")) {
+    let empty = match MessageRef::new(&message).role() {
         Some("system") => Value::from(""),
         Some("user" | "assistant" | "toolResult") => Value::Array(Vec::new()),
         _ => return message,
@@ -469,7 +472,7 @@ fn normalise_content(message: Value) -> Value {
 pub(crate) fn branch_summary_message(entry: &Value) -> Value {
     js::object([
         ("role", Some(Value::from("branchSummary"))),
-        ("summary", entry.get("summary").cloned()),
+        ("summary", EntryRef::new(entry).summary().cloned()),
         ("fromId", entry.get("fromId").cloned()),
         ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
     ])

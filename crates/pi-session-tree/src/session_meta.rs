@@ -6,6 +6,7 @@
 //! the relevant type (see [`crate::TreeIndex::positions_of_kind`]) to avoid
 //! loading message bodies.
 
+use pi_session_types::view::EntryRef;
 use serde_json::{Map, Value};
 
 use crate::js;
@@ -18,7 +19,7 @@ use crate::js;
 pub fn labels<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String, Value> {
     let mut labels = Map::new();
     for entry in entries {
-        if !js::is_str(entry.get("type"), "label") {
+        if !EntryRef::new(entry).is("label") {
             continue;
         }
         let target = js::string_of(entry.get("targetId"));
@@ -38,7 +39,7 @@ pub fn labels<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String, V
 pub fn pi_session_name<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Option<String> {
     let mut name = None;
     for entry in entries {
-        if js::is_str(entry.get("type"), "session_info") {
+        if EntryRef::new(entry).is("session_info") {
             name = js::as_str(entry.get("name"))
                 .map(js::trim)
                 .filter(|n| !n.is_empty())
@@ -64,7 +65,7 @@ pub fn omp_session_title(slot_title: Option<&str>, header: Option<&Value>) -> Op
 pub fn archived<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String, Value> {
     let mut archived = Map::new();
     for entry in entries {
-        if !js::is_str(entry.get("type"), "archive") {
+        if !EntryRef::new(entry).is("archive") {
             continue;
         }
         let Some(target) = js::as_str(entry.get("targetId")) else {
@@ -87,7 +88,7 @@ pub fn archived<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String,
 pub fn latest_reset_boundary(branch: &[Value]) -> Option<usize> {
     branch
         .iter()
-        .rposition(|e| js::is_str(e.get("type"), "reset_boundary"))
+        .rposition(|e| EntryRef::new(e).is("reset_boundary"))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! inline base64 data URL, Markdown image wrapper included, becomes
 //! `[data URL omitted: <mime>, <n> base64 chars]`).
 
+use pi_session_types::view::{BlockRef, EntryRef};
 use serde_json::{Map, Value};
 
 use crate::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
@@ -57,8 +58,8 @@ pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
                 .iter()
                 .filter_map(Value::as_object)
                 .filter(|f| {
-                    js::as_str(f.get("data")).is_some_and(|d| !d.is_empty())
-                        && f.get("mimeType").is_some_and(Value::is_string)
+                    js::as_str(BlockRef::new(f).data()).is_some_and(|d| !d.is_empty())
+                        && BlockRef::new(f).mime_type().is_some_and(Value::is_string)
                         && ["cols", "rows", "chars"]
                             .iter()
                             .all(|k| f.get(*k).is_some_and(Value::is_number))
@@ -87,14 +88,14 @@ pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
 /// omp's loader repair for archives whose frame data an older omp cut when
 /// persisting: the frames are replaced by the archive text, or dropped.
 pub fn repair_truncated_frames(entry: &mut Value) {
-    if !js::is_str(entry.get("type"), "compaction") {
+    if !EntryRef::new(&*entry).is("compaction") {
         return;
     }
     let Some(archive) = preserved_archive(entry.get("preserveData")) else {
         return;
     };
     let truncated = |frame: &Map<String, Value>| {
-        js::as_str(frame.get("data")).is_some_and(|d| d.ends_with(TRUNCATION_NOTICE))
+        js::as_str(BlockRef::new(frame).data()).is_some_and(|d| d.ends_with(TRUNCATION_NOTICE))
     };
     if !archive.frames.iter().any(truncated) {
         return;
@@ -180,7 +181,7 @@ pub fn history_blocks_for(
     let mut used = 0u64;
     let mut slots = Vec::with_capacity(archive.frames.len());
     for frame in archive.frames.iter().rev() {
-        let data = js::as_str(frame.get("data")).unwrap_or_default();
+        let data = js::as_str(BlockRef::new(frame).data()).unwrap_or_default();
         let Some(lazy) = lazy_frame(data, blobs) else {
             if is_blob_ref(data) {
                 diagnostics.push(Diagnostic::at(
@@ -204,8 +205,8 @@ pub fn history_blocks_for(
     }
     slots.reverse();
     let middle = frame_blocks(slots);
-    let has_images = middle.iter().any(|b| js::is_str(b.get("type"), "image"));
-    let has_omitted = middle.iter().any(|b| js::is_str(b.get("type"), "text"));
+    let has_images = middle.iter().any(|b| BlockRef::new(b).is("image"));
+    let has_omitted = middle.iter().any(|b| BlockRef::new(b).is("text"));
     let mut blocks: Vec<Value> = Vec::new();
     if let Some(head) = &archive.text_head {
         let suffix = if has_images {
@@ -226,8 +227,11 @@ pub fn history_blocks_for(
         };
         let tail = format!("{prefix}{}", plain_text(tail));
         match blocks.last_mut() {
-            Some(Value::Object(last)) if js::is_str(last.get("type"), "text") => {
-                let joined = format!("{}{tail}", js::as_str(last.get("text")).unwrap_or_default());
+            Some(Value::Object(last)) if BlockRef::new(&*last).is("text") => {
+                let joined = format!(
+                    "{}{tail}",
+                    js::as_str(BlockRef::new(&*last).text()).unwrap_or_default()
+                );
                 last.insert("text".into(), Value::from(joined));
             }
             _ => blocks.push(js::text_block(tail)),
@@ -249,7 +253,7 @@ fn is_crash_risk_legacy(archive: &Archive, blobs: Option<&dyn BlobSource>) -> bo
         .frames
         .iter()
         .map(|f| {
-            let data = js::as_str(f.get("data")).unwrap_or_default();
+            let data = js::as_str(BlockRef::new(f).data()).unwrap_or_default();
             lazy_frame(data, blobs).map_or(js::utf16_len(data) as u64, |lazy| lazy.bytes)
         })
         .sum();
@@ -509,11 +513,14 @@ fn image_block(frame: &Map<String, Value>) -> Value {
     block.insert("type".into(), Value::from("image"));
     block.insert(
         "data".into(),
-        frame.get("data").cloned().unwrap_or_default(),
+        BlockRef::new(frame).data().cloned().unwrap_or_default(),
     );
     block.insert(
         "mimeType".into(),
-        frame.get("mimeType").cloned().unwrap_or_default(),
+        BlockRef::new(frame)
+            .mime_type()
+            .cloned()
+            .unwrap_or_default(),
     );
     if js::truthy(frame.get("detail")) {
         block.insert(

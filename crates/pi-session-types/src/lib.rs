@@ -40,6 +40,7 @@ pub mod schema;
 pub mod tags;
 pub mod timestamp;
 pub mod usage;
+pub mod view;
 
 pub use entry::*;
 pub use field::{Field, MaybeTyped};

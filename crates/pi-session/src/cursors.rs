@@ -9,6 +9,7 @@
 //! ancestor record; a name's tip is the last entry in file order that belongs to it (the
 //! record itself when nothing was appended below it).
 
+use pi_session_types::view::EntryRef;
 use std::collections::HashMap;
 
 use pi_session_types::{Entry, JsonMap, JsonValue};
@@ -32,7 +33,11 @@ pub(crate) fn record(name: &str) -> Entry {
 
 /// The cursor name a record entry saves, if `value` is one.
 fn name_of(value: &JsonValue) -> Option<&str> {
-    if value.get("customType").and_then(JsonValue::as_str) != Some(CURSOR_CUSTOM_TYPE) {
+    if EntryRef::new(value)
+        .custom_type()
+        .and_then(JsonValue::as_str)
+        != Some(CURSOR_CUSTOM_TYPE)
+    {
         return None;
     }
     value.get("data")?.get("name")?.as_str()

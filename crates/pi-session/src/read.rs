@@ -7,6 +7,7 @@
 
 use pi_session_context::rho;
 use pi_session_tree as tree;
+use pi_session_types::view::{BlockRef, MessageRef};
 use pi_session_types::{
     AgentMessage, Attachment, Content, ContentBlock, Cost, Entry, JsonMap, JsonNumber, JsonValue,
     ToolCallBlock, Usage,
@@ -55,14 +56,14 @@ pub(crate) fn typed_value(message: &JsonValue) -> String {
         _ => 0,
     };
     if attached == 0 {
-        return rho::text(message.get("content"));
+        return rho::text(MessageRef::new(message).content());
     }
-    let Some(JsonValue::Array(parts)) = message.get("content") else {
+    let Some(JsonValue::Array(parts)) = MessageRef::new(message).content() else {
         return String::new();
     };
     let text_parts: Vec<JsonValue> = parts
         .iter()
-        .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("text"))
+        .filter(|p| BlockRef::new(p).is("text"))
         .cloned()
         .collect();
     let keep = text_parts.len().saturating_sub(attached);

@@ -11,6 +11,7 @@
 //! assistant thinking with [`SearchOptions::thinking`]; tool results (`toolResult`, and the
 //! command and output of `bashExecution`) with [`SearchOptions::tool_results`].
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -211,10 +212,10 @@ pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> R
         let Some(entry) = file.values_for(&[position])?.pop() else {
             continue;
         };
-        let Some(message) = entry.get("message") else {
+        let Some(message) = EntryRef::new(&entry).message() else {
             continue;
         };
-        let role = js::as_str(message.get("role")).unwrap_or_default();
+        let role = MessageRef::new(message).role().unwrap_or_default();
         for (field, text) in searched_texts(message, role, options) {
             for line in text.lines().filter(|l| pattern.is_match(l)) {
                 hits.push(hit(
@@ -243,11 +244,11 @@ fn searched_texts(
     let wanted = |r: SearchRole| options.role.is_none_or(|only| only == r);
     let tools = options.tool_results || options.role == Some(SearchRole::Tool);
     let blocks = |kind: &str, key: &str| -> Vec<String> {
-        match message.get("content") {
+        match MessageRef::new(message).content() {
             Some(Value::String(text)) if kind == "text" => vec![text.clone()],
             Some(Value::Array(items)) => items
                 .iter()
-                .filter(|b| js::is_str(b.get("type"), kind))
+                .filter(|b| BlockRef::new(b).is(kind))
                 .filter_map(|b| js::as_str(b.get(key)).map(str::to_owned))
                 .collect(),
             _ => Vec::new(),

@@ -21,6 +21,7 @@
 //! - model: rho's rule ([`pi_session_tree::pi_model_from`]) over the lines read;
 //! - status: omp's `deriveSessionStatus` over the tail ([`SessionStatus`]).
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -76,17 +77,17 @@ impl SessionStatus {
 
     /// omp's `statusFromTailMessage`: the status a last `message` entry's message gives.
     pub fn of_message(message: &Value) -> Self {
-        match js::as_str(message.get("role")) {
-            Some("assistant") => match js::as_str(message.get("stopReason")) {
+        match MessageRef::new(message).role() {
+            Some("assistant") => match MessageRef::new(message).stop_reason() {
                 Some("error") => Self::Error,
                 Some("aborted") => Self::Aborted,
                 Some("length") => Self::Interrupted,
                 _ => {
-                    let calls = message
-                        .get("content")
+                    let calls = MessageRef::new(message)
+                        .content()
                         .and_then(Value::as_array)
                         .is_some_and(|blocks| {
-                            blocks.iter().any(|b| js::is_str(b.get("type"), "toolCall"))
+                            blocks.iter().any(|b| BlockRef::new(b).is("toolCall"))
                         });
                     if calls {
                         Self::Interrupted
@@ -265,10 +266,10 @@ fn summarize_windows(
     let mut first_message = None;
     for line in lines.iter().filter(|l| kind_is(l, "message")) {
         let Some(entry) = line.value() else { continue };
-        let Some(message) = entry.get("message").filter(|m| has_content(m)) else {
+        let Some(message) = EntryRef::new(&entry).message().filter(|m| has_content(m)) else {
             continue;
         };
-        if js::is_str(message.get("role"), "user") {
+        if MessageRef::new(message).is_role("user") {
             let text = message_text(message);
             if !text.is_empty() {
                 first_message = Some(text);
@@ -290,13 +291,13 @@ fn summarize_windows(
             continue;
         }
         let Some(entry) = line.value() else { continue };
-        let Some(message) = entry.get("message") else {
+        let Some(message) = EntryRef::new(&entry).message() else {
             continue;
         };
         if status.is_none() && (exact || at >= tail_start) {
             status = Some(SessionStatus::of_message(message));
         }
-        let role = js::as_str(message.get("role"));
+        let role = MessageRef::new(message).role();
         if last_activity.is_none()
             && has_content(message)
             && matches!(role, Some("user" | "assistant"))
@@ -359,17 +360,17 @@ impl TypedLine<'_> {
 
 /// pi's `isMessageWithContent`: a string role and a `content` key.
 fn has_content(message: &Value) -> bool {
-    message.get("role").is_some_and(Value::is_string) && message.get("content").is_some()
+    MessageRef::new(message).role().is_some() && MessageRef::new(message).content().is_some()
 }
 
 /// pi's `extractTextContent`: a string content, or the text blocks joined with a space.
 pub fn message_text(message: &Value) -> String {
-    match message.get("content") {
+    match MessageRef::new(message).content() {
         Some(Value::String(text)) => text.clone(),
         Some(Value::Array(blocks)) => blocks
             .iter()
-            .filter(|b| js::is_str(b.get("type"), "text"))
-            .map(|b| js::string_of(b.get("text")))
+            .filter(|b| BlockRef::new(b).is("text"))
+            .map(|b| js::string_of(BlockRef::new(b).text()))
             .collect::<Vec<_>>()
             .join(" "),
         _ => String::new(),
@@ -433,7 +434,7 @@ fn typed_lines(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<TypedLine
         for value in serde_json::Deserializer::from_slice(line).into_iter::<Value>() {
             match value {
                 Ok(value @ Value::Object(_)) => out.push(TypedLine {
-                    kind: js::as_str(value.get("type")).map(str::to_owned),
+                    kind: EntryRef::new(&value).kind().map(str::to_owned),
                     bytes: &[],
                     parsed: Some(value),
                 }),

@@ -1,6 +1,7 @@
 //! The title rho gives a new session (rho-reqllm.md §A.2).
 
 use pi_session_types::Entry;
+use pi_session_types::view::MessageRef;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::read::{to_json, typed_value};
@@ -22,7 +23,7 @@ pub fn title_for(entry: &Entry) -> String {
         return String::new();
     };
     let message = to_json(message);
-    if message.get("role").and_then(|r| r.as_str()) != Some("user") {
+    if MessageRef::new(&message).role() != Some("user") {
         return String::new();
     }
     let mut text = typed_value(&message);

@@ -11,6 +11,7 @@
 //! weeks (starting Monday) and months are UTC. `--since`/`--until` keep the records whose time
 //! is inside the range; a record without a time is kept only when no range is given.
 
+use pi_session_types::view::EntryRef;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -232,10 +233,12 @@ fn session_key(file: &SessionFile, path: &Path) -> String {
 pub fn record_time(entry: &Value) -> Option<i64> {
     js::as_str(entry.get("timestamp"))
         .and_then(js::parse_date_string)
-        .or_else(|| match js::get(entry.get("message"), "timestamp") {
-            Some(Value::Number(n)) => js::date_ms(Some(&Value::Number(n.clone()))),
-            _ => None,
-        })
+        .or_else(
+            || match js::get(EntryRef::new(entry).message(), "timestamp") {
+                Some(Value::Number(n)) => js::date_ms(Some(&Value::Number(n.clone()))),
+                _ => None,
+            },
+        )
 }
 
 /// The model a record's call went to: the message's (assistant turns) or the entry's
@@ -248,7 +251,7 @@ pub fn record_model(entry: &Value) -> Option<String> {
             None => model.to_owned(),
         })
     };
-    named(entry.get("message")).or_else(|| named(Some(entry)))
+    named(EntryRef::new(entry).message()).or_else(|| named(Some(entry)))
 }
 
 fn in_range(at: Option<i64>, options: &UsageOptions) -> bool {

@@ -15,6 +15,7 @@
 //! (older models) or `adaptive` with `output_config.effort` (Opus/Sonnet 4.6+).
 
 use pi_session_types::js::object;
+use pi_session_types::view::{BlockRef, MessageRef};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -133,8 +134,8 @@ fn normalize_id(id: &str) -> String {
 fn image_block(item: &Value) -> Value {
     let source = object([
         ("type", Some(json!("base64"))),
-        ("media_type", item.get("mimeType").cloned()),
-        ("data", item.get("data").cloned()),
+        ("media_type", BlockRef::new(item).mime_type().cloned()),
+        ("data", BlockRef::new(item).data().cloned()),
     ]);
     json!({"type": "image", "source": source})
 }
@@ -149,7 +150,7 @@ fn tool_result_content(content: &[Value]) -> Value {
     if !content.iter().any(|c| block_type(c) == Some("image")) {
         let text: Vec<String> = content
             .iter()
-            .map(|c| pi_session_types::js::string_of(c.get("text")))
+            .map(|c| pi_session_types::js::string_of(BlockRef::new(c).text()))
             .collect();
         return json!(text.join("\n"));
     }
@@ -174,7 +175,7 @@ fn tool_result(message: &Value) -> Value {
         ("type", Some(json!("tool_result"))),
         ("tool_use_id", Some(text_value(message, "toolCallId"))),
         ("content", Some(tool_result_content(blocks(message)))),
-        ("is_error", message.get("isError").cloned()),
+        ("is_error", MessageRef::new(message).is_error().cloned()),
     ])
 }
 
@@ -185,8 +186,8 @@ fn convert_messages(messages: &[Value], model: &Model, marker: &Value) -> Vec<Va
     let mut i = 0;
     while i < transformed.len() {
         let message = &transformed[i];
-        match str_field(message, "role") {
-            Some("user") => match message.get("content") {
+        match MessageRef::new(message).role() {
+            Some("user") => match MessageRef::new(message).content() {
                 Some(Value::String(text)) => {
                     if !is_blank(text) {
                         params.push(json!({"role": "user", "content": text}));
@@ -197,7 +198,7 @@ fn convert_messages(messages: &[Value], model: &Model, marker: &Value) -> Vec<Va
                         .iter()
                         .filter_map(|item| {
                             if block_type(item) == Some("text") {
-                                let text = str_field(item, "text").unwrap_or("");
+                                let text = BlockRef::new(item).text_str().unwrap_or("");
                                 (!is_blank(text)).then(|| json!({"type": "text", "text": text}))
                             } else {
                                 Some(image_block(item))
@@ -218,7 +219,7 @@ fn convert_messages(messages: &[Value], model: &Model, marker: &Value) -> Vec<Va
             Some("toolResult") => {
                 let mut results = Vec::new();
                 while i < transformed.len()
-                    && str_field(&transformed[i], "role") == Some("toolResult")
+                    && MessageRef::new(&transformed[i]).role() == Some("toolResult")
                 {
                     results.push(tool_result(&transformed[i]));
                     i += 1;
@@ -243,24 +244,27 @@ fn assistant_blocks(message: &Value) -> Vec<Value> {
     for block in blocks(message) {
         match block_type(block) {
             Some("text") => {
-                let text = str_field(block, "text").unwrap_or("");
+                let text = BlockRef::new(block).text_str().unwrap_or("");
                 if !is_blank(text) {
                     out.push(json!({"type": "text", "text": text}));
                 }
             }
             Some("thinking") => {
-                if truthy(block.get("redacted")) {
+                if truthy(BlockRef::new(block).redacted()) {
                     out.push(object([
                         ("type", Some(json!("redacted_thinking"))),
-                        ("data", block.get("thinkingSignature").cloned()),
+                        ("data", BlockRef::new(block).thinking_signature().cloned()),
                     ]));
                     continue;
                 }
-                let thinking = str_field(block, "thinking").unwrap_or("");
+                let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
                 if is_blank(thinking) {
                     continue;
                 }
-                match str_field(block, "thinkingSignature").filter(|s| !is_blank(s)) {
+                match BlockRef::new(block)
+                    .thinking_signature_str()
+                    .filter(|s| !is_blank(s))
+                {
                     Some(signature) => out.push(
                         json!({"type": "thinking", "thinking": thinking, "signature": signature}),
                     ),
@@ -276,14 +280,14 @@ fn assistant_blocks(message: &Value) -> Vec<Value> {
 
 /// A tool call as a `tool_use` block (missing arguments: `{}`); both pi-ai versions.
 pub(super) fn tool_use_block(block: &Value) -> Value {
-    let input = match block.get("arguments") {
+    let input = match BlockRef::new(block).arguments() {
         None | Some(Value::Null) => json!({}),
         Some(a) => a.clone(),
     };
     object([
         ("type", Some(json!("tool_use"))),
-        ("id", block.get("id").cloned()),
-        ("name", block.get("name").cloned()),
+        ("id", BlockRef::new(block).id().cloned()),
+        ("name", BlockRef::new(block).name().cloned()),
         ("input", Some(input)),
     ])
 }
@@ -292,6 +296,7 @@ fn mark_last_user(message: &mut Value, marker: &Value) {
     let Some(map) = message.as_object_mut() else {
         return;
     };
+    // Wire keys: an Anthropic request param, not a session message.
     match map.get_mut("content") {
         Some(Value::Array(content)) => {
             if let Some(last) = content.last_mut()

@@ -34,6 +34,7 @@
 //!   `output_config.effort`.
 
 use pi_session_types::js::{object, string_of};
+use pi_session_types::view::{BlockRef, MessageRef, key};
 use serde_json::{Map, Value, json};
 
 use super::anthropic::{AnthropicRequest, tool_use_block};
@@ -219,7 +220,7 @@ pub fn normalize_tool_call_id(id: &str) -> String {
 
 fn truncated_thinking_only(message: &Value) -> bool {
     matches!(
-        str_field(message, "stopReason"),
+        MessageRef::new(message).stop_reason(),
         Some("length" | "error" | "aborted")
     ) && !blocks(message)
         .iter()
@@ -227,19 +228,24 @@ fn truncated_thinking_only(message: &Value) -> bool {
 }
 
 fn signature(block: &Value) -> Option<&str> {
-    str_field(block, "thinkingSignature").filter(|s| !s.is_empty())
+    BlockRef::new(block)
+        .thinking_signature()
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 fn without_signature(block: &Value) -> Value {
     let mut out = block.clone();
     if let Some(map) = out.as_object_mut() {
-        map.remove("thinkingSignature");
+        map.remove(key::THINKING_SIGNATURE);
     }
     out
 }
 
 fn thinking_blank(block: &Value) -> bool {
-    str_field(block, "thinking").is_none_or(|t| t.trim().is_empty() || is_blank(t))
+    BlockRef::new(block)
+        .thinking_str()
+        .is_none_or(|t| t.trim().is_empty() || is_blank(t))
 }
 
 /// omp's `transformMessages` for an Anthropic target, then its pairing.
@@ -249,16 +255,16 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
     let replays_unsigned = model.compat_bool("replayUnsignedThinking") == Some(true);
     let prefix_binding =
         model.thinking.as_ref().and_then(|t| t.get("prefixBinding")) == Some(&Value::Bool(true));
-    let latest = messages
-        .iter()
-        .rposition(|m| str_field(m, "role") == Some("assistant") && !truncated_thinking_only(m));
+    let latest = messages.iter().rposition(|m| {
+        MessageRef::new(m).role() == Some("assistant") && !truncated_thinking_only(m)
+    });
     let mut id_map: Map<String, Value> = Map::new();
     let mut composite: Map<String, Value> = Map::new();
     let mut out = Vec::with_capacity(messages.len());
     for (index, message) in messages.iter().enumerate() {
-        match str_field(message, "role") {
+        match MessageRef::new(message).role() {
             Some("toolResult") => {
-                let id = str_field(message, "toolCallId").unwrap_or("");
+                let id = MessageRef::new(message).tool_call_id_str().unwrap_or("");
                 let mapped = id_map.get(id).cloned().or_else(|| {
                     id.contains('|')
                         .then(|| composite.get(responses_call_component(id)).cloned())
@@ -282,7 +288,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
                 let is_latest = latest == Some(index);
                 let signing_involved =
                     (anthropic_replay && source_provider == Some("anthropic")) || signing;
-                let stop = str_field(message, "stopReason");
+                let stop = MessageRef::new(message).stop_reason();
                 let invalid_stop = matches!(stop, Some("aborted" | "error"));
                 let content = blocks(message);
                 let abandoned = !invalid_stop
@@ -357,7 +363,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
                             } else {
                                 let text = omp_demoted_thinking(
                                     &model.id,
-                                    str_field(&sanitized, "thinking").unwrap_or(""),
+                                    BlockRef::new(&sanitized).thinking_str().unwrap_or(""),
                                 );
                                 let mut demoted = json!({"type": "text", "text": text});
                                 if let Some(map) = demoted.as_object_mut() {
@@ -397,7 +403,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
                             } else {
                                 kept.push(object([
                                     ("type", Some(json!("text"))),
-                                    ("text", block.get("text").cloned()),
+                                    ("text", BlockRef::new(block).text().cloned()),
                                 ]));
                             }
                         }
@@ -410,7 +416,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
                                 map.remove("thoughtSignature");
                             }
                             if !same || official {
-                                let id = str_field(block, "id").unwrap_or("");
+                                let id = BlockRef::new(block).id_str().unwrap_or("");
                                 let new_id = normalize_tool_call_id(id);
                                 if new_id != id {
                                     id_map.insert(id.to_owned(), json!(new_id));
@@ -460,7 +466,7 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
     let (mut saw_text, mut saw_image) = (false, false);
     for block in content {
         if block_type(block) == Some("text") {
-            let text = string_of(block.get("text"));
+            let text = string_of(BlockRef::new(block).text());
             if is_blank(&text) {
                 continue;
             }
@@ -475,7 +481,7 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
         let source = if let Some(url) = str_field(block, "url").filter(|u| !u.is_empty()) {
             json!({"type": "url", "url": url})
         } else {
-            let mime = string_of(block.get("mimeType"));
+            let mime = string_of(BlockRef::new(block).mime_type());
             let Some(media) = media_type(&mime) else {
                 out.push(json!({"type": "text", "text": format!("[unsupported image: {mime}]")}));
                 continue;
@@ -483,14 +489,17 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
             object([
                 ("type", Some(json!("base64"))),
                 ("media_type", Some(json!(media))),
-                ("data", block.get("data").cloned()),
+                ("data", BlockRef::new(block).data().cloned()),
             ])
         };
         saw_image = true;
         out.push(json!({"type": "image", "source": source}));
     }
     if !images_ok {
-        let texts: Vec<&str> = out.iter().filter_map(|b| str_field(b, "text")).collect();
+        let texts: Vec<&str> = out
+            .iter()
+            .filter_map(|b| BlockRef::new(b).text_str())
+            .collect();
         return json!(texts.join("\n"));
     }
     if saw_image && !saw_text {
@@ -500,7 +509,7 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
 }
 
 fn tool_result_block(message: &Value, images_ok: bool, hoisted: &mut Vec<Value>) -> Value {
-    let is_error = truthy(message.get("isError"));
+    let is_error = truthy(MessageRef::new(message).is_error());
     let mut content = content_blocks(blocks(message), images_ok);
     if is_error && let Value::Array(parts) = &mut content {
         hoisted.extend(
@@ -532,10 +541,15 @@ fn tool_result_block(message: &Value, images_ok: bool, hoisted: &mut Vec<Value>)
         ("type", Some(json!("tool_result"))),
         (
             "tool_use_id",
-            Some(message.get("toolCallId").cloned().unwrap_or(Value::Null)),
+            Some(
+                MessageRef::new(message)
+                    .tool_call_id()
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            ),
         ),
         ("content", Some(content)),
-        ("is_error", message.get("isError").cloned()),
+        ("is_error", MessageRef::new(message).is_error().cloned()),
     ])
 }
 
@@ -549,13 +563,13 @@ fn assistant_blocks(message: &Value, model: &Model) -> Vec<Value> {
     for block in content {
         match block_type(block) {
             Some("text") => {
-                let text = str_field(block, "text").unwrap_or("");
+                let text = BlockRef::new(block).text_str().unwrap_or("");
                 if !is_blank(text) {
                     out.push(json!({"type": "text", "text": text}));
                 }
             }
             Some("thinking") => {
-                let thinking = str_field(block, "thinking").unwrap_or("");
+                let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
                 let sig = signature(block).filter(|s| !is_blank(s));
                 match sig {
                     Some(sig) => {
@@ -613,9 +627,9 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     let mut i = 0;
     while i < transformed.len() {
         let message = &transformed[i];
-        match str_field(message, "role") {
+        match MessageRef::new(message).role() {
             Some(role @ ("user" | "developer")) => {
-                let content = match message.get("content") {
+                let content = match MessageRef::new(message).content() {
                     Some(Value::String(text)) => {
                         if is_blank(text) {
                             i += 1;
@@ -662,7 +676,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 let mut results = Vec::new();
                 let mut hoisted = Vec::new();
                 while i < transformed.len()
-                    && str_field(&transformed[i], "role") == Some("toolResult")
+                    && MessageRef::new(&transformed[i]).role() == Some("toolResult")
                 {
                     results.push(tool_result_block(&transformed[i], images_ok, &mut hoisted));
                     i += 1;
@@ -685,6 +699,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 || params
                     .get(at + 1)
                     .is_some_and(|n| str_field(n, "role") == Some("assistant"));
+            // Wire keys: Anthropic request params, not session messages.
             let text_only = match params[at].get("content") {
                 Some(Value::Array(parts)) => parts.iter().all(|b| block_type(b) == Some("text")),
                 _ => true,
@@ -721,6 +736,7 @@ fn mark_message(message: &mut Value, marker: &Value) -> bool {
     let Some(map) = message.as_object_mut() else {
         return false;
     };
+    // Wire keys: an Anthropic request param, not a session message.
     match map.get_mut("content") {
         Some(Value::String(text)) => {
             let text = std::mem::take(text);
@@ -766,6 +782,7 @@ fn apply_prompt_caching(messages: &mut [Value], budget: usize, marker: &Value) {
     }
     let last = messages.len() - 1;
     let trailing_pad = str_field(&messages[last], "role") == Some("user")
+        // Wire keys: Anthropic request params, not session messages.
         && messages[last].get("content") == Some(&json!(CONTINUE_PAD))
         && messages[last].get(CONVERSATIONAL).is_none()
         && last > 0

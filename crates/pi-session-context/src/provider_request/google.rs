@@ -15,6 +15,7 @@
 //! system prompt as `systemInstruction`; `thinkingConfig` from the thinking
 //! level (budgets for Gemini 2.5, levels for Gemini 3 and Gemma 4).
 
+use pi_session_types::view::{BlockRef, MessageRef};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -271,8 +272,8 @@ fn omp_thinking_config(model: &Model, level: &str) -> Option<Value> {
 
 fn omp_image(block: &Value) -> Value {
     json!({"inlineData": pi_session_types::js::object([
-        ("mimeType", block.get("mimeType").cloned()),
-        ("data", block.get("data").cloned()),
+        ("mimeType", BlockRef::new(block).mime_type().cloned()),
+        ("data", BlockRef::new(block).data().cloned()),
     ])})
 }
 
@@ -293,12 +294,12 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     let mut names: std::collections::HashMap<String, Value> = std::collections::HashMap::new();
     let mut pending_images: Vec<Value> = Vec::new();
     for message in &transformed {
-        let role = str_field(message, "role");
+        let role = MessageRef::new(message).role();
         if role != Some("toolResult") && !pending_images.is_empty() {
             contents.push(json!({"role": "user", "parts": std::mem::take(&mut pending_images)}));
         }
         match role {
-            Some("user" | "developer") => match message.get("content") {
+            Some("user" | "developer") => match MessageRef::new(message).content() {
                 Some(Value::String(text)) => {
                     if !is_blank(text) {
                         contents.push(json!({"role": "user", "parts": [{"text": text}]}));
@@ -309,7 +310,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                     let mut omitted = false;
                     for item in blocks(message) {
                         if block_type(item) == Some("text") {
-                            let text = str_field(item, "text").unwrap_or("");
+                            let text = BlockRef::new(item).text_str().unwrap_or("");
                             if !is_blank(text) {
                                 parts.push(json!({"text": text}));
                             }
@@ -333,7 +334,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 for block in blocks(message) {
                     match block_type(block) {
                         Some("text") => {
-                            let text = str_field(block, "text").unwrap_or("");
+                            let text = BlockRef::new(block).text_str().unwrap_or("");
                             if is_blank(text) {
                                 continue;
                             }
@@ -343,7 +344,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                             ]));
                         }
                         Some("thinking") => {
-                            let thinking = str_field(block, "thinking").unwrap_or("");
+                            let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
                             if is_blank(thinking) {
                                 continue;
                             }
@@ -359,23 +360,23 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                             }
                         }
                         Some("toolCall") => {
-                            if let Some(id) = str_field(block, "id") {
+                            if let Some(id) = BlockRef::new(block).id_str() {
                                 names.insert(
                                     id.to_owned(),
-                                    block.get("name").cloned().unwrap_or(Value::Null),
+                                    BlockRef::new(block).name().cloned().unwrap_or(Value::Null),
                                 );
                             }
-                            let args = match block.get("arguments") {
+                            let args = match BlockRef::new(block).arguments() {
                                 None | Some(Value::Null) => json!({}),
                                 Some(a) => a.clone(),
                             };
                             let call = pi_session_types::js::object([
-                                ("name", block.get("name").cloned()),
+                                ("name", BlockRef::new(block).name().cloned()),
                                 ("args", Some(args)),
                                 (
                                     "id",
                                     if with_id {
-                                        block.get("id").cloned()
+                                        BlockRef::new(block).id().cloned()
                                     } else {
                                         None
                                     },
@@ -420,12 +421,12 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 } else {
                     String::new()
                 };
-                let error = pi_session_types::js::truthy(message.get("isError"));
-                let id = str_field(message, "toolCallId").unwrap_or("");
+                let error = pi_session_types::js::truthy(MessageRef::new(message).is_error());
+                let id = MessageRef::new(message).tool_call_id_str().unwrap_or("");
                 let name = names
                     .get(id)
                     .cloned()
-                    .or_else(|| message.get("toolName").cloned());
+                    .or_else(|| MessageRef::new(message).tool_name().cloned());
                 let response = pi_session_types::js::object([
                     ("name", name),
                     (
@@ -443,7 +444,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                     (
                         "id",
                         if with_id {
-                            message.get("toolCallId").cloned()
+                            MessageRef::new(message).tool_call_id().cloned()
                         } else {
                             None
                         },
@@ -546,8 +547,8 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     let transformed = transform_messages(messages, model, Some(&normalize));
     let mut contents: Vec<Value> = Vec::new();
     for message in &transformed {
-        match str_field(message, "role") {
-            Some("user") => match message.get("content") {
+        match MessageRef::new(message).role() {
+            Some("user") => match MessageRef::new(message).content() {
                 Some(Value::String(text)) => {
                     contents.push(turn("user", vec![json!({"text": text})]))
                 }
@@ -556,7 +557,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                         .iter()
                         .map(|item| {
                             if block_type(item) == Some("text") {
-                                part(&[("text", item.get("text").cloned())])
+                                part(&[("text", BlockRef::new(item).text().cloned())])
                             } else {
                                 inline_data(item)
                             }
@@ -588,7 +589,7 @@ fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> 
     for block in blocks(message) {
         match block_type(block) {
             Some("text") => {
-                let text = str_field(block, "text").unwrap_or("");
+                let text = BlockRef::new(block).text_str().unwrap_or("");
                 if is_blank(text) {
                     continue;
                 }
@@ -598,7 +599,7 @@ fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> 
                 ]));
             }
             Some("thinking") => {
-                let thinking = str_field(block, "thinking").unwrap_or("");
+                let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
                 if is_blank(thinking) {
                     continue;
                 }
@@ -614,15 +615,15 @@ fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> 
             }
             Some("toolCall") => {
                 let mut call = Map::new();
-                let args = match block.get("arguments") {
+                let args = match BlockRef::new(block).arguments() {
                     None | Some(Value::Null) => json!({}),
                     Some(a) => a.clone(),
                 };
                 call.insert("args".into(), args);
-                if with_id && let Some(id) = block.get("id").filter(|v| !v.is_null()) {
+                if with_id && let Some(id) = BlockRef::new(block).id().filter(|v| !v.is_null()) {
                     call.insert("id".into(), id.clone());
                 }
-                if let Some(name) = block.get("name").filter(|v| !v.is_null()) {
+                if let Some(name) = BlockRef::new(block).name().filter(|v| !v.is_null()) {
                     call.insert("name".into(), name.clone());
                 }
                 parts.push(part(&[
@@ -655,11 +656,14 @@ fn push_tool_result(contents: &mut Vec<Value>, message: &Value, model: &Model, w
     } else {
         String::new()
     };
-    let error = message
-        .get("isError")
+    let error = MessageRef::new(message)
+        .is_error()
         .is_some_and(|e| pi_session_types::js::truthy(Some(e)));
     let mut response = Map::new();
-    if let Some(name) = message.get("toolName").filter(|v| !v.is_null()) {
+    if let Some(name) = MessageRef::new(message)
+        .tool_name()
+        .filter(|v| !v.is_null())
+    {
         response.insert("name".into(), name.clone());
     }
     response.insert(
@@ -674,7 +678,11 @@ fn push_tool_result(contents: &mut Vec<Value>, message: &Value, model: &Model, w
     if !images.is_empty() && nested {
         response.insert("parts".into(), Value::Array(image_parts.clone()));
     }
-    if with_id && let Some(id) = message.get("toolCallId").filter(|v| !v.is_null()) {
+    if with_id
+        && let Some(id) = MessageRef::new(message)
+            .tool_call_id()
+            .filter(|v| !v.is_null())
+    {
         response.insert("id".into(), id.clone());
     }
     let response_part = part(&[("functionResponse", Some(Value::Object(response)))]);

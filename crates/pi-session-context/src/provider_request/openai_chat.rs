@@ -15,6 +15,7 @@
 //! reasoning keys by the compat's `thinkingFormat`.
 
 use pi_session_types::js::object;
+use pi_session_types::view::{BlockRef, MessageRef};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -238,7 +239,7 @@ pub fn request(
 }
 
 fn has_tool_history(messages: &[Value]) -> bool {
-    messages.iter().any(|m| match str_field(m, "role") {
+    messages.iter().any(|m| match MessageRef::new(m).role() {
         Some("toolResult") => true,
         Some("assistant") => blocks(m).iter().any(|b| block_type(b) == Some("toolCall")),
         _ => false,
@@ -289,8 +290,8 @@ fn data_url(block: &Value) -> Value {
     json!({
         "type": "image_url",
         "image_url": {"url": format!("data:{};base64,{}",
-            pi_session_types::js::string_of(block.get("mimeType")),
-            pi_session_types::js::string_of(block.get("data")))},
+            pi_session_types::js::string_of(BlockRef::new(block).mime_type()),
+            pi_session_types::js::string_of(BlockRef::new(block).data()))},
     })
 }
 
@@ -329,7 +330,7 @@ fn convert_messages(
     let mut i = 0;
     while i < transformed.len() {
         let message = &transformed[i];
-        let role = str_field(message, "role");
+        let role = MessageRef::new(message).role();
         if compat.requires_assistant_after_tool_result
             && last_role == Some("toolResult")
             && role == Some("user")
@@ -354,7 +355,7 @@ fn convert_messages(
                     params.push(turn);
                 }
             }
-            Some("user") => match message.get("content") {
+            Some("user") => match MessageRef::new(message).content() {
                 Some(Value::String(text)) => params.push(json!({"role": "user", "content": text})),
                 _ => {
                     let content = user_parts(message, "text", data_url);
@@ -377,7 +378,7 @@ fn convert_messages(
                 let mut images = Vec::new();
                 let mut j = i;
                 while j < transformed.len()
-                    && str_field(&transformed[j], "role") == Some("toolResult")
+                    && MessageRef::new(&transformed[j]).role() == Some("toolResult")
                 {
                     let tool = &transformed[j];
                     let text = tool_result_text(tool);
@@ -394,11 +395,14 @@ fn convert_messages(
                     );
                     result.insert(
                         "tool_call_id".into(),
-                        tool.get("toolCallId").cloned().unwrap_or(Value::Null),
+                        MessageRef::new(tool)
+                            .tool_call_id()
+                            .cloned()
+                            .unwrap_or(Value::Null),
                     );
                     if compat.requires_tool_result_name
-                        && let Some(name) = tool
-                            .get("toolName")
+                        && let Some(name) = MessageRef::new(tool)
+                            .tool_name()
                             .filter(|n| super::transform::truthy(Some(n)))
                     {
                         result.insert("name".into(), name.clone());
@@ -442,7 +446,7 @@ fn convert_messages(
 /// turn is always sent as `user` (omp's encoder keeps the developer role only
 /// for string content).
 fn omp_user_turn(message: &Value, role: &str) -> Option<Value> {
-    match message.get("content") {
+    match MessageRef::new(message).content() {
         Some(Value::String(text)) => {
             (!is_blank(text)).then(|| json!({"role": role, "content": text}))
         }
@@ -450,7 +454,8 @@ fn omp_user_turn(message: &Value, role: &str) -> Option<Value> {
             let content: Vec<Value> = user_parts(message, "text", data_url)
                 .into_iter()
                 .filter(|p| {
-                    block_type(p) != Some("text") || !str_field(p, "text").is_none_or(is_blank)
+                    block_type(p) != Some("text")
+                        || !BlockRef::new(p).text_str().is_none_or(is_blank)
                 })
                 .collect();
             (!content.is_empty()).then(|| json!({"role": "user", "content": content}))
@@ -472,18 +477,18 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
     let text_blocks: Vec<&Value> = blocks(message)
         .iter()
         .filter(|b| block_type(b) == Some("text"))
-        .filter(|b| str_field(b, "text").is_some_and(|t| !is_blank(t)))
+        .filter(|b| BlockRef::new(b).text_str().is_some_and(|t| !is_blank(t)))
         .collect();
     let texts: Vec<&str> = text_blocks
         .iter()
-        .filter_map(|b| str_field(b, "text"))
+        .filter_map(|b| BlockRef::new(b).text_str())
         .collect();
     // omp puts a line break after demoted thinking that another block follows.
     let joined: String = text_blocks
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let text = str_field(b, "text").unwrap_or("");
+            let text = BlockRef::new(b).text_str().unwrap_or("");
             if b.get(DEMOTED).is_some() && i + 1 < text_blocks.len() {
                 format!("{text}\n")
             } else {
@@ -494,13 +499,17 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
     let thinking: Vec<&Value> = blocks(message)
         .iter()
         .filter(|b| block_type(b) == Some("thinking"))
-        .filter(|b| str_field(b, "thinking").is_some_and(|t| !is_blank(t)))
+        .filter(|b| {
+            BlockRef::new(b)
+                .thinking_str()
+                .is_some_and(|t| !is_blank(t))
+        })
         .collect();
     if !thinking.is_empty() {
         if compat.requires_thinking_as_text {
             let text = thinking
                 .iter()
-                .filter_map(|b| str_field(b, "thinking"))
+                .filter_map(|b| BlockRef::new(b).thinking_str())
                 .collect::<Vec<_>>()
                 .join("\n\n");
             let mut content = vec![json!({"type": "text", "text": text})];
@@ -510,12 +519,13 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
             if !joined.is_empty() {
                 out.insert("content".into(), json!(joined));
             }
-            if let Some(signature) =
-                str_field(thinking[0], "thinkingSignature").filter(|s| !s.is_empty())
+            if let Some(signature) = BlockRef::new(thinking[0])
+                .thinking_signature_str()
+                .filter(|s| !s.is_empty())
             {
                 let text = thinking
                     .iter()
-                    .filter_map(|b| str_field(b, "thinking"))
+                    .filter_map(|b| BlockRef::new(b).thinking_str())
                     .collect::<Vec<_>>()
                     .join("\n");
                 out.insert(signature.to_owned(), json!(text));
@@ -533,11 +543,14 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
             .iter()
             .map(|call| {
                 let function = object([
-                    ("name", call.get("name").cloned()),
-                    ("arguments", call.get("arguments").map(stringify_arguments)),
+                    ("name", BlockRef::new(call).name().cloned()),
+                    (
+                        "arguments",
+                        BlockRef::new(call).arguments().map(stringify_arguments),
+                    ),
                 ]);
                 object([
-                    ("id", call.get("id").cloned()),
+                    ("id", BlockRef::new(call).id().cloned()),
                     ("type", Some(json!("function"))),
                     ("function", Some(function)),
                 ])
@@ -560,6 +573,7 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
     {
         out.insert("reasoning_content".into(), json!(""));
     }
+    // Wire keys: the Chat Completions message built above.
     if omp && out.get("content") == Some(&Value::Null) && out.contains_key("tool_calls") {
         out.insert("content".into(), json!(""));
     }
@@ -599,6 +613,7 @@ fn mark_text(message: &mut Value, marker: &Value) -> bool {
     let Some(map) = message.as_object_mut() else {
         return false;
     };
+    // Wire keys: a Chat Completions message, not a session message.
     match map.get_mut("content") {
         Some(Value::String(text)) => {
             if text.is_empty() {

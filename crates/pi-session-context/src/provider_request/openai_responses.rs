@@ -16,6 +16,7 @@
 //! `reasoning`/`include` from the thinking level.
 
 use pi_session_types::js::object;
+use pi_session_types::view::{BlockRef, MessageRef};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -138,8 +139,8 @@ fn input_image(block: &Value) -> Value {
         "type": "input_image",
         "detail": "auto",
         "image_url": format!("data:{};base64,{}",
-            pi_session_types::js::string_of(block.get("mimeType")),
-            pi_session_types::js::string_of(block.get("data"))),
+            pi_session_types::js::string_of(BlockRef::new(block).mime_type()),
+            pi_session_types::js::string_of(BlockRef::new(block).data())),
     })
 }
 
@@ -173,8 +174,8 @@ fn convert_messages(messages: &[Value], model: &Model, options: &RequestOptions)
     }
     let mut index = 0usize;
     for message in &transformed {
-        match str_field(message, "role") {
-            Some("user") => match message.get("content") {
+        match MessageRef::new(message).role() {
+            Some("user") => match MessageRef::new(message).content() {
                 Some(Value::String(text)) => out.push(
                     json!({"role": "user", "content": [{"type": "input_text", "text": text}]}),
                 ),
@@ -209,8 +210,9 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
     for block in blocks(message) {
         match block_type(block) {
             Some("thinking") => {
-                if let Some(signature) =
-                    str_field(block, "thinkingSignature").filter(|s| !s.is_empty())
+                if let Some(signature) = BlockRef::new(block)
+                    .thinking_signature_str()
+                    .filter(|s| !s.is_empty())
                     && let Ok(item) = serde_json::from_str::<Value>(signature)
                 {
                     items.push(item);
@@ -225,7 +227,7 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                     }
                     Some((id, _)) => id.clone(),
                 };
-                let text = block.get("text").cloned().unwrap_or(Value::Null);
+                let text = BlockRef::new(block).text().cloned().unwrap_or(Value::Null);
                 items.push(object([
                     ("type", Some(json!("message"))),
                     ("role", Some(json!("assistant"))),
@@ -242,7 +244,7 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                 ]));
             }
             Some("toolCall") => {
-                let id = str_field(block, "id").unwrap_or("");
+                let id = BlockRef::new(block).id_str().unwrap_or("");
                 let mut parts = id.split('|');
                 let call_id = parts.next().unwrap_or("");
                 let mut item_id = parts.next();
@@ -253,8 +255,11 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                     ("type", Some(json!("function_call"))),
                     ("id", item_id.map(|i| json!(i))),
                     ("call_id", Some(json!(call_id))),
-                    ("name", block.get("name").cloned()),
-                    ("arguments", block.get("arguments").map(stringify_arguments)),
+                    ("name", BlockRef::new(block).name().cloned()),
+                    (
+                        "arguments",
+                        BlockRef::new(block).arguments().map(stringify_arguments),
+                    ),
                 ]));
             }
             _ => {}
@@ -267,7 +272,8 @@ fn tool_output(message: &Value, model: &Model) -> Value {
     let content = blocks(message);
     let text = tool_result_text(message);
     let has_images = content.iter().any(|c| block_type(c) == Some("image"));
-    let call_id = str_field(message, "toolCallId")
+    let call_id = MessageRef::new(message)
+        .tool_call_id_str()
         .unwrap_or("")
         .split('|')
         .next()

@@ -26,6 +26,7 @@
 //! the model's lowest effort).
 
 use pi_session_types::js::{object, string_of, trim, utf16_len};
+use pi_session_types::view::{BlockRef, MessageRef};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -291,8 +292,8 @@ fn image_item(block: &Value) -> Value {
         Some(url) => url.clone(),
         None => json!(format!(
             "data:{};base64,{}",
-            string_of(block.get("mimeType")),
-            string_of(block.get("data"))
+            string_of(BlockRef::new(block).mime_type()),
+            string_of(BlockRef::new(block).data())
         )),
     };
     json!({"type": "input_image", "detail": detail, "image_url": url})
@@ -300,7 +301,7 @@ fn image_item(block: &Value) -> Value {
 
 /// `convertResponsesInputContent`: `None` when nothing is left to send.
 fn input_content(message: &Value, images_ok: bool) -> Option<Vec<Value>> {
-    match message.get("content") {
+    match MessageRef::new(message).content() {
         Some(Value::String(text)) => {
             (!is_blank(text)).then(|| vec![json!({"type": "input_text", "text": text})])
         }
@@ -309,7 +310,7 @@ fn input_content(message: &Value, images_ok: bool) -> Option<Vec<Value>> {
             let mut out: Vec<Value> = content
                 .iter()
                 .filter(|b| block_type(b) == Some("text"))
-                .filter_map(|b| str_field(b, "text").or(Some("")))
+                .filter_map(|b| BlockRef::new(b).text_str().or(Some("")))
                 .filter(|t| !is_blank(t))
                 .map(|t| json!({"type": "input_text", "text": t}))
                 .collect();
@@ -356,7 +357,7 @@ fn sanitize_history(items: &[Value]) -> Vec<Value> {
             match kind {
                 Some("item_reference") => None,
                 Some("image_generation_call") => {
-                    let id = str_field(item, "id")?;
+                    let id = BlockRef::new(item).id_str()?;
                     let result = str_field(item, "result").filter(|r| !r.is_empty())?;
                     let id = if utf16_len(id) <= 64 {
                         id.to_owned()
@@ -411,6 +412,7 @@ fn is_empty_assistant_message(item: &Value) -> bool {
     if str_field(item, "type") != Some("message") || str_field(item, "role") != Some("assistant") {
         return false;
     }
+    // Wire keys: a Responses input item, not a session message.
     match item.get("content") {
         Some(Value::String(text)) => !has_visible_text(text),
         _ => !blocks(item).iter().any(|part| match block_type(part) {
@@ -532,13 +534,13 @@ fn assistant_items(
     known: &mut Vec<String>,
     custom: &mut Vec<String>,
 ) -> Vec<Value> {
-    let errored = str_field(message, "stopReason") == Some("error");
+    let errored = MessageRef::new(message).stop_reason() == Some("error");
     let content = blocks(message);
     let replayable = include_signatures
         && !errored
         && content.iter().any(|b| {
             block_type(b) == Some("thinking")
-                && reasoning_item(str_field(b, "thinkingSignature")).is_some()
+                && reasoning_item(BlockRef::new(b).thinking_signature_str()).is_some()
         });
     let different_model = str_field(message, "model") != Some(model.id.as_str())
         && str_field(message, "provider") == Some(model.provider.as_str())
@@ -549,7 +551,8 @@ fn assistant_items(
         match block_type(block) {
             Some("thinking") if !errored => {
                 if include_signatures
-                    && let Some(item) = reasoning_item(str_field(block, "thinkingSignature"))
+                    && let Some(item) =
+                        reasoning_item(BlockRef::new(block).thinking_signature_str())
                 {
                     items.push(item);
                 }
@@ -576,7 +579,7 @@ fn assistant_items(
                     ("role", Some(json!("assistant"))),
                     (
                         "content",
-                        Some(json!([{"type": "output_text", "text": block.get("text").cloned().unwrap_or(Value::Null), "annotations": []}])),
+                        Some(json!([{"type": "output_text", "text": BlockRef::new(block).text().cloned().unwrap_or(Value::Null), "annotations": []}])),
                     ),
                     ("status", Some(json!("completed"))),
                     ("id", id.map(Value::String)),
@@ -587,7 +590,7 @@ fn assistant_items(
                 let wire_name = str_field(block, "customWireName");
                 let prefix = if wire_name.is_some() { "ctc" } else { "fc" };
                 let (call_id, item_id) =
-                    normalize_tool_call_id(str_field(block, "id").unwrap_or(""), prefix);
+                    normalize_tool_call_id(BlockRef::new(block).id_str().unwrap_or(""), prefix);
                 let native = ["fc_", "fcr_", "ctc_"]
                     .iter()
                     .any(|p| item_id.starts_with(p));
@@ -595,8 +598,8 @@ fn assistant_items(
                 known.push(call_id.clone());
                 if let Some(wire_name) = wire_name {
                     custom.push(call_id.clone());
-                    let input = block
-                        .get("arguments")
+                    let input = BlockRef::new(block)
+                        .arguments()
                         .and_then(|a| a.get("input"))
                         .and_then(Value::as_str)
                         .unwrap_or("");
@@ -609,7 +612,7 @@ fn assistant_items(
                     ]));
                     continue;
                 }
-                let arguments = match block.get("arguments") {
+                let arguments = match BlockRef::new(block).arguments() {
                     None => "null".to_owned(),
                     Some(a) => pi_session_types::json::to_js_string(a).unwrap_or_default(),
                 };
@@ -617,7 +620,7 @@ fn assistant_items(
                     ("type", Some(json!("function_call"))),
                     ("id", item_id.map(Value::String)),
                     ("call_id", Some(json!(call_id))),
-                    ("name", block.get("name").cloned()),
+                    ("name", BlockRef::new(block).name().cloned()),
                     ("arguments", Some(json!(arguments))),
                 ]));
             }
@@ -635,7 +638,7 @@ fn tool_output(message: &Value, model: &Model, custom: &[String]) -> Value {
     let text = content
         .iter()
         .filter(|b| block_type(b) == Some("text"))
-        .map(|b| string_of(b.get("text")))
+        .map(|b| string_of(BlockRef::new(b).text()))
         .collect::<Vec<_>>()
         .join("\n");
     let has_images = content.iter().any(|b| block_type(b) == Some("image"));
@@ -647,7 +650,7 @@ fn tool_output(message: &Value, model: &Model, custom: &[String]) -> Value {
                     if block_type(b) == Some("image") {
                         image_item(b)
                     } else {
-                        json!({"type": "input_text", "text": b.get("text").cloned().unwrap_or(Value::Null)})
+                        json!({"type": "input_text", "text": BlockRef::new(b).text().cloned().unwrap_or(Value::Null)})
                     }
                 })
                 .collect(),
@@ -662,7 +665,10 @@ fn tool_output(message: &Value, model: &Model, custom: &[String]) -> Value {
     } else {
         json!(text)
     };
-    let (call_id, _) = normalize_tool_call_id(str_field(message, "toolCallId").unwrap_or(""), "fc");
+    let (call_id, _) = normalize_tool_call_id(
+        MessageRef::new(message).tool_call_id_str().unwrap_or(""),
+        "fc",
+    );
     let kind = if custom.contains(&call_id) {
         "custom_tool_call_output"
     } else {
@@ -704,11 +710,13 @@ fn build_input(messages: &[Value], model: &Model) -> Vec<Value> {
     let mut custom: Vec<String> = Vec::new();
     let mut index = 0usize;
     for message in &transformed {
-        match str_field(message, "role") {
+        match MessageRef::new(message).role() {
             Some("user" | "developer") => {
-                if let Some((items, _)) =
-                    history_items(message.get("providerPayload"), &model.provider, None)
-                {
+                if let Some((items, _)) = history_items(
+                    MessageRef::new(message).provider_payload(),
+                    &model.provider,
+                    None,
+                ) {
                     out.extend(sanitize_history(items));
                     known = known_call_ids(&out);
                     custom.extend(custom_call_ids(&out));
@@ -726,7 +734,7 @@ fn build_input(messages: &[Value], model: &Model) -> Vec<Value> {
                 let history = same_target
                     .then(|| {
                         history_items(
-                            message.get("providerPayload"),
+                            MessageRef::new(message).provider_payload(),
                             &model.provider,
                             str_field(message, "provider"),
                         )

@@ -15,6 +15,7 @@
 //! 4. a tool call without a result gets `No result provided` (an error
 //!    result) before the next assistant or user turn, or at the end.
 
+use pi_session_types::view::{BlockRef, MessageRef};
 use serde_json::{Map, Value, json};
 
 use super::registry::Model;
@@ -43,15 +44,12 @@ pub fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
 
 /// The `type` of a content block.
 pub fn block_type(block: &Value) -> Option<&str> {
-    str_field(block, "type")
+    BlockRef::new(block).kind()
 }
 
 /// A message's content blocks (an empty slice for string or missing content).
 pub fn blocks(message: &Value) -> &[Value] {
-    message
-        .get("content")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
+    MessageRef::new(message).block_values()
 }
 
 /// `text.trim() === ""` with JavaScript's whitespace set.
@@ -134,9 +132,9 @@ pub fn transform_messages_with(
             } else {
                 downgrade_images(message)
             };
-            match str_field(&message, "role") {
+            match MessageRef::new(&message).role() {
                 Some("toolResult") => {
-                    let mapped = str_field(&message, "toolCallId").and_then(|id| {
+                    let mapped = MessageRef::new(&message).tool_call_id_str().and_then(|id| {
                         id_map.get(id).cloned().or_else(|| {
                             (rules.omp_pairing && id.contains('|'))
                                 .then(|| composite.get(responses_call_component(id)).cloned())
@@ -144,7 +142,9 @@ pub fn transform_messages_with(
                         })
                     });
                     match mapped {
-                        Some(new_id) if Some(&new_id) != message.get("toolCallId") => {
+                        Some(new_id)
+                            if Some(&new_id) != MessageRef::new(&message).tool_call_id() =>
+                        {
                             let mut out = message;
                             if let Some(map) = out.as_object_mut() {
                                 map.insert("toolCallId".into(), new_id);
@@ -178,9 +178,9 @@ fn synthetic_result(call: &Value, text: &str) -> Value {
         ("role", Some(json!("toolResult"))),
         (
             "toolCallId",
-            Some(call.get("id").cloned().unwrap_or(Value::Null)),
+            Some(BlockRef::new(call).id().cloned().unwrap_or(Value::Null)),
         ),
-        ("toolName", call.get("name").cloned()),
+        ("toolName", BlockRef::new(call).name().cloned()),
         ("content", Some(json!([{"type": "text", "text": text}]))),
         ("isError", Some(json!(true))),
     ])
@@ -209,10 +209,10 @@ fn id_of<'a>(value: &'a Value, key: &str) -> &'a str {
 pub fn omp_pair_results(transformed: Vec<Value>) -> Vec<Value> {
     let mut pairing = OmpPairing::new(&transformed);
     for (index, message) in transformed.iter().enumerate() {
-        match str_field(message, "role") {
+        match MessageRef::new(message).role() {
             Some("assistant") => {
                 pairing.close_windows();
-                let stop = str_field(message, "stopReason");
+                let stop = MessageRef::new(message).stop_reason();
                 let truncated = matches!(stop, Some("length" | "error" | "aborted"));
                 let actionable = blocks(message).iter().any(|b| {
                     block_type(b) == Some("toolCall")
@@ -258,7 +258,7 @@ impl<'a> OmpPairing<'a> {
         let mut results_by_id: std::collections::HashMap<String, Vec<(usize, bool)>> =
             std::collections::HashMap::new();
         for (index, message) in transformed.iter().enumerate() {
-            if str_field(message, "role") == Some("toolResult") {
+            if MessageRef::new(message).role() == Some("toolResult") {
                 results_by_id
                     .entry(id_of(message, "toolCallId").to_owned())
                     .or_default()
@@ -267,7 +267,7 @@ impl<'a> OmpPairing<'a> {
         }
         let valid = transformed
             .iter()
-            .filter(|m| str_field(m, "role") == Some("assistant"))
+            .filter(|m| MessageRef::new(m).role() == Some("assistant"))
             .flat_map(tool_calls)
             .map(|c| id_of(&c, "id").to_owned())
             .collect();
@@ -350,18 +350,18 @@ impl<'a> OmpPairing<'a> {
         let texts: Vec<&str> = blocks(message)
             .iter()
             .filter(|b| block_type(b) == Some("text"))
-            .filter_map(|b| str_field(b, "text"))
+            .filter_map(|b| BlockRef::new(b).text_str())
             .filter(|t| !is_blank(t))
             .collect();
         if texts.is_empty() {
             return;
         }
-        let error = if truthy(message.get("isError")) {
+        let error = if truthy(MessageRef::new(message).is_error()) {
             " is-error=\"true\""
         } else {
             ""
         };
-        let tool = pi_session_types::js::string_of(message.get("toolName"));
+        let tool = pi_session_types::js::string_of(MessageRef::new(message).tool_name());
         self.result.push(json!({
             "role": "user",
             SYNTHETIC_USER: true,
@@ -383,17 +383,17 @@ fn transform_assistant(
     for block in blocks(&message) {
         match block_type(block) {
             Some("thinking") => {
-                if truthy(block.get("redacted")) {
+                if truthy(BlockRef::new(block).redacted()) {
                     if same {
                         content.push(block.clone());
                     }
                     continue;
                 }
-                if same && truthy(block.get("thinkingSignature")) {
+                if same && truthy(BlockRef::new(block).thinking_signature()) {
                     content.push(block.clone());
                     continue;
                 }
-                let thinking = str_field(block, "thinking").unwrap_or("");
+                let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
                 if thinking.is_empty() || is_blank(thinking) {
                     continue;
                 }
@@ -406,7 +406,7 @@ fn transform_assistant(
                     }
                     content.push(text);
                 } else {
-                    content.push(json!({"type": "text", "text": block.get("thinking").cloned().unwrap_or(Value::Null)}));
+                    content.push(json!({"type": "text", "text": BlockRef::new(block).thinking().cloned().unwrap_or(Value::Null)}));
                 }
             }
             Some("text") => {
@@ -415,7 +415,7 @@ fn transform_assistant(
                 } else {
                     let mut text = Map::new();
                     text.insert("type".into(), json!("text"));
-                    if let Some(t) = block.get("text") {
+                    if let Some(t) = BlockRef::new(block).text() {
                         text.insert("text".into(), t.clone());
                     }
                     content.push(Value::Object(text));
@@ -431,7 +431,7 @@ fn transform_assistant(
                 }
                 if !same
                     && let Some(normalize) = normalize_id
-                    && let Some(id) = str_field(block, "id")
+                    && let Some(id) = BlockRef::new(block).id_str()
                 {
                     let new_id = normalize(id, &message);
                     if rules.omp_pairing && is_responses_family(str_field(&message, "api")) {
@@ -467,7 +467,7 @@ fn transform_assistant(
 pub(super) fn trim_final_demoted(content: &mut [Value]) {
     if let Some(last) = content.last_mut()
         && last.get(DEMOTED).is_some()
-        && let Some(text) = str_field(last, "text")
+        && let Some(text) = BlockRef::new(&*last).text_str()
     {
         let trimmed = pi_session_types::js::trim_end(text).to_owned();
         if let Some(map) = last.as_object_mut() {
@@ -498,15 +498,15 @@ fn insert_synthetic_results(transformed: Vec<Value>, rules: Rules) -> Vec<Value>
     let mut answered: Vec<String> = Vec::new();
     let flush = |result: &mut Vec<Value>, pending: &mut Vec<Value>, answered: &mut Vec<String>| {
         for call in pending.drain(..) {
-            let id = str_field(&call, "id").unwrap_or("");
+            let id = BlockRef::new(&call).id_str().unwrap_or("");
             if !answered.iter().any(|a| a == id) {
                 let mut synthetic = Map::new();
                 synthetic.insert("role".into(), json!("toolResult"));
                 synthetic.insert(
                     "toolCallId".into(),
-                    call.get("id").cloned().unwrap_or(Value::Null),
+                    BlockRef::new(&call).id().cloned().unwrap_or(Value::Null),
                 );
-                if let Some(name) = call.get("name") {
+                if let Some(name) = BlockRef::new(&call).name() {
                     synthetic.insert("toolName".into(), name.clone());
                 }
                 synthetic.insert(
@@ -520,10 +520,13 @@ fn insert_synthetic_results(transformed: Vec<Value>, rules: Rules) -> Vec<Value>
         answered.clear();
     };
     for message in transformed {
-        match str_field(&message, "role") {
+        match MessageRef::new(&message).role() {
             Some("assistant") => {
                 flush(&mut result, &mut pending, &mut answered);
-                if matches!(str_field(&message, "stopReason"), Some("error" | "aborted")) {
+                if matches!(
+                    MessageRef::new(&message).stop_reason(),
+                    Some("error" | "aborted")
+                ) {
                     continue;
                 }
                 let calls: Vec<Value> = blocks(&message)
@@ -538,7 +541,7 @@ fn insert_synthetic_results(transformed: Vec<Value>, rules: Rules) -> Vec<Value>
                 result.push(message);
             }
             Some("toolResult") => {
-                if let Some(id) = str_field(&message, "toolCallId") {
+                if let Some(id) = MessageRef::new(&message).tool_call_id_str() {
                     answered.push(id.to_owned());
                 }
                 result.push(message);
@@ -560,8 +563,12 @@ fn insert_synthetic_results(transformed: Vec<Value>, rules: Rules) -> Vec<Value>
 
 /// Replaces pictures by pi-ai's placeholders (model without image input).
 fn downgrade_images(message: &Value) -> Value {
-    let placeholder = match str_field(message, "role") {
-        Some("user") if message.get("content").is_some_and(Value::is_array) => {
+    let placeholder = match MessageRef::new(message).role() {
+        Some("user")
+            if MessageRef::new(message)
+                .content()
+                .is_some_and(Value::is_array) =>
+        {
             USER_IMAGE_PLACEHOLDER
         }
         Some("toolResult") => TOOL_IMAGE_PLACEHOLDER,
@@ -589,7 +596,7 @@ fn replace_images(content: &[Value], placeholder: &str) -> Vec<Value> {
             continue;
         }
         result.push(block.clone());
-        previous_was_placeholder = str_field(block, "text") == Some(placeholder);
+        previous_was_placeholder = BlockRef::new(block).text_str() == Some(placeholder);
     }
     result
 }
@@ -599,7 +606,7 @@ pub fn tool_result_text(message: &Value) -> String {
     blocks(message)
         .iter()
         .filter(|c| block_type(c) == Some("text"))
-        .map(|c| pi_session_types::js::string_of(c.get("text")))
+        .map(|c| pi_session_types::js::string_of(BlockRef::new(c).text()))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -611,7 +618,7 @@ pub fn user_parts(message: &Value, text_type: &str, image: impl Fn(&Value) -> Va
         .iter()
         .map(|item| {
             if block_type(item) == Some("text") {
-                json!({"type": text_type, "text": item.get("text").cloned().unwrap_or(Value::Null)})
+                json!({"type": text_type, "text": BlockRef::new(item).text().cloned().unwrap_or(Value::Null)})
             } else {
                 image(item)
             }

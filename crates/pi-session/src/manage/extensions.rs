@@ -1,5 +1,6 @@
 //! Compaction by age or turns, and state and messages for extensions.
 
+use pi_session_types::view::{EntryRef, MessageRef};
 use std::time::Duration;
 
 use pi_session_types::{Entry, JsonMap, JsonValue};
@@ -64,11 +65,10 @@ impl Session {
         };
         let starts_turn = |at: &usize| {
             let value = &values[*at];
-            value.get("type").and_then(JsonValue::as_str) == Some("message")
-                && value
-                    .get("message")
-                    .and_then(|m| m.get("role"))
-                    .and_then(JsonValue::as_str)
+            EntryRef::new(value).kind() == Some("message")
+                && EntryRef::new(value)
+                    .message_ref()
+                    .and_then(MessageRef::role)
                     == Some("user")
                 && value.get("id").and_then(JsonValue::as_str).is_some()
         };
@@ -158,7 +158,7 @@ impl Session {
     pub fn read_custom_message(&self, custom_type: &str) -> Result<Option<JsonValue>> {
         Ok(self
             .last_on_branch("custom_message", custom_type)?
-            .and_then(|v| v.get("content").cloned()))
+            .and_then(|v| EntryRef::new(&v).content().cloned()))
     }
 
     fn last_on_branch(&self, kind: &str, custom_type: &str) -> Result<Option<JsonValue>> {
@@ -173,7 +173,11 @@ impl Session {
                 continue;
             }
             let value = log.value(at)?;
-            if value.get("customType").and_then(JsonValue::as_str) == Some(custom_type) {
+            if EntryRef::new(&value)
+                .custom_type()
+                .and_then(JsonValue::as_str)
+                == Some(custom_type)
+            {
                 return Ok(Some(value));
             }
         }

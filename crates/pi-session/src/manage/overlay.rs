@@ -15,6 +15,7 @@
 //! place on the branch changes nothing they send (`cargo xtask golden` checks it against the
 //! real pi and omp). Named cursors are saved the same way ([`crate::CURSOR_CUSTOM_TYPE`]).
 
+use pi_session_types::view::EntryRef;
 use std::collections::BTreeMap;
 
 use pi_session_types::{Entry, JsonMap, JsonValue};
@@ -58,7 +59,11 @@ impl Stamp {
     /// The stamp an entry (as JSON) saves, if it is one. A stamp naming an unknown level is
     /// not one (a newer writer's level is ignored, not misread).
     pub fn from_value(value: &JsonValue) -> Option<Self> {
-        if value.get("customType").and_then(JsonValue::as_str) != Some(RESOLUTION_CUSTOM_TYPE) {
+        if EntryRef::new(value)
+            .custom_type()
+            .and_then(JsonValue::as_str)
+            != Some(RESOLUTION_CUSTOM_TYPE)
+        {
             return None;
         }
         let data = value.get("data")?;

@@ -12,6 +12,7 @@
 //! - Everything else (user messages, custom messages, summaries, the compaction summary) is
 //!   unclassified.
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 use std::collections::HashMap;
 
 use pi_session_types::JsonValue;
@@ -120,23 +121,23 @@ pub(crate) struct Phases {
 impl Phases {
     /// The phase of `entry` (a file entry as JSON).
     pub(crate) fn of(&mut self, entry: &JsonValue) -> Phase {
-        if entry.get("type").and_then(JsonValue::as_str) != Some("message") {
+        if EntryRef::new(entry).kind() != Some("message") {
             return Phase::Unclassified;
         }
-        let Some(message) = entry.get("message") else {
+        let Some(message) = EntryRef::new(entry).message() else {
             return Phase::Unclassified;
         };
-        match message.get("role").and_then(JsonValue::as_str) {
+        match MessageRef::new(message).role() {
             Some("assistant") => {
-                let calls: Vec<(String, Phase)> = message
-                    .get("content")
+                let calls: Vec<(String, Phase)> = MessageRef::new(message)
+                    .content()
                     .and_then(JsonValue::as_array)
                     .into_iter()
                     .flatten()
-                    .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("toolCall"))
+                    .filter(|p| BlockRef::new(p).is("toolCall"))
                     .map(|call| {
                         let name = call.get("name").and_then(JsonValue::as_str).unwrap_or("");
-                        let arguments = call.get("arguments").unwrap_or(&JsonValue::Null);
+                        let arguments = BlockRef::new(call).arguments().unwrap_or(&JsonValue::Null);
                         let id = call.get("id").and_then(JsonValue::as_str).unwrap_or("");
                         (id.to_owned(), call_phase(name, arguments))
                     })
@@ -152,13 +153,13 @@ impl Phases {
                 self.calls.extend(calls);
                 first
             }
-            Some("toolResult") => message
-                .get("toolCallId")
+            Some("toolResult") => MessageRef::new(message)
+                .tool_call_id()
                 .and_then(JsonValue::as_str)
                 .and_then(|id| self.calls.get(id).copied())
                 .unwrap_or_else(|| {
-                    let name = message
-                        .get("toolName")
+                    let name = MessageRef::new(message)
+                        .tool_name()
                         .and_then(JsonValue::as_str)
                         .unwrap_or("");
                     call_phase(name, &JsonValue::Null)

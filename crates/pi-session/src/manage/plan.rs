@@ -29,6 +29,7 @@
 //! alone is over the budget, [`PreparedContext::over_by`] says by how much. The plan is a pure
 //! function of the branch, the overlay and the options: the same inputs give the same plan.
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use std::collections::HashMap;
 
 use pi_session_context::reqllm::{Message, Role};
@@ -183,24 +184,24 @@ fn cut_note(cut: &Bounded) -> String {
 
 /// A tool result (entry JSON) with its text output bounded to `limit` bytes, and what was cut.
 fn bound_result(entry: &JsonValue, limit: usize) -> Option<(JsonValue, Bounded)> {
-    let message = entry.get("message")?;
-    if message.get("role").and_then(JsonValue::as_str) != Some("toolResult") {
+    let message = EntryRef::new(entry).message()?;
+    if MessageRef::new(message).role() != Some("toolResult") {
         return None;
     }
-    let text = rho::text(message.get("content"));
+    let text = rho::text(MessageRef::new(message).content());
     let (kept, cut) = bound_text(&text, limit)?;
     let mut out = entry.clone();
-    let pictures: Vec<JsonValue> = message
-        .get("content")
+    let pictures: Vec<JsonValue> = MessageRef::new(message)
+        .content()
         .and_then(JsonValue::as_array)
         .into_iter()
         .flatten()
-        .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("image"))
+        .filter(|p| BlockRef::new(p).is("image"))
         .cloned()
         .collect();
     let mut content = vec![serde_json::json!({"type": "text", "text": kept + &cut_note(&cut)})];
     content.extend(pictures);
-    out["message"]["content"] = JsonValue::Array(content);
+    out[key::MESSAGE][key::CONTENT] = JsonValue::Array(content);
     Some((out, cut))
 }
 
@@ -251,10 +252,9 @@ impl Planner<'_, '_> {
     /// Tokens of one rendered entry: the messages rho makes of it (without the synthetic
     /// results it adds for calls whose results are other entries).
     fn tokens_of(&self, value: &JsonValue) -> u64 {
-        let is_result = value
-            .get("message")
-            .and_then(|m| m.get("role"))
-            .and_then(JsonValue::as_str)
+        let is_result = EntryRef::new(value)
+            .message_ref()
+            .and_then(MessageRef::role)
             == Some("toolResult");
         rho::messages(std::slice::from_ref(value), &self.options.project)
             .iter()
@@ -295,11 +295,9 @@ pub(crate) fn plan(
         let Some(value) = values.get_mut(at).and_then(Option::take) else {
             continue;
         };
-        let message = value.get("message");
-        let role = message
-            .and_then(|m| m.get("role"))
-            .and_then(JsonValue::as_str);
-        let kind = match (value.get("type").and_then(JsonValue::as_str), role) {
+        let message = EntryRef::new(&value).message();
+        let role = MessageRef::new(message).role();
+        let kind = match (EntryRef::new(&value).kind(), role) {
             (Some("message"), Some(role)) => role.to_owned(),
             (Some(kind), _) => kind.to_owned(),
             (None, _) => String::new(),
@@ -311,7 +309,7 @@ pub(crate) fn plan(
         let mut group = index;
         if kind == "toolResult"
             && let Some(owner) = message
-                .and_then(|m| m.get("toolCallId"))
+                .and_then(|m| MessageRef::new(m).tool_call_id())
                 .and_then(JsonValue::as_str)
                 .and_then(|id| calls.get(id))
         {
@@ -319,11 +317,11 @@ pub(crate) fn plan(
         }
         if kind == "assistant" {
             for call in message
-                .and_then(|m| m.get("content"))
+                .and_then(|m| MessageRef::new(m).content())
                 .and_then(JsonValue::as_array)
                 .into_iter()
                 .flatten()
-                .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("toolCall"))
+                .filter(|p| BlockRef::new(p).is("toolCall"))
             {
                 if let Some(id) = call.get("id").and_then(JsonValue::as_str) {
                     calls.insert(id.to_owned(), index);

@@ -24,6 +24,7 @@
 //!   them; a text that short is left as it is. Quotes in summaries are the first non-blank line,
 //!   cut to [`QUOTE_CHARS`]. Cuts are by character, never inside one.
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use pi_session_types::{JsonMap, JsonValue};
 use serde_json::json;
 
@@ -80,19 +81,22 @@ pub fn render(entry: &JsonValue, level: Resolution) -> Option<JsonValue> {
 }
 
 fn render_map(entry: &mut JsonMap, level: Resolution) {
-    match entry.get("type").and_then(JsonValue::as_str) {
+    match EntryRef::new(&*entry).kind() {
         Some("message") => {
-            if let Some(JsonValue::Object(message)) = entry.get_mut("message") {
+            if let Some(JsonValue::Object(message)) = entry.get_mut(key::MESSAGE) {
                 render_message(message, level);
             }
         }
         Some("custom_message") => {
-            let kind = entry
-                .get("customType")
+            let kind = EntryRef::new(&*entry)
+                .custom_type()
                 .and_then(JsonValue::as_str)
                 .unwrap_or("custom")
                 .to_owned();
-            let content = entry.get("content").cloned().unwrap_or(JsonValue::Null);
+            let content = EntryRef::new(&*entry)
+                .content()
+                .cloned()
+                .unwrap_or(JsonValue::Null);
             let rendered = match level {
                 Resolution::Summarized => {
                     let text = joined_text(&content);
@@ -107,8 +111,8 @@ fn render_map(entry: &mut JsonMap, level: Resolution) {
             entry.insert("content".into(), rendered);
         }
         Some("branch_summary") => {
-            let summary = entry
-                .get("summary")
+            let summary = EntryRef::new(&*entry)
+                .summary()
                 .and_then(JsonValue::as_str)
                 .unwrap_or_default()
                 .to_owned();
@@ -124,8 +128,11 @@ fn render_map(entry: &mut JsonMap, level: Resolution) {
 }
 
 fn render_message(message: &mut JsonMap, level: Resolution) {
-    let content = message.get("content").cloned().unwrap_or(JsonValue::Null);
-    match message.get("role").and_then(JsonValue::as_str) {
+    let content = MessageRef::new(&*message)
+        .content()
+        .cloned()
+        .unwrap_or(JsonValue::Null);
+    match MessageRef::new(&*message).role() {
         Some("user" | "developer") => {
             let rendered = match level {
                 Resolution::Summarized => JsonValue::String(format!(
@@ -146,12 +153,15 @@ fn render_message(message: &mut JsonMap, level: Resolution) {
             message.insert("content".into(), rendered);
         }
         Some("toolResult") => {
-            let name = message
-                .get("toolName")
+            let name = MessageRef::new(&*message)
+                .tool_name()
                 .and_then(JsonValue::as_str)
                 .unwrap_or("tool")
                 .to_owned();
-            let is_error = message.get("isError").and_then(JsonValue::as_bool) == Some(true);
+            let is_error = MessageRef::new(&*message)
+                .is_error()
+                .and_then(JsonValue::as_bool)
+                == Some(true);
             let rendered = match level {
                 Resolution::Summarized => {
                     let text = joined_text(&content);
@@ -204,8 +214,9 @@ fn outline_content(content: &JsonValue) -> JsonValue {
                 .map(|part| match part_type(part) {
                     Some("text") => {
                         let mut part = part.clone();
-                        if let Some(text) = part.get("text").and_then(JsonValue::as_str) {
-                            part["text"] = outline_text(text).into();
+                        if let Some(text) = BlockRef::new(&part).text().and_then(JsonValue::as_str)
+                        {
+                            part[key::TEXT] = outline_text(text).into();
                         }
                         part
                     }
@@ -245,8 +256,8 @@ fn outline_assistant(content: &JsonValue) -> JsonValue {
             .map(|part| match part_type(part) {
                 Some("toolCall") => {
                     let mut call = part.clone();
-                    if let Some(arguments) = part.get("arguments") {
-                        call["arguments"] = cut_arguments(arguments);
+                    if let Some(arguments) = BlockRef::new(part).arguments() {
+                        call[key::ARGUMENTS] = cut_arguments(arguments);
                     }
                     call
                 }
@@ -283,7 +294,7 @@ fn summarize_assistant(content: &JsonValue) -> JsonValue {
         vec![json!({"type": "text", "text": format!("[assistant: {}]", said.join("; "))})];
     parts.extend(calls.into_iter().map(|call| {
         let mut call = call.clone();
-        call["arguments"] = json!({});
+        call[key::ARGUMENTS] = json!({});
         call
     }));
     JsonValue::Array(parts)
@@ -296,7 +307,7 @@ fn call_outline(call: &JsonValue) -> String {
         .get("name")
         .and_then(JsonValue::as_str)
         .unwrap_or("tool");
-    let Some(JsonValue::Object(arguments)) = call.get("arguments") else {
+    let Some(JsonValue::Object(arguments)) = BlockRef::new(call).arguments() else {
         return format!("{name}()");
     };
     let key = KEY_ARGUMENTS
@@ -414,7 +425,7 @@ fn joined_text(content: &JsonValue) -> String {
         JsonValue::Array(parts) => parts
             .iter()
             .filter(|p| part_type(p) == Some("text"))
-            .filter_map(|p| p.get("text").and_then(JsonValue::as_str))
+            .filter_map(|p| BlockRef::new(p).text().and_then(JsonValue::as_str))
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
@@ -433,7 +444,7 @@ fn pictures_in(content: &JsonValue) -> Vec<String> {
 }
 
 fn part_type(part: &JsonValue) -> Option<&str> {
-    part.get("type").and_then(JsonValue::as_str)
+    BlockRef::new(part).kind()
 }
 
 fn mention_part(part: &JsonValue) -> JsonValue {
@@ -443,8 +454,8 @@ fn mention_part(part: &JsonValue) -> JsonValue {
 /// The one-line mention that stands for a picture part: `[picture: image/png, 12.3 KB, not
 /// sent]` (its decoded size; omp's blob references by their hash).
 pub fn picture_mention(part: &JsonValue) -> String {
-    let mime = part
-        .get("mimeType")
+    let mime = BlockRef::new(part)
+        .mime_type()
         .and_then(JsonValue::as_str)
         .unwrap_or("unknown type");
     let data = part

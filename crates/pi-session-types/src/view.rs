@@ -1,0 +1,426 @@
+//! Borrowed typed views over parsed JSON: the one place outside the owned model that knows the
+//! keys of a message, a content block and an entry.
+//!
+//! The tree and context crates work on `serde_json::Value` read straight from the line, because
+//! `buildSessionContext` and `convertToLlm` hand on every key the file had, in the file's order
+//! (see ARCHITECTURE.md, "Bodies are JSON values"). What they *look at* is read through these
+//! views instead of string keys, so a field's name is written once, here, beside the owned
+//! model ([`crate::message`], [`crate::entry`]) that serde derives from the same names.
+//!
+//! A view costs nothing (a `Copy` reference) and never fails: a missing key or a non-object is
+//! `None`, JavaScript's `undefined`, so the [`crate::js`] rules (`truthy`, `string_of`, `??`)
+//! apply to what an accessor returns exactly as they did to `map.get("key")`. Accessors return
+//! the raw [`Value`] unless the field is only ever compared as a string (`role`, `type`,
+//! `customType`, `stopReason`), which get `&str` accessors.
+//!
+//! Writing goes through the same names: [`key`] holds every key as a constant, for the few
+//! places that insert, remove or rebuild a field.
+//!
+//! ```
+//! use pi_session_types::view::{BlockRef, MessageRef};
+//! use serde_json::json;
+//!
+//! let line = json!({"role": "assistant", "stopReason": "stop",
+//!                   "content": [{"type": "text", "text": "hi"}, {"type": "toolCall", "id": "c1"}]});
+//! let message = MessageRef::of(&line).unwrap();
+//! assert_eq!(message.role(), Some("assistant"));
+//! assert_eq!(message.stop_reason(), Some("stop"));
+//! let kinds: Vec<_> = message.blocks().map(BlockRef::kind).collect();
+//! assert_eq!(kinds, [Some("text"), Some("toolCall")]);
+//! assert!(message.blocks().next().unwrap().is("text"));
+//! assert_eq!(message.summary(), None); // undefined
+//! ```
+
+use serde_json::{Map, Value};
+
+/// Every key the views read, as a constant (for code that writes or removes a field).
+pub mod key {
+    macro_rules! keys {
+        ($($(#[$doc:meta])* $name:ident = $key:literal;)*) => {
+            $($(#[$doc])* pub const $name: &str = $key;)*
+        };
+    }
+    keys! {
+        /// A message's role.
+        ROLE = "role";
+        /// A message's content (a string or an array of blocks).
+        CONTENT = "content";
+        /// A message's or entry's timestamp.
+        TIMESTAMP = "timestamp";
+        /// A tool result's call id.
+        TOOL_CALL_ID = "toolCallId";
+        /// A tool result's tool name.
+        TOOL_NAME = "toolName";
+        /// A tool result's error flag.
+        IS_ERROR = "isError";
+        /// An assistant message's stop reason.
+        STOP_REASON = "stopReason";
+        /// An assistant message's error text.
+        ERROR_MESSAGE = "errorMessage";
+        /// A custom message's or entry's type name.
+        CUSTOM_TYPE = "customType";
+        /// A block's or an entry's type.
+        TYPE = "type";
+        /// A text block's text.
+        TEXT = "text";
+        /// A thinking block's text.
+        THINKING = "thinking";
+        /// A thinking block's signature.
+        THINKING_SIGNATURE = "thinkingSignature";
+        /// A thinking block's redaction flag.
+        REDACTED = "redacted";
+        /// A tool call's (or an entry's) id.
+        ID = "id";
+        /// A tool call's name.
+        NAME = "name";
+        /// A tool call's arguments.
+        ARGUMENTS = "arguments";
+        /// An image block's base64 data (or a custom entry's data).
+        DATA = "data";
+        /// An image block's MIME type.
+        MIME_TYPE = "mimeType";
+        /// An entry's message.
+        MESSAGE = "message";
+        /// A summary message's or entry's summary text.
+        SUMMARY = "summary";
+    }
+}
+
+/// Generates raw accessors: `fn name(self) -> Option<&'a Value>` reading `key`.
+macro_rules! raw_fields {
+    ($($(#[$doc:meta])* $name:ident => $key:expr;)*) => {
+        $(
+            $(#[$doc])*
+            #[inline]
+            pub fn $name(self) -> Option<&'a Value> {
+                self.get($key)
+            }
+        )*
+    };
+}
+
+/// Generates string accessors: `fn name(self) -> Option<&'a str>` reading `key` when it is a
+/// JSON string.
+macro_rules! str_fields {
+    ($($(#[$doc:meta])* $name:ident => $key:expr;)*) => {
+        $(
+            $(#[$doc])*
+            #[inline]
+            pub fn $name(self) -> Option<&'a str> {
+                self.get($key).and_then(Value::as_str)
+            }
+        )*
+    };
+}
+
+/// An agent message (`{"role": …}`) seen through its fields; a value that is not an object
+/// has none.
+#[derive(Clone, Copy, Debug)]
+pub struct MessageRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> MessageRef<'a> {
+    /// A view of a message value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
+    #[inline]
+    pub fn new(message: impl Into<Self>) -> Self {
+        message.into()
+    }
+
+    /// A view of `value` when it is an object.
+    #[inline]
+    pub fn of(value: &'a Value) -> Option<Self> {
+        value.as_object().map(|map| Self(Some(map)))
+    }
+
+    /// The object itself (for passing every key through); `None` for a non-object.
+    #[inline]
+    pub fn map(self) -> Option<&'a Map<String, Value>> {
+        self.0
+    }
+
+    /// `toolCallId` when it is a string (tool results).
+    #[inline]
+    pub fn tool_call_id_str(self) -> Option<&'a str> {
+        self.tool_call_id().and_then(Value::as_str)
+    }
+
+    #[inline]
+    fn get(self, key: &str) -> Option<&'a Value> {
+        self.0?.get(key)
+    }
+
+    /// `message.role === role`.
+    #[inline]
+    pub fn is_role(self, role: &str) -> bool {
+        self.role() == Some(role)
+    }
+
+    /// The content's blocks (none when the content is a string or missing).
+    pub fn blocks(self) -> impl Iterator<Item = BlockRef<'a>> + 'a {
+        self.block_values().iter().map(BlockRef::from)
+    }
+
+    /// The content as an array of block values (empty when it is not an array).
+    pub fn block_values(self) -> &'a [Value] {
+        match self.content() {
+            Some(Value::Array(blocks)) => blocks,
+            _ => &[],
+        }
+    }
+
+    str_fields! {
+        /// `role`.
+        role => key::ROLE;
+        /// `customType` (custom messages).
+        custom_type => key::CUSTOM_TYPE;
+        /// `stopReason` (assistant messages).
+        stop_reason => key::STOP_REASON;
+    }
+
+    raw_fields! {
+        /// `toolCallId` (tool results).
+        tool_call_id => key::TOOL_CALL_ID;
+        /// `toolName` (tool results).
+        tool_name => key::TOOL_NAME;
+        /// `content`: a string or an array of blocks.
+        content => key::CONTENT;
+        /// `timestamp`.
+        timestamp => key::TIMESTAMP;
+        /// `isError` (tool results).
+        is_error => key::IS_ERROR;
+        /// `errorMessage` (assistant messages).
+        error_message => key::ERROR_MESSAGE;
+        /// `errorId` (omp assistant messages).
+        error_id => "errorId";
+        /// `stopDetails` (omp assistant messages).
+        stop_details => "stopDetails";
+        /// `attribution` (omp: who a message is from).
+        attribution => "attribution";
+        /// `summary` (summary messages).
+        summary => key::SUMMARY;
+        /// `excludeFromContext` (bash and python runs).
+        exclude_from_context => "excludeFromContext";
+        /// `output` (bash and python runs).
+        output => "output";
+        /// `cancelled` (bash and python runs).
+        cancelled => "cancelled";
+        /// `exitCode` (bash and python runs).
+        exit_code => "exitCode";
+        /// `command` (bash runs).
+        command => "command";
+        /// `code` (python runs).
+        code => "code";
+        /// `truncated` (bash and python runs).
+        truncated => "truncated";
+        /// `fullOutputPath` (bash and python runs).
+        full_output_path => "fullOutputPath";
+        /// `meta` (omp's output notice of a run or tool result).
+        meta => "meta";
+        /// `images` (omp runs and summaries).
+        images => "images";
+        /// `files` (omp file mentions).
+        files => "files";
+        /// `blocks` (omp compaction summaries' own blocks).
+        summary_blocks => "blocks";
+        /// `method` (omp compaction summaries: `handoff` or not).
+        method => "method";
+        /// `providerPayload` (omp).
+        provider_payload => "providerPayload";
+        /// `prunedAt` (omp pruned tool results).
+        pruned_at => "prunedAt";
+        /// `steering` (omp steering user messages).
+        steering => "steering";
+        /// `details` (tool results, custom messages).
+        details => "details";
+        /// `display` (custom messages).
+        display => "display";
+        /// `provider` (assistant messages).
+        provider => "provider";
+        /// `model` (assistant messages).
+        model => "model";
+        /// `api` (assistant messages).
+        api => "api";
+        /// `usage` (assistant messages).
+        usage => "usage";
+        /// `attachments` (rho's user messages).
+        attachments => "attachments";
+        /// `retryRecovery` (rho's assistant messages).
+        retry_recovery => "retryRecovery";
+    }
+}
+
+/// One content block (`{"type": …}`) seen through its fields; a non-object block has none.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> BlockRef<'a> {
+    /// A view of a block value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
+    #[inline]
+    pub fn new(block: impl Into<Self>) -> Self {
+        block.into()
+    }
+
+    /// `block.type === kind`.
+    #[inline]
+    pub fn is(self, kind: &str) -> bool {
+        self.kind() == Some(kind)
+    }
+
+    /// `type`.
+    #[inline]
+    pub fn kind(self) -> Option<&'a str> {
+        self.0?.get(key::TYPE).and_then(Value::as_str)
+    }
+
+    /// `text` when it is a string.
+    #[inline]
+    pub fn text_str(self) -> Option<&'a str> {
+        self.text().and_then(Value::as_str)
+    }
+
+    /// `thinking` when it is a string.
+    #[inline]
+    pub fn thinking_str(self) -> Option<&'a str> {
+        self.thinking().and_then(Value::as_str)
+    }
+
+    /// `thinkingSignature` when it is a string.
+    #[inline]
+    pub fn thinking_signature_str(self) -> Option<&'a str> {
+        self.thinking_signature().and_then(Value::as_str)
+    }
+
+    /// `id` when it is a string (tool calls).
+    #[inline]
+    pub fn id_str(self) -> Option<&'a str> {
+        self.id().and_then(Value::as_str)
+    }
+
+    #[inline]
+    fn get(self, key: &str) -> Option<&'a Value> {
+        self.0?.get(key)
+    }
+
+    raw_fields! {
+        /// `text` (text blocks).
+        text => key::TEXT;
+        /// `thinking` (thinking blocks).
+        thinking => key::THINKING;
+        /// `thinkingSignature` (thinking blocks).
+        thinking_signature => key::THINKING_SIGNATURE;
+        /// `redacted` (thinking blocks).
+        redacted => key::REDACTED;
+        /// `textSignature` (text blocks).
+        text_signature => "textSignature";
+        /// `id` (tool calls).
+        id => key::ID;
+        /// `name` (tool calls).
+        name => key::NAME;
+        /// `arguments` (tool calls).
+        arguments => key::ARGUMENTS;
+        /// `data` (image blocks: base64).
+        data => key::DATA;
+        /// `mimeType` (image blocks).
+        mime_type => key::MIME_TYPE;
+    }
+}
+
+/// An entry (`{"type": …, "id": …}`) seen through its fields; a value that is not an object
+/// has none.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> EntryRef<'a> {
+    /// A view of an entry value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
+    #[inline]
+    pub fn new(entry: impl Into<Self>) -> Self {
+        entry.into()
+    }
+
+    /// `type`.
+    #[inline]
+    pub fn kind(self) -> Option<&'a str> {
+        self.get(key::TYPE).and_then(Value::as_str)
+    }
+
+    #[inline]
+    fn get(self, key: &str) -> Option<&'a Value> {
+        self.0?.get(key)
+    }
+
+    /// `entry.type === kind`.
+    #[inline]
+    pub fn is(self, kind: &str) -> bool {
+        self.kind() == Some(kind)
+    }
+
+    /// `id` when it is a string.
+    #[inline]
+    pub fn id(self) -> Option<&'a str> {
+        self.get(key::ID).and_then(Value::as_str)
+    }
+
+    /// The `message` object of a `message` entry, as a view.
+    #[inline]
+    pub fn message_ref(self) -> Option<MessageRef<'a>> {
+        self.message().and_then(MessageRef::of)
+    }
+
+    raw_fields! {
+        /// `message` (message entries).
+        message => key::MESSAGE;
+        /// `timestamp`.
+        timestamp => key::TIMESTAMP;
+        /// `summary` (compaction and branch summaries).
+        summary => key::SUMMARY;
+        /// `content` (custom message entries).
+        content => key::CONTENT;
+        /// `data` (custom entries).
+        data => key::DATA;
+        /// `customType` (custom and custom message entries).
+        custom_type => key::CUSTOM_TYPE;
+        /// `role` (omp's `model_change`: which model role changed).
+        role => key::ROLE;
+        /// `display` (custom message entries).
+        display => "display";
+        /// `details` (custom message entries, summaries).
+        details => "details";
+    }
+}
+
+/// `From` conversions of each view from a value, a reference to one (closure arguments of
+/// `filter`) and a map.
+macro_rules! view_from {
+    ($($view:ident),*) => {$(
+        impl<'a> From<&'a Value> for $view<'a> {
+            #[inline]
+            fn from(value: &'a Value) -> Self {
+                Self(value.as_object())
+            }
+        }
+        impl<'a> From<&&'a Value> for $view<'a> {
+            #[inline]
+            fn from(value: &&'a Value) -> Self {
+                Self(value.as_object())
+            }
+        }
+        impl<'a> From<Option<&'a Value>> for $view<'a> {
+            #[inline]
+            fn from(value: Option<&'a Value>) -> Self {
+                Self(value.and_then(Value::as_object))
+            }
+        }
+        impl<'a> From<&'a Map<String, Value>> for $view<'a> {
+            #[inline]
+            fn from(map: &'a Map<String, Value>) -> Self {
+                Self(Some(map))
+            }
+        }
+        impl<'a> From<&&'a Map<String, Value>> for $view<'a> {
+            #[inline]
+            fn from(map: &&'a Map<String, Value>) -> Self {
+                Self(Some(map))
+            }
+        }
+    )*};
+}
+view_from!(MessageRef, BlockRef, EntryRef);
