@@ -11,12 +11,17 @@
 //! than the summary windows). Each run is a fresh process of the release `pi-session` binary,
 //! timed from start to exit with its output discarded:
 //!
-//! - `ls`: `pi-session ls DIR --json`, side by side with pi 0.73.1's `SessionManager.list` on the
-//!   same folder (`xtask/recorder/bench-list.mjs`, run with node, timed in-process, so node's
-//!   start-up is not counted against it). The report also says how many sessions each listed and
-//!   how many of pi's name / first message / message count ours agree with (message counts only
-//!   where ours read the whole file).
-//! - `usage`: `pi-session usage DIR --json` (every line of every file is read).
+//! - `ls`: `pi-session ls DIR --json`, side by side with pi 0.73.1's `SessionManager.list`
+//!   (node) and omp 18.2.3's (bun) on the same folder (`xtask/recorder/bench-list.mjs`, timed
+//!   in-process, so the runtime's start-up is not counted against them). The report also says
+//!   how many sessions each listed and how many of pi's name / first message / message count
+//!   ours agree with (message counts only where ours read the whole file).
+//! - `usage`: `pi-session usage DIR --json` (every line of every file is read), side by side
+//!   with pi 0.73.1 parsing every file (`parseSessionEntries`) and summing its assistant turns'
+//!   usage; the report says whether the two totals agree.
+//!
+//! The machine's load average (1, 5, 15 minutes) is recorded before and after: on a shared
+//! machine the ratio between the columns of one run is the figure to read.
 //!
 //! Results (median and every run, in ms) go to stdout and `bench-results/{ls,usage}.json`.
 //! `PI_NODE_MODULES` points the pi side at another `node_modules` holding pi 0.73.1;
@@ -44,6 +49,7 @@ pub fn run(which: &str, args: &[String]) -> Result<(), String> {
         "ls" => (vec!["ls"], "ls"),
         _ => (vec!["usage"], "usage"),
     };
+    let load_before = load_average();
     let mut ours = Vec::new();
     let mut last_stdout = Vec::new();
     for _ in 0..runs {
@@ -68,16 +74,93 @@ pub fn run(which: &str, args: &[String]) -> Result<(), String> {
         "folder_mb": folder_mb(&dir),
         "ours_ms": {"median": median(&ours), "runs": ours},
     });
+    let theirs = |runner: &str, imp: &str| js_side(&root, runner, imp, which, &dir, runs);
     if which == "ls" {
         let listed: Value = serde_json::from_slice(&last_stdout)
             .map_err(|e| format!("pi-session ls printed no JSON: {e}"))?;
-        report["pi"] = pi_list(&root, &dir, runs, &listed)?;
+        report["pi"] = pi_list(&theirs("node", "pi")?, &listed);
+        let omp = theirs("bun", "omp")?;
+        report["omp"] = json!({
+            "runtime": omp["runtime"],
+            "ms": {"median": median(&times_of(&omp)), "runs": omp["times"]},
+            "sessions_listed": omp["sessions"].as_array().map_or(0, Vec::len),
+        });
     } else {
         let totals: Value = serde_json::from_slice(&last_stdout)
             .map_err(|e| format!("pi-session usage printed no JSON: {e}"))?;
         report["total"] = totals["total"].clone();
+        let pi = theirs("node", "pi")?;
+        let ours = &totals["total"]["assistant"];
+        let same = |mine: &str, their: &str| ours[mine].as_f64() == pi["total"][their].as_f64();
+        let close = (ours["costTotal"].as_f64().unwrap_or(f64::NAN)
+            - pi["total"]["cost"].as_f64().unwrap_or(f64::NAN))
+        .abs()
+            < 1e-6;
+        report["pi"] = json!({
+            "runtime": pi["runtime"],
+            "ms": {"median": median(&times_of(&pi)), "runs": pi["times"]},
+            "total": pi["total"],
+            "agree": same("count", "calls") && same("input", "input") && same("output", "output")
+                && same("cacheRead", "cacheRead") && same("cacheWrite", "cacheWrite") && close,
+        });
     }
+    report["load_average"] = json!({"before": load_before, "after": load_average()});
     write_results(&root, name, &report)
+}
+
+/// The machine's load average (1, 5 and 15 minutes) from `/proc/loadavg`, where there is one.
+pub(crate) fn load_average() -> Value {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|text| {
+            let figures: Vec<f64> = text
+                .split_whitespace()
+                .take(3)
+                .filter_map(|f| f.parse().ok())
+                .collect();
+            json!(figures)
+        })
+        .unwrap_or(Value::Null)
+}
+
+/// `bench-list.mjs IMPL MODE DIR RUNS` under `runner` (`node` from PATH, or the pinned `bun`),
+/// with `HOME` in a scratch folder so that nothing of the user's agents is read or written.
+fn js_side(
+    root: &Path,
+    runner: &str,
+    imp: &str,
+    which: &str,
+    dir: &Path,
+    runs: usize,
+) -> Result<Value, String> {
+    let recorder = root.join("xtask/recorder");
+    let program = match runner {
+        "bun" => recorder.join("node_modules/.bin/bun"),
+        other => PathBuf::from(other),
+    };
+    let mode = if which == "ls" { "list" } else { "usage" };
+    let home = root.join("target/bench/home");
+    std::fs::create_dir_all(&home)
+        .map_err(|e| format!("could not create {}: {e}", home.display()))?;
+    worker_output_json(
+        Command::new(program)
+            .current_dir(&recorder)
+            .env("HOME", &home)
+            .arg(recorder.join("bench-list.mjs"))
+            .args([imp, mode])
+            .arg(dir)
+            .arg(runs.to_string()),
+        &format!(
+            "{imp}'s {mode} ({runner}; the pinned packages must be installed: cargo xtask record)"
+        ),
+    )
+}
+
+fn times_of(side: &Value) -> Vec<f64> {
+    side["times"]
+        .as_array()
+        .map(|t| t.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
 }
 
 fn parse(args: &[String]) -> Result<(usize, usize), String> {
@@ -113,20 +196,9 @@ pub(crate) fn build_cli(root: &Path) -> Result<PathBuf, String> {
     Ok(root.join("target/release/pi-session"))
 }
 
-/// pi's `SessionManager.list` on `dir`, and how far its listing agrees with ours.
-fn pi_list(root: &Path, dir: &Path, runs: usize, ours: &Value) -> Result<Value, String> {
-    let script = root.join("xtask/recorder/bench-list.mjs");
-    let pi = worker_output_json(
-        Command::new("node")
-            .arg(&script)
-            .arg(dir)
-            .arg(runs.to_string()),
-        "pi's SessionManager.list (node; the pinned packages must be installed: cargo xtask record)",
-    )?;
-    let times: Vec<f64> = pi["times"]
-        .as_array()
-        .map(|t| t.iter().filter_map(Value::as_f64).collect())
-        .unwrap_or_default();
+/// pi's `SessionManager.list` (as `bench-list.mjs` printed it), and how far it agrees with ours.
+fn pi_list(pi: &Value, ours: &Value) -> Value {
+    let times = times_of(pi);
     let ours_by_path: std::collections::HashMap<&str, &Value> = ours["folders"]
         .as_array()
         .into_iter()
@@ -148,8 +220,8 @@ fn pi_list(root: &Path, dir: &Path, runs: usize, ours: &Value) -> Result<Value, 
             counts += usize::from(mine["messageCount"] == theirs["messageCount"]);
         }
     }
-    Ok(json!({
-        "node": pi["node"],
+    json!({
+        "runtime": pi["runtime"],
         "ms": {"median": median(&times), "runs": times},
         "sessions_listed": {"pi": pi_sessions.len(), "ours": ours_by_path.len()},
         "agree": {
@@ -158,7 +230,7 @@ fn pi_list(root: &Path, dir: &Path, runs: usize, ours: &Value) -> Result<Value, 
             "message_count": counts,
             "of_exact_counts": exact,
         },
-    }))
+    })
 }
 
 pub(crate) fn median(values: &[f64]) -> f64 {
