@@ -625,9 +625,8 @@ fn omp_compaction_summary(m: MessageRef<'_>, timestamp: Option<Value>) -> Value 
 /// one text block, where the first one was, holding all texts joined (or
 /// `"[Output truncated]"`). `None` when nothing changes.
 fn pruned_tool_result_content(m: MessageRef<'_>) -> Option<Value> {
-    if m.pruned_at().is_none() {
-        return None;
-    }
+    // Only a pruned result (`prunedAt` present, `null` included) changes.
+    m.pruned_at()?;
     let Some(Value::Array(content)) = m.content() else {
         return None;
     };

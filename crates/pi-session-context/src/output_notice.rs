@@ -90,6 +90,7 @@ fn range(value: Option<&Value>) -> Option<(String, String, f64, f64)> {
 }
 
 fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
+    // `source.type` is omp's truncation-source kind, not a content block's type.
     let artifact = if is_nullish(t.get("artifactId")) {
         None
     } else if source.and_then(|s| s.get("type")).and_then(Value::as_str) == Some("report") {

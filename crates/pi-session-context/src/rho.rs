@@ -163,6 +163,7 @@ pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String
         .filter_map(|e| EntryRef::new(e).message_ref())
         .filter(|m| m.is_role("user"))
         .flat_map(attachments_of)
+        // rho's attachment record keys (see `attachments_of`), not a block's.
         .map(|a| {
             format!(
                 "- {} ({}) at {}: {}",

@@ -163,6 +163,7 @@ impl Resolver<'_> {
                 }
             }
             Value::Object(map) => {
+                // A provider-payload item's kind (omp's Responses history), not a block type.
                 if js::is_str(map.get("type"), "image_generation_call")
                     && let Some(Value::String(result)) = map.get_mut("result")
                     && is_blob_ref(result)

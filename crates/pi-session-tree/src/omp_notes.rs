@@ -43,6 +43,7 @@ fn valid_notes_text(data: Option<&Value>) -> Option<&str> {
         return None;
     }
     let version_is_one = map.get("version").and_then(Value::as_f64) == Some(1.0);
+    // omp's context-notes record (`{version, text}`), not a content block.
     let text = map.get("text")?.as_str()?;
     (version_is_one && text.len() <= MAX_CONTEXT_NOTES_BYTES).then_some(text)
 }
