@@ -38,6 +38,7 @@ mod ours_script;
 mod recorded;
 mod report;
 mod requests;
+mod unstamped;
 
 use std::time::Instant;
 

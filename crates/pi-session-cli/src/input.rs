@@ -20,7 +20,8 @@ pub struct Loaded {
 }
 
 /// The file named on the command line, or the most recent session of the current directory
-/// (omp's folder first, then pi's, like `omp -c`).
+/// (omp's folder first, then pi's, like `omp -c`, then the Rust agent's
+/// `~/.rho/sessions/<project hash>`, as `ls` lists them).
 pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
     if let Some(file) = file {
         return Ok(file);
@@ -30,9 +31,16 @@ pub fn resolve(file: Option<PathBuf>) -> Result<PathBuf, Failure> {
     if let Some(path) = latest_for_cwd(&cwd)? {
         return Ok(path);
     }
+    let home = pi_session::store::paths::home_dir();
+    if let Some(home) = &home
+        && let Some(path) = pi_session::find_latest_session(home, &cwd)?
+    {
+        return Ok(path);
+    }
     let folders = ProjectFolders::for_cwd(&cwd);
     let mut message = format!("no session found for {}; looked in:", cwd.display());
-    for folder in folders.all() {
+    let rho = home.map(|home| pi_session::rho_session_dir(&home, &cwd));
+    for folder in folders.all().into_iter().chain(rho.as_deref()) {
         message.push_str(&format!("\n  {}", folder.display()));
     }
     if folders.all().is_empty() {

@@ -1,5 +1,5 @@
 //! `pi-session ls`, and the commands' default file: the latest session of the current
-//! directory (omp's folder, else pi's).
+//! directory (omp's folder, else pi's, else the Rust agent's `~/.rho/sessions/<project hash>`).
 
 use std::fs::File;
 use std::path::Path;
@@ -82,8 +82,14 @@ fn the_default_file_is_the_latest_omp_session_of_the_project() {
     let out = run_in(&proj, &env, &["stats", "--json"]);
     assert_eq!(out.code, 0, "{out}");
     assert_eq!(json(&out)["id"], "019bc0e2-1280-742b-aef1-672c816ad307");
-    // Without either, every command says where it looked.
+    // Without either, the Rust agent's layout (~/.rho/sessions/<project hash>) is next.
     std::fs::remove_dir_all(home.path().join(".pi")).unwrap();
+    let out = run_in(&proj, &env, &["stats", "--json"]);
+    assert_eq!(out.code, 0, "{out}");
+    let tool_calls = json(&run(&["stats", "fixtures/pi/tool-calls.jsonl", "--json"]));
+    assert_eq!(json(&out)["id"], tool_calls["id"], "{out}");
+    // Without any, every command says where it looked.
+    std::fs::remove_dir_all(home.path().join(".rho")).unwrap();
     for command in ["context", "tree", "cat", "stats"] {
         let out = run_in(&proj, &env, &[command]);
         assert_eq!(out.code, 2, "{out}");

@@ -49,4 +49,15 @@ fn stats_add_up() {
         .sum();
     assert_eq!(context["estimatedTokens"].as_u64().unwrap(), by_role);
     assert_eq!(context["window"], 200_000);
+    // The budget's fields: window less reserve, and what is used and left of it.
+    let budget = context["window"].as_u64().unwrap() - context["reserve"].as_u64().unwrap();
+    let used = context["estimatedTokens"].as_u64().unwrap();
+    assert_eq!(context["promptBudget"].as_u64().unwrap(), budget);
+    assert_eq!(
+        context["estimatedRemaining"].as_u64().unwrap(),
+        budget - used
+    );
+    let percent = context["utilizationPercent"].as_f64().unwrap();
+    assert!((percent - used as f64 * 100.0 / budget as f64).abs() < 1e-9);
+    assert!(used > 0 && percent > 0.0);
 }

@@ -4,6 +4,8 @@
 //! - `bytes`: writing the script again gives exactly the committed bytes (`--write-ours`
 //!   rewrites the committed files instead; review the diff).
 //! - `opens`: our store opens each committed file without a diagnostic.
+//! - Files carrying resolution stamps have a stamp-free copy beside them, and the real omp's
+//!   and pi's contexts of both must be equal ([`super::unstamped`]).
 //! - What the real omp and pi returned for them (`fixtures/ours/<dialect>/<impl>/*.expected.json`,
 //!   written by `cargo xtask record`) is checked like any other recording ([`recorded`]).
 
@@ -51,6 +53,15 @@ pub fn check(
         report.record(&mut row, "opens", "", opens);
         report.push_row(row);
     }
+    for dialect in ["pi", "omp"] {
+        let names: Vec<&str> = SCENARIOS
+            .iter()
+            .filter(|s| folder(s.dialect) == dialect)
+            .map(|s| s.name)
+            .filter(|name| only.is_none_or(|only| name.contains(only)))
+            .collect();
+        super::unstamped::check(report, &ours.join(dialect), dialect, &names);
+    }
     check_recordings(report, ours, only);
     Ok(())
 }
@@ -62,6 +73,16 @@ fn write_all(ours: &Path) -> Result<(), String> {
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let bytes = write_one(&dir, scenario)?;
+        if let Some((stripped, _)) =
+            super::unstamped::strip_stamps(&String::from_utf8_lossy(&bytes))
+        {
+            let copy = dir.join(format!(
+                "{}.jsonl",
+                super::unstamped::copy_name(scenario.name)
+            ));
+            std::fs::write(&copy, stripped)
+                .map_err(|e| format!("cannot write {}: {e}", copy.display()))?;
+        }
         eprintln!(
             "xtask: wrote {} ({} bytes): {}",
             dir.join(format!("{}.jsonl", scenario.name)).display(),

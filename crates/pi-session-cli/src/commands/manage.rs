@@ -106,6 +106,24 @@ pub fn file_stats(session: &Session) -> Result<ContextStats, Failure> {
     Ok(session.context_stats(&ProjectOptions::default(), &StatsOptions::default())?)
 }
 
+/// `stats --json`'s `context`: the statistics' fields, and what its methods derive from them
+/// (`promptBudget`, `utilizationPercent` of that budget, `estimatedRemaining` in it).
+pub fn stats_json(stats: &ContextStats) -> Value {
+    let mut value = serde_json::to_value(stats).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        map.insert("promptBudget".into(), stats.prompt_budget().into());
+        map.insert(
+            "utilizationPercent".into(),
+            stats.utilization_percent().into(),
+        );
+        map.insert(
+            "estimatedRemaining".into(),
+            stats.estimated_remaining().into(),
+        );
+    }
+    value
+}
+
 /// Whether to colour what goes to stdout: a terminal, and `NO_COLOR` unset.
 pub fn colour() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()

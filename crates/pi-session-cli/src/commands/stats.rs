@@ -99,7 +99,7 @@ fn to_json(report: &Report) -> Value {
         "model": report.model,
         "totals": report.totals,
         "usage": report.usage,
-        "context": report.context,
+        "context": super::manage::stats_json(&report.context),
         "diagnostics": report.diagnostics,
     })
 }
