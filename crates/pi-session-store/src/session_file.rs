@@ -308,8 +308,8 @@ impl SessionFile {
     ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
     /// );
     /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
-    /// assert_eq!(session.lines_containing(&[0, 0], &[b"\"one\""]).unwrap(), [true, true]);
-    /// assert_eq!(session.lines_containing(&[0], &[b"\"two\"", b"three"]).unwrap(), [false]);
+    /// assert_eq!(session.lines_containing(&[0, 0], &[b"\"one\"".as_slice()]).unwrap(), [true, true]);
+    /// assert_eq!(session.lines_containing(&[0], &[b"\"two\"".as_slice(), b"three"]).unwrap(), [false]);
     /// ```
     pub fn lines_containing(
         &self,

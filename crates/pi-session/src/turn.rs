@@ -5,8 +5,10 @@
 //! context cache, with the branch entries it read) and hands out messages as `Arc`s: each
 //! path entry's message is copied once, the first time it is sent, and shared on every later
 //! turn; `convertToLlm` runs once per message (a message its rule leaves unchanged is the same
-//! `Arc`), so a turn costs what it appends plus a walk over the messages sent, not a copy of
-//! them.
+//! `Arc`). When the branch only grew by messages, the kept build is continued with the appended
+//! entries ([`Extendable::extend`]) instead of built again, so a turn costs what it appends plus
+//! handing out the two `Arc` lists; where a dialect rule reaches back (see `extend`), the turn
+//! is built again over the kept path, still sharing every message copied before.
 
 use std::collections::HashMap;
 use std::sync::Arc;
