@@ -140,6 +140,18 @@ pub fn read_session_from(args: &StoreArgs, file: Option<PathBuf>) -> Result<Read
     read_session_in(&store, &path)
 }
 
+/// The store's diagnostics among those a facade open returns (the resolver's, walking the
+/// branch, are asked for apart: [`Session::tree_diagnostics`]).
+pub fn file_diagnostics(diagnostics: Vec<pi_session::Diagnostic>) -> Vec<Diagnostic> {
+    diagnostics
+        .into_iter()
+        .filter_map(|d| match d {
+            pi_session::Diagnostic::File(d) => Some(d),
+            pi_session::Diagnostic::Tree(_) => None,
+        })
+        .collect()
+}
+
 /// Opens `path` in `store` for reading ([`Session::read_in`]) and prints the store's warnings
 /// on stderr. Fails for I/O problems and for a file with neither a header nor entries.
 pub fn read_session_in(store: &Store, path: &Path) -> Result<ReadSession, Failure> {
@@ -147,13 +159,7 @@ pub fn read_session_in(store: &Store, path: &Path) -> Result<ReadSession, Failur
         refuse_folder(path)?;
     }
     let (session, diagnostics) = Session::read_in(store, path, "unknown:unknown")?;
-    let diagnostics: Vec<Diagnostic> = diagnostics
-        .into_iter()
-        .filter_map(|d| match d {
-            pi_session::Diagnostic::File(d) => Some(d),
-            pi_session::Diagnostic::Tree(_) => None,
-        })
-        .collect();
+    let diagnostics = file_diagnostics(diagnostics);
     for diagnostic in &diagnostics {
         if diagnostic.severity() >= store::Severity::Warning {
             warn(&diagnostic_line(path, diagnostic));

@@ -175,13 +175,7 @@ fn check_file(store: &Store, path: &Path) -> FileReport {
             };
         }
     };
-    let diagnostics: Vec<Diagnostic> = opened
-        .into_iter()
-        .filter_map(|d| match d {
-            pi_session::Diagnostic::File(d) => Some(d),
-            pi_session::Diagnostic::Tree(_) => None,
-        })
-        .collect();
+    let diagnostics = crate::input::file_diagnostics(opened);
     let mut findings: Vec<Finding> = diagnostics.iter().map(finding).collect();
     let omitted = diagnostics
         .iter()
