@@ -115,15 +115,15 @@ pub fn open_session_in(store: &Store, path: &Path) -> Result<Session, Failure> {
     if matches!(store, Store::Files) {
         refuse_folder(path)?;
     }
-    let opened = Session::open_in(store, path, "unknown:unknown")?;
-    for diagnostic in &opened.diagnostics {
+    // `resume_in`, not `open_in`: the commands ask the session, so no typed branch is held.
+    let (session, diagnostics) = Session::resume_in(store, path, "unknown:unknown")?;
+    for diagnostic in &diagnostics {
         if let pi_session::Diagnostic::File(d) = diagnostic
             && d.severity() >= store::Severity::Warning
         {
             warn(&diagnostic_line(path, d));
         }
     }
-    let session = opened.session;
     if session.header().is_none() && session.is_empty() {
         return Err(not_a_session(path));
     }

@@ -59,6 +59,7 @@ mod discover;
 mod error;
 mod framing;
 mod fused;
+mod id_table;
 mod keyed;
 mod lock;
 mod migrate;

@@ -62,8 +62,9 @@ pub mod store;
 
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
-    Compacted, ModelRef, Totals, UsageBreakdown, UsagePart, UsageSums, add_usage, compacted,
-    model_in_effect, pi_model_from, thinking_level, totals, usage_breakdown, usage_record,
+    BranchTally, Compacted, ModelRef, Totals, UsageBreakdown, UsagePart, UsageSums, add_usage,
+    compacted, model_in_effect, pi_model_from, thinking_level, totals, usage_breakdown,
+    usage_record,
 };
 pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,

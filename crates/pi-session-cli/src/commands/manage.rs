@@ -103,7 +103,8 @@ fn cursor_of(
 /// The context statistics of the file's branch (its last entry's), the unnamed cursors'
 /// stamps applied.
 pub fn file_stats(store: &Store, path: &Path) -> Result<ContextStats, Failure> {
-    let session = Session::open_in(store, path, NO_MODEL)?.session;
+    // `resume_in`, not `open_in`: no typed copy of the branch.
+    let (session, _) = Session::resume_in(store, path, NO_MODEL)?;
     Ok(session.context_stats(&ProjectOptions::default(), &StatsOptions::default())?)
 }
 

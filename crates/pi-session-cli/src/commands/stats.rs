@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pi_session::store::SessionFile;
-use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown, pi_model_from, totals};
+use pi_session::tree::{LeafSelector, SessionView, Totals, UsageBreakdown};
 use pi_session::{ContextStats, from_pi_model};
 use serde_json::{Value, json};
 
@@ -51,14 +51,14 @@ pub fn run(args: StatsArgs) -> Outcome {
     let view = SessionView::new(&loaded.file);
     let index = view.index();
     let dialect = view.detect_dialect()?;
-    let (branch, branch_entries) = view.branch_entries(&LeafSelector::Default)?;
+    // Streamed: the branch's bodies are read a chunk at a time, never held together.
+    let (branch, tally) = view.branch_tally(&LeafSelector::Default)?;
     let usage = file_usage(&view)?;
     let mut by_type = BTreeMap::new();
     for node in index.nodes() {
         *by_type.entry(node.kind.clone()).or_insert(0) += 1;
     }
-    let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
-    let model = pi_model_from(&branch_entries).map(|m| from_pi_model(&m));
+    let model = tally.model().map(|m| from_pi_model(&m));
     let context = super::manage::file_stats(&args.store.open()?, &loaded.path)?;
     let report = Report {
         id: loaded.file.header().map(|h| h.id.clone()),
@@ -78,9 +78,9 @@ pub fn run(args: StatsArgs) -> Outcome {
             .iter()
             .filter(|n| n.kind == "compaction")
             .count(),
-        compactions_on_branch: branch_entries.iter().filter(|e| is_compaction(e)).count(),
+        compactions_on_branch: tally.compactions,
         model,
-        totals: totals(&branch_entries),
+        totals: tally.totals,
         usage,
         context,
         diagnostics: loaded.diagnostics.len(),
