@@ -27,6 +27,11 @@
 //!    `../shared/corpus/foreign` when present) against ours: the listing, the bytes written, and
 //!    every answer of omp's `SessionManager` on the result.
 //!
+//! 5. **omp in Redis** (`fixtures/redis/omp/`, see [`redis`]): omp's own Redis keyspace,
+//!    loaded into a `MemoryStore` with omp's layout, read by us against omp's answers.
+//! 6. **Repaired files** (`fixtures/repair/`, see [`repair`]): omp and pi resume a repaired
+//!    file with the damaged one's context.
+//!
 //! Prints a table (scenario × check) and the failures with their first JSON differences; the
 //! last line is `golden: N passed, M failed`. Fails when anything failed.
 
@@ -36,6 +41,8 @@ mod foreign;
 mod ours;
 mod ours_script;
 mod recorded;
+mod redis;
+mod repair;
 mod report;
 mod requests;
 mod unstamped;
@@ -98,6 +105,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
         only,
     )?;
     foreign::check(&mut report, &root, only)?;
+    redis::check(&mut report, &fixtures, only)?;
+    repair::check(&mut report, &fixtures, only)?;
     corpus::check(&mut report, &root, options.bless, only)?;
 
     // Timing first: the total is the last line of the output (CI reads the closing line).

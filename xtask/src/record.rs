@@ -24,11 +24,16 @@
 //! `fixtures/foreign/omp/` (`record.mjs omp foreign`, see `xtask/recorder/src/foreign.mjs`);
 //! without the corpus that step is skipped with a notice, so its recordings are not lost.
 //!
+//! With omp selected it also records omp keeping sessions in Redis (its own
+//! `RedisSessionStorage` against a private `redis-server`) into `fixtures/redis/omp/` (see
+//! [`redis`]).
+//!
 //! It also re-records the differential files (each implementation's `buildSessionContext` over
 //! session trees given as values, pi 1.6's `convertToLlm`; see [`differential`]), so there is one
 //! recorder for everything the tests compare with the real code.
 
 mod differential;
+mod redis;
 
 use crate::util::workspace_root;
 use std::collections::BTreeSet;
@@ -218,6 +223,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if options.implementations.contains(&Implementation::Omp) {
         record_foreign(&recorder, &scratch, &root, options.check)?;
+        redis::record(&recorder, &scratch, &fixtures, options.check)?;
+    }
+    // Damaged pi-dialect files and their repaired copies, read by every implementation.
+    let repair = fixtures.join("repair");
+    if has_jsonl_files(&repair) {
+        for &implementation in &options.implementations {
+            let target = repair.join(implementation.name());
+            verify_directory(
+                &recorder,
+                &scratch,
+                implementation,
+                &repair,
+                &target,
+                options.check,
+            )?;
+        }
     }
     for dialect in ["pi", "omp"] {
         let ours = fixtures.join("ours").join(dialect);

@@ -276,3 +276,55 @@ fn append_waits_for_another_writer_then_continues_after_its_entries() {
     assert_eq!(waited.code, 0, "{waited}");
     assert_eq!(json(&waited)["parentId"], json!(last));
 }
+
+/// Holds `session`'s writer lock and omp's publish lock (as another writer does) until the
+/// returned handle is dropped.
+fn hold_locks(session: &Path) -> pi_session::store::RewriteLock {
+    pi_session::store::RewriteLock::acquire(session, None).unwrap()
+}
+
+/// Runs `args` while another process holds `locked`'s locks for half a second.
+fn run_while_locked_briefly(locked: &Path, args: &[&str]) -> crate::common::Output {
+    let held = hold_locks(locked);
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        drop(held);
+    });
+    let out = run(args);
+    closer.join().unwrap();
+    out
+}
+
+#[test]
+fn migrate_waits_for_another_writer_like_append() {
+    let (_dir, file) = copy("invalid/v1-migration.jsonl");
+    let before = std::fs::read(&file).unwrap();
+    let held = hold_locks(&file);
+    let refused = run(&["migrate", s(&file), "--wait", "0.2"]);
+    assert_ne!(refused.code, 0, "{refused}");
+    assert!(refused.stderr.contains("--wait SECONDS"), "{refused}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    drop(held);
+    // By default it waits (a few seconds) for the writer to let go, then migrates.
+    let waited = run_while_locked_briefly(&file, &["migrate", s(&file), "--json"]);
+    assert_eq!(waited.code, 0, "{waited}");
+    assert!(json(&waited)["backup"].is_string(), "{waited}");
+}
+
+#[test]
+fn fork_waits_for_the_new_sessions_locks_like_append() {
+    let (dir, file) = copy("pi/tool-calls.jsonl");
+    let target = dir.path().join("fork.jsonl");
+    let held = hold_locks(&target);
+    let refused = run(&["fork", s(&file), "--to", s(&target), "--wait", "0.2"]);
+    assert_ne!(refused.code, 0, "{refused}");
+    assert!(refused.stderr.contains("--wait SECONDS"), "{refused}");
+    assert!(!target.exists());
+    drop(held);
+    let waited = run_while_locked_briefly(&target, &["fork", s(&file), "--to", s(&target)]);
+    assert_eq!(waited.code, 0, "{waited}");
+    assert_eq!(
+        json(&run(&["context", s(&target)]))["messages"],
+        json(&run(&["context", s(&file)]))["messages"]
+    );
+}

@@ -59,6 +59,7 @@ mod discover;
 mod error;
 mod framing;
 mod fused;
+mod id_table;
 mod keyed;
 mod lock;
 mod migrate;
@@ -82,8 +83,8 @@ pub use keyed::{
     WRITE_FULL_SCRIPT,
 };
 pub use keyed::{
-    Expected, KeyedEntry, KeyedStore, LIST_HEAD_BYTES, MemoryStore, RANGE_BYTES, Store, TitleMeta,
-    read_windows as read_keyed_windows,
+    Expected, KeyedEntry, KeyedStore, LIST_HEAD_BYTES, MemoryStore, RANGE_BYTES, RedisValue, Store,
+    TitleMeta, read_windows as read_keyed_windows,
 };
 pub use lock::{RewriteLock, lock_path};
 pub use migrate::CURRENT_VERSION;

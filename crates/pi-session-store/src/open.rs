@@ -9,13 +9,14 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticLog};
 use crate::error::StoreError;
 use crate::framing::{Chunk, ChunkReader, LineSpan, is_blank};
 use crate::fused::split_fused;
+use crate::id_table::IdTable;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
 use crate::session_file::{IndexEntry, SessionFile, Source};
 use pi_session_types::{
     Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
     parse_line,
 };
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 use std::ops::Range;
@@ -507,6 +508,8 @@ impl Builder {
             .map_or(CURRENT_VERSION, SessionHeader::version_or_1);
         let migration = self.migrate();
         let by_id = self.check_ids();
+        // The index stays as long as the session: no growth slack.
+        self.entries.shrink_to_fit();
         let file = SessionFile {
             source,
             header: self.header,
@@ -600,12 +603,12 @@ impl Builder {
 
     /// Builds the id lookup (a later duplicate wins, as in pi and omp) and reports duplicate,
     /// missing and dangling ids.
-    fn check_ids(&mut self) -> HashMap<String, usize> {
-        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(self.entries.len());
+    fn check_ids(&mut self) -> IdTable {
+        let mut by_id = IdTable::with_capacity(self.entries.len());
         for (index, entry) in self.entries.iter().enumerate() {
             match &entry.envelope.id {
                 Some(id) => {
-                    if let Some(first) = by_id.insert(id.clone(), index) {
+                    if let Some(first) = by_id.insert(&self.entries, id, index) {
                         let kind = DiagnosticKind::DuplicateId {
                             id: id.clone(),
                             first_line: self.entries[first].line,
@@ -625,7 +628,7 @@ impl Builder {
         }
         for entry in &self.entries {
             if let Some(parent) = &entry.envelope.parent_id
-                && !by_id.contains_key(parent)
+                && by_id.get(&self.entries, parent).is_none()
             {
                 let kind = DiagnosticKind::ParentNotFound {
                     parent_id: parent.clone(),

@@ -1,13 +1,13 @@
 //! [`SessionFile`]: an opened session, as an index of envelopes whose bodies are read on demand.
 
 use crate::error::StoreError;
+use crate::id_table::IdTable;
 use crate::migrate::{Migration, Ordinal, patch_v1, patch_v2};
 use crate::open::display_path;
 use pi_session_types::{
     Entry, Envelope, JsonValue, Parsed, ParsedLine, SessionHeader, TitleSlot, parse_line,
 };
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -54,7 +54,7 @@ pub struct SessionFile {
     pub(crate) header_line: Option<u64>,
     pub(crate) title_slot: Option<TitleSlot>,
     pub(crate) entries: Vec<IndexEntry>,
-    pub(crate) by_id: HashMap<String, usize>,
+    pub(crate) by_id: IdTable,
     pub(crate) migration: Migration,
     pub(crate) file_version: u64,
     pub(crate) byte_len: u64,
@@ -76,7 +76,7 @@ impl SessionFile {
             header_line: None,
             title_slot: None,
             entries: Vec::new(),
-            by_id: HashMap::new(),
+            by_id: IdTable::default(),
             migration: Migration::None,
             file_version: crate::migrate::CURRENT_VERSION,
             byte_len: 0,
@@ -144,7 +144,7 @@ impl SessionFile {
 
     /// The position of the entry with this id (the later one when ids repeat, as pi and omp do).
     pub fn position_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.by_id.get(&self.entries, id)
     }
 
     /// The id of the last entry (in file order) that has one: the leaf when the file is loaded,

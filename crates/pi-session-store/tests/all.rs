@@ -17,6 +17,7 @@ mod keyed;
 mod lock;
 mod omp_interop;
 mod publish_lock;
+mod redis_crashes;
 mod reliability;
 mod robustness;
 mod values;

@@ -198,10 +198,9 @@ pub fn model_in_effect(branch: &[Value]) -> Option<ModelRef> {
 /// assert_eq!(model_in_effect(&branch).map(|m| m.pi_string()).as_deref(), Some("x"));
 /// ```
 pub fn pi_model_from(branch: &[Value]) -> Option<String> {
-    Some(match model_candidate(branch)? {
-        ModelCandidate::PiString(model) => model.to_owned(),
-        ModelCandidate::Parts(provider, model_id) => format!("{provider}/{model_id}"),
-    })
+    model_candidate(branch)
+        .as_ref()
+        .map(ModelCandidate::pi_string)
 }
 
 /// Where the model in effect is named.
@@ -215,7 +214,12 @@ enum ModelCandidate<'a> {
 /// rho's choice: the last default-role `model_change`, else the last
 /// assistant message naming both provider and model.
 fn model_candidate(branch: &[Value]) -> Option<ModelCandidate<'_>> {
-    let explicit = branch.iter().rev().find_map(|e| {
+    explicit_model(branch).or_else(|| assistant_model(branch))
+}
+
+/// The last default-role `model_change` naming a model.
+fn explicit_model(branch: &[Value]) -> Option<ModelCandidate<'_>> {
+    branch.iter().rev().find_map(|e| {
         if !EntryRef::new(e).is("model_change") {
             return None;
         }
@@ -229,16 +233,82 @@ fn model_candidate(branch: &[Value]) -> Option<ModelCandidate<'_>> {
             (Some(provider), Some(model_id)) => Some(ModelCandidate::Parts(provider, model_id)),
             _ => None,
         }
-    });
-    explicit.or_else(|| {
-        branch.iter().rev().find_map(|e| {
-            let message = assistant_message(e)?;
-            Some(ModelCandidate::Parts(
-                js::as_str(message.get("provider"))?,
-                js::as_str(message.get("model"))?,
-            ))
-        })
     })
+}
+
+/// The last assistant message naming both provider and model.
+fn assistant_model(branch: &[Value]) -> Option<ModelCandidate<'_>> {
+    branch.iter().rev().find_map(|e| {
+        let message = assistant_message(e)?;
+        Some(ModelCandidate::Parts(
+            js::as_str(message.get("provider"))?,
+            js::as_str(message.get("model"))?,
+        ))
+    })
+}
+
+impl ModelCandidate<'_> {
+    fn pi_string(&self) -> String {
+        match self {
+            Self::PiString(model) => (*model).to_owned(),
+            Self::Parts(provider, model_id) => format!("{provider}/{model_id}"),
+        }
+    }
+}
+
+/// [`totals`], [`pi_model_from`] and the compactions of a branch, added up one slice of the
+/// branch at a time (root first), so a caller can read a long branch in chunks and keep none
+/// of it: after every slice is added, each answer equals the function's over the whole branch.
+///
+/// ```
+/// use pi_session_tree::{BranchTally, pi_model_from, totals};
+/// use serde_json::json;
+///
+/// let branch = [
+///     json!({"type":"model_change","id":"1","model":"a/b"}),
+///     json!({"type":"message","id":"2","message":{"role":"assistant","provider":"c","model":"d","usage":{"totalTokens":5,"output":2,"cost":{"total":0.5}}}}),
+///     json!({"type":"compaction","id":"3"}),
+/// ];
+/// let mut tally = BranchTally::default();
+/// for slice in branch.chunks(2) {
+///     tally.add(slice);
+/// }
+/// assert_eq!(tally.totals, totals(&branch));
+/// assert_eq!(tally.model(), pi_model_from(&branch));
+/// assert_eq!(tally.compactions, 1);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BranchTally {
+    /// [`totals`] of the entries added so far.
+    pub totals: Totals,
+    /// How many `compaction` entries were added.
+    pub compactions: usize,
+    /// The latest explicit model seen (a default-role `model_change`).
+    explicit: Option<String>,
+    /// The latest assistant model seen.
+    assistant: Option<String>,
+}
+
+impl BranchTally {
+    /// Adds the next entries of the branch (in branch order, after those added before).
+    pub fn add(&mut self, entries: &[Value]) {
+        self.totals = fold_usage(self.totals, entries);
+        self.compactions += entries
+            .iter()
+            .filter(|e| EntryRef::new(e).is("compaction"))
+            .count();
+        if let Some(model) = explicit_model(entries) {
+            self.explicit = Some(model.pi_string());
+        }
+        if let Some(model) = assistant_model(entries) {
+            self.assistant = Some(model.pi_string());
+        }
+    }
+
+    /// [`pi_model_from`] of the entries added so far.
+    pub fn model(&self) -> Option<String> {
+        self.explicit.clone().or_else(|| self.assistant.clone())
+    }
 }
 
 /// The thinking level in effect: the last `thinking_level_change` on the
@@ -291,11 +361,16 @@ pub fn add_usage(totals: Totals, usage: &Value) -> Totals {
 /// rho's `totals/1`: [`add_usage`] over every assistant message with a usage
 /// object (errored and aborted turns included).
 pub fn totals(entries: &[Value]) -> Totals {
+    fold_usage(Totals::default(), entries)
+}
+
+/// [`add_usage`] of each assistant message of `entries`, in order, onto `start`.
+fn fold_usage(start: Totals, entries: &[Value]) -> Totals {
     entries
         .iter()
         .filter_map(assistant_message)
         .filter_map(|m| m.get("usage").filter(|u| u.is_object()))
-        .fold(Totals::default(), add_usage)
+        .fold(start, add_usage)
 }
 
 /// Token and cost sums of a set of `Usage` objects.

@@ -62,8 +62,9 @@ pub mod store;
 
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
-    Compacted, ModelRef, Totals, USAGE_RECORD_KINDS, UsageBreakdown, UsagePart, UsageSums,
-    add_usage, compacted, model_in_effect, pi_model_from, thinking_level, totals, usage_breakdown,
+    BranchTally, Compacted, ModelRef, Totals, USAGE_RECORD_KINDS, UsageBreakdown, UsagePart,
+    UsageSums, add_usage,
+    compacted, model_in_effect, pi_model_from, thinking_level, totals, usage_breakdown,
     usage_record,
 };
 pub use context::{

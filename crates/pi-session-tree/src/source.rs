@@ -6,6 +6,7 @@ use std::convert::Infallible;
 
 use serde_json::{Map, Value};
 
+use crate::branch_facts::BranchTally;
 use crate::context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, FirstSent, agent_context_owned,
 };
@@ -110,6 +111,9 @@ pub struct SessionView<'s, S: EntrySource + ?Sized> {
     index: TreeIndex,
 }
 
+/// Entries read at a time by [`SessionView::branch_tally`].
+pub const TALLY_CHUNK: usize = 4096;
+
 /// How many `custom_message` bodies dialect detection reads when nothing else decided it.
 const CUSTOM_MESSAGES_SAMPLED: usize = 8;
 /// How many leading `message` bodies detection reads looking for pi 1.6's
@@ -197,6 +201,16 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         let branch = self.index.branch_for(leaf);
         let entries = rho_path(self.source, &self.index, &branch.positions)?;
         Ok((branch, entries))
+    /// [`BranchTally`] of the branch a selector picks: its bodies are read
+    /// [`TALLY_CHUNK`] entries at a time and dropped, so memory stays with the
+    /// index however long the branch is.
+    pub fn branch_tally(&self, leaf: &LeafSelector) -> Result<(Branch, BranchTally), S::Error> {
+        let branch = self.index.branch_for(leaf);
+        let mut tally = BranchTally::default();
+        for chunk in branch.positions.chunks(TALLY_CHUNK) {
+            tally.add(&self.load(chunk)?);
+        }
+        Ok((branch, tally))
     }
 
     /// The dialect's `buildSessionContext` for a leaf. Only the bodies it needs are read

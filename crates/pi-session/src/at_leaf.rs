@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use pi_session_context::projection::{self, agent_dialect, project_context};
 use pi_session_context::provider_request::{self, PiAi};
 use pi_session_tree::{
-    AgentContext, Branch, ContextOptions, Diagnostic, Dialect, LeafSelector, UsageBreakdown,
+    AgentContext, Branch, BranchTally, ContextOptions, Diagnostic, Dialect, LeafSelector, UsageBreakdown,
     context::agent_context_owned,
 };
 use pi_session_types::{Entry, JsonValue, TitleSlot};
@@ -116,6 +116,18 @@ impl Session {
                 Ok((body, diagnostics))
             }
         }
+    }
+
+    /// [`BranchTally`] of the branch `leaf` picks (its totals, model and compactions): the
+    /// bodies are read a chunk of entries at a time and dropped, so memory stays with the
+    /// index however long the branch is.
+    pub fn branch_tally(&self, leaf: &LeafSelector) -> Result<(Branch, BranchTally)> {
+        let branch = self.branch_at(leaf);
+        let mut tally = BranchTally::default();
+        for chunk in branch.positions.chunks(USAGE_CHUNK) {
+            tally.add(&self.values_at(chunk)?);
+        }
+        Ok((branch, tally))
     }
 
     /// The entry at `position` in file order (the file's entries, then those appended since),

@@ -84,7 +84,7 @@ impl Session {
         at: Option<&str>,
         mut header: SessionHeader,
     ) -> Result<Session> {
-        let (planned, header, dialect) = {
+        let (planned, header, dialect, busy_timeout) = {
             let mut log = self.log();
             let leaf = match at {
                 Some(id) => Some(id.to_owned()),
@@ -123,10 +123,11 @@ impl Session {
                 header.title.clone_from(&source.title);
                 header.title_source.clone_from(&source.title_source);
             }
-            (planned, header, log.dialect)
+            (planned, header, log.dialect, log.busy_timeout)
         };
         let options = WriterOptions {
             title_slot: dialect == Dialect::Omp,
+            busy_timeout,
             ..WriterOptions::default()
         };
         let target = if is_session_path(to) {
@@ -152,7 +153,7 @@ impl Session {
             Error::invalid_input("the fork has no file: name a folder or a .jsonl path")
         })?;
         drop(writer);
-        let mut opened = Session::open_in(store, &path, &self.model)?.session;
+        let (mut opened, _) = Session::resume_in(store, &path, &self.model)?;
         opened.set_dialect(dialect);
         Ok(opened)
     }
@@ -172,8 +173,18 @@ impl Session {
     ///
     /// After it, [`Session::open`] appends to the file. A version 3 file is left as it is.
     pub fn migrate(path: impl AsRef<Path>) -> Result<Migrated> {
+        Self::migrate_waiting(path, None)
+    }
+
+    /// [`migrate`](Self::migrate), waiting up to `busy_timeout` for another writer to let go of
+    /// the session's lock and omp's publish lock (as [`Session::set_busy_timeout`] makes
+    /// appends wait); `None` refuses at once, as `migrate` does.
+    pub fn migrate_waiting(
+        path: impl AsRef<Path>,
+        busy_timeout: Option<std::time::Duration>,
+    ) -> Result<Migrated> {
         let path = path.as_ref();
-        let _locks = RewriteLock::acquire(path, None)?;
+        let _locks = RewriteLock::acquire(path, busy_timeout)?;
         let (file, _) = pi_session_store::open(path)?;
         let Some(mut header) = file.header().cloned() else {
             return Err(pi_session_store::StoreError::NoHeader {

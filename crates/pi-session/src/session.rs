@@ -157,6 +157,9 @@ pub(crate) struct Log {
     pub(crate) dialect: Dialect,
     /// The name set with [`Session::set_name`] since opening (omp: newer than the file's slot).
     pub(crate) renamed: Option<String>,
+    /// What [`Session::set_busy_timeout`] set last (also for a session that takes no appends:
+    /// [`Session::fork_to_in`] writes its new file with it).
+    pub(crate) busy_timeout: Option<std::time::Duration>,
 }
 
 /// Where appends go: the writer, or why this file takes none.
@@ -362,6 +365,7 @@ impl Log {
             first_id: None,
             dialect: Dialect::Pi,
             renamed: None,
+            busy_timeout: None,
         }
     }
 
@@ -827,7 +831,9 @@ impl Session {
     /// # Ok(()) }
     /// ```
     pub fn set_busy_timeout(&mut self, timeout: Option<Duration>) {
-        if let Sink::Open(writer) = &mut self.log().writer {
+        let mut log = self.log();
+        log.busy_timeout = timeout;
+        if let Sink::Open(writer) = &mut log.writer {
             writer.set_busy_timeout(timeout);
         }
     }

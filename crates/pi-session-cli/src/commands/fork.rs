@@ -35,12 +35,16 @@ pub struct ForkArgs {
     /// Print {"path", "header"} of the new file as JSON.
     #[arg(long)]
     pub json: bool,
+    /// How long to wait for another process holding the new session's locks (0: fail at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = super::write::DEFAULT_WAIT_SECONDS)]
+    pub wait: f64,
 }
 
 /// Runs `fork`.
 pub fn run(args: ForkArgs) -> Outcome {
     let store = args.store.open()?;
-    let session = open_in(&store, &args.file, args.dialect)?;
+    let mut session = open_in(&store, &args.file, args.dialect)?;
+    session.set_busy_timeout(super::write::busy_timeout(args.wait));
     let to = args.to.clone().unwrap_or_else(|| {
         args.file
             .parent()

@@ -22,11 +22,16 @@ pub struct MigrateArgs {
     /// Print {"path", "backup"} as JSON (`backup` null: nothing to do).
     #[arg(long)]
     pub json: bool,
+    /// How long to wait for another process writing the session (0: refuse at once).
+    #[arg(long, value_name = "SECONDS", default_value_t = super::write::DEFAULT_WAIT_SECONDS)]
+    pub wait: f64,
 }
 
 /// Runs `migrate`.
 pub fn run(args: MigrateArgs) -> Outcome {
-    let migrated = Session::migrate(&args.file)?;
+    let waiting = super::write::busy_timeout(args.wait);
+    let migrated = Session::migrate_waiting(&args.file, waiting)
+        .map_err(|e| super::write::failure(&e, &args.file))?;
     let mut out = Out::new();
     let backup = migrated.backup.as_ref().map(|b| b.display().to_string());
     if args.json {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::Args;
-use pi_session::tree::{LeafSelector, Totals, UsageBreakdown, pi_model_from, totals};
+use pi_session::tree::{LeafSelector, Totals, UsageBreakdown};
 use pi_session::{ContextStats, from_pi_model};
 use serde_json::{Value, json};
 
@@ -50,12 +50,15 @@ pub fn run(args: StatsArgs) -> Outcome {
     let read = input::read_session_from(&args.store, args.file)?;
     let session = &read.session;
     let dialect = session.dialect();
-    let branch = session.branch_at(&LeafSelector::Default);
-    let branch_entries = session.values_at(&branch.positions)?;
+    // Streamed: the branch's bodies are read a chunk at a time, never held together.
+    let (branch, tally) = session.branch_tally(&LeafSelector::Default)?;
+    let leaf_entry = match branch.positions.last() {
+        Some(&last) => session.values_at(&[last])?.pop(),
+        None => None,
+    };
     let usage = session.usage_breakdown()?;
     let by_type = session.count_by_type();
-    let is_compaction = |e: &Value| e.get("type").and_then(Value::as_str) == Some("compaction");
-    let model = pi_model_from(&branch_entries).map(|m| from_pi_model(&m));
+    let model = tally.model().map(|m| from_pi_model(&m));
     let context = super::manage::file_stats(session)?;
     let report = Report {
         id: session.header().map(|h| h.id),
@@ -65,15 +68,15 @@ pub fn run(args: StatsArgs) -> Outcome {
         compactions: by_type.get("compaction").copied().unwrap_or(0),
         by_type,
         tips: session.tips().len(),
-        leaf: branch_entries
-            .last()
+        leaf: leaf_entry
+            .as_ref()
             .and_then(|e| e.get("id"))
             .and_then(Value::as_str)
             .map(str::to_owned),
         branch_len: branch.positions.len(),
-        compactions_on_branch: branch_entries.iter().filter(|e| is_compaction(e)).count(),
+        compactions_on_branch: tally.compactions,
         model,
-        totals: totals(&branch_entries),
+        totals: tally.totals,
         usage,
         context,
         diagnostics: read.diagnostics.len(),

@@ -66,6 +66,77 @@ impl MemoryStore {
     pub fn get(&self, path: &str) -> Option<Vec<u8>> {
         self.sessions().get(path).map(|s| s.bytes.clone())
     }
+
+    /// A store holding what a dump of omp's Redis keyspace under `prefix` holds (the layout
+    /// [`RedisStore`](super::RedisStore) speaks): every `<prefix>file:<path>` STRING is a
+    /// session, `<prefix>meta` (path → mtime in ms) its modification time, `<prefix>title`
+    /// (path → omp's title JSON, read as omp's `decodeTitleMeta`) its title. Keys outside the
+    /// prefix, other keys under it and hash fields naming no session are left out, as omp's
+    /// reads leave them. So a recording of omp's keyspace answers in tests without a server.
+    ///
+    /// ```
+    /// use pi_session_store::{KeyedStore, MemoryStore, RedisValue};
+    /// let keys = [
+    ///     ("omp:sessions:file:/s/a.jsonl".to_owned(), RedisValue::String(b"{}\n".to_vec())),
+    ///     ("omp:sessions:meta".to_owned(), RedisValue::Hash(vec![("/s/a.jsonl".into(), "7".into())])),
+    ///     ("omp:sessions:title".to_owned(), RedisValue::Hash(vec![(
+    ///         "/s/a.jsonl".into(), r#"{"title":"T","source":"user","updatedAt":"x"}"#.into(),
+    ///     )])),
+    /// ];
+    /// let store = MemoryStore::from_omp_keyspace("omp:sessions:", keys);
+    /// let listed = store.list().unwrap();
+    /// assert_eq!((listed[0].path.as_str(), listed[0].mtime_ms), ("/s/a.jsonl", 7));
+    /// assert_eq!(listed[0].title.as_ref().and_then(|t| t.title.as_deref()), Some("T"));
+    /// ```
+    pub fn from_omp_keyspace(
+        prefix: &str,
+        keys: impl IntoIterator<Item = (String, RedisValue)>,
+    ) -> Self {
+        let file_prefix = format!("{prefix}file:");
+        let (meta_key, title_key) = (format!("{prefix}meta"), format!("{prefix}title"));
+        let (mut meta, mut titles) = (Vec::new(), Vec::new());
+        let mut sessions = BTreeMap::new();
+        for (key, value) in keys {
+            match value {
+                RedisValue::String(bytes) => {
+                    if let Some(path) = key.strip_prefix(&file_prefix) {
+                        let slot = Slot {
+                            bytes,
+                            ..Slot::default()
+                        };
+                        sessions.insert(path.to_owned(), slot);
+                    }
+                }
+                RedisValue::Hash(fields) if key == meta_key => meta = fields,
+                RedisValue::Hash(fields) if key == title_key => titles = fields,
+                RedisValue::Hash(_) => {}
+            }
+        }
+        for (path, mtime) in meta {
+            if let (Some(slot), Ok(mtime)) = (sessions.get_mut(&path), mtime.trim().parse()) {
+                slot.mtime_ms = mtime;
+            }
+        }
+        for (path, raw) in titles {
+            if let Some(slot) = sessions.get_mut(&path) {
+                slot.title = TitleMeta::from_json(&raw);
+            }
+        }
+        let last = sessions.values().map(|s| s.mtime_ms).max().unwrap_or(0);
+        Self {
+            sessions: Mutex::new(sessions),
+            last_mtime: AtomicU64::new(last),
+        }
+    }
+}
+
+/// The value of one key in a dump of a Redis keyspace ([`MemoryStore::from_omp_keyspace`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RedisValue {
+    /// A STRING's bytes.
+    String(Vec<u8>),
+    /// A HASH's fields and values.
+    Hash(Vec<(String, String)>),
 }
 
 fn conflict(path: &str, expected: Option<u64>, actual: Option<u64>, replaced: bool) -> StoreError {

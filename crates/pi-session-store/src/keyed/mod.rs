@@ -23,7 +23,7 @@ mod memory;
 mod redis;
 mod target;
 
-pub use memory::MemoryStore;
+pub use memory::{MemoryStore, RedisValue};
 #[cfg(feature = "redis")]
 pub use redis::{
     APPEND_IF_SCRIPT, APPEND_SCRIPT, DEFAULT_PREFIX, RedisOptions, RedisStore, UPDATE_TITLE_SCRIPT,
