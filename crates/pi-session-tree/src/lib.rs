@@ -63,9 +63,8 @@ pub mod store;
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
     BranchTally, Compacted, ModelRef, Totals, USAGE_RECORD_KINDS, UsageBreakdown, UsagePart,
-    UsageSums, add_usage,
-    compacted, model_in_effect, pi_model_from, thinking_level, totals, usage_breakdown,
-    usage_record,
+    UsageSums, add_usage, compacted, model_in_effect, pi_model_from, thinking_level, totals,
+    usage_breakdown, usage_record,
 };
 pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,

@@ -201,6 +201,8 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         let branch = self.index.branch_for(leaf);
         let entries = rho_path(self.source, &self.index, &branch.positions)?;
         Ok((branch, entries))
+    }
+
     /// [`BranchTally`] of the branch a selector picks: its bodies are read
     /// [`TALLY_CHUNK`] entries at a time and dropped, so memory stays with the
     /// index however long the branch is.

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use pi_session_context::projection::{self, agent_dialect, project_context};
 use pi_session_context::provider_request::{self, PiAi};
 use pi_session_tree::{
-    AgentContext, Branch, BranchTally, ContextOptions, Diagnostic, Dialect, LeafSelector, UsageBreakdown,
-    context::agent_context_owned,
+    AgentContext, Branch, BranchTally, ContextOptions, Diagnostic, Dialect, LeafSelector,
+    UsageBreakdown, context::agent_context_owned,
 };
 use pi_session_types::{Entry, JsonValue, TitleSlot};
 

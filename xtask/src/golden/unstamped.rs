@@ -146,7 +146,10 @@ fn same_contexts(
         let kind = context.get("kind").and_then(Value::as_str).unwrap_or("");
         let leaf = context.get("leafId").and_then(Value::as_str);
         let stands_for = match leaf {
-            Some(leaf) => replaced.get(leaf).cloned().unwrap_or_else(|| Some(leaf.to_owned())),
+            Some(leaf) => replaced
+                .get(leaf)
+                .cloned()
+                .unwrap_or_else(|| Some(leaf.to_owned())),
             None => None,
         };
         let twin = copy.iter().find(|c| {
