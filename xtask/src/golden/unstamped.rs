@@ -97,7 +97,11 @@ pub fn check(report: &mut Report, dir: &Path, dialect: &str, names: &[&str]) {
             )),
         };
         report.record(&mut row, "unstamped bytes", "", bytes);
-        for implementation in ["omp", "pi", "pi16"] {
+        for (implementation, column) in [
+            ("omp", "unstamped omp"),
+            ("pi", "unstamped pi"),
+            ("pi16", "unstamped pi16"),
+        ] {
             let recordings = dir.join(implementation);
             let read = |n: &str| -> Option<Value> {
                 let text =
@@ -108,7 +112,7 @@ pub fn check(report: &mut Report, dir: &Path, dialect: &str, names: &[&str]) {
                 if recordings.join(format!("{name}.expected.json")).exists() {
                     report.record(
                         &mut row,
-                        &format!("unstamped {implementation}"),
+                        column,
                         "",
                         Outcome::Fail(format!(
                             "      no recording of {copy}.jsonl by {implementation}; run `cargo xtask record --verify {}`\n",
@@ -119,12 +123,7 @@ pub fn check(report: &mut Report, dir: &Path, dialect: &str, names: &[&str]) {
                 continue;
             };
             let outcome = same_contexts(&with, &without, &replaced);
-            report.record(
-                &mut row,
-                &format!("unstamped {implementation}"),
-                "",
-                outcome,
-            );
+            report.record(&mut row, column, "", outcome);
         }
         report.push_row(row);
     }
