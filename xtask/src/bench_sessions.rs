@@ -90,7 +90,7 @@ pub fn run(which: &str, args: &[String]) -> Result<(), String> {
             .map_err(|e| format!("pi-session usage printed no JSON: {e}"))?;
         report["total"] = totals["total"].clone();
         let pi = theirs("node", "pi")?;
-        let ours = &totals["total"]["assistant"];
+        let ours = &totals["total"]["parts"]["assistant"];
         let same = |mine: &str, their: &str| ours[mine].as_f64() == pi["total"][their].as_f64();
         let close = (ours["costTotal"].as_f64().unwrap_or(f64::NAN)
             - pi["total"]["cost"].as_f64().unwrap_or(f64::NAN))

@@ -93,3 +93,12 @@ pub fn redis_store() -> Option<(pi_session_store::Store, String)> {
         .unwrap_or_else(|e| panic!("PI_SESSION_TEST_REDIS={url}: {e}"));
     Some((pi_session_store::Store::keyed(store), prefix))
 }
+
+/// The ids of every entry `session` holds.
+pub fn entry_ids(session: &SessionFile) -> std::collections::HashSet<&str> {
+    session
+        .index()
+        .iter()
+        .filter_map(|e| e.envelope.id.as_deref())
+        .collect()
+}

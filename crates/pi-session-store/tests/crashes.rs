@@ -4,7 +4,7 @@
 //!
 //! The normal test run does a few rounds; `cargo xtask soak` runs many (`PI_SESSION_SOAK_ROUNDS`).
 
-use crate::common::entry;
+use crate::common::{entry, entry_ids};
 use pi_session_store::{Durability, SessionWriter, WriterOptions, new_header, open};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
@@ -96,11 +96,7 @@ fn assert_sound(path: &Path, acked: &[String], round: usize) {
     let (session, diagnostics) = open(path).unwrap();
     // A killed append never leaves half a line: one write per line, cut back on error.
     assert!(diagnostics.is_empty(), "round {round}: {diagnostics:?}");
-    let ids: std::collections::HashSet<&str> = session
-        .index()
-        .iter()
-        .filter_map(|e| e.envelope.id.as_deref())
-        .collect();
+    let ids = entry_ids(&session);
     for id in acked {
         assert!(
             ids.contains(id.as_str()),

@@ -4,7 +4,7 @@
 //! script whole or not at all, and drops a request whose client died half-way through sending
 //! it), the session opens without damage, and the next append starts on a new line.
 
-use crate::common::{entry, redis_store};
+use crate::common::{entry, entry_ids, redis_store};
 use crate::crashes::rounds;
 use pi_session_store::{RedisOptions, RedisStore, Store, WriterOptions, new_header};
 use serde_json::json;
@@ -87,11 +87,7 @@ fn kill_9_during_redis_appends_tears_nothing_and_the_next_append_starts_a_new_li
 
         let (session, diagnostics) = store.open(Path::new(PATH)).unwrap();
         assert!(diagnostics.is_empty(), "round {round}: {diagnostics:?}");
-        let ids: std::collections::HashSet<&str> = session
-            .index()
-            .iter()
-            .filter_map(|e| e.envelope.id.as_deref())
-            .collect();
+        let ids = entry_ids(&session);
         for id in &acked {
             assert!(ids.contains(id.as_str()), "round {round}: {id} is lost");
         }

@@ -92,11 +92,7 @@ pub fn agent_context_indexed(
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>) {
     match dialect {
         Dialect::Pi | Dialect::Pi16 => {
-            let release = if dialect == Dialect::Pi {
-                PiRelease::V0_73
-            } else {
-                PiRelease::V1_6
-            };
+            let release = pi_release(dialect);
             let (context, messages, diagnostics) = pi_context::build_indexed(path, release);
             (AgentContext::Pi(context), messages, diagnostics)
         }
@@ -105,6 +101,15 @@ pub fn agent_context_indexed(
                 omp_context::build_indexed(path, &OmpOptions { blobs: None });
             (AgentContext::Omp(context), messages, diagnostics)
         }
+    }
+}
+
+/// The pi release whose rules a pi dialect follows (pi 1.6 for [`Dialect::Pi16`], else 0.73).
+fn pi_release(dialect: Dialect) -> PiRelease {
+    if dialect == Dialect::Pi16 {
+        PiRelease::V1_6
+    } else {
+        PiRelease::V0_73
     }
 }
 
@@ -129,11 +134,7 @@ pub fn agent_context_extendable(
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
     match dialect {
         Dialect::Pi | Dialect::Pi16 => {
-            let release = if dialect == Dialect::Pi {
-                PiRelease::V0_73
-            } else {
-                PiRelease::V1_6
-            };
+            let release = pi_release(dialect);
             let (context, messages, diagnostics, tail) =
                 pi_context::build_extendable(path, release);
             let state = Tail::Pi(tail);
