@@ -43,7 +43,7 @@ use super::openai_chat::js_slice;
 use super::registry::Model;
 use super::transform::{
     DEMOTED, SYNTHETIC_USER, block_type, blocks, is_blank, is_responses_family, is_same_model,
-    omp_demoted_thinking, omp_pair_results, responses_call_component, str_field,
+    omp_demoted_thinking, omp_pair_results, replayed_call, responses_call_component, str_field,
     trim_final_demoted, truthy,
 };
 use super::{RequestOptions, openai_responses_omp::NON_VISION_IMAGE_PLACEHOLDER};
@@ -408,13 +408,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
                             }
                         }
                         Some("toolCall") => {
-                            let mut call = block.clone();
-                            if !same
-                                && truthy(block.get("thoughtSignature"))
-                                && let Some(map) = call.as_object_mut()
-                            {
-                                map.remove("thoughtSignature");
-                            }
+                            let mut call = replayed_call(block, same);
                             if !same || official {
                                 let id = BlockRef::new(block).id_str().unwrap_or("");
                                 let new_id = normalize_tool_call_id(id);

@@ -422,13 +422,7 @@ fn transform_assistant(
                 }
             }
             Some("toolCall") => {
-                let mut call = block.clone();
-                if !same
-                    && truthy(block.get("thoughtSignature"))
-                    && let Some(map) = call.as_object_mut()
-                {
-                    map.remove("thoughtSignature");
-                }
+                let mut call = replayed_call(block, same);
                 if !same
                     && let Some(normalize) = normalize_id
                     && let Some(id) = BlockRef::new(block).id_str()
@@ -629,4 +623,17 @@ pub fn user_parts(message: &Value, text_type: &str, image: impl Fn(&Value) -> Va
 /// JavaScript truthiness of an optional value.
 pub fn truthy(value: Option<&Value>) -> bool {
     pi_session_types::js::truthy(value)
+}
+
+/// A tool call as it is replayed: a `thoughtSignature` made by another model is dropped (pi-ai's
+/// `transformMessages`; omp's Anthropic replay does the same).
+pub(crate) fn replayed_call(block: &Value, same_model: bool) -> Value {
+    let mut call = block.clone();
+    if !same_model
+        && truthy(block.get("thoughtSignature"))
+        && let Some(map) = call.as_object_mut()
+    {
+        map.remove("thoughtSignature");
+    }
+    call
 }
