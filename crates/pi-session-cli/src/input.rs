@@ -145,10 +145,7 @@ pub fn read_session_from(args: &StoreArgs, file: Option<PathBuf>) -> Result<Read
 pub fn file_diagnostics(diagnostics: Vec<pi_session::Diagnostic>) -> Vec<Diagnostic> {
     diagnostics
         .into_iter()
-        .filter_map(|d| match d {
-            pi_session::Diagnostic::File(d) => Some(d),
-            pi_session::Diagnostic::Tree(_) => None,
-        })
+        .filter_map(|d| d.file().cloned())
         .collect()
 }
 
@@ -175,18 +172,18 @@ pub fn read_session_in(store: &Store, path: &Path) -> Result<ReadSession, Failur
     })
 }
 
-/// A resolver diagnostic of `session` as `file:line:offset: message` (the entry's line), or
+/// A facade diagnostic as `file:line:offset: message` (the place in the file), or
 /// `file: message`.
-pub fn session_diagnostic_line(
-    path: &Path,
-    session: &Session,
-    diagnostic: &pi_session::tree::Diagnostic,
-) -> String {
-    match diagnostic.position.and_then(|p| session.locate(p)) {
-        Some((line, offset)) => {
-            format!("{}:{line}:{offset}: {}", path.display(), diagnostic.message)
+pub fn session_diagnostic_line(path: &Path, diagnostic: &pi_session::Diagnostic) -> String {
+    match (diagnostic.line(), diagnostic.byte_offset()) {
+        (Some(line), Some(offset)) => {
+            format!(
+                "{}:{line}:{offset}: {}",
+                path.display(),
+                diagnostic.message()
+            )
         }
-        None => format!("{}: {diagnostic}", path.display()),
+        _ => format!("{}: {diagnostic}", path.display()),
     }
 }
 

@@ -26,6 +26,32 @@ pub enum DiagnosticKind {
     UnknownLeaf,
 }
 
+impl DiagnosticKind {
+    /// The kind's name in snake case (`MissingParent` → `"missing_parent"`), as `--json` prints
+    /// it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DuplicateId => "duplicate_id",
+            Self::Cycle => "cycle",
+            Self::MissingParent => "missing_parent",
+            Self::MalformedEntry => "malformed_entry",
+            Self::MissingBlob => "missing_blob",
+            Self::BlobReadFailed => "blob_read_failed",
+            Self::UnknownLeaf => "unknown_leaf",
+        }
+    }
+
+    /// How much it matters, on the store's scale: every resolver finding is a warning (the
+    /// session resolves, as pi and omp resolve it, but something in it is off), except a blob
+    /// folder that could not be read, an error of the machine rather than of the file.
+    pub fn severity(self) -> pi_session_store::Severity {
+        match self {
+            Self::BlobReadFailed => pi_session_store::Severity::Error,
+            _ => pi_session_store::Severity::Warning,
+        }
+    }
+}
+
 /// A problem found while resolving a session, with the entry it concerns.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Diagnostic {
@@ -64,6 +90,30 @@ impl fmt::Display for Diagnostic {
             (Some(pos), None) => write!(f, "entry {pos}: {}", self.message),
             (None, Some(id)) => write!(f, "entry {id}: {}", self.message),
             (None, None) => f.write_str(&self.message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DiagnosticKind;
+
+    /// `name()` is the kind as `--json` output serialises it (serde's snake case), for every kind.
+    #[test]
+    fn names_are_the_serialised_kinds() {
+        for kind in [
+            DiagnosticKind::DuplicateId,
+            DiagnosticKind::Cycle,
+            DiagnosticKind::MissingParent,
+            DiagnosticKind::MalformedEntry,
+            DiagnosticKind::MissingBlob,
+            DiagnosticKind::BlobReadFailed,
+            DiagnosticKind::UnknownLeaf,
+        ] {
+            assert_eq!(
+                serde_json::to_value(kind).unwrap(),
+                serde_json::Value::from(kind.name())
+            );
         }
     }
 }

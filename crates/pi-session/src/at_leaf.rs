@@ -9,11 +9,12 @@ use std::collections::BTreeMap;
 use pi_session_context::projection::{self, agent_dialect, project_context};
 use pi_session_context::provider_request::{self, PiAi};
 use pi_session_tree::{
-    AgentContext, Branch, BranchTally, ContextOptions, Diagnostic, Dialect, LeafSelector,
-    UsageBreakdown, context::agent_context_owned,
+    AgentContext, Branch, BranchTally, ContextOptions, Dialect, LeafSelector, UsageBreakdown,
+    context::agent_context_owned,
 };
 use pi_session_types::{Entry, JsonValue, TitleSlot};
 
+use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::formats::Projection;
 use crate::project::ProjectOptions;
@@ -52,7 +53,7 @@ impl Session {
         drop(log);
         let (context, mut diagnostics) = agent_context_owned(path, dialect, options);
         branch.diagnostics.append(&mut diagnostics);
-        Ok((context, branch.diagnostics))
+        Ok((context, self.located(branch.diagnostics)))
     }
 
     /// [`Session::project`] at `leaf` instead of the cursor's leaf, with the branch's
@@ -93,7 +94,7 @@ impl Session {
                     let branch = self.branch_at(leaf);
                     let values = self.rho_values_at(&branch.positions)?;
                     let (value, _) = projection::project(&values, format, options);
-                    Ok((value, branch.diagnostics))
+                    Ok((value, self.located(branch.diagnostics)))
                 }
             },
             Projection::Request {

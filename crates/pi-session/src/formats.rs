@@ -1,9 +1,9 @@
 //! [`Session::project`]: one entry point for every output format of `pi-session context`,
 //! provider request bodies included ([`Projection`]).
 
+use crate::diagnostic::Diagnostic;
 use pi_session_context::projection::Format;
 use pi_session_context::provider_request::{Api, RequestOptions};
-use pi_session_tree::Diagnostic;
 use pi_session_types::JsonValue;
 
 use crate::error::Result;

@@ -46,6 +46,7 @@ mod api_table;
 mod at_leaf;
 mod builders;
 mod cursors;
+mod diagnostic;
 mod dialect_write;
 mod discover;
 mod entries;
@@ -75,6 +76,7 @@ pub use builders::{
     model_change_in, session_name,
 };
 pub use cursors::CURSOR_CUSTOM_TYPE;
+pub use diagnostic::Diagnostic;
 pub use discover::{
     ProjectFolders, blob_dir, dir, latest, latest_for_cwd, list, list_all, session_roots,
     session_roots_from_env,
@@ -101,7 +103,7 @@ pub use rho_sessions::{
     rho_session_dir, rho_session_file_name, rho_sessions_root, startup_hint,
 };
 pub use search::{FileHits, Hit, Pattern, SearchOptions, SearchRole, search, search_file};
-pub use session::{Diagnostic, Opened, Session, SessionOptions};
+pub use session::{Opened, Session, SessionOptions};
 pub use stats::{
     BYTES_PER_TOKEN, CLAUDE_WINDOW, ContextStats, DEFAULT_RESERVE_TOKENS, DEFAULT_WINDOW,
     PDF_PAGE_TOKENS, PICTURE_TOKENS, PhaseTokens, ResolutionTokens, RoleTokens, StatsOptions,

@@ -4,7 +4,9 @@
 use serde_json::Value;
 
 use pi_session_context::provider_request::{self, Api, PiAi, RequestOptions};
-use pi_session_tree::{ContextOptions, Diagnostic, Dialect};
+use pi_session_tree::{ContextOptions, Dialect};
+
+use crate::diagnostic::Diagnostic;
 
 use crate::{Error, Result, Session};
 

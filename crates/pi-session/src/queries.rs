@@ -2,11 +2,10 @@
 //! since, through any cursor): entries by id, children, labels, tips, the session's name, and the
 //! tree as JSON or drawn.
 
-use pi_session_tree::{
-    Diagnostic, LeafSelector, RenderOptions, render_tree, session_meta, tree_json,
-};
+use pi_session_tree::{LeafSelector, RenderOptions, render_tree, session_meta, tree_json};
 use pi_session_types::{Entry, JsonMap, JsonValue};
 
+use crate::diagnostic::Diagnostic;
 use crate::error::Result;
 use crate::session::Session;
 
@@ -22,12 +21,14 @@ impl Session {
     }
 
     /// What the resolver finds walking the branch pi and omp walk when they open the file (from
-    /// its last entry): cycles, missing parents. Each names an entry position ([`Self::locate`]).
+    /// its last entry): cycles, missing parents, each placed at its entry's line in the file.
     pub fn tree_diagnostics(&self) -> Vec<Diagnostic> {
-        self.log()
+        let diagnostics = self
+            .log()
             .index
             .branch_for(&LeafSelector::Default)
-            .diagnostics
+            .diagnostics;
+        self.located(diagnostics)
     }
 
     /// The line and byte offset in the file of the entry at `position` (as diagnostics name

@@ -17,6 +17,7 @@ use pi_session_types::SessionHeader;
 use pi_session_types::{Entry, JsonValue, TitleSource};
 
 use crate::builders::model_change_in;
+use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::model::from_pi_model;
 use crate::project::{ProjectOptions, node_of};
@@ -65,25 +66,6 @@ impl SessionOptions {
             durability: self.durability,
             title_slot: self.title_slot || self.dialect == Dialect::Omp,
             busy_timeout: self.busy_timeout,
-        }
-    }
-}
-
-/// A problem found while opening a session: in the file (a damaged line) or in its tree (a
-/// cycle, a missing parent). Neither stops the session from opening.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Diagnostic {
-    /// Found by the store while reading lines.
-    File(pi_session_store::Diagnostic),
-    /// Found by the resolver while walking the branch.
-    Tree(pi_session_tree::Diagnostic),
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::File(d) => d.fmt(f),
-            Self::Tree(d) => d.fmt(f),
         }
     }
 }
@@ -804,10 +786,22 @@ impl Session {
         let model = log
             .model_on(&walk.positions)?
             .unwrap_or_else(|| default_model.to_owned());
-        let mut diagnostics: Vec<Diagnostic> =
-            file_diagnostics.into_iter().map(Diagnostic::File).collect();
-        diagnostics.extend(walk.diagnostics.into_iter().map(Diagnostic::Tree));
         let mut session = Self::from_log(log, leaf, false, model);
+        let mut diagnostics: Vec<Diagnostic> = file_diagnostics
+            .into_iter()
+            .map(Diagnostic::from_file)
+            .collect();
+        // The store already reported a dangling `parentId` at its line; the walk's cut there is
+        // the same fact.
+        let located = session.located(walk.diagnostics);
+        let reported = |cut: &Diagnostic| {
+            cut.name() == "missing_parent"
+                && diagnostics
+                    .iter()
+                    .any(|d| d.name() == "parent_not_found" && d.line() == cut.line())
+        };
+        let walk: Vec<Diagnostic> = located.into_iter().filter(|d| !reported(d)).collect();
+        diagnostics.extend(walk);
         crate::cursors::restore(&mut session)?;
         Ok((session, diagnostics))
     }
@@ -1144,18 +1138,20 @@ impl Session {
         &self,
         dialect: Dialect,
         options: &ContextOptions<'_>,
-    ) -> Result<(AgentContext, Vec<pi_session_tree::Diagnostic>)> {
-        let mut log = self.log();
-        let leaf = self.leaf_in(&log);
-        let positions = log.branch_positions(leaf.as_deref());
-        if options.blobs.is_some() {
-            // Blob references are resolved (and reported) on each call: nothing is kept.
-            let path = log.context_path(&positions, dialect)?;
-            return Ok(pi_session_tree::context::agent_context_owned(
-                path, dialect, options,
-            ));
-        }
-        Ok(log.cached_context(positions, dialect)?.build())
+    ) -> Result<(AgentContext, Vec<Diagnostic>)> {
+        let (context, diagnostics) = {
+            let mut log = self.log();
+            let leaf = self.leaf_in(&log);
+            let positions = log.branch_positions(leaf.as_deref());
+            if options.blobs.is_some() {
+                // Blob references are resolved (and reported) on each call: nothing is kept.
+                let path = log.context_path(&positions, dialect)?;
+                pi_session_tree::context::agent_context_owned(path, dialect, options)
+            } else {
+                log.cached_context(positions, dialect)?.build()
+            }
+        };
+        Ok((context, self.located(diagnostics)))
     }
 
     /// How full the model's window is with this cursor's context (its stamps applied; the

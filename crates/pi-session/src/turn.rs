@@ -32,7 +32,7 @@ pub struct TurnContext {
     /// `convertToLlm(messages)` of the dialect: what the agent loop hands its provider.
     pub llm: Vec<Arc<JsonValue>>,
     /// What the resolver reported.
-    pub diagnostics: Vec<pi_session_tree::Diagnostic>,
+    pub diagnostics: Vec<crate::Diagnostic>,
 }
 
 /// What a [`ContextCache`] keeps for [`Session::turn_context`]: the last turn's context, and
@@ -66,7 +66,7 @@ impl ContextCache {
     /// The turn's context from the kept path: the last turn's continued with the entries
     /// appended since when only messages were ([`Extendable::extend`]), else built again
     /// ([`agent_context_extendable`]); messages shared, conversions reused.
-    pub(crate) fn turn(&mut self) -> TurnContext {
+    pub(crate) fn turn(&mut self) -> (TurnContext, Vec<pi_session_tree::Diagnostic>) {
         let dialect = self.dialect;
         let path = &self.path;
         let continued = match self.turn.take() {
@@ -103,10 +103,11 @@ impl ContextCache {
                 .iter()
                 .flat_map(|c| c.out.iter().cloned())
                 .collect(),
-            diagnostics: state.diagnostics.clone(),
+            diagnostics: Vec::new(),
         };
+        let diagnostics = state.diagnostics.clone();
         self.turn = Some(state);
-        context
+        (context, diagnostics)
     }
 }
 
@@ -225,8 +226,14 @@ impl Session {
     /// # Ok(()) }
     /// ```
     pub fn turn_context(&self, dialect: Dialect) -> Result<TurnContext> {
-        let mut log = self.log();
-        let leaf = self.leaf_in(&log);
-        Ok(log.cached_context_at(leaf.as_deref(), dialect)?.turn())
+        let (turn, diagnostics) = {
+            let mut log = self.log();
+            let leaf = self.leaf_in(&log);
+            log.cached_context_at(leaf.as_deref(), dialect)?.turn()
+        };
+        Ok(TurnContext {
+            diagnostics: self.located(diagnostics),
+            ..turn
+        })
     }
 }

@@ -266,11 +266,17 @@ fn branch_values(cursor: &Session) -> Vec<serde_json::Value> {
 fn assert_lazy_agent_context(cursor: &Session) -> Result<(), TestCaseError> {
     let branch = branch_values(cursor);
     for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
-        let lazy = cursor
+        let (lazy, lazy_diagnostics) = cursor
             .agent_context(dialect, &ContextOptions::default())
             .unwrap();
-        let full = pi_session::tree::agent_context(&branch, dialect, &ContextOptions::default());
+        let (full, full_diagnostics) =
+            pi_session::tree::agent_context(&branch, dialect, &ContextOptions::default());
         prop_assert_eq!(lazy, full, "{:?}", dialect);
+        let lazy_diagnostics: Vec<_> = lazy_diagnostics.iter().filter_map(|d| d.tree()).collect();
+        prop_assert_eq!(
+            lazy_diagnostics,
+            full_diagnostics.iter().collect::<Vec<_>>()
+        );
     }
     Ok(())
 }

@@ -189,16 +189,15 @@ fn check_file(store: &Store, path: &Path) -> FileReport {
         .any(|d| d.severity() >= Severity::Warning);
     // Parent cycles are the resolver's finding (the store sees ids, not paths).
     for diagnostic in session.tree_diagnostics() {
-        if diagnostic.kind != DiagnosticKind::Cycle {
+        if diagnostic.tree().map(|d| d.kind) != Some(DiagnosticKind::Cycle) {
             continue;
         }
-        let at = diagnostic.position.and_then(|p| session.locate(p));
         findings.push(Finding {
-            line: at.map_or(0, |(line, _)| line),
-            offset: at.map_or(0, |(_, offset)| offset),
+            line: diagnostic.line().unwrap_or(0),
+            offset: diagnostic.byte_offset().unwrap_or(0),
             severity: "warning",
-            kind: "cycle".to_owned(),
-            message: diagnostic.message,
+            kind: diagnostic.name().to_owned(),
+            message: diagnostic.message().to_owned(),
         });
         damaged = true;
     }

@@ -247,12 +247,8 @@ fn default_root(session: &Session) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn warn_tree(read: &ReadSession, diagnostics: &[pi_session::tree::Diagnostic]) {
+fn warn_tree(read: &ReadSession, diagnostics: &[pi_session::Diagnostic]) {
     for diagnostic in diagnostics {
-        warn(&input::session_diagnostic_line(
-            &read.path,
-            &read.session,
-            diagnostic,
-        ));
+        warn(&input::session_diagnostic_line(&read.path, diagnostic));
     }
 }

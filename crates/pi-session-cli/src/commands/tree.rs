@@ -32,11 +32,7 @@ pub struct TreeArgs {
 pub fn run(args: TreeArgs) -> Outcome {
     let (path, session) = input::open_session_from(&args.store, args.file)?;
     for diagnostic in session.tree_diagnostics() {
-        warn(&input::session_diagnostic_line(
-            &path,
-            &session,
-            &diagnostic,
-        ));
+        warn(&input::session_diagnostic_line(&path, &diagnostic));
     }
     let mut out = Out::new();
     if args.json {

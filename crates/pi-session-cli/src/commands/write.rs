@@ -7,7 +7,7 @@ use clap::ValueEnum;
 use pi_session::store::{Severity, Store};
 use pi_session::tree::Dialect;
 use pi_session::types::{Entry, to_js_string};
-use pi_session::{Diagnostic, ErrorKind, Session};
+use pi_session::{ErrorKind, Session};
 use serde_json::Value;
 
 use crate::failure::Failure;
@@ -73,9 +73,8 @@ pub fn open_in(store: &Store, path: &Path, dialect: WriteDialect) -> Result<Sess
     }
     let opened = Session::open_in(store, path, UNKNOWN_MODEL)?;
     for diagnostic in &opened.diagnostics {
-        let note = matches!(diagnostic, Diagnostic::File(d) if d.severity() < Severity::Warning);
-        if !note {
-            warn(&format!("{}: {diagnostic}", path.display()));
+        if diagnostic.severity() >= Severity::Warning {
+            warn(&crate::input::session_diagnostic_line(path, diagnostic));
         }
     }
     let mut session = opened.session;
