@@ -37,7 +37,7 @@ pub struct Scenario {
 }
 
 /// The scenarios, in the order they are written.
-pub const SCENARIOS: [Scenario; 11] = [
+pub const SCENARIOS: [Scenario; 13] = [
     Scenario {
         name: "chat-with-tools",
         about: "user turn, assistant thinking + tool call, tool result, answer",
@@ -103,6 +103,18 @@ pub const SCENARIOS: [Scenario; 11] = [
         about: "the same written in omp's shapes",
         dialect: Dialect::Omp,
         write: stamps_and_compaction,
+    },
+    Scenario {
+        name: "migrated-v1",
+        about: "Session::migrate of pi's version 1 file (fixtures/pi/v1-format.jsonl): rewritten as version 3, ids assigned, references remapped",
+        dialect: Dialect::Pi,
+        write: migrated_v1,
+    },
+    Scenario {
+        name: "migrated-v2",
+        about: "Session::migrate of pi's version 2 file (fixtures/pi/v2-format.jsonl): rewritten as version 3",
+        dialect: Dialect::Pi,
+        write: migrated_v2,
     },
 ];
 
@@ -552,6 +564,31 @@ fn fork_to_script(s: &mut Script) -> pi_session::Result<()> {
     let _ = std::fs::remove_file(pi_session::store::lock_path(&source_path));
     let _ = std::fs::remove_file(&source_path);
     // The fork is the scenario's file; the script's own session stays unwritten.
+    Ok(())
+}
+
+fn migrated_v1(s: &mut Script) -> pi_session::Result<()> {
+    migrated(s, "v1-format")
+}
+
+fn migrated_v2(s: &mut Script) -> pi_session::Result<()> {
+    migrated(s, "v2-format")
+}
+
+/// `Session::migrate` of the recorded pi fixture `name` (a copy, in a scratch folder, so its
+/// `.bak` stays there); the migrated file is the scenario's file, the script's own session
+/// stays unwritten.
+fn migrated(s: &mut Script, name: &str) -> pi_session::Result<()> {
+    use pi_session::store::StoreError;
+    let source = crate::util::workspace_root()
+        .join("fixtures/pi")
+        .join(format!("{name}.jsonl"));
+    let scratch =
+        tempfile::tempdir().map_err(|e| StoreError::io("create", "a scratch folder", e))?;
+    let copy = scratch.path().join(format!("{name}.jsonl"));
+    std::fs::copy(&source, &copy).map_err(|e| StoreError::io("copy", &source, e))?;
+    pi_session::Session::migrate(&copy)?;
+    std::fs::copy(&copy, &s.target).map_err(|e| StoreError::io("copy", &copy, e))?;
     Ok(())
 }
 
