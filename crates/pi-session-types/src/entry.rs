@@ -16,6 +16,7 @@ use crate::tags;
 use crate::timestamp::IsoTimestamp;
 use crate::usage::Usage;
 use crate::{JsonMap, JsonNumber, JsonValue};
+use pi_session_types_macros::record;
 use serde::{Deserialize, Serialize, Serializer};
 
 /// Read and write access to the envelope every entry carries.
@@ -38,20 +39,19 @@ macro_rules! entry_struct {
         $name:ident, $tag:ty, envelope_first { $($body:tt)* }
     ) => {
         $(#[$doc])*
+        #[record]
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         pub struct $name {
             /// The entry's `type` literal.
             #[serde(rename = "type")]
             pub kind: $tag,
             /// Entry id (8 hex chars in current files; any string accepted; absent in v1).
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
             pub id: Option<String>,
             /// Parent entry id; `null` for a root; absent in v1 files.
-            #[serde(rename = "parentId", default, skip_serializing_if = "Field::is_absent")]
             pub parent_id: Field<String>,
             /// ISO-8601 time of the append, kept as written.
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
             pub timestamp: Option<IsoTimestamp>,
             $($body)*
             /// Unknown keys, kept in order and written back.
@@ -65,7 +65,9 @@ macro_rules! entry_struct {
         $name:ident, $tag:ty, envelope_last { $($body:tt)* }
     ) => {
         $(#[$doc])*
+        #[record]
         #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+        #[serde(rename_all = "camelCase")]
         #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
         pub struct $name {
             /// The entry's `type` literal.
@@ -73,13 +75,10 @@ macro_rules! entry_struct {
             pub kind: $tag,
             $($body)*
             /// Entry id (8 hex chars in current files; any string accepted; absent in v1).
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
             pub id: Option<String>,
             /// Parent entry id; `null` for a root; absent in v1 files.
-            #[serde(rename = "parentId", default, skip_serializing_if = "Field::is_absent")]
             pub parent_id: Field<String>,
             /// ISO-8601 time of the append, kept as written.
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
             pub timestamp: Option<IsoTimestamp>,
             /// Unknown keys, kept in order and written back.
             #[serde(flatten)]
@@ -123,19 +122,14 @@ entry_struct! {
     /// `model` as `"provider/modelId"` plus `role` and `resolvedModelIsFallback`.
     ModelChangeEntry, tags::ModelChange, envelope_first {
         /// omp: `"<provider>/<modelId>"` (split at the first `/`).
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub model: Option<String>,
         /// omp: model role (`"default"` when absent; `"temporary"`, `"fallback"`, ...).
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub role: Option<String>,
         /// omp: informational; always written by omp (default `false`).
-        #[serde(rename = "resolvedModelIsFallback", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub resolved_model_is_fallback: Option<bool>,
         /// pi: provider id.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub provider: Option<String>,
         /// pi: model id.
-        #[serde(rename = "modelId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub model_id: Option<String>,
     }
 }
@@ -165,10 +159,8 @@ entry_struct! {
     /// `thinking_level_change`: the thinking level changes. omp writes both keys, `null` when unset.
     ThinkingLevelChangeEntry, tags::ThinkingLevelChange, envelope_first {
         /// `"off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max"` or any string.
-        #[serde(rename = "thinkingLevel", default, skip_serializing_if = "Field::is_absent")]
         pub thinking_level: Field<String>,
         /// omp: `"auto"` when auto-thinking chose the level, else the concrete level.
-        #[serde(default, skip_serializing_if = "Field::is_absent")]
         pub configured: Field<String>,
     }
 }
@@ -177,51 +169,36 @@ entry_struct! {
     /// `compaction`: a summary that replaces older history on the path (both dialects and v1).
     CompactionEntry, tags::Compaction, envelope_first {
         /// Summary text.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub summary: Option<String>,
         /// omp: short summary for display.
-        #[serde(rename = "shortSummary", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub short_summary: Option<String>,
         /// Id of the first entry kept verbatim (`""` in omp when nothing is kept; pi 1.6 writes
         /// the compaction's own id for "keep nothing before").
-        #[serde(rename = "firstKeptEntryId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub first_kept_entry_id: Option<String>,
         /// v1 files: index into the raw entry array (header included), replaced by
         /// `firstKeptEntryId` when migrating.
-        #[serde(rename = "firstKeptEntryIndex", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub first_kept_entry_index: Option<JsonNumber>,
         /// Context tokens before compaction.
-        #[serde(rename = "tokensBefore", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub tokens_before: Option<JsonNumber>,
         /// omp (and rho): tokens after.
-        #[serde(rename = "tokensAfter", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub tokens_after: Option<JsonNumber>,
         /// omp: `"remote" | "snapcompact" | "handoff" | "soft" | "shake"` or any string.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub method: Option<String>,
         /// omp: provider replay boundary.
-        #[serde(rename = "providerReplayThroughEntryId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub provider_replay_through_entry_id: Option<String>,
         /// Opaque details (`{readFiles, modifiedFiles}` or others).
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub details: Option<JsonValue>,
         /// omp: produced by an extension.
-        #[serde(rename = "fromExtension", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub from_extension: Option<bool>,
         /// omp: provider-specific preserved data (opaque object).
-        #[serde(rename = "preserveData", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub preserve_data: Option<JsonValue>,
         /// omp: display-only warning (added later in place).
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub warning: Option<String>,
         /// pi 1.6: usage of the summarising call.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub usage: Option<Usage>,
         /// pi: produced by an extension (legacy name).
-        #[serde(rename = "fromHook", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub from_hook: Option<bool>,
         /// pi 1.6: the system message replayed after the compaction.
-        #[serde(rename = "systemMessage", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub system_message: Option<AgentMessage>,
     }
 }
@@ -230,22 +207,16 @@ entry_struct! {
     /// `branch_summary`: a summary of a branch that was left.
     BranchSummaryEntry, tags::BranchSummary, envelope_first {
         /// Entry the branch was left from, or `"root"` (semantics differ by version; see specs).
-        #[serde(rename = "fromId", default, skip_serializing_if = "Field::is_absent")]
         pub from_id: Field<String>,
         /// Summary text; empty for omp's leaf-moving markers.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub summary: Option<String>,
         /// Opaque details.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub details: Option<JsonValue>,
         /// omp: produced by an extension.
-        #[serde(rename = "fromExtension", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub from_extension: Option<bool>,
         /// pi 1.6: usage of the summarising call.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub usage: Option<Usage>,
         /// pi: produced by an extension (legacy name).
-        #[serde(rename = "fromHook", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub from_hook: Option<bool>,
     }
 }
@@ -254,10 +225,8 @@ entry_struct! {
     /// `custom`: opaque extension state, never in the model context. Envelope written last.
     CustomEntry, tags::Custom, envelope_last {
         /// Extension-defined type, e.g. `"tool_execution_start"`.
-        #[serde(rename = "customType", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub custom_type: Option<String>,
         /// Opaque data.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub data: Option<JsonValue>,
     }
 }
@@ -267,18 +236,14 @@ entry_struct! {
     /// Envelope written last.
     CustomMessageEntry, tags::CustomMessage, envelope_last {
         /// Extension-defined type.
-        #[serde(rename = "customType", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub custom_type: Option<String>,
         /// A string or text/image blocks.
         pub content: Content,
         /// Shown in the UI.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub display: Option<bool>,
         /// Opaque details (not sent to the model).
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub details: Option<JsonValue>,
         /// omp: `"user" | "agent"`.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub attribution: Option<String>,
     }
 }
@@ -287,10 +252,8 @@ entry_struct! {
     /// `label`: sets (or, when `label` is absent or empty, clears) the label of `targetId`.
     LabelEntry, tags::Label, envelope_first {
         /// The labelled entry.
-        #[serde(rename = "targetId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub target_id: Option<String>,
         /// The label; absent clears.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub label: Option<String>,
     }
 }
@@ -299,7 +262,6 @@ entry_struct! {
     /// `session_info` (pi): sets the session name; empty clears it.
     SessionInfoEntry, tags::SessionInfo, envelope_first {
         /// The session name.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub name: Option<String>,
     }
 }
@@ -308,25 +270,23 @@ entry_struct! {
     /// `usage` (pi 1.6): usage of an off-transcript model call (e.g. cache warming).
     UsageEntry, tags::Usage, envelope_first {
         /// What the call was for, e.g. `"cache_warm"`.
-        #[serde(rename = "kind", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
+        #[serde(rename = "kind")]
         pub usage_kind: Option<String>,
         /// Provider id.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub provider: Option<String>,
         /// Model id.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub model: Option<String>,
         /// Token usage and cost.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub usage: Option<Usage>,
         /// Free note.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub note: Option<String>,
     }
 }
 
 /// `context_edit.replacement` when not `null`: the new content of the target.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContextReplacement {
     /// Replacement content (string or blocks).
@@ -340,10 +300,8 @@ entry_struct! {
     /// `context_edit` (pi 1.6): replaces (or with `null`, omits) a message's content in context.
     ContextEditEntry, tags::ContextEdit, envelope_first {
         /// The edited entry.
-        #[serde(rename = "targetId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub target_id: Option<String>,
         /// `null` omits the target; otherwise `{content}`.
-        #[serde(default, skip_serializing_if = "Field::is_absent")]
         pub replacement: Field<ContextReplacement>,
     }
 }
@@ -352,28 +310,20 @@ entry_struct! {
     /// `model_usage` (omp): usage of an off-transcript model call (title generation, ...).
     ModelUsageEntry, tags::ModelUsage, envelope_first {
         /// Caller-defined purpose.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub purpose: Option<String>,
         /// Model role.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub role: Option<String>,
         /// Wire API.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub api: Option<String>,
         /// Provider id.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub provider: Option<String>,
         /// Model id.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub model: Option<String>,
         /// Token usage and cost.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub usage: Option<Usage>,
         /// Stop reason.
-        #[serde(rename = "stopReason", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub stop_reason: Option<crate::message::StopReason>,
         /// Error text.
-        #[serde(rename = "errorMessage", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub error_message: Option<String>,
     }
 }
@@ -382,7 +332,6 @@ entry_struct! {
     /// `service_tier_change` (omp): `{openai?, anthropic?, google?}`, a legacy string, or `null`.
     ServiceTierChangeEntry, tags::ServiceTierChange, envelope_first {
         /// The tier per family (opaque), legacy string, or `null`.
-        #[serde(rename = "serviceTier", default, skip_serializing_if = "Field::is_absent")]
         pub service_tier: Field<JsonValue>,
     }
 }
@@ -396,10 +345,8 @@ entry_struct! {
     /// `archive` (omp): hides (or shows again) a subtree in the tree UI; last record wins.
     ArchiveEntry, tags::Archive, envelope_first {
         /// Root of the archived subtree.
-        #[serde(rename = "targetId", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub target_id: Option<String>,
         /// True to archive, false to unarchive.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub archived: Option<bool>,
     }
 }
@@ -408,16 +355,12 @@ entry_struct! {
     /// `title_change` (omp): the session was renamed; the title slot holds the current title.
     TitleChangeEntry, tags::TitleChange, envelope_first {
         /// The new title.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub title: Option<String>,
         /// `"auto" | "user"`.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub source: Option<String>,
         /// The previous title.
-        #[serde(rename = "previousTitle", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub previous_title: Option<String>,
         /// What triggered the rename.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub trigger: Option<String>,
     }
 }
@@ -426,7 +369,6 @@ entry_struct! {
     /// `ttsr_injection` (omp): rules injected into the context (a union over the path).
     TtsrInjectionEntry, tags::TtsrInjection, envelope_first {
         /// Rule names.
-        #[serde(rename = "injectedRules", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub injected_rules: Option<Vec<String>>,
     }
 }
@@ -435,10 +377,8 @@ entry_struct! {
     /// `credential_pin` (omp): the credential pinned for a provider (hash only).
     CredentialPinEntry, tags::CredentialPin, envelope_first {
         /// Provider id.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub provider: Option<String>,
         /// Credential hash.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub hash: Option<String>,
     }
 }
@@ -468,49 +408,34 @@ entry_struct! {
     /// `session_init` (omp subagent sessions): how the subagent was set up.
     SessionInitEntry, tags::SessionInit, envelope_first {
         /// System prompt (string or string array).
-        #[serde(rename = "systemPrompt", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub system_prompt: Option<SystemPrompt>,
         /// The task.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub task: Option<String>,
         /// Tool names.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub tools: Option<Vec<String>>,
         /// Agent name.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub agent: Option<String>,
         /// Model role.
-        #[serde(rename = "modelRole", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub model_role: Option<String>,
         /// Resolved model.
-        #[serde(rename = "resolvedModel", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub resolved_model: Option<String>,
         /// Read-only subagent.
-        #[serde(rename = "readOnly", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub read_only: Option<bool>,
         /// Spawn policy.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub spawns: Option<String>,
         /// Summarise reads.
-        #[serde(rename = "readSummarize", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub read_summarize: Option<bool>,
         /// Advisor.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub advisor: Option<String>,
         /// `{thresholdPercent, thresholdTokens}` (opaque).
-        #[serde(rename = "compactionThreshold", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub compaction_threshold: Option<JsonValue>,
         /// Output schema (opaque).
-        #[serde(rename = "outputSchema", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub output_schema: Option<JsonValue>,
         /// Output schema mode.
-        #[serde(rename = "outputSchemaMode", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub output_schema_mode: Option<String>,
         /// Restrict tool names.
-        #[serde(rename = "restrictToolNames", default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub restrict_tool_names: Option<bool>,
         /// Isolated subagent.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub isolated: Option<bool>,
     }
 }
@@ -519,10 +444,8 @@ entry_struct! {
     /// `mode_change` (omp): the session mode changes (`"none"` exits).
     ModeChangeEntry, tags::ModeChange, envelope_first {
         /// The mode.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub mode: Option<String>,
         /// Opaque mode data.
-        #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "crate::field::present")]
         pub data: Option<JsonValue>,
     }
 }

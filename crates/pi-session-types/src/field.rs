@@ -5,8 +5,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// A key that a session file may omit, write as `null`, or set to a value.
 ///
 /// Used where the difference matters on disk, e.g. `parentId: null` (a root) or omp's
-/// `thinkingLevel: null`. Always declare such fields with
-/// `#[serde(default, skip_serializing_if = "Field::is_absent")]` so an absent key stays absent.
+/// `thinkingLevel: null`. In a `#[record]` struct such a field gets
+/// `#[serde(default, skip_serializing_if = "Field::is_absent")]`, so an absent key stays absent;
+/// elsewhere, declare it with that attribute.
 ///
 /// ```
 /// use pi_session_types::Field;
@@ -87,7 +88,8 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Field<T> {
     }
 }
 
-/// `deserialize_with` helper for `Option<T>` fields that are absent-or-set: a present key is
+/// `deserialize_with` helper for `Option<T>` fields that are absent-or-set (`#[record]` gives it
+/// to every `Option` field of a record): a present key is
 /// deserialised as `T` itself, so a `null` where the format never writes one is a type error
 /// (the entry then falls back to `Unknown`, keeping the JSON) instead of silently becoming
 /// "absent" and losing the key on write. For `T = serde_json::Value`, `null` is kept as

@@ -5,6 +5,7 @@ use crate::json::{JsonError, to_js_string};
 use crate::tags;
 use crate::timestamp::IsoTimestamp;
 use crate::{JsonMap, JsonNumber, JsonValue};
+use pi_session_types_macros::record;
 use serde::{Deserialize, Serialize};
 
 /// The header line: `{"type":"session","version":3,"id":...,"timestamp":...,"cwd":...}`.
@@ -15,126 +16,45 @@ use serde::{Deserialize, Serialize};
 /// valid (for both dialects) iff `type` is `"session"` and `id` is a string; a `session` line
 /// without a string `id` is not typed as a header, and one whose other fields have unexpected
 /// types keeps them all in `extra` with a warning (see [`crate::parse_line`]).
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SessionHeader {
     /// Always `"session"`.
     #[serde(rename = "type")]
     pub kind: tags::Session,
     /// Format version: `3` today; absent means v1.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub version: Option<JsonNumber>,
     /// Session id (UUIDv7 in current files; any string accepted).
     pub id: String,
     /// omp: title (possibly stale; the title slot wins).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub title: Option<String>,
     /// omp: `"auto" | "user"`.
-    #[serde(
-        rename = "titleSource",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub title_source: Option<String>,
     /// Creation time, ISO-8601.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<IsoTimestamp>,
     /// Working directory at creation.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cwd: Option<String>,
     /// Parent session: a file path (pi, omp branches) or a session id (omp forks).
-    #[serde(
-        rename = "parentSession",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub parent_session: Option<String>,
     /// omp: prompt-cache identity inherited by forks.
-    #[serde(
-        rename = "providerPromptCacheKey",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_prompt_cache_key: Option<String>,
     /// omp: extra workspace roots.
-    #[serde(
-        rename = "additionalDirectories",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub additional_directories: Option<Vec<String>>,
     /// omp: paths the file had before moves.
-    #[serde(
-        rename = "previousSessionFiles",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub previous_session_files: Option<Vec<String>>,
     /// pi v1: provider.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider: Option<String>,
     /// pi v1: model id.
-    #[serde(
-        rename = "modelId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub model_id: Option<String>,
     /// pi v1: thinking level.
-    #[serde(
-        rename = "thinkingLevel",
-        default,
-        skip_serializing_if = "Field::is_absent"
-    )]
     pub thinking_level: Field<String>,
     /// pi v1: file this session was branched from (renamed `parentSession` in v2 types only).
-    #[serde(
-        rename = "branchedFrom",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub branched_from: Option<String>,
     /// pi v1 (2025-11-11): system prompt.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub system_prompt: Option<JsonValue>,
     /// pi v1 (2025-11): model (opaque).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub model: Option<JsonValue>,
     /// Unknown keys, kept in order (e.g. rho's or future fields).
     #[serde(flatten)]
@@ -181,7 +101,9 @@ pub const TITLE_SLOT_BYTES: usize = 256;
 /// Only a *valid* slot is typed as this (omp §1.3): `v === 1`, `title`/`updatedAt`/`pad`
 /// strings, `source` absent or `"auto"`/`"user"`. An invalid `type:"title"` line is an ordinary
 /// (unknown) entry, as omp treats it.
+#[record]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TitleSlot {
     /// Always `"title"`.
@@ -192,14 +114,8 @@ pub struct TitleSlot {
     /// Current title; empty means "no title".
     pub title: String,
     /// Where the title came from.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub source: Option<TitleSource>,
     /// Time of the last title change (ISO-8601).
-    #[serde(rename = "updatedAt")]
     pub updated_at: String,
     /// Spaces that pad the line to 256 bytes.
     pub pad: String,

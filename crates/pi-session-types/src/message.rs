@@ -8,6 +8,7 @@ use crate::field::{Field, MaybeTyped};
 use crate::tags;
 use crate::usage::Usage;
 use crate::{JsonMap, JsonNumber, JsonValue};
+use pi_session_types_macros::record;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A message `timestamp`: Unix milliseconds as a JSON number, kept as written; any other JSON
@@ -110,7 +111,9 @@ impl UnknownBlock {
 }
 
 /// `text` block.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TextBlock {
     /// Always `"text"`.
@@ -119,12 +122,6 @@ pub struct TextBlock {
     /// The text.
     pub text: String,
     /// Provider-opaque signature (OpenAI Responses item id or `TextSignatureV1` JSON).
-    #[serde(
-        rename = "textSignature",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub text_signature: Option<String>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -142,7 +139,9 @@ impl TextBlock {
 }
 
 /// `thinking` block (model reasoning).
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThinkingBlock {
     /// Always `"thinking"`.
@@ -151,27 +150,10 @@ pub struct ThinkingBlock {
     /// The reasoning text (`"[Reasoning redacted]"` for pi's redacted thinking).
     pub thinking: String,
     /// Provider-opaque signature; may be `""` after an aborted Anthropic stream.
-    #[serde(
-        rename = "thinkingSignature",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub thinking_signature: Option<String>,
     /// pi 1.6: true for redacted (encrypted) reasoning.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub redacted: Option<bool>,
     /// omp: OpenAI Responses output item id.
-    #[serde(
-        rename = "itemId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub item_id: Option<String>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -179,7 +161,9 @@ pub struct ThinkingBlock {
 }
 
 /// `image` block.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ImageBlock {
     /// Always `"image"`.
@@ -188,29 +172,12 @@ pub struct ImageBlock {
     /// Base64 data, or omp's `"blob:sha256:<64 hex>"` reference to its blob store.
     pub data: String,
     /// MIME type, e.g. `"image/png"`.
-    #[serde(rename = "mimeType")]
     pub mime_type: String,
     /// omp: `"auto" | "low" | "high" | "original"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub detail: Option<String>,
     /// omp: provider-side file reference (opaque).
-    #[serde(
-        rename = "providerFile",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_file: Option<JsonValue>,
     /// omp: image URL.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub url: Option<String>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -238,7 +205,9 @@ impl ImageBlock {
 }
 
 /// `toolCall` block: a tool call made by the assistant.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolCallBlock {
     /// Always `"toolCall"`.
@@ -251,34 +220,12 @@ pub struct ToolCallBlock {
     /// Arguments, normally an object; kept as written.
     pub arguments: JsonValue,
     /// Google thought signature (opaque).
-    #[serde(
-        rename = "thoughtSignature",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub thought_signature: Option<String>,
     /// pi 1.6: OpenAI Responses tool namespace.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub namespace: Option<String>,
     /// pi 1.6: why the arguments could not be parsed.
-    #[serde(
-        rename = "argumentsError",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub arguments_error: Option<String>,
     /// omp: harness-level intent extracted from the arguments.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub intent: Option<String>,
     /// Unknown keys (omp's `rawBlock`, `customWireName`, `providerMetadata`, ...), kept in order.
     #[serde(flatten)]
@@ -420,103 +367,37 @@ impl<'de> Deserialize<'de> for StopReason {
 }
 
 /// rho's `attachments` item on a user message (also accepts pi v1's attachment shape).
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Attachment {
     /// rho: `"image" | "text" | "pdf" | "file"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub kind: Option<String>,
     /// rho: file name.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub name: Option<String>,
     /// rho: file path.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub path: Option<String>,
     /// MIME type (rho and pi v1).
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub mime_type: Option<String>,
     /// rho: one line about the file for the model.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub about: Option<String>,
     /// rho: PDF page count, when known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub pages: Option<JsonNumber>,
     /// pi v1: attachment id.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub id: Option<String>,
     /// pi v1: `"image" | "document"`.
-    #[serde(
-        rename = "type",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
+    #[serde(rename = "type")]
     pub kind_v1: Option<String>,
     /// pi v1: file name.
-    #[serde(
-        rename = "fileName",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub file_name: Option<String>,
     /// pi v1: size in bytes.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub size: Option<JsonNumber>,
     /// pi v1: base64 content.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub content: Option<String>,
     /// pi v1: text extracted from a document.
-    #[serde(
-        rename = "extractedText",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub extracted_text: Option<String>,
     /// pi v1: preview.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub preview: Option<String>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -524,7 +405,9 @@ pub struct Attachment {
 }
 
 /// `role:"user"`: a user prompt (pi, omp and rho fields).
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UserMessage {
     /// Always `"user"`.
@@ -532,69 +415,22 @@ pub struct UserMessage {
     /// Text or text/image blocks.
     pub content: Content,
     /// omp: injected by the system (e.g. auto-continue).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub synthetic: Option<bool>,
     /// omp and rho: sent while the agent was running (a steer).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub steering: Option<bool>,
     /// omp: time of a client-side history rewrite this message represents.
-    #[serde(
-        rename = "historyRewriteAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub history_rewrite_at: Option<JsonNumber>,
     /// omp and rho: `"user" | "agent"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub attribution: Option<String>,
     /// omp: provider-opaque payload.
-    #[serde(
-        rename = "providerPayload",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_payload: Option<JsonValue>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// rho (and pi v1): attachments described by this message.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub attachments: Option<Vec<Attachment>>,
     /// rho: id of a question another node's agent asked.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub ask: Option<JsonValue>,
     /// rho: the node that asked (`ask`).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub from: Option<String>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -602,7 +438,9 @@ pub struct UserMessage {
 }
 
 /// `role:"developer"` (omp): harness instructions mid-conversation.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DeveloperMessage {
     /// Always `"developer"`.
@@ -610,41 +448,14 @@ pub struct DeveloperMessage {
     /// Text or text/image blocks.
     pub content: Content,
     /// `"user" | "agent"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub attribution: Option<String>,
     /// Injected by the system.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub synthetic: Option<bool>,
     /// A deliberate operator action.
-    #[serde(
-        rename = "userInitiated",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub user_initiated: Option<bool>,
     /// Provider-opaque payload.
-    #[serde(
-        rename = "providerPayload",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_payload: Option<JsonValue>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -652,7 +463,9 @@ pub struct DeveloperMessage {
 }
 
 /// `role:"system"` (pi 1.6): the system prompt and tool loadout, replayed in order.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SystemMessage {
     /// Always `"system"`.
@@ -660,34 +473,12 @@ pub struct SystemMessage {
     /// Instruction text: a string or text blocks.
     pub content: Content,
     /// Named sections patched by name; `null` deletes one.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub sections: Option<JsonMap>,
     /// Tool definitions that become available (`{name, description, parameters, ...}`).
-    #[serde(
-        rename = "toolsAdded",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub tools_added: Option<Vec<JsonValue>>,
     /// Tools that stop being available (`{name}`).
-    #[serde(
-        rename = "toolsRemoved",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub tools_removed: Option<Vec<JsonValue>>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -695,7 +486,9 @@ pub struct SystemMessage {
 }
 
 /// `role:"assistant"`: a model response (every field of both dialects).
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AssistantMessage {
     /// Always `"assistant"`.
@@ -703,218 +496,60 @@ pub struct AssistantMessage {
     /// Text, thinking, tool-call (and omp image/opaque) blocks.
     pub content: Content,
     /// Wire API, e.g. `"anthropic-messages"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub api: Option<String>,
     /// Provider id, e.g. `"anthropic"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider: Option<String>,
     /// Model id as requested.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub model: Option<String>,
     /// Token usage and cost.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub usage: Option<Usage>,
     /// Why the turn ended.
-    #[serde(
-        rename = "stopReason",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub stop_reason: Option<StopReason>,
     /// Unix milliseconds when the request started, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Provider response id.
-    #[serde(
-        rename = "responseId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub response_id: Option<String>,
     /// pi: concrete model reported by the provider.
-    #[serde(
-        rename = "responseModel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub response_model: Option<String>,
     /// Error text of a failed or aborted turn.
-    #[serde(
-        rename = "errorMessage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub error_message: Option<String>,
     /// omp: request duration in ms.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub duration: Option<JsonNumber>,
     /// omp: time to first token in ms.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub ttft: Option<JsonNumber>,
     /// omp: Unix ms when the response completed.
-    #[serde(
-        rename = "completedAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub completed_at: Option<JsonNumber>,
     /// omp: context accounting snapshot (opaque).
-    #[serde(
-        rename = "contextSnapshot",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub context_snapshot: Option<JsonValue>,
     /// pi 1.6: provider-native effort level.
-    #[serde(
-        rename = "providerThinkingLevel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_thinking_level: Option<String>,
     /// pi 1.6: thinking level the loop requested.
-    #[serde(
-        rename = "thinkingLevel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub thinking_level: Option<String>,
     /// pi: redacted diagnostics (opaque array).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub diagnostics: Option<JsonValue>,
     /// omp: how an automatic retry settled this failed turn (opaque object).
-    #[serde(
-        rename = "retryRecovery",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub retry_recovery: Option<JsonValue>,
     /// omp: upstream provider behind an aggregator.
-    #[serde(
-        rename = "upstreamProvider",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub upstream_provider: Option<String>,
     /// omp: concrete upstream model.
-    #[serde(
-        rename = "upstreamModel",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub upstream_model: Option<String>,
     /// omp: stop details object or `null`.
-    #[serde(
-        rename = "stopDetails",
-        default,
-        skip_serializing_if = "Field::is_absent"
-    )]
     pub stop_details: Field<JsonValue>,
     /// pi 1.6: handle of a deferred result (opaque).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub deferred: Option<JsonValue>,
     /// pi 1.6: raw provider stop reason.
-    #[serde(
-        rename = "rawStopReason",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub raw_stop_reason: Option<String>,
     /// pi 1.6: the model explicitly ended its turn.
-    #[serde(
-        rename = "endTurn",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub end_turn: Option<bool>,
     /// omp: classification text of the error.
-    #[serde(
-        rename = "errorClassificationMessage",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub error_classification_message: Option<String>,
     /// omp: HTTP status of a failed request.
-    #[serde(
-        rename = "errorStatus",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub error_status: Option<JsonNumber>,
     /// omp: error classification bit flags.
-    #[serde(
-        rename = "errorId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub error_id: Option<JsonNumber>,
     /// omp: provider-opaque payload.
-    #[serde(
-        rename = "providerPayload",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_payload: Option<JsonValue>,
     /// pi 1.6: duration in ms.
-    #[serde(
-        rename = "durationMs",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub duration_ms: Option<JsonNumber>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -922,103 +557,38 @@ pub struct AssistantMessage {
 }
 
 /// `role:"toolResult"`: the result of one tool call.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolResultMessage {
     /// Always `"toolResult"`.
     pub role: tags::RoleToolResult,
     /// Id of the tool call this answers.
-    #[serde(
-        rename = "toolCallId",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub tool_call_id: Option<String>,
     /// Name of the tool.
-    #[serde(
-        rename = "toolName",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub tool_name: Option<String>,
     /// Text/image blocks (kept as written, even a string).
     pub content: Content,
     /// Tool-specific details (opaque, never sent to the model).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub details: Option<JsonValue>,
     /// True when the tool failed.
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub is_error: Option<bool>,
     /// omp: `"user" | "agent"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub attribution: Option<String>,
     /// omp: time the output was pruned.
-    #[serde(
-        rename = "prunedAt",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub pruned_at: Option<JsonNumber>,
     /// omp: provider-native replay metadata (opaque).
-    #[serde(
-        rename = "providerMetadata",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub provider_metadata: Option<JsonValue>,
     /// omp: result carries nothing worth keeping.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub useless: Option<bool>,
     /// pi 1.6: usage of nested model calls.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub usage: Option<Usage>,
     /// pi 1.6: nested calls (opaque).
-    #[serde(
-        rename = "nestedCalls",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub nested_calls: Option<JsonValue>,
     /// pi 1.6: duration in ms.
-    #[serde(
-        rename = "durationMs",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub duration_ms: Option<JsonNumber>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -1033,77 +603,32 @@ impl ToolResultMessage {
 }
 
 /// `role:"bashExecution"`: a `!cmd` run by the user.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BashExecutionMessage {
     /// Always `"bashExecution"`.
     pub role: tags::RoleBashExecution,
     /// The command line.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub command: Option<String>,
     /// Captured output.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub output: Option<String>,
     /// Exit code; absent when killed or cancelled.
-    #[serde(rename = "exitCode", default, skip_serializing_if = "Field::is_absent")]
     pub exit_code: Field<JsonNumber>,
     /// Cancelled by the user.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cancelled: Option<bool>,
     /// Output was truncated.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub truncated: Option<bool>,
     /// pi: path of the full output file.
-    #[serde(
-        rename = "fullOutputPath",
-        default,
-        skip_serializing_if = "Field::is_absent"
-    )]
     pub full_output_path: Field<String>,
     /// omp: terminal images.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub images: Option<Vec<ContentBlock>>,
     /// omp: output metadata (opaque).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub meta: Option<JsonValue>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// `!!` prefix: keep out of the model context.
-    #[serde(
-        rename = "excludeFromContext",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub exclude_from_context: Option<bool>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -1111,63 +636,28 @@ pub struct BashExecutionMessage {
 }
 
 /// `role:"pythonExecution"` (omp): a `$code` run by the user.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PythonExecutionMessage {
     /// Always `"pythonExecution"`.
     pub role: tags::RolePythonExecution,
     /// The code.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub code: Option<String>,
     /// Captured output.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub output: Option<String>,
     /// Exit code, when known.
-    #[serde(rename = "exitCode", default, skip_serializing_if = "Field::is_absent")]
     pub exit_code: Field<JsonNumber>,
     /// Cancelled by the user.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cancelled: Option<bool>,
     /// Output was truncated.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub truncated: Option<bool>,
     /// Output metadata (opaque).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub meta: Option<JsonValue>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Keep out of the model context.
-    #[serde(
-        rename = "excludeFromContext",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub exclude_from_context: Option<bool>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -1175,24 +665,16 @@ pub struct PythonExecutionMessage {
 }
 
 /// `role:"fileMention"` (omp): files auto-read for an `@file` mention.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FileMentionMessage {
     /// Always `"fileMention"`.
     pub role: tags::RoleFileMention,
     /// `{path, content, lineCount?, byteSize?, skippedReason?, image?}` items (kept as JSON).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub files: Option<Vec<JsonValue>>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -1200,48 +682,24 @@ pub struct FileMentionMessage {
 }
 
 /// `role:"custom"` (and legacy `hookMessage`): an extension message.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CustomRoleMessage<R> {
     /// `"custom"` or `"hookMessage"`.
     pub role: R,
     /// Extension-defined type.
-    #[serde(
-        rename = "customType",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub custom_type: Option<String>,
     /// Text or text/image blocks.
     pub content: Content,
     /// Shown in the UI.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub display: Option<bool>,
     /// Extension details (opaque).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub details: Option<JsonValue>,
     /// omp: `"user" | "agent"`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub attribution: Option<String>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -1254,27 +712,18 @@ pub type CustomMessage = CustomRoleMessage<tags::RoleCustom>;
 pub type HookMessage = CustomRoleMessage<tags::RoleHookMessage>;
 
 /// `role:"branchSummary"`: normally only built in memory from `branch_summary` entries.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BranchSummaryMessage {
     /// Always `"branchSummary"`.
     pub role: tags::RoleBranchSummary,
     /// Summary text.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub summary: Option<String>,
     /// Entry the branch was left from (`null` allowed in pi 1.6).
-    #[serde(rename = "fromId", default, skip_serializing_if = "Field::is_absent")]
     pub from_id: Field<String>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]
@@ -1282,32 +731,18 @@ pub struct BranchSummaryMessage {
 }
 
 /// `role:"compactionSummary"`: normally only built in memory from `compaction` entries.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CompactionSummaryMessage {
     /// Always `"compactionSummary"`.
     pub role: tags::RoleCompactionSummary,
     /// Summary text.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub summary: Option<String>,
     /// Tokens before compaction.
-    #[serde(
-        rename = "tokensBefore",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub tokens_before: Option<JsonNumber>,
     /// Unix milliseconds, kept as written.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub timestamp: Option<MessageTimestamp>,
     /// Unknown keys, kept in order.
     #[serde(flatten)]

@@ -8,6 +8,7 @@
 
 use crate::JsonMap;
 use crate::JsonNumber;
+use pi_session_types_macros::record;
 use serde::{Deserialize, Serialize};
 
 fn num(value: &Option<JsonNumber>) -> f64 {
@@ -33,76 +34,28 @@ fn count(value: &Option<JsonNumber>) -> u64 {
 /// assert_eq!(u.total_tokens(), 0); // absent reads as 0 ...
 /// assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"input":10,"output":5,"cacheRead":0,"cacheWrite":0}"#); // ... and stays absent
 /// ```
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Usage {
     /// Uncached input tokens.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub input: Option<JsonNumber>,
     /// Output tokens (includes reasoning tokens).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub output: Option<JsonNumber>,
     /// Tokens read from the prompt cache.
-    #[serde(
-        rename = "cacheRead",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cache_read: Option<JsonNumber>,
     /// Tokens written to the prompt cache (includes `cacheWrite1h`).
-    #[serde(
-        rename = "cacheWrite",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cache_write: Option<JsonNumber>,
     /// pi 1.6: reasoning tokens, a subset of `output`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub reasoning: Option<JsonNumber>,
     /// Total tokens as reported.
-    #[serde(
-        rename = "totalTokens",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub total_tokens: Option<JsonNumber>,
     /// Cost in dollars.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cost: Option<Cost>,
     /// pi 1.6: the part of `cacheWrite` written with a 1-hour TTL (Anthropic only).
-    #[serde(
-        rename = "cacheWrite1h",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cache_write_1h: Option<JsonNumber>,
     /// omp: reasoning tokens, a subset of `output`; absent means unknown.
-    #[serde(
-        rename = "reasoningTokens",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub reasoning_tokens: Option<JsonNumber>,
     /// Every other key (omp's `contextTokens`, `cttl`, `server`, `credits`, ...), kept in order.
     #[serde(flatten)]
@@ -149,53 +102,22 @@ impl Usage {
 }
 
 /// `usage.cost`: dollars per token class plus `total`.
+#[record]
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Cost {
     /// Cost of uncached input.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub input: Option<JsonNumber>,
     /// Cost of output.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub output: Option<JsonNumber>,
     /// Cost of cache reads.
-    #[serde(
-        rename = "cacheRead",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cache_read: Option<JsonNumber>,
     /// Cost of cache writes.
-    #[serde(
-        rename = "cacheWrite",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub cache_write: Option<JsonNumber>,
     /// Total cost.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub total: Option<JsonNumber>,
     /// pi 1.6: true when `total` is the provider-billed cost.
-    #[serde(
-        rename = "totalFromProvider",
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "crate::field::present"
-    )]
     pub total_from_provider: Option<bool>,
     /// Every other key, kept in order.
     #[serde(flatten)]
