@@ -176,20 +176,29 @@ pub fn system_ms(time: SystemTime) -> i64 {
 pub fn summarize(
     path: impl AsRef<Path>,
 ) -> Result<std::result::Result<SessionSummary, Diagnostic>> {
-    let path = path.as_ref();
+    summarize_with(path.as_ref(), &mut Vec::new())
+}
+
+/// [`summarize`] reading through `buffer` (kept between files by [`summaries`], so that a
+/// folder of sessions is read without an allocation of its windows per file).
+fn summarize_with(
+    path: &Path,
+    buffer: &mut Vec<u8>,
+) -> Result<std::result::Result<SessionSummary, Diagnostic>> {
     // One open and one read of each window serve both the listing and the summary.
     let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
     let metadata = file
         .metadata()
         .map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
     let modified = metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-    let (prefix, tail) = read_windows_of(&mut file, path, metadata.len())?;
+    let tail_at = read_windows_into(&mut file, path, metadata.len(), buffer)?;
+    let (prefix, tail) = split_windows(buffer, tail_at);
     let listing =
-        match pi_session_store::read_listing_with_head(path, &prefix, modified, metadata.len())? {
+        match pi_session_store::read_listing_with_head(path, prefix, modified, metadata.len())? {
             Ok(listing) => listing,
             Err(diagnostic) => return Ok(Err(diagnostic)),
         };
-    Ok(Ok(summarize_windows(listing, &prefix, tail.as_deref())))
+    Ok(Ok(summarize_windows(listing, prefix, tail)))
 }
 
 /// Summarises a session the store has listed (reads its prefix and tail windows).
@@ -199,8 +208,12 @@ pub fn summarize(
 /// start until the first user message with text, and messages from the end until the status,
 /// the last activity and the model are known.
 pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
-    let (prefix, tail) = read_windows(&listing.path, listing.size)?;
-    Ok(summarize_windows(listing, &prefix, tail.as_deref()))
+    let path = &listing.path;
+    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    let mut buffer = Vec::new();
+    let tail_at = read_windows_into(&mut file, path, listing.size, &mut buffer)?;
+    let (prefix, tail) = split_windows(&buffer, tail_at);
+    Ok(summarize_windows(listing, prefix, tail))
 }
 
 /// [`summaries`] for sessions kept in `store` (files: `dir` as [`summaries`] reads it; a keyed
@@ -386,38 +399,44 @@ pub fn message_text(message: &Value) -> String {
     }
 }
 
-/// The whole file (`None` tail) when it fits in both windows, else the prefix and the tail.
-fn read_windows(path: &Path, size: u64) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
-    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
-    read_windows_of(&mut file, path, size)
-}
-
-/// [`read_windows`] of an open file (read from its start).
-fn read_windows_of(file: &mut File, path: &Path, size: u64) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
+/// Reads a file's windows into `buffer` (replacing what it held): the whole file when it fits
+/// in both windows (`None`), else the prefix then the tail, and where the tail starts.
+fn read_windows_into(
+    file: &mut File,
+    path: &Path,
+    size: u64,
+    buffer: &mut Vec<u8>,
+) -> Result<Option<usize>> {
     let read_err = |e| StoreError::io("could not read", path, e);
+    buffer.clear();
     if size <= SUMMARY_PREFIX_BYTES + SUMMARY_TAIL_BYTES {
-        // One byte more than the size, so that the end is seen without a second read (and
-        // bounded even if the file grew since its size was taken).
-        let mut all = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
+        // Bounded even if the file grew since its size was taken.
         file.by_ref()
             .take(SUMMARY_PREFIX_BYTES + SUMMARY_TAIL_BYTES)
-            .read_to_end(&mut all)
+            .read_to_end(buffer)
             .map_err(read_err)?;
-        return Ok((all, None));
+        return Ok(None);
     }
-    let mut prefix = Vec::with_capacity(usize::try_from(SUMMARY_PREFIX_BYTES).unwrap_or(0));
     file.by_ref()
         .take(SUMMARY_PREFIX_BYTES)
-        .read_to_end(&mut prefix)
+        .read_to_end(buffer)
         .map_err(read_err)?;
+    let tail_at = buffer.len();
     file.seek(SeekFrom::Start(size - SUMMARY_TAIL_BYTES))
         .map_err(read_err)?;
-    let mut tail = Vec::with_capacity(usize::try_from(SUMMARY_TAIL_BYTES).unwrap_or(0));
     file.by_ref()
         .take(SUMMARY_TAIL_BYTES)
-        .read_to_end(&mut tail)
+        .read_to_end(buffer)
         .map_err(read_err)?;
-    Ok((prefix, Some(tail)))
+    Ok(Some(tail_at))
+}
+
+/// The prefix and tail windows [`read_windows_into`] read.
+fn split_windows(buffer: &[u8], tail_at: Option<usize>) -> (&[u8], Option<&[u8]>) {
+    match tail_at {
+        Some(at) => (&buffer[..at], Some(&buffer[at..])),
+        None => (buffer, None),
+    }
 }
 
 /// The objects of the complete lines in a window, in order, typed by their envelope. A tail
@@ -442,8 +461,8 @@ fn typed_lines_with(
     if !whole_end {
         window = memchr::memrchr(b'\n', window).map_or(&[][..], |at| &window[..at]);
     }
-    let mut out = Vec::new();
-    for line in window.split(|&b| b == b'\n') {
+    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', window).count() + 1);
+    for line in lines(window) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         // Cheap rejection of what is not an object (omp does the same).
         if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
@@ -481,6 +500,25 @@ fn typed_lines_with(
         }
     }
     out
+}
+
+/// The lines of `window` (split at `\n`, as `split` would), found with a SIMD search: a
+/// byte-by-byte split was the largest part of a summary's time.
+fn lines(window: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(window);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match memchr::memchr(b'\n', current) {
+            Some(at) => {
+                rest = Some(&current[at + 1..]);
+                Some(&current[..at])
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
 }
 
 /// The `type` of a line that is one JSON object as omp and pi write it (`{"type":"…",` first),
@@ -594,8 +632,8 @@ pub fn summaries(dir: impl AsRef<Path>) -> Result<(Vec<SessionSummary>, Vec<List
         Result<std::result::Result<SessionSummary, Diagnostic>>,
     )> = files
         .into_par_iter()
-        .map(|path| {
-            let summary = summarize(&path);
+        .map_init(Vec::new, |buffer, path| {
+            let summary = summarize_with(&path, buffer);
             (path, summary)
         })
         .collect();
@@ -633,7 +671,17 @@ pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>> {
     for item in reader {
         let item = item.map_err(|e| StoreError::io("could not list", dir, e))?;
         let path = item.path();
-        if path.extension().is_some_and(|ext| ext == "jsonl") && path.is_file() {
+        if path.extension().is_none_or(|ext| ext != "jsonl") {
+            continue;
+        }
+        // The folder listing's type, without a `stat` per file (a link is followed).
+        let is_file = match item.file_type() {
+            Ok(kind) if kind.is_file() => true,
+            Ok(kind) if kind.is_symlink() => path.is_file(),
+            Ok(_) => false,
+            Err(_) => path.is_file(),
+        };
+        if is_file {
             files.push(path);
         }
     }
