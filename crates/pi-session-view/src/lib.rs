@@ -64,48 +64,63 @@ pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<
         / 8;
     let blobs = options.blobs.is_some();
     page(&title, VIEW_JS, "'none'", size_hint, |out| {
-        let written = written_entries(file, entries, blobs)?;
-        write_model(&model, &written, out)?;
-        Ok(())
+        write_model(&model, out, |out| write_entries(file, entries, blobs, out))
     })
 }
 
-/// One entry of the page's `entries`, ready to join: script-safe JSON.
-type WrittenEntry = Vec<u8>;
+/// Bytes of lines copied into the page per step: the copies of one step are made on every
+/// core and then appended, and the values of the step's entries dropped, so the page never holds
+/// more than a step's copies beside what it has written.
+const BYTES_PER_STEP: u64 = 8 << 20;
 
-/// Every entry as script-safe JSON ([`script_json`]): the line as the file has it wherever
-/// `JSON.parse` of it gives the value the model holds (no copy of the body is parsed and
-/// written again, which is most of a large page's cost), the value written otherwise (see
-/// [`as_written`]).
-fn written_entries(
+/// Appends every entry as script-safe JSON ([`script_json`]), joined with commas: the line as
+/// the file has it wherever `JSON.parse` of it gives the value the model holds (no copy of the
+/// body is parsed and written again, which was most of a large page's cost; see
+/// [`as_written`]), the value written otherwise.
+fn write_entries(
     file: &SessionFile,
-    entries: Vec<serde_json::Value>,
+    mut entries: Vec<serde_json::Value>,
     blobs: bool,
-) -> Result<Vec<WrittenEntry>, ViewError> {
+    out: &mut Vec<u8>,
+) -> Result<(), ViewError> {
     let migrated = file.is_migrated();
-    let all: Vec<usize> = (0..file.len()).collect();
-    let raw = file
-        .map_raw(&all, |_, at, bytes| {
-            (!migrated && as_written(&at.envelope.kind, bytes, blobs)).then(|| {
-                let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 64);
-                script_json(bytes, &mut out);
-                out
+    let index = file.index();
+    let mut start = 0;
+    while start < index.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < index.len() && (end == start || bytes < BYTES_PER_STEP) {
+            bytes += index[end].byte_len;
+            end += 1;
+        }
+        let positions: Vec<usize> = (start..end).collect();
+        let lines = file
+            .map_raw(&positions, |_, at, bytes| {
+                (!migrated && as_written(&at.envelope.kind, bytes, blobs)).then(|| {
+                    let mut line = Vec::with_capacity(bytes.len() + bytes.len() / 64);
+                    script_json(bytes, &mut line);
+                    line
+                })
             })
-        })
-        .map_err(|e| ViewError::Read(e.into()))?;
-    // The values not written as lines are written on every core (all of them for a migrated
-    // file); the others are dropped there too.
-    raw.into_par_iter()
-        .zip(entries.into_par_iter())
-        .map(|(line, value)| match line {
-            Some(line) => Ok(line),
-            None => {
-                let mut out = Vec::new();
-                write_script_json(&value, &mut out)?;
-                Ok(out)
+            .map_err(|e| ViewError::Read(e.into()))?;
+        for (pos, line) in (start..end).zip(lines) {
+            if pos > 0 {
+                out.push(b',');
             }
-        })
-        .collect()
+            match (line, entries.get(pos)) {
+                (Some(line), _) => out.extend_from_slice(&line),
+                (None, Some(value)) => write_script_json(value, out)?,
+                (None, None) => out.extend_from_slice(b"null"),
+            }
+        }
+        // This step's values are written: dropped now, on every core.
+        if let Some(done) = entries.get_mut(start..end) {
+            done.par_iter_mut()
+                .for_each(|value| *value = serde_json::Value::Null);
+        }
+        start = end;
+    }
+    Ok(())
 }
 
 /// Whether an entry's line, as the file has it, is what its value in the model reads as: a
@@ -123,13 +138,14 @@ fn as_written(kind: &str, bytes: &[u8], blobs: bool) -> bool {
                 .is_some())
 }
 
-/// The model as [`write_script_json`] writes it with `entries` (already written, in order) as
-/// its last key: `{...}` becomes `{...,"entries":[...]}` (`{"entries":[...]}` for an empty rest).
-fn write_model(
+/// The model as [`write_script_json`] writes it with `entries` (appended by `write_entries`,
+/// without the brackets) as its last key: `{...}` becomes `{...,"entries":[...]}`
+/// (`{"entries":[...]}` for an empty rest).
+fn write_model<E: From<serde_json::Error>>(
     model: &serde_json::Value,
-    entries: &[WrittenEntry],
     out: &mut Vec<u8>,
-) -> Result<(), serde_json::Error> {
+    write_entries: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
     write_script_json(model, out)?;
     if out.last() == Some(&b'}') {
         out.pop();
@@ -138,12 +154,7 @@ fn write_model(
         out.push(b',');
     }
     out.extend_from_slice(b"\"entries\":[");
-    for (i, entry) in entries.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(entry);
-    }
+    write_entries(out)?;
     out.extend_from_slice(b"]}");
     Ok(())
 }
@@ -164,24 +175,23 @@ mod tests {
             (json!({"version": 1, "session": {"id": "s"}}), json!(many)),
             (json!({}), json!([1, 2])),
         ] {
-            let written: Vec<WrittenEntry> = entries
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|entry| {
-                    let mut out = Vec::new();
-                    write_script_json(entry, &mut out).unwrap();
-                    out
-                })
-                .collect();
+            let written = |out: &mut Vec<u8>| {
+                for (i, entry) in entries.as_array().unwrap().iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_script_json(entry, out)?;
+                }
+                Ok::<(), serde_json::Error>(())
+            };
+            let (mut expected, mut apart) = (Vec::new(), Vec::new());
+            write_model(&rest, &mut apart, written).unwrap();
             let mut whole = rest.clone();
             whole
                 .as_object_mut()
                 .unwrap()
                 .insert("entries".into(), entries);
-            let (mut expected, mut apart) = (Vec::new(), Vec::new());
             write_script_json(&whole, &mut expected).unwrap();
-            write_model(&rest, &written, &mut apart).unwrap();
             assert_eq!(
                 String::from_utf8(apart).unwrap(),
                 String::from_utf8(expected).unwrap()
