@@ -154,6 +154,24 @@ pub fn read_listing(
     listing_from(path, file, HEADER_SCAN_LIMIT, modified, metadata.len())
 }
 
+/// [`read_listing`] from a file's first bytes already read (`head`), given its modification
+/// time and size: one read of the file serves the listing and what else the caller wants from
+/// its start (e.g. a summary's prefix window). When `head` ends before a header is found and is
+/// not the whole file (`head.len() < size`), the file at `path` is read as [`read_listing`] reads
+/// it, so the answer is always the one [`read_listing`] gives.
+pub fn read_listing_with_head(
+    path: impl AsRef<Path>,
+    head: &[u8],
+    modified: SystemTime,
+    size: u64,
+) -> Result<Result<SessionListing, Diagnostic>, StoreError> {
+    let path = path.as_ref();
+    match listing_from(path, head, HEADER_SCAN_LIMIT, modified, size)? {
+        Err(_) if (head.len() as u64) < size.min(HEADER_SCAN_LIMIT) => read_listing(path),
+        found => Ok(found),
+    }
+}
+
 /// Describes a session from the first `limit` bytes of `bytes` (a file, or a head read from a
 /// keyed store), given its modification time and size: `Ok(Err(..))` when it is not a session.
 pub(crate) fn listing_from(

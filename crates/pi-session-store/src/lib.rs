@@ -74,7 +74,7 @@ mod writer;
 pub use diagnostic::{DIAGNOSTICS_PER_KIND, Diagnostic, DiagnosticKind, Severity};
 pub use discover::{
     HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, newest_first,
-    read_listing,
+    read_listing, read_listing_with_head,
 };
 pub use error::{StoreError, why_migrate};
 #[cfg(feature = "redis")]

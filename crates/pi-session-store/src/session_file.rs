@@ -323,6 +323,30 @@ impl SessionFile {
         })
     }
 
+    /// Hands the exact bytes of the entry at each of `indices` (any order, repeats allowed),
+    /// with its index and index entry, to `convert`, and returns what it gives in the order
+    /// asked: one pass over the lines in file order (on a few threads for a large request), as
+    /// [`values_for`](Self::values_for) reads them, parsing nothing. For a caller that can use
+    /// a line as written, e.g. copy it into a page.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// assert_eq!(session.map_raw(&[0], |_, _, raw| raw.len())?, [text.lines().nth(1).unwrap().len()]);
+    /// # Ok(()) }
+    /// ```
+    pub fn map_raw<T: Send>(
+        &self,
+        indices: &[usize],
+        convert: impl Fn(usize, &IndexEntry, &[u8]) -> T + Sync,
+    ) -> Result<Vec<T>, StoreError> {
+        self.collect_in_file_order(indices, |index, at, bytes| Ok(convert(index, at, bytes)))
+    }
+
     /// The exact bytes of the entry at `index` as they are in the file.
     pub fn raw(&self, index: usize) -> Result<Vec<u8>, StoreError> {
         let at = self.index_entry(index)?;

@@ -51,7 +51,7 @@ use rayon::prelude::*;
 
 /// The session as one self-contained HTML page (UTF-8 bytes).
 pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<u8>, ViewError> {
-    let model = view_model(file, options)?;
+    let (model, entries) = model::view_parts(file, options)?;
     let title = model
         .pointer("/session/title")
         .and_then(serde_json::Value::as_str)
@@ -62,45 +62,91 @@ pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<
         .unwrap_or(0)
         .saturating_mul(9)
         / 8;
-    Ok(page(&title, VIEW_JS, "'none'", size_hint, |out| {
-        write_model(model, out)
-    })?)
+    let blobs = options.blobs.is_some();
+    page(&title, VIEW_JS, "'none'", size_hint, |out| {
+        write_model(&model, out, |out| write_entries(file, entries, blobs, out))
+    })
 }
 
-/// Entries serialised per task: the bulk of a large page is its entries, written on every core.
-const ENTRIES_PER_TASK: usize = 2048;
+/// Bytes of lines copied into the page per step: the copies of one step are made on every
+/// core and then appended, and the values of the step's entries dropped, so the page never holds
+/// more than a step's copies beside what it has written.
+const BYTES_PER_STEP: u64 = 8 << 20;
 
-/// The model as [`write_script_json`] writes it, its `entries` (the last key) serialised in
-/// parallel chunks and joined: the same bytes, sooner.
-fn write_model(mut model: serde_json::Value, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
-    let entries = match model
-        .as_object_mut()
-        .and_then(|m| m.shift_remove("entries"))
-    {
-        Some(serde_json::Value::Array(entries)) => entries,
-        Some(other) => {
-            if let Some(map) = model.as_object_mut() {
-                map.insert("entries".into(), other);
-            }
-            return write_script_json(&model, out);
+/// Appends every entry as script-safe JSON ([`script_json`]), joined with commas: the line as
+/// the file has it wherever `JSON.parse` of it gives the value the model holds (no copy of the
+/// body is parsed and written again, which was most of a large page's cost; see
+/// [`as_written`]), the value written otherwise.
+fn write_entries(
+    file: &SessionFile,
+    mut entries: Vec<serde_json::Value>,
+    blobs: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), ViewError> {
+    let migrated = file.is_migrated();
+    let index = file.index();
+    let mut start = 0;
+    while start < index.len() {
+        let mut end = start;
+        let mut bytes = 0;
+        while end < index.len() && (end == start || bytes < BYTES_PER_STEP) {
+            bytes += index[end].byte_len;
+            end += 1;
         }
-        None => return write_script_json(&model, out),
-    };
-    let chunks: Vec<Vec<u8>> = entries
-        .par_chunks(ENTRIES_PER_TASK)
-        .map(|chunk| {
-            let mut bytes = Vec::new();
-            for (i, entry) in chunk.iter().enumerate() {
-                if i > 0 {
-                    bytes.push(b',');
-                }
-                write_script_json(entry, &mut bytes)?;
+        let positions: Vec<usize> = (start..end).collect();
+        let lines = file
+            .map_raw(&positions, |_, at, bytes| {
+                (!migrated && as_written(&at.envelope.kind, bytes, blobs)).then(|| {
+                    let mut line = Vec::with_capacity(bytes.len() + bytes.len() / 64);
+                    script_json(bytes, &mut line);
+                    line
+                })
+            })
+            .map_err(|e| ViewError::Read(e.into()))?;
+        for (pos, line) in (start..end).zip(lines) {
+            if pos > 0 {
+                out.push(b',');
             }
-            Ok(bytes)
-        })
-        .collect::<Result<_, serde_json::Error>>()?;
-    write_script_json(&model, out)?;
-    // `{...}` becomes `{...,"entries":[...]}` (`{"entries":[...]}` for an empty rest).
+            match (line, entries.get(pos)) {
+                (Some(line), _) => out.extend_from_slice(&line),
+                (None, Some(value)) => write_script_json(value, out)?,
+                (None, None) => out.extend_from_slice(b"null"),
+            }
+        }
+        // This step's values are written: dropped now, on every core.
+        if let Some(done) = entries.get_mut(start..end) {
+            done.par_iter_mut()
+                .for_each(|value| *value = serde_json::Value::Null);
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// Whether an entry's line, as the file has it, is what its value in the model reads as: a
+/// line the store parses without repair (valid UTF-8, no `\uD…` escape, which may be a lone
+/// surrogate), not the header or title slot (typed apart), and with no omp blob reference when
+/// blobs are resolved (the model holds the picture).
+fn as_written(kind: &str, bytes: &[u8], blobs: bool) -> bool {
+    kind != "session"
+        && kind != "title"
+        && std::str::from_utf8(bytes).is_ok()
+        && memchr::memmem::find(bytes, b"\\ud").is_none()
+        && memchr::memmem::find(bytes, b"\\uD").is_none()
+        && !(blobs
+            && memchr::memmem::find(bytes, pi_session::tree::blobs::BLOB_REF_PREFIX.as_bytes())
+                .is_some())
+}
+
+/// The model as [`write_script_json`] writes it with `entries` (appended by `write_entries`,
+/// without the brackets) as its last key: `{...}` becomes `{...,"entries":[...]}`
+/// (`{"entries":[...]}` for an empty rest).
+fn write_model<E: From<serde_json::Error>>(
+    model: &serde_json::Value,
+    out: &mut Vec<u8>,
+    write_entries: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+) -> Result<(), E> {
+    write_script_json(model, out)?;
     if out.last() == Some(&b'}') {
         out.pop();
     }
@@ -108,12 +154,7 @@ fn write_model(mut model: serde_json::Value, out: &mut Vec<u8>) -> Result<(), se
         out.push(b',');
     }
     out.extend_from_slice(b"\"entries\":[");
-    for (i, chunk) in chunks.iter().filter(|c| !c.is_empty()).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(chunk);
-    }
+    write_entries(out)?;
     out.extend_from_slice(b"]}");
     Ok(())
 }
@@ -124,28 +165,52 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn the_model_written_in_chunks_is_the_model_written_whole() {
-        let many: Vec<serde_json::Value> = (0..ENTRIES_PER_TASK * 2 + 3)
+    fn the_model_with_its_entries_written_apart_is_the_model_written_whole() {
+        let many: Vec<serde_json::Value> = (0..5)
             .map(|i| json!({"id": i.to_string(), "t": "</script>\u{2028}"}))
             .collect();
-        for entries in [
-            json!([]),
-            json!([{"a": 1}]),
-            json!(many),
-            json!("not an array"),
+        for (rest, entries) in [
+            (json!({"version": 1, "session": {"id": "s"}}), json!([])),
+            (json!({"version": 1}), json!([{"a": 1}])),
+            (json!({"version": 1, "session": {"id": "s"}}), json!(many)),
+            (json!({}), json!([1, 2])),
         ] {
-            let model = json!({"version": 1, "session": {"id": "s"}, "entries": entries});
-            let (mut whole, mut chunked) = (Vec::new(), Vec::new());
-            write_script_json(&model, &mut whole).unwrap();
-            write_model(model, &mut chunked).unwrap();
+            let written = |out: &mut Vec<u8>| {
+                for (i, entry) in entries.as_array().unwrap().iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_script_json(entry, out)?;
+                }
+                Ok::<(), serde_json::Error>(())
+            };
+            let (mut expected, mut apart) = (Vec::new(), Vec::new());
+            write_model(&rest, &mut apart, written).unwrap();
+            let mut whole = rest.clone();
+            whole
+                .as_object_mut()
+                .unwrap()
+                .insert("entries".into(), entries);
+            write_script_json(&whole, &mut expected).unwrap();
             assert_eq!(
-                String::from_utf8(chunked).unwrap(),
-                String::from_utf8(whole).unwrap()
+                String::from_utf8(apart).unwrap(),
+                String::from_utf8(expected).unwrap()
             );
         }
-        let (mut whole, mut chunked) = (Vec::new(), Vec::new());
-        write_script_json(&json!({"entries": [1, 2]}), &mut whole).unwrap();
-        write_model(json!({"entries": [1, 2]}), &mut chunked).unwrap();
-        assert_eq!(chunked, whole);
+    }
+
+    #[test]
+    fn only_lines_that_read_as_their_value_are_written_as_they_are() {
+        let line = br#"{"type":"message","id":"a","t":"</script>"}"#;
+        assert!(as_written("message", line, false));
+        assert!(as_written("message", line, true));
+        assert!(!as_written("session", line, false));
+        assert!(!as_written("title", line, false));
+        assert!(!as_written("message", br#"{"t":"\ud83d"}"#, false));
+        assert!(!as_written("message", br#"{"t":"\uDC00"}"#, false));
+        assert!(!as_written("message", b"{\"t\":\"\xff\"}", false));
+        let blob = br#"{"data":"blob:sha256:00"}"#;
+        assert!(as_written("message", blob, false));
+        assert!(!as_written("message", blob, true));
     }
 }

@@ -77,6 +77,19 @@ pub enum ViewError {
 /// llm formats, each message either `{"e": position}` when it is that entry's message or
 /// `{"m": message}`) and `diagnostics`.
 pub fn view_model(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Value, ViewError> {
+    let (mut model, entries) = view_parts(file, options)?;
+    if let Some(map) = model.as_object_mut() {
+        map.insert("entries".into(), Value::Array(entries));
+    }
+    Ok(model)
+}
+
+/// [`view_model`] without its `entries` (its last key), and the entries apart: the page writes
+/// most of them as the file has them.
+pub(crate) fn view_parts(
+    file: &SessionFile,
+    options: &ViewOptions<'_>,
+) -> Result<(Value, Vec<Value>), ViewError> {
     let view = SessionView::new(file);
     let index = view.index();
     let dialect = view.detect_dialect()?;
@@ -161,7 +174,7 @@ pub fn view_model(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Value
 
     let header = file.header();
     let title = view.name(dialect)?;
-    Ok(json!({
+    let model = json!({
         "version": MODEL_VERSION,
         "session": {
             "id": header.map(|h| h.id.clone()),
@@ -183,8 +196,8 @@ pub fn view_model(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Value
         "usage": usage,
         "branches": branches,
         "diagnostics": diagnostics,
-        "entries": entries,
-    }))
+    });
+    Ok((model, entries))
 }
 
 /// One branch: its positions, totals, and the context its model is sent.

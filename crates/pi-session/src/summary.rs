@@ -22,6 +22,7 @@
 //! - status: omp's `deriveSessionStatus` over the tail ([`SessionStatus`]).
 
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -175,12 +176,29 @@ pub fn system_ms(time: SystemTime) -> i64 {
 pub fn summarize(
     path: impl AsRef<Path>,
 ) -> Result<std::result::Result<SessionSummary, Diagnostic>> {
-    let path = path.as_ref();
-    let listing = match pi_session_store::read_listing(path)? {
-        Ok(listing) => listing,
-        Err(diagnostic) => return Ok(Err(diagnostic)),
-    };
-    Ok(Ok(summarize_listing(listing)?))
+    summarize_with(path.as_ref(), &mut Vec::new())
+}
+
+/// [`summarize`] reading through `buffer` (kept between files by [`summaries`], so that a
+/// folder of sessions is read without an allocation of its windows per file).
+fn summarize_with(
+    path: &Path,
+    buffer: &mut Vec<u8>,
+) -> Result<std::result::Result<SessionSummary, Diagnostic>> {
+    // One open and one read of each window serve both the listing and the summary.
+    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| StoreError::io("could not read the metadata of", path, e))?;
+    let modified = metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+    let tail_at = read_windows_into(&mut file, path, metadata.len(), buffer)?;
+    let (prefix, tail) = split_windows(buffer, tail_at);
+    let listing =
+        match pi_session_store::read_listing_with_head(path, prefix, modified, metadata.len())? {
+            Ok(listing) => listing,
+            Err(diagnostic) => return Ok(Err(diagnostic)),
+        };
+    Ok(Ok(summarize_windows(listing, prefix, tail)))
 }
 
 /// Summarises a session the store has listed (reads its prefix and tail windows).
@@ -190,8 +208,12 @@ pub fn summarize(
 /// start until the first user message with text, and messages from the end until the status,
 /// the last activity and the model are known.
 pub fn summarize_listing(listing: SessionListing) -> Result<SessionSummary> {
-    let (prefix, tail) = read_windows(&listing.path, listing.size)?;
-    Ok(summarize_windows(listing, &prefix, tail.as_deref()))
+    let path = &listing.path;
+    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+    let mut buffer = Vec::new();
+    let tail_at = read_windows_into(&mut file, path, listing.size, &mut buffer)?;
+    let (prefix, tail) = split_windows(&buffer, tail_at);
+    Ok(summarize_windows(listing, prefix, tail))
 }
 
 /// [`summaries`] for sessions kept in `store` (files: `dir` as [`summaries`] reads it; a keyed
@@ -339,7 +361,7 @@ fn summarize_windows(
 
 /// One object of a window: its `type` (from the envelope alone) and its bytes.
 struct TypedLine<'a> {
-    kind: Option<String>,
+    kind: Option<Cow<'a, str>>,
     bytes: &'a [u8],
     /// Set for an object split out of a fused line (already parsed).
     parsed: Option<Value>,
@@ -377,37 +399,61 @@ pub fn message_text(message: &Value) -> String {
     }
 }
 
-/// The whole file (`None` tail) when it fits in both windows, else the prefix and the tail.
-fn read_windows(path: &Path, size: u64) -> Result<(Vec<u8>, Option<Vec<u8>>)> {
-    let mut file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+/// Reads a file's windows into `buffer` (replacing what it held): the whole file when it fits
+/// in both windows (`None`), else the prefix then the tail, and where the tail starts.
+fn read_windows_into(
+    file: &mut File,
+    path: &Path,
+    size: u64,
+    buffer: &mut Vec<u8>,
+) -> Result<Option<usize>> {
     let read_err = |e| StoreError::io("could not read", path, e);
+    buffer.clear();
     if size <= SUMMARY_PREFIX_BYTES + SUMMARY_TAIL_BYTES {
-        let mut all = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-        // Bounded even if the file grew since it was listed.
-        (&mut file)
+        // Bounded even if the file grew since its size was taken.
+        file.by_ref()
             .take(SUMMARY_PREFIX_BYTES + SUMMARY_TAIL_BYTES)
-            .read_to_end(&mut all)
+            .read_to_end(buffer)
             .map_err(read_err)?;
-        return Ok((all, None));
+        return Ok(None);
     }
-    let mut prefix = Vec::new();
-    (&mut file)
+    file.by_ref()
         .take(SUMMARY_PREFIX_BYTES)
-        .read_to_end(&mut prefix)
+        .read_to_end(buffer)
         .map_err(read_err)?;
+    let tail_at = buffer.len();
     file.seek(SeekFrom::Start(size - SUMMARY_TAIL_BYTES))
         .map_err(read_err)?;
-    let mut tail = Vec::new();
-    file.take(SUMMARY_TAIL_BYTES)
-        .read_to_end(&mut tail)
+    file.by_ref()
+        .take(SUMMARY_TAIL_BYTES)
+        .read_to_end(buffer)
         .map_err(read_err)?;
-    Ok((prefix, Some(tail)))
+    Ok(Some(tail_at))
+}
+
+/// The prefix and tail windows [`read_windows_into`] read.
+fn split_windows(buffer: &[u8], tail_at: Option<usize>) -> (&[u8], Option<&[u8]>) {
+    match tail_at {
+        Some(at) => (&buffer[..at], Some(&buffer[at..])),
+        None => (buffer, None),
+    }
 }
 
 /// The objects of the complete lines in a window, in order, typed by their envelope. A tail
 /// window's first line and a prefix window's last line may be cut and are dropped; a fused line
 /// (objects joined by a lost newline) gives each object it holds; damaged lines give nothing.
 fn typed_lines(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<TypedLine<'_>> {
+    typed_lines_with(window, cut_start, whole_end, true)
+}
+
+/// [`typed_lines`], with the structure scan ([`quick_kind`]) tried first when `quick` (the
+/// parser alone otherwise: what the scan is tested against).
+fn typed_lines_with(
+    window: &[u8],
+    cut_start: bool,
+    whole_end: bool,
+    quick: bool,
+) -> Vec<TypedLine<'_>> {
     let mut window = window;
     if cut_start {
         window = memchr::memchr(b'\n', window).map_or(&[][..], |at| &window[at + 1..]);
@@ -415,16 +461,25 @@ fn typed_lines(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<TypedLine
     if !whole_end {
         window = memchr::memrchr(b'\n', window).map_or(&[][..], |at| &window[..at]);
     }
-    let mut out = Vec::new();
-    for line in window.split(|&b| b == b'\n') {
+    let mut out = Vec::with_capacity(memchr::memchr_iter(b'\n', window).count() + 1);
+    for line in lines(window) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         // Cheap rejection of what is not an object (omp does the same).
         if line.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             continue;
         }
+        // The common line, one object with `type` first, is typed without a parse.
+        if let Some(kind) = quick.then(|| quick_kind(line)).flatten() {
+            out.push(TypedLine {
+                kind: Some(Cow::Borrowed(kind)),
+                bytes: line,
+                parsed: None,
+            });
+            continue;
+        }
         if let Ok(envelope) = pi_session_types::parse_envelope_ref(line) {
             out.push(TypedLine {
-                kind: Some(envelope.kind.into_owned()),
+                kind: Some(envelope.kind),
                 bytes: line,
                 parsed: None,
             });
@@ -434,7 +489,9 @@ fn typed_lines(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<TypedLine
         for value in serde_json::Deserializer::from_slice(line).into_iter::<Value>() {
             match value {
                 Ok(value @ Value::Object(_)) => out.push(TypedLine {
-                    kind: EntryRef::new(&value).kind().map(str::to_owned),
+                    kind: EntryRef::new(&value)
+                        .kind()
+                        .map(|k| Cow::Owned(k.to_owned())),
                     bytes: &[],
                     parsed: Some(value),
                 }),
@@ -443,6 +500,126 @@ fn typed_lines(window: &[u8], cut_start: bool, whole_end: bool) -> Vec<TypedLine
         }
     }
     out
+}
+
+/// The lines of `window` (split at `\n`, as `split` would), found with a SIMD search: a
+/// byte-by-byte split was the largest part of a summary's time.
+fn lines(window: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(window);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match memchr::memchr(b'\n', current) {
+            Some(at) => {
+                rest = Some(&current[at + 1..]);
+                Some(&current[..at])
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
+}
+
+/// The `type` of a line that is one JSON object as omp and pi write it (`{"type":"…",` first),
+/// found by a scan of its structure instead of a parse; `None` sends the line to the parser
+/// (another layout, a fused or cut line, or anything the scan cannot vouch for).
+///
+/// The scan walks the line by its quotes and braces (SIMD searches, `memchr`), and gives a type
+/// only when the line is valid UTF-8 with no control byte, every string is closed, its escapes
+/// are simple (a `\u` escape of a surrogate, which the parser may reject, goes to the parser),
+/// the bytes between strings are only JSON punctuation, numbers and the letters of
+/// `true`/`false`/`null`, and the first object closes exactly at the line's end. On every
+/// fixture and corpus file it types the lines as [`pi_session_types::parse_envelope_ref`] does
+/// (a test checks it), so the message count is the parser's.
+fn quick_kind(line: &[u8]) -> Option<&str> {
+    const START: &[u8] = br#"{"type":""#;
+    let rest = line.strip_prefix(START)?;
+    let kind_len = memchr::memchr2(b'"', b'\\', rest)?;
+    if rest[kind_len] != b'"' || !matches!(rest.get(kind_len + 1), Some(b',' | b'}')) {
+        return None;
+    }
+    // A fold rather than `any`, so that the compiler checks many bytes at once.
+    if line.iter().fold(false, |seen, &b| seen | (b < 0x20)) {
+        return None;
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let kind = &text[START.len()..START.len() + kind_len];
+    let bytes = text.as_bytes();
+    // After `{"type":"<kind>"`: depth 1 in braces, 0 in brackets, outside a string.
+    let (mut depth, mut brackets) = (1usize, 0usize);
+    let mut at = START.len() + kind_len + 1;
+    loop {
+        let found = at + memchr::memchr3(b'"', b'{', b'}', &bytes[at..])?;
+        for &b in &bytes[at..found] {
+            match b {
+                b'[' => brackets += 1,
+                b']' => brackets = brackets.checked_sub(1)?,
+                b if is_between_strings(b) => {}
+                _ => return None,
+            }
+        }
+        match bytes[found] {
+            b'"' => at = string_end(bytes, found + 1)?,
+            b'{' => {
+                depth += 1;
+                at = found + 1;
+            }
+            _ => {
+                depth -= 1;
+                at = found + 1;
+                if depth == 0 {
+                    return (at == bytes.len() && brackets == 0).then_some(kind);
+                }
+            }
+        }
+    }
+}
+
+/// Bytes other than brackets that may sit between the strings and braces of a JSON line as omp
+/// and pi write it: punctuation, numbers, and the letters of `true`, `false` and `null`.
+fn is_between_strings(byte: u8) -> bool {
+    matches!(
+        byte,
+        b',' | b':' | b'0'
+            ..=b'9'
+                | b'-'
+                | b'+'
+                | b'.'
+                | b'e'
+                | b'E'
+                | b't'
+                | b'r'
+                | b'u'
+                | b'f'
+                | b'a'
+                | b'l'
+                | b's'
+                | b'n'
+    )
+}
+
+/// The index after the closing quote of the string whose content starts at `from`; `None` when
+/// it is not closed or holds an escape the parser could reject.
+fn string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let found = at + memchr::memchr2(b'"', b'\\', &bytes[at..])?;
+        if bytes[found] == b'"' {
+            return Some(found + 1);
+        }
+        match bytes.get(found + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at = found + 2,
+            b'u' => {
+                let hex = bytes.get(found + 2..found + 6)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) || matches!(hex[0], b'd' | b'D') {
+                    return None;
+                }
+                at = found + 6;
+            }
+            _ => return None,
+        }
+    }
 }
 
 /// Summaries of the sessions directly inside `dir`, read on every core, sorted as
@@ -455,8 +632,8 @@ pub fn summaries(dir: impl AsRef<Path>) -> Result<(Vec<SessionSummary>, Vec<List
         Result<std::result::Result<SessionSummary, Diagnostic>>,
     )> = files
         .into_par_iter()
-        .map(|path| {
-            let summary = summarize(&path);
+        .map_init(Vec::new, |buffer, path| {
+            let summary = summarize_with(&path, buffer);
             (path, summary)
         })
         .collect();
@@ -494,10 +671,92 @@ pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>> {
     for item in reader {
         let item = item.map_err(|e| StoreError::io("could not list", dir, e))?;
         let path = item.path();
-        if path.extension().is_some_and(|ext| ext == "jsonl") && path.is_file() {
+        if path.extension().is_none_or(|ext| ext != "jsonl") {
+            continue;
+        }
+        // The folder listing's type, without a `stat` per file (a link is followed).
+        let is_file = match item.file_type() {
+            Ok(kind) if kind.is_file() => true,
+            Ok(kind) if kind.is_symlink() => path.is_file(),
+            Ok(_) => false,
+            Err(_) => path.is_file(),
+        };
+        if is_file {
             files.push(path);
         }
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_session_test_support::{corpus_dir, fixtures_dir, jsonl_files};
+
+    /// The type of every object of a whole file, as [`typed_lines`] gives them with the scan or
+    /// with the parser alone.
+    fn kinds(bytes: &[u8], quick: bool) -> Vec<Option<String>> {
+        typed_lines_with(bytes, false, true, quick)
+            .iter()
+            .map(|line| line.kind.as_deref().map(str::to_owned))
+            .collect()
+    }
+
+    #[test]
+    fn the_scan_types_every_fixture_and_corpus_line_as_the_parser_does() {
+        let mut files = jsonl_files(&fixtures_dir());
+        for kind in ["real", "foreign"] {
+            files.extend(
+                corpus_dir(kind)
+                    .map(|dir| jsonl_files(&dir))
+                    .unwrap_or_default(),
+            );
+        }
+        let (mut vouched, mut messages) = (0, 0);
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            let (quick, parsed) = (kinds(&bytes, true), kinds(&bytes, false));
+            assert_eq!(quick, parsed, "{}", path.display());
+            messages += quick
+                .iter()
+                .filter(|k| k.as_deref() == Some("message"))
+                .count();
+            for line in bytes.split(|&b| b == b'\n') {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if let Some(kind) = quick_kind(line) {
+                    vouched += 1;
+                    let envelope = pi_session_types::parse_envelope_ref(line);
+                    assert_eq!(envelope.map(|e| e.kind).ok().as_deref(), Some(kind));
+                }
+            }
+        }
+        // The scan did the typing (not the parser behind it) on enough lines to mean something.
+        assert!(files.len() > 100 && vouched > 1000 && messages > 500);
+    }
+
+    #[test]
+    fn the_scan_leaves_what_it_cannot_vouch_for_to_the_parser() {
+        let good = br#"{"type":"message","id":"a","n":[1,-2.5e3,true,false,null],"m":{"t":"\"}{\\\u00e9"}}"#;
+        assert_eq!(quick_kind(good), Some("message"));
+        assert_eq!(quick_kind(br#"{"type":"label"}"#), Some("label"));
+        for line in [
+            &br#"{"id":"a","type":"message"}"#[..], // type not first
+            br#"{ "type":"message","id":"a"}"#,     // another layout
+            br#"{"type":"message","id":"a"}{"type":"message"}"#, // fused
+            br#"{"type":"message","id":"a""#,       // cut
+            br#"{"type":"message","id":"a"}}"#,     // closes early
+            br#"{"type":"message","id":"a"} x"#,    // more after the object
+            br#"{"type":"message","t":"\ud83d"}"#,  // a lone surrogate escape
+            br#"{"type":"message","t":"\q"}"#,      // not an escape
+            br#"{"type":"message","t":tru x}"#,     // not a token
+            br#"{"type":"message","t":[1}"#,        // an open bracket
+            br#"{"type":"message","t":]1}"#,        // a bracket closed first
+            br#"{"type":"mes\u0073age","id":"a"}"#, // an escaped type
+            br#"{"type":"message","t":"a	b"}"#,     // a raw tab in a string
+            b"{\"type\":\"message\",\"t\":\"\xff\"}", // invalid UTF-8
+        ] {
+            assert_eq!(quick_kind(line), None, "{}", String::from_utf8_lossy(line));
+        }
+    }
 }
