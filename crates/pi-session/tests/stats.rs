@@ -114,8 +114,9 @@ fn streamed_stats_equal_the_planners_on_every_file() {
         Some(dir) => files.extend(jsonl_files(&dir)),
         None => println!("skipped the real sessions: ../shared/corpus/real is absent"),
     }
+    type Counter<'a> = Option<&'a dyn Fn(&str) -> u64>;
     let words = |text: &str| text.split_whitespace().count() as u64;
-    let counters: [Option<&dyn Fn(&str) -> u64>; 2] = [None, Some(&words)];
+    let counters: [Counter<'_>; 2] = [None, Some(&words)];
     let mut compared = 0;
     for path in &files {
         let Ok((session, _)) = Session::read_in(&Store::Files, path, "anthropic:claude-x") else {
