@@ -12,7 +12,7 @@
 //! must be within the budget, and the ratio budgeted / full (the aim: at most 1/3).
 //!
 //! Then a long chain (`--chain N`, default 100,000 entries; 0 skips it), written by the store
-//! bench's own generator (`store_bench chain`, ~52 MB of short user turns) under
+//! bench's own generator (`store_bench chain`, ~27 MB of short user turns) under
 //! `target/bench/chain-N.jsonl`: `tree FILE`, `stats FILE --json` and `context FILE --format
 //! agent`, each once under `/usr/bin/time` (wall time and peak RSS). `stats` should cost about
 //! what `tree` does (both walk the branch once, streamed), not the branch's projection.
@@ -102,17 +102,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
 fn chain_case(root: &Path, binary: &Path, entries: usize) -> Result<Value, String> {
     let file = root.join(format!("target/bench/chain-{entries}.jsonl"));
     if !file.exists() {
-        crate::util::run_command(crate::util::cargo().current_dir(root).args([
-            "build",
-            "--release",
-            "-p",
-            "pi-session-store",
-            "--example",
-            "store_bench",
-        ]))?;
-        let worker = crate::bench::target_dir(root)
-            .join("release/examples")
-            .join(format!("store_bench{}", std::env::consts::EXE_SUFFIX));
+        let worker = crate::bench::store_worker(root)?;
         let path = file.to_string_lossy().into_owned();
         crate::bench::worker_output_json(
             Command::new(&worker).args(["chain", &path, &entries.to_string()]),

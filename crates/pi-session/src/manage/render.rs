@@ -278,13 +278,7 @@ pub(crate) fn result_summary(name: &str, is_error: bool, content: &JsonValue) ->
 /// arguments): `[assistant: "first line…" (N chars); called read(path: "src/lib.rs")]`.
 pub(crate) fn assistant_summary(content: &JsonValue) -> String {
     let text = joined_text(content);
-    let calls: Vec<&JsonValue> = match content {
-        JsonValue::Array(parts) => parts
-            .iter()
-            .filter(|p| part_type(p) == Some("toolCall"))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let calls = calls_in(content);
     let mut said = Vec::new();
     if !text.trim().is_empty() {
         said.push(quoted_with_size(&text, &pictures_in(content)));
@@ -299,14 +293,19 @@ pub(crate) fn assistant_summary(content: &JsonValue) -> String {
     format!("[assistant: {}]", said.join("; "))
 }
 
-fn summarize_assistant(content: &JsonValue) -> JsonValue {
-    let calls: Vec<&JsonValue> = match content {
+/// The tool calls of an assistant message's content.
+fn calls_in(content: &JsonValue) -> Vec<&JsonValue> {
+    match content {
         JsonValue::Array(parts) => parts
             .iter()
             .filter(|p| part_type(p) == Some("toolCall"))
             .collect(),
         _ => Vec::new(),
-    };
+    }
+}
+
+fn summarize_assistant(content: &JsonValue) -> JsonValue {
+    let calls = calls_in(content);
     let mut parts = vec![json!({"type": "text", "text": assistant_summary(content)})];
     parts.extend(calls.into_iter().map(|call| {
         let mut call = call.clone();

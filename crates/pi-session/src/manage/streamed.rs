@@ -14,6 +14,8 @@
 //! newest first) and a stamp `Compacted` on the branch (a call and its result are left out
 //! together unless another member is pinned or in the latest turn).
 
+use std::borrow::Cow;
+
 use pi_session_context::reqllm::Role;
 use pi_session_context::rho::{self, MessageStream};
 use pi_session_tree::EntrySource;
@@ -91,15 +93,21 @@ pub(crate) fn streamed_stats(
                 .and_then(JsonValue::as_str)
                 .and_then(|id| overlay.get(id).copied())
                 .unwrap_or(Resolution::Full);
-            let Some(rendered) = render(&value, level) else {
-                continue;
+            // Full and Pinned render as the entry itself: projected as read, not copied.
+            let rendered = match level {
+                Resolution::Full | Resolution::Pinned => Cow::Borrowed(&value),
+                _ => match render(&value, level) {
+                    Some(rendered) => Cow::Owned(rendered),
+                    None => continue,
+                },
             };
-            let is_result = EntryRef::new(&rendered)
+            let rendered: &JsonValue = &rendered;
+            let is_result = EntryRef::new(rendered)
                 .message_ref()
                 .and_then(MessageRef::role)
                 == Some("toolResult");
             let mut tokens = 0;
-            for message in stream.entry(&rendered) {
+            for message in stream.entry(rendered) {
                 if is_result || message.role != Role::Tool {
                     tokens += message_tokens(&message, count);
                 }
