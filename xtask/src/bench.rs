@@ -85,10 +85,9 @@ fn parse_store_options(args: &[String]) -> Result<StoreOptions, String> {
     Ok(options)
 }
 
-fn store(args: &[String]) -> Result<(), String> {
-    let options = parse_store_options(args)?;
-    let root = workspace_root();
-    run_command(cargo().current_dir(&root).args([
+/// Builds the store bench's worker (`store_bench`, release) and returns its path.
+pub(crate) fn store_worker(root: &Path) -> Result<PathBuf, String> {
+    run_command(cargo().current_dir(root).args([
         "build",
         "--release",
         "-p",
@@ -96,10 +95,16 @@ fn store(args: &[String]) -> Result<(), String> {
         "--example",
         "store_bench",
     ]))?;
-    let worker = target_dir(&root)
+    Ok(target_dir(root)
         .join("release")
         .join("examples")
-        .join(format!("store_bench{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("store_bench{}", std::env::consts::EXE_SUFFIX)))
+}
+
+fn store(args: &[String]) -> Result<(), String> {
+    let options = parse_store_options(args)?;
+    let root = workspace_root();
+    let worker = store_worker(&root)?;
 
     let scratch = std::env::temp_dir().join(format!("pi-session-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)

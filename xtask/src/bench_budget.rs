@@ -9,8 +9,16 @@
 //! `context FILE --format req-llm` (in full) and `context FILE --format req-llm --budget TOKENS`
 //! (default 32,000). The report gives the median and every run in ms, each output's size, and
 //! the budgeted output's estimate (its texts and call arguments at 4 bytes per token), which
-//! must be within the budget. Results go to stdout and `bench-results/budget.json`.
-//! `PI_SESSION_BENCH_BIN` names an already built release `pi-session`.
+//! must be within the budget, and the ratio budgeted / full (the aim: at most 1/3).
+//!
+//! Then a long chain (`--chain N`, default 100,000 entries; 0 skips it), written by the store
+//! bench's own generator (`store_bench chain`, ~27 MB of short user turns) under
+//! `target/bench/chain-N.jsonl`: `tree FILE`, `stats FILE --json` and `context FILE --format
+//! agent`, each once under `/usr/bin/time` (wall time and peak RSS). `stats` should cost about
+//! what `tree` does (both walk the branch once, streamed), not the branch's projection.
+//!
+//! Results go to stdout and `bench-results/budget.json`. `PI_SESSION_BENCH_BIN` names an already
+//! built release `pi-session`.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,11 +30,12 @@ use serde_json::{Value, json};
 use crate::bench::{machine, write_results};
 use crate::util::workspace_root;
 
-const USAGE: &str = "usage: cargo xtask bench budget [--turns N] [--budget TOKENS] [--runs N]";
+const USAGE: &str =
+    "usage: cargo xtask bench budget [--turns N] [--budget TOKENS] [--runs N] [--chain ENTRIES]";
 
 /// Runs `cargo xtask bench budget`.
 pub fn run(args: &[String]) -> Result<(), String> {
-    let (mut turns, mut budget, mut runs) = (2_000usize, 32_000usize, 5usize);
+    let (mut turns, mut budget, mut runs, mut chain) = (2_000usize, 32_000usize, 5usize, 100_000);
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let value = rest
@@ -37,6 +46,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "--turns" => turns = value.max(1),
             "--budget" => budget = value.max(1),
             "--runs" => runs = value.max(1),
+            "--chain" => chain = value,
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
@@ -57,8 +67,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "the budgeted context is estimated at {estimate} tokens, over the budget of {budget}"
         ));
     }
+    let chain = if chain > 0 {
+        chain_case(&root, &binary, chain)?
+    } else {
+        Value::Null
+    };
+    let ratio = median(&fitted.0) / median(&full.0);
     let report = json!({
         "benchmark": "budget",
+        "load_average": crate::bench_sessions::load_average(),
         "machine": machine(),
         "turns": turns,
         "file_mb": std::fs::metadata(&file).map_or(0.0, |m| m.len() as f64 / 1_048_576.0),
@@ -70,9 +87,37 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "output_bytes": fitted.1.len(),
             "messages": messages.as_array().map_or(0, Vec::len),
             "estimated_tokens": estimate,
+            "utilisation_percent": (estimate as f64 * 1000.0 / budget as f64).round() / 10.0,
         },
+        "budgeted_over_full": (ratio * 1000.0).round() / 1000.0,
+        "budgeted_within_a_third": ratio <= 1.0 / 3.0,
+        "chain": chain,
     });
     write_results(&root, "budget", &report)
+}
+
+/// The chain case: a chain of `entries` entries written by `store_bench chain` (built here),
+/// then `tree`, `stats --json` and `context --format agent` on it, each timed once with its peak
+/// RSS.
+fn chain_case(root: &Path, binary: &Path, entries: usize) -> Result<Value, String> {
+    let file = root.join(format!("target/bench/chain-{entries}.jsonl"));
+    if !file.exists() {
+        let worker = crate::bench::store_worker(root)?;
+        let path = file.to_string_lossy().into_owned();
+        crate::bench::worker_output_json(
+            Command::new(&worker).args(["chain", &path, &entries.to_string()]),
+            "store_bench chain",
+        )?;
+    }
+    let run =
+        |args: &[&str]| crate::bench_compare::timed(Command::new(binary).args(args).arg(&file));
+    Ok(json!({
+        "entries": entries,
+        "file_mb": std::fs::metadata(&file).map_or(0.0, |m| m.len() as f64 / 1_048_576.0),
+        "tree": run(&["tree"])?,
+        "stats": run(&["stats", "--json"])?,
+        "context_agent": run(&["context", "--format", "agent"])?,
+    }))
 }
 
 /// Runs `pi-session context FILE --format req-llm EXTRA` `runs` times: each run's ms and the

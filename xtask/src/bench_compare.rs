@@ -175,7 +175,7 @@ fn fresh_copy(file: &Path, dir: &Path, name: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs `command` under `/usr/bin/time`, output discarded: `{wall_ms, max_rss_mb}`.
-fn timed(command: &mut Command) -> Result<Value, String> {
+pub(crate) fn timed(command: &mut Command) -> Result<Value, String> {
     let (stdout, measured) = run_timed(command)?;
     drop(stdout);
     Ok(measured)

@@ -201,6 +201,107 @@ fn project(entries: &[&Value], options: &ProjectOptions<'_>) -> Vec<Message> {
     close_dangling_calls(entries.iter().filter_map(|e| projector.entry(e)).flatten())
 }
 
+/// rho's [`messages`] an entry at a time, for a caller that walks a long branch in chunks and
+/// keeps none of it: [`entry`](Self::entry) projects one entry alone, [`push`](Self::push)
+/// adds its messages to the output as [`messages`] would (closing the calls left unanswered
+/// before the next message that is not a tool result), and [`finish`](Self::finish) closes
+/// what is still open at the end. Pushing every entry's messages in order, then finishing,
+/// gives exactly [`messages`] of all of them.
+///
+/// ```
+/// use pi_session_context::rho::{MessageStream, messages};
+/// use pi_session_context::ProjectOptions;
+/// use serde_json::json;
+/// let entries = vec![
+///     json!({"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{}}]}}),
+///     json!({"type":"message","id":"b","message":{"role":"user","content":"next"}}),
+/// ];
+/// let options = ProjectOptions::default();
+/// let mut stream = MessageStream::new(&options).unwrap();
+/// let mut out = Vec::new();
+/// for entry in &entries {
+///     for message in stream.entry(entry) {
+///         stream.push(message, &mut out);
+///     }
+/// }
+/// stream.finish(&mut out);
+/// assert_eq!(out, messages(&entries, &options)); // with rho's result for the aborted call
+/// ```
+#[derive(Debug)]
+pub struct MessageStream<'a> {
+    options: &'a ProjectOptions<'a>,
+    chosen: HashSet<String>,
+    open: OpenCalls,
+}
+
+impl<'a> MessageStream<'a> {
+    /// A stream projecting with `options`; `None` when they take PDF documents (which are
+    /// chosen over the whole branch, newest first, so one entry alone cannot say).
+    pub fn new(options: &'a ProjectOptions<'a>) -> Option<Self> {
+        (!options.inputs.pdf).then(|| Self {
+            options,
+            chosen: HashSet::new(),
+            open: OpenCalls::default(),
+        })
+    }
+
+    /// The messages rho makes of `entry` alone, before unanswered calls are closed.
+    pub fn entry(&self, entry: &Value) -> Vec<Message> {
+        Projector {
+            options: self.options,
+            chosen: &self.chosen,
+        }
+        .entry(entry)
+        .unwrap_or_default()
+    }
+
+    /// Adds `message` to `out`, after rho's results for the calls the messages before it left
+    /// unanswered when it is not a tool result.
+    pub fn push(&mut self, message: Message, out: &mut Vec<Message>) {
+        self.open.push(message, out);
+    }
+
+    /// Adds rho's results for the calls still unanswered at the end.
+    pub fn finish(mut self, out: &mut Vec<Message>) {
+        self.open.close(out);
+    }
+}
+
+/// The calls of the latest assistant message that no tool result has answered yet.
+#[derive(Debug, Default)]
+struct OpenCalls(Vec<(String, Option<String>)>);
+
+impl OpenCalls {
+    fn push(&mut self, message: Message, out: &mut Vec<Message>) {
+        if message.role == Role::Tool {
+            if let Some(id) = &message.tool_call_id {
+                self.0.retain(|(open_id, _)| open_id != id);
+            }
+            out.push(message);
+            return;
+        }
+        self.close(out);
+        self.0 = message
+            .tool_calls
+            .iter()
+            .flatten()
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect();
+        out.push(message);
+    }
+
+    /// rho's result for each open call (the run was aborted).
+    fn close(&mut self, out: &mut Vec<Message>) {
+        for (id, name) in self.0.drain(..) {
+            out.push(Message::tool_result(
+                id,
+                name,
+                vec![ContentPart::text(ABORTED_TOOL_TEXT)],
+            ));
+        }
+    }
+}
+
 struct Projector<'a> {
     options: &'a ProjectOptions<'a>,
     chosen: &'a HashSet<String>,
@@ -370,34 +471,11 @@ fn encode_arguments(arguments: Option<&Value>) -> String {
 /// next non-tool message comes (or the list ends), in call order.
 fn close_dangling_calls(projected: impl Iterator<Item = Message>) -> Vec<Message> {
     let mut out = Vec::new();
-    let mut open: Vec<(String, Option<String>)> = Vec::new();
-    let synthetic = |open: &mut Vec<(String, Option<String>)>, out: &mut Vec<Message>| {
-        for (id, name) in open.drain(..) {
-            out.push(Message::tool_result(
-                id,
-                name,
-                vec![ContentPart::text(ABORTED_TOOL_TEXT)],
-            ));
-        }
-    };
+    let mut open = OpenCalls::default();
     for message in projected {
-        if message.role == Role::Tool {
-            if let Some(id) = &message.tool_call_id {
-                open.retain(|(open_id, _)| open_id != id);
-            }
-            out.push(message);
-            continue;
-        }
-        synthetic(&mut open, &mut out);
-        open = message
-            .tool_calls
-            .iter()
-            .flatten()
-            .map(|c| (c.id.clone(), c.name.clone()))
-            .collect();
-        out.push(message);
+        open.push(message, &mut out);
     }
-    synthetic(&mut open, &mut out);
+    open.close(&mut out);
     out
 }
 

@@ -188,8 +188,8 @@ impl Sink {
 }
 
 /// The log as the tree's entry source, for [`Session::agent_context`] ([`Log::values_at`]).
-struct LogSource<'a> {
-    log: &'a Log,
+pub(crate) struct LogSource<'a> {
+    pub(crate) log: &'a Log,
 }
 
 impl pi_session_tree::EntrySource for LogSource<'_> {
@@ -1082,12 +1082,23 @@ impl Session {
         positions.into_iter().map(|at| log.entry(at)).collect()
     }
 
-    /// This cursor's branch as JSON values (keys as in the file), for the projections.
+    /// This cursor's branch as JSON values (keys as in the file), for the projections: read in
+    /// one batch, and not kept (a long branch is read once, not held twice).
+    #[cfg(test)]
     pub(crate) fn branch_values(&self) -> Result<Vec<JsonValue>> {
-        let mut log = self.log();
+        let log = self.log();
         let leaf = self.leaf_in(&log);
         let positions = log.branch_positions(leaf.as_deref());
-        positions.into_iter().map(|at| log.value(at)).collect()
+        log.values_at(&positions)
+    }
+
+    /// rho's part of this cursor's branch ([`Session::rho_values_at`]): as long as the branch,
+    /// with the bodies nothing sends or names left as envelopes.
+    pub(crate) fn rho_branch_values(&self) -> Result<Vec<JsonValue>> {
+        let log = self.log();
+        let leaf = self.leaf_in(&log);
+        let positions = log.branch_positions(leaf.as_deref());
+        pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, &positions)
     }
 
     /// rho's `context/2` for this cursor's branch: the req_llm messages to send. Only the
@@ -1155,12 +1166,20 @@ impl Session {
     }
 
     /// How full the model's window is with this cursor's context (its stamps applied; the
-    /// distributions of [`crate::manage`]).
+    /// distributions of [`crate::manage`]): [`Session::prepare_context`]'s statistics without a
+    /// budget, computed a chunk of entries at a time ([`crate::manage`]'s `streamed`) so that
+    /// memory stays with the index however long the branch is.
     pub fn context_stats(
         &self,
         project: &ProjectOptions<'_>,
         options: &StatsOptions<'_>,
     ) -> Result<ContextStats> {
+        let overlay = self.resolutions()?;
+        if let Some(stats) =
+            crate::manage::streamed::streamed_stats(self, &overlay, project, options)?
+        {
+            return Ok(stats);
+        }
         let prepare = crate::manage::PrepareOptions {
             project: *project,
             stats: *options,

@@ -55,6 +55,20 @@ pub struct RoleTokens {
     pub tool: u64,
 }
 
+impl RoleTokens {
+    /// Adds `message`'s tokens (counted with `count`) to its role's.
+    pub(crate) fn add(&mut self, message: &Message, count: &dyn Fn(&str) -> u64) {
+        let tokens = message_tokens(message, count);
+        let slot = match message.role {
+            Role::System => &mut self.system,
+            Role::User => &mut self.user,
+            Role::Assistant => &mut self.assistant,
+            Role::Tool => &mut self.tool,
+        };
+        *slot += tokens;
+    }
+}
+
 /// How full the model's window is with a branch's context.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -182,15 +196,20 @@ impl ContextStats {
         };
         let mut by_role = RoleTokens::default();
         for message in messages {
-            let tokens = message_tokens(message, &count);
-            let slot = match message.role {
-                Role::System => &mut by_role.system,
-                Role::User => &mut by_role.user,
-                Role::Assistant => &mut by_role.assistant,
-                Role::Tool => &mut by_role.tool,
-            };
-            *slot += tokens;
+            by_role.add(message, &count);
         }
+        Self::from_role_tokens(by_role, messages.len(), entries, model, options)
+    }
+
+    /// Statistics for `messages` projected messages whose tokens by role are `by_role` (what
+    /// [`ContextStats::from_messages`] adds up, for a caller that streams the messages).
+    pub(crate) fn from_role_tokens(
+        by_role: RoleTokens,
+        messages: usize,
+        entries: usize,
+        model: &str,
+        options: &StatsOptions<'_>,
+    ) -> Self {
         let estimated_tokens = by_role.system + by_role.user + by_role.assistant + by_role.tool;
         let window = options.window.unwrap_or_else(|| window_for(model));
         let reserve = reserve_for(window, options.reserve_tokens);
@@ -212,7 +231,7 @@ impl ContextStats {
             remaining: threshold.saturating_sub(estimated_tokens),
             utilisation_percent,
             by_role,
-            messages: messages.len(),
+            messages,
             entries,
             entry_count: entries,
             by_resolution: ResolutionTokens {

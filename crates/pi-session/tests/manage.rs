@@ -454,6 +454,11 @@ proptest! {
                 &cursor.context_stats(&ProjectOptions::default(), &StatsOptions::default()).unwrap(),
                 stats
             );
+            // The streamed statistics are the planner's (stamps, pins, forks and compactions).
+            prop_assert_eq!(
+                &cursor.prepare_context(&PrepareOptions::default()).unwrap().stats,
+                stats
+            );
         }
     }
 }

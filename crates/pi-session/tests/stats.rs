@@ -98,3 +98,62 @@ fn a_session_reports_its_own_stats() {
         (100, 200_000, 1, 2)
     );
 }
+
+/// `context_stats` streams the branch a chunk at a time (`manage::streamed`); its figures are
+/// the planner's (`prepare_context` without a budget, which holds the whole branch) on every
+/// fixture and every real session, at every tip, with the default counter and a word counter.
+#[test]
+fn streamed_stats_equal_the_planners_on_every_file() {
+    use pi_session::manage::PrepareOptions;
+    use pi_session::store::Store;
+    use pi_session_test_support::{corpus_dir, fixtures_dir, jsonl_files};
+
+    let mut files = jsonl_files(&fixtures_dir());
+    assert!(files.len() > 50, "the fixtures are in the repository");
+    match corpus_dir("real") {
+        Some(dir) => files.extend(jsonl_files(&dir)),
+        None => println!("skipped the real sessions: ../shared/corpus/real is absent"),
+    }
+    type Counter<'a> = Option<&'a dyn Fn(&str) -> u64>;
+    let words = |text: &str| text.split_whitespace().count() as u64;
+    let counters: [Counter<'_>; 2] = [None, Some(&words)];
+    let mut compared = 0;
+    for path in &files {
+        let Ok((session, _)) = Session::read_in(&Store::Files, path, "anthropic:claude-x") else {
+            continue;
+        };
+        let mut cursors = vec![session.fork()];
+        for tip in session.tips() {
+            let mut cursor = session.fork();
+            cursor.branch_to(&tip).unwrap();
+            cursors.push(cursor);
+        }
+        for cursor in &cursors {
+            for counter in counters {
+                let stats = StatsOptions {
+                    counter,
+                    ..StatsOptions::default()
+                };
+                let planned = cursor
+                    .prepare_context(&PrepareOptions {
+                        stats,
+                        ..PrepareOptions::default()
+                    })
+                    .unwrap()
+                    .stats;
+                let streamed = cursor
+                    .context_stats(&ProjectOptions::default(), &stats)
+                    .unwrap();
+                assert_eq!(
+                    streamed,
+                    planned,
+                    "{} at {:?}",
+                    path.display(),
+                    cursor.leaf_id()
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} branches compared");
+}

@@ -84,13 +84,13 @@ fn cursor_of(
     name: Option<&str>,
     leaf: Option<&str>,
 ) -> Result<Session, Failure> {
-    let opened = Session::open_in(store, path, NO_MODEL)?;
+    // Read only: nothing is written, so no writer (nor its lock) is opened.
+    let (opened, _) = Session::read_in(store, path, NO_MODEL)?;
     let mut session = match name {
         Some(name) => opened
-            .session
             .checkout(name)
-            .unwrap_or_else(|_| opened.session.fork_named(name)),
-        None => opened.session,
+            .unwrap_or_else(|_| opened.fork_named(name)),
+        None => opened,
     };
     match leaf {
         Some("null") => session.reset_leaf(),

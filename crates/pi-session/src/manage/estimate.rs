@@ -3,9 +3,12 @@
 //! [`estimate`] says how many tokens an entry would be sent with at a level without rendering
 //! it or projecting it: it walks the entry's JSON once and adds up the bytes that rho's
 //! projection sends (texts, tool-call names and arguments), counting them at
-//! [`BYTES_PER_TOKEN`] whatever the counter, and pictures at [`PICTURE_TOKENS`]. Outlined and
-//! Summarized sizes follow [`render`](super::render)'s rules arithmetically (head and tail
-//! lines, capped lines, one-line summaries) from byte lengths.
+//! [`BYTES_PER_TOKEN`] whatever the counter, each text the counter counts on its own rounded up
+//! to whole tokens as the default counter rounds it, and pictures at [`PICTURE_TOKENS`].
+//! Outlined sizes follow [`render`](super::render)'s rules arithmetically (head and tail lines,
+//! capped lines) from byte lengths. A Summarized entry is one short line, which is built (by
+//! the renderer's own functions, without copying the entry) and measured: estimating it from a
+//! fixed size ran two to four times over, and the planner then evicted turns that fitted.
 //!
 //! An estimate is not the count: the planner renders only what its first pass keeps, counts
 //! that with the real counter, and goes on down the same ladder when it is still over.
@@ -14,15 +17,14 @@ use pi_session_types::JsonValue;
 
 use super::Resolution;
 use super::render::{
-    ARGUMENT_CHARS, OUTLINE_HEAD_LINES, OUTLINE_LINE_CHARS, OUTLINE_TAIL_LINES, QUOTE_CHARS,
+    ARGUMENT_CHARS, OUTLINE_HEAD_LINES, OUTLINE_LINE_CHARS, OUTLINE_TAIL_LINES, assistant_summary,
+    content_summary, result_summary,
 };
 use crate::stats::{BYTES_PER_TOKEN, PICTURE_TOKENS};
 
 /// Bytes of the notes renderings add: `… [N chars cut]`, `[… N lines cut …]`, a picture's
-/// mention, a summary's brackets, role and sizes.
+/// mention.
 const NOTE_BYTES: usize = 24;
-/// Bytes of a one-line summary: its quote and its note.
-const SUMMARY_BYTES: usize = QUOTE_CHARS + 2 * NOTE_BYTES;
 
 /// The estimated tokens of `entry` sent at `level`; a tool result at Full or Attached is cut
 /// to `limit` bytes when one is given (bounded tool results).
@@ -44,12 +46,21 @@ fn sent_bytes(entry: &JsonValue, level: Resolution, limit: Option<usize>) -> (us
             };
             let content = message.get("content");
             match message.get("role").and_then(JsonValue::as_str) {
-                Some("user" | "developer") => content_bytes(content, level, pictures_sent),
+                Some("user" | "developer") => content_bytes("user", content, level, pictures_sent),
                 Some("assistant") => assistant_bytes(content, level),
                 Some("toolResult") => {
                     let (text, pictures) = texts(content);
                     let bytes = match level {
-                        Resolution::Summarized => SUMMARY_BYTES,
+                        Resolution::Summarized => {
+                            let name = message
+                                .get("toolName")
+                                .and_then(JsonValue::as_str)
+                                .unwrap_or("tool");
+                            let is_error =
+                                message.get("isError").and_then(JsonValue::as_bool) == Some(true);
+                            let empty = JsonValue::Null;
+                            piece(result_summary(name, is_error, content.unwrap_or(&empty)).len())
+                        }
                         Resolution::Outlined => outlined(content) + pictures * NOTE_BYTES,
                         Resolution::Full | Resolution::Attached => {
                             let text = limit.map_or(text, |l| text.min(l + 4 * NOTE_BYTES));
@@ -64,20 +75,33 @@ fn sent_bytes(entry: &JsonValue, level: Resolution, limit: Option<usize>) -> (us
                 _ => (0, 0),
             }
         }
-        Some("custom_message") => content_bytes(entry.get("content"), level, pictures_sent),
+        Some("custom_message") => {
+            let kind = entry
+                .get("customType")
+                .and_then(JsonValue::as_str)
+                .unwrap_or("custom");
+            content_bytes(kind, entry.get("content"), level, pictures_sent)
+        }
         _ => (0, 0),
     }
 }
 
-/// A user message's or custom message's content at `level`.
+/// A user message's or custom message's (of type `kind`) content at `level`.
 fn content_bytes(
+    kind: &str,
     content: Option<&JsonValue>,
     level: Resolution,
     pictures_sent: bool,
 ) -> (usize, u64) {
     let (text, pictures) = texts(content);
     match level {
-        Resolution::Summarized => (SUMMARY_BYTES, 0),
+        Resolution::Summarized => {
+            let empty = JsonValue::Null;
+            (
+                piece(content_summary(kind, content.unwrap_or(&empty)).len()),
+                0,
+            )
+        }
         Resolution::Outlined => (outlined(content) + pictures * NOTE_BYTES, 0),
         Resolution::Attached => (text + pictures * NOTE_BYTES, 0),
         _ => (text, if pictures_sent { pictures as u64 } else { 0 }),
@@ -101,10 +125,9 @@ fn assistant_bytes(content: Option<&JsonValue>, level: Resolution) -> (usize, u6
     let (text, _) = texts(content);
     let bytes = match level {
         Resolution::Summarized => {
-            SUMMARY_BYTES
-                + calls()
-                    .map(|c| 2 * name(c) + SUMMARY_BYTES + 2)
-                    .sum::<usize>()
+            let empty = JsonValue::Null;
+            piece(assistant_summary(content.unwrap_or(&empty)).len())
+                + calls().map(|c| piece(name(c)) + piece(2)).sum::<usize>()
         }
         Resolution::Outlined => {
             outlined(content)
@@ -121,17 +144,25 @@ fn assistant_bytes(content: Option<&JsonValue>, level: Resolution) -> (usize, u6
     (bytes, 0)
 }
 
-/// The bytes of a content's text (a string, or its text parts) and its pictures.
+/// `bytes` of one text the counter counts on its own, rounded up to whole tokens (the count is
+/// `ceil(bytes / 4)` per text, so the sum of rounded pieces over 4 is the sum of the counts).
+fn piece(bytes: usize) -> usize {
+    bytes.div_ceil(BYTES_PER_TOKEN as usize) * BYTES_PER_TOKEN as usize
+}
+
+/// The bytes of a content's text (a string, or its text parts, each a [`piece`]) and its
+/// pictures.
 fn texts(content: Option<&JsonValue>) -> (usize, usize) {
     match content {
-        Some(JsonValue::String(s)) => (s.len(), 0),
+        Some(JsonValue::String(s)) => (piece(s.len()), 0),
         Some(JsonValue::Array(parts)) => parts.iter().fold((0, 0), |(text, pictures), part| {
             match part.get("type").and_then(JsonValue::as_str) {
                 Some("text") => (
-                    text + part
-                        .get("text")
-                        .and_then(JsonValue::as_str)
-                        .map_or(0, str::len),
+                    text + piece(
+                        part.get("text")
+                            .and_then(JsonValue::as_str)
+                            .map_or(0, str::len),
+                    ),
                     pictures,
                 ),
                 Some("image") => (text, pictures + 1),

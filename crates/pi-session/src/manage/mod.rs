@@ -26,6 +26,7 @@ pub mod status;
 
 mod estimate;
 mod level;
+pub(crate) mod streamed;
 
 pub use extensions::Threshold;
 pub use level::{Resolution, UnknownResolution};

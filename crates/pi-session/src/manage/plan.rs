@@ -554,6 +554,36 @@ struct FinishFacts<'m> {
     model: &'m str,
 }
 
+/// What the entries sent add up to, beside the messages' own statistics.
+pub(crate) struct Tallies {
+    pub(crate) by_resolution: ResolutionTokens,
+    pub(crate) by_phase: PhaseTokens,
+    pub(crate) summary_tokens: u64,
+    pub(crate) compacted_entries: usize,
+    pub(crate) evicted_entries: usize,
+    pub(crate) entry_count: usize,
+}
+
+/// `stats` (of the messages sent) completed with the distributions of the entries sent: what
+/// no entry accounts for (the compaction summary, rho's results for unanswered calls) is
+/// unclassified.
+pub(crate) fn complete(stats: &mut ContextStats, tallies: Tallies) {
+    let Tallies {
+        by_resolution,
+        mut by_phase,
+        summary_tokens,
+        ..
+    } = tallies;
+    let attributed = summary_tokens + by_phase.total();
+    by_phase.unclassified += summary_tokens + stats.estimated_tokens.saturating_sub(attributed);
+    stats.entry_count = tallies.entry_count;
+    stats.by_resolution = by_resolution;
+    stats.by_phase = by_phase;
+    stats.compaction_tokens = summary_tokens;
+    stats.compacted_entries = tallies.compacted_entries;
+    stats.evicted_entries = tallies.evicted_entries;
+}
+
 fn finish(
     messages: Vec<Message>,
     items: Vec<Item>,
@@ -575,15 +605,17 @@ fn finish(
         *by_resolution.slot(item.level) += item.tokens;
         *by_phase.slot(item.phase) += item.tokens;
     }
-    let attributed = facts.summary_tokens + by_phase.total();
-    by_phase.unclassified +=
-        facts.summary_tokens + stats.estimated_tokens.saturating_sub(attributed);
-    stats.entry_count = facts.entry_count;
-    stats.by_resolution = by_resolution;
-    stats.by_phase = by_phase;
-    stats.compaction_tokens = facts.summary_tokens;
-    stats.compacted_entries = compacted;
-    stats.evicted_entries = items.iter().filter(|i| i.evicted).count();
+    complete(
+        &mut stats,
+        Tallies {
+            by_resolution,
+            by_phase,
+            summary_tokens: facts.summary_tokens,
+            compacted_entries: compacted,
+            evicted_entries: items.iter().filter(|i| i.evicted).count(),
+            entry_count: facts.entry_count,
+        },
+    );
     let over_by = options
         .budget
         .map_or(0, |budget| stats.estimated_tokens.saturating_sub(budget));
@@ -633,7 +665,9 @@ impl Session {
     /// ```
     pub fn prepare_context(&self, options: &PrepareOptions<'_>) -> Result<PreparedContext> {
         let overlay = self.resolutions()?;
-        let values = self.branch_values()?;
+        // rho's part of the branch: what the plan reads (the kept range, what follows, and the
+        // compacted messages that may name attachments); the rest stays unread.
+        let values = self.rho_branch_values()?;
         let entry_count = self.log().index.len();
         Ok(plan(values, &overlay, entry_count, &self.model, options))
     }

@@ -98,13 +98,7 @@ fn render_map(entry: &mut JsonMap, level: Resolution) {
                 .cloned()
                 .unwrap_or(JsonValue::Null);
             let rendered = match level {
-                Resolution::Summarized => {
-                    let text = joined_text(&content);
-                    JsonValue::String(format!(
-                        "[{kind}: {}]",
-                        quoted_with_size(&text, &pictures_in(&content))
-                    ))
-                }
+                Resolution::Summarized => JsonValue::String(content_summary(&kind, &content)),
                 Resolution::Outlined => outline_content(&content),
                 _ => attach_content(&content),
             };
@@ -135,10 +129,7 @@ fn render_message(message: &mut JsonMap, level: Resolution) {
     match MessageRef::new(&*message).role() {
         Some("user" | "developer") => {
             let rendered = match level {
-                Resolution::Summarized => JsonValue::String(format!(
-                    "[user: {}]",
-                    quoted_with_size(&joined_text(&content), &pictures_in(&content))
-                )),
+                Resolution::Summarized => JsonValue::String(content_summary("user", &content)),
                 Resolution::Outlined => outline_content(&content),
                 _ => attach_content(&content),
             };
@@ -164,21 +155,7 @@ fn render_message(message: &mut JsonMap, level: Resolution) {
                 == Some(true);
             let rendered = match level {
                 Resolution::Summarized => {
-                    let text = joined_text(&content);
-                    let line = if is_error {
-                        format!("[{name} error: {}]", quote(&text))
-                    } else {
-                        let mut sizes = vec![
-                            counted(line_count(&text), "line"),
-                            counted(text.chars().count(), "char"),
-                        ];
-                        let pictures = pictures_in(&content);
-                        if !pictures.is_empty() {
-                            sizes.push(counted(pictures.len(), "picture"));
-                        }
-                        format!("[{name} result: {}]", sizes.join(", "))
-                    };
-                    json!([{"type": "text", "text": line}])
+                    json!([{"type": "text", "text": result_summary(&name, is_error, &content)}])
                 }
                 Resolution::Outlined => outline_content(&content),
                 _ => attach_content(&content),
@@ -270,15 +247,38 @@ fn outline_assistant(content: &JsonValue) -> JsonValue {
     )
 }
 
-fn summarize_assistant(content: &JsonValue) -> JsonValue {
+/// The one line a user message or custom message (of type `kind`) is summarized as:
+/// `[user: "first line…" (N chars)]`.
+pub(crate) fn content_summary(kind: &str, content: &JsonValue) -> String {
+    format!(
+        "[{kind}: {}]",
+        quoted_with_size(&joined_text(content), &pictures_in(content))
+    )
+}
+
+/// The one line a tool result of tool `name` is summarized as: `[read result: N lines, N
+/// chars]`, or `[read error: "first line…"]`.
+pub(crate) fn result_summary(name: &str, is_error: bool, content: &JsonValue) -> String {
     let text = joined_text(content);
-    let calls: Vec<&JsonValue> = match content {
-        JsonValue::Array(parts) => parts
-            .iter()
-            .filter(|p| part_type(p) == Some("toolCall"))
-            .collect(),
-        _ => Vec::new(),
-    };
+    if is_error {
+        return format!("[{name} error: {}]", quote(&text));
+    }
+    let mut sizes = vec![
+        counted(line_count(&text), "line"),
+        counted(text.chars().count(), "char"),
+    ];
+    let pictures = pictures_in(content);
+    if !pictures.is_empty() {
+        sizes.push(counted(pictures.len(), "picture"));
+    }
+    format!("[{name} result: {}]", sizes.join(", "))
+}
+
+/// The one line an assistant message is summarized as (its calls follow it, without
+/// arguments): `[assistant: "first line…" (N chars); called read(path: "src/lib.rs")]`.
+pub(crate) fn assistant_summary(content: &JsonValue) -> String {
+    let text = joined_text(content);
+    let calls = calls_in(content);
     let mut said = Vec::new();
     if !text.trim().is_empty() {
         said.push(quoted_with_size(&text, &pictures_in(content)));
@@ -290,8 +290,23 @@ fn summarize_assistant(content: &JsonValue) -> JsonValue {
     if said.is_empty() {
         said.push(quoted_with_size("", &pictures_in(content)));
     }
-    let mut parts =
-        vec![json!({"type": "text", "text": format!("[assistant: {}]", said.join("; "))})];
+    format!("[assistant: {}]", said.join("; "))
+}
+
+/// The tool calls of an assistant message's content.
+fn calls_in(content: &JsonValue) -> Vec<&JsonValue> {
+    match content {
+        JsonValue::Array(parts) => parts
+            .iter()
+            .filter(|p| part_type(p) == Some("toolCall"))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn summarize_assistant(content: &JsonValue) -> JsonValue {
+    let calls = calls_in(content);
+    let mut parts = vec![json!({"type": "text", "text": assistant_summary(content)})];
     parts.extend(calls.into_iter().map(|call| {
         let mut call = call.clone();
         call[key::ARGUMENTS] = json!({});
