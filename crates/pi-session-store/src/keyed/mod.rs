@@ -34,7 +34,7 @@ pub(crate) use target::KeyedTarget;
 use crate::diagnostic::Diagnostic;
 use crate::discover::{ListProblem, SessionListing, listing_from};
 use crate::error::StoreError;
-use crate::open::{OpenOptions, index_reader};
+use crate::open::{OpenOptions, index_stream};
 use crate::session_file::{SessionFile, Source};
 use crate::writer::{SessionWriter, WriterOptions};
 use pi_session_types::header::TITLE_SLOT_BYTES;
@@ -311,29 +311,84 @@ pub(crate) fn tail_of(store: &dyn KeyedStore, path: &str, len: u64) -> Result<Ve
     store.read_range(path, start, len - start)
 }
 
-/// Reads a whole session in [`RANGE_BYTES`] ranges, with the title hash overlaid on the slot.
-pub(crate) fn read_all(
-    store: &dyn KeyedStore,
-    path: &str,
-) -> Result<(Vec<u8>, Option<TitleMeta>), StoreError> {
-    let Some(stat) = store.stat(path)? else {
-        return Err(not_found(store, path));
-    };
-    let title = store.title(path)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0));
-    while (bytes.len() as u64) < stat.size {
-        let want = RANGE_BYTES.min(stat.size - bytes.len() as u64);
-        let chunk = store.read_range(path, bytes.len() as u64, want)?;
-        if chunk.is_empty() {
-            break;
+/// A whole session read in [`RANGE_BYTES`] ranges, as a byte stream for the file framing
+/// ([`crate::open`]'s chunk reader and parser), with the title hash overlaid on the slot.
+///
+/// The stream stops at the length the session had when it was opened (`stat`), so a session
+/// another host appends to meanwhile reads as it stood. Each range is kept as it streams by
+/// (the opened session's entries are read back from memory: a range request per entry would
+/// cost a round trip each). A backend error ends the stream with an I/O error and is kept in
+/// [`failure`](Self::failure), to be reported as it was.
+struct RangeStream<'a> {
+    store: &'a dyn KeyedStore,
+    path: &'a str,
+    size: u64,
+    title: Option<TitleMeta>,
+    /// Everything read so far.
+    kept: Vec<u8>,
+    /// How much of `kept` the reader has handed out.
+    served: usize,
+    failure: Option<StoreError>,
+}
+
+impl<'a> RangeStream<'a> {
+    fn new(store: &'a dyn KeyedStore, path: &'a str) -> Result<Self, StoreError> {
+        let Some(stat) = store.stat(path)? else {
+            return Err(not_found(store, path));
+        };
+        Ok(Self {
+            store,
+            path,
+            size: stat.size,
+            title: store.title(path)?,
+            kept: Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0)),
+            served: 0,
+            failure: None,
+        })
+    }
+
+    /// Reads the next range into `kept`; `false` at the end.
+    fn fill(&mut self) -> Result<bool, StoreError> {
+        let at = self.kept.len() as u64;
+        if at >= self.size {
+            return Ok(false);
         }
-        bytes.extend_from_slice(&chunk);
+        let want = RANGE_BYTES.min(self.size - at);
+        let mut range = self.store.read_range(self.path, at, want)?;
+        // A value that shrank meanwhile ends the stream where it ends.
+        range.truncate(usize::try_from(want).unwrap_or(usize::MAX));
+        if range.is_empty() {
+            self.size = at;
+            return Ok(false);
+        }
+        if at == 0
+            && let Some(title) = &self.title
+        {
+            overlay_slot(&mut range, title)?;
+        }
+        self.kept.extend_from_slice(&range);
+        Ok(true)
     }
-    bytes.truncate(usize::try_from(stat.size).unwrap_or(usize::MAX));
-    if let Some(title) = &title {
-        overlay_slot(&mut bytes, title)?;
+}
+
+impl std::io::Read for RangeStream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.served == self.kept.len() {
+            match self.fill() {
+                Ok(true) => {}
+                Ok(false) => return Ok(0),
+                Err(error) => {
+                    let shown = error.to_string();
+                    self.failure = Some(error);
+                    return Err(std::io::Error::other(shown));
+                }
+            }
+        }
+        let n = buf.len().min(self.kept.len() - self.served);
+        buf[..n].copy_from_slice(&self.kept[self.served..self.served + n]);
+        self.served += n;
+        Ok(n)
     }
-    Ok((bytes, title))
 }
 
 /// omp's `overlayTitleSlotContent` / `overlayTitleSlotPrefix`: the title's 256-byte slot
@@ -351,15 +406,16 @@ fn open_keyed(
     path: &str,
     options: &OpenOptions,
 ) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
-    let (bytes, _) = read_all(store.as_ref(), path)?;
-    let size = bytes.len() as u64;
-    let bytes: Arc<[u8]> = bytes.into();
-    let source = Source::Memory {
+    let mut stream = RangeStream::new(store.as_ref(), path)?;
+    let size = stream.size;
+    let indexed = index_stream(&mut stream, size, options, |stream| Source::Memory {
         path: Some(PathBuf::from(path)),
-        bytes: Arc::clone(&bytes),
-    };
-    index_reader(&bytes[..], size, source, options)
-        .map_err(|e| StoreError::io("could not read", path, e))
+        bytes: std::mem::take(&mut stream.kept).into(),
+    });
+    indexed.map_err(|e| match stream.failure.take() {
+        Some(failure) => failure,
+        None => StoreError::io("could not read", path, e),
+    })
 }
 
 fn list_keyed(
