@@ -13,8 +13,9 @@
 //! `HSET meta` after checking, in the same atomic script, that the value still has the length
 //! and last bytes this writer saw, so a line never lands on a torn tail or on a rewrite.
 //!
-//! Reads of a whole session go in [`RANGE_BYTES`](super::RANGE_BYTES) `GETRANGE`s; listings read
-//! only heads, in one pipeline. Each request has a timeout; a broken connection is reopened
+//! A whole session is read in [`RANGE_BYTES`](super::RANGE_BYTES) `GETRANGE`s, streamed into
+//! the same line framing and parser as a file (never one `GET`); listings read only heads, in
+//! one pipeline. Each request has a timeout; a broken connection is reopened
 //! once for the next request (a write whose reply was lost is not repeated: the writer's next
 //! append sees the length it left and reports a conflict instead of writing twice).
 
@@ -93,6 +94,10 @@ pub struct RedisOptions {
     pub io_timeout: Duration,
     /// Keys per `SCAN` batch (omp's `scanCount`). Default 500.
     pub scan_count: u32,
+    /// For `rediss://` (feature `redis-tls`): a PEM file of the CA certificates to trust
+    /// instead of the system's roots. `None` (the default): the system's roots, which honour
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+    pub tls_ca_file: Option<PathBuf>,
 }
 
 impl Default for RedisOptions {
@@ -102,6 +107,7 @@ impl Default for RedisOptions {
             connect_timeout: Duration::from_secs(5),
             io_timeout: Duration::from_secs(30),
             scan_count: 500,
+            tls_ca_file: None,
         }
     }
 }
@@ -159,10 +165,11 @@ impl RedisStore {
         }
     }
 
-    /// Connects to `url` (`redis://[user:password@]HOST[:PORT][/DB]`). `rediss://` (TLS) is
-    /// refused with an error saying this build has no TLS; put a TLS proxy such as stunnel in
-    /// front, or use a `redis://` address on a trusted network. Fails with a clear error when
-    /// the server cannot be reached within [`RedisOptions::connect_timeout`].
+    /// Connects to `url` (`redis://[user:password@]HOST[:PORT][/DB]`, or `rediss://` for TLS).
+    /// TLS needs the cargo feature `redis-tls` (rustls, trusting the system's roots or
+    /// [`RedisOptions::tls_ca_file`]); without it a `rediss://` URL is refused with an error
+    /// naming the feature. Fails with a clear error when the server cannot be reached within
+    /// [`RedisOptions::connect_timeout`]. No error shows the URL's password.
     pub fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
         let shown = Self::mask_url(url);
         let refuse = |detail: String| {
@@ -172,23 +179,19 @@ impl RedisStore {
                 std::io::Error::new(std::io::ErrorKind::InvalidInput, detail),
             )
         };
-        if url.starts_with("rediss://") {
+        let tls = url.starts_with("rediss://");
+        if tls && !cfg!(feature = "redis-tls") {
             return Err(refuse(
-                "TLS (rediss://) is not built into this pi-session; reach the server through a TLS proxy (e.g. stunnel) with a redis:// URL".to_owned(),
+                "TLS (rediss://) is not built into this pi-session: build it with the cargo feature `redis-tls` (e.g. `cargo install pi-session-cli --features redis-tls`), or reach the server through a TLS proxy with a redis:// URL".to_owned(),
             ));
         }
-        if !url.starts_with("redis://") {
+        if !tls && !url.starts_with("redis://") {
             return Err(refuse(
-                "not a Redis URL; use redis://HOST:PORT/DB (as omp's Redis session storage)"
+                "not a Redis URL; use redis://HOST:PORT/DB (as omp's Redis session storage), or rediss:// for TLS"
                     .to_owned(),
             ));
         }
-        let client = redis::Client::open(url).map_err(|e| {
-            refuse(format!(
-                "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB",
-                e.kind()
-            ))
-        })?;
+        let client = client(url, &options, &refuse)?;
         let store = Self {
             client,
             shown,
@@ -315,6 +318,62 @@ impl RedisStore {
             })?;
         Ok(raw.as_deref().and_then(parse_mtime))
     }
+}
+
+/// The client for `url`: TLS with rustls when the URL says `rediss://` (ring as the crypto
+/// provider unless the process chose one; the CA file of the options, else the system's roots).
+#[cfg(feature = "redis-tls")]
+fn client(
+    url: &str,
+    options: &RedisOptions,
+    refuse: &dyn Fn(String) -> StoreError,
+) -> Result<redis::Client, StoreError> {
+    let invalid = |e: redis::RedisError| {
+        refuse(format!(
+            "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB or rediss://HOST:PORT/DB",
+            e.kind()
+        ))
+    };
+    if !url.starts_with("rediss://") {
+        return redis::Client::open(url).map_err(invalid);
+    }
+    // Fails only when a provider is installed already, which is then used.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let Some(ca_file) = &options.tls_ca_file else {
+        return redis::Client::open(url).map_err(invalid);
+    };
+    let root_cert = std::fs::read(ca_file).map_err(|e| {
+        refuse(format!(
+            "could not read the TLS CA file {}: {e}",
+            ca_file.display()
+        ))
+    })?;
+    let info = redis::IntoConnectionInfo::into_connection_info(url).map_err(invalid)?;
+    let certificates = redis::TlsCertificates {
+        client_tls: None,
+        root_cert: Some(root_cert),
+    };
+    redis::Client::build_with_tls(info, certificates).map_err(|e| {
+        refuse(format!(
+            "could not use the TLS CA file {} ({e})",
+            ca_file.display()
+        ))
+    })
+}
+
+/// The client for a `redis://` URL (this build has no TLS).
+#[cfg(not(feature = "redis-tls"))]
+fn client(
+    url: &str,
+    _options: &RedisOptions,
+    refuse: &dyn Fn(String) -> StoreError,
+) -> Result<redis::Client, StoreError> {
+    redis::Client::open(url).map_err(|e| {
+        refuse(format!(
+            "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB",
+            e.kind()
+        ))
+    })
 }
 
 /// omp's `Number(rawMtime)` for the values it writes (integers); anything else is missing.
