@@ -573,3 +573,46 @@ fn listing_reads_heads_only() {
         );
     }
 }
+
+#[test]
+fn windows_of_many_sessions_read_as_each_alone() {
+    for (name, store) in stores() {
+        let big = straddling_session();
+        let small_path = "/w/small.jsonl";
+        let keyed = raw(&store);
+        keyed.replace_if(PATH, None, &big, None).unwrap();
+        let mut writer = store.create_at(Path::new(small_path), new_header("/w"), slot_options());
+        writer.append(entry("label", &[])).unwrap();
+        writer
+            .set_title(Some("Small one"), Some(TitleSource::User))
+            .unwrap();
+        let size = |path: &str| keyed.stat(path).unwrap().unwrap().size;
+        let sessions = [
+            (Path::new(small_path), size(small_path)),
+            (Path::new(PATH), size(PATH)),
+        ];
+        let (prefix, tail) = (64 << 10, 64 << 10);
+        let together =
+            pi_session_store::read_keyed_windows_of(keyed.as_ref(), &sessions, prefix, tail)
+                .unwrap();
+        let alone: Vec<_> = sessions
+            .iter()
+            .map(|(path, size)| {
+                pi_session_store::read_keyed_windows(keyed.as_ref(), path, *size, prefix, tail)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(together, alone, "{name}");
+        assert!(together[0].1.is_none(), "{name}: the small one whole");
+        assert!(
+            String::from_utf8_lossy(&together[0].0).contains("Small one"),
+            "{name}: title overlaid"
+        );
+        assert_eq!(together[1].0, big[..64 << 10], "{name}");
+        assert_eq!(
+            together[1].1.as_deref(),
+            Some(&big[big.len() - (64 << 10)..]),
+            "{name}"
+        );
+    }
+}

@@ -179,7 +179,20 @@ pub trait KeyedStore: Send + Sync + fmt::Debug {
     /// The first `head` bytes of each of `paths` as stored, in order (one round trip where the
     /// backend can).
     fn heads(&self, paths: &[&str], head: u64) -> Result<Vec<Vec<u8>>, StoreError> {
-        paths.iter().map(|p| self.read_range(p, 0, head)).collect()
+        let ranges: Vec<(&str, u64, u64)> = paths.iter().map(|p| (*p, 0, head)).collect();
+        self.read_ranges(&ranges)
+    }
+    /// Byte ranges `(path, start, len)` of any sessions, in order, each as
+    /// [`read_range`](Self::read_range) gives it (one round trip where the backend can).
+    fn read_ranges(&self, ranges: &[(&str, u64, u64)]) -> Result<Vec<Vec<u8>>, StoreError> {
+        ranges
+            .iter()
+            .map(|(path, start, len)| self.read_range(path, *start, *len))
+            .collect()
+    }
+    /// The title metadata of each of `paths`, in order (one round trip where the backend can).
+    fn titles(&self, paths: &[&str]) -> Result<Vec<Option<TitleMeta>>, StoreError> {
+        paths.iter().map(|p| self.title(p)).collect()
     }
 }
 
@@ -486,18 +499,45 @@ pub fn read_windows(
     prefix: u64,
     tail: u64,
 ) -> Result<(Vec<u8>, Option<Vec<u8>>), StoreError> {
-    let key = key_of(path);
-    let title = store.title(&key)?;
-    let overlay = |mut bytes: Vec<u8>| -> Result<Vec<u8>, StoreError> {
-        if let Some(title) = &title {
-            overlay_slot(&mut bytes, title)?;
+    let mut windows = read_windows_of(store, &[(path, size)], prefix, tail)?;
+    windows.pop().ok_or_else(|| not_found(store, &key_of(path)))
+}
+
+/// [`read_windows`] for several sessions `(path, size)` at once, in order: their titles in one
+/// request and all their ranges in another where the backend can (Redis: `HMGET` and one
+/// pipeline of `GETRANGE`s), instead of three round trips per session.
+pub fn read_windows_of(
+    store: &dyn KeyedStore,
+    sessions: &[(&Path, u64)],
+    prefix: u64,
+    tail: u64,
+) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, StoreError> {
+    let keys: Vec<String> = sessions.iter().map(|(path, _)| key_of(path)).collect();
+    let paths: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let titles = store.titles(&paths)?;
+    let whole = |size: u64| size <= prefix + tail;
+    let mut ranges = Vec::with_capacity(2 * sessions.len());
+    for (path, (_, size)) in paths.iter().zip(sessions) {
+        if whole(*size) {
+            ranges.push((*path, 0, prefix + tail));
+        } else {
+            ranges.push((*path, 0, prefix));
+            ranges.push((*path, size - tail, tail));
         }
-        Ok(bytes)
-    };
-    if size <= prefix + tail {
-        return Ok((overlay(store.read_range(&key, 0, prefix + tail)?)?, None));
     }
-    let head = overlay(store.read_range(&key, 0, prefix)?)?;
-    let end = store.read_range(&key, size - tail, tail)?;
-    Ok((head, Some(end)))
+    let mut read = store.read_ranges(&ranges)?.into_iter();
+    let mut windows = Vec::with_capacity(sessions.len());
+    for ((_, size), title) in sessions.iter().zip(titles) {
+        let mut head = read.next().unwrap_or_default();
+        if let Some(title) = &title {
+            overlay_slot(&mut head, title)?;
+        }
+        let end = if whole(*size) {
+            None
+        } else {
+            Some(read.next().unwrap_or_default())
+        };
+        windows.push((head, end));
+    }
+    Ok(windows)
 }

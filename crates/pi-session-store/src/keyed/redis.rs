@@ -439,20 +439,42 @@ impl KeyedStore for RedisStore {
         })
     }
 
-    fn heads(&self, paths: &[&str], head: u64) -> Result<Vec<Vec<u8>>, StoreError> {
-        if paths.is_empty() || head == 0 {
-            return Ok(vec![Vec::new(); paths.len()]);
-        }
+    fn read_ranges(&self, ranges: &[(&str, u64, u64)]) -> Result<Vec<Vec<u8>>, StoreError> {
         let mut pipe = redis::pipe();
-        for path in paths {
+        for (path, start, len) in ranges {
+            // GETRANGE key 0 -1 is the whole value: an empty range is asked as an empty one.
+            let (start, end) = match len {
+                0 => (1, 0),
+                len => (*start, start.saturating_add(len - 1)),
+            };
             pipe.cmd("GETRANGE")
                 .arg(self.file_key(path))
-                .arg(0)
-                .arg(head - 1);
+                .arg(start)
+                .arg(end);
         }
-        self.with_connection("could not read the heads of", &self.options.prefix, |c| {
+        if ranges.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.with_connection("could not read the ranges of", &self.options.prefix, |c| {
             pipe.query(c)
         })
+    }
+
+    fn titles(&self, paths: &[&str]) -> Result<Vec<Option<TitleMeta>>, StoreError> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let raw: Vec<Option<String>> =
+            self.with_connection("could not read the titles in", &self.options.prefix, |c| {
+                redis::cmd("HMGET")
+                    .arg(self.title_key())
+                    .arg(paths)
+                    .query(c)
+            })?;
+        Ok(raw
+            .iter()
+            .map(|t| t.as_deref().and_then(TitleMeta::from_json))
+            .collect())
     }
 
     fn append_if(&self, path: &str, expected: &Expected, bytes: &[u8]) -> Result<u64, StoreError> {
