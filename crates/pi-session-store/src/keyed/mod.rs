@@ -489,6 +489,9 @@ pub(crate) fn next_mtime(last: &std::sync::atomic::AtomicU64) -> u64 {
     }
 }
 
+/// A session's prefix window and, when the session is longer than both windows, its tail.
+pub type Windows = (Vec<u8>, Option<Vec<u8>>);
+
 /// The first `prefix` and last `tail` bytes of a session of `size` bytes in a keyed store, as
 /// omp reads them (title overlaid on the prefix): the whole session and `None` when it fits in
 /// both windows. Only these ranges are read.
@@ -498,7 +501,7 @@ pub fn read_windows(
     size: u64,
     prefix: u64,
     tail: u64,
-) -> Result<(Vec<u8>, Option<Vec<u8>>), StoreError> {
+) -> Result<Windows, StoreError> {
     let mut windows = read_windows_of(store, &[(path, size)], prefix, tail)?;
     windows.pop().ok_or_else(|| not_found(store, &key_of(path)))
 }
@@ -511,7 +514,7 @@ pub fn read_windows_of(
     sessions: &[(&Path, u64)],
     prefix: u64,
     tail: u64,
-) -> Result<Vec<(Vec<u8>, Option<Vec<u8>>)>, StoreError> {
+) -> Result<Vec<Windows>, StoreError> {
     let keys: Vec<String> = sessions.iter().map(|(path, _)| key_of(path)).collect();
     let paths: Vec<&str> = keys.iter().map(String::as_str).collect();
     let titles = store.titles(&paths)?;
