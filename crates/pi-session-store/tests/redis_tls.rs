@@ -1,11 +1,12 @@
 //! Connecting to Redis: `rediss://` (TLS, feature `redis-tls`) and no password in any error.
 //!
 //! With the feature, a throwaway TLS `redis-server` is started on a free port with a CA and
-//! server certificate made by `openssl` in a temporary folder (skipped with a notice when either
-//! program is missing, failing instead under `CI=true`).
+//! server certificate made by `openssl` in a temporary folder (`TlsRedis`; skipped with a notice
+//! when either program is missing, failing instead under `CI=true`).
 
 use crate::common::redis_store;
 use pi_session_store::{RedisOptions, RedisStore};
+use pi_session_test_support::tls_redis::free_port;
 
 const SECRET: &str = "s3cret-do-not-print";
 
@@ -14,12 +15,6 @@ fn refused(url: &str, options: RedisOptions) -> String {
         Ok(store) => panic!("{url}: connected to {store:?}"),
         Err(error) => error.to_string(),
     }
-}
-
-/// A port nothing listens on (bound, then released).
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
 }
 
 #[test]
@@ -65,163 +60,15 @@ fn a_rediss_url_without_the_feature_names_the_feature() {
 mod tls {
     use super::*;
     use pi_session_store::{Store, StoreError, WriterOptions, new_header};
+    use pi_session_test_support::tls_redis::TlsRedis;
     use std::path::{Path, PathBuf};
-    use std::process::{Child, Command, Stdio};
-    use std::time::{Duration, Instant};
-
-    /// A TLS-only `redis-server`, stopped on drop.
-    struct TlsServer {
-        child: Child,
-        port: u16,
-        ca: PathBuf,
-        _dir: tempfile::TempDir,
-    }
-
-    impl Drop for TlsServer {
-        fn drop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-
-    fn have(program: &str) -> bool {
-        let found = Command::new(program)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok();
-        if !found {
-            assert!(
-                std::env::var("CI").as_deref() != Ok("true"),
-                "{program} is missing: .ci/run installs it"
-            );
-            println!("SKIPPED: no {program} for the TLS test");
-        }
-        found
-    }
-
-    fn openssl(dir: &Path, args: &[&str]) {
-        let out = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    fn tls_server() -> Option<TlsServer> {
-        if !have("openssl") || !have("redis-server") {
-            return None;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
-        let subject = |cn: &str| format!("/CN={cn}");
-        openssl(
-            d,
-            &[
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-keyout",
-                "ca.key",
-                "-out",
-                "ca.crt",
-                "-days",
-                "2",
-                "-subj",
-                &subject("pi-session test CA"),
-            ],
-        );
-        openssl(
-            d,
-            &[
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-keyout",
-                "server.key",
-                "-out",
-                "server.csr",
-                "-subj",
-                &subject("127.0.0.1"),
-            ],
-        );
-        std::fs::write(
-            d.join("ext.cnf"),
-            "subjectAltName=IP:127.0.0.1,DNS:localhost\n",
-        )
-        .unwrap();
-        openssl(
-            d,
-            &[
-                "x509",
-                "-req",
-                "-in",
-                "server.csr",
-                "-CA",
-                "ca.crt",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-out",
-                "server.crt",
-                "-days",
-                "2",
-                "-extfile",
-                "ext.cnf",
-            ],
-        );
-        let port = free_port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                "0",
-                "--tls-port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-            ])
-            .args([
-                "--tls-cert-file",
-                "server.crt",
-                "--tls-key-file",
-                "server.key",
-            ])
-            .args(["--tls-ca-cert-file", "ca.crt", "--tls-auth-clients", "no"])
-            .args(["--save", "", "--appendonly", "no"])
-            .current_dir(d)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let server = TlsServer {
-            child,
-            port,
-            ca: d.join("ca.crt"),
-            _dir: dir,
-        };
-        let start = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "the TLS server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(server)
-    }
+    use std::time::Duration;
 
     #[test]
     fn a_rediss_url_reads_and_writes_sessions_over_tls() {
-        let Some(server) = tls_server() else { return };
+        let Some(server) = TlsRedis::start() else {
+            return;
+        };
         let url = format!("rediss://127.0.0.1:{}/0", server.port);
         let options = RedisOptions {
             prefix: format!("pi-session-test:{}:", uuid::Uuid::new_v4().simple()),
