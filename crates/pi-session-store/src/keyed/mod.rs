@@ -330,15 +330,17 @@ pub(crate) fn tail_of(store: &dyn KeyedStore, path: &str, len: u64) -> Result<Ve
 /// The stream stops at the length the session had when it was opened (`stat`), so a session
 /// another host appends to meanwhile reads as it stood. Each range is kept as it streams by
 /// (the opened session's entries are read back from memory: a range request per entry would
-/// cost a round trip each). A backend error ends the stream with an I/O error and is kept in
+/// cost a round trip each), in one allocation the session then owns. A backend error ends the stream with an I/O error and is kept in
 /// [`failure`](Self::failure), to be reported as it was.
 struct RangeStream<'a> {
     store: &'a dyn KeyedStore,
     path: &'a str,
-    size: u64,
     title: Option<TitleMeta>,
-    /// Everything read so far.
-    kept: Vec<u8>,
+    /// The session's bytes, allocated once at the size it had and filled range by range (the
+    /// opened session shares this allocation, so a big session is in memory once, not twice).
+    kept: Arc<[u8]>,
+    /// How much of `kept` is read.
+    filled: usize,
     /// How much of `kept` the reader has handed out.
     served: usize,
     failure: Option<StoreError>,
@@ -349,29 +351,41 @@ impl<'a> RangeStream<'a> {
         let Some(stat) = store.stat(path)? else {
             return Err(not_found(store, path));
         };
+        let size = usize::try_from(stat.size).map_err(|_| {
+            StoreError::io(
+                "could not read",
+                path,
+                std::io::Error::other("the session is larger than this machine can address"),
+            )
+        })?;
         Ok(Self {
             store,
             path,
-            size: stat.size,
             title: store.title(path)?,
-            kept: Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0)),
+            // One allocation of the final size (an iterator of known length fills it in place).
+            kept: std::iter::repeat_n(0, size).collect(),
+            filled: 0,
             served: 0,
             failure: None,
         })
     }
 
+    /// The session's length when the stream began.
+    fn size(&self) -> u64 {
+        self.kept.len() as u64
+    }
+
     /// Reads the next range into `kept`; `false` at the end.
     fn fill(&mut self) -> Result<bool, StoreError> {
-        let at = self.kept.len() as u64;
-        if at >= self.size {
+        let at = self.filled;
+        let want = (RANGE_BYTES as usize).min(self.kept.len() - at);
+        if want == 0 {
             return Ok(false);
         }
-        let want = RANGE_BYTES.min(self.size - at);
-        let mut range = self.store.read_range(self.path, at, want)?;
+        let mut range = self.store.read_range(self.path, at as u64, want as u64)?;
         // A value that shrank meanwhile ends the stream where it ends.
-        range.truncate(usize::try_from(want).unwrap_or(usize::MAX));
+        range.truncate(want);
         if range.is_empty() {
-            self.size = at;
             return Ok(false);
         }
         if at == 0
@@ -379,14 +393,32 @@ impl<'a> RangeStream<'a> {
         {
             overlay_slot(&mut range, title)?;
         }
-        self.kept.extend_from_slice(&range);
+        let Some(kept) = Arc::get_mut(&mut self.kept) else {
+            return Err(StoreError::io(
+                "could not read",
+                self.path,
+                std::io::Error::other("the read buffer is shared (a bug)"),
+            ));
+        };
+        kept[at..at + range.len()].copy_from_slice(&range);
+        self.filled += range.len();
         Ok(true)
+    }
+
+    /// The bytes read, for the opened session.
+    fn into_bytes(&mut self) -> Arc<[u8]> {
+        let kept = std::mem::replace(&mut self.kept, Arc::from(Vec::new()));
+        if self.filled == kept.len() {
+            kept
+        } else {
+            Arc::from(&kept[..self.filled])
+        }
     }
 }
 
 impl std::io::Read for RangeStream<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.served == self.kept.len() {
+        if self.served == self.filled {
             match self.fill() {
                 Ok(true) => {}
                 Ok(false) => return Ok(0),
@@ -397,7 +429,7 @@ impl std::io::Read for RangeStream<'_> {
                 }
             }
         }
-        let n = buf.len().min(self.kept.len() - self.served);
+        let n = buf.len().min(self.filled - self.served);
         buf[..n].copy_from_slice(&self.kept[self.served..self.served + n]);
         self.served += n;
         Ok(n)
@@ -420,10 +452,10 @@ fn open_keyed(
     options: &OpenOptions,
 ) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
     let mut stream = RangeStream::new(store.as_ref(), path)?;
-    let size = stream.size;
+    let size = stream.size();
     let indexed = index_stream(&mut stream, size, options, |stream| Source::Memory {
         path: Some(PathBuf::from(path)),
-        bytes: std::mem::take(&mut stream.kept).into(),
+        bytes: stream.into_bytes(),
     });
     indexed.map_err(|e| match stream.failure.take() {
         Some(failure) => failure,
