@@ -406,7 +406,7 @@ impl<'a> RangeStream<'a> {
     }
 
     /// The bytes read, for the opened session.
-    fn into_bytes(&mut self) -> Arc<[u8]> {
+    fn take_bytes(&mut self) -> Arc<[u8]> {
         let kept = std::mem::replace(&mut self.kept, Arc::from(Vec::new()));
         if self.filled == kept.len() {
             kept
@@ -455,7 +455,7 @@ fn open_keyed(
     let size = stream.size();
     let indexed = index_stream(&mut stream, size, options, |stream| Source::Memory {
         path: Some(PathBuf::from(path)),
-        bytes: stream.into_bytes(),
+        bytes: stream.take_bytes(),
     });
     indexed.map_err(|e| match stream.failure.take() {
         Some(failure) => failure,
