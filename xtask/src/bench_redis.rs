@@ -14,8 +14,8 @@
 //!   sessions of `bench ls`'s folder loaded under another prefix, beside `pi-session ls DIR
 //!   --json` on the folder itself.
 //!
-//! Results (median and every run, in ms) go to stdout and `bench-results/redis.json`. The keys
-//! are deleted afterwards.
+//! Results (median and every run, in ms, Redis's median over the file's, and the load average
+//! before and after) go to stdout and `bench-results/redis.json`. The keys are deleted afterwards.
 
 use std::io::Write;
 use std::path::Path;
@@ -25,7 +25,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use crate::bench::{machine, write_results};
-use crate::bench_sessions::{build_cli, generate, median};
+use crate::bench_sessions::{build_cli, generate, load_average, median};
 use crate::util::workspace_root;
 
 const USAGE: &str = "usage: cargo xtask bench redis [--sizes 5,50,200] [--sessions N] [--runs N]";
@@ -38,6 +38,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     })?;
     let root = workspace_root();
     let binary = build_cli(&root)?;
+    let load_before = load_average();
     let prefix = format!("pi-session-bench:{}:", std::process::id());
     let mut cases = Vec::new();
     for size in sizes {
@@ -57,11 +58,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
             &["context", "--store", &url, "--prefix", &prefix, &key_path],
             runs,
         )?;
-        cases.push(json!({
-            "case": format!("open + context, {size} MB"),
-            "file_ms": {"median": median(&from_file), "runs": from_file},
-            "redis_ms": {"median": median(&from_redis), "runs": from_redis},
-        }));
+        cases.push(case(
+            format!("open + context, {size} MB"),
+            &from_file,
+            &from_redis,
+        ));
     }
     let dir = root.join(format!("target/bench/sessions-{sessions}"));
     generate(&dir, sessions)?;
@@ -88,14 +89,34 @@ pub fn run(args: &[String]) -> Result<(), String> {
         runs,
     )?;
     let from_files = time(&binary, &["ls", &dir.to_string_lossy(), "--json"], runs)?;
-    cases.push(json!({
-        "case": format!("ls, {} sessions", files.len()),
-        "file_ms": {"median": median(&from_files), "runs": from_files},
-        "redis_ms": {"median": median(&from_redis), "runs": from_redis},
-    }));
+    cases.push(case(
+        format!("ls, {} sessions", files.len()),
+        &from_files,
+        &from_redis,
+    ));
     cleanup(&url, &prefix);
-    let report = json!({"benchmark": "redis", "machine": machine(), "cases": cases});
+    let report = json!({
+        "benchmark": "redis",
+        "machine": machine(),
+        "load_average": {"before": load_before, "after": load_average()},
+        "cases": cases,
+    });
     write_results(&root, "redis", &report)
+}
+
+/// One case: both medians, every run, and Redis's median over the file's.
+fn case(name: String, file_ms: &[f64], redis_ms: &[f64]) -> serde_json::Value {
+    let (file, redis) = (median(file_ms), median(redis_ms));
+    eprintln!(
+        "xtask: {name}: file {file:.0} ms, redis {redis:.0} ms (x{:.2})",
+        redis / file
+    );
+    json!({
+        "case": name,
+        "file_ms": {"median": file, "runs": file_ms},
+        "redis_ms": {"median": redis, "runs": redis_ms},
+        "redis_over_file": redis / file,
+    })
 }
 
 fn parse(args: &[String]) -> Result<(Vec<u64>, usize, usize), String> {

@@ -11,8 +11,9 @@ use crate::failure::Failure;
 #[derive(Debug, Clone, Default, Args)]
 pub struct StoreArgs {
     /// Keep sessions in Redis (or Valkey) as omp's Redis session storage does, shared with omp
-    /// hosts: redis://[USER:PASSWORD@]HOST:PORT/DB. FILE (and a folder) is then the session's
-    /// path as omp names it. Default: the file system.
+    /// hosts: redis://[USER:PASSWORD@]HOST:PORT/DB, or rediss://… for TLS (trusting the
+    /// system's CA roots; SSL_CERT_FILE names others). FILE (and a folder) is then the
+    /// session's path as omp names it. Default: the file system.
     #[arg(long, value_name = "URL")]
     pub store: Option<String>,
     /// The Redis key prefix (omp's default: omp:sessions:).

@@ -289,10 +289,40 @@ fn bad_store_urls_say_what_to_do_and_never_print_the_password() {
         output.stderr.contains("redis://u:***@127.0.0.1:1/0"),
         "{output}"
     );
-    let tls = run(&["ls", "--store", "rediss://127.0.0.1:6380/0"]);
-    assert_eq!(tls.code, 2);
-    assert!(tls.stderr.contains("TLS"), "{tls}");
+    let tls = run(&["ls", "--store", "rediss://u:hunter2@127.0.0.1:1/0"]);
+    assert_eq!(tls.code, 2, "{tls}");
+    assert!(!tls.stderr.contains("hunter2"), "{tls}");
+    assert!(tls.stderr.contains("rediss://u:***@127.0.0.1:1/0"), "{tls}");
+    // With TLS built in (the default) the URL is taken and nothing answers there; without, the
+    // error names the feature to build with.
+    let why = if cfg!(feature = "redis-tls") {
+        "is the server running"
+    } else {
+        "`redis-tls`"
+    };
+    assert!(tls.stderr.contains(why), "{tls}");
     let prefix_alone = run(&["ls", "--prefix", "p:"]);
     assert_eq!(prefix_alone.code, 2);
     assert!(prefix_alone.stderr.contains("--store"), "{prefix_alone}");
+}
+
+#[test]
+fn rediss_trusts_the_system_roots_and_ssl_cert_file() {
+    let Some(server) = pi_session_test_support::tls_redis::TlsRedis::start() else {
+        return;
+    };
+    let url = format!("rediss://127.0.0.1:{}/0", server.port);
+    // The server is this test's alone: an empty keyspace.
+    let ls = ["ls", "--store", &url, "--json"];
+    // The test CA is in no system store: refused, saying why.
+    let untrusted = run(&ls);
+    assert_eq!(untrusted.code, 2, "{untrusted}");
+    assert!(
+        untrusted.stderr.to_lowercase().contains("certificate"),
+        "{untrusted}"
+    );
+    // SSL_CERT_FILE names the roots to trust instead.
+    let trusted = crate::common::run_in(&root(), &[("SSL_CERT_FILE", &server.ca)], &ls);
+    assert_eq!(trusted.code, 0, "{trusted}");
+    assert!(!json(&trusted).is_null(), "{trusted}");
 }

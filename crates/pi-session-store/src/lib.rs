@@ -84,7 +84,8 @@ pub use keyed::{
 };
 pub use keyed::{
     Expected, KeyedEntry, KeyedStore, LIST_HEAD_BYTES, MemoryStore, RANGE_BYTES, RedisValue, Store,
-    TitleMeta, read_windows as read_keyed_windows,
+    TitleMeta, Windows as KeyedWindows, read_windows as read_keyed_windows,
+    read_windows_of as read_keyed_windows_of,
 };
 pub use lock::{RewriteLock, lock_path};
 pub use migrate::CURRENT_VERSION;

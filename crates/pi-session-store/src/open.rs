@@ -154,14 +154,26 @@ pub(crate) fn index_reader<R: Read + Send>(
     source: Source,
     options: &OpenOptions,
 ) -> std::io::Result<(SessionFile, Vec<Diagnostic>)> {
+    index_stream(reader, size, options, |_| source)
+}
+
+/// Indexes the `size` bytes `reader` streams (chunks framed and parsed as they arrive), then
+/// asks `source` for where the entries are to be read from, given the drained reader (a keyed
+/// store's stream hands over the bytes it kept).
+pub(crate) fn index_stream<R: Read + Send>(
+    mut reader: R,
+    size: u64,
+    options: &OpenOptions,
+    source: impl FnOnce(&mut R) -> Source,
+) -> std::io::Result<(SessionFile, Vec<Diagnostic>)> {
     let threads = effective_threads(options.threads);
-    let chunks = ChunkReader::new(reader, options.buffer_bytes);
+    let chunks = ChunkReader::new(&mut reader, options.buffer_bytes);
     let (builder, had_bom) = if threads <= 1 || size < PARALLEL_MIN_BYTES {
         index_sequentially(chunks)?
     } else {
         index_in_parallel(chunks, threads)?
     };
-    let (mut file, diagnostics) = builder.finish(source, had_bom);
+    let (mut file, diagnostics) = builder.finish(source(&mut reader), had_bom);
     file.read_threads = options.threads;
     Ok((file, diagnostics))
 }

@@ -18,6 +18,7 @@ mod lock;
 mod omp_interop;
 mod publish_lock;
 mod redis_crashes;
+mod redis_tls;
 mod reliability;
 mod robustness;
 mod values;

@@ -339,3 +339,280 @@ fn a_big_session_reads_back_in_ranges() {
         assert_eq!(session.byte_len(), size, "{name}");
     }
 }
+
+/// A keyed store that records every range it is asked for (`read_range` and `heads`), around
+/// another one.
+#[derive(Debug)]
+struct Recording {
+    inner: Arc<dyn KeyedStore>,
+    /// `(start, len)` of every `read_range`, in order.
+    ranges: std::sync::Mutex<Vec<(u64, u64)>>,
+    /// `(sessions, head)` of every `heads`.
+    heads: std::sync::Mutex<Vec<(usize, u64)>>,
+}
+
+impl Recording {
+    fn around(store: &Store) -> (Arc<Self>, Store) {
+        let recording = Arc::new(Self {
+            inner: raw(store),
+            ranges: Default::default(),
+            heads: Default::default(),
+        });
+        let store = Store::Keyed(Arc::clone(&recording) as Arc<dyn KeyedStore>);
+        (recording, store)
+    }
+
+    /// The ranges asked for since the last call.
+    fn take_ranges(&self) -> Vec<(u64, u64)> {
+        std::mem::take(&mut *self.ranges.lock().unwrap())
+    }
+}
+
+impl KeyedStore for Recording {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn stat(&self, path: &str) -> Result<Option<pi_session_store::KeyedEntry>, StoreError> {
+        self.inner.stat(path)
+    }
+    fn read_range(&self, path: &str, start: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+        self.ranges.lock().unwrap().push((start, len));
+        self.inner.read_range(path, start, len)
+    }
+    fn append_if(&self, path: &str, expected: &Expected, bytes: &[u8]) -> Result<u64, StoreError> {
+        self.inner.append_if(path, expected, bytes)
+    }
+    fn replace_if(
+        &self,
+        path: &str,
+        expected: Option<u64>,
+        bytes: &[u8],
+        title: Option<&TitleMeta>,
+    ) -> Result<(), StoreError> {
+        self.inner.replace_if(path, expected, bytes, title)
+    }
+    fn title(&self, path: &str) -> Result<Option<TitleMeta>, StoreError> {
+        self.inner.title(path)
+    }
+    fn set_title(&self, path: &str, title: &TitleMeta) -> Result<(), StoreError> {
+        self.inner.set_title(path, title)
+    }
+    fn list(&self) -> Result<Vec<pi_session_store::KeyedEntry>, StoreError> {
+        self.inner.list()
+    }
+    fn heads(&self, paths: &[&str], head: u64) -> Result<Vec<Vec<u8>>, StoreError> {
+        self.heads.lock().unwrap().push((paths.len(), head));
+        self.inner.heads(paths, head)
+    }
+}
+
+/// Session bytes over `2 × RANGE_BYTES + 1` long whose lines (of many lengths, one of them
+/// damaged) straddle every range boundary.
+fn straddling_session() -> Vec<u8> {
+    let range = pi_session_store::RANGE_BYTES as usize;
+    let mut bytes = br#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_vec();
+    bytes.push(b'\n');
+    let mut parent = "null".to_owned();
+    let mut n = 0u32;
+    while bytes.len() <= 2 * range + 1 {
+        let id = format!("{n:08x}");
+        let pad = "y".repeat((n as usize * 7919) % 5000);
+        let line = format!(
+            r#"{{"type":"label","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","targetId":"x","label":"{pad}"}}"#
+        );
+        // The line that crosses the first boundary is damaged (a diagnostic there).
+        let crosses = bytes.len() < range && bytes.len() + line.len() >= range;
+        if crosses {
+            bytes.extend_from_slice(&line.as_bytes()[..line.len() - 1]);
+        } else {
+            bytes.extend_from_slice(line.as_bytes());
+            parent = format!("\"{id}\"");
+        }
+        bytes.push(b'\n');
+        n += 1;
+    }
+    for boundary in [range, 2 * range] {
+        assert_ne!(bytes[boundary - 1], b'\n', "a line straddles {boundary}");
+    }
+    bytes
+}
+
+#[test]
+fn a_session_bigger_than_a_range_streams_in_ranges_and_opens_as_the_file_does() {
+    let bytes = straddling_session();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.jsonl");
+    std::fs::write(&file, &bytes).unwrap();
+    let (from_file, file_diagnostics) = pi_session_store::open(&file).unwrap();
+    assert_eq!(file_diagnostics.len(), 1, "{file_diagnostics:?}");
+    let expected = render_session(&from_file, &file_diagnostics);
+    for (name, store) in stores() {
+        raw(&store).replace_if(PATH, None, &bytes, None).unwrap();
+        let (recording, store) = Recording::around(&store);
+        for threads in [1, 2] {
+            let options = pi_session_store::OpenOptions {
+                threads,
+                ..Default::default()
+            };
+            let (session, diagnostics) = store.open_with(Path::new(PATH), &options).unwrap();
+            assert_eq!(
+                render_session(&session, &diagnostics),
+                expected,
+                "{name}, {threads} threads"
+            );
+            // Read once, front to back, in ranges no bigger than RANGE_BYTES.
+            let ranges = recording.take_ranges();
+            let mut at = 0;
+            for (start, len) in &ranges {
+                assert_eq!(*start, at, "{name}: {ranges:?}");
+                assert!(*len <= pi_session_store::RANGE_BYTES, "{name}: {ranges:?}");
+                at += len;
+            }
+            assert_eq!(at, bytes.len() as u64, "{name}: {ranges:?}");
+            assert_eq!(ranges.len(), 3, "{name}: {ranges:?}");
+        }
+    }
+}
+
+/// `INFO commandstats` calls of `command` on the test server.
+fn calls(connection: &mut redis::Connection, command: &str) -> u64 {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query(connection)
+        .unwrap();
+    let prefix = format!("cmdstat_{command}:calls=");
+    info.lines()
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+#[test]
+fn opening_from_redis_never_gets_the_whole_value() {
+    let Some((store, _)) = redis_store() else {
+        return;
+    };
+    let url = std::env::var("PI_SESSION_TEST_REDIS").unwrap();
+    let mut server = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let bytes = straddling_session();
+    raw(&store).replace_if(PATH, None, &bytes, None).unwrap();
+    // Nothing in this crate sends GET, so its count moves only if open does.
+    let (gets, ranges) = (calls(&mut server, "get"), calls(&mut server, "getrange"));
+    let (session, _) = store.open(Path::new(PATH)).unwrap();
+    assert!(session.len() > 1000);
+    assert_eq!(calls(&mut server, "get"), gets, "open sent GET");
+    assert!(
+        calls(&mut server, "getrange") >= ranges + 3,
+        "open read in 3 GETRANGEs"
+    );
+}
+
+#[test]
+fn appends_after_open_read_back_only_the_new_bytes() {
+    for (name, store) in stores() {
+        let path = Path::new(PATH);
+        let bytes = straddling_session();
+        raw(&store).replace_if(PATH, None, &bytes, None).unwrap();
+        let (recording, ours_store) = Recording::around(&store);
+        let options = WriterOptions {
+            busy_timeout: Some(Duration::from_secs(1)),
+            ..WriterOptions::default()
+        };
+        let (mut ours, _, _) = ours_store.open_for_append(path, options).unwrap();
+        recording.take_ranges();
+        let (mut theirs, _, _) = store
+            .open_for_append(path, WriterOptions::default())
+            .unwrap();
+        let foreign = theirs
+            .append(entry("label", &[("label", "theirs".into())]))
+            .unwrap();
+        let grown = raw(&store).stat(PATH).unwrap().unwrap().size;
+        let mine = ours.append(entry("label", &[])).unwrap();
+        assert_eq!(mine.parent_id(), foreign.id(), "{name}: caught up");
+        let ranges = recording.take_ranges();
+        let read: u64 = ranges.iter().map(|(_, len)| len).sum();
+        assert!(
+            ranges
+                .iter()
+                .all(|(start, _)| *start + 32 >= bytes.len() as u64),
+            "{name}: only the tail and the new bytes: {ranges:?}"
+        );
+        assert!(
+            read <= grown - bytes.len() as u64 + 32,
+            "{name}: {read} bytes read for {} new: {ranges:?}",
+            grown - bytes.len() as u64
+        );
+        // A rewrite is still a conflict.
+        let now = raw(&store).stat(PATH).unwrap().unwrap().size;
+        raw(&store)
+            .replace_if(PATH, Some(now), &bytes, None)
+            .unwrap();
+        let err = ours.append(entry("label", &[])).unwrap_err();
+        assert!(matches!(err, StoreError::Conflict { .. }), "{name}: {err}");
+    }
+}
+
+#[test]
+fn listing_reads_heads_only() {
+    for (name, store) in stores() {
+        let bytes = straddling_session();
+        raw(&store).replace_if(PATH, None, &bytes, None).unwrap();
+        let (recording, store) = Recording::around(&store);
+        let (listed, problems) = store.list(None).unwrap();
+        assert!(problems.is_empty(), "{name}: {problems:?}");
+        assert_eq!(listed.len(), 1, "{name}");
+        assert_eq!(listed[0].size, bytes.len() as u64, "{name}");
+        assert!(recording.take_ranges().is_empty(), "{name}");
+        assert_eq!(
+            *recording.heads.lock().unwrap(),
+            vec![(1, pi_session_store::LIST_HEAD_BYTES)],
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn windows_of_many_sessions_read_as_each_alone() {
+    for (name, store) in stores() {
+        let big = straddling_session();
+        let small_path = "/w/small.jsonl";
+        let keyed = raw(&store);
+        keyed.replace_if(PATH, None, &big, None).unwrap();
+        let mut writer = store.create_at(Path::new(small_path), new_header("/w"), slot_options());
+        writer.append(entry("label", &[])).unwrap();
+        writer
+            .set_title(Some("Small one"), Some(TitleSource::User))
+            .unwrap();
+        let size = |path: &str| keyed.stat(path).unwrap().unwrap().size;
+        let sessions = [
+            (Path::new(small_path), size(small_path)),
+            (Path::new(PATH), size(PATH)),
+        ];
+        let (prefix, tail) = (64 << 10, 64 << 10);
+        let together =
+            pi_session_store::read_keyed_windows_of(keyed.as_ref(), &sessions, prefix, tail)
+                .unwrap();
+        let alone: Vec<_> = sessions
+            .iter()
+            .map(|(path, size)| {
+                pi_session_store::read_keyed_windows(keyed.as_ref(), path, *size, prefix, tail)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(together, alone, "{name}");
+        assert!(together[0].1.is_none(), "{name}: the small one whole");
+        assert!(
+            String::from_utf8_lossy(&together[0].0).contains("Small one"),
+            "{name}: title overlaid"
+        );
+        assert_eq!(together[1].0, big[..64 << 10], "{name}");
+        assert_eq!(
+            together[1].1.as_deref(),
+            Some(&big[big.len() - (64 << 10)..]),
+            "{name}"
+        );
+    }
+}

@@ -14,10 +14,14 @@
 //! - **Comparing**: [`js_equal`], equality as JavaScript sees parsed JSON (numbers by value, keys
 //!   in any order).
 //!
+//! - **Servers**: [`tls_redis::TlsRedis`], a throwaway TLS `redis-server` for `rediss://`.
+//!
 //! It is a dev-dependency of the library crates (and a dependency of xtask) only: nothing here
 //! reaches a published crate.
 
 #![deny(missing_docs)]
+
+pub mod tls_redis;
 
 use std::path::{Path, PathBuf};
 

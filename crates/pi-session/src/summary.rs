@@ -231,28 +231,44 @@ pub fn summaries_in(
     };
     let (listings, mut problems) = store.list(dir)?;
     let mut sessions = Vec::with_capacity(listings.len());
-    for listing in listings {
-        let windows = pi_session_store::read_keyed_windows(
-            keyed.as_ref(),
-            &listing.path,
-            listing.size,
-            SUMMARY_PREFIX_BYTES,
-            SUMMARY_TAIL_BYTES,
-        );
-        match windows {
-            Ok((prefix, tail)) => {
-                sessions.push(summarize_windows(listing, &prefix, tail.as_deref()))
+    let mut listings = listings.into_iter().peekable();
+    while listings.peek().is_some() {
+        // A batch's windows come in two round trips (titles, then ranges), at most
+        // KEYED_WINDOW_BATCH × 128 KiB in one reply; should the batch fail, each session is read
+        // on its own, so one unreadable key is one problem.
+        let batch: Vec<SessionListing> = listings.by_ref().take(KEYED_WINDOW_BATCH).collect();
+        let wanted: Vec<(&Path, u64)> = batch.iter().map(|l| (l.path.as_path(), l.size)).collect();
+        let read = |sessions: &[(&Path, u64)]| {
+            pi_session_store::read_keyed_windows_of(
+                keyed.as_ref(),
+                sessions,
+                SUMMARY_PREFIX_BYTES,
+                SUMMARY_TAIL_BYTES,
+            )
+        };
+        let windows: Vec<_> = match read(&wanted) {
+            Ok(windows) => windows.into_iter().map(Ok).collect(),
+            Err(_) => wanted
+                .iter()
+                .map(|one| read(std::slice::from_ref(one)).map(|mut w| w.remove(0)))
+                .collect(),
+        };
+        for (listing, windows) in batch.into_iter().zip(windows) {
+            match windows {
+                Ok((prefix, tail)) => {
+                    sessions.push(summarize_windows(listing, &prefix, tail.as_deref()))
+                }
+                Err(error) => problems.push(ListProblem {
+                    path: listing.path,
+                    diagnostic: Diagnostic::new(
+                        0,
+                        0,
+                        DiagnosticKind::Unreadable {
+                            detail: error.to_string(),
+                        },
+                    ),
+                }),
             }
-            Err(error) => problems.push(ListProblem {
-                path: listing.path,
-                diagnostic: Diagnostic::new(
-                    0,
-                    0,
-                    DiagnosticKind::Unreadable {
-                        detail: error.to_string(),
-                    },
-                ),
-            }),
         }
     }
     sessions.sort_by(|a, b| pi_session_store::newest_first(&a.listing, &b.listing));
@@ -398,6 +414,9 @@ pub fn message_text(message: &Value) -> String {
         _ => String::new(),
     }
 }
+
+/// How many sessions of a keyed store have their windows read in one batch.
+const KEYED_WINDOW_BATCH: usize = 256;
 
 /// Reads a file's windows into `buffer` (replacing what it held): the whole file when it fits
 /// in both windows (`None`), else the prefix then the tail, and where the tail starts.

@@ -34,7 +34,7 @@ pub(crate) use target::KeyedTarget;
 use crate::diagnostic::Diagnostic;
 use crate::discover::{ListProblem, SessionListing, listing_from};
 use crate::error::StoreError;
-use crate::open::{OpenOptions, index_reader};
+use crate::open::{OpenOptions, index_stream};
 use crate::session_file::{SessionFile, Source};
 use crate::writer::{SessionWriter, WriterOptions};
 use pi_session_types::header::TITLE_SLOT_BYTES;
@@ -179,7 +179,20 @@ pub trait KeyedStore: Send + Sync + fmt::Debug {
     /// The first `head` bytes of each of `paths` as stored, in order (one round trip where the
     /// backend can).
     fn heads(&self, paths: &[&str], head: u64) -> Result<Vec<Vec<u8>>, StoreError> {
-        paths.iter().map(|p| self.read_range(p, 0, head)).collect()
+        let ranges: Vec<(&str, u64, u64)> = paths.iter().map(|p| (*p, 0, head)).collect();
+        self.read_ranges(&ranges)
+    }
+    /// Byte ranges `(path, start, len)` of any sessions, in order, each as
+    /// [`read_range`](Self::read_range) gives it (one round trip where the backend can).
+    fn read_ranges(&self, ranges: &[(&str, u64, u64)]) -> Result<Vec<Vec<u8>>, StoreError> {
+        ranges
+            .iter()
+            .map(|(path, start, len)| self.read_range(path, *start, *len))
+            .collect()
+    }
+    /// The title metadata of each of `paths`, in order (one round trip where the backend can).
+    fn titles(&self, paths: &[&str]) -> Result<Vec<Option<TitleMeta>>, StoreError> {
+        paths.iter().map(|p| self.title(p)).collect()
     }
 }
 
@@ -311,29 +324,116 @@ pub(crate) fn tail_of(store: &dyn KeyedStore, path: &str, len: u64) -> Result<Ve
     store.read_range(path, start, len - start)
 }
 
-/// Reads a whole session in [`RANGE_BYTES`] ranges, with the title hash overlaid on the slot.
-pub(crate) fn read_all(
-    store: &dyn KeyedStore,
-    path: &str,
-) -> Result<(Vec<u8>, Option<TitleMeta>), StoreError> {
-    let Some(stat) = store.stat(path)? else {
-        return Err(not_found(store, path));
-    };
-    let title = store.title(path)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(stat.size).unwrap_or(0));
-    while (bytes.len() as u64) < stat.size {
-        let want = RANGE_BYTES.min(stat.size - bytes.len() as u64);
-        let chunk = store.read_range(path, bytes.len() as u64, want)?;
-        if chunk.is_empty() {
-            break;
+/// A whole session read in [`RANGE_BYTES`] ranges, as a byte stream for the file framing
+/// ([`crate::open`]'s chunk reader and parser), with the title hash overlaid on the slot.
+///
+/// The stream stops at the length the session had when it was opened (`stat`), so a session
+/// another host appends to meanwhile reads as it stood. Each range is kept as it streams by
+/// (the opened session's entries are read back from memory: a range request per entry would
+/// cost a round trip each), in one allocation the session then owns. A backend error ends the stream with an I/O error and is kept in
+/// [`failure`](Self::failure), to be reported as it was.
+struct RangeStream<'a> {
+    store: &'a dyn KeyedStore,
+    path: &'a str,
+    title: Option<TitleMeta>,
+    /// The session's bytes, allocated once at the size it had and filled range by range (the
+    /// opened session shares this allocation, so a big session is in memory once, not twice).
+    kept: Arc<[u8]>,
+    /// How much of `kept` is read.
+    filled: usize,
+    /// How much of `kept` the reader has handed out.
+    served: usize,
+    failure: Option<StoreError>,
+}
+
+impl<'a> RangeStream<'a> {
+    fn new(store: &'a dyn KeyedStore, path: &'a str) -> Result<Self, StoreError> {
+        let Some(stat) = store.stat(path)? else {
+            return Err(not_found(store, path));
+        };
+        let size = usize::try_from(stat.size).map_err(|_| {
+            StoreError::io(
+                "could not read",
+                path,
+                std::io::Error::other("the session is larger than this machine can address"),
+            )
+        })?;
+        Ok(Self {
+            store,
+            path,
+            title: store.title(path)?,
+            // One allocation of the final size (an iterator of known length fills it in place).
+            kept: std::iter::repeat_n(0, size).collect(),
+            filled: 0,
+            served: 0,
+            failure: None,
+        })
+    }
+
+    /// The session's length when the stream began.
+    fn size(&self) -> u64 {
+        self.kept.len() as u64
+    }
+
+    /// Reads the next range into `kept`; `false` at the end.
+    fn fill(&mut self) -> Result<bool, StoreError> {
+        let at = self.filled;
+        let want = (RANGE_BYTES as usize).min(self.kept.len() - at);
+        if want == 0 {
+            return Ok(false);
         }
-        bytes.extend_from_slice(&chunk);
+        let mut range = self.store.read_range(self.path, at as u64, want as u64)?;
+        // A value that shrank meanwhile ends the stream where it ends.
+        range.truncate(want);
+        if range.is_empty() {
+            return Ok(false);
+        }
+        if at == 0
+            && let Some(title) = &self.title
+        {
+            overlay_slot(&mut range, title)?;
+        }
+        let Some(kept) = Arc::get_mut(&mut self.kept) else {
+            return Err(StoreError::io(
+                "could not read",
+                self.path,
+                std::io::Error::other("the read buffer is shared (a bug)"),
+            ));
+        };
+        kept[at..at + range.len()].copy_from_slice(&range);
+        self.filled += range.len();
+        Ok(true)
     }
-    bytes.truncate(usize::try_from(stat.size).unwrap_or(usize::MAX));
-    if let Some(title) = &title {
-        overlay_slot(&mut bytes, title)?;
+
+    /// The bytes read, for the opened session.
+    fn take_bytes(&mut self) -> Arc<[u8]> {
+        let kept = std::mem::replace(&mut self.kept, Arc::from(Vec::new()));
+        if self.filled == kept.len() {
+            kept
+        } else {
+            Arc::from(&kept[..self.filled])
+        }
     }
-    Ok((bytes, title))
+}
+
+impl std::io::Read for RangeStream<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.served == self.filled {
+            match self.fill() {
+                Ok(true) => {}
+                Ok(false) => return Ok(0),
+                Err(error) => {
+                    let shown = error.to_string();
+                    self.failure = Some(error);
+                    return Err(std::io::Error::other(shown));
+                }
+            }
+        }
+        let n = buf.len().min(self.filled - self.served);
+        buf[..n].copy_from_slice(&self.kept[self.served..self.served + n]);
+        self.served += n;
+        Ok(n)
+    }
 }
 
 /// omp's `overlayTitleSlotContent` / `overlayTitleSlotPrefix`: the title's 256-byte slot
@@ -351,15 +451,16 @@ fn open_keyed(
     path: &str,
     options: &OpenOptions,
 ) -> Result<(SessionFile, Vec<Diagnostic>), StoreError> {
-    let (bytes, _) = read_all(store.as_ref(), path)?;
-    let size = bytes.len() as u64;
-    let bytes: Arc<[u8]> = bytes.into();
-    let source = Source::Memory {
+    let mut stream = RangeStream::new(store.as_ref(), path)?;
+    let size = stream.size();
+    let indexed = index_stream(&mut stream, size, options, |stream| Source::Memory {
         path: Some(PathBuf::from(path)),
-        bytes: Arc::clone(&bytes),
-    };
-    index_reader(&bytes[..], size, source, options)
-        .map_err(|e| StoreError::io("could not read", path, e))
+        bytes: stream.take_bytes(),
+    });
+    indexed.map_err(|e| match stream.failure.take() {
+        Some(failure) => failure,
+        None => StoreError::io("could not read", path, e),
+    })
 }
 
 fn list_keyed(
@@ -420,6 +521,9 @@ pub(crate) fn next_mtime(last: &std::sync::atomic::AtomicU64) -> u64 {
     }
 }
 
+/// A session's prefix window and, when the session is longer than both windows, its tail.
+pub type Windows = (Vec<u8>, Option<Vec<u8>>);
+
 /// The first `prefix` and last `tail` bytes of a session of `size` bytes in a keyed store, as
 /// omp reads them (title overlaid on the prefix): the whole session and `None` when it fits in
 /// both windows. Only these ranges are read.
@@ -429,19 +533,46 @@ pub fn read_windows(
     size: u64,
     prefix: u64,
     tail: u64,
-) -> Result<(Vec<u8>, Option<Vec<u8>>), StoreError> {
-    let key = key_of(path);
-    let title = store.title(&key)?;
-    let overlay = |mut bytes: Vec<u8>| -> Result<Vec<u8>, StoreError> {
-        if let Some(title) = &title {
-            overlay_slot(&mut bytes, title)?;
+) -> Result<Windows, StoreError> {
+    let mut windows = read_windows_of(store, &[(path, size)], prefix, tail)?;
+    windows.pop().ok_or_else(|| not_found(store, &key_of(path)))
+}
+
+/// [`read_windows`] for several sessions `(path, size)` at once, in order: their titles in one
+/// request and all their ranges in another where the backend can (Redis: `HMGET` and one
+/// pipeline of `GETRANGE`s), instead of three round trips per session.
+pub fn read_windows_of(
+    store: &dyn KeyedStore,
+    sessions: &[(&Path, u64)],
+    prefix: u64,
+    tail: u64,
+) -> Result<Vec<Windows>, StoreError> {
+    let keys: Vec<String> = sessions.iter().map(|(path, _)| key_of(path)).collect();
+    let paths: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let titles = store.titles(&paths)?;
+    let whole = |size: u64| size <= prefix + tail;
+    let mut ranges = Vec::with_capacity(2 * sessions.len());
+    for (path, (_, size)) in paths.iter().zip(sessions) {
+        if whole(*size) {
+            ranges.push((*path, 0, prefix + tail));
+        } else {
+            ranges.push((*path, 0, prefix));
+            ranges.push((*path, size - tail, tail));
         }
-        Ok(bytes)
-    };
-    if size <= prefix + tail {
-        return Ok((overlay(store.read_range(&key, 0, prefix + tail)?)?, None));
     }
-    let head = overlay(store.read_range(&key, 0, prefix)?)?;
-    let end = store.read_range(&key, size - tail, tail)?;
-    Ok((head, Some(end)))
+    let mut read = store.read_ranges(&ranges)?.into_iter();
+    let mut windows = Vec::with_capacity(sessions.len());
+    for ((_, size), title) in sessions.iter().zip(titles) {
+        let mut head = read.next().unwrap_or_default();
+        if let Some(title) = &title {
+            overlay_slot(&mut head, title)?;
+        }
+        let end = if whole(*size) {
+            None
+        } else {
+            Some(read.next().unwrap_or_default())
+        };
+        windows.push((head, end));
+    }
+    Ok(windows)
 }

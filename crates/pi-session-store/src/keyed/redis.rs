@@ -13,8 +13,9 @@
 //! `HSET meta` after checking, in the same atomic script, that the value still has the length
 //! and last bytes this writer saw, so a line never lands on a torn tail or on a rewrite.
 //!
-//! Reads of a whole session go in [`RANGE_BYTES`](super::RANGE_BYTES) `GETRANGE`s; listings read
-//! only heads, in one pipeline. Each request has a timeout; a broken connection is reopened
+//! A whole session is read in [`RANGE_BYTES`](super::RANGE_BYTES) `GETRANGE`s, streamed into
+//! the same line framing and parser as a file (never one `GET`); listings read only heads, in
+//! one pipeline. Each request has a timeout; a broken connection is reopened
 //! once for the next request (a write whose reply was lost is not repeated: the writer's next
 //! append sees the length it left and reports a conflict instead of writing twice).
 
@@ -93,6 +94,10 @@ pub struct RedisOptions {
     pub io_timeout: Duration,
     /// Keys per `SCAN` batch (omp's `scanCount`). Default 500.
     pub scan_count: u32,
+    /// For `rediss://` (feature `redis-tls`): a PEM file of the CA certificates to trust
+    /// instead of the system's roots. `None` (the default): the system's roots, which honour
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR`.
+    pub tls_ca_file: Option<PathBuf>,
 }
 
 impl Default for RedisOptions {
@@ -102,6 +107,7 @@ impl Default for RedisOptions {
             connect_timeout: Duration::from_secs(5),
             io_timeout: Duration::from_secs(30),
             scan_count: 500,
+            tls_ca_file: None,
         }
     }
 }
@@ -159,10 +165,11 @@ impl RedisStore {
         }
     }
 
-    /// Connects to `url` (`redis://[user:password@]HOST[:PORT][/DB]`). `rediss://` (TLS) is
-    /// refused with an error saying this build has no TLS; put a TLS proxy such as stunnel in
-    /// front, or use a `redis://` address on a trusted network. Fails with a clear error when
-    /// the server cannot be reached within [`RedisOptions::connect_timeout`].
+    /// Connects to `url` (`redis://[user:password@]HOST[:PORT][/DB]`, or `rediss://` for TLS).
+    /// TLS needs the cargo feature `redis-tls` (rustls, trusting the system's roots or
+    /// [`RedisOptions::tls_ca_file`]); without it a `rediss://` URL is refused with an error
+    /// naming the feature. Fails with a clear error when the server cannot be reached within
+    /// [`RedisOptions::connect_timeout`]. No error shows the URL's password.
     pub fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
         let shown = Self::mask_url(url);
         let refuse = |detail: String| {
@@ -172,23 +179,19 @@ impl RedisStore {
                 std::io::Error::new(std::io::ErrorKind::InvalidInput, detail),
             )
         };
-        if url.starts_with("rediss://") {
+        let tls = url.starts_with("rediss://");
+        if tls && !cfg!(feature = "redis-tls") {
             return Err(refuse(
-                "TLS (rediss://) is not built into this pi-session; reach the server through a TLS proxy (e.g. stunnel) with a redis:// URL".to_owned(),
+                "TLS (rediss://) is not built into this pi-session: build it with the cargo feature `redis-tls` (e.g. `cargo install pi-session-cli --features redis-tls`), or reach the server through a TLS proxy with a redis:// URL".to_owned(),
             ));
         }
-        if !url.starts_with("redis://") {
+        if !tls && !url.starts_with("redis://") {
             return Err(refuse(
-                "not a Redis URL; use redis://HOST:PORT/DB (as omp's Redis session storage)"
+                "not a Redis URL; use redis://HOST:PORT/DB (as omp's Redis session storage), or rediss:// for TLS"
                     .to_owned(),
             ));
         }
-        let client = redis::Client::open(url).map_err(|e| {
-            refuse(format!(
-                "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB",
-                e.kind()
-            ))
-        })?;
+        let client = client(url, &options, &refuse)?;
         let store = Self {
             client,
             shown,
@@ -317,6 +320,62 @@ impl RedisStore {
     }
 }
 
+/// The client for `url`: TLS with rustls when the URL says `rediss://` (ring as the crypto
+/// provider unless the process chose one; the CA file of the options, else the system's roots).
+#[cfg(feature = "redis-tls")]
+fn client(
+    url: &str,
+    options: &RedisOptions,
+    refuse: &dyn Fn(String) -> StoreError,
+) -> Result<redis::Client, StoreError> {
+    let invalid = |e: redis::RedisError| {
+        refuse(format!(
+            "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB or rediss://HOST:PORT/DB",
+            e.kind()
+        ))
+    };
+    if !url.starts_with("rediss://") {
+        return redis::Client::open(url).map_err(invalid);
+    }
+    // Fails only when a provider is installed already, which is then used.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let Some(ca_file) = &options.tls_ca_file else {
+        return redis::Client::open(url).map_err(invalid);
+    };
+    let root_cert = std::fs::read(ca_file).map_err(|e| {
+        refuse(format!(
+            "could not read the TLS CA file {}: {e}",
+            ca_file.display()
+        ))
+    })?;
+    let info = redis::IntoConnectionInfo::into_connection_info(url).map_err(invalid)?;
+    let certificates = redis::TlsCertificates {
+        client_tls: None,
+        root_cert: Some(root_cert),
+    };
+    redis::Client::build_with_tls(info, certificates).map_err(|e| {
+        refuse(format!(
+            "could not use the TLS CA file {} ({e})",
+            ca_file.display()
+        ))
+    })
+}
+
+/// The client for a `redis://` URL (this build has no TLS).
+#[cfg(not(feature = "redis-tls"))]
+fn client(
+    url: &str,
+    _options: &RedisOptions,
+    refuse: &dyn Fn(String) -> StoreError,
+) -> Result<redis::Client, StoreError> {
+    redis::Client::open(url).map_err(|e| {
+        refuse(format!(
+            "not a valid Redis URL ({:?}); use redis://HOST:PORT/DB",
+            e.kind()
+        ))
+    })
+}
+
 /// omp's `Number(rawMtime)` for the values it writes (integers); anything else is missing.
 fn parse_mtime(raw: &str) -> Option<u64> {
     let value: f64 = raw.trim().parse().ok()?;
@@ -380,20 +439,42 @@ impl KeyedStore for RedisStore {
         })
     }
 
-    fn heads(&self, paths: &[&str], head: u64) -> Result<Vec<Vec<u8>>, StoreError> {
-        if paths.is_empty() || head == 0 {
-            return Ok(vec![Vec::new(); paths.len()]);
-        }
+    fn read_ranges(&self, ranges: &[(&str, u64, u64)]) -> Result<Vec<Vec<u8>>, StoreError> {
         let mut pipe = redis::pipe();
-        for path in paths {
+        for (path, start, len) in ranges {
+            // GETRANGE key 0 -1 is the whole value: an empty range is asked as an empty one.
+            let (start, end) = match len {
+                0 => (1, 0),
+                len => (*start, start.saturating_add(len - 1)),
+            };
             pipe.cmd("GETRANGE")
                 .arg(self.file_key(path))
-                .arg(0)
-                .arg(head - 1);
+                .arg(start)
+                .arg(end);
         }
-        self.with_connection("could not read the heads of", &self.options.prefix, |c| {
+        if ranges.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.with_connection("could not read the ranges of", &self.options.prefix, |c| {
             pipe.query(c)
         })
+    }
+
+    fn titles(&self, paths: &[&str]) -> Result<Vec<Option<TitleMeta>>, StoreError> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let raw: Vec<Option<String>> =
+            self.with_connection("could not read the titles in", &self.options.prefix, |c| {
+                redis::cmd("HMGET")
+                    .arg(self.title_key())
+                    .arg(paths)
+                    .query(c)
+            })?;
+        Ok(raw
+            .iter()
+            .map(|t| t.as_deref().and_then(TitleMeta::from_json))
+            .collect())
     }
 
     fn append_if(&self, path: &str, expected: &Expected, bytes: &[u8]) -> Result<u64, StoreError> {
