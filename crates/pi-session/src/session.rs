@@ -795,10 +795,19 @@ impl Session {
         // the same fact.
         let located = session.located(walk.diagnostics);
         let reported = |cut: &Diagnostic| {
-            cut.name() == "missing_parent"
-                && diagnostics
-                    .iter()
-                    .any(|d| d.name() == "parent_not_found" && d.line() == cut.line())
+            let is_cut = cut
+                .tree()
+                .is_some_and(|t| t.kind == pi_session_tree::DiagnosticKind::MissingParent);
+            is_cut
+                && diagnostics.iter().any(|d| {
+                    d.line() == cut.line()
+                        && d.file().is_some_and(|f| {
+                            matches!(
+                                f.kind,
+                                pi_session_store::DiagnosticKind::ParentNotFound { .. }
+                            )
+                        })
+                })
         };
         let walk: Vec<Diagnostic> = located.into_iter().filter(|d| !reported(d)).collect();
         diagnostics.extend(walk);
