@@ -36,6 +36,7 @@ mod differential;
 mod redis;
 
 use crate::util::workspace_root;
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -274,16 +275,25 @@ fn require_tool(program: &str, advice: &str) -> Result<(), String> {
     }
 }
 
-/// Runs `npm ci` when node_modules is missing or older than package-lock.json.
+/// Runs `npm ci` when node_modules is missing or does not hold what package-lock.json pins.
+///
+/// Freshness is read from the packages, not from file times: a fresh checkout (a new worktree)
+/// gives package-lock.json a new mtime although the install still matches it. A `node_modules`
+/// that is a symlink (a worktree sharing another checkout's install) is never reinstalled
+/// through: `npm ci` would empty the shared install while others use it.
 fn ensure_node_modules(recorder: &Path) -> Result<(), String> {
     let lock = recorder.join("package-lock.json");
-    let installed = recorder.join("node_modules").join(".package-lock.json");
-    let fresh = match (modified(&lock), modified(&installed)) {
-        (Some(lock_time), Some(installed_time)) => installed_time >= lock_time,
-        _ => false,
-    };
-    if fresh {
+    let modules = recorder.join("node_modules");
+    if install_matches_lock(&lock, &modules.join(".package-lock.json")) {
         return Ok(());
+    }
+    if fs::symlink_metadata(&modules).is_ok_and(|metadata| metadata.file_type().is_symlink()) {
+        return Err(format!(
+            "{} is a symlink to a shared install that does not match package-lock.json; \
+             refusing to run `npm ci` through it (that would empty the shared install). \
+             Update the install where the symlink points, or replace the symlink with a directory",
+            modules.display()
+        ));
     }
     eprintln!(
         "xtask: installing the pinned omp and pi packages (npm ci in {})",
@@ -305,10 +315,34 @@ fn ensure_node_modules(recorder: &Path) -> Result<(), String> {
     }
 }
 
-fn modified(path: &Path) -> Option<std::time::SystemTime> {
-    fs::metadata(path)
-        .and_then(|metadata| metadata.modified())
-        .ok()
+/// Whether npm's record of what is installed (`node_modules/.package-lock.json`) agrees with
+/// the lock file: every installed package at the locked version, every direct dependency there.
+fn install_matches_lock(lock: &Path, installed: &Path) -> bool {
+    let read =
+        |path: &Path| -> Option<Value> { serde_json::from_slice(&fs::read(path).ok()?).ok() };
+    let (Some(lock), Some(installed)) = (read(lock), read(installed)) else {
+        return false;
+    };
+    let (Some(locked), Some(present)) = (
+        lock["packages"].as_object(),
+        installed["packages"].as_object(),
+    ) else {
+        return false;
+    };
+    let versions_agree = present.iter().all(|(path, package)| {
+        locked
+            .get(path)
+            .is_some_and(|pinned| pinned["version"] == package["version"])
+    });
+    let direct = locked
+        .get("")
+        .and_then(|root| root["dependencies"].as_object());
+    let direct_present = direct.is_some_and(|direct| {
+        direct
+            .keys()
+            .all(|name| present.contains_key(&format!("node_modules/{name}")))
+    });
+    versions_agree && direct_present
 }
 
 fn has_jsonl_files(dir: &Path) -> bool {
@@ -735,6 +769,41 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn install_freshness_reads_packages_not_file_times() {
+        let dir = std::env::temp_dir().join(format!("xtask-lock-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let lock = dir.join("package-lock.json");
+        let installed = dir.join("installed.json");
+        fs::write(
+            &lock,
+            r#"{"packages":{"":{"dependencies":{"a":"1"}},"node_modules/a":{"version":"1.0.0"},"node_modules/opt":{"version":"2.0.0","optional":true}}}"#,
+        )
+        .unwrap();
+        fs::write(
+            &installed,
+            r#"{"packages":{"node_modules/a":{"version":"1.0.0"}}}"#,
+        )
+        .unwrap();
+        assert!(install_matches_lock(&lock, &installed));
+        fs::write(
+            &installed,
+            r#"{"packages":{"node_modules/a":{"version":"0.9.0"}}}"#,
+        )
+        .unwrap();
+        assert!(
+            !install_matches_lock(&lock, &installed),
+            "a version differs"
+        );
+        fs::write(&installed, r#"{"packages":{}}"#).unwrap();
+        assert!(
+            !install_matches_lock(&lock, &installed),
+            "a direct dependency is missing"
+        );
+        assert!(!install_matches_lock(&lock, &dir.join("absent.json")));
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
