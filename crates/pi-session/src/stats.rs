@@ -28,7 +28,10 @@ pub struct StatsOptions<'a> {
     /// Tokens to keep free; default [`DEFAULT_RESERVE_TOKENS`], and never less than 15% of the
     /// window.
     pub reserve_tokens: Option<u64>,
-    /// Counts the tokens of a text; default `ceil(bytes / 4)`.
+    /// Counts the tokens of a text; default `ceil(bytes / 4)`, which is within 5–6% of OpenAI's
+    /// `o200k_base` and `cl100k_base` over whole contexts of real sessions and about a million
+    /// times faster (`docs/tokenizer/README.md`). A host wanting exact counts plugs a tokenizer
+    /// in here, e.g. `tiktoken-rs`'s `encode_ordinary(text).len()`.
     pub counter: Option<&'a dyn Fn(&str) -> u64>,
 }
 
