@@ -136,7 +136,12 @@ fn values_for_repairs_lone_surrogates_and_bad_utf8_like_entry() {
     let (session, _) = pi_session_store::open_bytes(bytes);
     assert_eq!(session.len(), 2);
     let values = session.values_for(&[0, 1]).unwrap();
-    assert_eq!(values[0]["label"], "\u{fffd}!");
+    // The lone surrogate is carried (U+D83D as U+10F83D) and written back as it was.
+    assert_eq!(values[0]["label"], "\u{10F83D}!");
+    assert_eq!(
+        pi_session_types::to_js_string(&values[0]).unwrap(),
+        r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"\ud83d!"}"#
+    );
     assert_eq!(values[1]["label"], "caf\u{fffd}");
     for (index, value) in values.iter().enumerate() {
         let typed = serde_json::to_value(session.entry(index).unwrap()).unwrap();
