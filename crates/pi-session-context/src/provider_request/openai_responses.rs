@@ -89,7 +89,7 @@ pub fn request(
 pub fn short_hash(text: &str) -> String {
     let mut h1: u32 = 0xdead_beef;
     let mut h2: u32 = 0x41c6_ce57;
-    for unit in text.encode_utf16() {
+    for unit in pi_session_types::js::utf16_units(text) {
         let ch = u32::from(unit);
         h1 = (h1 ^ ch).wrapping_mul(2_654_435_761);
         h2 = (h2 ^ ch).wrapping_mul(1_597_334_677);
