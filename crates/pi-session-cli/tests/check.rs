@@ -154,7 +154,8 @@ fn lone_surrogates_written_by_pi_and_omp_are_a_note_not_damage() {
         assert_eq!(out.code, 0, "{out}");
         let report = json(&out).to_string();
         assert!(
-            report.contains(r#""kind":"lone_surrogate""#) && report.contains(r#""severity":"info""#),
+            report.contains(r#""kind":"lone_surrogate""#)
+                && report.contains(r#""severity":"info""#),
             "{report}"
         );
     }

@@ -212,7 +212,13 @@ mod tests {
         let value = parse_js_json(text).unwrap();
         assert_eq!(
             value,
-            json!(["😀", "\u{10F83D}", "x\u{10FE00}y", "\\ud83d", "\u{10F83D}😀"])
+            json!([
+                "😀",
+                "\u{10F83D}",
+                "x\u{10FE00}y",
+                "\\ud83d",
+                "\u{10F83D}😀"
+            ])
         );
         // Written back, the escapes are the ones JavaScript wrote (the pair as its character).
         assert_eq!(

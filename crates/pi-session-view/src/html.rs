@@ -132,12 +132,16 @@ impl serde_json::ser::Formatter for ScriptSafe {
         let mut start = 0;
         for (at, c) in fragment.char_indices() {
             if let Some(unit) = pi_session::types::js::carried_surrogate(c) {
-                escape_runs(&fragment.as_bytes()[start..at], &mut |run| writer.write_all(run))?;
+                escape_runs(&fragment.as_bytes()[start..at], &mut |run| {
+                    writer.write_all(run)
+                })?;
                 write!(writer, "\\u{unit:04x}")?;
                 start = at + c.len_utf8();
             }
         }
-        escape_runs(&fragment.as_bytes()[start..], &mut |run| writer.write_all(run))
+        escape_runs(&fragment.as_bytes()[start..], &mut |run| {
+            writer.write_all(run)
+        })
     }
 }
 
@@ -213,7 +217,10 @@ mod tests {
         let mut out = Vec::new();
         write_script_json(&value, &mut out).unwrap();
         let page = String::from_utf8(out).unwrap();
-        assert!(page.contains("\\ud83d") && !page.contains('\u{10F83D}'), "{page}");
+        assert!(
+            page.contains("\\ud83d") && !page.contains('\u{10F83D}'),
+            "{page}"
+        );
         assert!(!page.contains('<') && page.contains('😀'), "{page}");
     }
 

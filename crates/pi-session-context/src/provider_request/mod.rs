@@ -197,7 +197,11 @@ pub fn build(
     // pi-ai's lone-surrogate cleaning of the text it sends (see `surrogates`).
     let messages = &*surrogates::clean_messages(messages, pi_ai);
     let cleaned_options;
-    let options = match options.system_prompt.as_deref().map(|p| surrogates::clean_system_prompt(p, pi_ai)) {
+    let options = match options
+        .system_prompt
+        .as_deref()
+        .map(|p| surrogates::clean_system_prompt(p, pi_ai))
+    {
         Some(std::borrow::Cow::Owned(prompt)) => {
             cleaned_options = RequestOptions {
                 system_prompt: Some(prompt),

@@ -139,6 +139,9 @@ mod tests {
     fn well_formed_deep_reaches_keys_and_arguments() {
         let mut body = json!({"messages": [{"input": {format!("k{LONE}"): [format!("{LONE}")]}}]});
         well_formed_deep(&mut body);
-        assert_eq!(body, json!({"messages": [{"input": {"k\u{fffd}": ["\u{fffd}"]}}]}));
+        assert_eq!(
+            body,
+            json!({"messages": [{"input": {"k\u{fffd}": ["\u{fffd}"]}}]})
+        );
     }
 }
