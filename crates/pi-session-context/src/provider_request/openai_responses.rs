@@ -222,7 +222,7 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                 let parsed = parse_text_signature(str_field(block, "textSignature"));
                 let id = match &parsed {
                     None => format!("msg_{index}"),
-                    Some((id, _)) if id.encode_utf16().count() > 64 => {
+                    Some((id, _)) if pi_session_types::js::utf16_len(id) > 64 => {
                         format!("msg_{}", short_hash(id))
                     }
                     Some((id, _)) => id.clone(),
