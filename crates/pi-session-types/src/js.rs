@@ -338,14 +338,19 @@ pub fn has_lone_surrogate(s: &str) -> bool {
 
 /// True when `bytes` hold the UTF-8 of a code point U+10F800–U+10FFFF.
 pub(crate) fn carrier_bytes(bytes: &[u8]) -> bool {
-    carrier_count(bytes) > 0
+    memchr::memchr_iter(0xF4, bytes).any(|at| carrier_at(bytes, at))
 }
 
 /// How many code points U+10F800–U+10FFFF the UTF-8 `bytes` hold.
 pub(crate) fn carrier_count(bytes: &[u8]) -> usize {
     memchr::memchr_iter(0xF4, bytes)
-        .filter(|&at| bytes.get(at + 1) == Some(&0x8F) && bytes.get(at + 2) >= Some(&0xA0))
+        .filter(|&at| carrier_at(bytes, at))
         .count()
+}
+
+/// True when the byte `0xF4` at `at` starts a code point U+10F800–U+10FFFF.
+fn carrier_at(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at + 1) == Some(&0x8F) && bytes.get(at + 2) >= Some(&0xA0)
 }
 
 /// How many UTF-16 units JavaScript's string holds for `c`: 2 above U+FFFF, 1 otherwise, and 1
