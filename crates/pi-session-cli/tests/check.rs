@@ -137,3 +137,26 @@ fn which(name: &str) -> Result<std::path::PathBuf, ()> {
         .find(|p| p.is_file())
         .ok_or(())
 }
+
+#[test]
+fn lone_surrogates_written_by_pi_and_omp_are_a_note_not_damage() {
+    // The real pi and omp wrote these files; their strings hold lone UTF-16 surrogates
+    // (`"\ud83d"`), which is what JavaScript writes for a string cut inside a character.
+    for file in [
+        "fixtures/pi/unicode.jsonl",
+        "fixtures/pi16/unicode.jsonl",
+        "fixtures/omp/unicode.jsonl",
+    ] {
+        let out = run(&["check", file]);
+        assert_eq!(out.code, 0, "{out}");
+        assert!(out.stdout.contains("unpaired surrogate escape"), "{out}");
+        let out = run(&["check", "--json", file]);
+        assert_eq!(out.code, 0, "{out}");
+        let report = json(&out).to_string();
+        assert!(
+            report.contains(r#""kind":"lone_surrogate""#)
+                && report.contains(r#""severity":"info""#),
+            "{report}"
+        );
+    }
+}

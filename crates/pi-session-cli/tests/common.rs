@@ -64,11 +64,12 @@ pub fn run_in(dir: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
 
 /// The run's stdout as JSON.
 pub fn json(output: &Output) -> serde_json::Value {
-    serde_json::from_str(&output.stdout)
+    pi_session_test_support::parse_js_json(&output.stdout)
         .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{output}"))
 }
 
-/// Parses JSON written by `JSON.stringify` (lone surrogate escapes read as U+FFFD).
+/// Parses JSON written by `JSON.stringify` (lone surrogate escapes kept, carried as
+/// U+10F800+k, as the store reads them).
 pub fn parse_js_json(text: &str) -> serde_json::Value {
     pi_session_test_support::parse_js_json(text).unwrap()
 }

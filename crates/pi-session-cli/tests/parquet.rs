@@ -144,7 +144,7 @@ fn tool_calls_are_every_tool_call_block_with_its_result() {
     for file in fixture_files("pi", ".jsonl") {
         let cat = run(&["cat", file.to_str().unwrap()]);
         for line in cat.stdout.lines() {
-            let Ok(entry) = serde_json::from_str::<Value>(line) else {
+            let Ok(entry) = pi_session_test_support::parse_js_json(line) else {
                 continue;
             };
             let message = &entry["message"];

@@ -336,7 +336,8 @@ pub(crate) fn js_iso(value: &Value) -> Result<String, ImportError> {
     }
 }
 
-/// `JSON.parse(text)` (lone surrogate escapes read as U+FFFD); `None` when it throws.
+/// `JSON.parse(text)` (lone surrogate escapes kept, carried as U+10F800+k; see
+/// `pi_session_types::js`); `None` when it throws.
 pub(crate) fn parse_js_json(text: &str) -> Option<Value> {
     let repaired = pi_session_types::line::replace_lone_surrogate_escapes(text);
     serde_json::from_str(&repaired).ok()

@@ -157,7 +157,7 @@ fn is_image_payload(map: &JsonMap) -> bool {
 fn truncate_utf16(text: &str, max: usize) -> &str {
     let mut units = 0;
     for (index, c) in text.char_indices() {
-        let width = c.len_utf16();
+        let width = pi_session_types::js::char_utf16_len(c);
         if units + width > max {
             return &text[..index];
         }

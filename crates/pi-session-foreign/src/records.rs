@@ -26,7 +26,8 @@ pub struct Record {
 
 /// Every object record of `bytes`, in file order, and a diagnostic for every non-blank line that
 /// is not one (not JSON, not an object, a torn last line) or was repaired on the way (invalid
-/// UTF-8, lone surrogate escapes: read as U+FFFD, as JavaScript does).
+/// UTF-8: read as U+FFFD, as `TextDecoder` does; lone surrogate escapes: kept as `JSON.parse`
+/// keeps them, carried as U+10F800+k).
 ///
 /// ```
 /// let (records, diagnostics) = pi_session_foreign::read_records(b"{\"type\":\"user\"}\n[1]\n\n{\"a\":");
@@ -108,7 +109,7 @@ mod tests {
     fn repairs_are_reported_and_the_record_kept() {
         let (records, diagnostics) = read_records(b"{\"a\":\"\\ud83d\",\"b\":\"\xff\"}\n");
         assert_eq!(records.len(), 1);
-        assert_eq!(records[0].value["a"], "\u{fffd}");
+        assert_eq!(records[0].value["a"], "\u{10F83D}"); // carries "\ud83d", as JSON.parse keeps it
         assert_eq!(records[0].value["b"], "\u{fffd}");
         assert_eq!(diagnostics.len(), 2);
     }

@@ -111,9 +111,19 @@ pub enum DiagnosticKind {
     /// The line had bytes that are not UTF-8; they were read as U+FFFD.
     #[error("the line contains invalid UTF-8; the bad bytes read as U+FFFD")]
     InvalidUtf8,
-    /// The line had an unpaired UTF-16 surrogate escape (e.g. `\ud83d`); it reads as U+FFFD.
-    #[error("the line contains an unpaired surrogate escape (e.g. \\ud83d); it reads as U+FFFD")]
+    /// The line has an unpaired UTF-16 surrogate escape (e.g. `\ud83d`), as JavaScript writes a
+    /// string cut inside a character. Nothing is lost: it is carried as U+10F800+k in Rust
+    /// strings and written back as the same escape (`pi_session_types::js::carrier_of`).
+    #[error(
+        "the line holds an unpaired surrogate escape (e.g. \\ud83d), as pi and omp write a string cut inside a character; it is kept and written back unchanged"
+    )]
     LoneSurrogate,
+    /// The line holds code points U+10F800–U+10FFFF, the range that carries lone surrogates in
+    /// Rust strings: they are read as they are, but written back as lone surrogate escapes.
+    #[error(
+        "the line holds code points U+10F800..U+10FFFF (private use), which this library uses to carry lone surrogates; they read as they are but would be written back as \\udxxx escapes"
+    )]
+    AmbiguousPrivateUse,
     /// The file starts with a UTF-8 byte order mark. It is skipped (pi cannot read such a file).
     #[error("the file starts with a UTF-8 byte order mark; it was skipped (pi and omp write none)")]
     ByteOrderMark,
@@ -223,6 +233,7 @@ impl DiagnosticKind {
             Self::FusedObjects { .. } => "fused_objects",
             Self::InvalidUtf8 => "invalid_utf8",
             Self::LoneSurrogate => "lone_surrogate",
+            Self::AmbiguousPrivateUse => "ambiguous_private_use",
             Self::ByteOrderMark => "byte_order_mark",
             Self::MissingHeader => "missing_header",
             Self::EntryBeforeHeader { .. } => "entry_before_header",
@@ -254,7 +265,7 @@ impl DiagnosticKind {
             | Self::Unreadable { .. } => Severity::Error,
             Self::FusedObjects { .. }
             | Self::InvalidUtf8
-            | Self::LoneSurrogate
+            | Self::AmbiguousPrivateUse
             | Self::EntryBeforeHeader { .. }
             | Self::DuplicateHeader { .. }
             | Self::InvalidTitleSlot { .. }
@@ -262,7 +273,9 @@ impl DiagnosticKind {
             | Self::ParentNotFound { .. }
             | Self::MissingId
             | Self::ByteOrderMark => Severity::Warning,
-            Self::Migrated { .. } | Self::NewerVersion { .. } => Severity::Info,
+            Self::Migrated { .. } | Self::NewerVersion { .. } | Self::LoneSurrogate => {
+                Severity::Info
+            }
         }
     }
 }
@@ -344,6 +357,7 @@ impl DiagnosticKind {
     pub fn for_warning(warning: &ParseWarning) -> Option<Self> {
         match warning {
             ParseWarning::LoneSurrogateReplaced { .. } => Some(DiagnosticKind::LoneSurrogate),
+            ParseWarning::AmbiguousPrivateUse { .. } => Some(DiagnosticKind::AmbiguousPrivateUse),
             ParseWarning::InvalidUtf8Replaced => Some(DiagnosticKind::InvalidUtf8),
             _ => None,
         }

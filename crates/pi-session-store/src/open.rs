@@ -326,13 +326,15 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
 }
 
 /// The envelope parse skips the strings it does not need without decoding them, so a lone
-/// surrogate escape or invalid UTF-8 there goes unnoticed. Lines that may hold either (a cheap
-/// check: not UTF-8, or a `\ud`/`\uD` escape somewhere) get the full typed parse, which repairs
-/// them and says so; the warnings are added to the envelope.
+/// surrogate escape, invalid UTF-8 or a code point of the carrier range there goes unnoticed.
+/// Lines that may hold one (a cheap check: not UTF-8, a `\ud`/`\uD` escape somewhere, or a byte
+/// 0xF4 as U+10F800–U+10FFFF start with) get the full typed parse, which reads them and says
+/// so; the warnings are added to the envelope.
 fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
     let suspicious = std::str::from_utf8(content).is_err()
         || memchr::memmem::find_iter(content, b"\\u")
-            .any(|at| matches!(content.get(at + 2), Some(b'd' | b'D')));
+            .any(|at| matches!(content.get(at + 2), Some(b'd' | b'D')))
+        || memchr::memchr(0xF4, content).is_some();
     if suspicious
         && envelope.warnings.is_empty()
         && let Ok(parsed) = parse_line(content)

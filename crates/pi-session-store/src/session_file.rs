@@ -188,8 +188,9 @@ impl SessionFile {
 
     /// The entries at `indices` (any order, repeats allowed) as JSON objects, in the order
     /// asked, the way JavaScript's `JSON.parse` reads the line: keys in file order, nothing
-    /// typed. Lines are repaired as [`entry`](Self::entry) repairs them (invalid UTF-8 and lone
-    /// surrogate escapes read as U+FFFD); every entry of a version 1 or 2 file (migrated in
+    /// typed. Lines are read as [`entry`](Self::entry) reads them (invalid UTF-8 as U+FFFD, lone
+    /// surrogate escapes as their carriers U+10F800+k, which the JSON writer turns back into the
+    /// same escapes); every entry of a version 1 or 2 file (migrated in
     /// memory) is exactly `serde_json::to_value(self.entry(i)?)`. A line that no longer holds
     /// the indexed entry gives the same error as [`entry`](Self::entry).
     ///
@@ -659,7 +660,8 @@ impl<'a> RangeReader<'a> {
 }
 
 /// The text [`parse_line`] reads a line as when serde_json rejects its bytes: invalid UTF-8
-/// replaced by U+FFFD, then lone surrogate escapes rewritten to `\ufffd`. `None` when neither
+/// replaced by U+FFFD, then lone surrogate escapes rewritten to their carriers' escaped pairs
+/// (`pi_session_types::line::replace_lone_surrogate_escapes`). `None` when neither
 /// applies (the line is damaged in some other way).
 fn repaired(bytes: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(bytes);

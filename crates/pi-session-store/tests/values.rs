@@ -136,7 +136,12 @@ fn values_for_repairs_lone_surrogates_and_bad_utf8_like_entry() {
     let (session, _) = pi_session_store::open_bytes(bytes);
     assert_eq!(session.len(), 2);
     let values = session.values_for(&[0, 1]).unwrap();
-    assert_eq!(values[0]["label"], "\u{fffd}!");
+    // The lone surrogate is carried (U+D83D as U+10F83D) and written back as it was.
+    assert_eq!(values[0]["label"], "\u{10F83D}!");
+    assert_eq!(
+        pi_session_types::to_js_string(&values[0]).unwrap(),
+        r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"\ud83d!"}"#
+    );
     assert_eq!(values[1]["label"], "caf\u{fffd}");
     for (index, value) in values.iter().enumerate() {
         let typed = serde_json::to_value(session.entry(index).unwrap()).unwrap();
@@ -225,4 +230,30 @@ fn a_batch_large_enough_for_threads_gives_the_same_values_and_the_first_error() 
         session.values_for(&reversed),
         Err(StoreError::Changed { line: 702, .. })
     ));
+}
+
+#[test]
+fn code_points_of_the_carrier_range_are_reported_not_silently_changed() {
+    // U+10FFFD (raw) and U+10F800 (as an escaped pair) are what lone surrogates are carried as:
+    // once read they cannot be told apart, so open says so (a warning) on that line.
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let raw = "{\"type\":\"label\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"targetId\":\"x\",\"label\":\"\u{10FFFD}\"}";
+    let escaped = r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"\udbfe\udc00"}"#;
+    let lone = r#"{"type":"label","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"\udc00"}"#;
+    let (session, diagnostics) =
+        pi_session_store::open_bytes(format!("{header}\n{raw}\n{escaped}\n{lone}\n").into_bytes());
+    assert_eq!(session.len(), 3);
+    let found: Vec<_> = diagnostics
+        .iter()
+        .map(|d| (d.line, d.kind.name(), d.severity()))
+        .collect();
+    use pi_session_store::Severity::{Info, Warning};
+    assert_eq!(
+        found,
+        [
+            (2, "ambiguous_private_use", Warning),
+            (3, "ambiguous_private_use", Warning),
+            (4, "lone_surrogate", Info),
+        ]
+    );
 }

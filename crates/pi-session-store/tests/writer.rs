@@ -640,3 +640,34 @@ fn replicated_appends_keep_ids_parents_and_key_order() {
         pi_session_store::DiagnosticKind::ParentNotFound { .. }
     )));
 }
+
+#[test]
+fn a_lone_surrogate_a_host_appends_is_written_as_javascript_writes_it() {
+    // A host cut "😀" in two as JavaScript's `slice` does; the high half is carried as
+    // U+10F83D and goes to disk as `\ud83d`, and reads back as the same string.
+    let dir = tempfile::tempdir().unwrap();
+    let half = pi_session_types::js::slice("a😀", 0, 2);
+    let mut writer = SessionWriter::create(dir.path(), new_header("/w"), WriterOptions::default());
+    let appended = writer
+        .append(entry(
+            "label",
+            &[("targetId", json!("x")), ("label", json!(half))],
+        ))
+        .unwrap();
+    let path = writer.path().unwrap().to_owned();
+    drop(writer);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(r#""label":"a\ud83d""#), "{text}");
+    let (session, diagnostics) = open(&path).unwrap();
+    let back = session.entry(0).unwrap();
+    assert_eq!(back, appended);
+    let label = serde_json::to_value(&back).unwrap()["label"].clone();
+    assert_eq!(label, json!("a\u{10F83D}"));
+    // Read back, the file is a note (a lone surrogate), not damage.
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.severity() == pi_session_store::Severity::Info),
+        "{diagnostics:?}"
+    );
+}

@@ -8,9 +8,9 @@
 //!   sorted), [`fixture_files`], [`recordings`] (the `*.expected.json` of a folder) and
 //!   [`scenario_name`].
 //! - **Reading recordings** written by JavaScript's `JSON.stringify`: [`parse_js_json`] and
-//!   [`read_recording`] apply the one documented normalisation (a lone UTF-16 surrogate escape
-//!   reads as U+FFFD, as our store reads it in session lines; the rule itself is
-//!   `pi_session_types::line::replace_lone_surrogate_escapes`).
+//!   [`read_recording`] read them as our store reads session lines, losslessly: a lone UTF-16
+//!   surrogate escape becomes its carrier code point U+10F800+k, which our JSON writer turns
+//!   back into the same escape (`pi_session_types::line::replace_lone_surrogate_escapes`).
 //! - **Comparing**: [`js_equal`], equality as JavaScript sees parsed JSON (numbers by value, keys
 //!   in any order).
 //!
@@ -135,9 +135,9 @@ pub fn scenario_name(recording: &Path) -> String {
 ///
 /// JavaScript strings may hold lone UTF-16 surrogates, which `JSON.stringify` writes as
 /// `\udXXX` escapes; serde_json (like any UTF-8 reader) cannot represent them. Our store reads a
-/// lone surrogate escape in a session line as U+FFFD (with a diagnostic), so the text is
-/// normalised the same way; nothing else is changed, and text without such an escape is parsed
-/// as it is.
+/// lone surrogate escape in a session line as its carrier code point U+10F800+k
+/// (`pi_session_types::js::carrier_of`), and so does this: nothing is lost, since
+/// `pi_session_types::json` writes the carrier back as the same escape.
 pub fn parse_js_json(text: &str) -> Result<Value, String> {
     match serde_json::from_str(text) {
         Ok(value) => Ok(value),
@@ -207,11 +207,23 @@ mod tests {
     }
 
     #[test]
-    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
-        let text = r#"["\ud83d\ude00", "\ud83d", "x\ude00y", "\\ud83d", "\ud83d\ud83d\ude00"]"#;
+    fn lone_surrogates_become_carriers_and_pairs_stay() {
+        let text = r#"["\ud83d\ude00","\ud83d","x\ude00y","\\ud83d","\ud83d\ud83d\ude00"]"#;
+        let value = parse_js_json(text).unwrap();
         assert_eq!(
-            parse_js_json(text).unwrap(),
-            json!(["😀", "\u{fffd}", "x\u{fffd}y", "\\ud83d", "\u{fffd}😀"])
+            value,
+            json!([
+                "😀",
+                "\u{10F83D}",
+                "x\u{10FE00}y",
+                "\\ud83d",
+                "\u{10F83D}😀"
+            ])
+        );
+        // Written back, the escapes are the ones JavaScript wrote (the pair as its character).
+        assert_eq!(
+            pi_session_types::json::to_js_string(&value).unwrap(),
+            r#"["😀","\ud83d","x\ude00y","\\ud83d","\ud83d😀"]"#
         );
         assert!(parse_js_json("{").is_err());
     }

@@ -283,9 +283,171 @@ pub fn trim_start(s: &str) -> &str {
     s.trim_start_matches(is_js_whitespace)
 }
 
-/// Length of a string in UTF-16 code units (JavaScript's `.length`).
+// ---------------------------------------------------------------------------------------------
+// Strings as JavaScript holds them: UTF-16, lone surrogates included
+// ---------------------------------------------------------------------------------------------
+//
+// A JavaScript string is a sequence of UTF-16 code units and may hold a *lone surrogate* (a
+// high surrogate U+D800–U+DBFF without a low one after it, or a low one U+DC00–U+DFFF without a
+// high one before it), e.g. when a tool's output is cut in the middle of an emoji.
+// `JSON.stringify` writes one as the escape `"\ud83d"`. A Rust `String` cannot hold one, so this
+// workspace *carries* lone surrogate U+D800+k (k < 2048) as the private-use code point
+// U+10F800+k (the last 2048 code points of plane 16, [`CARRIER_FIRST`]..=[`CARRIER_LAST`]):
+// - reading a line turns each lone surrogate escape into its carrier ([`crate::line`]);
+// - [`crate::json`] writes a carrier back as the `\udxxx` escape, so a string read from a file
+//   is written exactly as pi and omp write it;
+// - the functions below count a carrier as ONE UTF-16 unit, and make one where JavaScript would
+//   leave a lone surrogate (a `slice` through the middle of a pair).
+//
+// A genuine U+10F800–U+10FFFF character in a file cannot be told apart from a carrier once read;
+// the line parser reports it ([`crate::ParseWarning::AmbiguousPrivateUse`]) and it is written
+// back as a lone surrogate escape. No agent or model is known to write these code points.
+
+/// First carrier code point: lone surrogate U+D800 is carried as U+10F800.
+pub const CARRIER_FIRST: char = '\u{10F800}';
+/// Last carrier code point: lone surrogate U+DFFF is carried as U+10FFFF.
+pub const CARRIER_LAST: char = '\u{10FFFF}';
+
+/// The code point that carries the lone surrogate `unit` in a Rust string; `None` when `unit`
+/// is not a surrogate (U+D800–U+DFFF).
+///
+/// ```
+/// use pi_session_types::js::{carrier_of, carried_surrogate};
+/// assert_eq!(carrier_of(0xD83D), Some('\u{10F83D}'));
+/// assert_eq!(carried_surrogate('\u{10F83D}'), Some(0xD83D));
+/// assert_eq!((carrier_of(0x41), carried_surrogate('A')), (None, None));
+/// ```
+pub fn carrier_of(unit: u16) -> Option<char> {
+    (0xD800..=0xDFFF)
+        .contains(&unit)
+        .then(|| char::from_u32(0x10_F800 + u32::from(unit - 0xD800)))
+        .flatten()
+}
+
+/// The lone surrogate `c` carries, when `c` is a carrier (U+10F800–U+10FFFF).
+pub fn carried_surrogate(c: char) -> Option<u16> {
+    let code = u32::from(c);
+    (code >= 0x10_F800).then(|| (0xD800 + (code - 0x10_F800)) as u16)
+}
+
+/// True when `s` holds a carried lone surrogate (a cheap byte test: every carrier's UTF-8
+/// starts with `F4 8F A0..BF`).
+pub fn has_lone_surrogate(s: &str) -> bool {
+    carrier_bytes(s.as_bytes())
+}
+
+/// True when `bytes` hold the UTF-8 of a code point U+10F800–U+10FFFF.
+pub(crate) fn carrier_bytes(bytes: &[u8]) -> bool {
+    memchr::memchr_iter(0xF4, bytes).any(|at| carrier_at(bytes, at))
+}
+
+/// How many code points U+10F800–U+10FFFF the UTF-8 `bytes` hold.
+pub(crate) fn carrier_count(bytes: &[u8]) -> usize {
+    memchr::memchr_iter(0xF4, bytes)
+        .filter(|&at| carrier_at(bytes, at))
+        .count()
+}
+
+/// True when the byte `0xF4` at `at` starts a code point U+10F800–U+10FFFF.
+fn carrier_at(bytes: &[u8], at: usize) -> bool {
+    bytes.get(at + 1) == Some(&0x8F) && bytes.get(at + 2) >= Some(&0xA0)
+}
+
+/// How many UTF-16 units JavaScript's string holds for `c`: 2 above U+FFFF, 1 otherwise, and 1
+/// for a carried lone surrogate.
+pub fn char_utf16_len(c: char) -> usize {
+    if carried_surrogate(c).is_some() {
+        1
+    } else {
+        c.len_utf16()
+    }
+}
+
+/// Length of a string in UTF-16 code units (JavaScript's `.length`); a carried lone surrogate
+/// counts as one unit.
+///
+/// ```
+/// use pi_session_types::js::utf16_len;
+/// assert_eq!(utf16_len("a😀"), 3);
+/// assert_eq!(utf16_len("a\u{10F83D}"), 2); // "a\ud83d"
+/// ```
 pub fn utf16_len(s: &str) -> usize {
-    s.encode_utf16().count()
+    if !has_lone_surrogate(s) {
+        return s.encode_utf16().count();
+    }
+    s.chars().map(char_utf16_len).sum()
+}
+
+/// The UTF-16 units JavaScript holds for `s`, a carried lone surrogate as its own unit.
+pub fn utf16_units(s: &str) -> impl Iterator<Item = u16> + '_ {
+    s.chars().flat_map(|c| {
+        let mut buffer = [0u16; 2];
+        let units: &[u16] = match carried_surrogate(c) {
+            Some(unit) => {
+                buffer[0] = unit;
+                &buffer[..1]
+            }
+            None => c.encode_utf16(&mut buffer),
+        };
+        let (first, second) = (units[0], units.get(1).copied());
+        std::iter::once(first).chain(second)
+    })
+}
+
+/// Decodes UTF-16 units as JavaScript holds them into a Rust string: pairs become their
+/// character, lone surrogates their carrier (the inverse of [`utf16_units`]).
+pub fn from_utf16_units(units: &[u16]) -> String {
+    char::decode_utf16(units.iter().copied())
+        .map(|r| match r {
+            Ok(c) => c,
+            Err(e) => carrier_of(e.unpaired_surrogate()).unwrap_or('\u{FFFD}'),
+        })
+        .collect()
+}
+
+/// `s.slice(start, end)` (and `substring` for `start <= end <= length`) counted in UTF-16
+/// units, as JavaScript does: a cut through a surrogate pair leaves a lone surrogate, carried.
+/// Indices past the end are clamped.
+///
+/// ```
+/// use pi_session_types::js::slice;
+/// assert_eq!(slice("a😀b", 0, 2), "a\u{10F83D}"); // "a\ud83d"
+/// assert_eq!(slice("a😀b", 2, 4), "\u{10FE00}b"); // "\ude00b"
+/// assert_eq!(slice("a😀b", 0, 3), "a😀");
+/// ```
+pub fn slice(s: &str, start: usize, end: usize) -> String {
+    if s.is_ascii() {
+        let end = end.min(s.len());
+        return s.get(start.min(end)..end).unwrap_or_default().to_owned();
+    }
+    let units: Vec<u16> = utf16_units(s).collect();
+    let end = end.min(units.len());
+    from_utf16_units(&units[start.min(end)..end])
+}
+
+/// `String.prototype.toWellFormed`: every lone surrogate (carried) becomes U+FFFD.
+pub fn to_well_formed(s: &str) -> std::borrow::Cow<'_, str> {
+    if !has_lone_surrogate(s) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars()
+        .map(|c| match carried_surrogate(c) {
+            Some(_) => '\u{FFFD}',
+            None => c,
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// pi-ai's `sanitizeSurrogates`: every lone surrogate (carried) is removed.
+pub fn remove_lone_surrogates(s: &str) -> std::borrow::Cow<'_, str> {
+    if !has_lone_surrogate(s) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars()
+        .filter(|&c| carried_surrogate(c).is_none())
+        .collect::<String>()
+        .into()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,8 +12,11 @@
 //! - strings escape only `"`, `\` and U+0000–U+001F (`\b \f \n \r \t`, else lowercase `\u00xx`);
 //!   `/`, DEL, U+2028/U+2029 and all other non-ASCII are written raw.
 //!
-//! A Rust `String` cannot hold a lone UTF-16 surrogate, so this writer never produces a
-//! `\udxxx` escape; lines read from disk that held one are kept byte-for-byte by the store.
+//! - a lone UTF-16 surrogate (which a JavaScript string may hold) is written as the lowercase
+//!   escape `\udxxx`, as `JSON.stringify` does. A Rust `String` cannot hold one, so it is
+//!   *carried* as the code point U+10F800+k for U+D800+k ([`crate::js::carrier_of`]): reading a
+//!   line makes the carrier, this writer turns it back into the escape. So a line read from a
+//!   file pi or omp wrote is written back byte for byte, lone surrogates included.
 //!
 //! ```
 //! use pi_session_types::json::to_js_string;
@@ -249,7 +252,11 @@ impl Formatter for JsFormatter<'_> {
         _: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        self.state.out.extend_from_slice(fragment.as_bytes());
+        if crate::js::has_lone_surrogate(fragment) {
+            write_carrying(&mut self.state.out, fragment);
+        } else {
+            self.state.out.extend_from_slice(fragment.as_bytes());
+        }
         Ok(())
     }
     fn write_char_escape<W: ?Sized + Write>(
@@ -360,6 +367,25 @@ impl Formatter for JsFormatter<'_> {
     }
 }
 
+/// Writes `fragment` with each carried lone surrogate as its `\udxxx` escape.
+fn write_carrying(out: &mut Vec<u8>, fragment: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut utf8 = [0u8; 4];
+    for c in fragment.chars() {
+        match crate::js::carried_surrogate(c) {
+            Some(unit) => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                HEX[usize::from(unit >> 12)],
+                HEX[usize::from((unit >> 8) & 0xf)],
+                HEX[usize::from((unit >> 4) & 0xf)],
+                HEX[usize::from(unit & 0xf)],
+            ]),
+            None => out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,5 +399,14 @@ mod tests {
         assert_eq!(array_index(b"4294967295"), None);
         assert_eq!(array_index(b"-1"), None);
         assert_eq!(array_index(b""), None);
+    }
+
+    #[test]
+    fn carried_lone_surrogates_are_written_as_escapes() {
+        let value = serde_json::json!({"k\u{10FC00}": "a\u{10F83D}b😀\u{10FFFF}"});
+        assert_eq!(
+            to_js_string(&value).unwrap(),
+            r#"{"k\udc00":"a\ud83db😀\udfff"}"#
+        );
     }
 }

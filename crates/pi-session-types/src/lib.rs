@@ -8,6 +8,13 @@
 //! - nothing a line holds is lost: unknown entry types, roles, blocks and fields are kept and
 //!   written back (`extra` maps, `Unknown` variants); a known type whose fields have unexpected
 //!   types falls back to an `Unknown` value plus a warning instead of failing;
+//! - strings are JavaScript's, lone UTF-16 surrogates included. A Rust `String` cannot hold a
+//!   lone surrogate, so every `String` this crate reads (typed fields, `serde_json` values,
+//!   keys) carries lone surrogate U+D800+k as the private-use code point U+10F800+k, and
+//!   [`json`] writes it back as the `\udxxx` escape JavaScript wrote: a host that shows such a
+//!   string shows that code point; one that sends it on should clean it as pi-ai does
+//!   ([`js::to_well_formed`], [`js::remove_lone_surrogates`]). See [`js`] for the rules and the
+//!   one ambiguity (a genuine U+10F800..U+10FFFF in a file, reported when read);
 //! - bad input gives a typed [`LineError`] or a [`ParseWarning`], never a panic;
 //! - [`json::to_js_string`] is the single place where the JavaScript serialisation rules live,
 //!   and [`js`] the single place for JavaScript value semantics (truthiness, `??`, `String(x)`,

@@ -8,8 +8,11 @@
 //!
 //! Both accept a trailing `"\n"`/`"\r\n"`, and both read lines that stock serde_json rejects but
 //! JavaScript accepts: a lone UTF-16 surrogate escape (`"\ud83d"` without its pair) is read as
-//! U+FFFD, and invalid UTF-8 is replaced lossily; each repair is reported as a warning (the
-//! store keeps the original bytes). Anything else that is not a JSON object with a string
+//! its carrier code point U+10F800+k ([`crate::js::carrier_of`]; [`crate::json`] writes it back
+//! as the same escape, so nothing is lost), and invalid UTF-8 is replaced lossily by U+FFFD;
+//! each is reported as a warning (the store keeps the original bytes). A line that already holds
+//! a code point U+10F800–U+10FFFF (raw, or as an escaped pair) is read as it is, with
+//! [`ParseWarning::AmbiguousPrivateUse`]: once read, it cannot be told from a carrier. Anything else that is not a JSON object with a string
 //! `type` is a [`LineError`] saying which; nothing here panics.
 
 use crate::entry::{Entry, UnknownEntry};
@@ -59,10 +62,18 @@ pub enum LineError {
 /// Something noteworthy about a line that was read anyway.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseWarning {
-    /// Lone UTF-16 surrogate escapes were read as U+FFFD (JavaScript wrote them; serde_json
-    /// cannot represent them).
+    /// Lone UTF-16 surrogate escapes (JavaScript writes them; a Rust `String` cannot hold
+    /// them) were read as their carrier code points U+10F800+k ([`crate::js::carrier_of`]),
+    /// which [`crate::json`] writes back as the same escapes: nothing is lost.
     LoneSurrogateReplaced {
-        /// How many escapes were replaced.
+        /// How many escapes were carried.
+        count: usize,
+    },
+    /// The line holds code points U+10F800–U+10FFFF (raw or as escaped pairs), the range that
+    /// carries lone surrogates: they are read as they are, but are written back as lone
+    /// surrogate escapes (`\udxxx`). No agent is known to write them.
+    AmbiguousPrivateUse {
+        /// How many such code points the line holds.
         count: usize,
     },
     /// Bytes that are not UTF-8 were replaced by U+FFFD.
@@ -85,7 +96,11 @@ impl fmt::Display for ParseWarning {
         match self {
             ParseWarning::LoneSurrogateReplaced { count } => write!(
                 f,
-                "{count} lone UTF-16 surrogate escape(s) read as U+FFFD; the original bytes are unchanged on disk"
+                "{count} lone UTF-16 surrogate escape(s), as JavaScript writes them; kept (carried as U+10F800+k, written back as the same escape)"
+            ),
+            ParseWarning::AmbiguousPrivateUse { count } => write!(
+                f,
+                "{count} code point(s) U+10F800..U+10FFFF, the range that carries lone surrogates; read as they are, but written back as lone surrogate escapes (\\udxxx)"
             ),
             ParseWarning::InvalidUtf8Replaced => {
                 f.write_str("invalid UTF-8 replaced by U+FFFD in the typed view")
@@ -268,11 +283,11 @@ pub fn parse_envelope_ref(bytes: &[u8]) -> Result<EnvelopeRef<'_>, LineError> {
 /// assert_eq!(parsed.warnings, vec![ParseWarning::LoneSurrogateReplaced { count: 1 }]);
 /// let Some(Entry::Message(m)) = parsed.value.as_entry() else { panic!() };
 /// let AgentMessage::User(user) = &m.message else { panic!() };
-/// assert_eq!(user.content, Content::Text("\u{fffd}!".into()));
+/// assert_eq!(user.content, Content::Text("\u{10F83D}!".into())); // carries "\ud83d"
 /// ```
 pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
     match parse_object(bytes) {
-        Ok(map) => type_line(bytes, map, Vec::new()),
+        Ok(map) => type_line(bytes, map, ambiguity_warnings(bytes)),
         Err(error) => {
             let (repaired, warnings) = repair(bytes).ok_or(error)?;
             let map = parse_object(repaired.as_bytes())?;
@@ -282,21 +297,22 @@ pub fn parse_line(bytes: &[u8]) -> Result<Parsed<ParsedLine>, LineError> {
 }
 
 /// `JSON.parse` of one line, as JavaScript reads it, when only an object will do: invalid UTF-8
-/// and lone UTF-16 surrogate escapes read as U+FFFD (with a warning each), anything else that is
+/// reads as U+FFFD and lone UTF-16 surrogate escapes as their carriers (with a warning each;
+/// see [`crate::js::carrier_of`]), anything else that is
 /// not a JSON object is a [`LineError`]. The object is not typed (use it for JSONL that is not a
 /// session file, such as another agent's transcript).
 ///
 /// ```
 /// use pi_session_types::line::parse_object_line;
 /// let parsed = parse_object_line(br#"{"a":"\ud83d"}"#).unwrap();
-/// assert_eq!((parsed.value["a"].as_str(), parsed.warnings.len()), (Some("\u{fffd}"), 1));
+/// assert_eq!((parsed.value["a"].as_str(), parsed.warnings.len()), (Some("\u{10F83D}"), 1));
 /// assert!(parse_object_line(b"[1]").is_err());
 /// ```
 pub fn parse_object_line(bytes: &[u8]) -> Result<Parsed<JsonMap>, LineError> {
     match parse_object(bytes) {
         Ok(value) => Ok(Parsed {
             value,
-            warnings: Vec::new(),
+            warnings: ambiguity_warnings(bytes),
         }),
         Err(error) => {
             let (repaired, warnings) = repair(bytes).ok_or(error)?;
@@ -497,10 +513,46 @@ fn not_an_object(bytes: &[u8]) -> LineError {
     LineError::NotAnObject { found }
 }
 
+/// The warning for a line that holds code points of the carrier range (see
+/// [`ParseWarning::AmbiguousPrivateUse`]); empty for nearly every line (two byte scans).
+fn ambiguity_warnings(bytes: &[u8]) -> Vec<ParseWarning> {
+    let count = ambiguous_private_use(bytes);
+    if count == 0 {
+        Vec::new()
+    } else {
+        vec![ParseWarning::AmbiguousPrivateUse { count }]
+    }
+}
+
+/// How many code points U+10F800–U+10FFFF the JSON text `bytes` holds: raw (UTF-8 `F4 8F
+/// A0..BF`) or as an escaped pair (`\udbfe`/`\udbff` then `\udc00`–`\udfff`).
+pub(crate) fn ambiguous_private_use(bytes: &[u8]) -> usize {
+    let raw = crate::js::carrier_count(bytes);
+    // `\u` is rare in a line; an escaped backslash before `u` (`\\udbfe`) is text, which
+    // counting the backslashes before the match tells apart.
+    let escaped = memchr::memmem::find_iter(bytes, b"\\u")
+        .filter(|&at| {
+            let backslashes = bytes[..at]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            backslashes % 2 == 0
+                && hex4(&bytes[at + 2..]).is_some_and(|high| (0xDBFE..=0xDBFF).contains(&high))
+                && bytes.get(at + 6) == Some(&b'\\')
+                && bytes.get(at + 7) == Some(&b'u')
+                && hex4(&bytes[(at + 8).min(bytes.len())..])
+                    .is_some_and(|low| (0xDC00..0xE000).contains(&low))
+        })
+        .count();
+    raw + escaped
+}
+
 /// Repairs what JavaScript accepts but serde_json does not: invalid UTF-8 (lossy) and lone
-/// surrogate escapes (`\ufffd`). `None` when nothing needed repair.
+/// surrogate escapes (rewritten as the escaped pair of their carrier). `None` when nothing
+/// needed repair.
 fn repair(bytes: &[u8]) -> Option<(String, Vec<ParseWarning>)> {
-    let mut warnings = Vec::new();
+    let mut warnings = ambiguity_warnings(bytes);
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => {
@@ -512,7 +564,8 @@ fn repair(bytes: &[u8]) -> Option<(String, Vec<ParseWarning>)> {
     if count > 0 {
         warnings.push(ParseWarning::LoneSurrogateReplaced { count });
     }
-    (!warnings.is_empty()).then(|| (text.into_owned(), warnings))
+    let repaired = count > 0 || warnings.contains(&ParseWarning::InvalidUtf8Replaced);
+    repaired.then(|| (text.into_owned(), warnings))
 }
 
 fn hex4(bytes: &[u8]) -> Option<u16> {
@@ -524,24 +577,30 @@ fn hex4(bytes: &[u8]) -> Option<u16> {
     Some(value)
 }
 
-/// Rewrites the `\uXXXX` escapes of unpaired UTF-16 surrogates in JSON text to `\ufffd`, as
+/// Rewrites the `\uXXXX` escape of each unpaired UTF-16 surrogate in JSON text to the escaped
+/// pair of its carrier code point (U+D800+k → U+10F800+k, see [`crate::js::carrier_of`]), as
 /// [`parse_line`] reads them; paired escapes and every other byte are left alone.
 ///
 /// JavaScript's `JSON.stringify` writes lone surrogates (`"\ud83d"`) that serde_json rejects.
 /// Use this to read such text (recorded outputs of the real implementations, for example) with
-/// serde_json and compare it fairly with what this crate parses.
+/// serde_json: the strings then hold the carriers, which [`crate::json`] writes back as the
+/// original escapes.
 ///
 /// ```
 /// use pi_session_types::line::replace_lone_surrogate_escapes;
 /// let text = r#"{"a":"\ud83d!","b":"\ud83d\ude00"}"#;
-/// assert_eq!(replace_lone_surrogate_escapes(text), r#"{"a":"\ufffd!","b":"\ud83d\ude00"}"#);
+/// let read = replace_lone_surrogate_escapes(text);
+/// assert_eq!(read, r#"{"a":"\udbfe\udc3d!","b":"\ud83d\ude00"}"#);
+/// let value: serde_json::Value = serde_json::from_str(&read).unwrap();
+/// assert_eq!(value["a"], "\u{10F83D}!");
+/// assert_eq!(pi_session_types::json::to_js_string(&value).unwrap(), r#"{"a":"\ud83d!","b":"😀"}"#);
 /// ```
 pub fn replace_lone_surrogate_escapes(json_text: &str) -> Cow<'_, str> {
     replace_lone_surrogates(json_text).0
 }
 
-/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to `\ufffd`; returns the text and
-/// how many were rewritten. Paired escapes and every other byte are left alone.
+/// Rewrites `\uXXXX` escapes of unpaired UTF-16 surrogates to their carriers' escaped pairs;
+/// returns the text and how many were rewritten. Paired escapes and every other byte are left alone.
 pub(crate) fn replace_lone_surrogates(text: &str) -> (Cow<'_, str>, usize) {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
@@ -576,7 +635,7 @@ pub(crate) fn replace_lone_surrogates(text: &str) -> (Cow<'_, str>, usize) {
         if is_high || is_low {
             let buffer = out.get_or_insert_with(|| String::with_capacity(text.len()));
             buffer.push_str(&text[copied..i]);
-            buffer.push_str("\\ufffd");
+            push_carrier_escape(buffer, unit);
             copied = i + 6;
             count += 1;
         }
@@ -589,6 +648,15 @@ pub(crate) fn replace_lone_surrogates(text: &str) -> (Cow<'_, str>, usize) {
         }
         None => (Cow::Borrowed(text), 0),
     }
+}
+
+/// Appends the escaped UTF-16 pair of the carrier of the lone surrogate `unit`
+/// (U+10F800+k = `\udbfe`/`\udbff` + a low surrogate).
+fn push_carrier_escape(buffer: &mut String, unit: u16) {
+    let offset = 0xF_F800 + u32::from(unit - 0xD800);
+    let high = 0xD800 + (offset >> 10);
+    let low = 0xDC00 + (offset & 0x3FF);
+    buffer.push_str(&format!("\\u{high:04x}\\u{low:04x}"));
 }
 
 /// A JSON value seen where a string was expected, reduced to what the envelope needs.
@@ -754,13 +822,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lone_surrogates_are_rewritten_and_pairs_kept() {
+    fn lone_surrogates_are_rewritten_to_carriers_and_pairs_kept() {
         let (text, n) =
             replace_lone_surrogates(r#""\ud83d\ude00 \ud83d x \ude00 \\ud83d \ud83d\ud83d\ude00""#);
         assert_eq!(n, 3);
         assert_eq!(
             text,
-            r#""\ud83d\ude00 \ufffd x \ufffd \\ud83d \ufffd\ud83d\ude00""#
+            r#""\ud83d\ude00 \udbfe\udc3d x \udbff\ude00 \\ud83d \udbfe\udc3d\ud83d\ude00""#
+        );
+    }
+
+    #[test]
+    fn code_points_of_the_carrier_range_are_counted() {
+        assert_eq!(
+            ambiguous_private_use("a\u{10F800} \u{10FFFF} \u{10F7FF}".as_bytes()),
+            2
+        );
+        assert_eq!(
+            ambiguous_private_use(br#""\udbfe\udc00 \uDBFF\uDFFF \udbfd\udfff \udbfe""#),
+            2
+        );
+        let parsed = parse_object_line("{\"a\":\"\u{10F83D}\"}".as_bytes()).unwrap();
+        assert_eq!(
+            parsed.warnings,
+            [ParseWarning::AmbiguousPrivateUse { count: 1 }]
         );
     }
 }

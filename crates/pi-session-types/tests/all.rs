@@ -8,6 +8,7 @@ mod construct;
 mod corpus;
 mod errors;
 mod js_json;
+mod js_strings;
 mod roundtrip_props;
 mod snapshots;
 mod title_slot;

@@ -17,7 +17,8 @@ pub fn lines(bytes: &[u8]) -> Vec<&[u8]> {
 }
 
 /// Rewrites every run of `\uXXXX` escapes through std's UTF-16 decoder, so unpaired
-/// surrogates become U+FFFD (an oracle independent of the crate's own repair).
+/// surrogate U+D800+k becomes its carrier U+10F800+k (an oracle independent of the crate's own
+/// repair).
 pub fn decode_surrogates_independently(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = String::new();
@@ -30,7 +31,9 @@ pub fn decode_surrogates_independently(text: &str) -> String {
                 i += 6;
             }
             for c in char::decode_utf16(units) {
-                let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
+                let c = c.unwrap_or_else(|e| {
+                    char::from_u32(0x10_F800 + u32::from(e.unpaired_surrogate()) - 0xD800).unwrap()
+                });
                 match c {
                     '"' | '\\' => out.push_str(&format!("\\u{:04x}", c as u32)),
                     c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),

@@ -104,7 +104,7 @@ fn error_messages_say_what_and_what_to_do() {
 }
 
 #[test]
-fn lone_surrogate_line_is_read_with_replacement_character() {
+fn lone_surrogate_line_is_read_with_carriers_and_written_back() {
     let line = br#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"half \ud83d emoji \ude00 and whole \ud83d\ude00"}],"timestamp":1}}"#;
     let parsed = parse_line(line).unwrap();
     assert_eq!(
@@ -119,7 +119,13 @@ fn lone_surrogate_line_is_read_with_replacement_character() {
     };
     assert_eq!(
         user.content.joined_text(""),
-        "half \u{fffd} emoji \u{fffd} and whole 😀"
+        "half \u{10F83D} emoji \u{10FE00} and whole 😀"
+    );
+    // Written back as JavaScript wrote it: the lone escapes as they were, the pair raw.
+    let written = pi_session_types::to_js_string(&parsed.value).unwrap();
+    assert!(
+        written.contains(r#""half \ud83d emoji \ude00 and whole 😀""#),
+        "{written}"
     );
     assert!(matches!(user.content, Content::Blocks(_)));
     let envelope = parse_envelope(line).unwrap();
@@ -135,10 +141,16 @@ fn lone_surrogate_in_a_key_and_in_the_envelope_is_read() {
     let Some(Entry::Custom(custom)) = parsed.value.as_entry() else {
         panic!()
     };
-    assert_eq!(custom.custom_type.as_deref(), Some("x\u{fffd}"));
-    assert_eq!(custom.data, Some(serde_json::json!({"k\u{fffd}": 1})));
+    assert_eq!(custom.custom_type.as_deref(), Some("x\u{10FC00}"));
+    assert_eq!(custom.data, Some(serde_json::json!({"k\u{10F800}": 1})));
+    assert_eq!(
+        pi_session_types::to_js_string(&parsed.value)
+            .unwrap()
+            .as_bytes(),
+        &line[..]
+    );
     let envelope = parse_envelope(line).unwrap();
-    assert_eq!(envelope.id.as_deref(), Some("\u{fffd}"));
+    assert_eq!(envelope.id.as_deref(), Some("\u{10F83D}"));
     assert_eq!(
         envelope.warnings,
         vec![ParseWarning::LoneSurrogateReplaced { count: 3 }]

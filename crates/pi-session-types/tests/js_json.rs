@@ -81,11 +81,14 @@ fn strings_match_node() {
 }
 
 #[test]
-fn lone_surrogate_cannot_be_written_and_reads_as_replacement() {
-    // node writes "\ud83d" for a lone surrogate; a Rust String cannot hold one, so the typed
-    // view carries U+FFFD and writes it raw. The store keeps the original bytes instead.
-    let parsed: Value = serde_json::from_str(r#""\ufffd""#).unwrap();
-    assert_eq!(to_js_string(&parsed).unwrap(), "\"\u{fffd}\"");
+fn lone_surrogates_are_written_as_node_writes_them() {
+    // node: JSON.stringify(["\ud83d", "a\ude00b", "\udbff", "😀", "\ufffd"]) — a lone
+    // surrogate is carried as U+10F800+k in a Rust String and written as the lowercase escape.
+    let value = serde_json::json!(["\u{10F83D}", "a\u{10FE00}b", "\u{10FBFF}", "😀", "\u{fffd}"]);
+    assert_eq!(
+        to_js_string(&value).unwrap(),
+        "[\"\\ud83d\",\"a\\ude00b\",\"\\udbff\",\"😀\",\"\u{fffd}\"]"
+    );
 }
 
 #[test]

@@ -124,7 +124,24 @@ impl serde_json::ser::Formatter for ScriptSafe {
         writer: &mut W,
         fragment: &str,
     ) -> std::io::Result<()> {
-        escape_runs(fragment.as_bytes(), &mut |run| writer.write_all(run))
+        if !pi_session::types::js::has_lone_surrogate(fragment) {
+            return escape_runs(fragment.as_bytes(), &mut |run| writer.write_all(run));
+        }
+        // A lone surrogate (carried as U+10F800+k) goes to the page as its `\udxxx` escape, so
+        // `JSON.parse` gives the page the string JavaScript wrote.
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if let Some(unit) = pi_session::types::js::carried_surrogate(c) {
+                escape_runs(&fragment.as_bytes()[start..at], &mut |run| {
+                    writer.write_all(run)
+                })?;
+                write!(writer, "\\u{unit:04x}")?;
+                start = at + c.len_utf8();
+            }
+        }
+        escape_runs(&fragment.as_bytes()[start..], &mut |run| {
+            writer.write_all(run)
+        })
     }
 }
 
@@ -191,6 +208,20 @@ mod tests {
         assert!(safe.contains('é'));
         let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, value);
+    }
+
+    #[test]
+    fn lone_surrogates_reach_the_page_as_their_escapes() {
+        // "<\ud83d" as JavaScript holds it: the carrier U+10F83D goes out as `\ud83d`.
+        let value = serde_json::json!({"t": "<\u{10F83D}>😀"});
+        let mut out = Vec::new();
+        write_script_json(&value, &mut out).unwrap();
+        let page = String::from_utf8(out).unwrap();
+        assert!(
+            page.contains("\\ud83d") && !page.contains('\u{10F83D}'),
+            "{page}"
+        );
+        assert!(!page.contains('<') && page.contains('😀'), "{page}");
     }
 
     #[test]

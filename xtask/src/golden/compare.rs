@@ -1,7 +1,7 @@
 //! Comparing our JSON with what the real implementations recorded.
 //!
-//! - [`parse_recording`] reads an `expected.json` (written by `JSON.stringify`), normalising lone
-//!   UTF-16 surrogate escapes to U+FFFD, the way our store reads them in session lines.
+//! - [`parse_recording`] reads an `expected.json` (written by `JSON.stringify`) the way our store
+//!   reads session lines: lone UTF-16 surrogate escapes carried as U+10F800+k, nothing lost.
 //! - [`diff`] compares two values the way JavaScript sees parsed JSON (numbers by value, object
 //!   keys in any order) and returns the first differences, each with its path.
 //! - [`IdMap`] lets ids that the real code generates at random (v1 files get fresh entry ids on
@@ -18,9 +18,9 @@ pub const SHOWN_DIFFERENCES: usize = 4;
 /// How many characters of a value a difference shows.
 const SHOWN_VALUE_CHARS: usize = 160;
 
-/// Parses a recording written by `JSON.stringify` (lone UTF-16 surrogate escapes read as
-/// U+FFFD, as our store reads them in session lines; nothing else is changed): the one rule in
-/// `pi-session-test-support`, shared with every crate's tests.
+/// Parses a recording written by `JSON.stringify` (lone UTF-16 surrogate escapes carried as
+/// U+10F800+k, as our store reads them in session lines, and written back as the same escapes):
+/// the one rule in `pi-session-test-support`, shared with every crate's tests.
 pub use pi_session_test_support::parse_js_json as parse_recording;
 
 /// Recorded ids that stand for ids we generate ourselves, and what each was matched with.

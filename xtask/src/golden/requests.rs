@@ -83,10 +83,6 @@ fn check_file(report: &mut Report, row: &mut Row, file: &Path, expected: &Path, 
         })
         .unwrap_or_default();
     let system_prompt = requests["systemPrompt"].as_str().map(str::to_owned);
-    // pi-ai strips lone UTF-16 surrogates (`sanitizeSurrogates`); our store reads them as U+FFFD
-    // (a JSON string in Rust cannot hold them), so such a body cannot be reproduced.
-    let lone_surrogates = std::fs::read_to_string(file)
-        .is_ok_and(|text| serde_json::from_str::<Value>(&text).is_err());
     for request in requests["requests"]
         .as_array()
         .map_or(&[][..], Vec::as_slice)
@@ -125,12 +121,6 @@ fn check_file(report: &mut Report, row: &mut Row, file: &Path, expected: &Path, 
                 .to_owned(),
             max_tokens: None,
         };
-        if lone_surrogates {
-            report.record(row, check, &what, Outcome::Skip(
-                "the session holds lone UTF-16 surrogates: pi-ai strips them, pi-session reads them as U+FFFD".into(),
-            ));
-            continue;
-        }
         let ours = from_agent_messages(messages, pi_ai, &model, &options);
         let outcome = match (request.get("body"), ours) {
             (Some(body), Ok(ours)) => compare(body, &ours),

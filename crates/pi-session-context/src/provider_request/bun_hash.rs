@@ -83,9 +83,10 @@ pub fn wyhash(seed: u64, input: &[u8]) -> u64 {
     mix(a ^ SECRET[0] ^ len as u64, b ^ SECRET[1])
 }
 
-/// `Bun.hash(text)` (UTF-8 bytes, seed 0).
+/// `Bun.hash(text)` (UTF-8 bytes, seed 0; a lone surrogate, carried as U+10F800+k, is encoded
+/// as U+FFFD, as Bun encodes a string).
 pub fn bun_hash(text: &str) -> u64 {
-    wyhash(0, text.as_bytes())
+    wyhash(0, pi_session_types::js::to_well_formed(text).as_bytes())
 }
 
 /// `Bun.hash(text).toString(36)`.

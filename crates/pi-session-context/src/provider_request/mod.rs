@@ -38,6 +38,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod openai_responses_omp;
 pub mod registry;
+mod surrogates;
 pub mod transform;
 
 use serde_json::Value;
@@ -193,7 +194,24 @@ pub fn build(
         model: model.name(),
         api: model.api.clone(),
     })?;
-    let value = match api {
+    // pi-ai's lone-surrogate cleaning of the text it sends (see `surrogates`).
+    let messages = &*surrogates::clean_messages(messages, pi_ai);
+    let cleaned_options;
+    let options = match options
+        .system_prompt
+        .as_deref()
+        .map(|p| surrogates::clean_system_prompt(p, pi_ai))
+    {
+        Some(std::borrow::Cow::Owned(prompt)) => {
+            cleaned_options = RequestOptions {
+                system_prompt: Some(prompt),
+                ..options.clone()
+            };
+            &cleaned_options
+        }
+        _ => options,
+    };
+    let mut value = match api {
         Api::OpenAiChat => openai_chat::request(messages, model, pi_ai, options).to_value(),
         Api::OpenAiResponses if pi_ai == PiAi::Omp => {
             openai_responses_omp::request(messages, model, options).to_value()
@@ -207,6 +225,9 @@ pub fn build(
         Api::Anthropic => anthropic::request(messages, model, pi_ai, options).to_value(),
         Api::Google => google::request(messages, model, pi_ai, options)?.to_value(),
     };
+    if pi_ai == PiAi::Omp && api == Api::Anthropic {
+        surrogates::well_formed_deep(&mut value);
+    }
     Ok(value)
 }
 

@@ -251,7 +251,7 @@ fn normalize_id(id: &str, model: &Model) -> String {
     if let Some((call_id, _)) = id.split_once('|') {
         return sanitize(call_id).chars().take(40).collect();
     }
-    if model.provider == "openai" && id.encode_utf16().count() > 40 {
+    if model.provider == "openai" && pi_session_types::js::utf16_len(id) > 40 {
         return js_slice(id, 40);
     }
     id.to_owned()
@@ -264,7 +264,7 @@ pub fn sanitize(id: &str) -> String {
             let units = if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
                 0
             } else {
-                c.len_utf16()
+                pi_session_types::js::char_utf16_len(c)
             };
             let keep = (units == 0).then_some(c);
             keep.into_iter().chain(std::iter::repeat_n('_', units))
@@ -272,18 +272,10 @@ pub fn sanitize(id: &str) -> String {
         .collect()
 }
 
-/// `text.slice(0, n)` counted in UTF-16 units (a split pair keeps its first half dropped).
+/// `text.slice(0, n)` counted in UTF-16 units: a pair cut in two keeps its first half, a
+/// lone surrogate (`pi_session_types::js::slice`).
 pub fn js_slice(text: &str, n: usize) -> String {
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        used += c.len_utf16();
-        if used > n {
-            break;
-        }
-        out.push(c);
-    }
-    out
+    pi_session_types::js::slice(text, 0, n)
 }
 
 fn data_url(block: &Value) -> Value {

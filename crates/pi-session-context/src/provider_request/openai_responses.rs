@@ -89,7 +89,7 @@ pub fn request(
 pub fn short_hash(text: &str) -> String {
     let mut h1: u32 = 0xdead_beef;
     let mut h2: u32 = 0x41c6_ce57;
-    for unit in text.encode_utf16() {
+    for unit in pi_session_types::js::utf16_units(text) {
         let ch = u32::from(unit);
         h1 = (h1 ^ ch).wrapping_mul(2_654_435_761);
         h2 = (h2 ^ ch).wrapping_mul(1_597_334_677);
@@ -222,7 +222,7 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                 let parsed = parse_text_signature(str_field(block, "textSignature"));
                 let id = match &parsed {
                     None => format!("msg_{index}"),
-                    Some((id, _)) if id.encode_utf16().count() > 64 => {
+                    Some((id, _)) if pi_session_types::js::utf16_len(id) > 64 => {
                         format!("msg_{}", short_hash(id))
                     }
                     Some((id, _)) => id.clone(),
