@@ -5,7 +5,7 @@
 //!   `custom` become `user` messages, the two summaries get pi's wrapper
 //!   text, `user`/`assistant`/`toolResult` pass through untouched, every
 //!   other role is dropped.
-//! - pi 1.6.0 ([`Dialect::Pi16`]): the same, except that `system` messages
+//! - pi 1.6.0 ([`Dialect::PI16`]): the same, except that `system` messages
 //!   pass through untouched too.
 //! - omp 18.2.3 (`pi-coding-agent/src/session/messages.ts` with
 //!   pi-agent-core's `convertMessageToLlm`): `custom` becomes `developer`,
@@ -61,9 +61,9 @@ pub const USER_INTERRUPT_FLAG: i64 = 0x0400_0000;
 /// use pi_session_context::llm::{llm_messages, Dialect};
 /// use serde_json::json;
 /// let agent = vec![json!({"role":"custom","customType":"note","content":"hi","display":true,"timestamp":1})];
-/// let pi = llm_messages(&agent, Dialect::Pi);
+/// let pi = llm_messages(&agent, Dialect::PI);
 /// assert_eq!(pi, vec![json!({"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
-/// let omp = llm_messages(&agent, Dialect::Omp);
+/// let omp = llm_messages(&agent, Dialect::OMP);
 /// assert_eq!(omp, vec![json!({"role":"developer","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
 /// ```
 pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
@@ -85,7 +85,7 @@ pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
 /// use pi_session_context::llm::{llm_message, Dialect};
 /// use serde_json::json;
 /// let user = json!({"role":"user","content":"hi","timestamp":1});
-/// let out = llm_message(&user, None, Dialect::Pi);
+/// let out = llm_message(&user, None, Dialect::PI);
 /// assert!(matches!(out[..], [Cow::Borrowed(m)] if std::ptr::eq(m, &user)));
 /// ```
 pub fn llm_message<'a>(
@@ -94,9 +94,8 @@ pub fn llm_message<'a>(
     dialect: Dialect,
 ) -> Vec<Cow<'a, Value>> {
     match dialect {
-        Dialect::Pi => pi_convert(message, PiRelease::V0_73).into_iter().collect(),
-        Dialect::Pi16 => pi_convert(message, PiRelease::V1_6).into_iter().collect(),
-        Dialect::Omp => {
+        Dialect::Pi(release) => pi_convert(message, release).into_iter().collect(),
+        _ => {
             let interrupted_next = role(message) == Some("assistant")
                 && next.is_some_and(|next| {
                     MessageRef::of(next).is_some_and(|next| {
@@ -911,7 +910,7 @@ impl OmpAgentLoopOptions {
 ///
 /// 1. `transformContext` without extensions: [`omp_wrap_steering`]
 ///    (`wrapSteeringForModel`);
-/// 2. `convertToLlm`: [`llm_messages`] with [`Dialect::Omp`];
+/// 2. `convertToLlm`: [`llm_messages`] with [`Dialect::OMP`];
 /// 3. the image gate: [`omp_replace_images_with_text`] unless
 ///    `options.images` is [`OmpImageGate::Allow`];
 /// 4. `filterProviderReplayMessages`: [`omp_filter_provider_replay`].
@@ -939,7 +938,7 @@ impl OmpAgentLoopOptions {
 /// assert_eq!(sent, vec![json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"})]);
 /// ```
 pub fn omp_agent_loop_messages(messages: &[Value], options: &OmpAgentLoopOptions) -> Vec<Value> {
-    let converted = llm_messages(&omp_wrap_steering(messages), Dialect::Omp);
+    let converted = llm_messages(&omp_wrap_steering(messages), Dialect::OMP);
     let mut gated = match options.images.placeholder() {
         Some(placeholder) => omp_replace_images_with_text(&converted, placeholder),
         None => converted,

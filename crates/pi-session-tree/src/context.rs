@@ -9,50 +9,10 @@ use crate::blobs::{BlobSource, resolve_entry_blobs};
 use crate::diagnostic::Diagnostic;
 use crate::js;
 use crate::omp_context::{self, OmpContext, OmpOptions};
-use crate::pi_context::{self, PiContext, PiRelease};
+use crate::pi_context::{self, PiContext};
 use crate::snapcompact;
 
-/// Which implementation's rules to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    /// Upstream pi (`@mariozechner/pi-coding-agent` 0.73).
-    #[default]
-    Pi,
-    /// pi's successor `@earendil-works/pi-coding-agent` 1.6: `context_edit`
-    /// entries, compaction `systemMessage`s, `system` role messages (pi.md §10).
-    Pi16,
-    /// oh-my-pi (`@oh-my-pi/pi-coding-agent` 18.2.3). Reads pi-written files
-    /// the way omp does (e.g. ignores pi's `{provider, modelId}` model changes).
-    Omp,
-}
-
-impl Dialect {
-    /// Parses `pi`, `pi16` or `omp`.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "pi" => Some(Self::Pi),
-            "pi16" => Some(Self::Pi16),
-            "omp" => Some(Self::Omp),
-            _ => None,
-        }
-    }
-
-    /// `"pi"`, `"pi16"` or `"omp"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pi => "pi",
-            Self::Pi16 => "pi16",
-            Self::Omp => "omp",
-        }
-    }
-
-    /// Whether this is one of the pi releases (0.73 or 1.6), which share the
-    /// file layout, session naming and `{messages, thinkingLevel, model}`.
-    pub fn is_pi_family(self) -> bool {
-        matches!(self, Self::Pi | Self::Pi16)
-    }
-}
+pub use crate::dialect::Dialect;
 
 /// Entry types only omp writes.
 const OMP_ONLY_TYPES: [&str; 9] = [
@@ -81,7 +41,7 @@ const PI16_ONLY_TYPES: [&str; 2] = ["usage", "context_edit"];
 /// pi is the documented default, because pi's layout (header first, no slot)
 /// is the one every tool understands. Among pi files, a 1.6-only entry type
 /// (`usage`, `context_edit`) or a `system` message with `sections` means
-/// [`Dialect::Pi16`]; omp evidence outranks it.
+/// [`Dialect::PI16`]; omp evidence outranks it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DialectEvidence {
     omp: bool,
@@ -159,11 +119,11 @@ impl DialectEvidence {
     /// 1.6-only evidence was seen, else pi.
     pub fn dialect(&self) -> Dialect {
         if self.omp {
-            Dialect::Omp
+            Dialect::OMP
         } else if self.pi16 {
-            Dialect::Pi16
+            Dialect::PI16
         } else {
-            Dialect::Pi
+            Dialect::PI
         }
     }
 
@@ -336,7 +296,7 @@ fn sanitize_copilot_replay(entry: &mut Value) {
 ///     json!({"type":"thinking_level_change","id":"b","parentId":"a",
 ///            "timestamp":"2025-01-01T00:00:01.000Z","thinkingLevel":"high"}),
 /// ];
-/// let (context, diagnostics) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+/// let (context, diagnostics) = agent_context(&path, Dialect::PI, &ContextOptions::default());
 /// assert!(diagnostics.is_empty());
 /// assert_eq!(
 ///     context.to_value(),
@@ -350,15 +310,11 @@ pub fn agent_context(
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
     match dialect {
-        Dialect::Pi => {
-            let (context, diagnostics) = pi_context::build(path);
+        Dialect::Pi(release) => {
+            let (context, diagnostics) = pi_context::build_release(path, release);
             (AgentContext::Pi(context), diagnostics)
         }
-        Dialect::Pi16 => {
-            let (context, diagnostics) = pi_context::build_release(path, PiRelease::V1_6);
-            (AgentContext::Pi(context), diagnostics)
-        }
-        Dialect::Omp => agent_context_owned(path.to_vec(), dialect, options),
+        Dialect::Omp(_) => agent_context_owned(path.to_vec(), dialect, options),
     }
 }
 
@@ -371,8 +327,8 @@ pub fn agent_context_owned(
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
     match dialect {
-        Dialect::Pi | Dialect::Pi16 => agent_context(&path, dialect, options),
-        Dialect::Omp => {
+        Dialect::Pi(_) => agent_context(&path, dialect, options),
+        Dialect::Omp(_) => {
             let mut diagnostics = Vec::new();
             for entry in &mut path {
                 diagnostics.extend(prepare_omp_entry(entry, options.blobs));

@@ -34,7 +34,7 @@
 //! let index = TreeIndex::from_entries(&entries);
 //! let branch = index.branch_for(&LeafSelector::Default);
 //! let path: Vec<_> = branch.positions.iter().map(|&i| entries[i].clone()).collect();
-//! let (context, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+//! let (context, _) = agent_context(&path, Dialect::PI, &ContextOptions::default());
 //! assert_eq!(context.messages().len(), 2); // summary, then the kept user message
 //! ```
 
@@ -48,6 +48,7 @@ pub mod branch_facts;
 pub mod built;
 pub mod context;
 pub mod diagnostic;
+pub mod dialect;
 pub mod index;
 pub mod mutations;
 pub mod omp_context;
@@ -70,6 +71,7 @@ pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,
 };
 pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use dialect::{OmpRelease, PiRelease};
 pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 pub use mutations::{
     BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,

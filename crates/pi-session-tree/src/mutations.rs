@@ -75,8 +75,8 @@ pub fn branch_with_summary(
     }
     if let Some(flag) = from_extension {
         let key = match dialect {
-            Dialect::Pi | Dialect::Pi16 => "fromHook",
-            Dialect::Omp => "fromExtension",
+            Dialect::Pi(_) => "fromHook",
+            Dialect::Omp(_) => "fromExtension",
         };
         entry.insert(key.into(), Value::Bool(flag));
     }

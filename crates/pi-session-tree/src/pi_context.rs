@@ -35,15 +35,7 @@ use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
 
-/// Which pi release's `buildSessionContext` to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PiRelease {
-    /// `@mariozechner/pi-coding-agent` 0.73.
-    #[default]
-    V0_73,
-    /// `@earendil-works/pi-coding-agent` 1.6.
-    V1_6,
-}
+pub use crate::dialect::PiRelease;
 
 /// What pi's `buildSessionContext` returns, serialised field for field.
 #[derive(Debug, Clone, PartialEq, Serialize)]

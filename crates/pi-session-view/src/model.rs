@@ -216,7 +216,7 @@ fn branch_view(
         .filter(|&(&first, &last)| last + 1 - first == positions.len())
         .and_then(|(&first, &last)| entries.get(first..=last));
     let (branch_totals, context) = match run {
-        Some(path) if dialect != Dialect::Omp => {
+        Some(path) if dialect != Dialect::OMP => {
             (totals(path), agent_context(path, dialect, &options).0)
         }
         _ => {

@@ -126,7 +126,7 @@ impl Session {
             (planned, header, log.dialect, log.busy_timeout)
         };
         let options = WriterOptions {
-            title_slot: dialect == Dialect::Omp,
+            title_slot: dialect == Dialect::OMP,
             busy_timeout,
             ..WriterOptions::default()
         };
