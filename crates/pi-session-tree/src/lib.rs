@@ -43,7 +43,6 @@
 // JavaScript value rules live in `pi_session_types::js`; modules here reach them as `crate::js`.
 use pi_session_types::js;
 
-pub mod blobs;
 pub mod branch_facts;
 pub mod built;
 pub mod context;
@@ -51,15 +50,16 @@ pub mod diagnostic;
 pub mod dialect;
 pub mod index;
 pub mod mutations;
-pub mod omp_context;
-pub mod omp_notes;
-pub mod omp_prompt;
-pub mod pi_context;
 pub mod render;
 pub mod session_meta;
-pub mod snapcompact;
 pub mod source;
 pub mod store;
+
+// Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
+pub use dialect::omp::{
+    blobs, context as omp_context, notes as omp_notes, prompt as omp_prompt, snapcompact,
+};
+pub use dialect::pi::context as pi_context;
 
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{

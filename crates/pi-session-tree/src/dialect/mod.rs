@@ -5,6 +5,9 @@
 //! its rules in a `dialect/{pi,omp}` folder of its crate, behind one trait per stage, and this
 //! is the only place that chooses between them.
 
+pub mod omp;
+pub mod pi;
+
 use serde::{Serialize, Serializer};
 
 /// Which pi release's rules to follow (`buildSessionContext` in this crate, `convertToLlm` in
