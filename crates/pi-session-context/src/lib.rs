@@ -34,15 +34,17 @@
 
 #![deny(missing_docs)]
 
+pub mod dialect;
 pub mod documents;
-pub mod llm;
-pub mod omp_prompt;
-mod output_notice;
 pub mod projection;
 pub mod provider_request;
 pub mod providers;
 pub mod reqllm;
 pub mod rho;
+
+// Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
+pub use dialect::omp::{convert as llm, prompt as omp_prompt};
+use dialect::omp::output_notice;
 
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
 pub use llm::{Dialect, OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};

@@ -1,0 +1,3 @@
+//! Each dialect's `convertToLlm`, one folder per dialect (`dialect/pi/`, `dialect/omp/`).
+
+pub mod omp;
