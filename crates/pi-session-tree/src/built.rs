@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::context::{AgentContext, Dialect};
 use crate::diagnostic::Diagnostic;
-use crate::omp_context::{self, OmpOptions};
+use crate::omp_context;
 use crate::pi_context;
 
 /// One message of a built context.
@@ -90,17 +90,8 @@ pub fn agent_context_indexed(
     path: &[Value],
     dialect: Dialect,
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>) {
-    match dialect {
-        Dialect::Pi(release) => {
-            let (context, messages, diagnostics) = pi_context::build_indexed(path, release);
-            (AgentContext::Pi(context), messages, diagnostics)
-        }
-        Dialect::Omp(_) => {
-            let (context, messages, diagnostics) =
-                omp_context::build_indexed(path, &OmpOptions { blobs: None });
-            (AgentContext::Omp(context), messages, diagnostics)
-        }
-    }
+    let (context, messages, diagnostics, _) = dialect.build_context().build(path, None);
+    (context, messages, diagnostics)
 }
 
 /// A built context that can be continued with what a host's turn appended
@@ -122,33 +113,24 @@ pub fn agent_context_extendable(
     path: &[Value],
     dialect: Dialect,
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
-    match dialect {
-        Dialect::Pi(release) => {
-            let (context, messages, diagnostics, tail) =
-                pi_context::build_extendable(path, release);
-            let state = Tail::Pi(tail);
-            (
-                AgentContext::Pi(context),
-                messages,
-                diagnostics,
-                Extendable { state },
-            )
-        }
-        Dialect::Omp(_) => {
-            let (context, messages, diagnostics, tail) =
-                omp_context::build_extendable(path, &OmpOptions { blobs: None });
-            let state = Tail::Omp(tail);
-            (
-                AgentContext::Omp(context),
-                messages,
-                diagnostics,
-                Extendable { state },
-            )
-        }
-    }
+    dialect.build_context().build(path, None)
 }
 
 impl Extendable {
+    /// A pi build's state.
+    pub(crate) fn pi(tail: pi_context::PiTail) -> Self {
+        Self {
+            state: Tail::Pi(tail),
+        }
+    }
+
+    /// An omp build's state.
+    pub(crate) fn omp(tail: omp_context::OmpTail) -> Self {
+        Self {
+            state: Tail::Omp(tail),
+        }
+    }
+
     /// Continues a build over `path[..from]` (this one) to all of `path`, when what was added
     /// is `message` entries: returns the messages to put after the ones built so far, and
     /// updates `context` (the settings) and `diagnostics` in place, so that they equal

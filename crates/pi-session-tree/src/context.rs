@@ -1,18 +1,19 @@
 //! `agent_context`: each dialect's `buildSessionContext`, behind one entry
 //! point, plus dialect detection.
 
-use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
+use pi_session_types::view::{EntryRef, MessageRef};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::blobs::{BlobSource, resolve_entry_blobs};
+use crate::blobs::BlobSource;
 use crate::diagnostic::Diagnostic;
+use crate::dialect::BuildContext;
 use crate::js;
-use crate::omp_context::{self, OmpContext, OmpOptions};
-use crate::pi_context::{self, PiContext};
-use crate::snapcompact;
+use crate::omp_context::OmpContext;
+use crate::pi_context::PiContext;
 
 pub use crate::dialect::Dialect;
+pub use crate::dialect::omp::prepare_omp_entry;
 
 /// Entry types only omp writes.
 const OMP_ONLY_TYPES: [&str; 9] = [
@@ -211,6 +212,14 @@ impl AgentContext {
         }
     }
 
+    /// Sets the messages (a build gives them apart, as [`crate::built::Built`]).
+    pub(crate) fn set_messages(&mut self, messages: Vec<Value>) {
+        match self {
+            Self::Pi(context) => context.messages = messages,
+            Self::Omp(context) => context.messages = messages,
+        }
+    }
+
     /// The context as a JSON value.
     pub fn to_value(&self) -> Value {
         match self {
@@ -235,49 +244,6 @@ impl std::fmt::Debug for ContextOptions<'_> {
             .field("blobs", &self.blobs.map(|_| "BlobSource"))
             .finish()
     }
-}
-
-/// Applies omp's load-time rewrites to one entry in place: snapcompact frame
-/// repair, blob references resolved, Copilot replay metadata stripped.
-pub fn prepare_omp_entry(entry: &mut Value, blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
-    snapcompact::repair_truncated_frames(entry);
-    let diagnostics = match blobs {
-        Some(blobs) => resolve_entry_blobs(entry, blobs),
-        None => Vec::new(),
-    };
-    sanitize_copilot_replay(entry);
-    diagnostics
-}
-
-/// omp's `sanitizeRehydratedOpenAIResponsesAssistantMessage`.
-fn sanitize_copilot_replay(entry: &mut Value) {
-    if !EntryRef::new(&*entry).is("message") {
-        return;
-    }
-    let Some(message) = entry.get_mut(key::MESSAGE).and_then(Value::as_object_mut) else {
-        return;
-    };
-    let view = MessageRef::new(&*message);
-    let is_copilot_history = view.is_role("assistant")
-        && js::is_str(
-            // omp's provider payload kind, not a block type.
-            js::get(view.provider_payload(), key::TYPE),
-            "openaiResponsesHistory",
-        )
-        && js::is_str(view.provider(), "github-copilot");
-    if !is_copilot_history {
-        return;
-    }
-    if let Some(Value::Array(blocks)) = message.get_mut(key::CONTENT) {
-        for block in blocks.iter_mut() {
-            if BlockRef::new(&*block).is("thinking")
-                && let Some(map) = block.as_object_mut()
-            {
-                map.shift_remove(key::THINKING_SIGNATURE);
-            }
-        }
-    }
-    message.shift_remove("providerPayload");
 }
 
 /// Builds the agent context of a path (the entries from the root to the leaf,
@@ -309,13 +275,11 @@ pub fn agent_context(
     dialect: Dialect,
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
-    match dialect {
-        Dialect::Pi(release) => {
-            let (context, diagnostics) = pi_context::build_release(path, release);
-            (AgentContext::Pi(context), diagnostics)
-        }
-        Dialect::Omp(_) => agent_context_owned(path.to_vec(), dialect, options),
+    let rules = dialect.build_context();
+    if rules.prepares() {
+        return agent_context_owned(path.to_vec(), dialect, options);
     }
+    built_out(path, rules, options)
 }
 
 /// [`agent_context`] for a path the caller no longer needs: omp's load-time
@@ -326,21 +290,40 @@ pub fn agent_context_owned(
     dialect: Dialect,
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
-    match dialect {
-        Dialect::Pi(_) => agent_context(&path, dialect, options),
-        Dialect::Omp(_) => {
-            let mut diagnostics = Vec::new();
-            for entry in &mut path {
-                diagnostics.extend(prepare_omp_entry(entry, options.blobs));
-            }
-            let (context, more) = omp_context::build(
-                &path,
-                &OmpOptions {
-                    blobs: options.blobs,
-                },
-            );
-            diagnostics.extend(more);
-            (AgentContext::Omp(context), diagnostics)
-        }
-    }
+    let rules = dialect.build_context();
+    let mut diagnostics = rules.prepare(&mut path, options.blobs);
+    let (context, more) = built_out(&path, rules, options);
+    diagnostics.extend(more);
+    (context, diagnostics)
+}
+
+/// [`agent_context`] of a path whose entries already went through the dialect's load-time
+/// rewrites ([`prepare_omp_entry`] for omp; pi has none).
+pub fn agent_context_prepared(
+    path: &[Value],
+    dialect: Dialect,
+    options: &ContextOptions<'_>,
+) -> (AgentContext, Vec<Diagnostic>) {
+    built_out(path, dialect.build_context(), options)
+}
+
+/// The dialect's load-time rewrites of `entries`, in place ([`prepare_omp_entry`] for omp; pi
+/// has none), with what they report.
+pub fn prepare_entries(
+    entries: &mut [Value],
+    dialect: Dialect,
+    blobs: Option<&dyn BlobSource>,
+) -> Vec<Diagnostic> {
+    dialect.build_context().prepare(entries, blobs)
+}
+
+/// The dialect's build with every message copied out of the path.
+fn built_out(
+    path: &[Value],
+    rules: &dyn BuildContext,
+    options: &ContextOptions<'_>,
+) -> (AgentContext, Vec<Diagnostic>) {
+    let (mut context, messages, diagnostics, _) = rules.build(path, options.blobs);
+    context.set_messages(crate::built::materialise(path, messages));
+    (context, diagnostics)
 }

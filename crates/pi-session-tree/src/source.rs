@@ -377,10 +377,7 @@ pub fn context_path<S: EntrySource + ?Sized>(
     // Left-out messages are read by no rule that finds the first sent entry, so the answer on
     // this shorter path is the same entry.
     let (order, sparse): (Vec<usize>, Vec<Value>) = std::mem::take(&mut path).into_iter().unzip();
-    let first = match dialect {
-        Dialect::Pi(_) => crate::pi_context::first_sent(&sparse),
-        Dialect::Omp(_) => crate::omp_context::first_sent(&sparse),
-    };
+    let first = dialect.build_context().first_sent(&sparse);
     let start = match first {
         FirstSent::Start => 0,
         FirstSent::At(i) => order.get(i).copied().unwrap_or(positions.len()),

@@ -278,28 +278,19 @@ impl ContextCache {
 
     /// Adds entries at the end (omp's load-time rewrites applied once, here).
     fn push(&mut self, mut entries: Vec<JsonValue>) {
-        if self.dialect == Dialect::OMP {
-            for entry in &mut entries {
-                // Without a blob source the rewrites report nothing.
-                drop(pi_session_tree::context::prepare_omp_entry(entry, None));
-            }
-        }
+        // Without a blob source the rewrites report nothing.
+        drop(pi_session_tree::context::prepare_entries(
+            &mut entries,
+            self.dialect,
+            None,
+        ));
         self.path.append(&mut entries);
     }
 
     /// The dialect's `buildSessionContext` over the kept entries (borrowed, not copied).
     fn build(&self) -> (AgentContext, Vec<pi_session_tree::Diagnostic>) {
-        match self.dialect {
-            Dialect::Omp(_) => {
-                let options = pi_session_tree::omp_context::OmpOptions { blobs: None };
-                let (context, diagnostics) =
-                    pi_session_tree::omp_context::build(&self.path, &options);
-                (AgentContext::Omp(context), diagnostics)
-            }
-            dialect => {
-                pi_session_tree::agent_context(&self.path, dialect, &ContextOptions::default())
-            }
-        }
+        let options = ContextOptions::default();
+        pi_session_tree::context::agent_context_prepared(&self.path, self.dialect, &options)
     }
 }
 

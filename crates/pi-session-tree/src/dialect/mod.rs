@@ -9,6 +9,12 @@ pub mod omp;
 pub mod pi;
 
 use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+use crate::blobs::BlobSource;
+use crate::built::{Built, Extendable};
+use crate::context::{AgentContext, FirstSent};
+use crate::diagnostic::Diagnostic;
 
 /// Which pi release's rules to follow (`buildSessionContext` in this crate, `convertToLlm` in
 /// the context crate: one name for both stages).
@@ -96,6 +102,44 @@ impl Dialect {
         match self {
             Self::Pi(release) => Some(release),
             Self::Omp(_) => None,
+        }
+    }
+}
+
+/// One dialect release's `buildSessionContext` (`dialect/pi/` and `dialect/omp/`; chosen by
+/// [`Dialect::build_context`], the one place that matches on a release).
+pub(crate) trait BuildContext {
+    /// Where the part of `path` that the build may send begins; bodies before it are read
+    /// only when a rule names them (see [`crate::source::context_path`]).
+    fn first_sent(&self, path: &[Value]) -> FirstSent;
+
+    /// Whether the dialect rewrites entries when it loads them ([`BuildContext::prepare`]):
+    /// a borrowed path is then copied first.
+    fn prepares(&self) -> bool {
+        false
+    }
+
+    /// The load-time rewrites of the path's entries, in place (omp's; pi has none).
+    fn prepare(&self, _path: &mut [Value], _blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
+        Vec::new()
+    }
+
+    /// `buildSessionContext` of a prepared path: the context (its messages left empty), the
+    /// messages as [`Built`], the diagnostics, and what continuing the build needs.
+    fn build(
+        &self,
+        path: &[Value],
+        blobs: Option<&dyn BlobSource>,
+    ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable);
+}
+
+impl Dialect {
+    /// This release's `buildSessionContext`.
+    pub(crate) fn build_context(self) -> &'static dyn BuildContext {
+        match self {
+            Self::Pi(PiRelease::V0_73) => &pi::Pi(PiRelease::V0_73),
+            Self::Pi(PiRelease::V1_6) => &pi::Pi(PiRelease::V1_6),
+            Self::Omp(OmpRelease::V18_2) => &omp::Omp(OmpRelease::V18_2),
         }
     }
 }
