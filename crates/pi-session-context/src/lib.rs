@@ -43,8 +43,19 @@ pub mod reqllm;
 pub mod rho;
 
 // Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
-pub use dialect::omp::{convert as llm, prompt as omp_prompt};
 use dialect::omp::output_notice;
+pub use dialect::omp::prompt as omp_prompt;
+
+/// `convertToLlm` of each dialect ([`dialect`]) under one name: [`llm::llm_messages`],
+/// [`llm::llm_message`], pi's and omp's constants and omp's agent-loop steps.
+pub mod llm {
+    pub use crate::dialect::omp::convert::*;
+    pub use crate::dialect::pi::{
+        PI_BRANCH_SUMMARY_PREFIX, PI_BRANCH_SUMMARY_SUFFIX, PI_COMPACTION_SUMMARY_PREFIX,
+        PI_COMPACTION_SUMMARY_SUFFIX,
+    };
+    pub use crate::dialect::{ConvertToLlm, Dialect, convert_to_llm, llm_message, llm_messages};
+}
 
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
 pub use llm::{Dialect, OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};
