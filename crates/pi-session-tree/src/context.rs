@@ -128,6 +128,12 @@ impl DialectEvidence {
         }
     }
 
+    /// Whether the verdict is pi 0.73 only for want of 1.6 evidence (no omp or 1.6 mark yet):
+    /// a 1.6 file's early `system` message would still tell.
+    pub fn may_be_pi16(&self) -> bool {
+        !self.omp && !self.pi16
+    }
+
     /// Whether anything decisive was seen (false means "pi by default").
     pub fn is_decided(&self) -> bool {
         self.omp || self.pi || self.pi16

@@ -71,7 +71,7 @@ pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,
 };
 pub use diagnostic::{Diagnostic, DiagnosticKind};
-pub use dialect::{OmpRelease, PiRelease};
+pub use dialect::{OmpRelease, PiRelease, SessionRules};
 pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 pub use mutations::{
     BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,

@@ -156,8 +156,8 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         for node in self.index.nodes() {
             evidence.kind(&node.kind);
         }
-        if evidence.dialect() == Dialect::OMP {
-            return Ok(Dialect::OMP);
+        if evidence.dialect().is_omp() {
+            return Ok(evidence.dialect());
         }
         self.weigh_bodies(&mut evidence, "model_change", usize::MAX)?;
         if !evidence.is_decided() {
@@ -165,7 +165,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
             // custom messages carry `attribution`. A few bodies suffice.
             self.weigh_bodies(&mut evidence, "custom_message", CUSTOM_MESSAGES_SAMPLED)?;
         }
-        if evidence.dialect() == Dialect::PI {
+        if evidence.may_be_pi16() {
             // pi 1.6 records its system prompt as a `system` message near the start of a
             // session; the first few message bodies tell a 1.6 file without 1.6-only entry
             // types apart.
@@ -244,15 +244,14 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     /// The session's name: omp's title (slot, else header) for omp, the latest
     /// `session_info` name for pi.
     pub fn name(&self, dialect: Dialect) -> Result<Option<String>, S::Error> {
-        match dialect {
-            Dialect::Omp(_) => Ok(session_meta::omp_session_title(
+        if dialect.has_title_slot() {
+            Ok(session_meta::omp_session_title(
                 self.source.title_slot().as_deref(),
                 self.source.header_value().as_ref(),
-            )),
-            Dialect::Pi(_) => {
-                let positions: Vec<usize> = self.index.positions_of_kind("session_info").collect();
-                Ok(session_meta::pi_session_name(&self.load(&positions)?))
-            }
+            ))
+        } else {
+            let positions: Vec<usize> = self.index.positions_of_kind("session_info").collect();
+            Ok(session_meta::pi_session_name(&self.load(&positions)?))
         }
     }
 

@@ -6,6 +6,7 @@
 mod build_context;
 mod common;
 mod corpus;
+mod dialect_seam;
 mod differential;
 mod omp_rules;
 mod pi16_rules;

@@ -64,7 +64,7 @@ impl SessionOptions {
     fn writer_options(&self) -> WriterOptions {
         WriterOptions {
             durability: self.durability,
-            title_slot: self.title_slot || self.dialect == Dialect::OMP,
+            title_slot: self.title_slot || self.dialect.has_title_slot(),
             busy_timeout: self.busy_timeout,
         }
     }

@@ -176,14 +176,9 @@ impl TurnState {
     }
 }
 
-/// Whether omp's conversion of a message depends on `next` (what the key records).
+/// Whether the dialect's conversion of a message depends on `next` (what the key records).
 fn interrupted_next(dialect: Dialect, next: Option<&JsonValue>) -> bool {
-    dialect == Dialect::OMP
-        && next.is_some_and(|next| {
-            next.get("role").and_then(JsonValue::as_str) == Some("custom")
-                && next.get("customType").and_then(JsonValue::as_str)
-                    == Some(pi_session_context::llm::INTERRUPTED_THINKING_TYPE)
-        })
+    pi_session_context::llm::convert_to_llm(dialect).depends_on_next(next)
 }
 
 /// `convertToLlm` of one message: unchanged output shares the message's `Arc`.

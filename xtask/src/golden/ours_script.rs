@@ -185,7 +185,7 @@ impl Script {
             "2026-01-15T09:00:00.000Z",
         );
         let options = WriterOptions {
-            title_slot: dialect == Dialect::OMP,
+            title_slot: dialect.has_title_slot(),
             ..WriterOptions::default()
         };
         let writer =

@@ -133,7 +133,29 @@ pub(crate) trait BuildContext {
     ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable);
 }
 
+/// What a dialect release's files look like beyond `buildSessionContext`: the facts the
+/// facade's writers, session naming and the tree's mutations ask (`dialect/pi/`,
+/// `dialect/omp/`; chosen by [`Dialect::session_rules`]).
+pub trait SessionRules {
+    /// The key of a `branch_summary`'s "made by an extension" flag: `fromHook` (pi),
+    /// `fromExtension` (omp).
+    fn branch_summary_flag_key(&self) -> &'static str;
+
+    /// Whether a file starts with a title slot, and the session's name is its title (slot,
+    /// else header: omp) rather than the latest `session_info` entry's name (pi).
+    fn has_title_slot(&self) -> bool;
+}
+
 impl Dialect {
+    /// This release's file facts ([`SessionRules`]).
+    pub fn session_rules(self) -> &'static dyn SessionRules {
+        match self {
+            Self::Pi(PiRelease::V0_73) => &pi::Pi(PiRelease::V0_73),
+            Self::Pi(PiRelease::V1_6) => &pi::Pi(PiRelease::V1_6),
+            Self::Omp(OmpRelease::V18_2) => &omp::Omp(OmpRelease::V18_2),
+        }
+    }
+
     /// This release's `buildSessionContext`.
     pub(crate) fn build_context(self) -> &'static dyn BuildContext {
         match self {
@@ -141,6 +163,11 @@ impl Dialect {
             Self::Pi(PiRelease::V1_6) => &pi::Pi(PiRelease::V1_6),
             Self::Omp(OmpRelease::V18_2) => &omp::Omp(OmpRelease::V18_2),
         }
+    }
+
+    /// Whether a file of this dialect starts with a title slot ([`SessionRules::has_title_slot`]).
+    pub fn has_title_slot(self) -> bool {
+        self.session_rules().has_title_slot()
     }
 }
 

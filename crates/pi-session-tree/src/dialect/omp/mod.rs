@@ -13,7 +13,7 @@ use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde_json::Value;
 
 use self::blobs::{BlobSource, resolve_entry_blobs};
-use super::{BuildContext, OmpRelease};
+use super::{BuildContext, OmpRelease, SessionRules};
 use crate::built::{Built, Extendable};
 use crate::context::{AgentContext, FirstSent};
 use crate::diagnostic::Diagnostic;
@@ -22,6 +22,16 @@ use crate::js;
 /// omp's `buildSessionContext` of one release.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Omp(pub(crate) OmpRelease);
+
+impl SessionRules for Omp {
+    fn branch_summary_flag_key(&self) -> &'static str {
+        "fromExtension"
+    }
+
+    fn has_title_slot(&self) -> bool {
+        true
+    }
+}
 
 impl BuildContext for Omp {
     fn first_sent(&self, path: &[Value]) -> FirstSent {

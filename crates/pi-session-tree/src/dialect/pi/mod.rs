@@ -5,7 +5,7 @@ pub mod context;
 
 use serde_json::Value;
 
-use super::{BuildContext, PiRelease};
+use super::{BuildContext, PiRelease, SessionRules};
 use crate::blobs::BlobSource;
 use crate::built::{Built, Extendable};
 use crate::context::{AgentContext, FirstSent};
@@ -14,6 +14,16 @@ use crate::diagnostic::Diagnostic;
 /// pi's `buildSessionContext` of one release.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pi(pub(crate) PiRelease);
+
+impl SessionRules for Pi {
+    fn branch_summary_flag_key(&self) -> &'static str {
+        "fromHook"
+    }
+
+    fn has_title_slot(&self) -> bool {
+        false
+    }
+}
 
 impl BuildContext for Pi {
     fn first_sent(&self, path: &[Value]) -> FirstSent {
