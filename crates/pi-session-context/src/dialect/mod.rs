@@ -13,6 +13,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::provider_request::PiAi;
+
 pub use pi_session_tree::Dialect;
 
 /// `convertToLlm` of one dialect release, one message at a time.
@@ -26,6 +28,10 @@ pub trait ConvertToLlm {
     fn depends_on_next(&self, _next: Option<&Value>) -> bool {
         false
     }
+
+    /// The pi-ai whose provider requests take what this conversion gives, when this crate
+    /// reproduces it ([`crate::provider_request::PiAi::for_dialect`]).
+    fn pi_ai(&self) -> Option<PiAi>;
 }
 
 /// The `convertToLlm` of `dialect`.

@@ -64,11 +64,9 @@ impl PiAi {
     /// ([`RequestError::Dialect`]). The one dialect → pi-ai mapping (the
     /// facade and the CLI both use it).
     pub fn for_dialect(dialect: Dialect) -> Result<PiAi, RequestError> {
-        match dialect {
-            Dialect::PI => Ok(PiAi::Pi),
-            Dialect::OMP => Ok(PiAi::Omp),
-            _ => Err(RequestError::Dialect),
-        }
+        crate::dialect::convert_to_llm(dialect)
+            .pi_ai()
+            .ok_or(RequestError::Dialect)
     }
 
     /// The package and version whose rules this follows.

@@ -23,6 +23,7 @@ use crate::dialect::run_text::{
     PYTHON_WORDING, bash_text_head, run_outcome_text, string_to_blocks,
 };
 use crate::dialect::{ConvertToLlm, Dialect, llm_messages};
+use crate::provider_request::PiAi;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
 use pi_session_types::view::{BlockRef, MessageRef, key};
 
@@ -50,6 +51,10 @@ impl ConvertToLlm for Omp {
             .into_iter()
             .map(Cow::Owned)
             .collect()
+    }
+
+    fn pi_ai(&self) -> Option<PiAi> {
+        Some(PiAi::Omp)
     }
 
     /// An `interrupted-thinking` custom message after an assistant message strips its thinking.

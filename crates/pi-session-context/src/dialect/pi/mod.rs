@@ -14,6 +14,7 @@ use pi_session_types::view::MessageRef;
 
 use super::ConvertToLlm;
 use super::run_text::{bash_text_head, string_to_blocks};
+use crate::provider_request::PiAi;
 
 /// pi's text before a compaction summary.
 pub const PI_COMPACTION_SUMMARY_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
@@ -30,15 +31,19 @@ pub const PI_BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 pub struct Pi {
     /// `system` messages pass through (1.6), or are dropped like every unknown role (0.73).
     system_passes: bool,
+    /// The pi-ai its requests follow (pi 1.6's is not reproduced).
+    pi_ai: Option<PiAi>,
 }
 
 /// pi 0.73's.
 static PI_0_73: Pi = Pi {
     system_passes: false,
+    pi_ai: Some(PiAi::Pi),
 };
 /// pi 1.6's.
 static PI_1_6: Pi = Pi {
     system_passes: true,
+    pi_ai: None,
 };
 
 impl Pi {
@@ -57,6 +62,10 @@ impl ConvertToLlm for Pi {
         pi_convert(message, self.system_passes)
             .into_iter()
             .collect()
+    }
+
+    fn pi_ai(&self) -> Option<PiAi> {
+        self.pi_ai
     }
 }
 
