@@ -186,6 +186,16 @@ fn handlebars_text(value: Option<&Value>) -> String {
 }
 
 /// How `Array.prototype.join` prints an item: `undefined`/`null` print nothing.
+/// The text blocks' texts, one a line (omp's `content.filter(text).map(t => t.text).join("\n")`).
+fn joined_texts(blocks: &[Value]) -> String {
+    let texts: Vec<String> = blocks
+        .iter()
+        .filter(|b| BlockRef::new(b).is("text"))
+        .map(|b| join_item(BlockRef::new(b).text()))
+        .collect();
+    texts.join("\n")
+}
+
 fn join_item(value: Option<&Value>) -> String {
     handlebars_text(value)
 }
@@ -263,12 +273,7 @@ fn omp_collab_prompt(m: MessageRef<'_>, timestamp: Option<Value>) -> Value {
             s,
         ))),
         Some(Value::Array(blocks)) => {
-            let texts: Vec<String> = blocks
-                .iter()
-                .filter(|b| BlockRef::new(b).is("text"))
-                .map(|b| join_item(BlockRef::new(b).text()))
-                .collect();
-            let text = texts.join("\n");
+            let text = joined_texts(blocks);
             if text.is_empty() {
                 None
             } else {
@@ -543,12 +548,7 @@ fn wrap_steering_one(message: &Value) -> Value {
             Value::Object(user)
         }
         Some(Value::Array(blocks)) => {
-            let texts: Vec<String> = blocks
-                .iter()
-                .filter(|b| BlockRef::new(b).is("text"))
-                .map(|b| join_item(BlockRef::new(b).text()))
-                .collect();
-            let text = texts.join("\n");
+            let text = joined_texts(blocks);
             if text.is_empty() {
                 return unchanged(user);
             }
