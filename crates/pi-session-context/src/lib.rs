@@ -34,15 +34,28 @@
 
 #![deny(missing_docs)]
 
+pub mod dialect;
 pub mod documents;
-pub mod llm;
-pub mod omp_prompt;
-mod output_notice;
 pub mod projection;
 pub mod provider_request;
 pub mod providers;
 pub mod reqllm;
 pub mod rho;
+
+// Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
+use dialect::omp::output_notice;
+pub use dialect::omp::prompt as omp_prompt;
+
+/// `convertToLlm` of each dialect ([`dialect`]) under one name: [`llm::llm_messages`],
+/// [`llm::llm_message`], pi's and omp's constants and omp's agent-loop steps.
+pub mod llm {
+    pub use crate::dialect::omp::convert::*;
+    pub use crate::dialect::pi::{
+        PI_BRANCH_SUMMARY_PREFIX, PI_BRANCH_SUMMARY_SUFFIX, PI_COMPACTION_SUMMARY_PREFIX,
+        PI_COMPACTION_SUMMARY_SUFFIX,
+    };
+    pub use crate::dialect::{ConvertToLlm, Dialect, convert_to_llm, llm_message, llm_messages};
+}
 
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
 pub use llm::{Dialect, OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};

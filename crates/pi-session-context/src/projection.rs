@@ -89,7 +89,7 @@ impl std::fmt::Debug for ProjectOptions<'_> {
 impl Default for ProjectOptions<'_> {
     fn default() -> Self {
         ProjectOptions {
-            dialect: Dialect::Pi,
+            dialect: Dialect::PI,
             inputs: Inputs::default(),
             documents: &NoDocuments,
             blobs: None,
@@ -140,7 +140,7 @@ pub fn project(
 pub fn agent_dialect(format: Format, dialect: Dialect) -> Option<Dialect> {
     match format {
         Format::Agent | Format::Llm => Some(dialect),
-        Format::OmpAgentLoop => Some(Dialect::Omp),
+        Format::OmpAgentLoop => Some(Dialect::OMP),
         Format::ReqLlm | Format::ReqLlmCompact | Format::OpenAi | Format::Anthropic => None,
     }
 }

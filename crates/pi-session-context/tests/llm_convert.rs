@@ -47,8 +47,8 @@ fn conversion_equals_the_real_functions_byte_for_byte() {
                 .iter()
                 .map(|meta| Value::String(format_output_notice(Some(meta))))
                 .collect(),
-            omp if omp.starts_with("omp") => llm_messages(&input, Dialect::Omp),
-            _ => llm_messages(&input, Dialect::Pi),
+            omp if omp.starts_with("omp") => llm_messages(&input, Dialect::OMP),
+            _ => llm_messages(&input, Dialect::PI),
         };
         let recorded: Vec<Value> = serde_json::from_str(&expected).unwrap();
         for (i, (a, e)) in ours.iter().zip(&recorded).enumerate() {
@@ -81,7 +81,7 @@ fn pi16_conversion_equals_the_real_function_byte_for_byte() {
         serde_json::from_str(&std::fs::read_to_string(dir.join("pi16_llm.input.json")).unwrap())
             .unwrap();
     let expected = std::fs::read_to_string(dir.join("pi16_llm.expected.json")).unwrap();
-    let ours = llm_messages(&input, Dialect::Pi16);
+    let ours = llm_messages(&input, Dialect::PI16);
     let written = pi_session_types::json::to_js_string(&ours).unwrap();
     assert_eq!(written, expected.trim_end());
     let systems = |messages: &[Value]| messages.iter().filter(|m| m["role"] == "system").count();
@@ -90,7 +90,7 @@ fn pi16_conversion_equals_the_real_function_byte_for_byte() {
         "the data must exercise system messages"
     );
     // pi 0.73 drops them; everything else converts the same.
-    let pi073 = llm_messages(&input, Dialect::Pi);
+    let pi073 = llm_messages(&input, Dialect::PI);
     assert_eq!(systems(&pi073), 0);
     let without_system: Vec<Value> = ours.into_iter().filter(|m| m["role"] != "system").collect();
     assert_eq!(pi073, without_system);
@@ -105,7 +105,7 @@ fn pi_passes_core_roles_through_untouched_and_drops_unknown_roles() {
             json!({"role": "developer", "content": "d"}),
             json!("not an object"),
         ],
-        Dialect::Pi,
+        Dialect::PI,
     );
     assert_eq!(out, vec![user]);
 }
@@ -117,7 +117,7 @@ fn omp_fills_attribution_in_place_or_at_the_end() {
             json!({"role": "user", "attribution": null, "content": "a", "timestamp": 1}),
             json!({"role": "developer", "content": "b", "timestamp": 2}),
         ],
-        Dialect::Omp,
+        Dialect::OMP,
     );
     assert_eq!(
         serde_json::to_string(&out[0]).unwrap(),
@@ -133,10 +133,10 @@ fn omp_fills_attribution_in_place_or_at_the_end() {
 fn omp_user_interrupted_turn_with_only_unsigned_thinking_disappears() {
     let interrupted = json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "half a thought"},
         {"type": "text", "text": " "}], "stopReason": "aborted", "errorMessage": "Interrupted by user"});
-    assert!(llm_messages(std::slice::from_ref(&interrupted), Dialect::Omp).is_empty());
+    assert!(llm_messages(std::slice::from_ref(&interrupted), Dialect::OMP).is_empty());
     // Followed by its continuity marker, the stripped turn stays (empty).
     let marker = json!({"role": "custom", "customType": "interrupted-thinking", "content": "c", "display": false});
-    let out = llm_messages(&[interrupted, marker], Dialect::Omp);
+    let out = llm_messages(&[interrupted, marker], Dialect::OMP);
     assert_eq!(out[0]["content"], json!([]));
     assert_eq!(out[1]["role"], "developer");
 }
@@ -147,7 +147,7 @@ fn omp_summary_templates_are_normalised_like_omp() {
         &[
             json!({"role": "compactionSummary", "summary": "a \n\n\n```\nx  \n\n\n```\n\n</b>", "tokensBefore": 1, "timestamp": 5}),
         ],
-        Dialect::Omp,
+        Dialect::OMP,
     );
     assert_eq!(
         out[0]["content"][0]["text"],

@@ -189,7 +189,7 @@ fn project_offers_the_agent_loop_by_omp_rules_whatever_the_dialect() {
                "content": "n", "display": true}),
     ];
     let options = ProjectOptions {
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         ..ProjectOptions::default()
     };
     let (out, _) = project(&branch, Format::OmpAgentLoop, &options);

@@ -119,8 +119,8 @@ proptest! {
             let _ = anthropic_messages(&out);
         }
         // As agent messages.
-        let _ = llm_messages(&items, Dialect::Pi);
-        let _ = llm_messages(&items, Dialect::Omp);
+        let _ = llm_messages(&items, Dialect::PI);
+        let _ = llm_messages(&items, Dialect::OMP);
         let _ = pi_session_context::llm::omp_wrap_steering(&items);
         let _ = pi_session_context::llm::omp_replace_images_with_text(&items, "x");
         let kept = pi_session_context::llm::omp_filter_provider_replay(&items);

@@ -77,11 +77,11 @@ pub fn compacted(branch: &[Value]) -> Compacted {
             later: 0..branch.len(),
         };
     };
-    let kept = js::as_str(branch[c].get("firstKeptEntryId"))
+    let kept = js::as_str(EntryRef::new(&branch[c]).first_kept_entry_id())
         .and_then(|first| {
             branch[..c]
                 .iter()
-                .position(|e| js::is_str(e.get("id"), first))
+                .position(|e| EntryRef::new(e).id() == Some(first))
         })
         .map_or(c..c, |start| start..c);
     Compacted {
@@ -226,10 +226,13 @@ fn explicit_model(branch: &[Value]) -> Option<ModelCandidate<'_>> {
         if js::as_str(EntryRef::new(e).role()).is_some_and(|role| role != "default") {
             return None;
         }
-        if let Some(model) = js::as_str(e.get("model")) {
+        if let Some(model) = js::as_str(EntryRef::new(e).model()) {
             return Some(ModelCandidate::PiString(model));
         }
-        match (js::as_str(e.get("provider")), js::as_str(e.get("modelId"))) {
+        match (
+            js::as_str(EntryRef::new(e).provider()),
+            js::as_str(EntryRef::new(e).model_id()),
+        ) {
             (Some(provider), Some(model_id)) => Some(ModelCandidate::Parts(provider, model_id)),
             _ => None,
         }
@@ -241,8 +244,8 @@ fn assistant_model(branch: &[Value]) -> Option<ModelCandidate<'_>> {
     branch.iter().rev().find_map(|e| {
         let message = assistant_message(e)?;
         Some(ModelCandidate::Parts(
-            js::as_str(message.get("provider"))?,
-            js::as_str(message.get("model"))?,
+            js::as_str(MessageRef::new(message).provider())?,
+            js::as_str(MessageRef::new(message).model())?,
         ))
     })
 }
@@ -318,7 +321,7 @@ pub fn thinking_level(branch: &[Value]) -> String {
         .iter()
         .rev()
         .filter(|e| EntryRef::new(e).is("thinking_level_change"))
-        .find_map(|e| js::as_str(e.get("thinkingLevel")))
+        .find_map(|e| js::as_str(EntryRef::new(e).thinking_level()))
         .unwrap_or("off")
         .to_owned()
 }
@@ -351,6 +354,8 @@ fn number(value: Option<&Value>) -> f64 {
 /// rho's `add_usage/2`: adds one pi `Usage` object to a running total
 /// (missing or non-numeric fields count as 0).
 pub fn add_usage(totals: Totals, usage: &Value) -> Totals {
+    // pi-ai's `Usage` record, read by key here and in `UsageSums::add` only (it has no view
+    // yet: a `UsageRef` beside the message views is the next step).
     Totals {
         tokens: totals.tokens + number(usage.get("totalTokens")),
         output: totals.output + number(usage.get("output")),
@@ -369,7 +374,7 @@ fn fold_usage(start: Totals, entries: &[Value]) -> Totals {
     entries
         .iter()
         .filter_map(assistant_message)
-        .filter_map(|m| m.get("usage").filter(|u| u.is_object()))
+        .filter_map(|m| MessageRef::new(m).usage().filter(|u| u.is_object()))
         .fold(start, add_usage)
 }
 
@@ -407,6 +412,7 @@ pub struct UsageSums {
 impl UsageSums {
     /// Adds one `Usage` object.
     pub fn add(&mut self, usage: &Value) {
+        // pi-ai's `Usage` record, by key (see `add_usage`).
         let cost = usage.get("cost");
         self.count += 1;
         self.input += number(usage.get("input"));
@@ -554,7 +560,7 @@ pub const USAGE_RECORD_KINDS: [&str; 5] = [
 /// assert_eq!(usage_record(&json!({"type":"label"})), None);
 /// ```
 pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
-    let kind = js::as_str(entry.get("type"))?;
+    let kind = EntryRef::new(entry).kind()?;
     if !USAGE_RECORD_KINDS.contains(&kind) {
         return None;
     }
@@ -563,12 +569,14 @@ pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
             let message = EntryRef::new(entry).message();
             match MessageRef::new(message).role() {
                 Some("assistant") => {
-                    object(js::get(message, "usage")).map(|u| (UsagePart::Assistant, u))
+                    object(MessageRef::new(message).usage()).map(|u| (UsagePart::Assistant, u))
                 }
                 Some("toolResult") => {
-                    let nested = object(js::get(message, "usage")).or_else(|| {
-                        let is_task = js::is_str(js::get(message, "toolName"), "task");
-                        object(js::get(js::get(message, "details"), "usage")).filter(|_| is_task)
+                    let m = MessageRef::new(message);
+                    let nested = object(m.usage()).or_else(|| {
+                        let is_task = js::is_str(m.tool_name(), "task");
+                        // The task tool's own `details` record, not our schema.
+                        object(js::get(m.details(), "usage")).filter(|_| is_task)
                     });
                     nested.map(|u| (UsagePart::NestedTool, u))
                 }
@@ -576,7 +584,7 @@ pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
             }
         }
         Some("model_usage" | "usage" | "compaction" | "branch_summary") => {
-            object(entry.get("usage")).map(|u| (UsagePart::SideCall, u))
+            object(EntryRef::new(entry).usage()).map(|u| (UsagePart::SideCall, u))
         }
         _ => None,
     }

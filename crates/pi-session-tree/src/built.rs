@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::context::{AgentContext, Dialect};
 use crate::diagnostic::Diagnostic;
-use crate::omp_context::{self, OmpOptions};
-use crate::pi_context::{self, PiRelease};
+use crate::omp_context;
+use crate::pi_context;
 
 /// One message of a built context.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +81,7 @@ pub(crate) fn materialise(path: &[Value], messages: Vec<Built>) -> Vec<Value> {
 ///     json!({"type":"branch_summary","id":"b","parentId":"a","fromId":"a",
 ///            "timestamp":"2025-01-01T00:00:01.000Z","summary":"tried X"}),
 /// ];
-/// let (_, messages, _) = agent_context_indexed(&path, Dialect::Pi);
+/// let (_, messages, _) = agent_context_indexed(&path, Dialect::PI);
 /// assert_eq!(messages[0], Built::Entry(0));
 /// assert!(matches!(messages[1], Built::Made(_)));
 /// assert_eq!(messages[0].resolve(&path)["content"], "hi");
@@ -90,27 +90,8 @@ pub fn agent_context_indexed(
     path: &[Value],
     dialect: Dialect,
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>) {
-    match dialect {
-        Dialect::Pi | Dialect::Pi16 => {
-            let release = pi_release(dialect);
-            let (context, messages, diagnostics) = pi_context::build_indexed(path, release);
-            (AgentContext::Pi(context), messages, diagnostics)
-        }
-        Dialect::Omp => {
-            let (context, messages, diagnostics) =
-                omp_context::build_indexed(path, &OmpOptions { blobs: None });
-            (AgentContext::Omp(context), messages, diagnostics)
-        }
-    }
-}
-
-/// The pi release whose rules a pi dialect follows (pi 1.6 for [`Dialect::Pi16`], else 0.73).
-fn pi_release(dialect: Dialect) -> PiRelease {
-    if dialect == Dialect::Pi16 {
-        PiRelease::V1_6
-    } else {
-        PiRelease::V0_73
-    }
+    let (context, messages, diagnostics, _) = dialect.build_context().build(path, None);
+    (context, messages, diagnostics)
 }
 
 /// A built context that can be continued with what a host's turn appended
@@ -132,34 +113,24 @@ pub fn agent_context_extendable(
     path: &[Value],
     dialect: Dialect,
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
-    match dialect {
-        Dialect::Pi | Dialect::Pi16 => {
-            let release = pi_release(dialect);
-            let (context, messages, diagnostics, tail) =
-                pi_context::build_extendable(path, release);
-            let state = Tail::Pi(tail);
-            (
-                AgentContext::Pi(context),
-                messages,
-                diagnostics,
-                Extendable { state },
-            )
-        }
-        Dialect::Omp => {
-            let (context, messages, diagnostics, tail) =
-                omp_context::build_extendable(path, &OmpOptions { blobs: None });
-            let state = Tail::Omp(tail);
-            (
-                AgentContext::Omp(context),
-                messages,
-                diagnostics,
-                Extendable { state },
-            )
-        }
-    }
+    dialect.build_context().build(path, None)
 }
 
 impl Extendable {
+    /// A pi build's state.
+    pub(crate) fn pi(tail: pi_context::PiTail) -> Self {
+        Self {
+            state: Tail::Pi(tail),
+        }
+    }
+
+    /// An omp build's state.
+    pub(crate) fn omp(tail: omp_context::OmpTail) -> Self {
+        Self {
+            state: Tail::Omp(tail),
+        }
+    }
+
     /// Continues a build over `path[..from]` (this one) to all of `path`, when what was added
     /// is `message` entries: returns the messages to put after the ones built so far, and
     /// updates `context` (the settings) and `diagnostics` in place, so that they equal
@@ -179,11 +150,11 @@ impl Extendable {
     ///     "message":{"role":role,"content":"hi","timestamp":1,"provider":"p","model":"m"}});
     /// let mut path = vec![message("a", "user")];
     /// let (mut context, mut messages, mut diagnostics, mut tail) =
-    ///     agent_context_extendable(&path, Dialect::Omp);
+    ///     agent_context_extendable(&path, Dialect::OMP);
     /// path.push(message("b", "assistant"));
     /// let added = tail.extend(&mut context, &path, 1, &mut diagnostics).unwrap();
     /// messages.extend(added);
-    /// let (fresh, all, _, _) = agent_context_extendable(&path, Dialect::Omp);
+    /// let (fresh, all, _, _) = agent_context_extendable(&path, Dialect::OMP);
     /// assert_eq!((context, messages), (fresh, all));
     /// ```
     pub fn extend(

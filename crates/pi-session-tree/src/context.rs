@@ -1,58 +1,19 @@
 //! `agent_context`: each dialect's `buildSessionContext`, behind one entry
 //! point, plus dialect detection.
 
-use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
+use pi_session_types::view::{EntryRef, MessageRef};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::blobs::{BlobSource, resolve_entry_blobs};
+use crate::blobs::BlobSource;
 use crate::diagnostic::Diagnostic;
+use crate::dialect::BuildContext;
 use crate::js;
-use crate::omp_context::{self, OmpContext, OmpOptions};
-use crate::pi_context::{self, PiContext, PiRelease};
-use crate::snapcompact;
+use crate::omp_context::OmpContext;
+use crate::pi_context::PiContext;
 
-/// Which implementation's rules to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dialect {
-    /// Upstream pi (`@mariozechner/pi-coding-agent` 0.73).
-    #[default]
-    Pi,
-    /// pi's successor `@earendil-works/pi-coding-agent` 1.6: `context_edit`
-    /// entries, compaction `systemMessage`s, `system` role messages (pi.md §10).
-    Pi16,
-    /// oh-my-pi (`@oh-my-pi/pi-coding-agent` 18.2.3). Reads pi-written files
-    /// the way omp does (e.g. ignores pi's `{provider, modelId}` model changes).
-    Omp,
-}
-
-impl Dialect {
-    /// Parses `pi`, `pi16` or `omp`.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "pi" => Some(Self::Pi),
-            "pi16" => Some(Self::Pi16),
-            "omp" => Some(Self::Omp),
-            _ => None,
-        }
-    }
-
-    /// `"pi"`, `"pi16"` or `"omp"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Pi => "pi",
-            Self::Pi16 => "pi16",
-            Self::Omp => "omp",
-        }
-    }
-
-    /// Whether this is one of the pi releases (0.73 or 1.6), which share the
-    /// file layout, session naming and `{messages, thinkingLevel, model}`.
-    pub fn is_pi_family(self) -> bool {
-        matches!(self, Self::Pi | Self::Pi16)
-    }
-}
+pub use crate::dialect::Dialect;
+pub use crate::dialect::omp::prepare_omp_entry;
 
 /// Entry types only omp writes.
 const OMP_ONLY_TYPES: [&str; 9] = [
@@ -81,7 +42,7 @@ const PI16_ONLY_TYPES: [&str; 2] = ["usage", "context_edit"];
 /// pi is the documented default, because pi's layout (header first, no slot)
 /// is the one every tool understands. Among pi files, a 1.6-only entry type
 /// (`usage`, `context_edit`) or a `system` message with `sections` means
-/// [`Dialect::Pi16`]; omp evidence outranks it.
+/// [`Dialect::PI16`]; omp evidence outranks it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DialectEvidence {
     omp: bool,
@@ -159,12 +120,18 @@ impl DialectEvidence {
     /// 1.6-only evidence was seen, else pi.
     pub fn dialect(&self) -> Dialect {
         if self.omp {
-            Dialect::Omp
+            Dialect::OMP
         } else if self.pi16 {
-            Dialect::Pi16
+            Dialect::PI16
         } else {
-            Dialect::Pi
+            Dialect::PI
         }
+    }
+
+    /// Whether the verdict is pi 0.73 only for want of 1.6 evidence (no omp or 1.6 mark yet):
+    /// a 1.6 file's early `system` message would still tell.
+    pub fn may_be_pi16(&self) -> bool {
+        !self.omp && !self.pi16
     }
 
     /// Whether anything decisive was seen (false means "pi by default").
@@ -251,6 +218,14 @@ impl AgentContext {
         }
     }
 
+    /// Sets the messages (a build gives them apart, as [`crate::built::Built`]).
+    pub(crate) fn set_messages(&mut self, messages: Vec<Value>) {
+        match self {
+            Self::Pi(context) => context.messages = messages,
+            Self::Omp(context) => context.messages = messages,
+        }
+    }
+
     /// The context as a JSON value.
     pub fn to_value(&self) -> Value {
         match self {
@@ -277,49 +252,6 @@ impl std::fmt::Debug for ContextOptions<'_> {
     }
 }
 
-/// Applies omp's load-time rewrites to one entry in place: snapcompact frame
-/// repair, blob references resolved, Copilot replay metadata stripped.
-pub fn prepare_omp_entry(entry: &mut Value, blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
-    snapcompact::repair_truncated_frames(entry);
-    let diagnostics = match blobs {
-        Some(blobs) => resolve_entry_blobs(entry, blobs),
-        None => Vec::new(),
-    };
-    sanitize_copilot_replay(entry);
-    diagnostics
-}
-
-/// omp's `sanitizeRehydratedOpenAIResponsesAssistantMessage`.
-fn sanitize_copilot_replay(entry: &mut Value) {
-    if !EntryRef::new(&*entry).is("message") {
-        return;
-    }
-    let Some(message) = entry.get_mut(key::MESSAGE).and_then(Value::as_object_mut) else {
-        return;
-    };
-    let view = MessageRef::new(&*message);
-    let is_copilot_history = view.is_role("assistant")
-        && js::is_str(
-            // omp's provider payload kind, not a block type.
-            js::get(view.provider_payload(), key::TYPE),
-            "openaiResponsesHistory",
-        )
-        && js::is_str(view.provider(), "github-copilot");
-    if !is_copilot_history {
-        return;
-    }
-    if let Some(Value::Array(blocks)) = message.get_mut(key::CONTENT) {
-        for block in blocks.iter_mut() {
-            if BlockRef::new(&*block).is("thinking")
-                && let Some(map) = block.as_object_mut()
-            {
-                map.shift_remove(key::THINKING_SIGNATURE);
-            }
-        }
-    }
-    message.shift_remove("providerPayload");
-}
-
 /// Builds the agent context of a path (the entries from the root to the leaf,
 /// root first; empty for a `null` leaf) with the rules of `dialect`.
 ///
@@ -336,7 +268,7 @@ fn sanitize_copilot_replay(entry: &mut Value) {
 ///     json!({"type":"thinking_level_change","id":"b","parentId":"a",
 ///            "timestamp":"2025-01-01T00:00:01.000Z","thinkingLevel":"high"}),
 /// ];
-/// let (context, diagnostics) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+/// let (context, diagnostics) = agent_context(&path, Dialect::PI, &ContextOptions::default());
 /// assert!(diagnostics.is_empty());
 /// assert_eq!(
 ///     context.to_value(),
@@ -349,17 +281,11 @@ pub fn agent_context(
     dialect: Dialect,
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
-    match dialect {
-        Dialect::Pi => {
-            let (context, diagnostics) = pi_context::build(path);
-            (AgentContext::Pi(context), diagnostics)
-        }
-        Dialect::Pi16 => {
-            let (context, diagnostics) = pi_context::build_release(path, PiRelease::V1_6);
-            (AgentContext::Pi(context), diagnostics)
-        }
-        Dialect::Omp => agent_context_owned(path.to_vec(), dialect, options),
+    let rules = dialect.build_context();
+    if rules.prepares() {
+        return agent_context_owned(path.to_vec(), dialect, options);
     }
+    built_out(path, rules, options)
 }
 
 /// [`agent_context`] for a path the caller no longer needs: omp's load-time
@@ -370,21 +296,40 @@ pub fn agent_context_owned(
     dialect: Dialect,
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
-    match dialect {
-        Dialect::Pi | Dialect::Pi16 => agent_context(&path, dialect, options),
-        Dialect::Omp => {
-            let mut diagnostics = Vec::new();
-            for entry in &mut path {
-                diagnostics.extend(prepare_omp_entry(entry, options.blobs));
-            }
-            let (context, more) = omp_context::build(
-                &path,
-                &OmpOptions {
-                    blobs: options.blobs,
-                },
-            );
-            diagnostics.extend(more);
-            (AgentContext::Omp(context), diagnostics)
-        }
-    }
+    let rules = dialect.build_context();
+    let mut diagnostics = rules.prepare(&mut path, options.blobs);
+    let (context, more) = built_out(&path, rules, options);
+    diagnostics.extend(more);
+    (context, diagnostics)
+}
+
+/// [`agent_context`] of a path whose entries already went through the dialect's load-time
+/// rewrites ([`prepare_omp_entry`] for omp; pi has none).
+pub fn agent_context_prepared(
+    path: &[Value],
+    dialect: Dialect,
+    options: &ContextOptions<'_>,
+) -> (AgentContext, Vec<Diagnostic>) {
+    built_out(path, dialect.build_context(), options)
+}
+
+/// The dialect's load-time rewrites of `entries`, in place ([`prepare_omp_entry`] for omp; pi
+/// has none), with what they report.
+pub fn prepare_entries(
+    entries: &mut [Value],
+    dialect: Dialect,
+    blobs: Option<&dyn BlobSource>,
+) -> Vec<Diagnostic> {
+    dialect.build_context().prepare(entries, blobs)
+}
+
+/// The dialect's build with every message copied out of the path.
+fn built_out(
+    path: &[Value],
+    rules: &dyn BuildContext,
+    options: &ContextOptions<'_>,
+) -> (AgentContext, Vec<Diagnostic>) {
+    let (mut context, messages, diagnostics, _) = rules.build(path, options.blobs);
+    context.set_messages(crate::built::materialise(path, messages));
+    (context, diagnostics)
 }

@@ -34,7 +34,7 @@
 //! let index = TreeIndex::from_entries(&entries);
 //! let branch = index.branch_for(&LeafSelector::Default);
 //! let path: Vec<_> = branch.positions.iter().map(|&i| entries[i].clone()).collect();
-//! let (context, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
+//! let (context, _) = agent_context(&path, Dialect::PI, &ContextOptions::default());
 //! assert_eq!(context.messages().len(), 2); // summary, then the kept user message
 //! ```
 
@@ -43,22 +43,23 @@
 // JavaScript value rules live in `pi_session_types::js`; modules here reach them as `crate::js`.
 use pi_session_types::js;
 
-pub mod blobs;
 pub mod branch_facts;
 pub mod built;
 pub mod context;
 pub mod diagnostic;
+pub mod dialect;
 pub mod index;
 pub mod mutations;
-pub mod omp_context;
-pub mod omp_notes;
-pub mod omp_prompt;
-pub mod pi_context;
 pub mod render;
 pub mod session_meta;
-pub mod snapcompact;
 pub mod source;
 pub mod store;
+
+// Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
+pub use dialect::omp::{
+    blobs, context as omp_context, notes as omp_notes, prompt as omp_prompt, snapcompact,
+};
+pub use dialect::pi::context as pi_context;
 
 pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
@@ -70,6 +71,7 @@ pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,
 };
 pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use dialect::{OmpRelease, PiRelease, SessionRules};
 pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 pub use mutations::{
     BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,

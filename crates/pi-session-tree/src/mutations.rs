@@ -74,10 +74,7 @@ pub fn branch_with_summary(
         entry.insert("details".into(), details);
     }
     if let Some(flag) = from_extension {
-        let key = match dialect {
-            Dialect::Pi | Dialect::Pi16 => "fromHook",
-            Dialect::Omp => "fromExtension",
-        };
+        let key = dialect.session_rules().branch_summary_flag_key();
         entry.insert(key.into(), Value::Bool(flag));
     }
     Ok(BranchSummaryPlan {

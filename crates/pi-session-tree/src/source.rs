@@ -156,8 +156,8 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         for node in self.index.nodes() {
             evidence.kind(&node.kind);
         }
-        if evidence.dialect() == Dialect::Omp {
-            return Ok(Dialect::Omp);
+        if evidence.dialect().is_omp() {
+            return Ok(evidence.dialect());
         }
         self.weigh_bodies(&mut evidence, "model_change", usize::MAX)?;
         if !evidence.is_decided() {
@@ -165,7 +165,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
             // custom messages carry `attribution`. A few bodies suffice.
             self.weigh_bodies(&mut evidence, "custom_message", CUSTOM_MESSAGES_SAMPLED)?;
         }
-        if evidence.dialect() == Dialect::Pi {
+        if evidence.may_be_pi16() {
             // pi 1.6 records its system prompt as a `system` message near the start of a
             // session; the first few message bodies tell a 1.6 file without 1.6-only entry
             // types apart.
@@ -244,15 +244,14 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     /// The session's name: omp's title (slot, else header) for omp, the latest
     /// `session_info` name for pi.
     pub fn name(&self, dialect: Dialect) -> Result<Option<String>, S::Error> {
-        match dialect {
-            Dialect::Omp => Ok(session_meta::omp_session_title(
+        if dialect.has_title_slot() {
+            Ok(session_meta::omp_session_title(
                 self.source.title_slot().as_deref(),
                 self.source.header_value().as_ref(),
-            )),
-            Dialect::Pi | Dialect::Pi16 => {
-                let positions: Vec<usize> = self.index.positions_of_kind("session_info").collect();
-                Ok(session_meta::pi_session_name(&self.load(&positions)?))
-            }
+            ))
+        } else {
+            let positions: Vec<usize> = self.index.positions_of_kind("session_info").collect();
+            Ok(session_meta::pi_session_name(&self.load(&positions)?))
         }
     }
 
@@ -342,10 +341,10 @@ const ID_REFERENCES: [&str; 2] = ["firstKeptEntryId", "providerReplayThroughEntr
 ///            "summary":"s","firstKeptEntryId":"b","tokensBefore":1}),
 /// ];
 /// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
-/// let path = context_path(&entries, &index, &[0, 1, 2], Dialect::Pi).unwrap();
+/// let path = context_path(&entries, &index, &[0, 1, 2], Dialect::PI).unwrap();
 /// assert_eq!(path, entries[1..]); // "a" is not sent and not read
-/// let (lazy, _) = agent_context(&path, Dialect::Pi, &ContextOptions::default());
-/// let (full, _) = agent_context(&entries, Dialect::Pi, &ContextOptions::default());
+/// let (lazy, _) = agent_context(&path, Dialect::PI, &ContextOptions::default());
+/// let (full, _) = agent_context(&entries, Dialect::PI, &ContextOptions::default());
 /// assert_eq!(lazy, full);
 /// ```
 pub fn context_path<S: EntrySource + ?Sized>(
@@ -377,10 +376,7 @@ pub fn context_path<S: EntrySource + ?Sized>(
     // Left-out messages are read by no rule that finds the first sent entry, so the answer on
     // this shorter path is the same entry.
     let (order, sparse): (Vec<usize>, Vec<Value>) = std::mem::take(&mut path).into_iter().unzip();
-    let first = match dialect {
-        Dialect::Pi | Dialect::Pi16 => crate::pi_context::first_sent(&sparse),
-        Dialect::Omp => crate::omp_context::first_sent(&sparse),
-    };
+    let first = dialect.build_context().first_sent(&sparse);
     let start = match first {
         FirstSent::Start => 0,
         FirstSent::At(i) => order.get(i).copied().unwrap_or(positions.len()),

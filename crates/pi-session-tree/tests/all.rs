@@ -6,7 +6,9 @@
 mod build_context;
 mod common;
 mod corpus;
+mod dialect_seam;
 mod differential;
+mod key_lookups;
 mod omp_rules;
 mod pi16_rules;
 mod properties;

@@ -84,7 +84,7 @@ fn context_allocations(bytes: Vec<u8>, dialect: Dialect) -> (usize, usize) {
 
 #[test]
 fn context_allocations_follow_what_is_sent_not_the_file() {
-    for dialect in [Dialect::Pi, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::OMP] {
         let small = session(200, 100);
         let large = session(2000, 100);
         assert!(large.len() > 6 * small.len());

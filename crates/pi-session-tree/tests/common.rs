@@ -53,11 +53,11 @@ pub fn context_at(entries: &[Value], leaf: LeafSelector, dialect: Dialect) -> Ag
 }
 
 pub fn pi_context(entries: &[Value], leaf: LeafSelector) -> Value {
-    context_at(entries, leaf, Dialect::Pi).to_value()
+    context_at(entries, leaf, Dialect::PI).to_value()
 }
 
 pub fn omp_context(entries: &[Value], leaf: LeafSelector) -> Value {
-    context_at(entries, leaf, Dialect::Omp).to_value()
+    context_at(entries, leaf, Dialect::OMP).to_value()
 }
 
 pub fn leaf(id: &str) -> LeafSelector {

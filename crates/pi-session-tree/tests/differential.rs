@@ -17,7 +17,7 @@
 //! what 1.6.0's own `buildSessionContext` returned (same recorder). pi
 //! 1.6.0 also returned exactly 0.73.1's answers for all 180 inputs of
 //! `pi-differential.json` (none uses a 1.6 feature), so those are checked
-//! against [`Dialect::Pi16`] too.
+//! against [`Dialect::PI16`] too.
 
 use pi_session_tree::{
     BlobFolder, ContextOptions, Dialect, LeafSelector, TreeIndex, agent_context,
@@ -80,17 +80,17 @@ fn check(file: &str, dialect: Dialect) {
 
 #[test]
 fn pi_matches_recorded_build_session_context() {
-    check("pi-differential.json", Dialect::Pi);
+    check("pi-differential.json", Dialect::PI);
 }
 
 #[test]
 fn pi16_matches_recorded_build_session_context() {
-    check("pi16-differential.json", Dialect::Pi16);
+    check("pi16-differential.json", Dialect::PI16);
 }
 
 #[test]
 fn pi16_agrees_with_pi_073_on_inputs_without_1_6_features() {
-    check("pi-differential.json", Dialect::Pi16);
+    check("pi-differential.json", Dialect::PI16);
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn pi16_edit_without_replacement_is_diagnosed_where_pi_throws() {
         .unwrap();
     assert!(case["expected"]["throws"].is_string(), "pi 1.6 throws here");
     let entries = case["entries"].as_array().unwrap();
-    let (context, diagnostics) = agent_context(entries, Dialect::Pi16, &ContextOptions::default());
+    let (context, diagnostics) = agent_context(entries, Dialect::PI16, &ContextOptions::default());
     // The edit is ignored: the target keeps its content.
     assert_eq!(context.messages()[0]["content"], "q");
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
@@ -125,5 +125,5 @@ fn pi16_edit_without_replacement_is_diagnosed_where_pi_throws() {
 
 #[test]
 fn omp_matches_recorded_build_session_context() {
-    check("omp-differential.json", Dialect::Omp);
+    check("omp-differential.json", Dialect::OMP);
 }

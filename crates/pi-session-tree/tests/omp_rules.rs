@@ -178,12 +178,12 @@ fn dialect_detection() {
         json!({"provider":"a","modelId":"b"}),
     );
     let omp_change = entry("model_change", "1", None, json!({"model":"a/b"}));
-    assert_eq!(detect_dialect(false, None, [&pi_change]), Dialect::Pi);
-    assert_eq!(detect_dialect(false, None, [&omp_change]), Dialect::Omp);
-    assert_eq!(detect_dialect(true, None, []), Dialect::Omp);
+    assert_eq!(detect_dialect(false, None, [&pi_change]), Dialect::PI);
+    assert_eq!(detect_dialect(false, None, [&omp_change]), Dialect::OMP);
+    assert_eq!(detect_dialect(true, None, []), Dialect::OMP);
     assert_eq!(
         detect_dialect(false, Some(&json!({"type":"session","title":"t"})), []),
-        Dialect::Omp
+        Dialect::OMP
     );
     assert_eq!(
         detect_dialect(
@@ -191,11 +191,11 @@ fn dialect_detection() {
             None,
             [&entry("reset_boundary", "1", None, json!({}))]
         ),
-        Dialect::Omp
+        Dialect::OMP
     );
     assert_eq!(
         detect_dialect(false, None, [&user("1", None, "x")]),
-        Dialect::Pi
+        Dialect::PI
     );
     // omp writes `attribution` on every custom_message; pi never does (headerless omp excerpts).
     let omp_notice = entry(
@@ -210,14 +210,14 @@ fn dialect_detection() {
         None,
         json!({"customType":"n","content":"x","display":true}),
     );
-    assert_eq!(detect_dialect(false, None, [&omp_notice]), Dialect::Omp);
-    assert_eq!(detect_dialect(false, None, [&pi_notice]), Dialect::Pi);
+    assert_eq!(detect_dialect(false, None, [&omp_notice]), Dialect::OMP);
+    assert_eq!(detect_dialect(false, None, [&pi_notice]), Dialect::PI);
     let entries = vec![user("1", None, "x"), omp_change];
     assert_eq!(
         SessionView::new(entries.as_slice())
             .detect_dialect()
             .unwrap(),
-        Dialect::Omp
+        Dialect::OMP
     );
 }
 
@@ -237,7 +237,7 @@ fn blob_references_resolve_from_a_folder_and_missing_ones_are_reported() {
     let folder = BlobFolder::new(dir.path());
     let (context, diagnostics) = agent_context(
         &path,
-        Dialect::Omp,
+        Dialect::OMP,
         &ContextOptions {
             blobs: Some(&folder),
         },
@@ -250,7 +250,7 @@ fn blob_references_resolve_from_a_folder_and_missing_ones_are_reported() {
     // pi does not know blobs: the reference is passed through untouched.
     let (context, diagnostics) = agent_context(
         &path,
-        Dialect::Pi,
+        Dialect::PI,
         &ContextOptions {
             blobs: Some(&folder),
         },

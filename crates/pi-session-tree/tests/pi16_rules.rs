@@ -1,4 +1,4 @@
-//! pi 1.6 ([`Dialect::Pi16`]): detection, and the 1.6 context rules that the
+//! pi 1.6 ([`Dialect::PI16`]): detection, and the 1.6 context rules that the
 //! differential data (`differential.rs`) cannot show on their own.
 
 use pi_session_tree::{Dialect, SessionView, detect_dialect};
@@ -8,7 +8,7 @@ use crate::common::{entry, leaf, user};
 
 #[test]
 fn dialect_names_round_trip() {
-    for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
         assert_eq!(Dialect::parse(dialect.as_str()), Some(dialect));
         assert_eq!(
             serde_json::to_value(dialect).unwrap(),
@@ -16,8 +16,8 @@ fn dialect_names_round_trip() {
         );
     }
     assert_eq!(Dialect::parse("pi1.6"), None);
-    assert!(Dialect::Pi16.is_pi_family() && Dialect::Pi.is_pi_family());
-    assert!(!Dialect::Omp.is_pi_family());
+    assert!(Dialect::PI16.is_pi_family() && Dialect::PI.is_pi_family());
+    assert!(!Dialect::OMP.is_pi_family());
 }
 
 #[test]
@@ -46,15 +46,15 @@ fn pi16_is_detected_from_1_6_only_entries_and_system_sections() {
         None,
         json!({"message":{"role":"system","content":"p","timestamp":1}}),
     );
-    assert_eq!(detect_dialect(false, None, [&usage]), Dialect::Pi16);
-    assert_eq!(detect_dialect(false, None, [&edit]), Dialect::Pi16);
+    assert_eq!(detect_dialect(false, None, [&usage]), Dialect::PI16);
+    assert_eq!(detect_dialect(false, None, [&edit]), Dialect::PI16);
     assert_eq!(
         detect_dialect(false, None, [&system_with_sections]),
-        Dialect::Pi16
+        Dialect::PI16
     );
-    assert_eq!(detect_dialect(false, None, [&plain_system]), Dialect::Pi);
+    assert_eq!(detect_dialect(false, None, [&plain_system]), Dialect::PI);
     // omp evidence outranks 1.6 evidence.
-    assert_eq!(detect_dialect(true, None, [&usage]), Dialect::Omp);
+    assert_eq!(detect_dialect(true, None, [&usage]), Dialect::OMP);
     // The session view reads the first message bodies for system sections.
     let entries = vec![
         user("1", None, "x"),
@@ -65,14 +65,14 @@ fn pi16_is_detected_from_1_6_only_entries_and_system_sections() {
         SessionView::new(entries.as_slice())
             .detect_dialect()
             .unwrap(),
-        Dialect::Pi16
+        Dialect::PI16
     );
     let entries = vec![user("1", None, "x"), edit];
     assert_eq!(
         SessionView::new(entries.as_slice())
             .detect_dialect()
             .unwrap(),
-        Dialect::Pi16
+        Dialect::PI16
     );
 }
 
@@ -90,8 +90,8 @@ fn pi_073_ignores_what_pi16_applies() {
     ];
     let view = SessionView::new(entries.as_slice());
     let options = Default::default();
-    let pi16 = view.context(&leaf("2"), Dialect::Pi16, &options).unwrap();
-    let pi073 = view.context(&leaf("2"), Dialect::Pi, &options).unwrap();
+    let pi16 = view.context(&leaf("2"), Dialect::PI16, &options).unwrap();
+    let pi073 = view.context(&leaf("2"), Dialect::PI, &options).unwrap();
     assert_eq!(pi16.context.messages()[0]["content"], "edited");
     assert_eq!(pi073.context.messages()[0]["content"], json!(null));
 }

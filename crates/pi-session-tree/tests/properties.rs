@@ -205,7 +205,7 @@ proptest! {
                     prop_assert_eq!(covered, (0..path.len()).collect::<Vec<_>>());
                 }
             }
-            for dialect in [Dialect::Pi, Dialect::Omp] {
+            for dialect in [Dialect::PI, Dialect::OMP] {
                 let (context, _) = agent_context(&path, dialect, &ContextOptions::default());
                 prop_assert!(context.messages().len() <= path.len() + 1);
             }

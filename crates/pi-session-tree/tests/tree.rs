@@ -229,7 +229,7 @@ fn branch_to_and_branch_with_summary() {
         "tried b",
         Some(json!({"readFiles":[]})),
         Some(false),
-        Dialect::Pi,
+        Dialect::PI,
     )
     .unwrap();
     assert_eq!(plan.leaf.as_deref(), Some("2"));
@@ -238,7 +238,7 @@ fn branch_to_and_branch_with_summary() {
         json!({"type":"branch_summary","id":"","parentId":"2","timestamp":"","fromId":"2","summary":"tried b",
                "details":{"readFiles":[]},"fromHook":false})
     );
-    let root = branch_with_summary(&index, None, "s", None, Some(true), Dialect::Omp).unwrap();
+    let root = branch_with_summary(&index, None, "s", None, Some(true), Dialect::OMP).unwrap();
     assert_eq!(root.entry["fromId"], "root");
     assert_eq!(root.entry["fromExtension"], true);
     assert_eq!(root.entry["parentId"], Value::Null);
@@ -458,7 +458,7 @@ fn view_loads_only_what_it_needs() {
     let resolved = view
         .context(
             &leaf("4"),
-            Dialect::Pi,
+            Dialect::PI,
             &pi_session_tree::ContextOptions::default(),
         )
         .unwrap();

@@ -384,6 +384,31 @@ impl<'a> EntryRef<'a> {
         display => "display";
         /// `details` (custom message entries, summaries).
         details => "details";
+        /// `id` as stored, any JSON value (rules compare it with JavaScript's `===`; [`Self::id`]
+        /// is the string).
+        id_value => key::ID;
+        /// `thinkingLevel` (`thinking_level_change`).
+        thinking_level => "thinkingLevel";
+        /// `provider` (pi's `model_change`).
+        provider => "provider";
+        /// `modelId` (pi's `model_change`).
+        model_id => "modelId";
+        /// `firstKeptEntryId` (compactions).
+        first_kept_entry_id => "firstKeptEntryId";
+        /// `tokensBefore` (compactions).
+        tokens_before => "tokensBefore";
+        /// `systemMessage` (pi 1.6 compactions).
+        system_message => "systemMessage";
+        /// `fromId` (branch summaries).
+        from_id => "fromId";
+        /// `targetId` (pi 1.6's `context_edit`).
+        target_id => "targetId";
+        /// `replacement` (pi 1.6's `context_edit`).
+        replacement => "replacement";
+        /// `model` (omp's `model_change`: `provider/model`).
+        model => "model";
+        /// `usage` (omp's `model_usage`, pi 1.6's `usage`, summaries: a side call's usage).
+        usage => "usage";
     }
 }
 

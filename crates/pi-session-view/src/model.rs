@@ -216,9 +216,8 @@ fn branch_view(
         .filter(|&(&first, &last)| last + 1 - first == positions.len())
         .and_then(|(&first, &last)| entries.get(first..=last));
     let (branch_totals, context) = match run {
-        Some(path) if dialect != Dialect::Omp => {
-            (totals(path), agent_context(path, dialect, &options).0)
-        }
+        // `agent_context` copies the path itself when the dialect rewrites entries (omp).
+        Some(path) => (totals(path), agent_context(path, dialect, &options).0),
         _ => {
             let path: Vec<Value> = positions
                 .iter()

@@ -37,7 +37,7 @@ pub fn play() -> Result<String, Error> {
         ));
     }
     // pi's and omp's own messages carry the time each was written; show their roles.
-    for (name, dialect) in [("pi", Dialect::Pi), ("omp", Dialect::Omp)] {
+    for (name, dialect) in [("pi", Dialect::PI), ("omp", Dialect::OMP)] {
         let options = ProjectOptions { dialect, ..options };
         let (messages, _) = session.project(Format::Llm, &options)?;
         let roles: Vec<&str> = messages

@@ -218,11 +218,11 @@ pub(crate) const APIS: &[(&str, Option<&str>, Option<&str>)] = &[
 ///
 /// ```
 /// use pi_session::{api_for, tree::Dialect};
-/// assert_eq!(api_for(Dialect::Pi, "anthropic"), Some("anthropic-messages"));
-/// assert_eq!(api_for(Dialect::Omp, "ollama"), Some("ollama-chat"));
-/// assert_eq!(api_for(Dialect::Pi, "openrouter"), Some("openai-completions"));
-/// assert_eq!(api_for(Dialect::Omp, "openrouter"), Some("openrouter"));
-/// assert_eq!(api_for(Dialect::Pi, "my-proxy"), None);
+/// assert_eq!(api_for(Dialect::PI, "anthropic"), Some("anthropic-messages"));
+/// assert_eq!(api_for(Dialect::OMP, "ollama"), Some("ollama-chat"));
+/// assert_eq!(api_for(Dialect::PI, "openrouter"), Some("openai-completions"));
+/// assert_eq!(api_for(Dialect::OMP, "openrouter"), Some("openrouter"));
+/// assert_eq!(api_for(Dialect::PI, "my-proxy"), None);
 /// ```
 pub fn api_for(dialect: Dialect, provider: &str) -> Option<&'static str> {
     let (_, pi, omp) = APIS

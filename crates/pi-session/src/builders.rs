@@ -39,9 +39,9 @@ fn fields(value: JsonValue) -> JsonMap {
 /// ```
 /// use pi_session::{ModelChange, tree::Dialect, types::to_js_string};
 /// let change = ModelChange::new("openai_codex:gpt-5");
-/// assert_eq!(to_js_string(&change.entry(Dialect::Pi)).unwrap(),
+/// assert_eq!(to_js_string(&change.entry(Dialect::PI)).unwrap(),
 ///     r#"{"type":"model_change","provider":"openai-codex","modelId":"gpt-5"}"#);
-/// assert_eq!(to_js_string(&change.role("smol").entry(Dialect::Omp)).unwrap(),
+/// assert_eq!(to_js_string(&change.role("smol").entry(Dialect::OMP)).unwrap(),
 ///     r#"{"type":"model_change","model":"openai-codex/gpt-5","role":"smol"}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,9 +97,9 @@ pub fn model_change_in(dialect: Dialect, model: &str) -> Entry {
 /// ```
 /// use pi_session::{ThinkingLevelChange, tree::Dialect, types::to_js_string};
 /// let change = ThinkingLevelChange::new("high");
-/// assert_eq!(to_js_string(&change.entry(Dialect::Pi)).unwrap(),
+/// assert_eq!(to_js_string(&change.entry(Dialect::PI)).unwrap(),
 ///     r#"{"type":"thinking_level_change","thinkingLevel":"high"}"#);
-/// assert_eq!(to_js_string(&change.entry(Dialect::Omp)).unwrap(),
+/// assert_eq!(to_js_string(&change.entry(Dialect::OMP)).unwrap(),
 ///     r#"{"type":"thinking_level_change","thinkingLevel":"high","configured":null}"#);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,9 +186,9 @@ impl Label {
 ///
 /// ```
 /// use pi_session::{session_name, tree::Dialect, types::to_js_string};
-/// assert_eq!(to_js_string(&session_name(Dialect::Pi, " Refactor ")).unwrap(),
+/// assert_eq!(to_js_string(&session_name(Dialect::PI, " Refactor ")).unwrap(),
 ///     r#"{"type":"session_info","name":"Refactor"}"#);
-/// assert_eq!(to_js_string(&session_name(Dialect::Omp, "Refactor")).unwrap(),
+/// assert_eq!(to_js_string(&session_name(Dialect::OMP, "Refactor")).unwrap(),
 ///     r#"{"type":"title_change","title":"Refactor","source":"user"}"#);
 /// ```
 pub fn session_name(dialect: Dialect, name: &str) -> Entry {
@@ -255,9 +255,9 @@ impl CustomEntry {
 /// let message = CustomMessage::new("my-host.reminder", "Tests must pass.")
 ///     .display(false)
 ///     .details(json!({"rule": 7}));
-/// assert_eq!(to_js_string(&message.entry(Dialect::Pi)).unwrap(),
+/// assert_eq!(to_js_string(&message.entry(Dialect::PI)).unwrap(),
 ///     r#"{"type":"custom_message","customType":"my-host.reminder","content":"Tests must pass.","display":false,"details":{"rule":7}}"#);
-/// assert!(to_js_string(&message.entry(Dialect::Omp)).unwrap().ends_with(r#""attribution":"agent"}"#));
+/// assert!(to_js_string(&message.entry(Dialect::OMP)).unwrap().ends_with(r#""attribution":"agent"}"#));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct CustomMessage {

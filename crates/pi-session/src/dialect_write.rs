@@ -34,7 +34,7 @@ impl Session {
     /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
     /// let change = session.set_model("openai:gpt-5")?;
     /// assert_eq!(session.model(), "openai:gpt-5");
-    /// assert_eq!(session.dialect(), Dialect::Pi);
+    /// assert_eq!(session.dialect(), Dialect::PI);
     /// let pi_session::types::Entry::ModelChange(change) = change else { panic!() };
     /// assert_eq!(change.provider_and_model_id(), Some(("openai", "gpt-5")));
     /// # Ok(()) }

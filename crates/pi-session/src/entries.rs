@@ -377,14 +377,14 @@ pub fn user(text: &str, options: UserOptions) -> Entry {
 /// assert_eq!(message.api.as_deref(), Some("openai-codex-responses"));
 /// ```
 pub fn assistant(reply: &Reply, model: &str) -> Entry {
-    assistant_in(Dialect::Pi, reply, model)
+    assistant_in(Dialect::PI, reply, model)
 }
 
 /// [`assistant`] with the `api` of `dialect`'s catalog (see [`Reply::api`]).
 ///
 /// ```
 /// use pi_session::{Reply, assistant_in, tree::Dialect, types::AgentMessage};
-/// let entry = assistant_in(Dialect::Omp, &Reply::default(), "ollama:qwen3");
+/// let entry = assistant_in(Dialect::OMP, &Reply::default(), "ollama:qwen3");
 /// let Some(AgentMessage::Assistant(message)) = entry.message() else { panic!() };
 /// assert_eq!(message.api.as_deref(), Some("ollama-chat"));
 /// ```

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use pi_session_store::{RewriteLock, SessionWriter, Store, WriterOptions, backup_path, new_header};
-use pi_session_tree::{Dialect, plan_fork};
+use pi_session_tree::plan_fork;
 use pi_session_types::{Entry, JsonNumber, JsonValue, SessionHeader};
 
 use crate::error::{Error, Result};
@@ -126,7 +126,7 @@ impl Session {
             (planned, header, log.dialect, log.busy_timeout)
         };
         let options = WriterOptions {
-            title_slot: dialect == Dialect::Omp,
+            title_slot: dialect.has_title_slot(),
             busy_timeout,
             ..WriterOptions::default()
         };

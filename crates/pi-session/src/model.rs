@@ -62,5 +62,5 @@ pub fn from_pi_model(pi: &str) -> String {
 /// assert_eq!(pi_session::pi_api("my-proxy"), "my-proxy");
 /// ```
 pub fn pi_api(pi_provider: &str) -> &str {
-    crate::api_table::api_for(pi_session_tree::Dialect::Pi, pi_provider).unwrap_or(pi_provider)
+    crate::api_table::api_for(pi_session_tree::Dialect::PI, pi_provider).unwrap_or(pi_provider)
 }

@@ -30,7 +30,7 @@ impl Session {
     /// use pi_session::tree::Dialect;
     /// let mut session = Session::in_memory("anthropic:claude-sonnet-4-5", "/work/app");
     /// session.append(user("hi", UserOptions::new()))?;
-    /// let body = session.provider_request(Dialect::Pi, Api::Anthropic, "anthropic/claude-sonnet-4-5",
+    /// let body = session.provider_request(Dialect::PI, Api::Anthropic, "anthropic/claude-sonnet-4-5",
     ///     &RequestOptions::default())?;
     /// assert_eq!(body["messages"][0]["role"], "user");
     /// # Ok(()) }

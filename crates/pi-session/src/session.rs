@@ -33,7 +33,7 @@ pub struct SessionOptions {
     /// How hard each append works to reach stable storage (default: flushed to the OS).
     pub durability: Durability,
     /// Also write omp's 256-byte title slot as line 1 (rho does not; pi cannot read it). Always
-    /// written for [`Dialect::Omp`], where it holds the session's name.
+    /// written for [`Dialect::OMP`], where it holds the session's name.
     pub title_slot: bool,
     /// Whose shapes the session writes ([`Session::dialect`]); default pi 0.73's, which omp and
     /// pi 1.6 read too.
@@ -52,7 +52,7 @@ impl Default for SessionOptions {
             title: None,
             durability: Durability::default(),
             title_slot: false,
-            dialect: Dialect::Pi,
+            dialect: Dialect::PI,
             busy_timeout: None,
         }
     }
@@ -64,7 +64,7 @@ impl SessionOptions {
     fn writer_options(&self) -> WriterOptions {
         WriterOptions {
             durability: self.durability,
-            title_slot: self.title_slot || self.dialect == Dialect::Omp,
+            title_slot: self.title_slot || self.dialect.has_title_slot(),
             busy_timeout: self.busy_timeout,
         }
     }
@@ -278,28 +278,19 @@ impl ContextCache {
 
     /// Adds entries at the end (omp's load-time rewrites applied once, here).
     fn push(&mut self, mut entries: Vec<JsonValue>) {
-        if self.dialect == Dialect::Omp {
-            for entry in &mut entries {
-                // Without a blob source the rewrites report nothing.
-                drop(pi_session_tree::context::prepare_omp_entry(entry, None));
-            }
-        }
+        // Without a blob source the rewrites report nothing.
+        drop(pi_session_tree::context::prepare_entries(
+            &mut entries,
+            self.dialect,
+            None,
+        ));
         self.path.append(&mut entries);
     }
 
     /// The dialect's `buildSessionContext` over the kept entries (borrowed, not copied).
     fn build(&self) -> (AgentContext, Vec<pi_session_tree::Diagnostic>) {
-        match self.dialect {
-            Dialect::Omp => {
-                let options = pi_session_tree::omp_context::OmpOptions { blobs: None };
-                let (context, diagnostics) =
-                    pi_session_tree::omp_context::build(&self.path, &options);
-                (AgentContext::Omp(context), diagnostics)
-            }
-            dialect => {
-                pi_session_tree::agent_context(&self.path, dialect, &ContextOptions::default())
-            }
-        }
+        let options = ContextOptions::default();
+        pi_session_tree::context::agent_context_prepared(&self.path, self.dialect, &options)
     }
 }
 
@@ -345,7 +336,7 @@ impl Log {
             names: BTreeMap::new(),
             saved_names: std::collections::HashSet::new(),
             first_id: None,
-            dialect: Dialect::Pi,
+            dialect: Dialect::PI,
             renamed: None,
             busy_timeout: None,
         }
@@ -1064,7 +1055,7 @@ impl Session {
                 summary,
                 details,
                 None,
-                Dialect::Pi,
+                Dialect::PI,
             )?
         };
         let JsonValue::Object(map) = plan.entry else {
@@ -1113,7 +1104,7 @@ impl Session {
     /// rho's `context/2` for this cursor's branch: the req_llm messages to send. Only the
     /// bodies rho may send or name are read ([`pi_session_tree::source::rho_path`]).
     pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
-        let entries = self.entries_for(pi_session_context::Format::ReqLlm, Dialect::Pi)?;
+        let entries = self.entries_for(pi_session_context::Format::ReqLlm, Dialect::PI)?;
         Ok(pi_session_context::rho::context(&entries, options))
     }
 
@@ -1140,7 +1131,7 @@ impl Session {
         let positions = log.branch_positions(leaf.as_deref());
         match format {
             Format::Agent | Format::Llm => log.context_path(&positions, dialect),
-            Format::OmpAgentLoop => log.context_path(&positions, Dialect::Omp),
+            Format::OmpAgentLoop => log.context_path(&positions, Dialect::OMP),
             _ => {
                 pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, &positions)
             }

@@ -176,14 +176,9 @@ impl TurnState {
     }
 }
 
-/// Whether omp's conversion of a message depends on `next` (what the key records).
+/// Whether the dialect's conversion of a message depends on `next` (what the key records).
 fn interrupted_next(dialect: Dialect, next: Option<&JsonValue>) -> bool {
-    dialect == Dialect::Omp
-        && next.is_some_and(|next| {
-            next.get("role").and_then(JsonValue::as_str) == Some("custom")
-                && next.get("customType").and_then(JsonValue::as_str)
-                    == Some(pi_session_context::llm::INTERRUPTED_THINKING_TYPE)
-        })
+    pi_session_context::llm::convert_to_llm(dialect).depends_on_next(next)
 }
 
 /// `convertToLlm` of one message: unchanged output shares the message's `Arc`.
@@ -217,9 +212,9 @@ impl Session {
     /// use pi_session::tree::Dialect;
     /// let mut session = Session::in_memory("anthropic:claude-sonnet-4-5", "/work");
     /// session.append(user("hi", UserOptions::new()))?;
-    /// let first = session.turn_context(Dialect::Pi)?;
+    /// let first = session.turn_context(Dialect::PI)?;
     /// session.append(user("again", UserOptions::new()))?;
-    /// let second = session.turn_context(Dialect::Pi)?;
+    /// let second = session.turn_context(Dialect::PI)?;
     /// assert_eq!(second.llm.len(), 2);
     /// // The first message is the same allocation on both turns: nothing was copied.
     /// assert!(std::sync::Arc::ptr_eq(&first.llm[0], &second.llm[0]));

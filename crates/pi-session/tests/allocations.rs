@@ -84,13 +84,13 @@ fn a_context_allocates_what_it_sends_not_the_file() {
         "the long session has {unsent} more bytes"
     );
     for (format, dialect) in [
-        (Format::Agent, Dialect::Pi),
-        (Format::Agent, Dialect::Omp),
-        (Format::Llm, Dialect::Pi),
-        (Format::OmpAgentLoop, Dialect::Omp),
-        (Format::ReqLlm, Dialect::Pi),
-        (Format::OpenAi, Dialect::Pi),
-        (Format::Anthropic, Dialect::Pi),
+        (Format::Agent, Dialect::PI),
+        (Format::Agent, Dialect::OMP),
+        (Format::Llm, Dialect::PI),
+        (Format::OmpAgentLoop, Dialect::OMP),
+        (Format::ReqLlm, Dialect::PI),
+        (Format::OpenAi, Dialect::PI),
+        (Format::Anthropic, Dialect::PI),
     ] {
         let (small, small_answer) = bytes_allocated(&short, format, dialect);
         let (large, large_answer) = bytes_allocated(&long, format, dialect);

@@ -164,10 +164,10 @@ fn play_checked(
                     level: [None, Some("high"), Some("low")][usize::from(*level)]
                         .map(str::to_owned),
                 }
-                .entry(Dialect::Omp),
+                .entry(Dialect::OMP),
             ),
             Op::Interrupted(true) => Some(
-                CustomMessage::new(INTERRUPTED, "the turn was interrupted").entry(Dialect::Omp),
+                CustomMessage::new(INTERRUPTED, "the turn was interrupted").entry(Dialect::OMP),
             ),
             Op::Interrupted(false) => {
                 let serde_json::Value::Object(map) = json!({"type": "message", "message": {
@@ -265,7 +265,7 @@ fn branch_values(cursor: &Session) -> Vec<serde_json::Value> {
 /// rest), equals each dialect's `buildSessionContext` over every body of the branch.
 fn assert_lazy_agent_context(cursor: &Session) -> Result<(), TestCaseError> {
     let branch = branch_values(cursor);
-    for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
         let (lazy, lazy_diagnostics) = cursor
             .agent_context(dialect, &ContextOptions::default())
             .unwrap();
@@ -290,7 +290,7 @@ proptest! {
     #[test]
     fn the_shared_turn_context_is_the_full_one(
         ops in prop::collection::vec(op(), 1..24),
-        dialect in prop::sample::select(vec![Dialect::Pi, Dialect::Pi16, Dialect::Omp]),
+        dialect in prop::sample::select(vec![Dialect::PI, Dialect::PI16, Dialect::OMP]),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let mut failure = None;

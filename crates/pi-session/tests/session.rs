@@ -97,7 +97,7 @@ fn a_set_title_wins_and_other_first_entries_give_an_empty_one() {
     let dir = tempfile::tempdir().unwrap();
     // omp keeps the title in its header (after the title slot, line 0).
     let omp = SessionOptions {
-        dialect: pi_session::tree::Dialect::Omp,
+        dialect: pi_session::tree::Dialect::OMP,
         ..SessionOptions::default()
     };
     let options = SessionOptions {
@@ -399,7 +399,7 @@ fn cursors_made_before_the_first_append_start_after_the_model_change() {
 }
 
 /// A pi 1.6 file (system prompt message, context edit) opened by the facade: its cursor's
-/// agent context follows 1.6 under `Dialect::Pi16` and 0.73 under `Dialect::Pi`.
+/// agent context follows 1.6 under `Dialect::PI16` and 0.73 under `Dialect::PI`.
 #[test]
 fn a_pi16_file_gives_each_pi_release_its_own_agent_context() {
     use pi_session::tree::{ContextOptions, Dialect};
@@ -425,8 +425,8 @@ fn a_pi16_file_gives_each_pi_release_its_own_agent_context() {
             .map(|m| m["role"].as_str().unwrap().to_owned())
             .collect::<Vec<_>>()
     };
-    assert_eq!(roles(Dialect::Pi16), ["system"]);
-    assert_eq!(roles(Dialect::Pi), ["system", "user"]);
+    assert_eq!(roles(Dialect::PI16), ["system"]);
+    assert_eq!(roles(Dialect::PI), ["system", "user"]);
 }
 
 /// A host's loop: each turn appends a user message and a reply, then builds the context. The
@@ -436,7 +436,7 @@ fn a_pi16_file_gives_each_pi_release_its_own_agent_context() {
 #[test]
 fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
     use pi_session::tree::{ContextOptions, Dialect, agent_context};
-    for dialect in [Dialect::Pi, Dialect::Pi16, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
         let dir = tempfile::tempdir().unwrap();
         let mut session = Session::new(dir.path(), MODEL, "/w");
         let mut ids = Vec::new();

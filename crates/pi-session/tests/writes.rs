@@ -37,36 +37,36 @@ fn lines(session: &Session) -> Vec<Value> {
 #[test]
 fn pi_sees_the_model_set_in_a_pi_file_and_omp_in_an_omp_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut pi = new_in(dir.path(), Dialect::Pi);
+    let mut pi = new_in(dir.path(), Dialect::PI);
     pi.append(user("hi", UserOptions::new())).unwrap();
     pi.set_model("openai:gpt-5").unwrap();
     pi.set_thinking_level(Some("high")).unwrap();
-    let context = agent(&pi, Dialect::Pi);
+    let context = agent(&pi, Dialect::PI);
     assert_eq!(
         context["model"],
         json!({"provider": "openai", "modelId": "gpt-5"})
     );
     assert_eq!(context["thinkingLevel"], json!("high"));
     let reopened = Session::open(pi.path().unwrap(), "x:y").unwrap().session;
-    assert_eq!(reopened.dialect(), Dialect::Pi);
+    assert_eq!(reopened.dialect(), Dialect::PI);
     assert_eq!(reopened.model(), "openai:gpt-5");
 
-    let mut omp = new_in(dir.path(), Dialect::Omp);
+    let mut omp = new_in(dir.path(), Dialect::OMP);
     omp.append(user("hi", UserOptions::new())).unwrap();
     omp.set_model("openai:gpt-5").unwrap();
     omp.set_thinking_level(Some("low")).unwrap();
-    let context = agent(&omp, Dialect::Omp);
+    let context = agent(&omp, Dialect::OMP);
     assert_eq!(context["models"]["default"], json!("openai/gpt-5"));
     assert_eq!(context["thinkingLevel"], json!("low"));
     let reopened = Session::open(omp.path().unwrap(), "x:y").unwrap().session;
-    assert_eq!(reopened.dialect(), Dialect::Omp, "the title slot says omp");
+    assert_eq!(reopened.dialect(), Dialect::OMP, "the title slot says omp");
     assert_eq!(reopened.model(), "openai:gpt-5");
 }
 
 #[test]
 fn labels_names_and_custom_entries_read_back_in_each_dialect() {
     let dir = tempfile::tempdir().unwrap();
-    for dialect in [Dialect::Pi, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::OMP] {
         let mut session = new_in(dir.path(), dialect);
         let first = session.append(user("one", UserOptions::new())).unwrap();
         let id = first.id().unwrap().to_owned();
@@ -127,7 +127,7 @@ fn labels_names_and_custom_entries_read_back_in_each_dialect() {
 #[test]
 fn fork_to_gives_the_source_context_at_that_leaf_with_ids_kept() {
     let dir = tempfile::tempdir().unwrap();
-    for dialect in [Dialect::Pi, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::OMP] {
         let mut session = new_in(dir.path(), dialect);
         let first = session.append(user("one", UserOptions::new())).unwrap();
         session.append(user("two", UserOptions::new())).unwrap();
@@ -307,8 +307,8 @@ fn named_cursors_survive_reopening_and_change_no_context() {
     side.set_model("openai:gpt-5").unwrap();
     side.append(user("side two", UserOptions::new())).unwrap();
     main.append(user("main one", UserOptions::new())).unwrap();
-    let side_context = agent(&side, Dialect::Pi);
-    let side_omp = agent(&side, Dialect::Omp);
+    let side_context = agent(&side, Dialect::PI);
+    let side_omp = agent(&side, Dialect::OMP);
 
     let record = lines(&main)
         .into_iter()
@@ -320,8 +320,8 @@ fn named_cursors_survive_reopening_and_change_no_context() {
     assert_eq!(reopened.branch_names(), ["side"]);
     let side = reopened.checkout("side").unwrap();
     assert_eq!(side.model(), "openai:gpt-5");
-    assert_eq!(agent(&side, Dialect::Pi), side_context);
-    assert_eq!(agent(&side, Dialect::Omp), side_omp);
+    assert_eq!(agent(&side, Dialect::PI), side_context);
+    assert_eq!(agent(&side, Dialect::OMP), side_omp);
     let texts: Vec<String> = side
         .context(&ProjectOptions::default())
         .unwrap()

@@ -116,7 +116,7 @@ fn check_file(report: &mut Report, row: &mut Row, file: &Path) -> Option<String>
     for d in &diagnostics {
         let _ = writeln!(text, "{name}:{}:{}: {}", d.line, d.byte_offset, d.message);
     }
-    for dialect in [Dialect::Pi, Dialect::Omp] {
+    for dialect in [Dialect::PI, Dialect::OMP] {
         project_all(report, row, &view, dialect, &mut text);
     }
     Some(text)

@@ -41,79 +41,79 @@ pub const SCENARIOS: [Scenario; 13] = [
     Scenario {
         name: "chat-with-tools",
         about: "user turn, assistant thinking + tool call, tool result, answer",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: chat_with_tools,
     },
     Scenario {
         name: "attachments-and-notices",
         about: "text/picture attachments, notices, steering, an aborted and a failed turn, an error tool result",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: attachments_and_notices,
     },
     Scenario {
         name: "model-switch-and-unicode",
         about: "a model change mid-session; emoji, CJK, RTL and combining marks",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: model_switch_and_unicode,
     },
     Scenario {
         name: "compaction",
         about: "a compaction keeping the last turn, then more turns",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: compaction_script,
     },
     Scenario {
         name: "forks-and-branch-summary",
         about: "two cursors on one log, a branch summary, branch_to an earlier entry",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: forks_and_summary,
     },
     Scenario {
         name: "host-writes",
         about: "model and thinking-level changes, a label set, cleared and set again, the session name, custom and custom_message entries, a reply, a saved named cursor, in pi's shapes",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: host_writes,
     },
     Scenario {
         name: "host-writes",
         about: "the same in omp's shapes (model_change {model}, title_change and the title slot, attribution)",
-        dialect: Dialect::Omp,
+        dialect: Dialect::OMP,
         write: host_writes,
     },
     Scenario {
         name: "fork-to",
         about: "fork_to of a session with a compaction, labels and a side branch, at the main tip: a new file with parentSession, ids and timestamps kept",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: fork_to_script,
     },
     Scenario {
         name: "fork-to",
         about: "the same written in omp's shapes",
-        dialect: Dialect::Omp,
+        dialect: Dialect::OMP,
         write: fork_to_script,
     },
     Scenario {
         name: "stamps-and-compaction",
         about: "context management: resolution stamps, pins and an unpin on two cursors, extension state and a custom message, then compact_older_than keeping the last turn",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: stamps_and_compaction,
     },
     Scenario {
         name: "stamps-and-compaction",
         about: "the same written in omp's shapes",
-        dialect: Dialect::Omp,
+        dialect: Dialect::OMP,
         write: stamps_and_compaction,
     },
     Scenario {
         name: "migrated-v1",
         about: "Session::migrate of pi's version 1 file (fixtures/pi/v1-format.jsonl): rewritten as version 3, ids assigned, references remapped",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: migrated_v1,
     },
     Scenario {
         name: "migrated-v2",
         about: "Session::migrate of pi's version 2 file (fixtures/pi/v2-format.jsonl): rewritten as version 3",
-        dialect: Dialect::Pi,
+        dialect: Dialect::PI,
         write: migrated_v2,
     },
 ];
@@ -185,7 +185,7 @@ impl Script {
             "2026-01-15T09:00:00.000Z",
         );
         let options = WriterOptions {
-            title_slot: dialect == Dialect::Omp,
+            title_slot: dialect.has_title_slot(),
             ..WriterOptions::default()
         };
         let writer =

@@ -618,8 +618,8 @@ fn recorded_dialect(recorded: &Value) -> Option<Dialect> {
     let by_pi_1 = recorded["implementation"]
         .as_str()
         .is_some_and(|implementation| implementation.starts_with("pi@1."));
-    Some(if dialect == Dialect::Pi && by_pi_1 {
-        Dialect::Pi16
+    Some(if dialect.is_pi_family() && by_pi_1 {
+        Dialect::PI16
     } else {
         dialect
     })

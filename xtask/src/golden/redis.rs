@@ -125,7 +125,7 @@ fn check_session(report: &mut Report, row: &mut Row, store: &Store, recorded: &V
     };
     report.record(row, "opens", "", opens);
     let view = SessionView::new(&file);
-    let dialect = view.detect_dialect().unwrap_or(Dialect::Pi);
+    let dialect = view.detect_dialect().unwrap_or(Dialect::PI);
     report.record(
         row,
         "dialect",
@@ -133,7 +133,7 @@ fn check_session(report: &mut Report, row: &mut Row, store: &Store, recorded: &V
         outcome(&json!("omp"), &json!(dialect.as_str())),
     );
     let options = ContextOptions { blobs: None };
-    let context = view.context(&LeafSelector::Default, Dialect::Omp, &options);
+    let context = view.context(&LeafSelector::Default, Dialect::OMP, &options);
     let context = match context.map(|c| serde_json::to_value(c.context)) {
         Ok(Ok(value)) => outcome(&recorded["context"], &value),
         Ok(Err(error)) => Outcome::Fail(format!("      {error}\n")),
@@ -142,7 +142,7 @@ fn check_session(report: &mut Report, row: &mut Row, store: &Store, recorded: &V
     report.record(row, "context", "", context);
     let leaf = json!(file.leaf_id());
     report.record(row, "leaf", "", outcome(&recorded["leafId"], &leaf));
-    let title = match view.name(Dialect::Omp) {
+    let title = match view.name(Dialect::OMP) {
         Ok(title) => outcome(&recorded["title"], &json!(title)),
         Err(error) => Outcome::Fail(format!("      {error}\n")),
     };

@@ -141,10 +141,10 @@ pub fn run(args: ContextArgs) -> Outcome {
                 "--format omp-agent-loop follows omp's rules only: drop --dialect {name} (omp reads pi files too)"
             )));
         }
-        (_, Format::OmpAgentLoop) | (DialectChoice::Omp, _) => Dialect::Omp,
+        (_, Format::OmpAgentLoop) | (DialectChoice::Omp, _) => Dialect::OMP,
         (DialectChoice::Auto, _) => session.dialect(),
-        (DialectChoice::Pi, _) => Dialect::Pi,
-        (DialectChoice::Pi16, _) => Dialect::Pi16,
+        (DialectChoice::Pi, _) => Dialect::PI,
+        (DialectChoice::Pi16, _) => Dialect::PI16,
     };
     let leaf = args
         .leaf

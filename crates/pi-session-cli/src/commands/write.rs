@@ -31,9 +31,9 @@ impl WriteDialect {
     pub fn chosen(self) -> Option<Dialect> {
         match self {
             Self::Auto => None,
-            Self::Pi => Some(Dialect::Pi),
-            Self::Pi16 => Some(Dialect::Pi16),
-            Self::Omp => Some(Dialect::Omp),
+            Self::Pi => Some(Dialect::PI),
+            Self::Pi16 => Some(Dialect::PI16),
+            Self::Omp => Some(Dialect::OMP),
         }
     }
 }

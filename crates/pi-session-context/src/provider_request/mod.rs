@@ -65,11 +65,9 @@ impl PiAi {
     /// ([`RequestError::Dialect`]). The one dialect → pi-ai mapping (the
     /// facade and the CLI both use it).
     pub fn for_dialect(dialect: Dialect) -> Result<PiAi, RequestError> {
-        match dialect {
-            Dialect::Pi => Ok(PiAi::Pi),
-            Dialect::Omp => Ok(PiAi::Omp),
-            Dialect::Pi16 => Err(RequestError::Dialect),
-        }
+        crate::dialect::convert_to_llm(dialect)
+            .pi_ai()
+            .ok_or(RequestError::Dialect)
     }
 
     /// The package and version whose rules this follows.
@@ -237,7 +235,7 @@ pub fn build(
 /// become omp's placeholder for a model without image input).
 pub fn agent_llm_messages(agent_messages: &[Value], pi_ai: PiAi, model: &Model) -> Vec<Value> {
     match pi_ai {
-        PiAi::Pi => llm_messages(agent_messages, Dialect::Pi),
+        PiAi::Pi => llm_messages(agent_messages, Dialect::PI),
         PiAi::Omp => {
             let gate = OmpImageGate::for_model(model.takes_images(), false);
             omp_agent_loop_messages(

@@ -35,15 +35,7 @@ use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
 
-/// Which pi release's `buildSessionContext` to follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PiRelease {
-    /// `@mariozechner/pi-coding-agent` 0.73.
-    #[default]
-    V0_73,
-    /// `@earendil-works/pi-coding-agent` 1.6.
-    V1_6,
-}
+pub use crate::dialect::PiRelease;
 
 /// What pi's `buildSessionContext` returns, serialised field for field.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,7 +158,7 @@ pub(crate) fn extend(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Built>> {
     let added = path.get(from..)?;
-    if tail.edits || added.iter().any(|e| !js::is_str(e.get("type"), "message")) {
+    if tail.edits || added.iter().any(|e| !EntryRef::new(e).is("message")) {
         return None;
     }
     let mut settings_diagnostics = Vec::new();
@@ -194,22 +186,27 @@ fn settings(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
 
 /// One entry's part of [`settings`] (the last value wins).
 fn settle(context: &mut PiContext, entry: &Value, diagnostics: &mut Vec<Diagnostic>) {
-    match js::as_str(entry.get("type")) {
+    match EntryRef::new(entry).kind() {
         Some("thinking_level_change") => {
-            context.thinking_level = entry.get("thinkingLevel").cloned()
+            context.thinking_level = EntryRef::new(entry).thinking_level().cloned()
         }
         Some("model_change") => {
-            context.model = Some(model_object(entry.get("provider"), entry.get("modelId")));
+            context.model = Some(model_object(
+                EntryRef::new(entry).provider(),
+                EntryRef::new(entry).model_id(),
+            ));
         }
-        Some("message") => match entry.get("message") {
+        Some("message") => match EntryRef::new(entry).message() {
             None | Some(Value::Null) => diagnostics.push(malformed(
                 entry,
                 "message entry has no message object; pi throws here, the entry is skipped",
             )),
             Some(message) => {
-                if js::is_str(message.get("role"), "assistant") {
-                    context.model =
-                        Some(model_object(message.get("provider"), message.get("model")));
+                if MessageRef::new(message).is_role("assistant") {
+                    context.model = Some(model_object(
+                        MessageRef::new(message).provider(),
+                        MessageRef::new(message).model(),
+                    ));
                 }
             }
         },
@@ -224,11 +221,11 @@ fn context_entries(path: &[Value], release: PiRelease) -> Vec<(usize, &Value)> {
         return path.iter().enumerate().collect();
     };
     let compaction = &path[latest];
-    let first_kept = compaction.get("firstKeptEntryId");
+    let first_kept = EntryRef::new(compaction).first_kept_entry_id();
     let mut entries = vec![(latest, compaction)];
     let mut found = false;
     for (at, kept) in path[..compaction_index].iter().enumerate() {
-        if js::strict_eq(kept.get("id"), first_kept) {
+        if js::strict_eq(EntryRef::new(kept).id_value(), first_kept) {
             found = true;
         }
         if found && !(release == PiRelease::V1_6 && is_system_message(kept)) {
@@ -245,10 +242,12 @@ fn latest_compaction(path: &[Value]) -> Option<(usize, usize)> {
     let latest = path
         .iter()
         .rposition(|e| EntryRef::new(e).is("compaction"))?;
-    let id = path[latest].get("id");
+    let id = EntryRef::new(&path[latest]).id_value();
     let looked_up = path
         .iter()
-        .position(|e| EntryRef::new(e).is("compaction") && js::strict_eq(e.get("id"), id))
+        .position(|e| {
+            EntryRef::new(e).is("compaction") && js::strict_eq(EntryRef::new(e).id_value(), id)
+        })
         .unwrap_or(latest);
     Some((latest, looked_up))
 }
@@ -262,11 +261,11 @@ pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
     let Some((latest, compaction_index)) = latest_compaction(path) else {
         return FirstSent::Start;
     };
-    let first_kept = path[latest].get("firstKeptEntryId");
+    let first_kept = EntryRef::new(&path[latest]).first_kept_entry_id();
     FirstSent::At(
         path[..compaction_index]
             .iter()
-            .position(|e| js::strict_eq(e.get("id"), first_kept))
+            .position(|e| js::strict_eq(EntryRef::new(e).id_value(), first_kept))
             .unwrap_or(compaction_index),
     )
 }
@@ -290,7 +289,7 @@ impl<'a> Edits<'a> {
         let mut by_target = HashMap::new();
         for (_, entry) in entries {
             if EntryRef::new(entry).is("context_edit")
-                && let Some(key) = map_key(entry.get("targetId"))
+                && let Some(key) = map_key(EntryRef::new(entry).target_id())
             {
                 by_target.insert(key, *entry);
             }
@@ -302,7 +301,9 @@ impl<'a> Edits<'a> {
         if self.by_target.is_empty() {
             return None;
         }
-        self.by_target.get(&map_key(entry.get("id"))?).copied()
+        self.by_target
+            .get(&map_key(EntryRef::new(entry).id_value())?)
+            .copied()
     }
 }
 
@@ -326,7 +327,7 @@ fn apply_edit(
     edit: &Value,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Built> {
-    let replacement = match edit.get("replacement") {
+    let replacement = match EntryRef::new(edit).replacement() {
         Some(Value::Null) => return Vec::new(),
         Some(replacement) => replacement,
         None => {
@@ -389,7 +390,7 @@ fn malformed(entry: &Value, message: &str) -> Diagnostic {
     Diagnostic::at(
         DiagnosticKind::MalformedEntry,
         None,
-        js::as_str(entry.get("id")),
+        EntryRef::new(entry).id(),
         message,
     )
 }
@@ -409,8 +410,14 @@ fn compaction_summary(entry: &Value) -> Value {
     js::object([
         ("role", Some(Value::from("compactionSummary"))),
         ("summary", EntryRef::new(entry).summary().cloned()),
-        ("tokensBefore", entry.get("tokensBefore").cloned()),
-        ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+        (
+            "tokensBefore",
+            EntryRef::new(entry).tokens_before().cloned(),
+        ),
+        (
+            "timestamp",
+            Some(js::date_ms_value(EntryRef::new(entry).timestamp())),
+        ),
     ])
 }
 
@@ -435,8 +442,11 @@ fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
                 ("customType", EntryRef::new(entry).custom_type().cloned()),
                 ("content", content),
                 ("display", EntryRef::new(entry).display().cloned()),
-                ("details", entry.get("details").cloned()),
-                ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+                ("details", EntryRef::new(entry).details().cloned()),
+                (
+                    "timestamp",
+                    Some(js::date_ms_value(EntryRef::new(entry).timestamp())),
+                ),
             ]))]
         }
         Some("branch_summary") if js::truthy(EntryRef::new(entry).summary()) => {
@@ -444,8 +454,13 @@ fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
         }
         Some("compaction") => {
             let mut messages = Vec::with_capacity(2);
-            if pi16 && js::truthy(entry.get("systemMessage")) {
-                messages.extend(entry.get("systemMessage").cloned().map(Built::Made));
+            if pi16 && js::truthy(EntryRef::new(entry).system_message()) {
+                messages.extend(
+                    EntryRef::new(entry)
+                        .system_message()
+                        .cloned()
+                        .map(Built::Made),
+                );
             }
             messages.push(Built::Made(compaction_summary(entry)));
             messages
@@ -473,7 +488,10 @@ pub(crate) fn branch_summary_message(entry: &Value) -> Value {
     js::object([
         ("role", Some(Value::from("branchSummary"))),
         ("summary", EntryRef::new(entry).summary().cloned()),
-        ("fromId", entry.get("fromId").cloned()),
-        ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+        ("fromId", EntryRef::new(entry).from_id().cloned()),
+        (
+            "timestamp",
+            Some(js::date_ms_value(EntryRef::new(entry).timestamp())),
+        ),
     ])
 }

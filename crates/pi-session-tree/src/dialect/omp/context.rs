@@ -229,9 +229,9 @@ pub(crate) fn extend(
     }
     let mut paired = Vec::new();
     for message in builder.messages.iter().map(|m| m.resolve(path)) {
-        match js::as_str(message.get("role")) {
+        match MessageRef::new(message).role() {
             Some("toolResult") => {
-                let key = SameValueKey::of(message.get("toolCallId"));
+                let key = SameValueKey::of(MessageRef::new(message).tool_call_id());
                 if tail.failed > 0 || is_by_identity(&key) || tail.dangling.contains(&key) {
                     return None;
                 }
@@ -260,7 +260,7 @@ pub(crate) fn extend(
 /// An errored or aborted assistant turn (omp's `drop_failed_turns` looks at these).
 fn is_failed(message: &Value) -> bool {
     matches!(
-        js::as_str(message.get("stopReason")),
+        MessageRef::new(message).stop_reason(),
         Some("aborted" | "error")
     )
 }
@@ -280,7 +280,7 @@ impl<'p> Builder<'p> {
         self.diagnostics.push(Diagnostic::at(
             DiagnosticKind::MalformedEntry,
             None,
-            js::as_str(entry.get("id")),
+            EntryRef::new(entry).id(),
             message,
         ));
     }
@@ -295,7 +295,7 @@ impl<'p> Builder<'p> {
         for (index, entry) in self.path.iter().enumerate() {
             match kind(entry) {
                 Some("thinking_level_change") => {
-                    let level = entry.get("thinkingLevel");
+                    let level = EntryRef::new(entry).thinking_level();
                     context.thinking_level = js::nullish_or(level, None)
                         .cloned()
                         .unwrap_or_else(|| "off".into());
@@ -303,15 +303,16 @@ impl<'p> Builder<'p> {
                         js::nullish_or(js::nullish_or(entry.get("configured"), level), None)
                             .cloned();
                 }
-                Some("model_change") if js::truthy(entry.get("model")) => {
-                    let role = js::nullish_or(entry.get("role"), None)
+                Some("model_change") if js::truthy(EntryRef::new(entry).model()) => {
+                    let role = js::nullish_or(EntryRef::new(entry).role(), None)
                         .map_or_else(|| "default".to_owned(), |r| js::string_of(Some(r)));
                     if role == "default" {
                         explicit_default = true;
                     }
-                    context
-                        .models
-                        .insert(role, entry.get("model").cloned().unwrap_or_default());
+                    context.models.insert(
+                        role,
+                        EntryRef::new(entry).model().cloned().unwrap_or_default(),
+                    );
                 }
                 Some("service_tier_change") => {
                     context.service_tier = coerce_service_tier(entry.get("serviceTier"));
@@ -321,7 +322,7 @@ impl<'p> Builder<'p> {
                 Some("ttsr_injection") => self.collect_rules(entry, &mut context, &mut rules_seen),
                 Some("mode_change") => {
                     context.mode = entry.get("mode").cloned();
-                    context.mode_data = entry.get("data").cloned();
+                    context.mode_data = EntryRef::new(entry).data().cloned();
                 }
                 _ => {}
             }
@@ -332,17 +333,17 @@ impl<'p> Builder<'p> {
     /// A `message` entry's part of the settings: an assistant message names the default
     /// model unless a `model_change` did.
     fn settle_message(&mut self, context: &mut OmpContext, explicit_default: bool, entry: &Value) {
-        match entry.get("message") {
+        match EntryRef::new(entry).message() {
             None | Some(Value::Null) => self.malformed(
                 entry,
                 "message entry has no message object; omp throws here, the entry is ignored",
             ),
             Some(message) => {
-                if js::is_str(message.get("role"), "assistant") && !explicit_default {
+                if MessageRef::new(message).is_role("assistant") && !explicit_default {
                     let model = format!(
                         "{}/{}",
-                        js::string_of(message.get("provider")),
-                        js::string_of(message.get("model"))
+                        js::string_of(MessageRef::new(message).provider()),
+                        js::string_of(MessageRef::new(message).model())
                     );
                     context.models.insert("default".into(), Value::from(model));
                 }
@@ -378,9 +379,11 @@ impl<'p> Builder<'p> {
         let path = self.path;
         let reset = path.iter().rposition(|e| kind(e) == Some("reset_boundary"));
         let compaction_index = compaction.map(|latest| {
-            let id = path[latest].get("id");
+            let id = EntryRef::new(&path[latest]).id_value();
             path.iter()
-                .position(|e| kind(e) == Some("compaction") && js::strict_eq(e.get("id"), id))
+                .position(|e| {
+                    kind(e) == Some("compaction") && js::strict_eq(EntryRef::new(e).id_value(), id)
+                })
                 .unwrap_or(latest)
         });
         match (reset, compaction_index) {
@@ -411,18 +414,20 @@ impl<'p> Builder<'p> {
         let preserve = compaction.get("preserveData");
         let remote = openai_remote_payload(preserve);
         let anthropic = anthropic_payload(preserve);
-        let first_kept = compaction.get("firstKeptEntryId");
+        let first_kept = EntryRef::new(compaction).first_kept_entry_id();
 
-        let mut timestamp_ms = js::date_ms(compaction.get("timestamp"));
+        let mut timestamp_ms = js::date_ms(EntryRef::new(compaction).timestamp());
         if anthropic.is_some() {
             let first_kept_any = path
                 .iter()
-                .position(|e| js::strict_eq(e.get("id"), first_kept));
+                .position(|e| js::strict_eq(EntryRef::new(e).id_value(), first_kept));
             let retained = first_kept_any
                 .filter(|&i| i < at)
                 .map(|i| &path[i])
                 .or_else(|| path.get(at + 1));
-            if let Some(retained_at) = retained.and_then(|e| js::date_ms(e.get("timestamp"))) {
+            if let Some(retained_at) =
+                retained.and_then(|e| js::date_ms(EntryRef::new(e).timestamp()))
+            {
                 timestamp_ms = Some(retained_at - 1).filter(|ms| ms.abs() <= 8_640_000_000_000_000);
             }
         }
@@ -436,13 +441,14 @@ impl<'p> Builder<'p> {
             timestamp_ms,
         )));
 
-        let details = compaction.get("details");
+        let details = EntryRef::new(compaction).details();
+        // `details` is the compaction extension's own record.
         if details.is_some_and(Value::is_object)
             && js::is_str(js::get(details, "kind"), "experimental-context-rollover")
         {
             let first_kept_any = path
                 .iter()
-                .position(|e| js::strict_eq(e.get("id"), first_kept));
+                .position(|e| js::strict_eq(EntryRef::new(e).id_value(), first_kept));
             let floor = reset.map_or(0, |r| r + 1);
             for i in (floor..at).rev() {
                 if !is_user_request_entry(&path[i]) {
@@ -458,7 +464,7 @@ impl<'p> Builder<'p> {
         if remote.is_none() {
             let first_kept_index = path[..at]
                 .iter()
-                .position(|e| js::strict_eq(e.get("id"), first_kept));
+                .position(|e| js::strict_eq(EntryRef::new(e).id_value(), first_kept));
             if let Some(start) = first_kept_index {
                 for i in start..at {
                     self.append(i);
@@ -468,7 +474,7 @@ impl<'p> Builder<'p> {
             let through = compaction.get("providerReplayThroughEntryId");
             if let Some(r) = path
                 .iter()
-                .position(|e| js::strict_eq(e.get("id"), through))
+                .position(|e| js::strict_eq(EntryRef::new(e).id_value(), through))
                 && r < at
             {
                 for i in r + 1..at {
@@ -553,8 +559,12 @@ impl<'p> Builder<'p> {
         if text.is_empty() || rendered.is_empty() {
             return;
         }
-        let id = self.path[index].get("id");
-        let Some(source) = self.path.iter().find(|e| js::strict_eq(e.get("id"), id)) else {
+        let id = EntryRef::new(&self.path[index]).id_value();
+        let Some(source) = self
+            .path
+            .iter()
+            .find(|e| js::strict_eq(EntryRef::new(e).id_value(), id))
+        else {
             return;
         };
         let mut message = Map::new();
@@ -567,7 +577,7 @@ impl<'p> Builder<'p> {
         message.insert("display".into(), Value::from(false));
         message.insert(
             "timestamp".into(),
-            js::date_ms_value(source.get("timestamp")),
+            js::date_ms_value(EntryRef::new(source).timestamp()),
         );
         self.messages.insert(0, Built::Made(Value::Object(message)));
     }
@@ -596,7 +606,7 @@ impl<'p> Builder<'p> {
         let mut dangling = HashSet::new();
         let is_dangling = |block: &Value| {
             BlockRef::new(block).is("toolCall")
-                && !paired.contains(&SameValueKey::of(block.get("id")))
+                && !paired.contains(&SameValueKey::of(BlockRef::new(block).id()))
         };
         let mut i = self.messages.len();
         while i > 0 {
@@ -615,7 +625,7 @@ impl<'p> Builder<'p> {
                 blocks
                     .iter()
                     .filter(|&b| is_dangling(b))
-                    .map(|b| SameValueKey::of(b.get("id"))),
+                    .map(|b| SameValueKey::of(BlockRef::new(b).id())),
             );
             let normalized: Vec<Value> = blocks
                 .iter()
@@ -671,7 +681,7 @@ impl<'p> Builder<'p> {
                     blocks
                         .iter()
                         .filter(|b| BlockRef::new(b).is("toolCall"))
-                        .map(|b| SameValueKey::of(b.get("id")))
+                        .map(|b| SameValueKey::of(BlockRef::new(b).id()))
                         .collect()
                 })
                 .unwrap_or_default();
@@ -751,16 +761,19 @@ pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
         ("customType", Some(Value::from(custom_type))),
         ("content", Some(content.clone())),
         ("display", Some(display)),
-        ("details", entry.get("details").cloned()),
+        ("details", EntryRef::new(entry).details().cloned()),
         ("attribution", attribution),
-        ("timestamp", Some(js::date_ms_value(entry.get("timestamp")))),
+        (
+            "timestamp",
+            Some(js::date_ms_value(EntryRef::new(entry).timestamp())),
+        ),
     ]))
 }
 
 /// omp's `isUserTurnInitiator` for a custom message.
 fn is_user_turn_initiator(message: &Value) -> bool {
     let custom_type = MessageRef::new(message).custom_type();
-    js::is_str(message.get("attribution"), "user")
+    js::is_str(MessageRef::new(message).attribution(), "user")
         && (custom_type == Some("skill-prompt") || custom_type == Some("collab-prompt"))
 }
 
@@ -801,7 +814,10 @@ fn compaction_summary(
         ("role", Some(Value::from("compactionSummary"))),
         ("summary", EntryRef::new(entry).summary().cloned()),
         ("shortSummary", entry.get("shortSummary").cloned()),
-        ("tokensBefore", entry.get("tokensBefore").cloned()),
+        (
+            "tokensBefore",
+            EntryRef::new(entry).tokens_before().cloned(),
+        ),
         ("tokensAfter", entry.get("tokensAfter").cloned()),
         ("method", entry.get("method").cloned()),
         ("providerPayload", payload.cloned()),
@@ -829,25 +845,28 @@ pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
         return floor;
     };
     let compaction = &path[latest];
-    let id = compaction.get("id");
+    let id = EntryRef::new(compaction).id_value();
     let at = path
         .iter()
-        .position(|e| kind(e) == Some("compaction") && js::strict_eq(e.get("id"), id))
+        .position(|e| {
+            kind(e) == Some("compaction") && js::strict_eq(EntryRef::new(e).id_value(), id)
+        })
         .unwrap_or(latest);
     if reset.is_some_and(|r| r > at) {
         return floor;
     }
-    let details = compaction.get("details");
+    let details = EntryRef::new(compaction).details();
+    // The compaction extension's own record (see `emit_all`).
     if js::is_str(js::get(details, "kind"), "experimental-context-rollover") {
         return floor;
     }
     let position_of = |target: Option<&Value>| {
         path.iter()
-            .position(|e| js::strict_eq(e.get("id"), target))
+            .position(|e| js::strict_eq(EntryRef::new(e).id_value(), target))
             .filter(|&i| i < at)
     };
     let mut start = FirstSent::At(at);
-    if let Some(kept) = position_of(compaction.get("firstKeptEntryId")) {
+    if let Some(kept) = position_of(EntryRef::new(compaction).first_kept_entry_id()) {
         start = start.min(FirstSent::At(kept));
     }
     let through = compaction.get("providerReplayThroughEntryId");
@@ -863,7 +882,8 @@ fn non_empty_str(value: Option<&Value>) -> Option<&str> {
     js::as_str(value).filter(|s| !s.is_empty())
 }
 
-/// `getOpenAiRemoteCompactionPayload`.
+/// `getOpenAiRemoteCompactionPayload`. (`preserveData` holds the providers' own compaction
+/// records, read by key: provider state, not the session schema.)
 fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
     let candidate = js::get(preserve, "openaiRemoteCompaction").filter(|c| c.is_object())?;
     let provider = non_empty_str(candidate.get("provider"))?;
@@ -878,7 +898,7 @@ fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
     Some(Value::Object(payload))
 }
 
-/// `getAnthropicCompactionPayload`.
+/// `getAnthropicCompactionPayload` (a provider's record, by key as above).
 fn anthropic_payload(preserve: Option<&Value>) -> Option<Value> {
     let candidate = js::get(preserve, "anthropicCompaction").filter(|c| c.is_object())?;
     let provider = non_empty_str(candidate.get("provider"))?;

@@ -1,18 +1,9 @@
-//! `convertToLlm` of each dialect: agent messages (what `buildSessionContext`
-//! returns) to the LLM messages the agent loop hands its provider.
-//!
-//! - pi 0.73.1 (`pi-coding-agent/src/core/messages.ts`): `bashExecution` and
-//!   `custom` become `user` messages, the two summaries get pi's wrapper
-//!   text, `user`/`assistant`/`toolResult` pass through untouched, every
-//!   other role is dropped.
-//! - pi 1.6.0 ([`Dialect::Pi16`]): the same, except that `system` messages
-//!   pass through untouched too.
-//! - omp 18.2.3 (`pi-coding-agent/src/session/messages.ts` with
-//!   pi-agent-core's `convertMessageToLlm`): `custom` becomes `developer`,
-//!   bash/python runs get omp's wording, file mentions are split by
-//!   pictures, summaries go through omp's templates and post-render
-//!   normalisation, attribution defaults are filled in, pruned tool results
-//!   are collapsed and interrupted thinking is stripped.
+//! omp's `convertToLlm` (omp 18.2.3's `pi-coding-agent/src/session/messages.ts` with
+//! pi-agent-core's `convertMessageToLlm`): `custom` becomes `developer`, bash/python runs get
+//! omp's wording, file mentions are split by pictures, summaries go through omp's templates
+//! and post-render normalisation, attribution defaults are filled in, pruned tool results are
+//! collapsed and interrupted thinking is stripped; and the steps of omp's agent loop around
+//! it (steering wrapper, image gate, provider-replay filter).
 //!
 //! Messages are JSON objects, so that everything the real function passes
 //! through (every key, in order) is passed through here too, and the output
@@ -23,26 +14,18 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::omp_prompt::{
+use super::output_notice::format_output_notice;
+use super::prompt::{
     BRANCH_SUMMARY_TEMPLATE, COMPACTION_SUMMARY_TEMPLATE, HANDOFF_SUMMARY_TEMPLATE,
     USER_INTERJECTION_TEMPLATE, render,
 };
-use crate::output_notice::format_output_notice;
-use pi_session_tree::pi_context::PiRelease;
+use crate::dialect::run_text::{
+    PYTHON_WORDING, bash_text_head, run_outcome_text, string_to_blocks,
+};
+use crate::dialect::{ConvertToLlm, Dialect, llm_messages};
+use crate::provider_request::PiAi;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
 use pi_session_types::view::{BlockRef, MessageRef, key};
-
-pub use pi_session_tree::Dialect;
-
-/// pi's text before a compaction summary.
-pub const PI_COMPACTION_SUMMARY_PREFIX: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
-/// pi's text after a compaction summary.
-pub const PI_COMPACTION_SUMMARY_SUFFIX: &str = "\n</summary>";
-/// pi's text before a branch summary.
-pub const PI_BRANCH_SUMMARY_PREFIX: &str =
-    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
-/// pi's text after a branch summary (no newline before it, unlike compaction).
-pub const PI_BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
 /// omp's `customType` of a collab peer's prompt (steering envelope).
 pub const COLLAB_PROMPT_TYPE: &str = "collab-prompt";
@@ -55,197 +38,36 @@ pub const USER_INTERRUPT_LABEL: &str = "Interrupted by user";
 /// omp's `errorId` flag of a user interrupt.
 pub const USER_INTERRUPT_FLAG: i64 = 0x0400_0000;
 
-/// `convertToLlm(messages)` of `dialect`.
-///
-/// ```
-/// use pi_session_context::llm::{llm_messages, Dialect};
-/// use serde_json::json;
-/// let agent = vec![json!({"role":"custom","customType":"note","content":"hi","display":true,"timestamp":1})];
-/// let pi = llm_messages(&agent, Dialect::Pi);
-/// assert_eq!(pi, vec![json!({"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
-/// let omp = llm_messages(&agent, Dialect::Omp);
-/// assert_eq!(omp, vec![json!({"role":"developer","content":[{"type":"text","text":"hi"}],"timestamp":1})]);
-/// ```
-pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
-    messages
-        .iter()
-        .enumerate()
-        .flat_map(|(i, m)| llm_message(m, messages.get(i + 1), dialect))
-        .map(Cow::into_owned)
-        .collect()
-}
+/// omp's `convertToLlm` of one release.
+#[derive(Debug, Clone, Copy)]
+pub struct Omp;
 
-/// `convertToLlm` of one message, given the message after it (omp strips an assistant's
-/// interrupted thinking when an `interrupted-thinking` custom message follows): what
-/// [`llm_messages`] gives for it. A message a rule leaves as it is comes back borrowed
-/// ([`Cow::Borrowed`]), so a caller that shares its messages (`Arc`) can share it again.
-///
-/// ```
-/// use std::borrow::Cow;
-/// use pi_session_context::llm::{llm_message, Dialect};
-/// use serde_json::json;
-/// let user = json!({"role":"user","content":"hi","timestamp":1});
-/// let out = llm_message(&user, None, Dialect::Pi);
-/// assert!(matches!(out[..], [Cow::Borrowed(m)] if std::ptr::eq(m, &user)));
-/// ```
-pub fn llm_message<'a>(
-    message: &'a Value,
-    next: Option<&Value>,
-    dialect: Dialect,
-) -> Vec<Cow<'a, Value>> {
-    match dialect {
-        Dialect::Pi => pi_convert(message, PiRelease::V0_73).into_iter().collect(),
-        Dialect::Pi16 => pi_convert(message, PiRelease::V1_6).into_iter().collect(),
-        Dialect::Omp => {
-            let interrupted_next = role(message) == Some("assistant")
-                && next.is_some_and(|next| {
-                    MessageRef::of(next).is_some_and(|next| {
-                        next.is_role("custom")
-                            && next.custom_type() == Some(INTERRUPTED_THINKING_TYPE)
-                    })
-                });
-            omp_convert(message, interrupted_next)
-                .into_iter()
-                .map(Cow::Owned)
-                .collect()
-        }
+impl ConvertToLlm for Omp {
+    /// omp strips an assistant's interrupted thinking when an `interrupted-thinking` custom
+    /// message follows it.
+    fn convert<'a>(&self, message: &'a Value, next: Option<&Value>) -> Vec<Cow<'a, Value>> {
+        let interrupted_next = role(message) == Some("assistant") && self.depends_on_next(next);
+        omp_convert(message, interrupted_next)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect()
+    }
+
+    fn pi_ai(&self) -> Option<PiAi> {
+        Some(PiAi::Omp)
+    }
+
+    /// An `interrupted-thinking` custom message after an assistant message strips its thinking.
+    fn depends_on_next(&self, next: Option<&Value>) -> bool {
+        next.and_then(MessageRef::of).is_some_and(|next| {
+            next.is_role("custom") && next.custom_type() == Some(INTERRUPTED_THINKING_TYPE)
+        })
     }
 }
 
 fn role(message: &Value) -> Option<&str> {
     MessageRef::of(message).and_then(MessageRef::role)
 }
-
-// ───────────────────────────── pi ─────────────────────────────
-
-/// pi's `convertToLlm` for one message. The one difference between the releases (pi's release
-/// axis is the tree crate's [`PiRelease`], one enum for both stages): 1.6 passes `system`
-/// messages through, 0.73 drops every role it does not know.
-fn pi_convert(message: &Value, release: PiRelease) -> Option<Cow<'_, Value>> {
-    let m = MessageRef::of(message)?;
-    let timestamp = m.timestamp().cloned();
-    let made = match m.role()? {
-        "bashExecution" => {
-            if truthy(m.exclude_from_context()) {
-                return None;
-            }
-            Some(object([
-                ("role", Some("user".into())),
-                (
-                    "content",
-                    Some(Value::Array(vec![text_block(pi_bash_text(m))])),
-                ),
-                ("timestamp", timestamp),
-            ]))
-        }
-        "custom" => Some(object([
-            ("role", Some("user".into())),
-            ("content", string_to_blocks(m.content())),
-            ("timestamp", timestamp),
-        ])),
-        "branchSummary" => Some(summary_user(
-            format!(
-                "{PI_BRANCH_SUMMARY_PREFIX}{}{PI_BRANCH_SUMMARY_SUFFIX}",
-                string_of(m.summary())
-            ),
-            timestamp,
-        )),
-        "compactionSummary" => Some(summary_user(
-            format!(
-                "{PI_COMPACTION_SUMMARY_PREFIX}{}{PI_COMPACTION_SUMMARY_SUFFIX}",
-                string_of(m.summary())
-            ),
-            timestamp,
-        )),
-        "user" | "assistant" | "toolResult" => return Some(Cow::Borrowed(message)),
-        "system" if release == PiRelease::V1_6 => return Some(Cow::Borrowed(message)),
-        _ => None,
-    };
-    made.map(Cow::Owned)
-}
-
-fn summary_user(text: String, timestamp: Option<Value>) -> Value {
-    object([
-        ("role", Some("user".into())),
-        ("content", Some(Value::Array(vec![text_block(text)]))),
-        ("timestamp", timestamp),
-    ])
-}
-
-/// `typeof content === "string" ? [{type:"text", text: content}] : content`.
-fn string_to_blocks(content: Option<&Value>) -> Option<Value> {
-    match content {
-        Some(Value::String(s)) => Some(Value::Array(vec![text_block(s.clone())])),
-        other => other.cloned(),
-    }
-}
-
-/// The words a bash or Python run's text uses; how the text is put together is the same
-/// ([`run_outcome_text`]).
-struct RunWording {
-    /// Put before the output (the output is then closed with "\n```").
-    output_opening: &'static str,
-    /// The line for a cancelled run.
-    cancelled: &'static str,
-    /// The start of the line for a failed run; the exit code follows.
-    failed: &'static str,
-}
-
-const BASH_WORDING: RunWording = RunWording {
-    output_opening: "```\n",
-    cancelled: "\n\n(command cancelled)",
-    failed: "\n\nCommand exited with code ",
-};
-
-const PYTHON_WORDING: RunWording = RunWording {
-    output_opening: "Output:\n```\n",
-    cancelled: "\n\n(execution cancelled)",
-    failed: "\n\nExecution failed with code ",
-};
-
-/// A run's output (or "(no output)") and how it ended: cancelled, or failed with its exit code.
-fn run_outcome_text(m: MessageRef<'_>, wording: &RunWording) -> String {
-    let mut text = if truthy(m.output()) {
-        format!("{}{}\n```", wording.output_opening, string_of(m.output()))
-    } else {
-        "(no output)".to_owned()
-    };
-    if truthy(m.cancelled()) {
-        text += wording.cancelled;
-    } else if exit_code_failed(m.exit_code()) {
-        text += wording.failed;
-        text += &string_of(m.exit_code());
-    }
-    text
-}
-
-/// The head of both dialects' bash text: command, output, and how it ended.
-fn bash_text_head(m: MessageRef<'_>) -> String {
-    format!("Ran `{}`\n", string_of(m.command())) + &run_outcome_text(m, &BASH_WORDING)
-}
-
-/// `exitCode !== null && exitCode !== undefined && exitCode !== 0`.
-fn exit_code_failed(exit_code: Option<&Value>) -> bool {
-    match exit_code {
-        None | Some(Value::Null) => false,
-        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
-        Some(_) => true,
-    }
-}
-
-/// pi's `bashExecutionToText`.
-fn pi_bash_text(m: MessageRef<'_>) -> String {
-    let mut text = bash_text_head(m);
-    if truthy(m.truncated()) && truthy(m.full_output_path()) {
-        text += &format!(
-            "\n\n[Output truncated. Full output: {}]",
-            string_of(m.full_output_path())
-        );
-    }
-    text
-}
-
-// ───────────────────────────── omp ─────────────────────────────
 
 fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
     let Some(m) = MessageRef::of(message) else {
@@ -364,6 +186,16 @@ fn handlebars_text(value: Option<&Value>) -> String {
 }
 
 /// How `Array.prototype.join` prints an item: `undefined`/`null` print nothing.
+/// The text blocks' texts, one a line (omp's `content.filter(text).map(t => t.text).join("\n")`).
+fn joined_texts(blocks: &[Value]) -> String {
+    let texts: Vec<String> = blocks
+        .iter()
+        .filter(|b| BlockRef::new(b).is("text"))
+        .map(|b| join_item(BlockRef::new(b).text()))
+        .collect();
+    texts.join("\n")
+}
+
 fn join_item(value: Option<&Value>) -> String {
     handlebars_text(value)
 }
@@ -441,12 +273,7 @@ fn omp_collab_prompt(m: MessageRef<'_>, timestamp: Option<Value>) -> Value {
             s,
         ))),
         Some(Value::Array(blocks)) => {
-            let texts: Vec<String> = blocks
-                .iter()
-                .filter(|b| BlockRef::new(b).is("text"))
-                .map(|b| join_item(BlockRef::new(b).text()))
-                .collect();
-            let text = texts.join("\n");
+            let text = joined_texts(blocks);
             if text.is_empty() {
                 None
             } else {
@@ -721,12 +548,7 @@ fn wrap_steering_one(message: &Value) -> Value {
             Value::Object(user)
         }
         Some(Value::Array(blocks)) => {
-            let texts: Vec<String> = blocks
-                .iter()
-                .filter(|b| BlockRef::new(b).is("text"))
-                .map(|b| join_item(BlockRef::new(b).text()))
-                .collect();
-            let text = texts.join("\n");
+            let text = joined_texts(blocks);
             if text.is_empty() {
                 return unchanged(user);
             }
@@ -911,7 +733,7 @@ impl OmpAgentLoopOptions {
 ///
 /// 1. `transformContext` without extensions: [`omp_wrap_steering`]
 ///    (`wrapSteeringForModel`);
-/// 2. `convertToLlm`: [`llm_messages`] with [`Dialect::Omp`];
+/// 2. `convertToLlm`: [`llm_messages`] with [`Dialect::OMP`];
 /// 3. the image gate: [`omp_replace_images_with_text`] unless
 ///    `options.images` is [`OmpImageGate::Allow`];
 /// 4. `filterProviderReplayMessages`: [`omp_filter_provider_replay`].
@@ -939,7 +761,7 @@ impl OmpAgentLoopOptions {
 /// assert_eq!(sent, vec![json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"})]);
 /// ```
 pub fn omp_agent_loop_messages(messages: &[Value], options: &OmpAgentLoopOptions) -> Vec<Value> {
-    let converted = llm_messages(&omp_wrap_steering(messages), Dialect::Omp);
+    let converted = llm_messages(&omp_wrap_steering(messages), Dialect::OMP);
     let mut gated = match options.images.placeholder() {
         Some(placeholder) => omp_replace_images_with_text(&converted, placeholder),
         None => converted,

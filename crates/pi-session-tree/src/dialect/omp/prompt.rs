@@ -1,29 +1,17 @@
-//! omp's prompt templates and its post-render text normalisation, the one
-//! place they live (the tree crate renders context notes with them, the
-//! context crate its summary and steering messages).
+//! omp's prompt rendering and its post-render text normalisation, the one
+//! place they live (this crate renders context notes with them, the context
+//! crate's `dialect::omp::prompt` its summary and steering templates), and the
+//! context-notes template `buildSessionContext` sends.
 //!
 //! omp renders its prompt templates with Handlebars (`noEscape`) and then
 //! runs `format(text, {renderPhase: "post-render"})` from pi-utils
 //! `prompt.ts` over the WHOLE result, the inserted text included. This module
 //! ports that normalisation (the options that are off by default left out)
-//! and holds the template texts omp 18.2.3 ships. The template texts are facts
+//! and holds the template text omp 18.2.3's `buildSessionContext` renders. Template texts are facts
 //! about the file format (they reach the model and the recorded fixtures),
 //! written out here as literals.
 
 use crate::js;
-
-/// omp's `compaction-summary-context.md` (pi-agent-core 18.2.3).
-pub const COMPACTION_SUMMARY_TEMPLATE: &str = "Prior model work/tool state available.\nMUST build on prior work; NEVER duplicate prior work.\n\n<summary>\n{{summary}}\n</summary>\n";
-
-/// omp's `branch-summary-context.md` (pi-agent-core 18.2.3).
-pub const BRANCH_SUMMARY_TEMPLATE: &str =
-    "Branch-return summary:\n\n<summary>\n{{summary}}\n</summary>\n";
-
-/// omp's `handoff-summary-context.md`, used when a compaction's `method` is `"handoff"`.
-pub const HANDOFF_SUMMARY_TEMPLATE: &str = "Context replaced. The <handoff> below is a handoff document a prior instance of you wrote from the full conversation. It is your own working memory, not user input.\n- First person inside it refers to you (the prior instance).\n- \"Next Steps\" is your own resumed plan; re-check it against the latest user message before acting.\n- The handoff already exists and is complete: NEVER write another handoff document unless the user explicitly asks.\nMUST build on prior work; NEVER duplicate prior work.\n\n<handoff>\n{{summary}}\n</handoff>\n";
-
-/// omp's `steering/user-interjection.md` (the steering envelope).
-pub const USER_INTERJECTION_TEMPLATE: &str = "<system-notice>\nUser interjection during work: priority; supersedes conflicting prior instructions. Re-read; ensure current work reflects user intent.\n</system-notice>\n{{message}}\n";
 
 /// omp 18.2.3's `prompts/system/context-notes.md`, verbatim (a compatibility
 /// constant: the rendered text is part of the context omp sends).
@@ -185,7 +173,11 @@ mod tests {
     #[test]
     fn plain_summary_renders_like_the_spec_example() {
         assert_eq!(
-            render(COMPACTION_SUMMARY_TEMPLATE, "summary", "S"),
+            render(
+                "Prior model work/tool state available.\nMUST build on prior work; NEVER duplicate prior work.\n\n<summary>\n{{summary}}\n</summary>\n",
+                "summary",
+                "S"
+            ),
             "Prior model work/tool state available.\nMUST build on prior work; NEVER duplicate prior work.\n\n<summary>\nS\n</summary>"
         );
     }

@@ -1,0 +1,108 @@
+//! omp's rules in this crate, for every [`OmpRelease`]: its `buildSessionContext`
+//! ([`context`]) with the context notes it prepends ([`notes`], rendered with omp's prompt
+//! formatter, [`prompt`]), the load-time rewrites of its entries ([`prepare_omp_entry`]:
+//! snapcompact's frames, [`snapcompact`]; the blob store its entries point into, [`blobs`]).
+
+pub mod blobs;
+pub mod context;
+pub mod notes;
+pub mod prompt;
+pub mod snapcompact;
+
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
+use serde_json::Value;
+
+use self::blobs::{BlobSource, resolve_entry_blobs};
+use super::{BuildContext, OmpRelease, SessionRules};
+use crate::built::{Built, Extendable};
+use crate::context::{AgentContext, FirstSent};
+use crate::diagnostic::Diagnostic;
+use crate::js;
+
+/// omp's `buildSessionContext` of one release.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Omp(pub(crate) OmpRelease);
+
+impl SessionRules for Omp {
+    fn branch_summary_flag_key(&self) -> &'static str {
+        "fromExtension"
+    }
+
+    fn has_title_slot(&self) -> bool {
+        true
+    }
+}
+
+impl BuildContext for Omp {
+    fn first_sent(&self, path: &[Value]) -> FirstSent {
+        context::first_sent(path)
+    }
+
+    fn prepares(&self) -> bool {
+        true
+    }
+
+    fn prepare(&self, path: &mut [Value], blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
+        path.iter_mut()
+            .flat_map(|entry| prepare_omp_entry(entry, blobs))
+            .collect()
+    }
+
+    fn build(
+        &self,
+        path: &[Value],
+        blobs: Option<&dyn BlobSource>,
+    ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+        let (context, messages, diagnostics, tail) =
+            context::build_extendable(path, &context::OmpOptions { blobs });
+        (
+            AgentContext::Omp(context),
+            messages,
+            diagnostics,
+            Extendable::omp(tail),
+        )
+    }
+}
+
+/// Applies omp's load-time rewrites to one entry in place: snapcompact frame
+/// repair, blob references resolved, Copilot replay metadata stripped.
+pub fn prepare_omp_entry(entry: &mut Value, blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
+    snapcompact::repair_truncated_frames(entry);
+    let diagnostics = match blobs {
+        Some(blobs) => resolve_entry_blobs(entry, blobs),
+        None => Vec::new(),
+    };
+    sanitize_copilot_replay(entry);
+    diagnostics
+}
+
+/// omp's `sanitizeRehydratedOpenAIResponsesAssistantMessage`.
+fn sanitize_copilot_replay(entry: &mut Value) {
+    if !EntryRef::new(&*entry).is("message") {
+        return;
+    }
+    let Some(message) = entry.get_mut(key::MESSAGE).and_then(Value::as_object_mut) else {
+        return;
+    };
+    let view = MessageRef::new(&*message);
+    let is_copilot_history = view.is_role("assistant")
+        && js::is_str(
+            // omp's provider payload kind, not a block type.
+            js::get(view.provider_payload(), key::TYPE),
+            "openaiResponsesHistory",
+        )
+        && js::is_str(view.provider(), "github-copilot");
+    if !is_copilot_history {
+        return;
+    }
+    if let Some(Value::Array(blocks)) = message.get_mut(key::CONTENT) {
+        for block in blocks.iter_mut() {
+            if BlockRef::new(&*block).is("thinking")
+                && let Some(map) = block.as_object_mut()
+            {
+                map.shift_remove(key::THINKING_SIGNATURE);
+            }
+        }
+    }
+    message.shift_remove("providerPayload");
+}
