@@ -736,7 +736,10 @@ pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>> {
             files.push(path);
         }
     }
-    files.sort();
+    // All share `dir` as their prefix, so the order of their bytes is the order of their names
+    // (and of `Path`'s component-wise comparison, which was a visible part of a large folder's
+    // serial time).
+    files.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
     Ok(files)
 }
 
