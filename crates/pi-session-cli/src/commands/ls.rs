@@ -10,7 +10,7 @@ use clap::Args;
 use pi_session::store::ListProblem;
 use pi_session::types::IsoTimestamp;
 use pi_session::{ProjectFolders, SessionSummary, summaries, summaries_in, system_ms};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input::diagnostic_line;
@@ -83,18 +83,17 @@ pub fn run(args: LsArgs) -> Outcome {
     progress.finish();
     let mut out = Out::new();
     if args.json {
-        let folders: Vec<Value> = listed
+        // Serialised straight from the summaries (no JSON tree of 10,000 sessions first).
+        let folders: Vec<FolderJson<'_>> = listed
             .iter()
-            .map(|(folder, sessions, skipped)| {
-                json!({
-                    "path": folder.path,
-                    "kind": folder.kind,
-                    "sessions": sessions.iter().map(session_json).collect::<Vec<_>>(),
-                    "skipped": skipped.iter().map(problem_json).collect::<Vec<_>>(),
-                })
+            .map(|(folder, sessions, skipped)| FolderJson {
+                path: &folder.path,
+                kind: folder.kind,
+                sessions: sessions.iter().map(SessionJson::of).collect(),
+                skipped: skipped.iter().map(ProblemJson::of).collect(),
             })
             .collect();
-        out.json(&json!({ "folders": folders }))?;
+        out.json(&ListJson { folders })?;
     } else {
         let show_empty = args.dir.is_none() || listed.len() == 1;
         for (folder, sessions, skipped) in &listed {
@@ -225,34 +224,85 @@ pub(crate) fn iso(time: SystemTime) -> String {
     IsoTimestamp::from_unix_ms(system_ms(time)).map_or_else(String::new, |t| t.as_str().to_owned())
 }
 
-fn session_json(summary: &SessionSummary) -> Value {
-    let session = &summary.listing;
-    json!({
-        "path": session.path,
-        "id": session.id,
-        "title": session.title,
-        "titleSource": session.title_source,
-        "cwd": session.cwd,
-        "created": session.created,
-        "modified": iso(session.modified),
-        "size": session.size,
-        "version": session.version,
-        "parentSession": session.parent_session,
-        "name": summary.name,
-        "firstMessage": summary.first_message,
-        "messageCount": summary.message_count,
-        "messageCountExact": summary.message_count_exact,
-        "lastActivity": IsoTimestamp::from_unix_ms(summary.activity_ms()).map(|t| t.as_str().to_owned()),
-        "model": summary.model,
-        "status": summary.status.as_str(),
-    })
+/// `ls --json`: `{"folders": [...]}`.
+#[derive(Serialize)]
+struct ListJson<'a> {
+    folders: Vec<FolderJson<'a>>,
 }
 
-fn problem_json(problem: &ListProblem) -> Value {
-    json!({
-        "path": problem.path,
-        "line": problem.diagnostic.line,
-        "offset": problem.diagnostic.byte_offset,
-        "message": problem.diagnostic.message,
-    })
+/// One folder listed, in `ls --json`.
+#[derive(Serialize)]
+struct FolderJson<'a> {
+    path: &'a Path,
+    kind: &'static str,
+    sessions: Vec<SessionJson<'a>>,
+    skipped: Vec<ProblemJson<'a>>,
+}
+
+/// One session in `ls --json` (keys in this order).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SessionJson<'a> {
+    path: &'a Path,
+    id: &'a str,
+    title: Option<&'a str>,
+    title_source: Option<&'a str>,
+    cwd: Option<&'a str>,
+    created: Option<&'a str>,
+    modified: String,
+    size: u64,
+    version: u64,
+    parent_session: Option<&'a str>,
+    name: Option<&'a str>,
+    first_message: Option<&'a str>,
+    message_count: u64,
+    message_count_exact: bool,
+    last_activity: Option<IsoTimestamp>,
+    model: Option<&'a str>,
+    status: &'static str,
+}
+
+impl<'a> SessionJson<'a> {
+    fn of(summary: &'a SessionSummary) -> Self {
+        let session = &summary.listing;
+        Self {
+            path: &session.path,
+            id: &session.id,
+            title: session.title.as_deref(),
+            title_source: session.title_source.as_deref(),
+            cwd: session.cwd.as_deref(),
+            created: session.created.as_deref(),
+            modified: iso(session.modified),
+            size: session.size,
+            version: session.version,
+            parent_session: session.parent_session.as_deref(),
+            name: summary.name.as_deref(),
+            first_message: summary.first_message.as_deref(),
+            message_count: summary.message_count,
+            message_count_exact: summary.message_count_exact,
+            last_activity: IsoTimestamp::from_unix_ms(summary.activity_ms()),
+            model: summary.model.as_deref(),
+            status: summary.status.as_str(),
+        }
+    }
+}
+
+/// A `.jsonl` file that is not a session, in `ls --json`.
+#[derive(Serialize)]
+struct ProblemJson<'a> {
+    path: &'a Path,
+    line: u64,
+    offset: u64,
+    message: &'a str,
+}
+
+impl<'a> ProblemJson<'a> {
+    fn of(problem: &'a ListProblem) -> Self {
+        Self {
+            path: &problem.path,
+            line: problem.diagnostic.line,
+            offset: problem.diagnostic.byte_offset,
+            message: &problem.diagnostic.message,
+        }
+    }
 }
