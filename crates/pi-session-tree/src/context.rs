@@ -371,18 +371,28 @@ pub fn agent_context_owned(
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
     match dialect {
-        Dialect::Pi | Dialect::Pi16 => agent_context(&path, dialect, options),
+        Dialect::Pi | Dialect::Pi16 => {
+            let release = if dialect == Dialect::Pi16 {
+                PiRelease::V1_6
+            } else {
+                PiRelease::V0_73
+            };
+            let (mut context, messages, diagnostics) = pi_context::build_indexed(&path, release);
+            context.messages = crate::built::materialise_from(&mut path, messages);
+            (AgentContext::Pi(context), diagnostics)
+        }
         Dialect::Omp => {
             let mut diagnostics = Vec::new();
             for entry in &mut path {
                 diagnostics.extend(prepare_omp_entry(entry, options.blobs));
             }
-            let (context, more) = omp_context::build(
+            let (mut context, messages, more) = omp_context::build_indexed(
                 &path,
                 &OmpOptions {
                     blobs: options.blobs,
                 },
             );
+            context.messages = crate::built::materialise_from(&mut path, messages);
             diagnostics.extend(more);
             (AgentContext::Omp(context), diagnostics)
         }

@@ -50,6 +50,7 @@ pub mod context;
 pub mod diagnostic;
 pub mod index;
 pub mod mutations;
+mod node_maps;
 pub mod omp_context;
 pub mod omp_notes;
 pub mod omp_prompt;
