@@ -36,9 +36,8 @@ impl Out {
     pub fn json<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
         let compact =
             to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
-        let indented = indent_bytes(&compact);
-        drop(compact);
-        self.write(&indented)?;
+        // Indented on the way out: no second copy of a large answer is held.
+        indent_to(&compact, &mut self.inner).map_err(write_failure)?;
         self.write(b"\n")
     }
 
@@ -80,69 +79,86 @@ fn indent(compact: &str) -> String {
     String::from_utf8_lossy(&indent_bytes(compact.as_bytes())).into_owned()
 }
 
-/// [`indent`] over bytes: structural characters are ASCII, so string contents (UTF-8 or not)
-/// are copied through in runs up to the next quote or backslash.
-fn indent_bytes(compact: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
-    let mut depth = 0usize;
-    let newline = |out: &mut Vec<u8>, depth: usize| {
-        out.push(b'\n');
-        out.resize(out.len() + depth * 2, b' ');
+/// [`indent`] over bytes, written to `out` as it goes: structural characters are ASCII, so
+/// string contents (UTF-8 or not) are copied through in runs up to the next quote or backslash.
+fn indent_to<W: Write>(compact: &[u8], out: &mut W) -> io::Result<()> {
+    const SPACES: [u8; 64] = [b' '; 64];
+    let newline = |out: &mut W, depth: usize| -> io::Result<()> {
+        out.write_all(b"\n")?;
+        let mut left = depth * 2;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            out.write_all(&SPACES[..n])?;
+            left -= n;
+        }
+        Ok(())
     };
+    let mut depth = 0usize;
     let mut at = 0;
+    // Bytes copied through unchanged since the last structural character.
+    let mut plain = 0;
     while at < compact.len() {
         let c = compact[at];
-        at += 1;
         match c {
             b'"' => {
-                out.push(c);
-                // Copy the string through its closing quote, skipping escaped characters.
+                at += 1;
+                // Through the closing quote, skipping escaped characters.
                 while at < compact.len() {
-                    let run = compact[at..]
-                        .iter()
-                        .position(|&b| b == b'"' || b == b'\\')
+                    at = memchr::memchr2(b'"', b'\\', &compact[at..])
                         .map_or(compact.len(), |n| at + n);
-                    out.extend_from_slice(&compact[at..run]);
-                    at = run;
                     match compact.get(at) {
                         Some(b'"') => {
-                            out.push(b'"');
                             at += 1;
                             break;
                         }
-                        Some(_) => {
-                            let end = (at + 2).min(compact.len());
-                            out.extend_from_slice(&compact[at..end]);
-                            at = end;
-                        }
+                        Some(_) => at = (at + 2).min(compact.len()),
                         None => {}
                     }
                 }
+                continue;
             }
+            b'{' | b'[' | b'}' | b']' | b',' | b':' => {}
+            _ => {
+                at += 1;
+                continue;
+            }
+        }
+        out.write_all(&compact[plain..at])?;
+        at += 1;
+        match c {
             b'{' | b'[' => {
-                out.push(c);
                 let close = if c == b'{' { b'}' } else { b']' };
                 if compact.get(at) == Some(&close) {
-                    out.push(close);
+                    out.write_all(&[c, close])?;
                     at += 1;
                 } else {
+                    out.write_all(&[c])?;
                     depth += 1;
-                    newline(&mut out, depth);
+                    newline(out, depth)?;
                 }
             }
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c);
+                newline(out, depth)?;
+                out.write_all(&[c])?;
             }
             b',' => {
-                out.push(c);
-                newline(&mut out, depth);
+                out.write_all(b",")?;
+                newline(out, depth)?;
             }
-            b':' => out.extend_from_slice(b": "),
-            _ => out.push(c),
+            _ => out.write_all(b": ")?,
         }
+        plain = at;
     }
+    out.write_all(&compact[plain..])
+}
+
+/// [`indent_to`] into a new buffer.
+#[cfg(test)]
+fn indent_bytes(compact: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
+    // Writing to a `Vec` cannot fail.
+    let _ = indent_to(compact, &mut out);
     out
 }
 
@@ -152,6 +168,19 @@ mod tests {
 
     #[test]
     fn indents_like_json_stringify() {
+        // Deeper than the 64 spaces written at once, escapes at a string's end.
+        let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+        let deep_pretty = serde_json::to_string_pretty(
+            &serde_json::from_str::<serde_json::Value>(&deep).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(indent(&deep), deep_pretty);
+        let escaped = r#"{"a":{"b":[[],[{}],[1,"\\"]]},"c":"x\"y\\"}"#;
+        let value: serde_json::Value = serde_json::from_str(escaped).unwrap();
+        assert_eq!(
+            indent(escaped),
+            serde_json::to_string_pretty(&value).unwrap()
+        );
         let cases = [
             ("{}", "{}"),
             ("[]", "[]"),

@@ -2,7 +2,8 @@
 //!
 //! A `HashMap<String, usize>` beside the index keeps every id twice (the envelope's and the
 //! key's: ~70 bytes an entry for 8-character ids). The table keeps positions only and hashes
-//! and compares through the index's own ids, so it costs about 9 bytes an entry.
+//! and compares through the index's own ids, so it costs about 9 bytes an entry. The hasher is
+//! `foldhash`, seeded per table (SipHash was a visible share of opening a large file).
 
 use crate::session_file::IndexEntry;
 use hashbrown::HashTable;
@@ -12,7 +13,7 @@ use std::hash::BuildHasher;
 #[derive(Clone, Default)]
 pub(crate) struct IdTable {
     table: HashTable<usize>,
-    hasher: std::hash::RandomState,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl std::fmt::Debug for IdTable {
@@ -29,7 +30,7 @@ impl IdTable {
     pub(crate) fn with_capacity(capacity: usize) -> Self {
         Self {
             table: HashTable::with_capacity(capacity),
-            hasher: std::hash::RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 

@@ -66,6 +66,40 @@ pub(crate) fn materialise(path: &[Value], messages: Vec<Built>) -> Vec<Value> {
     messages.into_iter().map(|m| m.into_value(path)).collect()
 }
 
+/// [`materialise`] for a path the caller drops afterwards: each entry's message is moved out
+/// of it (the last time it is named; a copy for any earlier time), so the messages sent are
+/// never held twice.
+pub(crate) fn materialise_from(path: &mut [Value], messages: Vec<Built>) -> Vec<Value> {
+    let mut named = vec![0u32; path.len()];
+    for message in &messages {
+        if let Built::Entry(at) = message
+            && let Some(count) = named.get_mut(*at)
+        {
+            *count += 1;
+        }
+    }
+    messages
+        .into_iter()
+        .map(|message| match message {
+            Built::Entry(at) => match named.get_mut(at) {
+                Some(count) if *count == 1 => {
+                    *count = 0;
+                    match path.get_mut(at).and_then(|entry| entry.get_mut("message")) {
+                        Some(moved) => moved.take(),
+                        None => MISSING.clone(),
+                    }
+                }
+                Some(count) => {
+                    *count = count.saturating_sub(1);
+                    Built::Entry(at).into_value(path)
+                }
+                None => MISSING.clone(),
+            },
+            Built::Made(made) => made,
+        })
+        .collect()
+}
+
 /// The dialect's `buildSessionContext` of `path` (for omp, entries already through
 /// [`crate::context::prepare_omp_entry`]), its messages as [`Built`]: the context returned has
 /// no messages, they are the second value.

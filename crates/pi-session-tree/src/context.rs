@@ -298,7 +298,9 @@ pub fn agent_context_owned(
 ) -> (AgentContext, Vec<Diagnostic>) {
     let rules = dialect.build_context();
     let mut diagnostics = rules.prepare(&mut path, options.blobs);
-    let (context, more) = built_out(&path, rules, options);
+    let (mut context, messages, more, _) = rules.build(&path, options.blobs);
+    // The path is the caller's to give up: each message sent moves out of its entry.
+    context.set_messages(crate::built::materialise_from(&mut path, messages));
     diagnostics.extend(more);
     (context, diagnostics)
 }

@@ -6,11 +6,10 @@
 //! Every walk is bounded: a cycle or a missing parent ends it with a
 //! [`Diagnostic`], never a hang.
 
-use std::collections::{HashMap, HashSet};
-
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::node_maps::{ChildMap, IdMap};
 
 /// The envelope of one entry: what the tree needs to know about it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -76,16 +75,41 @@ pub struct Branch {
 ///
 /// Build it at once with [`TreeIndex::from_nodes`], or grow it one entry at a
 /// time with [`TreeIndex::push`] as a host appends; both give the same index.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// The lookups by id keep positions only: they hash and compare through the
+/// envelopes' own ids (no second copy of any id), with a fast seeded hasher.
+#[derive(Clone, Default)]
 pub struct TreeIndex {
     nodes: Vec<NodeInfo>,
-    by_id: HashMap<String, usize>,
-    /// Children of each id, in file order; a key is present only while it
-    /// has at least one child.
-    children: HashMap<String, Vec<usize>>,
+    by_id: IdMap,
+    /// Children of each parent id, in file order; a parent is present only
+    /// while it has at least one child.
+    children: ChildMap,
     diagnostics: Vec<Diagnostic>,
     /// The last position whose entry has an id.
     leaf: Option<usize>,
+}
+
+/// Two indexes are equal when they index the same envelopes: the lookups are
+/// a function of them.
+impl PartialEq for TreeIndex {
+    fn eq(&self, other: &Self) -> bool {
+        self.nodes == other.nodes
+            && self.diagnostics == other.diagnostics
+            && self.leaf == other.leaf
+    }
+}
+
+impl Eq for TreeIndex {}
+
+impl std::fmt::Debug for TreeIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeIndex")
+            .field("nodes", &self.nodes)
+            .field("diagnostics", &self.diagnostics)
+            .field("leaf", &self.leaf)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TreeIndex {
@@ -95,26 +119,23 @@ impl TreeIndex {
     /// keep the last one in their id map); each shadowed entry is reported.
     pub fn from_nodes(nodes: impl IntoIterator<Item = NodeInfo>) -> Self {
         let nodes: Vec<NodeInfo> = nodes.into_iter().collect();
-        let mut by_id: HashMap<String, usize> = HashMap::with_capacity(nodes.len());
+        let mut by_id = IdMap::with_capacity(nodes.len());
         let mut diagnostics = Vec::new();
         for (position, node) in nodes.iter().enumerate() {
             if let Some(id) = &node.id
-                && let Some(previous) = by_id.insert(id.clone(), position)
+                && let Some(previous) = by_id.insert(&nodes, id, position)
             {
                 diagnostics.push(duplicate_id(id, previous, position));
             }
         }
-        let mut children: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut children = ChildMap::with_capacity(nodes.len());
         for (position, node) in nodes.iter().enumerate() {
             let Some(id) = &node.id else { continue };
-            if by_id.get(id) != Some(&position) {
+            if by_id.get(&nodes, id) != Some(position) {
                 continue;
             }
             if let Some(parent) = child_link(node) {
-                children
-                    .entry(parent.to_owned())
-                    .or_default()
-                    .push(position);
+                children.add(&nodes, parent, position);
             }
         }
         let leaf = nodes.iter().rposition(|node| node.id.is_some());
@@ -153,34 +174,22 @@ impl TreeIndex {
     /// ```
     pub fn push(&mut self, node: NodeInfo) {
         let position = self.nodes.len();
-        if let Some(id) = &node.id {
-            if let Some(previous) = self.by_id.insert(id.clone(), position) {
-                self.diagnostics.push(duplicate_id(id, previous, position));
-                self.forget_child(previous);
-            }
-            if let Some(parent) = child_link(&node) {
-                self.children
-                    .entry(parent.to_owned())
-                    .or_default()
-                    .push(position);
-            }
-            self.leaf = Some(position);
-        }
         self.nodes.push(node);
-    }
-
-    /// Removes the entry at `position` from its parent's children (it lost
-    /// its id to a later duplicate).
-    fn forget_child(&mut self, position: usize) {
-        let Some(parent) = self.nodes.get(position).and_then(child_link) else {
+        let nodes = &self.nodes;
+        let Some(id) = &nodes[position].id else {
             return;
         };
-        if let Some(siblings) = self.children.get_mut(parent) {
-            siblings.retain(|&sibling| sibling != position);
-            if siblings.is_empty() {
-                self.children.remove(parent);
+        if let Some(previous) = self.by_id.insert(nodes, id, position) {
+            self.diagnostics.push(duplicate_id(id, previous, position));
+            // The shadowed entry leaves its parent's children.
+            if let Some(parent) = nodes.get(previous).and_then(child_link) {
+                self.children.remove_child(nodes, parent, previous);
             }
         }
+        if let Some(parent) = child_link(&nodes[position]) {
+            self.children.add(nodes, parent, position);
+        }
+        self.leaf = Some(position);
     }
 
     /// Builds the index from whole entries given as JSON objects.
@@ -215,7 +224,7 @@ impl TreeIndex {
 
     /// The position of the entry that owns `id` (the last one with that id).
     pub fn position_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(id).copied()
+        self.by_id.get(&self.nodes, id)
     }
 
     /// Whether `position` is the entry lookups by its id find (false for
@@ -224,7 +233,7 @@ impl TreeIndex {
         self.nodes
             .get(position)
             .and_then(|node| node.id.as_deref())
-            .is_some_and(|id| self.by_id.get(id) == Some(&position))
+            .is_some_and(|id| self.position_of(id) == Some(position))
     }
 
     /// The leaf after opening the file: the last entry with an id.
@@ -247,8 +256,8 @@ impl TreeIndex {
             LeafSelector::Null => (None, None),
             LeafSelector::Default => (last, None),
             LeafSelector::Id(id) if id.is_empty() => (last, None),
-            LeafSelector::Id(id) => match self.by_id.get(id) {
-                Some(position) => (Some(*position), None),
+            LeafSelector::Id(id) => match self.position_of(id) {
+                Some(position) => (Some(position), None),
                 None => (
                     last,
                     Some(Diagnostic::at(
@@ -269,27 +278,43 @@ impl TreeIndex {
     /// would loop forever; omp stops the same way). Both are reported.
     pub fn branch(&self, position: usize) -> Branch {
         let mut branch = Branch::default();
-        let mut seen = HashSet::new();
+        // Parents come before their children in a well-formed file, so a walk that only moves
+        // to earlier positions cannot repeat one; entries are tracked from the first step that
+        // does not (a bit per entry), which is where a cycle can start.
+        let mut seen: Option<Vec<u64>> = None;
         let mut current = Some(position);
+        let mut previous = usize::MAX;
         while let Some(pos) = current {
             let Some(node) = self.nodes.get(pos) else {
                 break;
             };
-            if !seen.insert(pos) {
-                branch.diagnostics.push(Diagnostic::at(
-                    DiagnosticKind::Cycle,
-                    Some(pos),
-                    node.id.as_deref(),
-                    "parentId links loop back to this entry; the branch stops before repeating it",
-                ));
-                break;
+            if pos >= previous && seen.is_none() {
+                let mut bits = vec![0u64; self.nodes.len().div_ceil(64)];
+                for &at in &branch.positions {
+                    bits[at / 64] |= 1 << (at % 64);
+                }
+                seen = Some(bits);
+            }
+            if let Some(bits) = &mut seen {
+                let (word, bit) = (pos / 64, 1u64 << (pos % 64));
+                if bits[word] & bit != 0 {
+                    branch.diagnostics.push(Diagnostic::at(
+                        DiagnosticKind::Cycle,
+                        Some(pos),
+                        node.id.as_deref(),
+                        "parentId links loop back to this entry; the branch stops before repeating it",
+                    ));
+                    break;
+                }
+                bits[word] |= bit;
             }
             branch.positions.push(pos);
+            previous = pos;
             current = match node.parent_id.as_deref() {
                 None | Some("") => None,
                 Some(parent) => {
-                    match self.by_id.get(parent) {
-                        Some(parent_pos) => Some(*parent_pos),
+                    match self.position_of(parent) {
+                        Some(parent_pos) => Some(parent_pos),
                         None => {
                             branch.diagnostics.push(Diagnostic::at(
                             DiagnosticKind::MissingParent,
@@ -319,7 +344,7 @@ impl TreeIndex {
     /// Positions of the direct children of `id` in file order (entries
     /// shadowed by a later duplicate id, and self-parented entries, excluded).
     pub fn children(&self, id: &str) -> &[usize] {
-        self.children.get(id).map_or(&[], Vec::as_slice)
+        self.children.get(&self.nodes, id)
     }
 
     /// Tips: entries with an id that no other entry names as its parent (the
@@ -346,7 +371,7 @@ impl TreeIndex {
                 match node.parent_id.as_deref() {
                     None => true,
                     Some(parent) => {
-                        node.id.as_deref() == Some(parent) || !self.by_id.contains_key(parent)
+                        node.id.as_deref() == Some(parent) || self.position_of(parent).is_none()
                     }
                 }
             })
@@ -366,7 +391,7 @@ impl TreeIndex {
 
 /// The parent an entry is listed under as a child: its `parentId`, unless it
 /// has no id or names itself.
-fn child_link(node: &NodeInfo) -> Option<&str> {
+pub(crate) fn child_link(node: &NodeInfo) -> Option<&str> {
     let id = node.id.as_deref()?;
     node.parent_id.as_deref().filter(|parent| *parent != id)
 }

@@ -50,6 +50,7 @@ pub mod diagnostic;
 pub mod dialect;
 pub mod index;
 pub mod mutations;
+mod node_maps;
 pub mod render;
 pub mod session_meta;
 pub mod source;

@@ -119,6 +119,101 @@ fn drawn_ids(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Every lookup of an index: the position and children of each name the generator uses, and
+/// the branch (positions and cut) of every entry.
+type Lookups = (
+    Vec<Option<usize>>,
+    Vec<Vec<usize>>,
+    Vec<(Vec<usize>, Vec<String>)>,
+);
+
+fn names() -> Vec<String> {
+    (0u8..12)
+        .map(|n| format!("n{n}"))
+        .chain([String::new()])
+        .collect()
+}
+
+fn lookups(index: &TreeIndex) -> Lookups {
+    let names = names();
+    let branches = (0..index.len())
+        .map(|at| {
+            let branch = index.branch(at);
+            let cuts = branch
+                .diagnostics
+                .iter()
+                .map(|d| format!("{:?}@{:?}", d.kind, d.position))
+                .collect();
+            (branch.positions, cuts)
+        })
+        .collect();
+    (
+        names.iter().map(|name| index.position_of(name)).collect(),
+        names
+            .iter()
+            .map(|name| index.children(name).to_vec())
+            .collect(),
+        branches,
+    )
+}
+
+/// [`lookups`] computed the plain way: the last entry with an id owns it; an owner is its
+/// parent's child unless it names itself; a walk ends at a missing parent or a repeat.
+fn reference_lookups(nodes: &[NodeInfo]) -> Lookups {
+    let owner = |name: &str| nodes.iter().rposition(|n| n.id.as_deref() == Some(name));
+    let children = |name: &str| -> Vec<usize> {
+        (0..nodes.len())
+            .filter(|&at| {
+                let node = &nodes[at];
+                node.id
+                    .as_deref()
+                    .is_some_and(|id| owner(id) == Some(at) && id != name)
+                    && node.parent_id.as_deref() == Some(name)
+            })
+            .collect()
+    };
+    let branch = |start: usize| {
+        let (mut positions, mut cuts) = (Vec::new(), Vec::new());
+        let mut current = Some(start);
+        while let Some(at) = current {
+            if positions.contains(&at) {
+                cuts.push(format!(
+                    "{:?}@{:?}",
+                    pi_session_tree::DiagnosticKind::Cycle,
+                    Some(at)
+                ));
+                break;
+            }
+            positions.push(at);
+            current = match nodes[at].parent_id.as_deref() {
+                None | Some("") => None,
+                Some(parent) => {
+                    let found = owner(parent);
+                    if found.is_none() {
+                        cuts.push(format!(
+                            "{:?}@{:?}",
+                            pi_session_tree::DiagnosticKind::MissingParent,
+                            Some(at)
+                        ));
+                    }
+                    found
+                }
+            };
+        }
+        positions.reverse();
+        (positions, cuts)
+    };
+    let names = names();
+    (
+        names
+            .iter()
+            .map(|name| if name.is_empty() { None } else { owner(name) })
+            .collect(),
+        names.iter().map(|name| children(name)).collect(),
+        (0..nodes.len()).map(branch).collect(),
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
@@ -130,6 +225,9 @@ proptest! {
             let rebuilt = TreeIndex::from_nodes(nodes[..=count].iter().cloned());
             prop_assert_eq!(&pushed, &rebuilt);
             prop_assert_eq!(pushed.leaf_position(), rebuilt.nodes().iter().rposition(|n| n.id.is_some()));
+            let expected = reference_lookups(&nodes[..=count]);
+            prop_assert_eq!(&lookups(&pushed), &expected);
+            prop_assert_eq!(&lookups(&rebuilt), &expected);
         }
         prop_assert_eq!(pushed, TreeIndex::from_nodes(nodes));
     }

@@ -1,0 +1,165 @@
+//! The tree index's lookups by id ([`IdMap`]: id → position; [`ChildMap`]: parent id →
+//! children), keeping positions only.
+//!
+//! A `HashMap<String, _>` keeps a second copy of every id (an allocation per entry) and hashes
+//! it with SipHash. These tables hash and compare through the index's own envelopes instead,
+//! with `foldhash` (seeded per table, so a file cannot choose its collisions in advance): the
+//! index of a 40,000-entry session is built with no allocation per entry beyond its envelope.
+
+use std::hash::BuildHasher;
+
+use foldhash::fast::RandomState;
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
+
+use crate::index::{NodeInfo, child_link};
+
+/// The id of the entry at `at`.
+fn id_at(nodes: &[NodeInfo], at: usize) -> Option<&str> {
+    nodes.get(at)?.id.as_deref()
+}
+
+/// The parent the entry at `at` is listed under ([`child_link`]).
+fn parent_at(nodes: &[NodeInfo], at: usize) -> Option<&str> {
+    nodes.get(at).and_then(child_link)
+}
+
+/// Positions by id: the position stored for an id is the entry lookups find.
+#[derive(Clone, Default)]
+pub(crate) struct IdMap {
+    table: HashTable<usize>,
+    hasher: RandomState,
+}
+
+impl IdMap {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Self {
+            table: HashTable::with_capacity(capacity),
+            hasher: RandomState::default(),
+        }
+    }
+
+    /// Makes `position` (whose entry in `nodes` has id `id`) the one found for `id`; the
+    /// position it replaces, if any.
+    pub(crate) fn insert(
+        &mut self,
+        nodes: &[NodeInfo],
+        id: &str,
+        position: usize,
+    ) -> Option<usize> {
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(id);
+        let rehash = |&at: &usize| hasher.hash_one(id_at(nodes, at).unwrap_or_default());
+        match self
+            .table
+            .entry(hash, |&at| id_at(nodes, at) == Some(id), rehash)
+        {
+            Entry::Occupied(mut seen) => Some(std::mem::replace(seen.get_mut(), position)),
+            Entry::Vacant(slot) => {
+                slot.insert(position);
+                None
+            }
+        }
+    }
+
+    /// The position found for `id`.
+    pub(crate) fn get(&self, nodes: &[NodeInfo], id: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(id);
+        self.table
+            .find(hash, |&at| id_at(nodes, at) == Some(id))
+            .copied()
+    }
+}
+
+/// The children of one parent, in file order: most entries have one child, which needs no
+/// allocation.
+#[derive(Clone, Debug)]
+enum Kids {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Kids {
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Self::One(at) => std::slice::from_ref(at),
+            Self::Many(all) => all,
+        }
+    }
+
+    /// Any child: they all name the same parent, which is the key.
+    fn first(&self) -> usize {
+        self.as_slice().first().copied().unwrap_or(usize::MAX)
+    }
+
+    fn push(&mut self, position: usize) {
+        match self {
+            Self::One(first) => *self = Self::Many(vec![*first, position]),
+            Self::Many(all) => all.push(position),
+        }
+    }
+}
+
+/// Children by parent id (a parent is present while it has a child).
+#[derive(Clone, Default)]
+pub(crate) struct ChildMap {
+    table: HashTable<Kids>,
+    hasher: RandomState,
+}
+
+impl ChildMap {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Self {
+            table: HashTable::with_capacity(capacity),
+            hasher: RandomState::default(),
+        }
+    }
+
+    /// Adds `position` (whose entry in `nodes` is listed under `parent`) after the children
+    /// `parent` has.
+    pub(crate) fn add(&mut self, nodes: &[NodeInfo], parent: &str, position: usize) {
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(parent);
+        let rehash =
+            |kids: &Kids| hasher.hash_one(parent_at(nodes, kids.first()).unwrap_or_default());
+        match self.table.entry(
+            hash,
+            |kids| parent_at(nodes, kids.first()) == Some(parent),
+            rehash,
+        ) {
+            Entry::Occupied(mut kids) => kids.get_mut().push(position),
+            Entry::Vacant(slot) => {
+                slot.insert(Kids::One(position));
+            }
+        }
+    }
+
+    /// Removes `position` from `parent`'s children (and `parent`, when it was the last).
+    pub(crate) fn remove_child(&mut self, nodes: &[NodeInfo], parent: &str, position: usize) {
+        let hash = self.hasher.hash_one(parent);
+        let Ok(mut kids) = self
+            .table
+            .find_entry(hash, |kids| parent_at(nodes, kids.first()) == Some(parent))
+        else {
+            return;
+        };
+        let empty = match kids.get_mut() {
+            Kids::One(at) => *at == position,
+            Kids::Many(all) => {
+                all.retain(|&at| at != position);
+                all.is_empty()
+            }
+        };
+        if empty {
+            kids.remove();
+        }
+    }
+
+    /// The children of `parent`, in file order.
+    pub(crate) fn get(&self, nodes: &[NodeInfo], parent: &str) -> &[usize] {
+        let hash = self.hasher.hash_one(parent);
+        self.table
+            .find(hash, |kids| parent_at(nodes, kids.first()) == Some(parent))
+            .map_or(&[], Kids::as_slice)
+    }
+}
