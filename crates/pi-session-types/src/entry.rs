@@ -647,22 +647,43 @@ impl Entry {
         }
     }
 
-    /// Types an entry by moving its JSON, in strict mode: any mismatch (also in nested messages
-    /// and blocks) is an error, and the caller retries with [`Entry::from_map`].
-    pub(crate) fn from_map_strict(value: JsonMap) -> Result<Entry, serde_json::Error> {
+    /// Types an entry by moving its JSON (its message, content blocks and images too, see
+    /// [`crate::field::moved_with`]): any mismatch in those is an error, and the caller retries
+    /// with [`Entry::from_map`]. Other nested parts are typed with their usual fallbacks, which
+    /// give the same result as the retry would.
+    pub(crate) fn from_map_moved(value: JsonMap) -> Result<Entry, serde_json::Error> {
         fn go<T: for<'a> Deserialize<'a>>(
             value: JsonMap,
             wrap: fn(T) -> Entry,
         ) -> Result<Entry, serde_json::Error> {
-            crate::field::strict_typing(|| {
-                serde_json::from_value::<T>(JsonValue::Object(value)).map(wrap)
-            })
+            serde_json::from_value::<T>(JsonValue::Object(value)).map(wrap)
         }
         let kind = value
             .get("type")
             .and_then(JsonValue::as_str)
             .unwrap_or("")
             .to_owned();
+        match kind.as_str() {
+            "message" => {
+                return crate::field::moved_with(
+                    JsonValue::Object(value),
+                    "message",
+                    |slot| Some(AgentMessage::from_value_moved(slot.take())),
+                    |e: &mut MessageEntry, message| e.message = message,
+                )
+                .map(Entry::Message);
+            }
+            "custom_message" => {
+                return crate::field::moved_with(
+                    JsonValue::Object(value),
+                    "content",
+                    crate::message::blocks_moved,
+                    |e: &mut CustomMessageEntry, blocks| e.content = Content::Blocks(blocks),
+                )
+                .map(Entry::CustomMessage);
+            }
+            _ => {}
+        }
         dispatch_known!(
             kind.as_str(),
             value,

@@ -158,26 +158,25 @@ impl<'de, T: for<'a> Deserialize<'a>> Deserialize<'de> for MaybeTyped<T> {
     }
 }
 
-thread_local! {
-    /// Set while [`crate::parse_line`] tries its one-pass typing (see [`strict_typing`]).
-    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// True while nested objects (messages, blocks) must be typed by value and report a mismatch
-/// as an error instead of falling back to `Unknown` (the caller then retries losslessly).
-pub(crate) fn is_strict() -> bool {
-    STRICT.with(std::cell::Cell::get)
-}
-
-/// Runs `f` in strict typing mode: values are moved rather than copied, and any mismatch
-/// makes `f` fail so the caller can take the copying, fallback-keeping path instead.
-pub(crate) fn strict_typing<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            STRICT.with(|s| s.set(self.0));
-        }
+/// Types a record by moving its JSON, after typing the value under `key` by move with `nested`
+/// (which takes it out of the JSON, leaving a cheap stand-in for serde to read, and says `None`
+/// when it leaves the value where it is). The typed nested value then replaces the stand-in.
+///
+/// This is how [`crate::parse_line`]'s one pass avoids copying the large nested parts of a line
+/// (a message, its content blocks, its images): serde's derived code cannot carry a mode down to
+/// them (a `#[serde(flatten)]` field buffers the whole object first), so the caller types them
+/// itself, explicitly. A mismatch in `nested` or in the record is an error, and the caller
+/// retries with the copying, fallback-keeping path.
+pub(crate) fn moved_with<T: serde::de::DeserializeOwned, N>(
+    mut value: serde_json::Value,
+    key: &str,
+    nested: impl FnOnce(&mut serde_json::Value) -> Option<Result<N, serde_json::Error>>,
+    set: impl FnOnce(&mut T, N),
+) -> Result<T, serde_json::Error> {
+    let typed = value.get_mut(key).and_then(nested).transpose()?;
+    let mut record = serde_json::from_value(value)?;
+    if let Some(typed) = typed {
+        set(&mut record, typed);
     }
-    let _restore = Restore(STRICT.with(|s| s.replace(true)));
-    f()
+    Ok(record)
 }

@@ -7,7 +7,11 @@
 //! Guarantees:
 //! - nothing a line holds is lost: unknown entry types, roles, blocks and fields are kept and
 //!   written back (`extra` maps, `Unknown` variants); a known type whose fields have unexpected
-//!   types falls back to an `Unknown` value plus a warning instead of failing;
+//!   types falls back to an `Unknown` value plus a warning instead of failing. The
+//!   `Deserialize` impls of [`AgentMessage`], [`Content`] and [`ContentBlock`] always keep that
+//!   fallback (no hidden mode); [`parse_line`]'s fast pass instead types a line's message,
+//!   content blocks and images by move, explicitly, and on any mismatch parses the line again
+//!   with the fallbacks;
 //! - strings are JavaScript's, lone UTF-16 surrogates included. A Rust `String` cannot hold a
 //!   lone surrogate, so every `String` this crate reads (typed fields, `serde_json` values,
 //!   keys) carries lone surrogate U+D800+k as the private-use code point U+10F800+k, and

@@ -386,7 +386,7 @@ fn type_line(
         _ => {
             // One pass that moves the parsed JSON into the typed structs; if anything does not
             // fit, parse again and type with fallbacks that keep every part (rare).
-            let entry = match Entry::from_map_strict(map) {
+            let entry = match Entry::from_map_moved(map) {
                 Ok(entry) => entry,
                 Err(_) => Entry::from_map(parse_object(bytes)?),
             };
@@ -847,5 +847,60 @@ mod tests {
             parsed.warnings,
             [ParseWarning::AmbiguousPrivateUse { count: 1 }]
         );
+    }
+
+    /// The one pass types the nested parts by move and gives up (for the retry) on a mismatch
+    /// there; elsewhere it keeps the fallbacks, so it never differs from `Entry::from_map`.
+    #[test]
+    fn the_one_pass_moves_nested_parts_and_gives_up_only_there() {
+        let map = |json: serde_json::Value| match json {
+            JsonValue::Object(map) => map,
+            _ => unreachable!("an object literal"),
+        };
+        let block = serde_json::json!({"type": "image", "data": "AAAA", "mimeType": "image/png"});
+        let bad_block = serde_json::json!({"type": "text", "text": 5});
+        let lines = [
+            // (line, typed by move without a retry)
+            (
+                serde_json::json!({"type": "message", "message": {"role": "user", "content": [block]}}),
+                true,
+            ),
+            (
+                serde_json::json!({"type": "message", "message": {"role": "bashExecution", "command": "ls", "images": [block]}}),
+                true,
+            ),
+            (
+                serde_json::json!({"type": "custom_message", "customType": "x", "content": [block], "display": true}),
+                true,
+            ),
+            (
+                serde_json::json!({"type": "message", "message": {"role": "user", "content": [bad_block]}}),
+                false,
+            ),
+            (
+                serde_json::json!({"type": "message", "message": {"role": "bashExecution", "images": [bad_block]}}),
+                false,
+            ),
+            (
+                serde_json::json!({"type": "custom_message", "content": [bad_block]}),
+                false,
+            ),
+            // Elsewhere a mismatch keeps its fallback in the one pass too.
+            (
+                serde_json::json!({"type": "compaction", "summary": "s", "firstKeptEntryId": "a", "tokensBefore": 1,
+                "systemMessage": {"role": "user", "content": [bad_block]}}),
+                true,
+            ),
+        ];
+        for (line, moved) in lines {
+            let fallback = Entry::from_map(map(line.clone()));
+            match Entry::from_map_moved(map(line.clone())) {
+                Ok(entry) => {
+                    assert!(moved, "{line} should need the retry");
+                    assert_eq!(entry, fallback, "{line}");
+                }
+                Err(_) => assert!(!moved, "{line} should be typed in one pass"),
+            }
+        }
     }
 }

@@ -31,13 +31,6 @@ impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(match JsonValue::deserialize(deserializer)? {
             JsonValue::String(text) => Content::Text(text),
-            JsonValue::Array(items) if crate::field::is_strict() => Content::Blocks(
-                items
-                    .into_iter()
-                    .map(ContentBlock::from_value_strict)
-                    .collect::<Result<_, _>>()
-                    .map_err(serde::de::Error::custom)?,
-            ),
             JsonValue::Array(items) => {
                 Content::Blocks(items.into_iter().map(ContentBlock::from_value).collect())
             }
@@ -236,20 +229,61 @@ fn type_of(value: &JsonValue) -> Option<&str> {
     value.get("type").and_then(JsonValue::as_str)
 }
 
+/// For [`crate::field::moved_with`]: a list of blocks, taken out of the JSON (an empty list stays
+/// in its place) and typed by move; `None` for any other value, which serde then reads as usual.
+pub(crate) fn blocks_moved(
+    slot: &mut JsonValue,
+) -> Option<Result<Vec<ContentBlock>, serde_json::Error>> {
+    match slot {
+        JsonValue::Array(items) => Some(
+            std::mem::take(items)
+                .into_iter()
+                .map(ContentBlock::from_value_moved)
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// A record with a `content` field, for typing its blocks by move.
+pub(crate) trait HasContent {
+    /// The `content` field.
+    fn content_mut(&mut self) -> &mut Content;
+}
+
+macro_rules! has_content {
+    ($($ty:ty),*) => {
+        $(impl HasContent for $ty {
+            fn content_mut(&mut self) -> &mut Content {
+                &mut self.content
+            }
+        })*
+    };
+}
+has_content!(
+    UserMessage,
+    DeveloperMessage,
+    SystemMessage,
+    AssistantMessage,
+    ToolResultMessage
+);
+impl<R> HasContent for CustomRoleMessage<R> {
+    fn content_mut(&mut self) -> &mut Content {
+        &mut self.content
+    }
+}
+
 impl<'de> Deserialize<'de> for ContentBlock {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = JsonValue::deserialize(deserializer)?;
-        if crate::field::is_strict() {
-            ContentBlock::from_value_strict(value).map_err(serde::de::Error::custom)
-        } else {
-            Ok(ContentBlock::from_value(value))
-        }
+        Ok(ContentBlock::from_value(JsonValue::deserialize(
+            deserializer,
+        )?))
     }
 }
 
 impl ContentBlock {
     /// Types a block by moving its JSON; a known type whose fields do not match is an error.
-    fn from_value_strict(value: JsonValue) -> Result<ContentBlock, serde_json::Error> {
+    fn from_value_moved(value: JsonValue) -> Result<ContentBlock, serde_json::Error> {
         Ok(match type_of(&value) {
             Some("text") => ContentBlock::Text(serde_json::from_value(value)?),
             Some("thinking") => ContentBlock::Thinking(serde_json::from_value(value)?),
@@ -900,31 +934,42 @@ impl Default for AgentMessage {
 
 impl<'de> Deserialize<'de> for AgentMessage {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = JsonValue::deserialize(deserializer)?;
-        if crate::field::is_strict() {
-            AgentMessage::from_value_strict(value).map_err(serde::de::Error::custom)
-        } else {
-            Ok(AgentMessage::from_value(value))
-        }
+        Ok(AgentMessage::from_value(JsonValue::deserialize(
+            deserializer,
+        )?))
     }
 }
 
 impl AgentMessage {
-    /// Types a message by moving its JSON; a known role whose fields do not match is an error.
-    fn from_value_strict(value: JsonValue) -> Result<AgentMessage, serde_json::Error> {
+    /// Types a message by moving its JSON, its content blocks and images too; a known role whose
+    /// fields (or blocks) do not match is an error. (Used by [`crate::parse_line`]'s one pass.)
+    pub(crate) fn from_value_moved(value: JsonValue) -> Result<AgentMessage, serde_json::Error> {
         use serde_json::from_value as typed;
+        /// The record, with a `content` list typed block by block by move.
+        fn with_content<T: serde::de::DeserializeOwned + HasContent>(
+            value: JsonValue,
+        ) -> Result<T, serde_json::Error> {
+            crate::field::moved_with(value, "content", blocks_moved, |m: &mut T, blocks| {
+                *m.content_mut() = Content::Blocks(blocks);
+            })
+        }
         let role = value.get("role").and_then(JsonValue::as_str);
         Ok(match role {
-            Some("user") => AgentMessage::User(typed(value)?),
-            Some("developer") => AgentMessage::Developer(typed(value)?),
-            Some("system") => AgentMessage::System(typed(value)?),
-            Some("assistant") => AgentMessage::Assistant(typed(value)?),
-            Some("toolResult") => AgentMessage::ToolResult(typed(value)?),
-            Some("bashExecution") => AgentMessage::BashExecution(typed(value)?),
+            Some("user") => AgentMessage::User(with_content(value)?),
+            Some("developer") => AgentMessage::Developer(with_content(value)?),
+            Some("system") => AgentMessage::System(with_content(value)?),
+            Some("assistant") => AgentMessage::Assistant(with_content(value)?),
+            Some("toolResult") => AgentMessage::ToolResult(with_content(value)?),
+            Some("bashExecution") => AgentMessage::BashExecution(crate::field::moved_with(
+                value,
+                "images",
+                blocks_moved,
+                |m: &mut BashExecutionMessage, blocks| m.images = Some(blocks),
+            )?),
             Some("pythonExecution") => AgentMessage::PythonExecution(typed(value)?),
             Some("fileMention") => AgentMessage::FileMention(typed(value)?),
-            Some("custom") => AgentMessage::Custom(typed(value)?),
-            Some("hookMessage") => AgentMessage::HookMessage(typed(value)?),
+            Some("custom") => AgentMessage::Custom(with_content(value)?),
+            Some("hookMessage") => AgentMessage::HookMessage(with_content(value)?),
             Some("branchSummary") => AgentMessage::BranchSummary(typed(value)?),
             Some("compactionSummary") => AgentMessage::CompactionSummary(typed(value)?),
             _ => AgentMessage::Unknown(UnknownMessage {

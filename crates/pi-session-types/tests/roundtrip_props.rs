@@ -189,13 +189,18 @@ fn message() -> impl Strategy<Value = Value> {
             prop::collection::vec(block(), 0..4).prop_map(Value::Array)
         ],
         number(),
+        prop::collection::vec(block(), 0..3),
         prop::collection::vec((key(), json_value()), 0..4),
     )
-        .prop_map(|(role, content, timestamp, extra)| {
+        .prop_map(|(role, content, timestamp, images, extra)| {
             let mut map = Map::new();
             map.insert("role".into(), role.into());
             map.insert("content".into(), content);
             map.insert("timestamp".into(), timestamp);
+            // Images are typed by move in the one pass too (see `Entry`'s typing).
+            if role == "bashExecution" {
+                map.insert("images".into(), Value::Array(images));
+            }
             map.extend(extra);
             Value::Object(map)
         })
@@ -226,8 +231,16 @@ fn entry() -> impl Strategy<Value = Value> {
             if let Some(timestamp) = timestamp {
                 map.insert("timestamp".into(), timestamp.into());
             }
-            if kind == "message" {
-                map.insert("message".into(), message);
+            // The nested parts the one pass types by move: a message, content blocks, and a
+            // message typed with fallbacks inside another entry.
+            match kind.as_str() {
+                "message" => drop(map.insert("message".into(), message)),
+                "custom_message" => {
+                    let content = message.get("content").cloned().unwrap_or(Value::Null);
+                    map.insert("content".into(), content);
+                }
+                "compaction" => drop(map.insert("systemMessage".into(), message)),
+                _ => {}
             }
             for (k, v) in extra {
                 if k != "type" {
