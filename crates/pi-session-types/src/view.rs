@@ -434,6 +434,25 @@ impl<'a> EntryRef<'a> {
     }
 }
 
+/// `new` and the private `get` of a view (the record views below).
+macro_rules! view_core {
+    ($($view:ident),*) => {$(
+        impl<'a> $view<'a> {
+            /// A view of a value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
+            #[inline]
+            pub fn new(record: impl Into<Self>) -> Self {
+                record.into()
+            }
+
+            #[inline]
+            fn get(self, key: &str) -> Option<&'a Value> {
+                self.0?.get(key)
+            }
+        }
+    )*};
+}
+view_core!(UsageRef, CostRef);
+
 /// pi-ai's `Usage` record (an assistant message's or a side call's `usage`) seen through its
 /// fields, the keys of [`crate::usage::Usage`]; a value that is not an object has none.
 ///
@@ -451,17 +470,6 @@ impl<'a> EntryRef<'a> {
 pub struct UsageRef<'a>(Option<&'a Map<String, Value>>);
 
 impl<'a> UsageRef<'a> {
-    /// A view of a usage value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
-    #[inline]
-    pub fn new(usage: impl Into<Self>) -> Self {
-        usage.into()
-    }
-
-    #[inline]
-    fn get(self, key: &str) -> Option<&'a Value> {
-        self.0?.get(key)
-    }
-
     /// The `cost` record, as a view.
     #[inline]
     pub fn cost_ref(self) -> CostRef<'a> {
@@ -494,17 +502,6 @@ impl<'a> UsageRef<'a> {
 pub struct CostRef<'a>(Option<&'a Map<String, Value>>);
 
 impl<'a> CostRef<'a> {
-    /// A view of a cost value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
-    #[inline]
-    pub fn new(cost: impl Into<Self>) -> Self {
-        cost.into()
-    }
-
-    #[inline]
-    fn get(self, key: &str) -> Option<&'a Value> {
-        self.0?.get(key)
-    }
-
     raw_fields! {
         /// `input`: the cost of the input tokens.
         input => "input";
