@@ -2,7 +2,7 @@
 //! and thinking level are in effect, what it cost (rho's `compacted/1`,
 //! `model_from/1`, `totals/1`, `add_usage/2`, plus pi's usage breakdown).
 
-use pi_session_types::view::{EntryRef, MessageRef};
+use pi_session_types::view::{EntryRef, MessageRef, UsageRef};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -354,12 +354,11 @@ fn number(value: Option<&Value>) -> f64 {
 /// rho's `add_usage/2`: adds one pi `Usage` object to a running total
 /// (missing or non-numeric fields count as 0).
 pub fn add_usage(totals: Totals, usage: &Value) -> Totals {
-    // pi-ai's `Usage` record, read by key here and in `UsageSums::add` only (it has no view
-    // yet: a `UsageRef` beside the message views is the next step).
+    let usage = UsageRef::new(usage);
     Totals {
-        tokens: totals.tokens + number(usage.get("totalTokens")),
-        output: totals.output + number(usage.get("output")),
-        cost: totals.cost + number(js::get(usage.get("cost"), "total")),
+        tokens: totals.tokens + number(usage.total_tokens()),
+        output: totals.output + number(usage.output()),
+        cost: totals.cost + number(usage.cost_ref().total()),
     }
 }
 
@@ -412,24 +411,20 @@ pub struct UsageSums {
 impl UsageSums {
     /// Adds one `Usage` object.
     pub fn add(&mut self, usage: &Value) {
-        // pi-ai's `Usage` record, by key (see `add_usage`).
-        let cost = usage.get("cost");
+        let usage = UsageRef::new(usage);
+        let cost = usage.cost_ref();
         self.count += 1;
-        self.input += number(usage.get("input"));
-        self.output += number(usage.get("output"));
-        self.cache_read += number(usage.get("cacheRead"));
-        self.cache_write += number(usage.get("cacheWrite"));
-        self.total_tokens += number(usage.get("totalTokens"));
-        self.reasoning += number(
-            usage
-                .get("reasoning")
-                .or_else(|| usage.get("reasoningTokens")),
-        );
-        self.cost_input += number(js::get(cost, "input"));
-        self.cost_output += number(js::get(cost, "output"));
-        self.cost_cache_read += number(js::get(cost, "cacheRead"));
-        self.cost_cache_write += number(js::get(cost, "cacheWrite"));
-        self.cost_total += number(js::get(cost, "total"));
+        self.input += number(usage.input());
+        self.output += number(usage.output());
+        self.cache_read += number(usage.cache_read());
+        self.cache_write += number(usage.cache_write());
+        self.total_tokens += number(usage.total_tokens());
+        self.reasoning += number(usage.reasoning().or_else(|| usage.reasoning_tokens()));
+        self.cost_input += number(cost.input());
+        self.cost_output += number(cost.output());
+        self.cost_cache_read += number(cost.cache_read());
+        self.cost_cache_write += number(cost.cache_write());
+        self.cost_total += number(cost.total());
     }
 
     /// Adds another set of sums, field by field (e.g. the sums of one chunk

@@ -1,5 +1,5 @@
 //! Borrowed typed views over parsed JSON: the one place outside the owned model that knows the
-//! keys of a message, a content block and an entry.
+//! keys of a message, a content block, an entry and a usage record.
 //!
 //! The tree and context crates work on `serde_json::Value` read straight from the line, because
 //! `buildSessionContext` and `convertToLlm` hand on every key the file had, in the file's order
@@ -243,7 +243,7 @@ impl<'a> MessageRef<'a> {
         usage => "usage";
         /// `attachments` (rho's user messages).
         attachments => "attachments";
-        /// `retryRecovery` (rho's assistant messages).
+        /// `retryRecovery` (omp's and rho's assistant messages).
         retry_recovery => "retryRecovery";
     }
 }
@@ -409,6 +409,110 @@ impl<'a> EntryRef<'a> {
         model => "model";
         /// `usage` (omp's `model_usage`, pi 1.6's `usage`, summaries: a side call's usage).
         usage => "usage";
+        /// `configured` (omp's `thinking_level_change`: the level the user chose).
+        configured => "configured";
+        /// `serviceTier` (omp's `service_tier_change`).
+        service_tier => "serviceTier";
+        /// `mode` (omp's `mode_change`).
+        mode => "mode";
+        /// `injectedRules` (omp's `ttsr_injection`).
+        injected_rules => "injectedRules";
+        /// `preserveData` (omp compactions: the providers' own compaction records).
+        preserve_data => "preserveData";
+        /// `providerReplayThroughEntryId` (omp compactions).
+        provider_replay_through_entry_id => "providerReplayThroughEntryId";
+        /// `shortSummary` (omp compactions).
+        short_summary => "shortSummary";
+        /// `tokensAfter` (omp compactions).
+        tokens_after => "tokensAfter";
+        /// `method` (omp compactions).
+        method => "method";
+        /// `warning` (omp compactions).
+        warning => "warning";
+        /// `attribution` (omp's custom message entries: who it is from).
+        attribution => "attribution";
+    }
+}
+
+/// `new` and the private `get` of a view (the record views below).
+macro_rules! view_core {
+    ($($view:ident),*) => {$(
+        impl<'a> $view<'a> {
+            /// A view of a value or map (`&Value`, `&&Value`, `Option<&Value>` or `&Map`).
+            #[inline]
+            pub fn new(record: impl Into<Self>) -> Self {
+                record.into()
+            }
+
+            #[inline]
+            fn get(self, key: &str) -> Option<&'a Value> {
+                self.0?.get(key)
+            }
+        }
+    )*};
+}
+view_core!(UsageRef, CostRef);
+
+/// pi-ai's `Usage` record (an assistant message's or a side call's `usage`) seen through its
+/// fields, the keys of [`crate::usage::Usage`]; a value that is not an object has none.
+///
+/// ```
+/// use pi_session_types::view::UsageRef;
+/// use serde_json::json;
+///
+/// let usage = json!({"input": 3, "output": 5, "cost": {"total": 0.25}});
+/// let usage = UsageRef::new(&usage);
+/// assert_eq!(usage.output(), Some(&json!(5)));
+/// assert_eq!(usage.cost_ref().total(), Some(&json!(0.25)));
+/// assert_eq!(usage.total_tokens(), None); // undefined
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct UsageRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> UsageRef<'a> {
+    /// The `cost` record, as a view.
+    #[inline]
+    pub fn cost_ref(self) -> CostRef<'a> {
+        CostRef::new(self.cost())
+    }
+
+    raw_fields! {
+        /// `input`: input tokens (cache reads and writes excluded).
+        input => "input";
+        /// `output`: output tokens (reasoning included).
+        output => "output";
+        /// `cacheRead`.
+        cache_read => "cacheRead";
+        /// `cacheWrite`.
+        cache_write => "cacheWrite";
+        /// `totalTokens`.
+        total_tokens => "totalTokens";
+        /// `reasoning` (pi 1.6: reasoning tokens, a part of `output`).
+        reasoning => "reasoning";
+        /// `reasoningTokens` (omp's name for `reasoning`).
+        reasoning_tokens => "reasoningTokens";
+        /// `cost`: the record [`Self::cost_ref`] views.
+        cost => "cost";
+    }
+}
+
+/// The `cost` record of pi-ai's `Usage` seen through its fields, the keys of
+/// [`crate::usage::Cost`]; a value that is not an object has none.
+#[derive(Clone, Copy, Debug)]
+pub struct CostRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> CostRef<'a> {
+    raw_fields! {
+        /// `input`: the cost of the input tokens.
+        input => "input";
+        /// `output`: the cost of the output tokens.
+        output => "output";
+        /// `cacheRead`.
+        cache_read => "cacheRead";
+        /// `cacheWrite`.
+        cache_write => "cacheWrite";
+        /// `total`, as stored.
+        total => "total";
     }
 }
 
@@ -448,4 +552,4 @@ macro_rules! view_from {
         }
     )*};
 }
-view_from!(MessageRef, BlockRef, EntryRef);
+view_from!(MessageRef, BlockRef, EntryRef, UsageRef, CostRef);

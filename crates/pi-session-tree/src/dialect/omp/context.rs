@@ -299,9 +299,11 @@ impl<'p> Builder<'p> {
                     context.thinking_level = js::nullish_or(level, None)
                         .cloned()
                         .unwrap_or_else(|| "off".into());
-                    context.configured_thinking_level =
-                        js::nullish_or(js::nullish_or(entry.get("configured"), level), None)
-                            .cloned();
+                    context.configured_thinking_level = js::nullish_or(
+                        js::nullish_or(EntryRef::new(entry).configured(), level),
+                        None,
+                    )
+                    .cloned();
                 }
                 Some("model_change") if js::truthy(EntryRef::new(entry).model()) => {
                     let role = js::nullish_or(EntryRef::new(entry).role(), None)
@@ -315,13 +317,13 @@ impl<'p> Builder<'p> {
                     );
                 }
                 Some("service_tier_change") => {
-                    context.service_tier = coerce_service_tier(entry.get("serviceTier"));
+                    context.service_tier = coerce_service_tier(EntryRef::new(entry).service_tier());
                 }
                 Some("message") => self.settle_message(&mut context, explicit_default, entry),
                 Some("compaction") => compaction = Some(index),
                 Some("ttsr_injection") => self.collect_rules(entry, &mut context, &mut rules_seen),
                 Some("mode_change") => {
-                    context.mode = entry.get("mode").cloned();
+                    context.mode = EntryRef::new(entry).mode().cloned();
                     context.mode_data = EntryRef::new(entry).data().cloned();
                 }
                 _ => {}
@@ -357,7 +359,7 @@ impl<'p> Builder<'p> {
         context: &mut OmpContext,
         seen: &mut HashSet<SameValueKey>,
     ) {
-        let names: Vec<Value> = match entry.get("injectedRules") {
+        let names: Vec<Value> = match EntryRef::new(entry).injected_rules() {
             Some(Value::Array(items)) => items.clone(),
             Some(Value::String(text)) => text.chars().map(|c| Value::from(c.to_string())).collect(),
             _ => {
@@ -411,7 +413,7 @@ impl<'p> Builder<'p> {
         options: &OmpOptions<'_>,
     ) {
         let path = self.path;
-        let preserve = compaction.get("preserveData");
+        let preserve = EntryRef::new(compaction).preserve_data();
         let remote = openai_remote_payload(preserve);
         let anthropic = anthropic_payload(preserve);
         let first_kept = EntryRef::new(compaction).first_kept_entry_id();
@@ -470,8 +472,8 @@ impl<'p> Builder<'p> {
                     self.append(i);
                 }
             }
-        } else if js::truthy(compaction.get("providerReplayThroughEntryId")) {
-            let through = compaction.get("providerReplayThroughEntryId");
+        } else if js::truthy(EntryRef::new(compaction).provider_replay_through_entry_id()) {
+            let through = EntryRef::new(compaction).provider_replay_through_entry_id();
             if let Some(r) = path
                 .iter()
                 .position(|e| js::strict_eq(EntryRef::new(e).id_value(), through))
@@ -497,7 +499,7 @@ impl<'p> Builder<'p> {
                     return;
                 };
                 if MessageRef::new(message).is_role("assistant")
-                    && (js::truthy(message.get("retryRecovery"))
+                    && (js::truthy(MessageRef::new(message).retry_recovery())
                         || self.is_empty_error_turn(entry, message))
                 {
                     return;
@@ -749,7 +751,7 @@ pub fn custom_message_from_entry(entry: &Value) -> Option<Value> {
         .filter(|d| d.is_boolean())
         .cloned()
         .unwrap_or(Value::Bool(false));
-    let attribution = entry.get("attribution").map(|a| {
+    let attribution = EntryRef::new(entry).attribution().map(|a| {
         if js::is_str(Some(a), "user") {
             Value::from("user")
         } else {
@@ -813,17 +815,20 @@ fn compaction_summary(
     js::object([
         ("role", Some(Value::from("compactionSummary"))),
         ("summary", EntryRef::new(entry).summary().cloned()),
-        ("shortSummary", entry.get("shortSummary").cloned()),
+        (
+            "shortSummary",
+            EntryRef::new(entry).short_summary().cloned(),
+        ),
         (
             "tokensBefore",
             EntryRef::new(entry).tokens_before().cloned(),
         ),
-        ("tokensAfter", entry.get("tokensAfter").cloned()),
-        ("method", entry.get("method").cloned()),
+        ("tokensAfter", EntryRef::new(entry).tokens_after().cloned()),
+        ("method", EntryRef::new(entry).method().cloned()),
         ("providerPayload", payload.cloned()),
         ("blocks", blocks.map(Value::Array)),
         ("images", images.filter(|i| !i.is_empty()).map(Value::Array)),
-        ("warning", entry.get("warning").cloned()),
+        ("warning", EntryRef::new(entry).warning().cloned()),
         (
             "timestamp",
             Some(timestamp_ms.map_or(Value::Null, Value::from)),
@@ -869,7 +874,7 @@ pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
     if let Some(kept) = position_of(EntryRef::new(compaction).first_kept_entry_id()) {
         start = start.min(FirstSent::At(kept));
     }
-    let through = compaction.get("providerReplayThroughEntryId");
+    let through = EntryRef::new(compaction).provider_replay_through_entry_id();
     if js::truthy(through)
         && let Some(r) = position_of(through)
     {
@@ -885,6 +890,7 @@ fn non_empty_str(value: Option<&Value>) -> Option<&str> {
 /// `getOpenAiRemoteCompactionPayload`. (`preserveData` holds the providers' own compaction
 /// records, read by key: provider state, not the session schema.)
 fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
+    // OpenAI's own compaction record inside `preserveData` (provider state, not our schema).
     let candidate = js::get(preserve, "openaiRemoteCompaction").filter(|c| c.is_object())?;
     let provider = non_empty_str(candidate.get("provider"))?;
     let history = candidate.get("replacementHistory")?.as_array()?;
@@ -900,6 +906,7 @@ fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
 
 /// `getAnthropicCompactionPayload` (a provider's record, by key as above).
 fn anthropic_payload(preserve: Option<&Value>) -> Option<Value> {
+    // Anthropic's own compaction record inside `preserveData` (provider state, not our schema).
     let candidate = js::get(preserve, "anthropicCompaction").filter(|c| c.is_object())?;
     let provider = non_empty_str(candidate.get("provider"))?;
     let content = non_empty_str(MessageRef::new(candidate).content())?;
@@ -907,9 +914,11 @@ fn anthropic_payload(preserve: Option<&Value>) -> Option<Value> {
     payload.insert("type".into(), Value::from("anthropicCompaction"));
     payload.insert("provider".into(), Value::from(provider));
     payload.insert("content".into(), Value::from(content));
+    // Anthropic's record again, as above.
     if let Some(encrypted) = non_empty_str(candidate.get("encryptedContent")) {
         payload.insert("encryptedContent".into(), Value::from(encrypted));
     }
+    // Anthropic's record again, as above.
     if let Some(files) = non_empty_str(candidate.get("filesText")) {
         payload.insert("filesText".into(), Value::from(files));
     }
