@@ -493,7 +493,11 @@ impl Serialize for UnknownEntry {
 }
 
 /// One session entry (any line after the header), by `type`.
+///
+/// `#[non_exhaustive]`: a future pi or omp release adds entry types, so a match outside this
+/// crate needs a `_` arm (an unknown type is [`Entry::Unknown`] until the schema learns it).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Entry {
     /// `message`.
     Message(MessageEntry),

@@ -800,7 +800,11 @@ impl UnknownMessage {
 }
 
 /// `message.message` of a `message` entry, by `role`.
+///
+/// `#[non_exhaustive]`: a future release adds roles, so a match outside this crate needs a `_`
+/// arm (an unknown role is [`AgentMessage::Unknown`] until the schema learns it).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum AgentMessage {
     /// `role:"user"`.
     User(UserMessage),
