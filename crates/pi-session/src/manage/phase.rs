@@ -205,7 +205,9 @@ impl Phases {
             }
             PhaseInput::ToolResult { call_id, tool_name } => call_id
                 .and_then(|id| self.calls.get(&id).copied())
-                .unwrap_or_else(|| call_phase(tool_name.as_deref().unwrap_or(""), &JsonValue::Null)),
+                .unwrap_or_else(|| {
+                    call_phase(tool_name.as_deref().unwrap_or(""), &JsonValue::Null)
+                }),
             PhaseInput::Shell(true) => Phase::Verification,
             PhaseInput::Shell(false) => Phase::Execution,
         }

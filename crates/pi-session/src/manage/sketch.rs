@@ -186,7 +186,10 @@ impl<'a> Content<'a> {
             Content::Text(s) => (piece(s.len()), 0),
             Content::Parts(parts) => parts.iter().fold((0, 0), |(text, pictures), part| {
                 if part.is("text") {
-                    (text + piece(as_str(&part.text).map_or(0, str::len)), pictures)
+                    (
+                        text + piece(as_str(&part.text).map_or(0, str::len)),
+                        pictures,
+                    )
                 } else if part.is("image") {
                     (text, pictures + 1)
                 } else {
@@ -473,7 +476,7 @@ fn sizes(
 
 #[cfg(test)]
 mod tests {
-    use pi_session_test_support::{corpus_dir, fixtures_dir, jsonl_files};
+    use pi_session_test_support::fixture_and_corpus_files;
     use serde_json::json;
 
     use super::*;
@@ -518,14 +521,7 @@ mod tests {
 
     #[test]
     fn sketches_estimate_every_fixture_and_corpus_entry_as_the_estimator() {
-        let mut files = jsonl_files(&fixtures_dir());
-        for kind in ["real", "foreign"] {
-            files.extend(
-                corpus_dir(kind)
-                    .map(|dir| jsonl_files(&dir))
-                    .unwrap_or_default(),
-            );
-        }
+        let files = fixture_and_corpus_files();
         let (mut sketched, mut messages) = (0, 0);
         for path in &files {
             let bytes = std::fs::read(path).unwrap();
@@ -572,6 +568,8 @@ mod tests {
             assert!(!agrees(refused.as_bytes(), refused), "{refused}");
         }
         assert!(Sketch::of_line(br#"{"type":"message","id":"a"}"#, "message", Some("b")).is_none());
-        assert!(Sketch::of_line(b"{\"type\":\"message\",\"id\":\"\xff\"}", "message", None).is_none());
+        assert!(
+            Sketch::of_line(b"{\"type\":\"message\",\"id\":\"\xff\"}", "message", None).is_none()
+        );
     }
 }
