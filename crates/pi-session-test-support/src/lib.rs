@@ -108,6 +108,20 @@ pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Every session file we have: the fixtures' `*.jsonl`, then the real and foreign corpus's
+/// (when present; [`corpus_dir`] prints the skip notice otherwise).
+pub fn fixture_and_corpus_files() -> Vec<PathBuf> {
+    let mut files = jsonl_files(&fixtures_dir());
+    for kind in ["real", "foreign"] {
+        files.extend(
+            corpus_dir(kind)
+                .map(|dir| jsonl_files(&dir))
+                .unwrap_or_default(),
+        );
+    }
+    files
+}
+
 /// The files of `fixtures/<folder>` whose names end with `suffix`, sorted by path.
 pub fn fixture_files(folder: &str, suffix: &str) -> Vec<PathBuf> {
     files_ending_with(&fixtures_dir().join(folder), suffix)

@@ -346,6 +346,11 @@ impl Log {
         self.file.as_ref().map_or(0, SessionFile::len)
     }
 
+    /// Whether the entry at `at` is read from the file (not appended since, nor held parsed).
+    pub(crate) fn in_file(&self, at: usize) -> bool {
+        at < self.file_len() && !self.values.contains_key(&at)
+    }
+
     pub(crate) fn index(&self) -> &TreeIndex {
         &self.index
     }

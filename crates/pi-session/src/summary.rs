@@ -746,7 +746,7 @@ pub fn session_files(dir: &Path) -> Result<Vec<PathBuf>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_session_test_support::{corpus_dir, fixtures_dir, jsonl_files};
+    use pi_session_test_support::fixture_and_corpus_files;
 
     /// The type of every object of a whole file, as [`typed_lines`] gives them with the scan or
     /// with the parser alone.
@@ -759,14 +759,7 @@ mod tests {
 
     #[test]
     fn the_scan_types_every_fixture_and_corpus_line_as_the_parser_does() {
-        let mut files = jsonl_files(&fixtures_dir());
-        for kind in ["real", "foreign"] {
-            files.extend(
-                corpus_dir(kind)
-                    .map(|dir| jsonl_files(&dir))
-                    .unwrap_or_default(),
-            );
-        }
+        let files = fixture_and_corpus_files();
         let (mut vouched, mut messages) = (0, 0);
         for path in &files {
             let bytes = std::fs::read(path).unwrap();

@@ -24,7 +24,7 @@ use crate::stats::{BYTES_PER_TOKEN, PICTURE_TOKENS};
 
 /// Bytes of the notes renderings add: `… [N chars cut]`, `[… N lines cut …]`, a picture's
 /// mention.
-const NOTE_BYTES: usize = 24;
+pub(super) const NOTE_BYTES: usize = 24;
 
 /// The estimated tokens of `entry` sent at `level`; a tool result at Full or Attached is cut
 /// to `limit` bytes when one is given (bounded tool results).
@@ -146,7 +146,7 @@ fn assistant_bytes(content: Option<&JsonValue>, level: Resolution) -> (usize, u6
 
 /// `bytes` of one text the counter counts on its own, rounded up to whole tokens (the count is
 /// `ceil(bytes / 4)` per text, so the sum of rounded pieces over 4 is the sum of the counts).
-fn piece(bytes: usize) -> usize {
+pub(super) fn piece(bytes: usize) -> usize {
     bytes.div_ceil(BYTES_PER_TOKEN as usize) * BYTES_PER_TOKEN as usize
 }
 
@@ -188,7 +188,7 @@ fn outlined(content: Option<&JsonValue>) -> usize {
 }
 
 /// The length of [`outline_text`](super::render::outline_text)'s result, from byte lengths.
-fn outlined_len(text: &str) -> usize {
+pub(super) fn outlined_len(text: &str) -> usize {
     let capped = |line: &str| line.len().min(OUTLINE_LINE_CHARS + NOTE_BYTES);
     let keep = OUTLINE_HEAD_LINES + OUTLINE_TAIL_LINES;
     let lines = text.split('\n').count();
@@ -210,7 +210,7 @@ fn outlined_len(text: &str) -> usize {
 }
 
 /// The serialized length of `arguments` with every string cut as an outline cuts it.
-fn cut_arguments_len(arguments: &JsonValue) -> usize {
+pub(super) fn cut_arguments_len(arguments: &JsonValue) -> usize {
     match arguments {
         JsonValue::String(s) => s.len().min(ARGUMENT_CHARS + NOTE_BYTES) + 2,
         JsonValue::Array(items) => {
@@ -230,7 +230,7 @@ fn cut_arguments_len(arguments: &JsonValue) -> usize {
 }
 
 /// The serialized length of `value`, without building the text.
-fn json_len(value: &JsonValue) -> usize {
+pub(super) fn json_len(value: &JsonValue) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

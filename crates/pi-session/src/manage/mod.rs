@@ -26,6 +26,7 @@ pub mod status;
 
 mod estimate;
 mod level;
+mod sketch;
 pub(crate) mod streamed;
 
 pub use extensions::Threshold;

@@ -118,18 +118,35 @@ pub(crate) struct Phases {
     calls: HashMap<String, Phase>,
 }
 
-impl Phases {
-    /// The phase of `entry` (a file entry as JSON).
-    pub(crate) fn of(&mut self, entry: &JsonValue) -> Phase {
+/// What [`Phases`] reads of an entry: its tool calls (id and phase), a tool result's call id
+/// and tool name, or whether a shell command runs checks.
+#[derive(Debug)]
+pub(crate) enum PhaseInput {
+    /// Not a message, or a message of another role.
+    Other,
+    /// An assistant message, with its calls' ids and phases.
+    Assistant(Vec<(String, Phase)>),
+    /// A tool result, with its call id and tool name (when strings).
+    ToolResult {
+        call_id: Option<String>,
+        tool_name: Option<String>,
+    },
+    /// A `bashExecution` message: whether its command runs checks.
+    Shell(bool),
+}
+
+impl PhaseInput {
+    /// What `entry` (a file entry as JSON) gives [`Phases`].
+    pub(crate) fn of(entry: &JsonValue) -> Self {
         if EntryRef::new(entry).kind() != Some("message") {
-            return Phase::Unclassified;
+            return Self::Other;
         }
         let Some(message) = EntryRef::new(entry).message() else {
-            return Phase::Unclassified;
+            return Self::Other;
         };
         match MessageRef::new(message).role() {
-            Some("assistant") => {
-                let calls: Vec<(String, Phase)> = MessageRef::new(message)
+            Some("assistant") => Self::Assistant(
+                MessageRef::new(message)
                     .content()
                     .and_then(JsonValue::as_array)
                     .into_iter()
@@ -141,7 +158,40 @@ impl Phases {
                         let id = call.get("id").and_then(JsonValue::as_str).unwrap_or("");
                         (id.to_owned(), call_phase(name, arguments))
                     })
-                    .collect();
+                    .collect(),
+            ),
+            Some("toolResult") => Self::ToolResult {
+                call_id: MessageRef::new(message)
+                    .tool_call_id()
+                    .and_then(JsonValue::as_str)
+                    .map(str::to_owned),
+                tool_name: MessageRef::new(message)
+                    .tool_name()
+                    .and_then(JsonValue::as_str)
+                    .map(str::to_owned),
+            },
+            Some("bashExecution") => Self::Shell(runs_checks(
+                message
+                    .get("command")
+                    .and_then(JsonValue::as_str)
+                    .unwrap_or(""),
+            )),
+            _ => Self::Other,
+        }
+    }
+}
+
+impl Phases {
+    /// The phase of `entry` (a file entry as JSON).
+    pub(crate) fn of(&mut self, entry: &JsonValue) -> Phase {
+        self.of_input(PhaseInput::of(entry))
+    }
+
+    /// The phase of the entry that gives `input`.
+    pub(crate) fn of_input(&mut self, input: PhaseInput) -> Phase {
+        match input {
+            PhaseInput::Other => Phase::Unclassified,
+            PhaseInput::Assistant(calls) => {
                 if calls.is_empty() {
                     return Phase::Conclusion;
                 }
@@ -153,29 +203,13 @@ impl Phases {
                 self.calls.extend(calls);
                 first
             }
-            Some("toolResult") => MessageRef::new(message)
-                .tool_call_id()
-                .and_then(JsonValue::as_str)
-                .and_then(|id| self.calls.get(id).copied())
+            PhaseInput::ToolResult { call_id, tool_name } => call_id
+                .and_then(|id| self.calls.get(&id).copied())
                 .unwrap_or_else(|| {
-                    let name = MessageRef::new(message)
-                        .tool_name()
-                        .and_then(JsonValue::as_str)
-                        .unwrap_or("");
-                    call_phase(name, &JsonValue::Null)
+                    call_phase(tool_name.as_deref().unwrap_or(""), &JsonValue::Null)
                 }),
-            Some("bashExecution") => {
-                let command = message
-                    .get("command")
-                    .and_then(JsonValue::as_str)
-                    .unwrap_or("");
-                if runs_checks(command) {
-                    Phase::Verification
-                } else {
-                    Phase::Execution
-                }
-            }
-            _ => Phase::Unclassified,
+            PhaseInput::Shell(true) => Phase::Verification,
+            PhaseInput::Shell(false) => Phase::Execution,
         }
     }
 }

@@ -18,8 +18,9 @@
 //!    except groups with a pinned member or a member in the latest turn.
 //!
 //! Steps 3 and 4 run twice. The first pass works on estimates ([`estimate`]: byte lengths of
-//! what each level would send, from the entry's JSON, nothing rendered), so every entry's level
-//! is decided without building its renderings. Then only the entries kept are rendered, once,
+//! what each level would send, from the entry's JSON, nothing rendered; for a file's lines,
+//! from their [`Sketch`], nothing parsed), so every entry's level is decided without building
+//! its renderings, and an entry not sent is never parsed. Then only the entries kept are rendered, once,
 //! and counted with the real counter; while that count is over, the same ladder goes on from
 //! where the first pass left it, with real counts. A long branch thus costs a walk over its
 //! JSON plus the projection of what fits, not three renderings of every entry.
@@ -39,9 +40,10 @@ use serde::Serialize;
 
 use super::estimate::estimate;
 use super::overlay::Overlay;
-use super::phase::{Phase, Phases};
+use super::phase::{Phase, PhaseInput, Phases};
+use super::sketch::Sketch;
 use super::{Resolution, render};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::project::ProjectOptions;
 use crate::session::Session;
 use crate::stats::{
@@ -205,8 +207,17 @@ fn bound_result(entry: &JsonValue, limit: usize) -> Option<(JsonValue, Bounded)>
     Some((out, cut))
 }
 
+/// One entry of the branch as the planner gets it.
+pub(crate) enum Body {
+    /// Parsed.
+    Value(JsonValue),
+    /// A line of the file with its [`Sketch`]: estimated from the sketch, parsed only when
+    /// sent.
+    Line(Vec<u8>, Box<Sketch>),
+}
+
 struct Item {
-    value: JsonValue,
+    body: Body,
     id: Option<String>,
     kind: String,
     stamp: Option<Resolution>,
@@ -236,7 +247,13 @@ impl Planner<'_, '_> {
             item.tokens = 0;
             return;
         }
-        let mut rendered = render(&item.value, item.level);
+        let Body::Value(value) = &item.body else {
+            // Unreachable: `parse_sent` parses every entry sent before anything is rendered.
+            item.rendered = None;
+            item.tokens = 0;
+            return;
+        };
+        let mut rendered = render(value, item.level);
         item.bounded = None;
         if let (Some(limit), Some(value)) = (limit, rendered.as_ref())
             && matches!(item.level, Resolution::Full | Resolution::Attached)
@@ -271,71 +288,98 @@ pub(crate) fn plan(
     entry_count: usize,
     model: &str,
     options: &PrepareOptions<'_>,
-) -> PreparedContext {
+) -> Result<PreparedContext> {
+    let branch_len = values.len();
+    let split = pi_session_tree::compacted(&values);
+    let summary = rho::summary_message(&values, &split);
+    let covered = split.compaction.map_or(0, |c| c - split.kept.len());
+    let on: Vec<usize> = split.kept.clone().chain(split.later.clone()).collect();
+    let mut values: Vec<Option<JsonValue>> = values.into_iter().map(Some).collect();
+    let bodies = on
+        .into_iter()
+        .filter_map(|at| values.get_mut(at).and_then(Option::take))
+        .map(Body::Value)
+        .collect();
+    let head = Head {
+        summary,
+        covered,
+        branch_len,
+    };
+    plan_bodies(bodies, head, overlay, entry_count, model, options)
+}
+
+/// What the latest compaction of the branch leaves: its summary message, how many entries it
+/// covers, and the branch's length.
+pub(crate) struct Head {
+    pub(crate) summary: Option<Message>,
+    pub(crate) covered: usize,
+    pub(crate) branch_len: usize,
+}
+
+/// Plans `bodies` (the entries the latest compaction leaves, root first) after `head`.
+pub(crate) fn plan_bodies(
+    bodies: Vec<Body>,
+    head: Head,
+    overlay: &Overlay,
+    entry_count: usize,
+    model: &str,
+    options: &PrepareOptions<'_>,
+) -> Result<PreparedContext> {
     let default_count = |text: &str| (text.len() as u64).div_ceil(BYTES_PER_TOKEN);
     let count: &dyn Fn(&str) -> u64 = match options.stats.counter {
         Some(counter) => counter,
         None => &default_count,
     };
     let planner = Planner { options, count };
-    let branch_len = values.len();
-    let split = pi_session_tree::compacted(&values);
-    let summary = rho::summary_message(&values, &split);
+    let Head {
+        summary,
+        covered,
+        branch_len,
+    } = head;
     let summary_tokens = summary.as_ref().map_or(0, |m| message_tokens(m, count));
-    let covered = split.compaction.map_or(0, |c| c - split.kept.len());
-    let on: Vec<usize> = split.kept.clone().chain(split.later.clone()).collect();
-    let mut values: Vec<Option<JsonValue>> = values.into_iter().map(Some).collect();
 
     // 1. Items, turns, groups, phases and levels from the overlay.
     let mut phases = Phases::default();
     let mut calls: HashMap<String, usize> = HashMap::new();
-    let mut items: Vec<Item> = Vec::with_capacity(on.len());
+    let mut items: Vec<Item> = Vec::with_capacity(bodies.len());
     let mut turn = 0;
-    for at in on {
-        let Some(value) = values.get_mut(at).and_then(Option::take) else {
-            continue;
+    for mut body in bodies {
+        let facts = match &mut body {
+            Body::Value(value) => Facts::of(value),
+            Body::Line(_, sketch) => Facts {
+                id: sketch.id.clone(),
+                kind: sketch.kind.clone(),
+                tool_call_id: sketch.tool_call_id.clone(),
+                call_ids: std::mem::take(&mut sketch.call_ids),
+                phase: std::mem::replace(&mut sketch.phase, PhaseInput::Other),
+            },
         };
-        let message = EntryRef::new(&value).message();
-        let role = MessageRef::new(message).role();
-        let kind = match (EntryRef::new(&value).kind(), role) {
-            (Some("message"), Some(role)) => role.to_owned(),
-            (Some(kind), _) => kind.to_owned(),
-            (None, _) => String::new(),
-        };
+        let Facts {
+            id,
+            kind,
+            tool_call_id,
+            call_ids,
+            phase,
+        } = facts;
         if kind == "user" && !items.is_empty() {
             turn += 1;
         }
         let index = items.len();
         let mut group = index;
         if kind == "toolResult"
-            && let Some(owner) = message
-                .and_then(|m| MessageRef::new(m).tool_call_id())
-                .and_then(JsonValue::as_str)
-                .and_then(|id| calls.get(id))
+            && let Some(owner) = tool_call_id.as_deref().and_then(|id| calls.get(id))
         {
             group = *owner;
         }
         if kind == "assistant" {
-            for call in message
-                .and_then(|m| MessageRef::new(m).content())
-                .and_then(JsonValue::as_array)
-                .into_iter()
-                .flatten()
-                .filter(|p| BlockRef::new(p).is("toolCall"))
-            {
-                if let Some(id) = call.get("id").and_then(JsonValue::as_str) {
-                    calls.insert(id.to_owned(), index);
-                }
+            for call_id in call_ids {
+                calls.insert(call_id, index);
             }
         }
-        let id = value
-            .get("id")
-            .and_then(JsonValue::as_str)
-            .map(str::to_owned);
         let stamp = id.as_deref().and_then(|id| overlay.get(id).copied());
         items.push(Item {
-            phase: phases.of(&value),
-            value,
+            phase: phases.of_input(phase),
+            body,
             id,
             kind,
             stamp,
@@ -401,11 +445,12 @@ pub(crate) fn plan(
         (options.tool_result_percent > 0).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
     });
     let Some(budget) = options.budget else {
+        parse_sent(&mut items)?;
         for item in &mut items {
             planner.settle(item, limit);
         }
         let messages = assemble(summary.as_ref(), &items, options);
-        return finish(messages, items, options, facts);
+        return Ok(finish(messages, items, options, facts));
     };
     let ladder = Ladder {
         budget,
@@ -418,23 +463,16 @@ pub(crate) fn plan(
     // 3. The first pass, on estimates: every entry's level decided from its estimated sizes
     // (nothing rendered or projected).
     for item in &mut items {
-        item.tokens = if item.sent {
-            estimate(&item.value, item.level, bound_limit(item, limit))
-        } else {
-            0
-        };
+        item.tokens = estimated(item, limit);
     }
     let mut total: u64 = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
     ladder.climb(&mut items, &mut total, 0, |item| {
-        item.tokens = if item.sent {
-            estimate(&item.value, item.level, bound_limit(item, limit))
-        } else {
-            0
-        };
+        item.tokens = estimated(item, limit);
     });
 
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
+    parse_sent(&mut items)?;
     for item in &mut items {
         planner.settle(item, limit);
     }
@@ -447,9 +485,84 @@ pub(crate) fn plan(
         let messages = assemble(summary.as_ref(), &items, options);
         let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
         if counted <= budget || next_turn >= latest_turn {
-            return finish(messages, items, options, facts);
+            return Ok(finish(messages, items, options, facts));
         }
         total = counted;
+    }
+}
+
+/// The estimated tokens of `item` at its level (0 when not sent).
+fn estimated(item: &Item, limit: Option<usize>) -> u64 {
+    if !item.sent {
+        return 0;
+    }
+    let limit = bound_limit(item, limit);
+    match &item.body {
+        Body::Value(value) => estimate(value, item.level, limit),
+        Body::Line(_, sketch) => sketch.estimate(item.level, limit),
+    }
+}
+
+/// Parses the line of every entry sent (the others are never parsed).
+fn parse_sent(items: &mut [Item]) -> Result<()> {
+    for item in items.iter_mut().filter(|i| i.sent) {
+        if let Body::Line(line, _) = &item.body {
+            let value = serde_json::from_slice(line).map_err(|e| {
+                Error::invalid_input(format!(
+                    "entry {} could not be parsed as it was sketched ({e}); reopen the session",
+                    item.id.as_deref().unwrap_or("without an id")
+                ))
+            })?;
+            item.body = Body::Value(value);
+        }
+    }
+    Ok(())
+}
+
+/// What the first step reads of an entry.
+struct Facts {
+    id: Option<String>,
+    kind: String,
+    tool_call_id: Option<String>,
+    call_ids: Vec<String>,
+    phase: PhaseInput,
+}
+
+impl Facts {
+    fn of(value: &JsonValue) -> Self {
+        let message = EntryRef::new(value).message();
+        let role = MessageRef::new(message).role();
+        let kind = match (EntryRef::new(value).kind(), role) {
+            (Some("message"), Some(role)) => role.to_owned(),
+            (Some(kind), _) => kind.to_owned(),
+            (None, _) => String::new(),
+        };
+        let call_ids = if kind == "assistant" {
+            message
+                .and_then(|m| MessageRef::new(m).content())
+                .and_then(JsonValue::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|p| BlockRef::new(p).is("toolCall"))
+                .filter_map(|call| call.get("id").and_then(JsonValue::as_str))
+                .map(str::to_owned)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            id: value
+                .get("id")
+                .and_then(JsonValue::as_str)
+                .map(str::to_owned),
+            tool_call_id: message
+                .and_then(|m| MessageRef::new(m).tool_call_id())
+                .and_then(JsonValue::as_str)
+                .map(str::to_owned),
+            kind,
+            call_ids,
+            phase: PhaseInput::of(value),
+        }
     }
 }
 
@@ -665,10 +778,72 @@ impl Session {
     /// ```
     pub fn prepare_context(&self, options: &PrepareOptions<'_>) -> Result<PreparedContext> {
         let overlay = self.resolutions()?;
+        let entry_count = self.log().index.len();
+        if options.budget.is_some()
+            && let Some(bodies) = self.sketched_branch()?
+        {
+            let head = Head {
+                summary: None,
+                covered: 0,
+                branch_len: bodies.len(),
+            };
+            return plan_bodies(bodies, head, &overlay, entry_count, &self.model, options);
+        }
         // rho's part of the branch: what the plan reads (the kept range, what follows, and the
         // compacted messages that may name attachments); the rest stays unread.
         let values = self.rho_branch_values()?;
-        let entry_count = self.log().index.len();
-        Ok(plan(values, &overlay, entry_count, &self.model, options))
+        plan(values, &overlay, entry_count, &self.model, options)
+    }
+
+    /// The branch for a plan with a budget, every line of the file [sketched](Sketch) rather
+    /// than parsed (an entry appended since opening, or one the sketch cannot read, parsed);
+    /// `None` when the branch has a compaction (its summary and split read parsed entries) or
+    /// the file is migrated (its entries are not its lines).
+    fn sketched_branch(&self) -> Result<Option<Vec<Body>>> {
+        let log = self.log();
+        let leaf = self.leaf_in(&log);
+        let positions = log.branch_positions(leaf.as_deref());
+        let compacted = positions
+            .iter()
+            .any(|&at| log.index.node(at).is_some_and(|n| n.kind == "compaction"));
+        let Some(file) = log.file.as_ref().filter(|f| !f.is_migrated()) else {
+            return Ok(None);
+        };
+        if compacted {
+            return Ok(None);
+        }
+        let in_file: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&at| log.in_file(at))
+            .collect();
+        let mut sketched = file
+            .map_raw(&in_file, |_, at, line| {
+                let kind = at.envelope.kind.as_str();
+                if kind == "title" || kind == "session" {
+                    return None;
+                }
+                let sketch = Sketch::of_line(line, kind, at.envelope.id.as_deref())?;
+                Some(Body::Line(line.to_vec(), Box::new(sketch)))
+            })?
+            .into_iter();
+        let mut bodies: Vec<Option<Body>> = positions
+            .iter()
+            .map(|&at| {
+                if log.in_file(at) {
+                    sketched.next().flatten()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let unread: Vec<usize> = (0..positions.len())
+            .filter(|&at| bodies[at].is_none())
+            .collect();
+        let unread_positions: Vec<usize> = unread.iter().map(|&at| positions[at]).collect();
+        for (at, value) in unread.into_iter().zip(log.values_at(&unread_positions)?) {
+            bodies[at] = Some(Body::Value(value));
+        }
+        Ok(Some(bodies.into_iter().flatten().collect()))
     }
 }

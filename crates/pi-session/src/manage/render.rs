@@ -250,26 +250,36 @@ fn outline_assistant(content: &JsonValue) -> JsonValue {
 /// The one line a user message or custom message (of type `kind`) is summarized as:
 /// `[user: "first line…" (N chars)]`.
 pub(crate) fn content_summary(kind: &str, content: &JsonValue) -> String {
-    format!(
-        "[{kind}: {}]",
-        quoted_with_size(&joined_text(content), &pictures_in(content))
-    )
+    content_summary_of(kind, &joined_text(content), pictures_in(content).len())
+}
+
+/// [`content_summary`] from the content's joined text and its number of pictures.
+pub(crate) fn content_summary_of(kind: &str, text: &str, pictures: usize) -> String {
+    format!("[{kind}: {}]", quoted_with_size(text, pictures))
 }
 
 /// The one line a tool result of tool `name` is summarized as: `[read result: N lines, N
 /// chars]`, or `[read error: "first line…"]`.
 pub(crate) fn result_summary(name: &str, is_error: bool, content: &JsonValue) -> String {
-    let text = joined_text(content);
+    result_summary_of(
+        name,
+        is_error,
+        &joined_text(content),
+        pictures_in(content).len(),
+    )
+}
+
+/// [`result_summary`] from the content's joined text and its number of pictures.
+pub(crate) fn result_summary_of(name: &str, is_error: bool, text: &str, pictures: usize) -> String {
     if is_error {
-        return format!("[{name} error: {}]", quote(&text));
+        return format!("[{name} error: {}]", quote(text));
     }
     let mut sizes = vec![
-        counted(line_count(&text), "line"),
+        counted(line_count(text), "line"),
         counted(text.chars().count(), "char"),
     ];
-    let pictures = pictures_in(content);
-    if !pictures.is_empty() {
-        sizes.push(counted(pictures.len(), "picture"));
+    if pictures > 0 {
+        sizes.push(counted(pictures, "picture"));
     }
     format!("[{name} result: {}]", sizes.join(", "))
 }
@@ -277,18 +287,30 @@ pub(crate) fn result_summary(name: &str, is_error: bool, content: &JsonValue) ->
 /// The one line an assistant message is summarized as (its calls follow it, without
 /// arguments): `[assistant: "first line…" (N chars); called read(path: "src/lib.rs")]`.
 pub(crate) fn assistant_summary(content: &JsonValue) -> String {
-    let text = joined_text(content);
-    let calls = calls_in(content);
+    let calls: Vec<String> = calls_in(content)
+        .into_iter()
+        .map(|call| {
+            call_outline(
+                call.get("name").and_then(JsonValue::as_str),
+                BlockRef::new(call).arguments(),
+            )
+        })
+        .collect();
+    assistant_summary_of(&joined_text(content), pictures_in(content).len(), &calls)
+}
+
+/// [`assistant_summary`] from the content's joined text, its number of pictures and its
+/// calls' outlines ([`call_outline`]).
+pub(crate) fn assistant_summary_of(text: &str, pictures: usize, calls: &[String]) -> String {
     let mut said = Vec::new();
     if !text.trim().is_empty() {
-        said.push(quoted_with_size(&text, &pictures_in(content)));
+        said.push(quoted_with_size(text, pictures));
     }
     if !calls.is_empty() {
-        let named: Vec<String> = calls.iter().map(|call| call_outline(call)).collect();
-        said.push(format!("called {}", named.join(", ")));
+        said.push(format!("called {}", calls.join(", ")));
     }
     if said.is_empty() {
-        said.push(quoted_with_size("", &pictures_in(content)));
+        said.push(quoted_with_size("", pictures));
     }
     format!("[assistant: {}]", said.join("; "))
 }
@@ -315,14 +337,11 @@ fn summarize_assistant(content: &JsonValue) -> JsonValue {
     JsonValue::Array(parts)
 }
 
-/// `read(path: "src/lib.rs")`: the tool's name and its key argument ([`KEY_ARGUMENTS`], else
-/// the first one), quoted.
-fn call_outline(call: &JsonValue) -> String {
-    let name = call
-        .get("name")
-        .and_then(JsonValue::as_str)
-        .unwrap_or("tool");
-    let Some(JsonValue::Object(arguments)) = BlockRef::new(call).arguments() else {
+/// `read(path: "src/lib.rs")`: the tool's name (a call's `name`, when a string) and its key
+/// argument ([`KEY_ARGUMENTS`], else the first one) of its `arguments`, quoted.
+pub(crate) fn call_outline(name: Option<&str>, arguments: Option<&JsonValue>) -> String {
+    let name = name.unwrap_or("tool");
+    let Some(JsonValue::Object(arguments)) = arguments else {
         return format!("{name}()");
     };
     let key = KEY_ARGUMENTS
@@ -425,10 +444,10 @@ fn quote(text: &str) -> String {
     format!("{:?}", format!("{cut}{more}"))
 }
 
-fn quoted_with_size(text: &str, pictures: &[String]) -> String {
+fn quoted_with_size(text: &str, pictures: usize) -> String {
     let mut sizes = vec![counted(text.chars().count(), "char")];
-    if !pictures.is_empty() {
-        sizes.push(counted(pictures.len(), "picture"));
+    if pictures > 0 {
+        sizes.push(counted(pictures, "picture"));
     }
     format!("{} ({})", quote(text), sizes.join(", "))
 }

@@ -1,0 +1,575 @@
+//! An entry's planning facts and size estimates from one borrowed pass over its line, without
+//! building its JSON value.
+//!
+//! The planner's first pass ([`super::plan`]) needs of every entry only its id, kind, tool-call
+//! links, phase and the sizes [`estimate`](super::estimate::estimate) gives at each level; it
+//! renders only the entries it keeps. Parsing every line into a [`JsonValue`] to read those
+//! (every key, every thinking text and signature, every usage record allocated, hashed and
+//! freed) cost more than the rest of the plan. [`Sketch::of_line`] deserializes the line into
+//! borrowed structs that hold only the fields the estimator reads (texts as `&str` into the
+//! line when they have no escapes; everything else skipped unparsed), and computes the
+//! estimates of every level from them by the estimator's own rules (`estimate.rs`'s helpers and
+//! the renderer's summary lines), so that [`Sketch::estimate`] equals `estimate` on the parsed
+//! entry: a test checks it on every fixture and corpus entry at every level.
+//!
+//! A line the sketch cannot read as the parse would (not UTF-8, not an object, a field of an
+//! unexpected type, a repeated key) gives `None`, and the planner parses that entry instead.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use pi_session_types::JsonValue;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::Resolution;
+use super::estimate::{NOTE_BYTES, cut_arguments_len, json_len, outlined_len, piece};
+use super::phase::{PhaseInput, call_phase, runs_checks};
+use super::render::{assistant_summary_of, call_outline, content_summary_of, result_summary_of};
+use crate::stats::{BYTES_PER_TOKEN, PICTURE_TOKENS};
+
+/// A JSON string, borrowed from the line when it has no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl<'de> Visitor<'de> for TextVisitor {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(TextVisitor)
+    }
+}
+
+type Str<'a> = Option<Text<'a>>;
+
+fn as_str<'s>(text: &'s Str<'_>) -> Option<&'s str> {
+    text.as_ref().map(|t| &*t.0)
+}
+
+/// A present field as a value (`null` included), as `get` finds it.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<JsonValue>, D::Error> {
+    JsonValue::deserialize(deserializer).map(Some)
+}
+
+/// The fields of an entry line the planner reads.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    id: Str<'a>,
+    #[serde(rename = "customType", borrow, default)]
+    custom_type: Str<'a>,
+    #[serde(borrow, default)]
+    content: Option<Content<'a>>,
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+}
+
+/// The fields of a message the planner reads.
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    role: Str<'a>,
+    #[serde(borrow, default)]
+    content: Option<Content<'a>>,
+    #[serde(rename = "toolName", borrow, default)]
+    tool_name: Str<'a>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: Str<'a>,
+    #[serde(rename = "isError", default)]
+    is_error: Option<bool>,
+    #[serde(borrow, default)]
+    command: Str<'a>,
+}
+
+/// A content: a string, an array of parts, or anything else (which sends nothing).
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Parts(Vec<Part<'a>>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a content")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(part) = seq.next_element()? {
+                    parts.push(part);
+                }
+                Ok(Content::Parts(parts))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+        }
+        deserializer.deserialize_any(ContentVisitor)
+    }
+}
+
+/// The fields of a content part the planner reads.
+#[derive(Deserialize)]
+struct Part<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    text: Str<'a>,
+    #[serde(borrow, default)]
+    id: Str<'a>,
+    #[serde(borrow, default)]
+    name: Str<'a>,
+    #[serde(default, deserialize_with = "present")]
+    arguments: Option<JsonValue>,
+}
+
+impl Part<'_> {
+    fn is(&self, kind: &str) -> bool {
+        as_str(&self.kind) == Some(kind)
+    }
+}
+
+impl<'a> Content<'a> {
+    fn parts(&self) -> &[Part<'a>] {
+        match self {
+            Content::Parts(parts) => parts,
+            _ => &[],
+        }
+    }
+
+    /// `texts`: the pieces of its text, and its pictures.
+    fn texts(&self) -> (usize, usize) {
+        match self {
+            Content::Text(s) => (piece(s.len()), 0),
+            Content::Parts(parts) => parts.iter().fold((0, 0), |(text, pictures), part| {
+                if part.is("text") {
+                    (
+                        text + piece(as_str(&part.text).map_or(0, str::len)),
+                        pictures,
+                    )
+                } else if part.is("image") {
+                    (text, pictures + 1)
+                } else {
+                    (text, pictures)
+                }
+            }),
+            Content::Other => (0, 0),
+        }
+    }
+
+    /// `outlined`: the bytes of its text parts, each outlined.
+    fn outlined(&self) -> usize {
+        match self {
+            Content::Text(s) => outlined_len(s),
+            Content::Parts(parts) => parts
+                .iter()
+                .filter(|p| p.is("text"))
+                .filter_map(|p| as_str(&p.text))
+                .map(outlined_len)
+                .sum(),
+            Content::Other => 0,
+        }
+    }
+
+    /// The renderer's `joined_text`.
+    fn joined(&self) -> Cow<'_, str> {
+        match self {
+            Content::Text(s) => Cow::Borrowed(s),
+            Content::Parts(parts) => Cow::Owned(
+                parts
+                    .iter()
+                    .filter(|p| p.is("text"))
+                    .filter_map(|p| as_str(&p.text))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            Content::Other => Cow::Borrowed(""),
+        }
+    }
+
+    fn calls(&self) -> impl Iterator<Item = &Part<'a>> {
+        self.parts().iter().filter(|p| p.is("toolCall"))
+    }
+}
+
+/// How an entry is sized: the estimator's cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Sends nothing the estimator counts.
+    Nothing,
+    /// A user, developer or custom message.
+    Content,
+    /// An assistant message.
+    Assistant,
+    /// A tool result.
+    ToolResult,
+}
+
+/// An entry's sizes at every level, in bytes (see [`Sketch::estimate`]).
+#[derive(Debug, Clone, Copy)]
+struct Sizes {
+    shape: Shape,
+    /// Its text (and an assistant's calls) at Full.
+    full: usize,
+    /// Its pictures.
+    pictures: usize,
+    /// Outlined (an assistant's calls with cut arguments).
+    outlined: usize,
+    /// Summarized.
+    summarized: usize,
+}
+
+/// What the planner needs of an entry before deciding its level.
+#[derive(Debug)]
+pub(crate) struct Sketch {
+    /// The entry's `id`, when a string.
+    pub(crate) id: Option<String>,
+    /// Its `type` (`message` entries: the message's role).
+    pub(crate) kind: String,
+    /// A tool result's `toolCallId`, when a string.
+    pub(crate) tool_call_id: Option<String>,
+    /// An assistant message's tool calls' ids (those that are strings).
+    pub(crate) call_ids: Vec<String>,
+    /// What its phase is decided from.
+    pub(crate) phase: PhaseInput,
+    sizes: Sizes,
+}
+
+impl Sketch {
+    /// The sketch of the entry written as `line`; `None` when only a parse can tell (see the
+    /// module), or when its `type` is not `kind` or its `id` is not `id` (the index's: the
+    /// file would serve another value for it).
+    pub(crate) fn of_line(line: &[u8], kind: &str, id: Option<&str>) -> Option<Self> {
+        let text = std::str::from_utf8(line).ok()?;
+        let line: Line<'_> = serde_json::from_str(text).ok()?;
+        (as_str(&line.kind) == Some(kind) && as_str(&line.id) == id).then(|| Self::of(&line))
+    }
+
+    fn of(line: &Line<'_>) -> Self {
+        let entry_kind = as_str(&line.kind);
+        let message = line.message.as_ref();
+        let role = message.and_then(|m| as_str(&m.role));
+        let kind = match (entry_kind, role) {
+            (Some("message"), Some(role)) => role.to_owned(),
+            (Some(kind), _) => kind.to_owned(),
+            (None, _) => String::new(),
+        };
+        let content = message.and_then(|m| m.content.as_ref());
+        let call_ids = match (kind.as_str(), content) {
+            ("assistant", Some(content)) => content
+                .calls()
+                .filter_map(|c| as_str(&c.id).map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let tool_call_id = message.and_then(|m| as_str(&m.tool_call_id).map(str::to_owned));
+        let phase = match (entry_kind, message) {
+            (Some("message"), Some(message)) => match role {
+                Some("assistant") => PhaseInput::Assistant(
+                    content
+                        .into_iter()
+                        .flat_map(Content::calls)
+                        .map(|call| {
+                            let name = as_str(&call.name).unwrap_or("");
+                            let arguments = call.arguments.as_ref().unwrap_or(&JsonValue::Null);
+                            let id = as_str(&call.id).unwrap_or("");
+                            (id.to_owned(), call_phase(name, arguments))
+                        })
+                        .collect(),
+                ),
+                Some("toolResult") => PhaseInput::ToolResult {
+                    call_id: tool_call_id.clone(),
+                    tool_name: as_str(&message.tool_name).map(str::to_owned),
+                },
+                Some("bashExecution") => {
+                    PhaseInput::Shell(runs_checks(as_str(&message.command).unwrap_or("")))
+                }
+                _ => PhaseInput::Other,
+            },
+            _ => PhaseInput::Other,
+        };
+        Self {
+            id: as_str(&line.id).map(str::to_owned),
+            tool_call_id,
+            call_ids,
+            phase,
+            sizes: sizes(line, entry_kind, message, role),
+            kind,
+        }
+    }
+
+    /// The estimated tokens of the entry sent at `level`, exactly as
+    /// [`estimate`](super::estimate::estimate) gives them for the parsed entry.
+    pub(crate) fn estimate(&self, level: Resolution, limit: Option<usize>) -> u64 {
+        let (bytes, pictures) = self.sent_bytes(level, limit);
+        (bytes as u64).div_ceil(BYTES_PER_TOKEN) + pictures * PICTURE_TOKENS
+    }
+
+    fn sent_bytes(&self, level: Resolution, limit: Option<usize>) -> (usize, u64) {
+        let s = &self.sizes;
+        if level == Resolution::Compacted {
+            return (0, 0);
+        }
+        let pictures_sent = matches!(level, Resolution::Full | Resolution::Pinned);
+        let sent_pictures = if pictures_sent { s.pictures as u64 } else { 0 };
+        match s.shape {
+            Shape::Nothing => (0, 0),
+            Shape::Content => match level {
+                Resolution::Summarized => (s.summarized, 0),
+                Resolution::Outlined => (s.outlined + s.pictures * NOTE_BYTES, 0),
+                Resolution::Attached => (s.full + s.pictures * NOTE_BYTES, 0),
+                _ => (s.full, sent_pictures),
+            },
+            Shape::Assistant => match level {
+                Resolution::Summarized => (s.summarized, 0),
+                Resolution::Outlined => (s.outlined, 0),
+                _ => (s.full, 0),
+            },
+            Shape::ToolResult => {
+                let bytes = match level {
+                    Resolution::Summarized => s.summarized,
+                    Resolution::Outlined => s.outlined + s.pictures * NOTE_BYTES,
+                    Resolution::Full | Resolution::Attached => {
+                        let text = limit.map_or(s.full, |l| s.full.min(l + 4 * NOTE_BYTES));
+                        text + usize::from(level == Resolution::Attached) * s.pictures * NOTE_BYTES
+                    }
+                    _ => s.full,
+                };
+                (bytes, sent_pictures)
+            }
+        }
+    }
+}
+
+/// The sizes of every level, by the estimator's cases.
+fn sizes(
+    line: &Line<'_>,
+    entry_kind: Option<&str>,
+    message: Option<&Message<'_>>,
+    role: Option<&str>,
+) -> Sizes {
+    let nothing = Sizes {
+        shape: Shape::Nothing,
+        full: 0,
+        pictures: 0,
+        outlined: 0,
+        summarized: 0,
+    };
+    let content_sizes = |kind: &str, content: Option<&Content<'_>>| {
+        let other = Content::Other;
+        let content = content.unwrap_or(&other);
+        let (full, pictures) = content.texts();
+        Sizes {
+            shape: Shape::Content,
+            full,
+            pictures,
+            outlined: content.outlined(),
+            summarized: piece(content_summary_of(kind, &content.joined(), pictures).len()),
+        }
+    };
+    match entry_kind {
+        Some("message") => {
+            let Some(message) = message else {
+                return nothing;
+            };
+            let other = Content::Other;
+            let content = message.content.as_ref().unwrap_or(&other);
+            match role {
+                Some("user" | "developer") => content_sizes("user", Some(content)),
+                Some("assistant") => {
+                    let (text, pictures) = content.texts();
+                    let name = |call: &Part<'_>| as_str(&call.name).map_or(0, str::len);
+                    let outlines: Vec<String> = content
+                        .calls()
+                        .map(|c| call_outline(as_str(&c.name), c.arguments.as_ref()))
+                        .collect();
+                    Sizes {
+                        shape: Shape::Assistant,
+                        full: text
+                            + content
+                                .calls()
+                                .map(|c| name(c) + c.arguments.as_ref().map_or(2, json_len))
+                                .sum::<usize>(),
+                        pictures,
+                        outlined: content.outlined()
+                            + content
+                                .calls()
+                                .map(|c| {
+                                    name(c) + c.arguments.as_ref().map_or(2, cut_arguments_len)
+                                })
+                                .sum::<usize>(),
+                        summarized: piece(
+                            assistant_summary_of(&content.joined(), pictures, &outlines).len(),
+                        ) + content
+                            .calls()
+                            .map(|c| piece(name(c)) + piece(2))
+                            .sum::<usize>(),
+                    }
+                }
+                Some("toolResult") => {
+                    let (text, pictures) = content.texts();
+                    let name = as_str(&message.tool_name).unwrap_or("tool");
+                    let is_error = message.is_error == Some(true);
+                    Sizes {
+                        shape: Shape::ToolResult,
+                        full: text,
+                        pictures,
+                        outlined: content.outlined(),
+                        summarized: piece(
+                            result_summary_of(name, is_error, &content.joined(), pictures).len(),
+                        ),
+                    }
+                }
+                _ => nothing,
+            }
+        }
+        Some("custom_message") => content_sizes(
+            as_str(&line.custom_type).unwrap_or("custom"),
+            line.content.as_ref(),
+        ),
+        _ => nothing,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pi_session_test_support::fixture_and_corpus_files;
+    use serde_json::json;
+
+    use super::*;
+    use crate::manage::estimate::estimate;
+    use crate::manage::phase::Phases;
+
+    /// Compares the sketch of `line` with the estimator and the facts read from the parsed
+    /// entry; `false` when the line is not sketched.
+    fn agrees(line: &[u8], context: &str) -> bool {
+        let Ok(value) = serde_json::from_slice::<JsonValue>(line) else {
+            return false;
+        };
+        let kind = value.get("type").and_then(JsonValue::as_str).unwrap_or("");
+        let id = value.get("id").and_then(JsonValue::as_str);
+        let Some(sketch) = Sketch::of_line(line, kind, id) else {
+            return false;
+        };
+        for level in Resolution::ALL {
+            for limit in [None, Some(0), Some(100), Some(4000)] {
+                assert_eq!(
+                    sketch.estimate(level, limit),
+                    estimate(&value, level, limit),
+                    "{context}: {level:?} {limit:?}"
+                );
+            }
+        }
+        assert_eq!(sketch.id.as_deref(), id, "{context}");
+        let (mut from_sketch, mut from_value) = (Phases::default(), Phases::default());
+        let input = PhaseInput::of(&value);
+        assert_eq!(
+            format!("{:?}", sketch.phase),
+            format!("{input:?}"),
+            "{context}"
+        );
+        assert_eq!(
+            from_sketch.of_input(PhaseInput::of(&value)),
+            from_value.of(&value),
+            "{context}"
+        );
+        true
+    }
+
+    #[test]
+    fn sketches_estimate_every_fixture_and_corpus_entry_as_the_estimator() {
+        let files = fixture_and_corpus_files();
+        let (mut sketched, mut messages) = (0, 0);
+        for path in &files {
+            let bytes = std::fs::read(path).unwrap();
+            for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if agrees(line, &format!("{}:{}", path.display(), n + 1)) {
+                    sketched += 1;
+                    messages += usize::from(line.starts_with(br#"{"type":"message""#));
+                }
+            }
+        }
+        // Enough lines were sketched (not left to the parse) to mean something.
+        assert!(sketched > 1000 && messages > 500, "{sketched} {messages}");
+    }
+
+    #[test]
+    fn sketches_agree_on_odd_shapes_and_refuse_what_only_a_parse_can_tell() {
+        let lines = [
+            json!({"type":"message","id":"a","message":{"role":"user","content":"hi\n\nthere"}}),
+            json!({"type":"message","id":"b","message":{"role":"assistant","content":[
+                {"type":"thinking","thinking":"hmm"},{"type":"text","text":"a \"quoted\"\ttext"},
+                {"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"cargo test"}},
+                {"type":"toolCall","id":"c2","name":"read","arguments":null},
+                {"type":"toolCall","id":"c3"}]}}),
+            json!({"type":"message","id":"c","message":{"role":"toolResult","toolCallId":"c1",
+                "toolName":"bash","isError":true,"content":[{"type":"text","text":"boom\nline"},
+                {"type":"image","mimeType":"image/png","data":"AAAA"}]}}),
+            json!({"type":"custom_message","id":"d","customType":"note","content":[
+                {"type":"image","data":"AAAA"}]}),
+            json!({"type":"message","id":"e","message":{"role":"developer","content":7}}),
+            json!({"type":"message","id":"f","message":null}),
+            json!({"type":"message","id":"g","message":{"role":"bashExecution","command":"ls"}}),
+        ];
+        for line in &lines {
+            let text = line.to_string();
+            assert!(agrees(text.as_bytes(), &text), "not sketched: {text}");
+        }
+        for refused in [
+            r#"{"type":"message","id":"a","id":"b"}"#,
+            r#"{"type":"message","id":"a","message":{"role":7}}"#,
+            r#"{"type":"message","id":"a","message":"text"}"#,
+            r#"["message"]"#,
+        ] {
+            assert!(!agrees(refused.as_bytes(), refused), "{refused}");
+        }
+        assert!(Sketch::of_line(br#"{"type":"message","id":"a"}"#, "message", Some("b")).is_none());
+        assert!(
+            Sketch::of_line(b"{\"type\":\"message\",\"id\":\"\xff\"}", "message", None).is_none()
+        );
+    }
+}
