@@ -611,12 +611,9 @@ impl<'p> Builder<'p> {
                 && !paired.contains(&SameValueKey::of(BlockRef::new(block).id()))
         };
         let mut i = self.messages.len();
-        while i > 0 {
-            i -= 1;
+        while let Some(at) = self.assistant_before(i) {
+            i = at;
             let message = self.messages[i].resolve(path);
-            if !MessageRef::new(message).is_role("assistant") {
-                continue;
-            }
             let Some(blocks) = MessageRef::new(message).content().and_then(Value::as_array) else {
                 continue;
             };
@@ -652,6 +649,14 @@ impl<'p> Builder<'p> {
         dangling
     }
 
+    /// The position of the last assistant message before `end`. The passes that remove
+    /// messages as they go walk back by position with it.
+    fn assistant_before(&self, end: usize) -> Option<usize> {
+        (0..end.min(self.messages.len()))
+            .rev()
+            .find(|&i| MessageRef::new(self.messages[i].resolve(self.path)).is_role("assistant"))
+    }
+
     /// Errored and aborted assistant turns leave the model context together
     /// with the tool results paired to their calls, unless an
     /// interrupted-thinking message follows them.
@@ -660,12 +665,9 @@ impl<'p> Builder<'p> {
         let path = self.path;
         let mut failed = 0;
         let mut i = self.messages.len();
-        while i > 0 {
-            i -= 1;
+        while let Some(at) = self.assistant_before(i) {
+            i = at;
             let message = self.messages[i].resolve(path);
-            if !MessageRef::new(message).is_role("assistant") {
-                continue;
-            }
             if !is_failed(message) {
                 continue;
             }
