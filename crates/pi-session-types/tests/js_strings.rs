@@ -33,6 +33,11 @@ fn stringify_units(units: &[u16]) -> String {
 }
 
 /// UTF-16 units biased towards surrogates (both halves, in and out of order) and escapes.
+///
+/// A pair that encodes U+10F800–U+10FFFF (high half `0xDBFE`/`0xDBFF`) is moved just below that
+/// range: a genuine character there is the carriers' own range, the one documented ambiguity,
+/// read as it is with an `AmbiguousPrivateUse` warning (tested apart, in
+/// `a_genuine_code_point_of_the_carrier_range_is_reported`).
 fn js_units() -> impl Strategy<Value = Vec<u16>> {
     let unit = prop_oneof![
         3 => 0x20u16..0x7f,
@@ -43,7 +48,14 @@ fn js_units() -> impl Strategy<Value = Vec<u16>> {
         1 => 0x80u16..0xD800,
         1 => 0xE000u16..=0xFFFF,
     ];
-    proptest::collection::vec(unit, 0..24)
+    proptest::collection::vec(unit, 0..24).prop_map(|mut units| {
+        for at in 1..units.len() {
+            if matches!(units[at - 1], 0xDBFE | 0xDBFF) && (0xDC00..0xE000).contains(&units[at]) {
+                units[at - 1] = 0xDBFD;
+            }
+        }
+        units
+    })
 }
 
 proptest! {
