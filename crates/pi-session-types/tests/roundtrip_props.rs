@@ -2,6 +2,7 @@
 //! numbers, fields of the wrong type) survive serialise -> parse -> serialise unchanged, and
 //! keep their JSON value.
 
+use pi_session_types::line::parse_object_line;
 use pi_session_types::{json::to_js_string, parse_envelope, parse_line};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -259,9 +260,11 @@ proptest! {
         let first = to_js_string(&value).unwrap();
         let parsed = parse_line(first.as_bytes()).unwrap();
         let second = to_js_string(&parsed.value).unwrap();
-        // Same JSON value (the typed model may put known keys in its own order)...
-        let a: Value = serde_json::from_str(&first).unwrap();
-        let b: Value = serde_json::from_str(&second).unwrap();
+        // Same JSON value (the typed model may put known keys in its own order), read as
+        // JavaScript reads it: a string of the generator may hold a code point of the carrier
+        // range, which our `JSON.stringify` writes as the lone surrogate it carries.
+        let a = Value::Object(parse_object_line(first.as_bytes()).unwrap().value);
+        let b = Value::Object(parse_object_line(second.as_bytes()).unwrap().value);
         prop_assert_eq!(&a, &b, "value changed\n first {}\nsecond {}", first, second);
         // ... and from then on the bytes are stable.
         let third = to_js_string(&parse_line(second.as_bytes()).unwrap().value).unwrap();
