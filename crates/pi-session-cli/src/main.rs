@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 
 mod commands;
 mod describe;
+mod draw;
 mod failure;
 mod input;
 mod output;

@@ -1,9 +1,11 @@
 //! pi-session-context: turns a resolved session branch into the messages a
 //! model provider receives.
 //!
-//! - [`llm::llm_messages`]: what pi's and omp's `convertToLlm` return for the
-//!   agent messages of a context (JSON equal to the real functions' output).
-//! - [`llm::omp_agent_loop_messages`]: what omp's agent loop hands its
+//! - [`llm_messages`]: what pi's and omp's `convertToLlm` return for the
+//!   agent messages of a context (JSON equal to the real functions' output);
+//!   each dialect's rules are in [`dialect`] (`dialect::{pi, omp}`), behind
+//!   [`dialect::ConvertToLlm`].
+//! - [`omp_agent_loop_messages`]: what omp's agent loop hands its
 //!   provider layer (steering envelope, `convertToLlm`, image gate, replay
 //!   filter), for hosts that want omp's exact request context.
 //! - [`rho::context`] / [`rho::messages`]: rho's req_llm projection
@@ -42,24 +44,10 @@ pub mod providers;
 pub mod reqllm;
 pub mod rho;
 
-// Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
-use dialect::omp::output_notice;
-pub use dialect::omp::prompt as omp_prompt;
-
-/// `convertToLlm` of each dialect ([`dialect`]) under one name: [`llm::llm_messages`],
-/// [`llm::llm_message`], pi's and omp's constants and omp's agent-loop steps.
-pub mod llm {
-    pub use crate::dialect::omp::convert::*;
-    pub use crate::dialect::pi::{
-        PI_BRANCH_SUMMARY_PREFIX, PI_BRANCH_SUMMARY_SUFFIX, PI_COMPACTION_SUMMARY_PREFIX,
-        PI_COMPACTION_SUMMARY_SUFFIX,
-    };
-    pub use crate::dialect::{ConvertToLlm, Dialect, convert_to_llm, llm_message, llm_messages};
-}
-
+pub use dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
+pub use dialect::omp::output_notice::format_output_notice;
+pub use dialect::{Dialect, llm_message, llm_messages};
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
-pub use llm::{Dialect, OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};
-pub use output_notice::format_output_notice;
 pub use projection::{Format, ProjectOptions, project};
 pub use providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 pub use reqllm::{ContentPart, Message, PartType, Role, ToolCall};

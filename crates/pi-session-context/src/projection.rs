@@ -7,8 +7,9 @@ use pi_session_tree::{
     AgentContext, BlobSource, ContextOptions, Diagnostic, Dialect, agent_context,
 };
 
+use crate::dialect::llm_messages;
+use crate::dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
 use crate::documents::{DocumentSource, NoDocuments};
-use crate::llm::{OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages};
 use crate::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
 use crate::reqllm::{to_canonical_json, to_compact_json};
 use crate::rho::{self, Inputs};

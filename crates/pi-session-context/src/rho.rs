@@ -12,7 +12,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
 
-use pi_session_tree::blobs::parse_blob_ref;
+use pi_session_tree::dialect::omp::blobs::parse_blob_ref;
 
 use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;

@@ -15,7 +15,7 @@
 
 use std::path::PathBuf;
 
-use pi_session_context::llm::{
+use pi_session_context::dialect::omp::convert::{
     OMP_IMAGES_UNSUPPORTED, OmpAgentLoopOptions, omp_agent_loop_messages,
     omp_replace_images_with_text, omp_wrap_steering,
 };

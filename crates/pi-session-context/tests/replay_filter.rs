@@ -2,7 +2,7 @@
 //! pipeline around it. The real function's output for a mixed input is pinned
 //! in `llm_convert` (`fixtures/context/llm/omp_agent_loop.*`).
 
-use pi_session_context::llm::{
+use pi_session_context::dialect::omp::convert::{
     OMP_IMAGES_BLOCKED, OMP_IMAGES_UNSUPPORTED, OmpAgentLoopOptions, OmpImageGate,
     omp_agent_loop_messages, omp_filter_provider_replay, omp_is_provider_refusal,
 };

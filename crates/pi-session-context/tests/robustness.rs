@@ -121,14 +121,14 @@ proptest! {
         // As agent messages.
         let _ = llm_messages(&items, Dialect::PI);
         let _ = llm_messages(&items, Dialect::OMP);
-        let _ = pi_session_context::llm::omp_wrap_steering(&items);
-        let _ = pi_session_context::llm::omp_replace_images_with_text(&items, "x");
-        let kept = pi_session_context::llm::omp_filter_provider_replay(&items);
+        let _ = pi_session_context::dialect::omp::convert::omp_wrap_steering(&items);
+        let _ = pi_session_context::dialect::omp::convert::omp_replace_images_with_text(&items, "x");
+        let kept = pi_session_context::dialect::omp::convert::omp_filter_provider_replay(&items);
         prop_assert!(kept.len() <= items.len());
         for gate in [OmpImageGate::Allow, OmpImageGate::Blocked, OmpImageGate::ModelWithoutImages] {
             let options = OmpAgentLoopOptions::default().with_images(gate);
             let sent = pi_session_context::omp_agent_loop_messages(&items, &options);
-            prop_assert!(!sent.iter().any(pi_session_context::llm::omp_is_provider_refusal));
+            prop_assert!(!sent.iter().any(pi_session_context::dialect::omp::convert::omp_is_provider_refusal));
         }
     }
 }

@@ -14,6 +14,8 @@
 //! - **Comparing**: [`js_equal`], equality as JavaScript sees parsed JSON (numbers by value, keys
 //!   in any order).
 //!
+//! - **Random trees**: [`random_trees`], proptest generators of session trees with every
+//!   damage the resolver meets (cycles, missing parents, duplicate ids, compactions).
 //! - **Servers**: [`tls_redis::TlsRedis`], a throwaway TLS `redis-server` for `rediss://`.
 //!
 //! It is a dev-dependency of the library crates (and a dependency of xtask) only: nothing here
@@ -21,6 +23,7 @@
 
 #![deny(missing_docs)]
 
+pub mod random_trees;
 pub mod tls_redis;
 
 use std::path::{Path, PathBuf};

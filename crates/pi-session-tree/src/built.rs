@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::context::{AgentContext, Dialect};
 use crate::diagnostic::Diagnostic;
-use crate::omp_context;
-use crate::pi_context;
+use crate::dialect::omp::context as omp_context;
+use crate::dialect::pi::context as pi_context;
 
 /// One message of a built context.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,12 +5,12 @@ use pi_session_types::view::{EntryRef, MessageRef};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::blobs::BlobSource;
 use crate::diagnostic::Diagnostic;
 use crate::dialect::BuildContext;
+use crate::dialect::omp::blobs::BlobSource;
+use crate::dialect::omp::context::OmpContext;
+use crate::dialect::pi::context::PiContext;
 use crate::js;
-use crate::omp_context::OmpContext;
-use crate::pi_context::PiContext;
 
 pub use crate::dialect::Dialect;
 pub use crate::dialect::omp::prepare_omp_entry;
@@ -132,6 +132,12 @@ impl DialectEvidence {
     /// a 1.6 file's early `system` message would still tell.
     pub fn may_be_pi16(&self) -> bool {
         !self.omp && !self.pi16
+    }
+
+    /// Whether more evidence cannot change the verdict: omp evidence outranks every other, so
+    /// a reader that has seen it needs no entry body.
+    pub fn is_final(&self) -> bool {
+        self.omp
     }
 
     /// Whether anything decisive was seen (false means "pi by default").

@@ -51,18 +51,10 @@ pub mod dialect;
 pub mod index;
 pub mod mutations;
 mod node_maps;
-pub mod render;
 pub mod session_meta;
 pub mod source;
 pub mod store;
 
-// Each dialect's modules live under `dialect/{pi,omp}/`; these names keep their paths.
-pub use dialect::omp::{
-    blobs, context as omp_context, notes as omp_notes, prompt as omp_prompt, snapcompact,
-};
-pub use dialect::pi::context as pi_context;
-
-pub use blobs::{BlobFolder, BlobSource};
 pub use branch_facts::{
     BranchTally, Compacted, ModelRef, Totals, USAGE_RECORD_KINDS, UsageBreakdown, UsagePart,
     UsageSums, add_usage, compacted, model_in_effect, pi_model_from, thinking_level, totals,
@@ -72,13 +64,14 @@ pub use context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, agent_context, detect_dialect,
 };
 pub use diagnostic::{Diagnostic, DiagnosticKind};
+pub use dialect::omp::blobs::{BlobFolder, BlobSource};
+pub use dialect::omp::context::OmpContext;
+pub use dialect::pi::context::PiContext;
 pub use dialect::{OmpRelease, PiRelease, SessionRules};
 pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 pub use mutations::{
     BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,
 };
-pub use omp_context::OmpContext;
-pub use pi_context::PiContext;
-pub use render::{RenderOptions, render_tree, tree_json};
+pub use session_meta::tree_json;
 pub use source::{EntrySource, ResolvedContext, SessionView};
 pub use store::EntryReadError;

@@ -1,5 +1,6 @@
 //! File-global facts read from a few entry types: labels, the session name,
-//! omp archive records and reset boundaries.
+//! omp archive records and reset boundaries; and [`tree_json`], the tree
+//! questions pi and omp answer for a whole file.
 //!
 //! Each function takes entries in FILE order (every branch), because pi and
 //! omp resolve these globally, not per branch. Feed them just the entries of
@@ -7,9 +8,39 @@
 //! loading message bodies.
 
 use pi_session_types::view::EntryRef;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
+use crate::index::TreeIndex;
 use crate::js;
+
+/// `{"leafId", "branchIds", "tips", "labels"}` (`pi-session tree --json`, and what the recorded
+/// fixtures hold): the leaf (the last entry; none when it has no id, as in pi and omp), the ids
+/// on its branch root first, the ids of every tip in file order, and the labels in effect.
+pub fn tree_json(index: &TreeIndex, labels: &Map<String, Value>) -> Value {
+    // pi and omp take the file's last entry as the leaf; when that line has no id there is none
+    // (`leafId` undefined, an empty branch), whatever entries with ids came before it.
+    let last = index.len().checked_sub(1);
+    let leaf = last.filter(|&pos| index.node(pos).is_some_and(|n| n.id.is_some()));
+    let id_of = |pos: usize| {
+        index
+            .node(pos)
+            .and_then(|n| n.id.clone())
+            .map_or(Value::Null, Value::from)
+    };
+    let branch_ids: Vec<Value> = leaf
+        .map(|pos| index.branch(pos).positions)
+        .unwrap_or_default()
+        .into_iter()
+        .map(id_of)
+        .collect();
+    let tips: Vec<Value> = index.tips().into_iter().map(id_of).collect();
+    json!({
+        "leafId": leaf.map_or(Value::Null, id_of),
+        "branchIds": branch_ids,
+        "tips": tips,
+        "labels": Value::Object(labels.clone()),
+    })
+}
 
 /// Labels in effect: target id → label, in the order pi's label map holds
 /// them (first set; a clear and re-set moves the target to the end).

@@ -13,8 +13,7 @@ use crate::context::{
 use crate::diagnostic::Diagnostic;
 use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
 use crate::js;
-use crate::render::{RenderOptions, render_tree, tree_json};
-use crate::session_meta;
+use crate::session_meta::{self, tree_json};
 
 /// Entries of one session in file order (header excluded), readable by
 /// position. The store's session file implements it; so do slices of JSON
@@ -156,7 +155,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         for node in self.index.nodes() {
             evidence.kind(&node.kind);
         }
-        if evidence.dialect().is_omp() {
+        if evidence.is_final() {
             return Ok(evidence.dialect());
         }
         self.weigh_bodies(&mut evidence, "model_change", usize::MAX)?;
@@ -284,15 +283,6 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     pub fn tree_json(&self) -> Result<Value, S::Error> {
         Ok(tree_json(&self.index, &self.labels()?))
     }
-
-    /// The tree drawn for a person, each entry described by `describe`.
-    pub fn render(
-        &self,
-        describe: &dyn Fn(usize) -> String,
-        options: RenderOptions,
-    ) -> Result<String, S::Error> {
-        Ok(render_tree(&self.index, &self.labels()?, describe, options))
-    }
 }
 
 /// `role` of the message in a placeholder entry ([`context_path`]): no rule of any dialect
@@ -314,8 +304,8 @@ const ID_REFERENCES: [&str; 2] = ["firstKeptEntryId", "providerReplayThroughEntr
 /// - Every entry that is not a `message` is read (settings, compactions, summaries, custom
 ///   entries: small and few), and so is every entry without a string id.
 /// - `message` bodies are read from the first entry the dialect may send onwards (after the
-///   latest compaction: its first kept entry; see `pi_context::first_sent` and
-///   `omp_context::first_sent`).
+///   latest compaction: its first kept entry; see `dialect::pi::context::first_sent` and
+///   `dialect::omp::context::first_sent`).
 /// - When none of those is an assistant turn, the latest assistant message before them is
 ///   read too (it sets the model), scanning backwards.
 /// - A `message` before the sent part that a compaction names (`firstKeptEntryId`,

@@ -1,7 +1,7 @@
 //! omp-specific rules checked one by one: model roles on resume, dialect
 //! detection, blob resolution, context notes.
 
-use pi_session_tree::omp_context::OmpContext;
+use pi_session_tree::OmpContext;
 use pi_session_tree::{
     BlobFolder, ContextOptions, DiagnosticKind, Dialect, LeafSelector, SessionView, agent_context,
     detect_dialect,

@@ -1,85 +1,15 @@
-//! Property tests over random trees: branches, compactions at random points
-//! with `firstKeptEntryId` on and off the branch, cycles, self-parents,
-//! missing parents and duplicate ids.
+//! Property tests over random trees (`pi_session_test_support::random_trees`): branches,
+//! compactions at random points with `firstKeptEntryId` on and off the branch, cycles,
+//! self-parents, missing parents and duplicate ids.
 
 use std::collections::HashSet;
 
+use pi_session_test_support::random_trees::{build, spec};
 use pi_session_tree::{
-    ContextOptions, DiagnosticKind, Dialect, NodeInfo, RenderOptions, TreeIndex, agent_context,
-    compacted, render_tree, tree_json,
+    ContextOptions, DiagnosticKind, Dialect, NodeInfo, TreeIndex, agent_context, compacted,
 };
 use proptest::prelude::*;
-use serde_json::{Value, json};
-
-#[derive(Debug, Clone)]
-enum Parent {
-    Root,
-    Entry(usize),
-    Missing,
-    Itself,
-}
-
-#[derive(Debug, Clone)]
-struct Spec {
-    parent: Parent,
-    compaction: Option<Option<usize>>,
-    duplicate_of: Option<usize>,
-}
-
-fn spec() -> impl Strategy<Value = Spec> {
-    let parent = prop_oneof![
-        1 => Just(Parent::Root),
-        8 => (0usize..40).prop_map(Parent::Entry),
-        1 => Just(Parent::Missing),
-        1 => Just(Parent::Itself),
-    ];
-    let compaction =
-        prop_oneof![4 => Just(None), 1 => proptest::option::of(0usize..40).prop_map(Some)];
-    let duplicate = prop_oneof![9 => Just(None), 1 => (0usize..40).prop_map(Some)];
-    (parent, compaction, duplicate).prop_map(|(parent, compaction, duplicate_of)| Spec {
-        parent,
-        compaction,
-        duplicate_of,
-    })
-}
-
-fn build(specs: &[Spec]) -> Vec<Value> {
-    let n = specs.len();
-    let id = |i: usize| match specs[i].duplicate_of {
-        Some(j) if j % n != i => format!("e{}", j % n),
-        _ => format!("e{i}"),
-    };
-    specs
-        .iter()
-        .enumerate()
-        .map(|(i, spec)| {
-            let parent = match spec.parent {
-                Parent::Root => Value::Null,
-                Parent::Entry(j) => Value::from(id(j % n)),
-                Parent::Missing => Value::from(format!("missing{i}")),
-                Parent::Itself => Value::from(id(i)),
-            };
-            let mut entry = json!({"id": id(i), "parentId": parent, "timestamp": "2025-01-01T00:00:00.000Z"});
-            match spec.compaction {
-                Some(first_kept) => {
-                    entry["type"] = json!("compaction");
-                    entry["summary"] = json!(format!("s{i}"));
-                    entry["tokensBefore"] = json!(i);
-                    entry["firstKeptEntryId"] = match first_kept {
-                        Some(j) => json!(id(j % n)),
-                        None => json!("off-the-tree"),
-                    };
-                }
-                None => {
-                    entry["type"] = json!("message");
-                    entry["message"] = json!({"role": if i % 2 == 0 { "user" } else { "assistant" },
-                        "content": [{"type":"text","text": format!("m{i}")}], "stopReason": "stop", "timestamp": i});
-                }
-            }
-            entry
-        })
-        .collect()
-}
+use serde_json::Value;
 
 /// An envelope from a small id alphabet, so that duplicate ids, missing
 /// parents, self-parents and cycles are all common; ids and parents are
@@ -98,25 +28,6 @@ fn node() -> impl Strategy<Value = NodeInfo> {
         id,
         parent_id,
     })
-}
-
-/// The id of every line of a drawing.
-fn drawn_ids(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|line| {
-            !line.starts_with("unreachable")
-                && !line
-                    .trim_start_matches(|c: char| " │".contains(c))
-                    .starts_with('…')
-        })
-        .map(|line| {
-            line.trim_start_matches(|c: char| " │├└─".contains(c))
-                .split(' ')
-                .next()
-                .unwrap()
-                .to_owned()
-        })
-        .collect()
 }
 
 /// Every lookup of an index: the position and children of each name the generator uses, and
@@ -233,18 +144,6 @@ proptest! {
     }
 
     #[test]
-    fn folding_keeps_compactions_visible(specs in proptest::collection::vec(spec(), 1..40)) {
-        let entries = build(&specs);
-        let index = TreeIndex::from_entries(&entries);
-        let options = RenderOptions { fold_runs_longer_than: 3 };
-        let drawn = drawn_ids(&render_tree(&index, &serde_json::Map::new(), &|_| String::new(), options));
-        for position in index.positions_of_kind("compaction").filter(|&p| index.is_id_owner(p)) {
-            let id = index.node(position).unwrap().id.clone().unwrap();
-            prop_assert!(drawn.contains(&id), "compaction {} folded away", id);
-        }
-    }
-
-    #[test]
     fn branches_are_paths_from_the_leaf_to_a_root(specs in proptest::collection::vec(spec(), 1..40)) {
         let entries = build(&specs);
         let index = TreeIndex::from_entries(&entries);
@@ -308,24 +207,5 @@ proptest! {
                 prop_assert!(context.messages().len() <= path.len() + 1);
             }
         }
-    }
-
-    #[test]
-    fn drawing_shows_every_entry_once(specs in proptest::collection::vec(spec(), 1..40)) {
-        let entries = build(&specs);
-        let index = TreeIndex::from_entries(&entries);
-        let options = RenderOptions { fold_runs_longer_than: usize::MAX };
-        let text = render_tree(&index, &serde_json::Map::new(), &|_| String::new(), options);
-        let drawn = drawn_ids(&text);
-        let mut owners: Vec<String> = (0..index.len())
-            .filter(|&p| index.is_id_owner(p))
-            .map(|p| index.node(p).unwrap().id.clone().unwrap())
-            .collect();
-        let mut drawn_sorted = drawn;
-        owners.sort();
-        drawn_sorted.sort();
-        prop_assert_eq!(drawn_sorted, owners);
-        let json = tree_json(&index, &serde_json::Map::new());
-        prop_assert!(json["tips"].as_array().unwrap().len() <= index.len());
     }
 }

@@ -134,8 +134,11 @@ fn as_written(kind: &str, bytes: &[u8], blobs: bool) -> bool {
         && memchr::memmem::find(bytes, b"\\ud").is_none()
         && memchr::memmem::find(bytes, b"\\uD").is_none()
         && !(blobs
-            && memchr::memmem::find(bytes, pi_session::tree::blobs::BLOB_REF_PREFIX.as_bytes())
-                .is_some())
+            && memchr::memmem::find(
+                bytes,
+                pi_session::tree::dialect::omp::blobs::BLOB_REF_PREFIX.as_bytes(),
+            )
+            .is_some())
 }
 
 /// The model as [`write_script_json`] writes it with `entries` (appended by `write_entries`,

@@ -4,8 +4,8 @@
 
 use pi_session::projection::llm_messages;
 use pi_session::store::SessionFile;
-use pi_session::tree::blobs::resolve_entry_blobs;
 use pi_session::tree::context::agent_context_owned;
+use pi_session::tree::dialect::omp::blobs::resolve_entry_blobs;
 use pi_session::tree::{
     BlobSource, ContextOptions, Dialect, EntryReadError, LeafSelector, SessionView, Totals,
     add_usage, agent_context, totals,

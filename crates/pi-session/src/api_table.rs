@@ -229,9 +229,5 @@ pub fn api_for(dialect: Dialect, provider: &str) -> Option<&'static str> {
         .binary_search_by(|(p, _, _)| (*p).cmp(provider))
         .ok()
         .and_then(|at| APIS.get(at))?;
-    if dialect.is_pi_family() {
-        pi.or(*omp)
-    } else {
-        omp.or(*pi)
-    }
+    crate::dialect::write_entries(dialect).api(*pi, *omp)
 }

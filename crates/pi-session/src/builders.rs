@@ -15,8 +15,8 @@
 
 use pi_session_tree::Dialect;
 use pi_session_types::{Entry, JsonMap, JsonValue};
-use serde_json::json;
 
+use crate::dialect::write_entries;
 use crate::entries::Picture;
 use crate::model::split_model;
 
@@ -25,13 +25,6 @@ fn entry(kind: &str, fields: JsonMap) -> Entry {
     map.insert("type".into(), kind.into());
     map.extend(fields);
     Entry::from_map(map)
-}
-
-fn fields(value: JsonValue) -> JsonMap {
-    match value {
-        JsonValue::Object(map) => map,
-        _ => JsonMap::new(),
-    }
 }
 
 /// A switch to another model (`model_change`).
@@ -71,18 +64,8 @@ impl ModelChange {
     /// The entry in `dialect`'s shape.
     pub fn entry(&self, dialect: Dialect) -> Entry {
         let (provider, id) = split_model(&self.model);
-        if dialect.is_pi_family() {
-            entry(
-                "model_change",
-                fields(json!({"provider": provider, "modelId": id})),
-            )
-        } else {
-            let mut map = fields(json!({"model": format!("{provider}/{id}")}));
-            if let Some(role) = &self.role {
-                map.insert("role".into(), role.as_str().into());
-            }
-            entry("model_change", map)
-        }
+        let fields = write_entries(dialect).model_change(&provider, &id, self.role.as_deref());
+        entry("model_change", fields)
     }
 }
 
@@ -119,18 +102,10 @@ impl ThinkingLevelChange {
     /// The entry in `dialect`'s shape.
     pub fn entry(&self, dialect: Dialect) -> Entry {
         let level = self.level.clone().map_or(JsonValue::Null, JsonValue::from);
-        if dialect.is_pi_family() {
-            let mut map = JsonMap::new();
-            if !level.is_null() {
-                map.insert("thinkingLevel".into(), level);
-            }
-            entry("thinking_level_change", map)
-        } else {
-            entry(
-                "thinking_level_change",
-                fields(json!({"thinkingLevel": level, "configured": null})),
-            )
-        }
+        entry(
+            "thinking_level_change",
+            write_entries(dialect).thinking_level_change(level),
+        )
     }
 }
 
@@ -192,14 +167,8 @@ impl Label {
 ///     r#"{"type":"title_change","title":"Refactor","source":"user"}"#);
 /// ```
 pub fn session_name(dialect: Dialect, name: &str) -> Entry {
-    if dialect.is_pi_family() {
-        entry("session_info", fields(json!({"name": name.trim()})))
-    } else {
-        entry(
-            "title_change",
-            fields(json!({"title": name, "source": "user"})),
-        )
-    }
+    let (kind, fields) = write_entries(dialect).session_name(name);
+    entry(kind, fields)
 }
 
 /// A host's own record (`custom`): kept in the file, never sent to the model.
@@ -322,8 +291,8 @@ impl CustomMessage {
         if let Some(details) = &self.details {
             map.insert("details".into(), details.clone());
         }
-        if !dialect.is_pi_family() {
-            let attribution = self.attribution.as_deref().unwrap_or("agent");
+        let attribution = self.attribution.as_deref();
+        if let Some(attribution) = write_entries(dialect).custom_message_attribution(attribution) {
             map.insert("attribution".into(), attribution.into());
         }
         entry("custom_message", map)

@@ -79,7 +79,7 @@ impl Session {
     pub fn set_name(&mut self, name: &str) -> Result<Entry> {
         let dialect = self.dialect();
         let written = self.append(crate::builders::session_name(dialect, name))?;
-        if !dialect.is_pi_family() {
+        if dialect.has_title_slot() {
             let mut log = self.log();
             let outcome = log
                 .writer

@@ -116,7 +116,7 @@ impl Session {
                 header.parent_session =
                     log.writer.path().map(|p| absolute(p).display().to_string());
             }
-            if !log.dialect.is_pi_family()
+            if log.dialect.has_title_slot()
                 && header.title.is_none()
                 && let Some(source) = &source
             {

@@ -47,6 +47,7 @@ mod at_leaf;
 mod builders;
 mod cursors;
 mod diagnostic;
+mod dialect;
 mod dialect_write;
 mod discover;
 mod entries;
@@ -94,6 +95,7 @@ pub use model::{UNKNOWN_PROVIDER, from_pi_model, pi_api, split_model, to_pi_mode
 pub use pi_session_context::projection::Format;
 pub use pi_session_tree::Compacted;
 pub use project::{Inputs, ProjectOptions, branch, compacted, context, messages};
+pub use queries::TreeRead;
 pub use read::{
     Totals, aborted_tool_text, add_usage, attachments, model_from, notice_kind, text, thinking,
     tool_calls, totals, typed, usage,

@@ -1,13 +1,43 @@
 //! Tree questions on a [`Session`], over the live log (the file as opened plus every append
-//! since, through any cursor): entries by id, children, labels, tips, the session's name, and the
-//! tree as JSON or drawn.
+//! since, through any cursor): entries by id, children, labels, tips, the session's name, the
+//! tree as JSON, and the whole index for a caller that walks or draws it ([`Session::tree`]).
 
-use pi_session_tree::{LeafSelector, RenderOptions, render_tree, session_meta, tree_json};
+use std::sync::MutexGuard;
+
+use pi_session_tree::{LeafSelector, TreeIndex, session_meta, tree_json};
 use pi_session_types::{Entry, JsonMap, JsonValue};
 
 use crate::diagnostic::Diagnostic;
 use crate::error::Result;
-use crate::session::Session;
+use crate::session::{Log, Session};
+
+/// The tree of the live log, read under the session's lock ([`Session::tree`]): the index
+/// (every entry's id, parent and type by position, roots, children, tips, the leaf) and each
+/// entry by position. Appends through the session's other cursors wait until it is dropped.
+pub struct TreeRead<'a> {
+    log: MutexGuard<'a, Log>,
+}
+
+impl std::fmt::Debug for TreeRead<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TreeRead")
+            .field("entries", &self.log.index.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TreeRead<'_> {
+    /// The tree index over the file's entries and those appended since (positions in file
+    /// order).
+    pub fn index(&self) -> &TreeIndex {
+        &self.log.index
+    }
+
+    /// The entry at `position`, typed (as [`Session::entry_at`] reads it).
+    pub fn entry(&self, position: usize) -> Result<Entry> {
+        self.log.entry(position)
+    }
+}
 
 impl Session {
     /// How many entries the log holds (the file's and those appended since).
@@ -94,7 +124,7 @@ impl Session {
     /// title (the title slot's, else the header's).
     pub fn name(&self) -> Result<Option<String>> {
         let mut log = self.log();
-        if log.dialect.is_pi_family() {
+        if !log.dialect.has_title_slot() {
             let positions: Vec<usize> = log.index.positions_of_kind("session_info").collect();
             let values = positions
                 .into_iter()
@@ -123,15 +153,23 @@ impl Session {
         Ok(tree_json(&self.log().index, &labels))
     }
 
-    /// The tree drawn for a person, one line per entry, each described by `describe`.
-    pub fn draw_tree(
-        &self,
-        describe: &dyn Fn(&Entry) -> String,
-        options: RenderOptions,
-    ) -> Result<String> {
-        let labels = self.labels()?;
-        let log = self.log();
-        let line = |at: usize| log.entry(at).map(|e| describe(&e)).unwrap_or_default();
-        Ok(render_tree(&log.index, &labels, &line, options))
+    /// The tree of the live log, to walk or draw it (the CLI's `tree` draws it): the index and
+    /// each entry by position, read under one lock. Take [`Self::labels`] and the name first:
+    /// the session's other methods wait while it is held.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, UserOptions, user};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let mut session = Session::new(dir.path(), "anthropic:claude-sonnet-4-5", "/work");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let tree = session.tree();
+    /// let leaf = tree.index().leaf_position().unwrap();
+    /// assert_eq!(tree.entry(leaf)?.kind(), "message");
+    /// assert_eq!(tree.index().roots(), [0]); // the first model_change
+    /// # Ok(()) }
+    /// ```
+    pub fn tree(&self) -> TreeRead<'_> {
+        TreeRead { log: self.log() }
     }
 }

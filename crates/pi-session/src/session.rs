@@ -920,10 +920,10 @@ impl Session {
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| title_for(&entry));
             let first = model_change_in(log.dialect, &self.model);
-            let omp = !log.dialect.is_pi_family();
+            let titled = log.dialect.has_title_slot();
             log.title = Some(title.clone());
             let writer = log.writer.writer()?;
-            if omp {
+            if titled {
                 // pi keeps no title in its header (its name is a `session_info` entry), and a
                 // header title marks a file as omp's.
                 writer.set_title(Some(&title), Some(TitleSource::Auto))?;

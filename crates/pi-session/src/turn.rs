@@ -178,7 +178,7 @@ impl TurnState {
 
 /// Whether the dialect's conversion of a message depends on `next` (what the key records).
 fn interrupted_next(dialect: Dialect, next: Option<&JsonValue>) -> bool {
-    pi_session_context::llm::convert_to_llm(dialect).depends_on_next(next)
+    pi_session_context::dialect::convert_to_llm(dialect).depends_on_next(next)
 }
 
 /// `convertToLlm` of one message: unchanged output shares the message's `Arc`.
@@ -187,7 +187,7 @@ fn convert(
     next: Option<&JsonValue>,
     dialect: Dialect,
 ) -> Vec<Arc<JsonValue>> {
-    pi_session_context::llm::llm_message(message, next, dialect)
+    pi_session_context::llm_message(message, next, dialect)
         .into_iter()
         .map(|out| match out {
             std::borrow::Cow::Borrowed(_) => Arc::clone(message),
@@ -199,7 +199,7 @@ fn convert(
 impl Session {
     /// The context a host sends this turn, shared: the dialect's `buildSessionContext` for this
     /// cursor's branch and its `convertToLlm`, as [`Session::agent_context`] and
-    /// [`pi_session_context::llm::llm_messages`] give them, with every message an `Arc`.
+    /// [`pi_session_context::llm_messages`] give them, with every message an `Arc`.
     ///
     /// Made for a host's loop (append the user message, append the reply, build the context):
     /// what was read and built is kept, so a turn reads only what was appended, copies no

@@ -318,7 +318,7 @@ fn turn_context_differs(cursor: &Session, dialect: Dialect) -> Option<String> {
     if messages != full.messages() {
         return Some(format!("messages: {messages:?} != {:?}", full.messages()));
     }
-    if llm != pi_session::projection::llm::llm_messages(full.messages(), dialect) {
+    if llm != pi_session::projection::llm_messages(full.messages(), dialect) {
         return Some(format!("llm: {llm:?}"));
     }
     (turn.settings != settings).then(|| format!("settings: {:?} != {settings:?}", turn.settings))

@@ -473,7 +473,7 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
             let sent: Vec<JsonValue> = shared.llm.iter().map(|m| (**m).clone()).collect();
             assert_eq!(
                 sent,
-                pi_session::projection::llm::llm_messages(fresh.messages(), dialect),
+                pi_session::projection::llm_messages(fresh.messages(), dialect),
                 "{dialect:?}, turn {turn}"
             );
             // What the turn before sent is shared (not copied again) when this turn only

@@ -352,10 +352,12 @@ fn tree_queries_answer_over_the_live_log() {
     );
     let tree = session.tree_json().unwrap();
     assert_eq!(tree["leafId"], json!(b.id()));
-    let drawing = session
-        .draw_tree(&|e| e.kind().to_owned(), Default::default())
-        .unwrap();
-    assert_eq!(drawing.lines().count(), 4, "{drawing}");
+    let read = session.tree();
+    let kinds: Vec<String> = (0..read.index().len())
+        .map(|at| read.entry(at).unwrap().kind().to_owned())
+        .collect();
+    assert_eq!(kinds, ["model_change", "message", "message", "message"]);
+    assert_eq!(read.index().children(id).len(), 2);
 }
 
 #[test]

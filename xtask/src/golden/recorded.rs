@@ -612,15 +612,12 @@ fn compare_context(
 }
 
 /// The dialect whose rules must reproduce a recording: its `dialect`, except that recordings made
-/// by pi 1.x (`"implementation": "pi@1.6.0"`) are judged by pi 1.6's rules.
+/// by pi 1.x (`"implementation": "pi@1.6.0"`) are judged by pi 1.6's rules, the rules of the
+/// implementation that read the file (the recorder has pi 1.6 read pi-dialect files only).
 fn recorded_dialect(recorded: &Value) -> Option<Dialect> {
     let dialect = Dialect::parse(recorded["dialect"].as_str()?)?;
     let by_pi_1 = recorded["implementation"]
         .as_str()
         .is_some_and(|implementation| implementation.starts_with("pi@1."));
-    Some(if dialect.is_pi_family() && by_pi_1 {
-        Dialect::PI16
-    } else {
-        dialect
-    })
+    Some(if by_pi_1 { Dialect::PI16 } else { dialect })
 }

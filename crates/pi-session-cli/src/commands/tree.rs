@@ -4,10 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pi_session::Session;
-use pi_session::tree::RenderOptions;
-use pi_session::types::Entry;
 
 use crate::describe::describe;
+use crate::draw::{FOLD_RUNS_LONGER_THAN, draw};
 use crate::failure::{EXIT_OK, Outcome};
 use crate::input;
 use crate::output::{Out, warn};
@@ -24,7 +23,7 @@ pub struct TreeArgs {
     #[arg(long)]
     pub json: bool,
     /// Fold linear runs longer than this many entries in the drawing.
-    #[arg(long, value_name = "N", default_value_t = RenderOptions::default().fold_runs_longer_than)]
+    #[arg(long, value_name = "N", default_value_t = FOLD_RUNS_LONGER_THAN)]
     pub fold: usize,
 }
 
@@ -40,15 +39,16 @@ pub fn run(args: TreeArgs) -> Outcome {
     } else {
         let title = session.name()?;
         out.line(&heading(&session, title.as_deref()))?;
-        let describe_entry = |entry: &Entry| {
-            serde_json::to_value(entry).map_or_else(|_| String::new(), |v| describe(&v))
+        let labels = session.labels()?;
+        let tree = session.tree();
+        let describe_entry = |at: usize| {
+            tree.entry(at)
+                .ok()
+                .and_then(|entry| serde_json::to_value(entry).ok())
+                .map_or_else(String::new, |value| describe(&value))
         };
-        let drawing = session.draw_tree(
-            &describe_entry,
-            RenderOptions {
-                fold_runs_longer_than: args.fold,
-            },
-        )?;
+        let drawing = draw(tree.index(), &labels, &describe_entry, args.fold);
+        drop(tree);
         out.text(&drawing)?;
     }
     out.flush()?;

@@ -48,7 +48,7 @@ pub fn convert_to_llm(dialect: Dialect) -> &'static dyn ConvertToLlm {
 /// `convertToLlm(messages)` of `dialect`.
 ///
 /// ```
-/// use pi_session_context::llm::{llm_messages, Dialect};
+/// use pi_session_context::{llm_messages, Dialect};
 /// use serde_json::json;
 /// let agent = vec![json!({"role":"custom","customType":"note","content":"hi","display":true,"timestamp":1})];
 /// let pi = llm_messages(&agent, Dialect::PI);
@@ -72,7 +72,7 @@ pub fn llm_messages(messages: &[Value], dialect: Dialect) -> Vec<Value> {
 ///
 /// ```
 /// use std::borrow::Cow;
-/// use pi_session_context::llm::{llm_message, Dialect};
+/// use pi_session_context::{llm_message, Dialect};
 /// use serde_json::json;
 /// let user = json!({"role":"user","content":"hi","timestamp":1});
 /// let out = llm_message(&user, None, Dialect::PI);

@@ -43,9 +43,8 @@ pub mod transform;
 
 use serde_json::Value;
 
-use crate::llm::{
-    Dialect, OmpAgentLoopOptions, OmpImageGate, llm_messages, omp_agent_loop_messages,
-};
+use crate::dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
+use crate::dialect::{Dialect, llm_messages};
 
 pub use registry::{Model, UnknownModel, lookup};
 

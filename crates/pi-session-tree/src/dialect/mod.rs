@@ -11,7 +11,7 @@ pub mod pi;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::blobs::BlobSource;
+use self::omp::blobs::BlobSource;
 use crate::built::{Built, Extendable};
 use crate::context::{AgentContext, FirstSent};
 use crate::diagnostic::Diagnostic;

@@ -17,13 +17,14 @@ use serde_json::{Map, Value};
 use super::output_notice::format_output_notice;
 use super::prompt::{
     BRANCH_SUMMARY_TEMPLATE, COMPACTION_SUMMARY_TEMPLATE, HANDOFF_SUMMARY_TEMPLATE,
-    USER_INTERJECTION_TEMPLATE, render,
+    USER_INTERJECTION_TEMPLATE,
 };
 use crate::dialect::run_text::{
     PYTHON_WORDING, bash_text_head, run_outcome_text, string_to_blocks,
 };
 use crate::dialect::{ConvertToLlm, Dialect, llm_messages};
 use crate::provider_request::PiAi;
+use pi_session_tree::dialect::omp::prompt::render;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
 use pi_session_types::view::{BlockRef, MessageRef, key};
 
@@ -620,7 +621,7 @@ pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Ve
 /// is one of those strings.
 ///
 /// ```
-/// use pi_session_context::llm::omp_is_provider_refusal;
+/// use pi_session_context::dialect::omp::convert::omp_is_provider_refusal;
 /// use serde_json::json;
 /// let refused = json!({"role":"assistant","content":[],"stopReason":"error",
 ///     "stopDetails":{"type":"refusal"}});
@@ -650,7 +651,7 @@ pub fn omp_is_provider_refusal(message: &Value) -> bool {
 /// never holds any).
 ///
 /// ```
-/// use pi_session_context::llm::omp_filter_provider_replay;
+/// use pi_session_context::dialect::omp::convert::omp_filter_provider_replay;
 /// use serde_json::json;
 /// let user = json!({"role":"user","content":"hi","timestamp":1});
 /// let refused = json!({"role":"assistant","content":[],"stopReason":"error",
@@ -708,7 +709,7 @@ impl OmpImageGate {
 /// pictures allowed.
 ///
 /// ```
-/// use pi_session_context::llm::{OmpAgentLoopOptions, OmpImageGate};
+/// use pi_session_context::{OmpAgentLoopOptions, OmpImageGate};
 /// let options = OmpAgentLoopOptions::default().with_images(OmpImageGate::Blocked);
 /// assert_eq!(options.images, OmpImageGate::Blocked);
 /// ```
@@ -750,7 +751,7 @@ impl OmpAgentLoopOptions {
 /// wire encoders, which depend on the provider and the model.
 ///
 /// ```
-/// use pi_session_context::llm::{omp_agent_loop_messages, OmpAgentLoopOptions};
+/// use pi_session_context::{omp_agent_loop_messages, OmpAgentLoopOptions};
 /// use serde_json::json;
 /// let agent = vec![
 ///     json!({"role":"user","content":"hi","timestamp":1}),

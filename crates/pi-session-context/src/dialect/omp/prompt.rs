@@ -4,15 +4,14 @@
 //!
 //! omp renders them with Handlebars (`noEscape`) and then runs
 //! `format(text, {renderPhase: "post-render"})` over the whole result. That port lives in the
-//! tree crate ([`pi_session_tree::omp_prompt`], which renders omp's context notes with it);
-//! this module re-exports it.
+//! tree crate ([`pi_session_tree::dialect::omp::prompt::render`], which renders omp's context
+//! notes too).
 //!
 //! ```
-//! use pi_session_context::omp_prompt::{COMPACTION_SUMMARY_TEMPLATE, render};
+//! use pi_session_context::dialect::omp::prompt::COMPACTION_SUMMARY_TEMPLATE;
+//! use pi_session_tree::dialect::omp::prompt::render;
 //! assert!(render(COMPACTION_SUMMARY_TEMPLATE, "summary", "S").ends_with("<summary>\nS\n</summary>"));
 //! ```
-
-pub use pi_session_tree::omp_prompt::{format_post_render, render};
 
 /// omp's `compaction-summary-context.md` (pi-agent-core 18.2.3).
 pub const COMPACTION_SUMMARY_TEMPLATE: &str = "Prior model work/tool state available.\nMUST build on prior work; NEVER duplicate prior work.\n\n<summary>\n{{summary}}\n</summary>\n";

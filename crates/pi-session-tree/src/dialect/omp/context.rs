@@ -15,13 +15,13 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::notes as omp_notes;
+use super::snapcompact;
 use crate::built::Built;
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::dialect::pi::context::branch_summary_message;
 use crate::js::{self, SameValueKey};
-use crate::omp_notes;
-use crate::pi_context::branch_summary_message;
-use crate::snapcompact;
 
 /// `customType` of omp's hidden interrupted-thinking continuity message.
 pub const INTERRUPTED_THINKING_MESSAGE_TYPE: &str = "interrupted-thinking";
@@ -121,7 +121,7 @@ pub struct OmpOptions<'a> {
     /// Resolves snapcompact frame references (`blob:sha256:`), as omp's
     /// session manager does with its blob store. Without it, referenced frames
     /// count as unavailable.
-    pub blobs: Option<&'a dyn crate::blobs::BlobSource>,
+    pub blobs: Option<&'a dyn super::blobs::BlobSource>,
 }
 
 impl std::fmt::Debug for OmpOptions<'_> {

@@ -1,6 +1,6 @@
 //! omp's rules in this crate, for every [`OmpRelease`]: its `buildSessionContext`
-//! ([`context`]) with the context notes it prepends ([`notes`], rendered with omp's prompt
-//! formatter, [`prompt`]), the load-time rewrites of its entries ([`prepare_omp_entry`]:
+//! ([`context`]) with the context notes it prepends ([`notes`]: their template, rendered with
+//! omp's prompt formatter, [`prompt`], which the context crate's templates use too), the load-time rewrites of its entries ([`prepare_omp_entry`]:
 //! snapcompact's frames, [`snapcompact`]; the blob store its entries point into, [`blobs`]).
 
 pub mod blobs;

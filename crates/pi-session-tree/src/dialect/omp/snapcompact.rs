@@ -10,7 +10,7 @@
 use pi_session_types::view::{BlockRef, EntryRef};
 use serde_json::{Map, Value};
 
-use crate::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
+use super::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::js;
 

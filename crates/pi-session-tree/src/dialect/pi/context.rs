@@ -71,7 +71,7 @@ pub fn build(path: &[Value]) -> (PiContext, Vec<Diagnostic>) {
 /// Builds the context of pi `release` from the entries of a path (root first).
 ///
 /// ```
-/// use pi_session_tree::pi_context::{build_release, PiRelease};
+/// use pi_session_tree::dialect::pi::context::{build_release, PiRelease};
 /// use serde_json::json;
 ///
 /// let path = vec![

@@ -6,10 +6,10 @@ pub mod context;
 use serde_json::Value;
 
 use super::{BuildContext, PiRelease, SessionRules};
-use crate::blobs::BlobSource;
 use crate::built::{Built, Extendable};
 use crate::context::{AgentContext, FirstSent};
 use crate::diagnostic::Diagnostic;
+use crate::dialect::omp::blobs::BlobSource;
 
 /// pi's `buildSessionContext` of one release.
 #[derive(Debug, Clone, Copy)]
