@@ -4,7 +4,7 @@
 //! Job: the foreign formats. [`list`] finds sessions the way omp's session picker does
 //! (`~/.claude/projects/*/`, `~/.codex/sessions/`); [`load`] reads a transcript with
 //! diagnostics (line and byte offset for every damaged line) and converts it with omp's rules
-//! (`ClaudeSessionStore.load`, `CodexSessionStore.load`); [`write`] / [`import`] persist it as a
+//! (`ClaudeSessionStore.load`, `CodexSessionStore.load`); [`write()`] / [`import`] persist it as a
 //! new omp session the way `persistForeignSession` does (a `title_change` and the title slot when
 //! a title was found, a trailing `foreign_session_import` entry, the cwd fallback, images in the
 //! blob store), through the store's own writer.
@@ -418,7 +418,7 @@ pub fn convert(
     })
 }
 
-/// Choices for [`write`] and [`import`].
+/// Choices for [`write()`] and [`import`].
 #[derive(Debug, Default)]
 pub struct ImportOptions {
     /// The working directory to use when the recorded one is not a folder here (omp's
@@ -451,7 +451,7 @@ pub struct Imported {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Reads, converts and writes `info` as a new omp session: [`load`] then [`write`].
+/// Reads, converts and writes `info` as a new omp session: [`load`] then [`write()`].
 pub fn import(
     info: &ForeignSessionInfo,
     env: &Env,

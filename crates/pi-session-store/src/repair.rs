@@ -125,7 +125,7 @@ impl Repair {
     }
 }
 
-/// Copies `input` to `output`, cleaned (see the [module docs](self)), streaming in chunks.
+/// Copies `input` to `output`, cleaned (see the docs of `repair.rs`), streaming in chunks.
 ///
 /// ```
 /// let damaged = b"{\"type\":\"session\",\"id\":\"s\"}\n{\"type\":\"a\"}{\"type\":\"b\"}\n{\"type\":\"c\",\"x\n{\"type\":\"d\"}";
@@ -213,7 +213,7 @@ pub fn backup_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Repairs the session file at `path` in place (see the [module docs](self)).
+/// Repairs the session file at `path` in place (see the docs of `repair.rs`).
 ///
 /// Refuses with [`StoreError::Locked`] while a writer holds the file, and with
 /// [`StoreError::AlreadyExists`] when `FILE.bak` exists (move it away first). A file that

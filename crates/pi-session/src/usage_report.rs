@@ -160,7 +160,7 @@ pub fn usage_report_with(
 const CHUNK: usize = 4096;
 
 /// The usage of one file. The file is opened on this thread (a scan reads files on every core
-/// already), and only lines that can hold a usage record are parsed: see [`may_hold_usage`].
+/// already), and only lines that can hold a usage record are parsed: see `may_hold_usage`.
 pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
     let (file, diagnostics) =
         pi_session_store::open_with(path, &pi_session_store::OpenOptions::single_threaded())?;

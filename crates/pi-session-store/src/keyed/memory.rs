@@ -16,7 +16,7 @@ struct Slot {
     title: Option<TitleMeta>,
 }
 
-/// Sessions kept in memory (see the [module docs](super)).
+/// Sessions kept in memory (see the docs of `keyed/memory.rs`).
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {

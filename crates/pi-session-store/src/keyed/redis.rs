@@ -112,7 +112,7 @@ impl Default for RedisOptions {
     }
 }
 
-/// Sessions in Redis (see the [module docs](self)). Cheap to share: one connection, used by one
+/// Sessions in Redis (see the docs of `keyed/redis.rs`). Cheap to share: one connection, used by one
 /// request at a time.
 pub struct RedisStore {
     client: redis::Client,

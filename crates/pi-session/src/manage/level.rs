@@ -6,7 +6,7 @@ use std::str::FromStr;
 use serde::Serialize;
 
 /// How much of an entry the model sees (the design's resolution levels). See
-/// [`render`](crate::manage::render) for what each level sends for each kind of entry.
+/// [`render`](crate::manage::render()) for what each level sends for each kind of entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Resolution {

@@ -2,7 +2,7 @@
 //! each entry the model sees, keeping a long branch inside a prompt budget without compaction,
 //! and where the window goes.
 //!
-//! - [`Resolution`] and [`render`]: every entry of a branch renders at a level (Full, Outlined,
+//! - [`Resolution`] and [`render()`]: every entry of a branch renders at a level (Full, Outlined,
 //!   Summarized, Pinned, Compacted, Attached). A rendering is an entry again (the file's shape,
 //!   with its content cut or replaced), so every projection (`req-llm`, `openai`, `anthropic`,
 //!   pi's and omp's `convertToLlm`) sends it as it sends the entry itself.

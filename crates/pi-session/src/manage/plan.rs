@@ -17,9 +17,9 @@
 //!    message; what comes before the first is turn 0), each with every group it touches,
 //!    except groups with a pinned member or a member in the latest turn.
 //!
-//! Steps 3 and 4 run twice. The first pass works on estimates ([`estimate`]: byte lengths of
+//! Steps 3 and 4 run twice. The first pass works on estimates (`estimate`: byte lengths of
 //! what each level would send, from the entry's JSON, nothing rendered; for a file's lines,
-//! from their [`Sketch`], nothing parsed), so every entry's level is decided without building
+//! from their `Sketch`, nothing parsed), so every entry's level is decided without building
 //! its renderings, and an entry not sent is never parsed. Then only the entries kept are rendered, once,
 //! and counted with the real counter; while that count is over, the same ladder goes on from
 //! where the first pass left it, with real counts. A long branch thus costs a walk over its

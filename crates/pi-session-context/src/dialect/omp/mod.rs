@@ -1,5 +1,5 @@
 //! omp's rules in this crate: its `convertToLlm` and the steps of its agent loop around it
-//! ([`convert`]), the truncation notice of tool output ([`output_notice`]) and the prompt
+//! ([`convert`]), the truncation notice of tool output (`output_notice`, [`crate::format_output_notice`]) and the prompt
 //! templates its messages are rendered with ([`prompt`]).
 
 pub mod convert;
