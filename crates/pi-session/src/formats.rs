@@ -54,7 +54,7 @@ impl Session {
     /// the entries the context needs, and keep none. `options.dialect` picks whose rules `Agent` and `Llm` follow (pass
     /// [`Session::dialect`] for the file's own); `inputs`, `documents`, `blobs` and `openai` are
     /// used as [`pi_session_context::projection::project`] uses them. A [`Projection::Request`] is
-    /// [`Session::provider_request`] for `options.dialect`, blob pictures read from
+    /// the request body `options.dialect`'s pi-ai builds for the branch, blob pictures read from
     /// `options.blobs` (errors: pi 1.6's dialect, an
     /// unknown model, a model sent through another API, a body pi-ai would refuse).
     ///

@@ -8,7 +8,8 @@
 //! [`usage`], [`totals`], ...) read it back; [`context`] projects a branch to the req_llm messages
 //! a model is sent. Beyond rho: cursors over one shared log ([`Session::fork`],
 //! [`Session::branch_to`], named branches), [`Session::context_stats`] and
-//! [`Session::provider_request`] (the request body pi-ai builds for a model), and context
+//! [`Session::project`] with [`Projection::request`] (the request body pi-ai builds for a
+//! model), and context
 //! management ([`manage`]: resolution levels per cursor, [`Session::prepare_context`] to fit a
 //! budget, compaction by age or turns, extension state).
 //!
@@ -58,7 +59,6 @@ mod formats;
 pub mod manage;
 mod model;
 mod project;
-mod provider_request;
 mod queries;
 mod read;
 mod rho_sessions;

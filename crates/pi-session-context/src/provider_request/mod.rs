@@ -266,7 +266,7 @@ pub fn from_agent_messages(
 /// that pi-ai's registry) through `api`, from a `buildSessionContext` result:
 /// [`PiAi::for_dialect`], [`lookup`], [`agent_llm_messages`], [`build_for`].
 /// An empty `options.thinking_level` means the session's level (the agent's
-/// default). What `Session::provider_request`, `Session::project` and
+/// default). What `Session::project` (a `Projection::Request`) and
 /// `pi-session context --format openai-chat|…` all run.
 pub fn for_agent_context(
     api: Api,
