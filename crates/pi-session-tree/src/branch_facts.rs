@@ -8,7 +8,7 @@ use std::ops::Range;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::js;
+use pi_session_types::js;
 
 /// How the latest compaction splits a branch (rho's `compacted/1`).
 ///

@@ -10,7 +10,7 @@ use crate::dialect::BuildContext;
 use crate::dialect::omp::blobs::BlobSource;
 use crate::dialect::omp::context::OmpContext;
 use crate::dialect::pi::context::PiContext;
-use crate::js;
+use pi_session_types::js;
 
 pub use crate::dialect::Dialect;
 pub use crate::dialect::omp::prepare_omp_entry;

@@ -40,9 +40,6 @@
 
 #![deny(missing_docs)]
 
-// JavaScript value rules live in `pi_session_types::js`; modules here reach them as `crate::js`.
-use pi_session_types::js;
-
 pub mod branch_facts;
 pub mod built;
 pub mod context;

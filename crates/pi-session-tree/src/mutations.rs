@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::context::Dialect;
 use crate::index::TreeIndex;
-use crate::js;
+use pi_session_types::js;
 
 /// Errors from planning a tree change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

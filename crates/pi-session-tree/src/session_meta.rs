@@ -11,7 +11,7 @@ use pi_session_types::view::EntryRef;
 use serde_json::{Map, Value, json};
 
 use crate::index::TreeIndex;
-use crate::js;
+use pi_session_types::js;
 
 /// `{"leafId", "branchIds", "tips", "labels"}` (`pi-session tree --json`, and what the recorded
 /// fixtures hold): the leaf (the last entry; none when it has no id, as in pi and omp), the ids

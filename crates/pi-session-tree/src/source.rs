@@ -12,8 +12,8 @@ use crate::context::{
 };
 use crate::diagnostic::Diagnostic;
 use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
-use crate::js;
 use crate::session_meta::{self, tree_json};
+use pi_session_types::js;
 
 /// Entries of one session in file order (header excluded), readable by
 /// position. The store's session file implements it; so do slices of JSON

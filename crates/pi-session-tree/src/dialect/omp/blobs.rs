@@ -19,7 +19,7 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
-use crate::js;
+use pi_session_types::js;
 
 /// The prefix of an omp blob reference.
 pub const BLOB_REF_PREFIX: &str = "blob:sha256:";

@@ -21,7 +21,7 @@ use crate::built::Built;
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::dialect::pi::context::branch_summary_message;
-use crate::js::{self, SameValueKey};
+use pi_session_types::js::{self, SameValueKey};
 
 /// `customType` of omp's hidden interrupted-thinking continuity message.
 pub const INTERRUPTED_THINKING_MESSAGE_TYPE: &str = "interrupted-thinking";

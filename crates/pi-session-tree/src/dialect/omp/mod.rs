@@ -17,7 +17,7 @@ use super::{BuildContext, OmpRelease, SessionRules};
 use crate::built::{Built, Extendable};
 use crate::context::{AgentContext, FirstSent};
 use crate::diagnostic::Diagnostic;
-use crate::js;
+use pi_session_types::js;
 
 /// omp's `buildSessionContext` of one release.
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,7 @@ use pi_session_types::view::EntryRef;
 use serde_json::Value;
 
 use super::prompt::render;
-use crate::js;
+use pi_session_types::js;
 
 /// omp 18.2.3's `prompts/system/context-notes.md`, verbatim (a compatibility
 /// constant: the rendered text is part of the context omp sends).

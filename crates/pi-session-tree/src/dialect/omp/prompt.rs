@@ -9,7 +9,7 @@
 //! `prompt.ts` over the WHOLE result, the inserted text included. This module
 //! ports that normalisation (the options that are off by default left out).
 
-use crate::js;
+use pi_session_types::js;
 
 /// Renders one of omp's templates: replaces the single `{{name}}`
 /// placeholder verbatim (Handlebars with `noEscape`), then normalises the

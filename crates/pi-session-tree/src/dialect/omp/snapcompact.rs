@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
-use crate::js;
+use pi_session_types::js;
 
 /// Key of the archive under `preserveData`.
 pub const PRESERVE_KEY: &str = "snapcompact";

@@ -33,7 +33,7 @@ use serde_json::{Map, Value};
 use crate::built::Built;
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
-use crate::js;
+use pi_session_types::js;
 
 pub use crate::dialect::PiRelease;
 
