@@ -314,36 +314,20 @@ mod tests {
     /// (line number, offset, content, terminated) for every line, and whether a BOM was seen.
     type Lines = Vec<(u64, u64, Vec<u8>, bool)>;
 
+    /// Every line through [`ChunkReader`], checked equal to what [`SharedChunks`] frames in
+    /// place.
     fn collect(input: &[u8], capacity: usize) -> (Lines, bool) {
-        let mut reader = ChunkReader::new(input, capacity);
+        let streamed = lines_of(ChunkReader::new(input, capacity));
+        let shared = lines_of(SharedChunks::new(Arc::from(input), capacity));
+        assert_eq!(shared, streamed, "framed in place");
+        streamed
+    }
+
+    fn lines_of(mut chunks: impl Chunks) -> (Lines, bool) {
         let mut out = Vec::new();
         let mut spare = None;
         let mut expected_seq = 0;
-        while let Some(chunk) = reader.next_chunk(spare.take()).unwrap() {
-            assert_eq!(chunk.seq, expected_seq);
-            expected_seq += 1;
-            for line in &chunk.lines {
-                let offset = chunk.base_offset + line.content.start as u64;
-                out.push((
-                    line.number,
-                    offset,
-                    chunk.bytes[line.content.clone()].to_vec(),
-                    line.terminated,
-                ));
-            }
-            spare = Some(chunk.bytes.into_spare());
-        }
-        let shared = collect_shared(input, capacity);
-        assert_eq!(shared, (out.clone(), reader.had_bom), "framed in place");
-        (out, reader.had_bom)
-    }
-
-    /// [`collect`] through [`SharedChunks`].
-    fn collect_shared(input: &[u8], capacity: usize) -> (Lines, bool) {
-        let mut chunks = SharedChunks::new(Arc::from(input), capacity);
-        let mut out = Vec::new();
-        let mut expected_seq = 0;
-        while let Some(chunk) = Chunks::next_chunk(&mut chunks, None).unwrap() {
+        while let Some(chunk) = chunks.next_chunk(spare.take()).unwrap() {
             assert_eq!(chunk.seq, expected_seq);
             assert!(chunk.lines.len() <= MAX_LINES_PER_CHUNK);
             expected_seq += 1;
@@ -356,6 +340,7 @@ mod tests {
                     line.terminated,
                 ));
             }
+            spare = Some(chunk.bytes.into_spare());
         }
         (out, chunks.had_bom())
     }
