@@ -6,7 +6,8 @@
 //! to be parsed at all); memory per chunk is therefore `max(buffer, longest line)`.
 
 use std::io::{self, Read};
-use std::ops::Range;
+use std::ops::{Deref, Range};
+use std::sync::Arc;
 
 /// The most lines one chunk holds (see [`ChunkReader::cut_at_max_lines`]).
 const MAX_LINES_PER_CHUNK: usize = 16 << 10;
@@ -27,18 +28,142 @@ pub(crate) struct LineSpan {
 
 /// A run of complete lines read from the stream (plus, at the very end, an unterminated tail).
 ///
-/// The chunk owns its bytes so that it can be parsed on another thread; after use, its buffer
-/// can be handed back to the reader ([`ChunkReader::next_chunk`]'s `spare`) to be reused.
+/// The chunk owns its bytes (or shares them, for input already in memory) so that it can be
+/// parsed on another thread; after use, an owned buffer can be handed back to the reader
+/// ([`Chunks::next_chunk`]'s `spare`) to be reused.
 #[derive(Debug)]
 pub(crate) struct Chunk {
     /// Position of this chunk in the stream (0, 1, 2, ...).
     pub seq: usize,
     /// The chunk's bytes (line contents and their terminators).
-    pub bytes: Vec<u8>,
+    pub bytes: ChunkBytes,
     /// File offset of `bytes[0]`.
     pub base_offset: u64,
     /// The lines, in order.
     pub lines: Vec<LineSpan>,
+}
+
+/// A chunk's bytes: a buffer the reader filled, or a range of input already in memory (framed
+/// in place: a file held whole is not copied a second time into chunk buffers).
+#[derive(Debug)]
+pub(crate) enum ChunkBytes {
+    /// Read into a buffer of its own (reusable as the next chunk's `spare`).
+    Owned(Vec<u8>),
+    /// `range` of bytes held in memory.
+    Shared {
+        /// All the input.
+        all: Arc<[u8]>,
+        /// This chunk's part of it.
+        range: Range<usize>,
+    },
+}
+
+impl ChunkBytes {
+    /// The buffer to reuse for a later chunk (an empty one for shared bytes).
+    pub fn into_spare(self) -> Vec<u8> {
+        match self {
+            Self::Owned(buffer) => buffer,
+            Self::Shared { .. } => Vec::new(),
+        }
+    }
+}
+
+impl Deref for ChunkBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Self::Owned(buffer) => buffer,
+            Self::Shared { all, range } => all.get(range.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+/// Where chunks come from: a stream ([`ChunkReader`]) or bytes in memory ([`SharedChunks`]).
+/// Both frame the same lines, with the same numbers and offsets.
+pub(crate) trait Chunks: Send {
+    /// The next chunk of whole lines, or `None` at the end. `spare` is a buffer to reuse.
+    fn next_chunk(&mut self, spare: Option<Vec<u8>>) -> io::Result<Option<Chunk>>;
+    /// Whether the input began with a UTF-8 BOM (known after the first chunk).
+    fn had_bom(&self) -> bool;
+}
+
+impl<R: Read + Send> Chunks for ChunkReader<R> {
+    fn next_chunk(&mut self, spare: Option<Vec<u8>>) -> io::Result<Option<Chunk>> {
+        ChunkReader::next_chunk(self, spare)
+    }
+
+    fn had_bom(&self) -> bool {
+        self.had_bom
+    }
+}
+
+/// Chunks of whole lines framed in place over bytes already in memory: the same lines as
+/// [`ChunkReader`] gives for them (about `capacity` bytes a chunk, a longer line makes a longer
+/// chunk, at most [`MAX_LINES_PER_CHUNK`] lines), without copying them.
+#[derive(Debug)]
+pub(crate) struct SharedChunks {
+    bytes: Arc<[u8]>,
+    capacity: usize,
+    /// Where the next chunk starts.
+    at: usize,
+    next_line: u64,
+    next_seq: usize,
+    had_bom: bool,
+}
+
+impl SharedChunks {
+    /// Chunks over `bytes` (a leading BOM is skipped and remembered).
+    pub fn new(bytes: Arc<[u8]>, capacity: usize) -> Self {
+        let had_bom = bytes.starts_with(BOM);
+        Self {
+            at: if had_bom { BOM.len() } else { 0 },
+            bytes,
+            capacity: capacity.max(16),
+            next_line: 1,
+            next_seq: 0,
+            had_bom,
+        }
+    }
+}
+
+impl Chunks for SharedChunks {
+    fn next_chunk(&mut self, _spare: Option<Vec<u8>>) -> io::Result<Option<Chunk>> {
+        let rest = self.bytes.get(self.at..).unwrap_or_default();
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        let mut end = if rest.len() <= self.capacity {
+            rest.len()
+        } else {
+            // Up to the last newline within the capacity, else on to the first one after it.
+            match memchr::memrchr(b'\n', &rest[..self.capacity]) {
+                Some(newline) => newline + 1,
+                None => memchr::memchr(b'\n', &rest[self.capacity..])
+                    .map_or(rest.len(), |newline| self.capacity + newline + 1),
+            }
+        };
+        if let Some(cut) = memchr::memchr_iter(b'\n', &rest[..end]).nth(MAX_LINES_PER_CHUNK - 1) {
+            end = end.min(cut + 1);
+        }
+        let lines = split_lines(&rest[..end], &mut self.next_line);
+        let chunk = Chunk {
+            seq: self.next_seq,
+            base_offset: self.at as u64,
+            lines,
+            bytes: ChunkBytes::Shared {
+                all: Arc::clone(&self.bytes),
+                range: self.at..self.at + end,
+            },
+        };
+        self.at += end;
+        self.next_seq += 1;
+        Ok(Some(chunk))
+    }
+
+    fn had_bom(&self) -> bool {
+        self.had_bom
+    }
 }
 
 /// Streams chunks of whole lines from a reader through buffers of about `capacity` bytes.
@@ -110,7 +235,7 @@ impl<R: Read> ChunkReader<R> {
             seq: self.next_seq,
             base_offset: self.offset,
             lines,
-            bytes: buf,
+            bytes: ChunkBytes::Owned(buf),
         };
         self.offset += chunk.bytes.len() as u64;
         self.next_seq += 1;
@@ -189,13 +314,22 @@ mod tests {
     /// (line number, offset, content, terminated) for every line, and whether a BOM was seen.
     type Lines = Vec<(u64, u64, Vec<u8>, bool)>;
 
+    /// Every line through [`ChunkReader`], checked equal to what [`SharedChunks`] frames in
+    /// place.
     fn collect(input: &[u8], capacity: usize) -> (Lines, bool) {
-        let mut reader = ChunkReader::new(input, capacity);
+        let streamed = lines_of(ChunkReader::new(input, capacity));
+        let shared = lines_of(SharedChunks::new(Arc::from(input), capacity));
+        assert_eq!(shared, streamed, "framed in place");
+        streamed
+    }
+
+    fn lines_of(mut chunks: impl Chunks) -> (Lines, bool) {
         let mut out = Vec::new();
         let mut spare = None;
         let mut expected_seq = 0;
-        while let Some(chunk) = reader.next_chunk(spare.take()).unwrap() {
+        while let Some(chunk) = chunks.next_chunk(spare.take()).unwrap() {
             assert_eq!(chunk.seq, expected_seq);
+            assert!(chunk.lines.len() <= MAX_LINES_PER_CHUNK);
             expected_seq += 1;
             for line in &chunk.lines {
                 let offset = chunk.base_offset + line.content.start as u64;
@@ -206,9 +340,9 @@ mod tests {
                     line.terminated,
                 ));
             }
-            spare = Some(chunk.bytes);
+            spare = Some(chunk.bytes.into_spare());
         }
-        (out, reader.had_bom)
+        (out, chunks.had_bom())
     }
 
     #[test]
@@ -241,6 +375,16 @@ mod tests {
             sizes,
             [MAX_LINES_PER_CHUNK, MAX_LINES_PER_CHUNK, 5, 1],
             "then 5 lines, then the unterminated tail"
+        );
+        let mut shared = SharedChunks::new(Arc::from(&input[..]), 1 << 20);
+        let mut sizes = Vec::new();
+        while let Some(chunk) = Chunks::next_chunk(&mut shared, None).unwrap() {
+            sizes.push(chunk.lines.len());
+        }
+        assert_eq!(
+            sizes,
+            [MAX_LINES_PER_CHUNK, MAX_LINES_PER_CHUNK, 6],
+            "in place, the unterminated tail ends the last chunk"
         );
         let (lines, _) = collect(&input, 1 << 20);
         assert_eq!(lines.len(), MAX_LINES_PER_CHUNK * 2 + 6);

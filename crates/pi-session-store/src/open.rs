@@ -7,7 +7,7 @@
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticLog};
 use crate::error::StoreError;
-use crate::framing::{Chunk, ChunkReader, LineSpan, is_blank};
+use crate::framing::{Chunk, ChunkReader, Chunks, LineSpan, SharedChunks, is_blank};
 use crate::fused::split_fused;
 use crate::id_table::IdTable;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
@@ -105,19 +105,37 @@ pub fn open_with(
     }
     let size = metadata.len();
     if size <= options.keep_in_memory_up_to {
-        let mut bytes = Vec::with_capacity(size as usize + 1);
-        file.read_to_end(&mut bytes)
-            .map_err(|e| StoreError::io("could not read", path, e))?;
-        let bytes: Arc<[u8]> = bytes.into();
+        let bytes =
+            read_whole(&mut file, size).map_err(|e| StoreError::io("could not read", path, e))?;
         let source = Source::Memory {
             path: Some(path.to_path_buf()),
             bytes: Arc::clone(&bytes),
         };
-        return index_reader(&bytes[..], size, source, options)
-            .map_err(|e| StoreError::io("could not read", path, e));
+        return Ok(index_shared(bytes, source, options));
     }
     let source = Source::File(path.to_path_buf());
     index_reader(file, size, source, options).map_err(|e| StoreError::io("could not read", path, e))
+}
+
+/// The `size` bytes of `file` (fewer if it shrank meanwhile), read straight into the shared
+/// allocation the session keeps: no second copy of the file.
+fn read_whole(file: &mut File, size: u64) -> std::io::Result<Arc<[u8]>> {
+    let mut bytes: Arc<[u8]> = std::iter::repeat_n(0u8, size as usize).collect();
+    let mut filled = 0;
+    if let Some(buffer) = Arc::get_mut(&mut bytes) {
+        while filled < buffer.len() {
+            match file.read(&mut buffer[filled..]) {
+                Ok(0) => break,
+                Ok(read) => filled += read,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+    }
+    if filled < bytes.len() {
+        bytes = Arc::from(&bytes[..filled]);
+    }
+    Ok(bytes)
 }
 
 /// Indexes session bytes held in memory (an ephemeral session, a download, a test).
@@ -141,9 +159,27 @@ pub fn open_bytes_with(
         path: None,
         bytes: Arc::clone(&bytes),
     };
-    match index_reader(&bytes[..], bytes.len() as u64, source, options) {
-        Ok(result) => result,
-        // Reading from a slice cannot fail; keep the signature infallible all the same.
+    index_shared(bytes, source, options)
+}
+
+/// Indexes bytes held in memory, framed in place ([`SharedChunks`]: never copied).
+fn index_shared(
+    bytes: Arc<[u8]>,
+    source: Source,
+    options: &OpenOptions,
+) -> (SessionFile, Vec<Diagnostic>) {
+    let size = bytes.len() as u64;
+    match index_chunks(
+        SharedChunks::new(bytes, options.buffer_bytes),
+        size,
+        options,
+    ) {
+        Ok((builder, had_bom)) => {
+            let (mut file, diagnostics) = builder.finish(source, had_bom);
+            file.read_threads = options.threads;
+            (file, diagnostics)
+        }
+        // Framing bytes in memory cannot fail; keep the signature infallible all the same.
         Err(_) => (SessionFile::empty(), Vec::new()),
     }
 }
@@ -166,16 +202,25 @@ pub(crate) fn index_stream<R: Read + Send>(
     options: &OpenOptions,
     source: impl FnOnce(&mut R) -> Source,
 ) -> std::io::Result<(SessionFile, Vec<Diagnostic>)> {
-    let threads = effective_threads(options.threads);
     let chunks = ChunkReader::new(&mut reader, options.buffer_bytes);
-    let (builder, had_bom) = if threads <= 1 || size < PARALLEL_MIN_BYTES {
-        index_sequentially(chunks)?
-    } else {
-        index_in_parallel(chunks, threads)?
-    };
+    let (builder, had_bom) = index_chunks(chunks, size, options)?;
     let (mut file, diagnostics) = builder.finish(source(&mut reader), had_bom);
     file.read_threads = options.threads;
     Ok((file, diagnostics))
+}
+
+/// Parses and folds every chunk: on this thread for small inputs, else in a pipeline.
+fn index_chunks<C: Chunks>(
+    chunks: C,
+    size: u64,
+    options: &OpenOptions,
+) -> std::io::Result<(Builder, bool)> {
+    let threads = effective_threads(options.threads);
+    if threads <= 1 || size < PARALLEL_MIN_BYTES {
+        index_sequentially(chunks)
+    } else {
+        index_in_parallel(chunks, threads)
+    }
 }
 
 fn effective_threads(requested: usize) -> usize {
@@ -185,15 +230,15 @@ fn effective_threads(requested: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }
 
-fn index_sequentially<R: Read>(mut chunks: ChunkReader<R>) -> std::io::Result<(Builder, bool)> {
+fn index_sequentially<C: Chunks>(mut chunks: C) -> std::io::Result<(Builder, bool)> {
     let mut builder = Builder::default();
     let mut spare = None;
     while let Some(chunk) = chunks.next_chunk(spare.take())? {
         let outcomes = parse_lines(&chunk);
         builder.absorb(&chunk, outcomes);
-        spare = Some(chunk.bytes);
+        spare = Some(chunk.bytes.into_spare());
     }
-    Ok((builder, chunks.had_bom))
+    Ok((builder, chunks.had_bom()))
 }
 
 /// A pipeline: one thread reads chunks, `threads` workers parse whole chunks, and this thread
@@ -204,10 +249,7 @@ fn index_sequentially<R: Read>(mut chunks: ChunkReader<R>) -> std::io::Result<(B
 /// pool before reading a chunk, and a buffer returns to the pool only once its chunk has been
 /// folded. However slow one worker is, no more than that many chunks exist at once. A panicking
 /// worker (a bug) is caught and re-raised here, after the other threads have been released.
-fn index_in_parallel<R: Read + Send>(
-    mut chunks: ChunkReader<R>,
-    threads: usize,
-) -> std::io::Result<(Builder, bool)> {
+fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Result<(Builder, bool)> {
     type Parsed = std::thread::Result<(Chunk, Vec<LineOutcome>)>;
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
     let chunk_rx = Mutex::new(chunk_rx);
@@ -228,7 +270,7 @@ fn index_in_parallel<R: Read + Send>(
                     break;
                 }
             }
-            Ok(chunks.had_bom)
+            Ok(chunks.had_bom())
         });
         for _ in 0..threads {
             let done_tx = done_tx.clone();
@@ -269,7 +311,7 @@ fn index_in_parallel<R: Read + Send>(
                 builder.absorb(&chunk, outcomes);
                 next_seq += 1;
                 // The reader may have finished; then the buffer is simply dropped.
-                let _ = pool_tx.send(chunk.bytes);
+                let _ = pool_tx.send(chunk.bytes.into_spare());
             }
         }
         drop(pool_tx);
@@ -331,8 +373,12 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
 /// 0xF4 as U+10F800–U+10FFFF start with) get the full typed parse, which reads them and says
 /// so; the warnings are added to the envelope.
 fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
+    /// Built once: a `Finder` costs more to make than to run over a short line.
+    static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
     let suspicious = std::str::from_utf8(content).is_err()
-        || memchr::memmem::find_iter(content, b"\\u")
+        || ESCAPE
+            .find_iter(content)
             .any(|at| matches!(content.get(at + 2), Some(b'd' | b'D')))
         || memchr::memchr(0xF4, content).is_some();
     if suspicious

@@ -184,7 +184,7 @@ pub fn repair(input: impl Read, output: &mut impl Write) -> io::Result<Repair> {
                 ),
             }
         }
-        spare = Some(chunk.bytes);
+        spare = Some(chunk.bytes.into_spare());
     }
     Ok(report)
 }

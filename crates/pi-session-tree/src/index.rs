@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
-use crate::node_maps::{ChildMap, IdMap};
+use crate::node_maps::{ChildMap, IdMap, ParentLinks};
 
 /// The envelope of one entry: what the tree needs to know about it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -78,10 +78,13 @@ pub struct Branch {
 ///
 /// The lookups by id keep positions only: they hash and compare through the
 /// envelopes' own ids (no second copy of any id), with a fast seeded hasher.
+/// Each entry's `parentId` is resolved to a position once ([`ParentLinks`]), so
+/// a branch walk follows integers and hashes nothing.
 #[derive(Clone, Default)]
 pub struct TreeIndex {
     nodes: Vec<NodeInfo>,
     by_id: IdMap,
+    parents: ParentLinks,
     /// Children of each parent id, in file order; a parent is present only
     /// while it has at least one child.
     children: ChildMap,
@@ -139,9 +142,11 @@ impl TreeIndex {
             }
         }
         let leaf = nodes.iter().rposition(|node| node.id.is_some());
+        let parents = ParentLinks::resolve(&nodes, &by_id);
         Self {
             nodes,
             by_id,
+            parents,
             children,
             diagnostics,
             leaf,
@@ -177,15 +182,20 @@ impl TreeIndex {
         self.nodes.push(node);
         let nodes = &self.nodes;
         let Some(id) = &nodes[position].id else {
+            self.parents.push(nodes, &self.by_id);
             return;
         };
-        if let Some(previous) = self.by_id.insert(nodes, id, position) {
+        let previous = self.by_id.insert(nodes, id, position);
+        if let Some(previous) = previous {
             self.diagnostics.push(duplicate_id(id, previous, position));
             // The shadowed entry leaves its parent's children.
             if let Some(parent) = nodes.get(previous).and_then(child_link) {
                 self.children.remove_child(nodes, parent, previous);
             }
         }
+        // Entries naming this id as their parent now find this entry.
+        self.parents.relink(nodes, id, position, previous.is_some());
+        self.parents.push(nodes, &self.by_id);
         if let Some(parent) = child_link(&nodes[position]) {
             self.children.add(nodes, parent, position);
         }
@@ -310,21 +320,17 @@ impl TreeIndex {
             }
             branch.positions.push(pos);
             previous = pos;
-            current = match node.parent_id.as_deref() {
-                None | Some("") => None,
-                Some(parent) => {
-                    match self.position_of(parent) {
-                        Some(parent_pos) => Some(parent_pos),
-                        None => {
-                            branch.diagnostics.push(Diagnostic::at(
-                            DiagnosticKind::MissingParent,
-                            Some(pos),
-                            node.id.as_deref(),
-                            format!("parent {parent:?} is not in the session; the branch starts here"),
-                        ));
-                            None
-                        }
-                    }
+            current = match (self.parents.of(pos), node.parent_id.as_deref()) {
+                (Some(parent_pos), _) => Some(parent_pos),
+                (None, None | Some("")) => None,
+                (None, Some(parent)) => {
+                    branch.diagnostics.push(Diagnostic::at(
+                        DiagnosticKind::MissingParent,
+                        Some(pos),
+                        node.id.as_deref(),
+                        format!("parent {parent:?} is not in the session; the branch starts here"),
+                    ));
+                    None
                 }
             };
         }

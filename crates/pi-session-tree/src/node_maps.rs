@@ -1,5 +1,5 @@
 //! The tree index's lookups by id ([`IdMap`]: id → position; [`ChildMap`]: parent id →
-//! children), keeping positions only.
+//! children), keeping positions only, and each entry's parent as a position ([`ParentLinks`]).
 //!
 //! A `HashMap<String, _>` keeps a second copy of every id (an allocation per entry) and hashes
 //! it with SipHash. These tables hash and compare through the index's own envelopes instead,
@@ -161,5 +161,100 @@ impl ChildMap {
         self.table
             .find(hash, |kids| parent_at(nodes, kids.first()) == Some(parent))
             .map_or(&[], Kids::as_slice)
+    }
+}
+
+/// No parent: `parentId` unset, empty, or naming no entry.
+const NO_PARENT: usize = usize::MAX;
+
+/// Each entry's `parentId` resolved to the position [`IdMap::get`] gives for it, so a branch
+/// walk follows integers instead of hashing an id per step.
+///
+/// Kept exact as entries are pushed: a new id is found by the entries that named it while it
+/// was missing (`dangling`, few: only damaged files have them), and a duplicate id (rare)
+/// moves every entry naming it to the new position (a scan).
+#[derive(Clone, Default)]
+pub(crate) struct ParentLinks {
+    links: Vec<usize>,
+    /// Positions whose non-empty `parentId` names no entry (yet).
+    dangling: Vec<usize>,
+}
+
+/// The position `nodes[at]`'s `parentId` resolves to, or [`NO_PARENT`].
+fn resolve_one(nodes: &[NodeInfo], by_id: &IdMap, at: usize) -> usize {
+    match nodes.get(at).and_then(|node| node.parent_id.as_deref()) {
+        None | Some("") => NO_PARENT,
+        Some(parent) => by_id.get(nodes, parent).unwrap_or(NO_PARENT),
+    }
+}
+
+/// Whether `nodes[at]` names a parent that is not (yet) there.
+fn names_missing(nodes: &[NodeInfo], at: usize, link: usize) -> bool {
+    link == NO_PARENT
+        && nodes
+            .get(at)
+            .and_then(|node| node.parent_id.as_deref())
+            .is_some_and(|parent| !parent.is_empty())
+}
+
+impl ParentLinks {
+    /// Resolves every entry's parent (after all ids are in `by_id`).
+    pub(crate) fn resolve(nodes: &[NodeInfo], by_id: &IdMap) -> Self {
+        let links: Vec<usize> = (0..nodes.len())
+            .map(|at| resolve_one(nodes, by_id, at))
+            .collect();
+        let dangling = (0..nodes.len())
+            .filter(|&at| names_missing(nodes, at, links[at]))
+            .collect();
+        Self { links, dangling }
+    }
+
+    /// The parent position of the entry at `at`.
+    pub(crate) fn of(&self, at: usize) -> Option<usize> {
+        self.links
+            .get(at)
+            .copied()
+            .filter(|&link| link != NO_PARENT)
+    }
+
+    /// Links the last entry of `nodes` (just pushed, its id already in `by_id`).
+    pub(crate) fn push(&mut self, nodes: &[NodeInfo], by_id: &IdMap) {
+        let at = self.links.len();
+        let link = resolve_one(nodes, by_id, at);
+        if names_missing(nodes, at, link) {
+            self.dangling.push(at);
+        }
+        self.links.push(link);
+    }
+
+    /// `id` now belongs to the entry at `position`: the entries naming it follow.
+    pub(crate) fn relink(
+        &mut self,
+        nodes: &[NodeInfo],
+        id: &str,
+        position: usize,
+        duplicate: bool,
+    ) {
+        let names_id =
+            |at: usize| nodes.get(at).and_then(|node| node.parent_id.as_deref()) == Some(id);
+        if duplicate {
+            for (at, link) in self.links.iter_mut().enumerate() {
+                if names_id(at) {
+                    *link = position;
+                }
+            }
+            return;
+        }
+        let links = &mut self.links;
+        self.dangling.retain(|&at| {
+            if names_id(at) {
+                if let Some(link) = links.get_mut(at) {
+                    *link = position;
+                }
+                false
+            } else {
+                true
+            }
+        });
     }
 }
