@@ -83,6 +83,14 @@ pub mod key {
         MESSAGE = "message";
         /// A summary message's or entry's summary text.
         SUMMARY = "summary";
+        /// omp's provider payload on a message (its replayed wire items).
+        PROVIDER_PAYLOAD = "providerPayload";
+        /// omp compactions' record of the providers' own compaction state.
+        PRESERVE_DATA = "preserveData";
+        /// omp's steering flag on a user message.
+        STEERING = "steering";
+        /// A v1 compaction's first kept entry, by index (migrated to `firstKeptEntryId`).
+        FIRST_KEPT_ENTRY_INDEX = "firstKeptEntryIndex";
     }
 }
 
@@ -113,6 +121,20 @@ macro_rules! str_fields {
     };
 }
 
+/// Generates string views of raw accessors: `fn name(self) -> Option<&'a str>`, the field read by
+/// `raw` when it is a JSON string.
+macro_rules! str_of_raw {
+    ($($(#[$doc:meta])* $name:ident => $raw:ident;)*) => {
+        $(
+            $(#[$doc])*
+            #[inline]
+            pub fn $name(self) -> Option<&'a str> {
+                self.$raw().and_then(Value::as_str)
+            }
+        )*
+    };
+}
+
 /// An agent message (`{"role": …}`) seen through its fields; a value that is not an object
 /// has none.
 #[derive(Clone, Copy, Debug)]
@@ -137,10 +159,17 @@ impl<'a> MessageRef<'a> {
         self.0
     }
 
-    /// `toolCallId` when it is a string (tool results).
-    #[inline]
-    pub fn tool_call_id_str(self) -> Option<&'a str> {
-        self.tool_call_id().and_then(Value::as_str)
+    str_of_raw! {
+        /// `toolCallId` when it is a string (tool results).
+        tool_call_id_str => tool_call_id;
+        /// `provider` when it is a string (assistant messages).
+        provider_str => provider;
+        /// `api` when it is a string (assistant messages).
+        api_str => api;
+        /// `model` when it is a string (assistant messages).
+        model_str => model;
+        /// `attribution` when it is a string (omp).
+        attribution_str => attribution;
     }
 
     #[inline]
@@ -224,11 +253,13 @@ impl<'a> MessageRef<'a> {
         /// `method` (omp compaction summaries: `handoff` or not).
         method => "method";
         /// `providerPayload` (omp).
-        provider_payload => "providerPayload";
+        provider_payload => key::PROVIDER_PAYLOAD;
         /// `prunedAt` (omp pruned tool results).
         pruned_at => "prunedAt";
+        /// `synthetic` (omp's user messages the agent wrote).
+        synthetic => "synthetic";
         /// `steering` (omp steering user messages).
-        steering => "steering";
+        steering => key::STEERING;
         /// `details` (tool results, custom messages).
         details => "details";
         /// `display` (custom messages).
@@ -243,6 +274,8 @@ impl<'a> MessageRef<'a> {
         usage => "usage";
         /// `attachments` (rho's user messages).
         attachments => "attachments";
+        /// `sections` (pi 1.6's system messages).
+        sections => "sections";
         /// `retryRecovery` (omp's and rho's assistant messages).
         retry_recovery => "retryRecovery";
     }
@@ -271,28 +304,25 @@ impl<'a> BlockRef<'a> {
         self.0?.get(key::TYPE).and_then(Value::as_str)
     }
 
-    /// `text` when it is a string.
-    #[inline]
-    pub fn text_str(self) -> Option<&'a str> {
-        self.text().and_then(Value::as_str)
-    }
-
-    /// `thinking` when it is a string.
-    #[inline]
-    pub fn thinking_str(self) -> Option<&'a str> {
-        self.thinking().and_then(Value::as_str)
-    }
-
-    /// `thinkingSignature` when it is a string.
-    #[inline]
-    pub fn thinking_signature_str(self) -> Option<&'a str> {
-        self.thinking_signature().and_then(Value::as_str)
-    }
-
-    /// `id` when it is a string (tool calls).
-    #[inline]
-    pub fn id_str(self) -> Option<&'a str> {
-        self.id().and_then(Value::as_str)
+    str_of_raw! {
+        /// `text` when it is a string.
+        text_str => text;
+        /// `thinking` when it is a string.
+        thinking_str => thinking;
+        /// `thinkingSignature` when it is a string.
+        thinking_signature_str => thinking_signature;
+        /// `id` when it is a string (tool calls).
+        id_str => id;
+        /// `textSignature` when it is a string (text blocks).
+        text_signature_str => text_signature;
+        /// `thoughtSignature` when it is a string (Gemini's tool calls).
+        thought_signature_str => thought_signature;
+        /// `customWireName` when it is a string (omp's custom tool calls).
+        custom_wire_name_str => custom_wire_name;
+        /// `url` when it is a string (omp's image blocks by URL).
+        url_str => url;
+        /// `data` when it is a string (image blocks).
+        data_str => data;
     }
 
     #[inline]
@@ -321,6 +351,14 @@ impl<'a> BlockRef<'a> {
         data => key::DATA;
         /// `mimeType` (image blocks).
         mime_type => key::MIME_TYPE;
+        /// `thoughtSignature` (Gemini's tool calls).
+        thought_signature => "thoughtSignature";
+        /// `customWireName` (omp's custom tool calls: the name on the wire).
+        custom_wire_name => "customWireName";
+        /// `url` (omp's image blocks by URL).
+        url => "url";
+        /// `detail` (omp's image blocks: the detail asked of the provider).
+        detail => "detail";
     }
 }
 
@@ -393,6 +431,8 @@ impl<'a> EntryRef<'a> {
         provider => "provider";
         /// `modelId` (pi's `model_change`).
         model_id => "modelId";
+        /// `firstKeptEntryIndex` (v1 compactions, before migration to `firstKeptEntryId`).
+        first_kept_entry_index => key::FIRST_KEPT_ENTRY_INDEX;
         /// `firstKeptEntryId` (compactions).
         first_kept_entry_id => "firstKeptEntryId";
         /// `tokensBefore` (compactions).
@@ -418,7 +458,7 @@ impl<'a> EntryRef<'a> {
         /// `injectedRules` (omp's `ttsr_injection`).
         injected_rules => "injectedRules";
         /// `preserveData` (omp compactions: the providers' own compaction records).
-        preserve_data => "preserveData";
+        preserve_data => key::PRESERVE_DATA;
         /// `providerReplayThroughEntryId` (omp compactions).
         provider_replay_through_entry_id => "providerReplayThroughEntryId";
         /// `shortSummary` (omp compactions).
@@ -431,6 +471,16 @@ impl<'a> EntryRef<'a> {
         warning => "warning";
         /// `attribution` (omp's custom message entries: who it is from).
         attribution => "attribution";
+        /// `label` (`label` entries: the label given, or none to clear it).
+        label => "label";
+        /// `name` (`session_info` entries: the session's name).
+        name => key::NAME;
+        /// `parentId` (every entry after the header: the parent's id, or `null`).
+        parent_id => "parentId";
+        /// `archived` (omp's `archive` entries: whether the target is archived).
+        archived => "archived";
+        /// `title` (omp's header: the session's title).
+        title => "title";
     }
 }
 

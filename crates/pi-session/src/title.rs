@@ -28,10 +28,12 @@ pub fn title_for(entry: &Entry) -> String {
     }
     let mut text = typed_value(&message);
     if text.is_empty() {
-        let names: Vec<String> = match message.get("attachments") {
-            Some(serde_json::Value::Array(items)) => {
-                items.iter().map(|a| interpolate(a.get("name"))).collect()
-            }
+        let names: Vec<String> = match MessageRef::new(&message).attachments() {
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                // rho's attachment record (`{name, path, …}`), not a block: no view of its own.
+                .map(|a| interpolate(a.get("name")))
+                .collect(),
             _ => Vec::new(),
         };
         text = names.join(", ");

@@ -518,7 +518,7 @@ fn wrap_steering_one(message: &Value) -> Value {
     }
     let mut user = if is_user {
         let mut copy = m.map().cloned().unwrap_or_default();
-        copy.shift_remove("steering");
+        copy.shift_remove(key::STEERING);
         copy
     } else {
         match object([

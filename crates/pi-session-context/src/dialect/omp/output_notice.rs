@@ -5,6 +5,10 @@
 //! elision, byte limits, continuation offsets, artifact references), the
 //! artifact-error notice, the limit notices and the column-truncation notice.
 //! LSP diagnostics are grouped by file in omp's prefix-folded path tree.
+//!
+//! `meta` is omp's `OutputMeta` record (truncation, limits, diagnostics …), tool-output
+//! metadata a message carries, not a field of the session's schema: its keys are read here by
+//! string, in its one reader (`tree/tests/key_lookups.rs` pins how many).
 
 use serde_json::{Map, Value};
 

@@ -30,7 +30,7 @@ pub fn latest_notes(path: &[Value]) -> Option<(&str, usize)> {
         {
             continue;
         }
-        if let Some(text) = valid_notes_text(entry.get("data")) {
+        if let Some(text) = valid_notes_text(EntryRef::new(entry).data()) {
             return Some((text, index));
         }
     }
@@ -42,8 +42,8 @@ fn valid_notes_text(data: Option<&Value>) -> Option<&str> {
     if map.len() != 2 || !map.contains_key("version") {
         return None;
     }
-    let version_is_one = map.get("version").and_then(Value::as_f64) == Some(1.0);
     // omp's context-notes record (`{version, text}`), not a content block.
+    let version_is_one = map.get("version").and_then(Value::as_f64) == Some(1.0);
     let text = map.get("text")?.as_str()?;
     (version_is_one && text.len() <= MAX_CONTEXT_NOTES_BYTES).then_some(text)
 }
