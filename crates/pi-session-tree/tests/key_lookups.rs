@@ -21,10 +21,10 @@
 //! records that are not the session's schema — the JSON of a provider's wire format being
 //! transformed (context's `provider_request`), a model registry's `thinking` record, an HTTP
 //! request's query, a count by entry type — and of records a host or extension keeps inside an
-//! entry, read only where they are interpreted: omp's output `meta` and its truncation record,
-//! its file mentions and context notes, its snapcompact archive and the providers' compaction
-//! records in `preserveData`, rho's attachments, the task tool's `details`, omp's title record
-//! in its key-value store. Presentation in tree's `render.rs` (to move up to the CLI side).
+//! entry, read only where they are interpreted: omp's file mentions and context notes, its
+//! snapcompact archive and the providers' compaction records in `preserveData`, rho's
+//! attachments, the task tool's `details`, omp's title record in its key-value store.
+//! Presentation in tree's `render.rs` (to move up to the CLI side).
 //! A file not in the table may read none.
 
 use std::path::Path;
@@ -129,11 +129,6 @@ const CEILINGS: &[(&str, usize, &str)] = &[
         "crates/pi-session-tree/src/branch_facts.rs",
         1,
         "the task tool's details record",
-    ),
-    (
-        "crates/pi-session-context/src/dialect/omp/output_notice.rs",
-        42,
-        "omp's OutputMeta record, its one reader",
     ),
     (
         "crates/pi-session-context/src/rho.rs",

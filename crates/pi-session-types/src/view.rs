@@ -1,5 +1,6 @@
 //! Borrowed typed views over parsed JSON: the one place outside the owned model that knows the
-//! keys of a message, a content block, an entry and a usage record.
+//! keys of a message, a content block, an entry and a usage record (and of omp's output `meta`
+//! record a message carries).
 //!
 //! The tree and context crates work on `serde_json::Value` read straight from the line, because
 //! `buildSessionContext` and `convertToLlm` hand on every key the file had, in the file's order
@@ -566,6 +567,155 @@ impl<'a> CostRef<'a> {
     }
 }
 
+view_core!(
+    OutputMetaRef,
+    TruncationRef,
+    LimitRef,
+    RangeRef,
+    SourceRef,
+    DiagnosticsRef
+);
+
+/// omp's `OutputMeta` (a run's or tool result's `meta`: `tools/output-meta.ts`) seen through its
+/// fields; what `formatOutputNotice` reads.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputMetaRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> OutputMetaRef<'a> {
+    /// The `limits` record's entry `name` (`matchLimit`, `resultLimit`, `headLimit`,
+    /// `columnTruncated`: a record [`LimitRef`] views), as stored.
+    #[inline]
+    pub fn limit(self, name: &str) -> Option<&'a Value> {
+        self.limits().and_then(|limits| limits.get(name))
+    }
+
+    raw_fields! {
+        /// `truncation`: the record [`TruncationRef`] views.
+        truncation => "truncation";
+        /// `source`: what was truncated ([`SourceRef`]).
+        source => "source";
+        /// `artifactError`: why the full output was not saved.
+        artifact_error => "artifactError";
+        /// `limits`: the limit records ([`Self::limit`]).
+        limits => "limits";
+        /// `diagnostics`: LSP diagnostics ([`DiagnosticsRef`]).
+        diagnostics => "diagnostics";
+    }
+}
+
+/// omp's truncation record (`meta.truncation`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct TruncationRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> TruncationRef<'a> {
+    raw_fields! {
+        /// `artifactId`: where the full output is.
+        artifact_id => "artifactId";
+        /// `direction` (`head`, `tail`, `middle`).
+        direction => "direction";
+        /// `totalLines`.
+        total_lines => "totalLines";
+        /// `outputLines`.
+        output_lines => "outputLines";
+        /// `totalBytes`.
+        total_bytes => "totalBytes";
+        /// `outputBytes`.
+        output_bytes => "outputBytes";
+        /// `elidedBytes` (middle truncation).
+        elided_bytes => "elidedBytes";
+        /// `elidedLines` (middle truncation).
+        elided_lines => "elidedLines";
+        /// `headRange` ([`RangeRef`]).
+        head_range => "headRange";
+        /// `tailRange` ([`RangeRef`]).
+        tail_range => "tailRange";
+        /// `shownRange` ([`RangeRef`]).
+        shown_range => "shownRange";
+        /// `nextOffset`: where reading goes on.
+        next_offset => "nextOffset";
+        /// `partialLine`: one line shown in part.
+        partial_line => "partialLine";
+        /// `truncatedBy` (`lines` or `bytes`).
+        truncated_by => "truncatedBy";
+        /// `maxBytes`.
+        max_bytes => "maxBytes";
+    }
+}
+
+/// One of omp's limit records (`meta.limits.*`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct LimitRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> LimitRef<'a> {
+    /// The record itself; `None` when it is missing or not an object.
+    #[inline]
+    pub fn map(self) -> Option<&'a Map<String, Value>> {
+        self.0
+    }
+
+    raw_fields! {
+        /// `reached`: the limit that was reached.
+        reached => "reached";
+        /// `suggestion`: the limit to ask for next.
+        suggestion => "suggestion";
+        /// `maxColumn` (`columnTruncated`).
+        max_column => "maxColumn";
+        /// `unit` (`columnTruncated`).
+        unit => "unit";
+        /// `artifactId` (`columnTruncated`).
+        artifact_id => "artifactId";
+    }
+}
+
+/// A line range of omp's truncation record (`{start, end}`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct RangeRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> RangeRef<'a> {
+    /// The record itself; `None` when it is missing or not an object.
+    #[inline]
+    pub fn map(self) -> Option<&'a Map<String, Value>> {
+        self.0
+    }
+
+    raw_fields! {
+        /// `start`.
+        start => "start";
+        /// `end`.
+        end => "end";
+    }
+}
+
+/// What omp's truncation came from (`meta.source`: `{type, value}`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> SourceRef<'a> {
+    /// `type` when it is a string (`report`, …; not a content block's type).
+    #[inline]
+    pub fn kind(self) -> Option<&'a str> {
+        self.get(key::TYPE).and_then(Value::as_str)
+    }
+
+    raw_fields! {
+        /// `value`: the source's name.
+        value => "value";
+    }
+}
+
+/// omp's LSP diagnostics record (`meta.diagnostics`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct DiagnosticsRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> DiagnosticsRef<'a> {
+    raw_fields! {
+        /// `messages`: the diagnostics, one line each.
+        messages => "messages";
+        /// `summary`.
+        summary => key::SUMMARY;
+    }
+}
+
 /// `From` conversions of each view from a value, a reference to one (closure arguments of
 /// `filter`) and a map.
 macro_rules! view_from {
@@ -602,4 +752,16 @@ macro_rules! view_from {
         }
     )*};
 }
-view_from!(MessageRef, BlockRef, EntryRef, UsageRef, CostRef);
+view_from!(
+    MessageRef,
+    BlockRef,
+    EntryRef,
+    UsageRef,
+    CostRef,
+    OutputMetaRef,
+    TruncationRef,
+    LimitRef,
+    RangeRef,
+    SourceRef,
+    DiagnosticsRef
+);
