@@ -502,7 +502,6 @@ macro_rules! view_core {
         }
     )*};
 }
-view_core!(UsageRef, CostRef);
 
 /// pi-ai's `Usage` record (an assistant message's or a side call's `usage`) seen through its
 /// fields, the keys of [`crate::usage::Usage`]; a value that is not an object has none.
@@ -566,15 +565,6 @@ impl<'a> CostRef<'a> {
         total => "total";
     }
 }
-
-view_core!(
-    OutputMetaRef,
-    TruncationRef,
-    LimitRef,
-    RangeRef,
-    SourceRef,
-    DiagnosticsRef
-);
 
 /// omp's `OutputMeta` (a run's or tool result's `meta`: `tools/output-meta.ts`) seen through its
 /// fields; what `formatOutputNotice` reads.
@@ -752,10 +742,16 @@ macro_rules! view_from {
         }
     )*};
 }
-view_from!(
-    MessageRef,
-    BlockRef,
-    EntryRef,
+view_from!(MessageRef, BlockRef, EntryRef);
+
+/// The record views: `new`, `get` and the `From` conversions, from one list.
+macro_rules! record_views {
+    ($($view:ident),*) => {
+        view_core!($($view),*);
+        view_from!($($view),*);
+    };
+}
+record_views!(
     UsageRef,
     CostRef,
     OutputMetaRef,
