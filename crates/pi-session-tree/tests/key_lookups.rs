@@ -22,8 +22,8 @@
 //! transformed (context's `provider_request`), a model registry's `thinking` record, an HTTP
 //! request's query, a count by entry type — and of records a host or extension keeps inside an
 //! entry, read only where they are interpreted: omp's file mentions and context notes, its
-//! snapcompact archive and the providers' compaction records in `preserveData`, rho's
-//! attachments, the task tool's `details`, omp's title record in its key-value store.
+//! snapcompact archive and the providers' compaction records in `preserveData`, the task
+//! tool's `details`, omp's title record in its key-value store.
 //! Presentation in tree's `render.rs` (to move up to the CLI side).
 //! A file not in the table may read none.
 
@@ -131,11 +131,6 @@ const CEILINGS: &[(&str, usize, &str)] = &[
         "the task tool's details record",
     ),
     (
-        "crates/pi-session-context/src/rho.rs",
-        11,
-        "rho's attachment records",
-    ),
-    (
         "crates/pi-session-context/src/provider_request/anthropic_omp.rs",
         16,
         "the model registry's thinking record; Anthropic wire JSON",
@@ -174,11 +169,6 @@ const CEILINGS: &[(&str, usize, &str)] = &[
         "crates/pi-session-context/src/provider_request/anthropic.rs",
         2,
         "Anthropic wire JSON being built",
-    ),
-    (
-        "crates/pi-session/src/title.rs",
-        1,
-        "rho's attachment record",
     ),
     (
         "crates/pi-session/src/stats.rs",

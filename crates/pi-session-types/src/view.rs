@@ -566,6 +566,28 @@ impl<'a> CostRef<'a> {
     }
 }
 
+/// One of rho's attachments (a user message's `attachments`: a file the user attached, sent by
+/// path) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct AttachmentRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> AttachmentRef<'a> {
+    raw_fields! {
+        /// `name`: the file's name.
+        name => key::NAME;
+        /// `mimeType`.
+        mime_type => key::MIME_TYPE;
+        /// `path`: where the file is.
+        path => "path";
+        /// `about`: what the user said it is.
+        about => "about";
+        /// `kind` (`pdf`, …).
+        kind => "kind";
+        /// `pages` (PDFs).
+        pages => "pages";
+    }
+}
+
 /// omp's `OutputMeta` (a run's or tool result's `meta`: `tools/output-meta.ts`) seen through its
 /// fields; what `formatOutputNotice` reads.
 #[derive(Clone, Copy, Debug)]
@@ -752,6 +774,7 @@ macro_rules! record_views {
     };
 }
 record_views!(
+    AttachmentRef,
     UsageRef,
     CostRef,
     OutputMetaRef,

@@ -1,7 +1,7 @@
 //! The title rho gives a new session (rho-reqllm.md §A.2).
 
 use pi_session_types::Entry;
-use pi_session_types::view::MessageRef;
+use pi_session_types::view::{AttachmentRef, MessageRef};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::read::{to_json, typed_value};
@@ -31,8 +31,7 @@ pub fn title_for(entry: &Entry) -> String {
         let names: Vec<String> = match MessageRef::new(&message).attachments() {
             Some(serde_json::Value::Array(items)) => items
                 .iter()
-                // rho's attachment record (`{name, path, …}`), not a block: no view of its own.
-                .map(|a| interpolate(a.get("name")))
+                .map(|a| interpolate(AttachmentRef::new(a).name()))
                 .collect(),
             _ => Vec::new(),
         };
