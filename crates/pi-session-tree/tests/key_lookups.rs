@@ -21,10 +21,9 @@
 //! records that are not the session's schema — the JSON of a provider's wire format being
 //! transformed (context's `provider_request`), a model registry's `thinking` record, an HTTP
 //! request's query, a count by entry type — and of records a host or extension keeps inside an
-//! entry, read only where they are interpreted: omp's file mentions and context notes, its
-//! snapcompact archive and the providers' compaction records in `preserveData`, the task
-//! tool's `details`, omp's title record in its key-value store.
-//! Presentation in tree's `render.rs` (to move up to the CLI side).
+//! entry, read only where they are interpreted: omp's snapcompact archive and the providers'
+//! compaction records in `preserveData`, the task tool's `details`, omp's title record in its
+//! key-value store. Presentation in tree's `render.rs` (to move up to the CLI side).
 //! A file not in the table may read none.
 
 use std::path::Path;
@@ -116,11 +115,6 @@ const CEILINGS: &[(&str, usize, &str)] = &[
         "omp's snapcompact archive record",
     ),
     (
-        "crates/pi-session-tree/src/dialect/omp/notes.rs",
-        2,
-        "omp's context-notes record",
-    ),
-    (
         "crates/pi-session-tree/src/dialect/omp/blobs.rs",
         2,
         "a provider-payload item's type and result",
@@ -144,11 +138,6 @@ const CEILINGS: &[(&str, usize, &str)] = &[
         "crates/pi-session-context/src/provider_request/google.rs",
         9,
         "the registry's thinking record; Gemini wire parts",
-    ),
-    (
-        "crates/pi-session-context/src/dialect/omp/convert.rs",
-        5,
-        "omp's file-mention records",
     ),
     (
         "crates/pi-session-context/src/providers.rs",

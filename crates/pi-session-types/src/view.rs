@@ -588,6 +588,35 @@ impl<'a> AttachmentRef<'a> {
     }
 }
 
+/// One of omp's file mentions (a `fileMention` message's `files`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct FileMentionRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> FileMentionRef<'a> {
+    raw_fields! {
+        /// `path`: the file mentioned.
+        path => "path";
+        /// `content`: its text, when it was read.
+        content => key::CONTENT;
+        /// `image`: its image block, when it is a picture.
+        image => "image";
+    }
+}
+
+/// omp's context-notes record (a `custom` entry's `data`: `{version, text}`) seen through its
+/// fields.
+#[derive(Clone, Copy, Debug)]
+pub struct ContextNotesRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> ContextNotesRef<'a> {
+    raw_fields! {
+        /// `version` (1).
+        version => "version";
+        /// `text`: the notes.
+        text => key::TEXT;
+    }
+}
+
 /// omp's `OutputMeta` (a run's or tool result's `meta`: `tools/output-meta.ts`) seen through its
 /// fields; what `formatOutputNotice` reads.
 #[derive(Clone, Copy, Debug)]
@@ -775,6 +804,8 @@ macro_rules! record_views {
 }
 record_views!(
     AttachmentRef,
+    FileMentionRef,
+    ContextNotesRef,
     UsageRef,
     CostRef,
     OutputMetaRef,
