@@ -1,6 +1,7 @@
 //! One-line descriptions of entries for people (`tree`).
 
 use pi_session::projection::rho::text;
+use pi_session::types::view::{BlockRef, EntryRef, MessageRef};
 use serde_json::Value;
 
 /// The longest preview of a text, in characters.
@@ -9,40 +10,46 @@ const PREVIEW_CHARS: usize = 60;
 /// What an entry is about, in a few words: a message's role and text, a model change's model,
 /// a compaction's summary, ...
 pub fn describe(entry: &Value) -> String {
-    let str_of = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default();
-    match str_of("type") {
-        "message" => entry.get("message").map_or_else(String::new, message),
-        "model_change" => match entry.get("model").and_then(Value::as_str) {
+    let entry = EntryRef::new(entry);
+    match entry.kind().unwrap_or_default() {
+        "message" => entry.message().map_or_else(String::new, message),
+        "model_change" => match entry.model().and_then(Value::as_str) {
             Some(model) => model.to_owned(),
-            None => format!("{}/{}", str_of("provider"), str_of("modelId")),
+            None => format!("{}/{}", str_of(entry.provider()), str_of(entry.model_id())),
         },
-        "thinking_level_change" => str_of("thinkingLevel").to_owned(),
-        "compaction" | "branch_summary" => preview(str_of("summary")),
+        "thinking_level_change" => str_of(entry.thinking_level()).to_owned(),
+        "compaction" | "branch_summary" => preview(str_of(entry.summary())),
         "custom_message" => format!(
             "{} {}",
-            str_of("customType"),
-            preview(&text(entry.get("content")))
+            str_of(entry.custom_type()),
+            preview(&text(entry.content()))
         )
         .trim()
         .to_owned(),
-        "custom" => str_of("customType").to_owned(),
-        "label" => format!("{} = {:?}", str_of("targetId"), str_of("label")),
-        "session_info" => str_of("name").to_owned(),
+        "custom" => str_of(entry.custom_type()).to_owned(),
+        "label" => format!(
+            "{} = {:?}",
+            str_of(entry.target_id()),
+            str_of(entry.label())
+        ),
+        "session_info" => str_of(entry.name()).to_owned(),
         _ => String::new(),
     }
 }
 
-fn message(message: &Value) -> String {
-    let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
-    let content = message.get("content");
+fn message(value: &Value) -> String {
+    let message = MessageRef::new(value);
+    let role = message.role().unwrap_or("?");
+    let content = message.content();
     let body = match role {
         "assistant" => {
             let calls: Vec<&str> = content
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter(|part| part.get("type").and_then(Value::as_str) == Some("toolCall"))
-                .filter_map(|part| part.get("name").and_then(Value::as_str))
+                .map(BlockRef::new)
+                .filter(|part| part.is("toolCall"))
+                .filter_map(|part| part.name().and_then(Value::as_str))
                 .collect();
             let said = preview(&text(content));
             match (said.is_empty(), calls.is_empty()) {
@@ -55,39 +62,33 @@ fn message(message: &Value) -> String {
             "$ {}",
             preview(
                 message
-                    .get("command")
+                    .command()
                     .and_then(Value::as_str)
                     .unwrap_or_default()
             )
         ),
         "pythonExecution" => format!(
             ">>> {}",
-            preview(
-                message
-                    .get("code")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-            )
+            preview(message.code().and_then(Value::as_str).unwrap_or_default())
         ),
         "custom" | "hookMessage" => {
-            let kind = message
-                .get("customType")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let kind = message.custom_type().unwrap_or_default();
             format!("{kind} {}", preview(&text(content)))
                 .trim()
                 .to_owned()
         }
         "toolResult" => {
-            let name = message
-                .get("toolName")
-                .and_then(Value::as_str)
-                .unwrap_or("?");
+            let name = message.tool_name().and_then(Value::as_str).unwrap_or("?");
             format!("{name}: {}", preview(&text(content)))
         }
         _ => preview(&text(content)),
     };
     format!("{role}: {body}").trim_end().to_owned()
+}
+
+/// A field's text, `""` when it is missing or not a string.
+fn str_of(field: Option<&Value>) -> &str {
+    field.and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The first non-blank line of `text`, at most [`PREVIEW_CHARS`] characters (`…` when cut).

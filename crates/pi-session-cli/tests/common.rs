@@ -25,6 +25,14 @@ impl fmt::Display for Output {
     }
 }
 
+impl Output {
+    /// Asserts that the run exited with `code` and said `needle` on stderr.
+    pub fn assert_says(&self, code: i32, needle: &str) {
+        assert_eq!(self.code, code, "{self}");
+        assert!(self.stderr.contains(needle), "{self}");
+    }
+}
+
 /// Variables that would make the command look at the user's own sessions or change its output.
 const ENV_TO_CLEAR: [&str; 9] = [
     "XDG_DATA_HOME",

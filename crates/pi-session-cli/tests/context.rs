@@ -107,14 +107,8 @@ fn recorded_contexts_through_the_command() {
 #[test]
 fn auto_dialect_detects_pi16_marks() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("s.jsonl");
-    let lines = [
-        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}"#,
-        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"system","content":"prompt","sections":{"env":"x"},"timestamp":1}}"#,
-        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"long","timestamp":2}}"#,
-        r#"{"type":"context_edit","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","targetId":"b","replacement":{"content":"short"}}"#,
-    ];
-    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let file =
+        pi_session_test_support::write_pi16_session(dir.path(), r#"{"content":"short"}"#).unwrap();
     let path = file.to_str().unwrap();
     let contents = |args: &[&str]| {
         let out = run(&[&["context", path, "--format", "llm"], args].concat());

@@ -71,28 +71,23 @@ fn stamps_change_nothing_pi_and_omp_see_and_nothing_without_a_budget() {
             }
         }
         // With a budget the stamps apply: main's result is summarized, review's outlined.
-        let main = run(&[
-            "context",
-            s(&file),
-            "--format",
-            "req-llm",
-            "--budget",
-            "100000",
-        ]);
+        let budgeted = |more: &[&str]| {
+            let base = [
+                "context",
+                s(&file),
+                "--format",
+                "req-llm",
+                "--budget",
+                "100000",
+            ];
+            run(&[&base[..], more].concat())
+        };
+        let main = budgeted(&[]);
         assert!(
             main.stdout.contains("[read result:") || main.stdout.contains("[bash result:"),
             "{main}"
         );
-        let review = run(&[
-            "context",
-            s(&file),
-            "--format",
-            "req-llm",
-            "--budget",
-            "100000",
-            "--cursor",
-            "review",
-        ]);
+        let review = budgeted(&["--cursor", "review"]);
         assert!(!review.stdout.contains("result: "), "{review}");
     }
 }
@@ -117,8 +112,7 @@ fn a_budget_without_stamps_that_fits_changes_nothing_and_a_small_one_fits() {
         assert_eq!(plain.stdout, roomy.stdout, "{format}");
     }
     let tight = run(&["context", s(&file), "--format", "req-llm", "--budget", "5"]);
-    assert_eq!(tight.code, 0, "{tight}");
-    assert!(tight.stderr.contains("over the budget"), "{tight}");
+    tight.assert_says(0, "over the budget");
 }
 
 #[test]
@@ -126,14 +120,12 @@ fn bad_stamps_and_formats_are_refused() {
     let (_dir, file) = copy("pi/tool-calls.jsonl");
     let user = id_of(&file, "user");
     let out = run(&["append", s(&file), "--resolution", &format!("{user}=tiny")]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("not a resolution level"), "{out}");
+    out.assert_says(2, "not a resolution level");
     let out = run(&["append", s(&file), "--pin", "nope"]);
     assert_ne!(out.code, 0, "{out}");
     assert!(out.stderr.contains("nope"), "{out}");
     let out = run(&["context", s(&file), "--format", "agent", "--budget", "10"]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("--budget"), "{out}");
+    out.assert_says(2, "--budget");
 }
 
 #[test]

@@ -157,9 +157,7 @@ fn the_table_and_bad_arguments() {
     assert_eq!(out.code, 0, "{out}");
     insta::assert_snapshot!("usage_by_month", out.to_string());
     let out = run(&["usage", "fixtures/cli/usage", "--since", "last tuesday"]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("not a date"), "{out}");
+    out.assert_says(2, "not a date");
     let out = run(&["usage", "fixtures/cli/none"]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("fixtures/cli/none"), "{out}");
+    out.assert_says(2, "fixtures/cli/none");
 }

@@ -134,13 +134,11 @@ fn bad_appends_fail_with_what_to_do() {
         "{out}"
     );
     let out = run(&["append", s(&file), "--model", "gpt-5"]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("PROVIDER/ID"), "{out}");
+    out.assert_says(2, "PROVIDER/ID");
     let out = run(&["append", s(&file)]);
     assert_eq!(out.code, 2, "{out}");
     let out = run(&["append", s(&file), "--custom", "t", "{not json"]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("not JSON"), "{out}");
+    out.assert_says(2, "not JSON");
 }
 
 #[test]
@@ -148,8 +146,7 @@ fn a_version_1_file_is_migrated_then_appended_to() {
     let (_dir, file) = copy("invalid/v1-migration.jsonl");
     let before = json(&run(&["context", s(&file)]));
     let out = run(&["append", s(&file), "--user", "hi"]);
-    assert_eq!(out.code, 2, "{out}");
-    assert!(out.stderr.contains("pi-session migrate"), "{out}");
+    out.assert_says(2, "pi-session migrate");
     let out = run(&["migrate", s(&file), "--json"]);
     assert_eq!(out.code, 0, "{out}");
     let migrated = json(&out);

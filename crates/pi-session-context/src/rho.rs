@@ -18,7 +18,7 @@ use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
-use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
+use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef};
 
 /// The result text rho gives a tool call that never got a result.
 pub const ABORTED_TOOL_TEXT: &str = "Tool was not executed because the run was aborted.";
@@ -163,14 +163,13 @@ pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String
         .filter_map(|e| EntryRef::new(e).message_ref())
         .filter(|m| m.is_role("user"))
         .flat_map(attachments_of)
-        // rho's attachment record keys (see `attachments_of`), not a block's.
         .map(|a| {
             format!(
                 "- {} ({}) at {}: {}",
-                interpolate(a.get("name")),
-                interpolate(a.get("mimeType")),
-                interpolate(a.get("path")),
-                interpolate(a.get("about"))
+                interpolate(a.name()),
+                interpolate(a.mime_type()),
+                interpolate(a.path()),
+                interpolate(a.about())
             )
         })
         .collect();
@@ -373,10 +372,10 @@ impl Projector<'_> {
     fn pdf_parts(&self, message: MessageRef<'_>) -> Vec<ContentPart> {
         attachments_of(message)
             .iter()
-            .filter(|a| a.get("kind").and_then(Value::as_str) == Some("pdf"))
+            .filter(|a| a.kind().and_then(Value::as_str) == Some("pdf"))
             .map(|a| {
-                let name = interpolate(a.get("name"));
-                let path = interpolate(a.get("path"));
+                let name = interpolate(a.name());
+                let path = interpolate(a.path());
                 let gone = || ContentPart::text(format!("({name} is no longer at {path}.)"));
                 if self.options.documents.size(&path).is_none() {
                     return gone();
@@ -394,7 +393,7 @@ impl Projector<'_> {
                     )),
                     Some(bytes) => {
                         let mut metadata = Map::new();
-                        metadata.insert("pages".into(), a.get("pages").cloned().unwrap_or(Value::Null));
+                        metadata.insert("pages".into(), a.pages().cloned().unwrap_or(Value::Null));
                         ContentPart::file(bytes, name.clone(), "application/pdf", metadata)
                     }
                     None => gone(),
@@ -494,15 +493,15 @@ fn choose_documents(entries: &[&Value], documents: &dyn DocumentSource) -> HashS
         .filter(|m| m.is_role("user"));
     for message in user_messages {
         for attachment in attachments_of(message).iter().rev() {
-            if attachment.get("kind").and_then(Value::as_str) != Some("pdf") {
+            if attachment.kind().and_then(Value::as_str) != Some("pdf") {
                 continue;
             }
-            let path = interpolate(attachment.get("path"));
+            let path = interpolate(attachment.path());
             let Some(size) = documents.size(&path) else {
                 continue;
             };
             let doc_pages = attachment
-                .get("pages")
+                .pages()
                 .and_then(Value::as_u64)
                 .unwrap_or_else(|| (size / BYTES_PER_ESTIMATED_PAGE).max(1));
             if bytes + size <= MAX_DOCUMENT_BYTES && pages + doc_pages <= MAX_DOCUMENT_PAGES {
@@ -552,9 +551,13 @@ fn content_items(content: Option<&Value>) -> Box<dyn Iterator<Item = &Value> + '
 
 /// rho's `attachments/1` on a message. Its records' own keys (`kind`, `name`, `mimeType`,
 /// `path`, `about`, `pages`) are rho's attachment schema, read only in this file.
-fn attachments_of<'a>(message: MessageRef<'a>) -> Vec<&'a Map<String, Value>> {
+fn attachments_of<'a>(message: MessageRef<'a>) -> Vec<AttachmentRef<'a>> {
     match message.attachments() {
-        Some(Value::Array(items)) => items.iter().filter_map(Value::as_object).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_object)
+            .map(AttachmentRef::new)
+            .collect(),
         _ => Vec::new(),
     }
 }

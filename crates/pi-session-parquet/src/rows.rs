@@ -6,6 +6,7 @@ use std::path::Path;
 use pi_session::store::Severity;
 use pi_session::tree::{LeafSelector, SessionView, UsagePart, UsageSums, usage_record};
 use pi_session::types::js;
+use pi_session::types::view::{BlockRef, EntryRef, MessageRef};
 use pi_session::{record_model, record_time};
 use serde_json::Value;
 
@@ -62,8 +63,9 @@ fn text_chars(content: Option<&Value>) -> i64 {
         Some(Value::String(t)) => count(t),
         Some(Value::Array(blocks)) => blocks
             .iter()
-            .filter(|b| js::is_str(b.get("type"), "text"))
-            .filter_map(|b| js::as_str(b.get("text")))
+            .map(BlockRef::new)
+            .filter(|b| b.is("text"))
+            .filter_map(BlockRef::text_str)
             .map(count)
             .sum(),
         _ => 0,
@@ -108,12 +110,13 @@ pub fn file_rows(path: &Path) -> pi_session::Result<FileRows> {
     for chunk in positions.chunks(CHUNK) {
         let entries = view.load(chunk)?;
         for (&pos, entry) in chunk.iter().zip(&entries) {
-            let kind = js::as_str(entry.get("type"));
-            let message = entry.get("message").filter(|_| kind == Some("message"));
-            let role = js::as_str(js::get(message, "role"));
+            let fields = EntryRef::new(entry);
+            let kind = fields.kind();
+            let message = fields.message().filter(|_| kind == Some("message"));
+            let role = MessageRef::new(message).role();
             let record = usage_record(entry);
             let at = record_time(entry);
-            let entry_time = js::as_str(entry.get("timestamp")).and_then(js::parse_date_string);
+            let entry_time = js::as_str(fields.timestamp()).and_then(js::parse_date_string);
             let line = file
                 .index()
                 .get(pos)
@@ -121,9 +124,9 @@ pub fn file_rows(path: &Path) -> pi_session::Result<FileRows> {
             let mut row = vec![
                 sid(),
                 fname(),
-                text(entry.get("id")),
-                text(entry.get("parentId")),
-                text(entry.get("type")),
+                fields.id().into(),
+                text(fields.parent_id()),
+                kind.into(),
                 time(at),
                 line.into(),
                 Cell::Bool(on_branch.get(pos).copied().unwrap_or(false)),
@@ -138,21 +141,22 @@ pub fn file_rows(path: &Path) -> pi_session::Result<FileRows> {
                 continue;
             };
             messages += 1;
-            let content = message.get("content");
+            let message = MessageRef::new(message);
+            let content = message.content();
             let mut row = vec![
                 sid(),
                 fname(),
-                text(entry.get("id")),
+                fields.id().into(),
                 time(entry_time),
-                time(js::date_ms(message.get("timestamp"))),
+                time(js::date_ms(message.timestamp())),
                 role.into(),
-                text(message.get("provider")),
-                text(message.get("model")),
-                text(message.get("api")),
-                text(message.get("stopReason")),
-                text(message.get("errorMessage")),
-                text(message.get("toolName")),
-                message.get("isError").and_then(Value::as_bool).into(),
+                text(message.provider()),
+                text(message.model()),
+                text(message.api()),
+                message.stop_reason().into(),
+                text(message.error_message()),
+                text(message.tool_name()),
+                message.is_error().and_then(Value::as_bool).into(),
                 Cell::Int(text_chars(content)),
             ];
             row.extend(usage_cells(record.map(|(_, u)| u)));
@@ -160,20 +164,20 @@ pub fn file_rows(path: &Path) -> pi_session::Result<FileRows> {
             match role {
                 Some("assistant") => {
                     let blocks = content.and_then(Value::as_array).into_iter().flatten();
-                    for block in blocks.filter(|b| js::is_str(b.get("type"), "toolCall")) {
-                        if let Some(id) = js::as_str(block.get("id")) {
+                    for block in blocks.map(BlockRef::new).filter(|b| b.is("toolCall")) {
+                        if let Some(id) = block.id_str() {
                             open_calls.insert(id.to_owned(), rows.tool_calls.len());
                         }
                         let arguments = block
-                            .get("arguments")
+                            .arguments()
                             .map_or(Cell::Null, |a| Cell::Text(a.to_string()));
                         rows.tool_calls.push(vec![
                             sid(),
                             fname(),
-                            text(entry.get("id")),
+                            fields.id().into(),
                             time(entry_time),
-                            text(block.get("id")),
-                            text(block.get("name")),
+                            text(block.id()),
+                            text(block.name()),
                             arguments,
                             Cell::Null,
                             Cell::Null,
@@ -182,12 +186,13 @@ pub fn file_rows(path: &Path) -> pi_session::Result<FileRows> {
                     }
                 }
                 Some("toolResult") => {
-                    let call = js::as_str(message.get("toolCallId"))
+                    let call = message
+                        .tool_call_id_str()
                         .and_then(|id| open_calls.remove(id))
                         .and_then(|at| rows.tool_calls.get_mut(at));
                     if let Some(call) = call {
-                        call[7] = text(entry.get("id"));
-                        call[8] = message.get("isError").and_then(Value::as_bool).into();
+                        call[7] = fields.id().into();
+                        call[8] = message.is_error().and_then(Value::as_bool).into();
                         call[9] = Cell::Int(text_chars(content));
                     }
                 }

@@ -14,6 +14,7 @@
 //! The index carries the migrated envelope (ids and parents) from the start; entry bodies are
 //! patched only when materialised.
 
+use pi_session_types::view::{EntryRef, MessageRef, key};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -99,10 +100,12 @@ pub(crate) fn patch_v1(
         "parentId".to_owned(),
         parent_id.map_or(Value::Null, |p| Value::String(p.to_owned())),
     );
-    if object.get("type").and_then(Value::as_str) == Some("compaction") {
-        let index = object.get("firstKeptEntryIndex").and_then(Value::as_f64);
+    if EntryRef::new(&*object).is("compaction") {
+        let index = EntryRef::new(&*object)
+            .first_kept_entry_index()
+            .and_then(Value::as_f64);
         if let Some(index) = index {
-            object.shift_remove("firstKeptEntryIndex");
+            object.shift_remove(key::FIRST_KEPT_ENTRY_INDEX);
             let target = (index >= 0.0 && index.fract() == 0.0)
                 .then(|| resolve_index(index as u64))
                 .flatten();
@@ -115,11 +118,11 @@ pub(crate) fn patch_v1(
 
 /// Patches a v2 (or migrated v1) entry object: `message.role` `hookMessage` becomes `custom`.
 pub(crate) fn patch_v2(object: &mut Map<String, Value>) {
-    if object.get("type").and_then(Value::as_str) != Some("message") {
+    if !EntryRef::new(&*object).is("message") {
         return;
     }
-    if let Some(Value::Object(message)) = object.get_mut("message")
-        && message.get("role").and_then(Value::as_str) == Some("hookMessage")
+    if let Some(Value::Object(message)) = object.get_mut(key::MESSAGE)
+        && MessageRef::new(&*message).is_role("hookMessage")
     {
         message.insert("role".to_owned(), Value::String("custom".to_owned()));
     }

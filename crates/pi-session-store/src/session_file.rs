@@ -286,8 +286,8 @@ impl SessionFile {
         let JsonValue::Object(object) = parsed else {
             return None;
         };
-        let same_entry = object.get("type").and_then(JsonValue::as_str) == Some(kind)
-            && object.get("id").and_then(JsonValue::as_str) == at.envelope.id.as_deref();
+        let view = pi_session_types::view::EntryRef::new(&object);
+        let same_entry = view.is(kind) && view.id() == at.envelope.id.as_deref();
         same_entry.then_some(JsonValue::Object(object))
     }
 

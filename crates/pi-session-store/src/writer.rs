@@ -628,17 +628,14 @@ impl<F: Vfs> SessionWriter<F> {
     /// appended ([`StoreError::UnknownId`] otherwise); the entry becomes the leaf. Returns the
     /// entry as it reads back from the bytes written.
     pub fn append_replicated(&mut self, entry: JsonMap) -> Result<Entry, StoreError> {
-        let kind = entry.get("type").and_then(|t| t.as_str()).unwrap_or("");
+        let view = pi_session_types::view::EntryRef::new(&entry);
+        let kind = view.kind().unwrap_or("");
         if matches!(kind, "session" | "title") {
             return Err(StoreError::ReservedType {
                 kind: kind.to_owned(),
             });
         }
-        let Some(id) = entry
-            .get("id")
-            .and_then(|id| id.as_str())
-            .map(str::to_owned)
-        else {
+        let Some(id) = view.id().map(str::to_owned) else {
             return Err(StoreError::Serialize {
                 what: "entry",
                 detail: "a replicated entry needs a string `id`".to_owned(),
@@ -650,7 +647,7 @@ impl<F: Vfs> SessionWriter<F> {
                 detail: format!("the session already has an entry with id {id:?}"),
             });
         }
-        if let Some(parent) = entry.get("parentId").and_then(|p| p.as_str())
+        if let Some(parent) = view.parent_id().and_then(|p| p.as_str())
             && !self.ids.contains(parent)
         {
             return Err(StoreError::UnknownId {

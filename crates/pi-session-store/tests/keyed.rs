@@ -27,6 +27,17 @@ fn raw(store: &Store) -> Arc<dyn KeyedStore> {
     }
 }
 
+/// A new session at `path` in `store` with one `label` entry appended (its writer kept open).
+fn one_label_at(
+    store: &Store,
+    path: &Path,
+    options: WriterOptions,
+) -> pi_session_store::SessionWriter {
+    let mut writer = store.create_at(path, new_header("/w"), options);
+    writer.append(entry("label", &[])).unwrap();
+    writer
+}
+
 const PATH: &str = "/home/u/.omp/agent/sessions/--w--/2026-01-01T00-00-00-000Z_s1.jsonl";
 
 fn slot_options() -> WriterOptions {
@@ -123,8 +134,7 @@ fn damage_is_a_diagnostic_with_line_and_byte_offset() {
 fn an_append_after_a_torn_line_starts_on_a_new_line() {
     for (name, store) in stores() {
         let path = Path::new(PATH);
-        let mut writer = store.create_at(path, new_header("/w"), WriterOptions::default());
-        writer.append(entry("label", &[])).unwrap();
+        let _writer = one_label_at(&store, path, WriterOptions::default());
         // A writer killed mid-append leaves part of a line (Redis: a client that sent half).
         let keyed = raw(&store);
         let len = keyed.stat(PATH).unwrap().unwrap().size;
@@ -162,8 +172,7 @@ fn an_append_after_a_torn_line_starts_on_a_new_line() {
 fn a_foreign_append_is_a_conflict_and_nothing_is_written() {
     for (name, store) in stores() {
         let path = Path::new(PATH);
-        let mut ours = store.create_at(path, new_header("/w"), WriterOptions::default());
-        ours.append(entry("label", &[])).unwrap();
+        let mut ours = one_label_at(&store, path, WriterOptions::default());
         let (mut theirs, _, _) = store
             .open_for_append(path, WriterOptions::default())
             .unwrap();
@@ -246,8 +255,7 @@ fn a_rewrite_under_a_writer_is_a_conflict_even_when_it_is_longer() {
 fn titles_are_kept_beside_the_bytes_and_overlaid_on_read_and_listing() {
     for (name, store) in stores() {
         let path = Path::new(PATH);
-        let mut writer = store.create_at(path, new_header("/w"), slot_options());
-        writer.append(entry("label", &[])).unwrap();
+        let mut writer = one_label_at(&store, path, slot_options());
         let created = raw(&store).title(PATH).unwrap().unwrap();
         assert_eq!(
             created.title.as_deref(),

@@ -208,6 +208,23 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Writes `dir/s.jsonl`, a session with pi 1.6's marks: a system message with `sections`, then
+/// a user message (`long`) that a `context_edit` replaces with `replacement` (JSON text: an
+/// object such as `{"content":"short"}`, or `null`). Returns the file's path.
+pub fn write_pi16_session(dir: &Path, replacement: &str) -> std::io::Result<PathBuf> {
+    let file = dir.join("s.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}"#.to_owned(),
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"system","content":"prompt","sections":{"env":"x"},"timestamp":1}}"#.to_owned(),
+        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"long","timestamp":2}}"#.to_owned(),
+        format!(
+            r#"{{"type":"context_edit","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","targetId":"b","replacement":{replacement}}}"#
+        ),
+    ];
+    std::fs::write(&file, lines.join("\n") + "\n")?;
+    Ok(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

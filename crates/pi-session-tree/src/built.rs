@@ -84,7 +84,10 @@ pub(crate) fn materialise_from(path: &mut [Value], messages: Vec<Built>) -> Vec<
             Built::Entry(at) => match named.get_mut(at) {
                 Some(count) if *count == 1 => {
                     *count = 0;
-                    match path.get_mut(at).and_then(|entry| entry.get_mut("message")) {
+                    match path
+                        .get_mut(at)
+                        .and_then(|entry| entry.get_mut(pi_session_types::view::key::MESSAGE))
+                    {
                         Some(moved) => moved.take(),
                         None => MISSING.clone(),
                     }

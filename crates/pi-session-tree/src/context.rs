@@ -10,7 +10,6 @@ use crate::dialect::BuildContext;
 use crate::dialect::omp::blobs::BlobSource;
 use crate::dialect::omp::context::OmpContext;
 use crate::dialect::pi::context::PiContext;
-use pi_session_types::js;
 
 pub use crate::dialect::Dialect;
 pub use crate::dialect::omp::prepare_omp_entry;
@@ -94,21 +93,23 @@ impl DialectEvidence {
         let kind = EntryRef::new(entry).kind().unwrap_or_default();
         self.kind(kind);
         if kind == "model_change" {
-            if entry.get("model").is_some_and(Value::is_string) {
+            let change = EntryRef::new(entry);
+            if change.model().is_some_and(Value::is_string) {
                 self.omp = true;
-            } else if entry.get("provider").is_some() || entry.get("modelId").is_some() {
+            } else if change.provider().is_some() || change.model_id().is_some() {
                 self.pi = true;
             }
         }
         // omp's appendCustomMessageEntry always writes `attribution` ("user" or "agent");
         // pi 0.73 and 1.6 never do. This tells headerless omp excerpts apart.
-        if kind == "custom_message" && entry.get("attribution").is_some() {
+        if kind == "custom_message" && EntryRef::new(entry).attribution().is_some() {
             self.omp = true;
         }
         // pi 1.6's system messages; `sections` exists in no earlier pi nor in omp.
         if kind == "message" {
             let message = EntryRef::new(entry).message();
-            if MessageRef::new(message).is_role("system") && js::get(message, "sections").is_some()
+            if MessageRef::new(message).is_role("system")
+                && MessageRef::new(message).sections().is_some()
             {
                 self.pi16 = true;
             }

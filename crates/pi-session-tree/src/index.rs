@@ -27,11 +27,11 @@ impl NodeInfo {
     /// Reads the envelope of an entry given as a JSON object. Non-string ids
     /// and parent ids count as absent.
     pub fn from_value(entry: &Value) -> Self {
-        let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+        let entry = pi_session_types::view::EntryRef::new(entry);
         Self {
-            kind: text("type").unwrap_or_default(),
-            id: text("id"),
-            parent_id: text("parentId"),
+            kind: entry.kind().unwrap_or_default().to_owned(),
+            id: entry.id().map(str::to_owned),
+            parent_id: entry.parent_id().and_then(Value::as_str).map(str::to_owned),
         }
     }
 }

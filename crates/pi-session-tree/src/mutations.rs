@@ -104,7 +104,7 @@ pub fn plan_fork(
     let mut next_kept: HashMap<String, Option<String>> = HashMap::new();
     let mut pending_labels: Vec<String> = Vec::new();
     for entry in path {
-        let id = js::as_str(entry.get("id")).map(str::to_owned);
+        let id = EntryRef::new(entry).id().map(str::to_owned);
         if is_label(entry) {
             pending_labels.extend(id);
         } else {
@@ -123,26 +123,28 @@ pub fn plan_fork(
                 "parentId".into(),
                 previous.clone().map_or(Value::Null, Value::from),
             );
-            if let Some(target) = js::as_str(map.get("firstKeptEntryId")).map(str::to_owned)
+            if let Some(target) =
+                js::as_str(EntryRef::new(&*map).first_kept_entry_id()).map(str::to_owned)
                 && let Some(replacement) = next_kept.get(&target)
             {
                 let value = replacement.clone().map_or(Value::from(""), Value::from);
                 map.insert("firstKeptEntryId".into(), value);
             }
-            previous = js::as_str(map.get("id")).map(str::to_owned);
+            previous = EntryRef::new(&*map).id().map(str::to_owned);
         }
         ids.extend(previous.clone());
         planned.push(entry);
     }
     let on_path: HashSet<&str> = planned
         .iter()
-        .filter_map(|e| js::as_str(e.get("id")))
+        .filter_map(|e| EntryRef::new(e).id())
         .collect();
     let mut in_effect: Map<String, Value> = Map::new();
     for label in label_entries.iter().filter(|e| is_label(e)) {
-        let target = js::string_of(label.get("targetId"));
-        if js::truthy(label.get("label")) {
-            let record = serde_json::json!([label.get("label"), label.get("timestamp")]);
+        let label = EntryRef::new(label);
+        let target = js::string_of(label.target_id());
+        if js::truthy(label.label()) {
+            let record = serde_json::json!([label.label(), label.timestamp()]);
             in_effect.insert(target, record);
         } else {
             in_effect.shift_remove(&target);

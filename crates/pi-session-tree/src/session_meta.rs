@@ -53,9 +53,10 @@ pub fn labels<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String, V
         if !EntryRef::new(entry).is("label") {
             continue;
         }
-        let target = js::string_of(entry.get("targetId"));
-        if js::truthy(entry.get("label")) {
-            if let Some(label) = entry.get("label") {
+        let entry = EntryRef::new(entry);
+        let target = js::string_of(entry.target_id());
+        if js::truthy(entry.label()) {
+            if let Some(label) = entry.label() {
                 labels.insert(target, label.clone());
             }
         } else {
@@ -71,7 +72,7 @@ pub fn pi_session_name<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Opti
     let mut name = None;
     for entry in entries {
         if EntryRef::new(entry).is("session_info") {
-            name = js::as_str(entry.get("name"))
+            name = js::as_str(EntryRef::new(entry).name())
                 .map(js::trim)
                 .filter(|n| !n.is_empty())
                 .map(str::to_owned);
@@ -85,7 +86,7 @@ pub fn pi_session_name<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Opti
 pub fn omp_session_title(slot_title: Option<&str>, header: Option<&Value>) -> Option<String> {
     match slot_title {
         Some(title) => (!title.is_empty()).then(|| title.to_owned()),
-        None => js::as_str(header.and_then(|h| h.get("title")))
+        None => js::as_str(EntryRef::new(header).title())
             .filter(|t| !t.is_empty())
             .map(str::to_owned),
     }
@@ -99,11 +100,11 @@ pub fn archived<'a>(entries: impl IntoIterator<Item = &'a Value>) -> Map<String,
         if !EntryRef::new(entry).is("archive") {
             continue;
         }
-        let Some(target) = js::as_str(entry.get("targetId")) else {
+        let Some(target) = js::as_str(EntryRef::new(entry).target_id()) else {
             continue;
         };
-        let flag = entry
-            .get("archived")
+        let flag = EntryRef::new(entry)
+            .archived()
             .and_then(Value::as_bool)
             .unwrap_or(false);
         archived.shift_remove(target);

@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::convert::Infallible;
 
+use pi_session_types::view::{EntryRef, MessageRef};
 use serde_json::{Map, Value};
 
 use crate::branch_facts::BranchTally;
@@ -376,7 +377,7 @@ pub fn context_path<S: EntrySource + ?Sized>(
     let sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
     fill(source, positions, &mut path, &sent)?;
     let is_assistant =
-        |entry: &Value| js::is_str(js::get(entry.get("message"), "role"), "assistant");
+        |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
     if !path.range(start..).any(|(_, entry)| is_assistant(entry)) {
         let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread(at)).collect();
         while !before.is_empty() {
@@ -431,7 +432,7 @@ pub fn rho_path<S: EntrySource + ?Sized>(
         return source.entry_values(positions);
     };
     let compaction = source.entry_value(positions[latest])?;
-    let first_kept = js::as_str(compaction.get("firstKeptEntryId"));
+    let first_kept = js::as_str(EntryRef::new(&compaction).first_kept_entry_id());
     let start = first_kept
         .and_then(|first| {
             (0..latest).position(|at| {

@@ -1,7 +1,33 @@
-//! String-key lookups (`.get("key")`, `["key"]`, `js::get(v, "key")`) in the rule modules of
-//! this crate: fields are read through `pi_session_types::view` (`EntryRef`, `MessageRef`,
-//! `BlockRef`), so a key's spelling lives in one table. What is left is counted per file and
-//! may only go down; each kind left carries a comment in the code saying why.
+//! String-key lookups of session fields outside the schema crate, counted per file.
+//!
+//! **The rule.** Fields of the session's schema — an entry's, a message's, a content block's,
+//! pi-ai's `usage` record's — are read through `pi_session_types::view` (`EntryRef`,
+//! `MessageRef`, `BlockRef`, `UsageRef`, `CostRef`), so a key's spelling lives in one table,
+//! and written or removed through the constants of `view::key`.
+//!
+//! *Counted*, in the library source of every crate outside `pi-session-types` that reads
+//! sessions (tree, context, facade, CLI, view, parquet, store; code before a file's
+//! `#[cfg(test)]`, comments left out): a read of a key spelled as a string literal —
+//! `.get("key")`, `.get_mut("key")`, `shift_remove("key")`, `value["key"]`,
+//! `js::get(value, "key")`, context's `str_field(value, "key")`.
+//!
+//! *Not counted*: JSON being built (`value["key"] = …`, `insert("key", …)`, `json!` literals:
+//! an output's or a provider request's keys are spelled where it is built), and keys named
+//! through `view::key` or a record's own constants (one spelling, shared by its writer and
+//! reader). `pi-session-foreign` is not scanned: it reads Claude Code's and Codex's own
+//! schemas, not ours.
+//!
+//! *Left, with a comment at each site* (the ceilings below, which may only go down): reads of
+//! records that are not the session's schema — the JSON of a provider's wire format being
+//! transformed (context's `provider_request`), a model registry's `thinking` record, an HTTP
+//! request's query, a count by entry type — and of records a host or extension keeps inside an
+//! entry, read only where they are interpreted: omp's snapcompact archive and the providers'
+//! compaction records in `preserveData`, the task tool's `details`, omp's title record in its
+//! key-value store. (Tree's drawing moved to the CLI's `draw.rs` in round seven, which reads
+//! no keys: the CLI's `describe.rs` describes an entry through the views.)
+//! A file not in the table may read none.
+
+use std::path::Path;
 
 use pi_session_test_support::workspace_root;
 
@@ -12,13 +38,28 @@ fn starts_with_key(text: &str) -> bool {
         .is_some_and(|key| !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric()))
 }
 
+/// Whether the index at the start of `rest` (`"key"] …`) is assigned to: JSON being built.
+fn is_assignment(rest: &str) -> bool {
+    rest.split_once(']').is_some_and(|(_, after)| {
+        let after = after.trim_start();
+        after.starts_with('=') && !after.starts_with("==")
+    })
+}
+
 /// The string-key lookups on one line of code (comments left out).
 fn lookups(line: &str) -> usize {
     let code = line.trim_start();
     if code.starts_with("//") {
         return 0;
     }
-    const OPENINGS: [&str; 5] = [".get(", ".get_mut(", "shift_remove(", "[", "js::get("];
+    const OPENINGS: [&str; 6] = [
+        ".get(",
+        ".get_mut(",
+        "shift_remove(",
+        "[",
+        "js::get(",
+        "str_field(",
+    ];
     OPENINGS
         .iter()
         .map(|opening| {
@@ -29,11 +70,11 @@ fn lookups(line: &str) -> usize {
                         .chars()
                         .next_back()
                         .is_some_and(|c| c.is_alphanumeric() || matches!(c, ')' | ']' | '_'));
-                    if *opening == "[" && !indexes {
-                        // An array literal, not an index.
+                    if *opening == "[" && (!indexes || is_assignment(rest)) {
+                        // An array literal, not an index; or JSON being built.
                         return false;
                     }
-                    if *opening == "js::get(" {
+                    if matches!(*opening, "js::get(" | "str_field(") {
                         // `js::get(value, "key")`: the key is the second argument.
                         rest.split_once(", ")
                             .is_some_and(|(_, key)| starts_with_key(key))
@@ -46,36 +87,160 @@ fn lookups(line: &str) -> usize {
         .sum()
 }
 
-fn count_in(relative: &str) -> usize {
-    let text = std::fs::read_to_string(workspace_root().join(relative)).unwrap();
+/// The crates whose library source is scanned.
+const CRATES: [&str; 7] = [
+    "pi-session-store",
+    "pi-session-tree",
+    "pi-session-context",
+    "pi-session",
+    "pi-session-view",
+    "pi-session-parquet",
+    "pi-session-cli",
+];
+
+/// (file, most lookups left, what they read). Every other file may read none.
+const CEILINGS: &[(&str, usize, &str)] = &[
+    (
+        "crates/pi-session-tree/src/dialect/omp/context.rs",
+        9,
+        "providers' compaction records in preserveData (7), the compaction extension's details (2)",
+    ),
+    (
+        "crates/pi-session-tree/src/dialect/omp/snapcompact.rs",
+        6,
+        "omp's snapcompact archive record",
+    ),
+    (
+        "crates/pi-session-tree/src/dialect/omp/blobs.rs",
+        2,
+        "a provider-payload item's type and result",
+    ),
+    (
+        "crates/pi-session-tree/src/branch_facts.rs",
+        1,
+        "the task tool's details record",
+    ),
+    (
+        "crates/pi-session-context/src/provider_request/anthropic_omp.rs",
+        16,
+        "the model registry's thinking record; Anthropic wire JSON",
+    ),
+    (
+        "crates/pi-session-context/src/provider_request/openai_responses_omp.rs",
+        30,
+        "the registry's thinking record; Responses wire items and omp's provider payload",
+    ),
+    (
+        "crates/pi-session-context/src/provider_request/google.rs",
+        9,
+        "the registry's thinking record; Gemini wire parts",
+    ),
+    (
+        "crates/pi-session-context/src/providers.rs",
+        3,
+        "Anthropic wire JSON being built",
+    ),
+    (
+        "crates/pi-session-context/src/provider_request/openai_chat.rs",
+        5,
+        "Chat Completions wire JSON being built",
+    ),
+    (
+        "crates/pi-session-context/src/provider_request/openai_responses.rs",
+        3,
+        "a Responses id record being parsed",
+    ),
+    (
+        "crates/pi-session-context/src/provider_request/anthropic.rs",
+        2,
+        "Anthropic wire JSON being built",
+    ),
+    (
+        "crates/pi-session/src/stats.rs",
+        1,
+        "context's ContentPart metadata",
+    ),
+    (
+        "crates/pi-session-cli/src/commands/serve.rs",
+        4,
+        "HTTP query parameters (3), the listing row built (1)",
+    ),
+    (
+        "crates/pi-session-cli/src/commands/stats.rs",
+        1,
+        "a count by entry type",
+    ),
+    (
+        "crates/pi-session-view/src/model.rs",
+        1,
+        "the built context's own messages list",
+    ),
+    (
+        "crates/pi-session-store/src/keyed/mod.rs",
+        3,
+        "omp's title record in its key-value store",
+    ),
+];
+
+/// The lookups in one source file, before its `#[cfg(test)]`.
+fn count_in(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .take_while(|line| !line.starts_with("#[cfg(test)]"))
         .map(lookups)
         .sum()
 }
 
+/// Every `.rs` file under `dir`, as paths relative to the workspace root.
+fn sources(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let relative = path.strip_prefix(root).unwrap_or(&path);
+            out.push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+}
+
 #[test]
-fn rule_modules_read_fields_through_the_views() {
-    // (file, most lookups left): pi's rules read none; branch_facts only the task tool's
-    // `details` record (pi-ai's `Usage` is read through `UsageRef`); omp's rules only records
-    // that are not our schema: the providers' compaction records in `preserveData` (7) and the
-    // compaction extension's `details` (2). Each carries a comment saying so.
-    const CEILINGS: [(&str, usize); 3] = [
-        ("crates/pi-session-tree/src/dialect/pi/context.rs", 0),
-        ("crates/pi-session-tree/src/branch_facts.rs", 1),
-        ("crates/pi-session-tree/src/dialect/omp/context.rs", 9),
-    ];
+fn session_fields_are_read_through_the_views() {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    for krate in CRATES {
+        sources(
+            &root,
+            &root.join("crates").join(krate).join("src"),
+            &mut files,
+        );
+    }
+    files.sort();
+    assert!(files.len() > 100, "too few sources found: {}", files.len());
     let mut over = Vec::new();
-    for (file, ceiling) in CEILINGS {
-        let count = count_in(file);
-        println!("{file}: {count} string-key lookups (at most {ceiling})");
+    let mut total = 0;
+    for file in &files {
+        let count = count_in(&root.join(file));
+        total += count;
+        let ceiling = CEILINGS
+            .iter()
+            .find(|(name, _, _)| name == file)
+            .map_or(0, |&(_, ceiling, _)| ceiling);
+        if count > 0 || ceiling > 0 {
+            println!("{file}: {count} string-key lookups (at most {ceiling})");
+        }
         if count > ceiling {
             over.push(format!("{file}: {count} > {ceiling}"));
         }
     }
+    println!("{total} in all");
     assert!(
         over.is_empty(),
-        "read these fields through the views: {over:?}"
+        "read these fields through pi_session_types::view (or, for a record that is not \\
+         the session's schema, comment the site and raise its ceiling here): {over:?}"
     );
 }
 
@@ -84,7 +249,10 @@ fn the_lookup_count_sees_lookups() {
     assert_eq!(lookups(r#"let id = entry.get("id");"#), 1);
     assert_eq!(lookups(r#"x["content"] == y["role"]"#), 2);
     assert_eq!(lookups(r#"js::get(message, "usage")"#), 1);
+    assert_eq!(lookups(r#"str_field(message, "api") == Some(api)"#), 1);
     assert_eq!(lookups(r#"// entry.get("id")"#), 0);
+    assert_eq!(lookups(r#"row["title"] = json!(title);"#), 0);
+    assert_eq!(lookups(r#"row["title"] == json!(title)"#), 1);
     assert_eq!(lookups(r#"EntryRef::new(e).is("message")"#), 0);
     assert_eq!(
         lookups(r#"const KINDS: [&str; 2] = ["usage", "context_edit"];"#),

@@ -1,5 +1,6 @@
 //! Borrowed typed views over parsed JSON: the one place outside the owned model that knows the
-//! keys of a message, a content block, an entry and a usage record.
+//! keys of a message, a content block, an entry and a usage record (and of omp's output `meta`
+//! record a message carries).
 //!
 //! The tree and context crates work on `serde_json::Value` read straight from the line, because
 //! `buildSessionContext` and `convertToLlm` hand on every key the file had, in the file's order
@@ -83,6 +84,14 @@ pub mod key {
         MESSAGE = "message";
         /// A summary message's or entry's summary text.
         SUMMARY = "summary";
+        /// omp's provider payload on a message (its replayed wire items).
+        PROVIDER_PAYLOAD = "providerPayload";
+        /// omp compactions' record of the providers' own compaction state.
+        PRESERVE_DATA = "preserveData";
+        /// omp's steering flag on a user message.
+        STEERING = "steering";
+        /// A v1 compaction's first kept entry, by index (migrated to `firstKeptEntryId`).
+        FIRST_KEPT_ENTRY_INDEX = "firstKeptEntryIndex";
     }
 }
 
@@ -113,6 +122,20 @@ macro_rules! str_fields {
     };
 }
 
+/// Generates string views of raw accessors: `fn name(self) -> Option<&'a str>`, the field read by
+/// `raw` when it is a JSON string.
+macro_rules! str_of_raw {
+    ($($(#[$doc:meta])* $name:ident => $raw:ident;)*) => {
+        $(
+            $(#[$doc])*
+            #[inline]
+            pub fn $name(self) -> Option<&'a str> {
+                self.$raw().and_then(Value::as_str)
+            }
+        )*
+    };
+}
+
 /// An agent message (`{"role": …}`) seen through its fields; a value that is not an object
 /// has none.
 #[derive(Clone, Copy, Debug)]
@@ -137,10 +160,17 @@ impl<'a> MessageRef<'a> {
         self.0
     }
 
-    /// `toolCallId` when it is a string (tool results).
-    #[inline]
-    pub fn tool_call_id_str(self) -> Option<&'a str> {
-        self.tool_call_id().and_then(Value::as_str)
+    str_of_raw! {
+        /// `toolCallId` when it is a string (tool results).
+        tool_call_id_str => tool_call_id;
+        /// `provider` when it is a string (assistant messages).
+        provider_str => provider;
+        /// `api` when it is a string (assistant messages).
+        api_str => api;
+        /// `model` when it is a string (assistant messages).
+        model_str => model;
+        /// `attribution` when it is a string (omp).
+        attribution_str => attribution;
     }
 
     #[inline]
@@ -224,11 +254,13 @@ impl<'a> MessageRef<'a> {
         /// `method` (omp compaction summaries: `handoff` or not).
         method => "method";
         /// `providerPayload` (omp).
-        provider_payload => "providerPayload";
+        provider_payload => key::PROVIDER_PAYLOAD;
         /// `prunedAt` (omp pruned tool results).
         pruned_at => "prunedAt";
+        /// `synthetic` (omp's user messages the agent wrote).
+        synthetic => "synthetic";
         /// `steering` (omp steering user messages).
-        steering => "steering";
+        steering => key::STEERING;
         /// `details` (tool results, custom messages).
         details => "details";
         /// `display` (custom messages).
@@ -243,6 +275,8 @@ impl<'a> MessageRef<'a> {
         usage => "usage";
         /// `attachments` (rho's user messages).
         attachments => "attachments";
+        /// `sections` (pi 1.6's system messages).
+        sections => "sections";
         /// `retryRecovery` (omp's and rho's assistant messages).
         retry_recovery => "retryRecovery";
     }
@@ -271,28 +305,25 @@ impl<'a> BlockRef<'a> {
         self.0?.get(key::TYPE).and_then(Value::as_str)
     }
 
-    /// `text` when it is a string.
-    #[inline]
-    pub fn text_str(self) -> Option<&'a str> {
-        self.text().and_then(Value::as_str)
-    }
-
-    /// `thinking` when it is a string.
-    #[inline]
-    pub fn thinking_str(self) -> Option<&'a str> {
-        self.thinking().and_then(Value::as_str)
-    }
-
-    /// `thinkingSignature` when it is a string.
-    #[inline]
-    pub fn thinking_signature_str(self) -> Option<&'a str> {
-        self.thinking_signature().and_then(Value::as_str)
-    }
-
-    /// `id` when it is a string (tool calls).
-    #[inline]
-    pub fn id_str(self) -> Option<&'a str> {
-        self.id().and_then(Value::as_str)
+    str_of_raw! {
+        /// `text` when it is a string.
+        text_str => text;
+        /// `thinking` when it is a string.
+        thinking_str => thinking;
+        /// `thinkingSignature` when it is a string.
+        thinking_signature_str => thinking_signature;
+        /// `id` when it is a string (tool calls).
+        id_str => id;
+        /// `textSignature` when it is a string (text blocks).
+        text_signature_str => text_signature;
+        /// `thoughtSignature` when it is a string (Gemini's tool calls).
+        thought_signature_str => thought_signature;
+        /// `customWireName` when it is a string (omp's custom tool calls).
+        custom_wire_name_str => custom_wire_name;
+        /// `url` when it is a string (omp's image blocks by URL).
+        url_str => url;
+        /// `data` when it is a string (image blocks).
+        data_str => data;
     }
 
     #[inline]
@@ -321,6 +352,14 @@ impl<'a> BlockRef<'a> {
         data => key::DATA;
         /// `mimeType` (image blocks).
         mime_type => key::MIME_TYPE;
+        /// `thoughtSignature` (Gemini's tool calls).
+        thought_signature => "thoughtSignature";
+        /// `customWireName` (omp's custom tool calls: the name on the wire).
+        custom_wire_name => "customWireName";
+        /// `url` (omp's image blocks by URL).
+        url => "url";
+        /// `detail` (omp's image blocks: the detail asked of the provider).
+        detail => "detail";
     }
 }
 
@@ -393,6 +432,8 @@ impl<'a> EntryRef<'a> {
         provider => "provider";
         /// `modelId` (pi's `model_change`).
         model_id => "modelId";
+        /// `firstKeptEntryIndex` (v1 compactions, before migration to `firstKeptEntryId`).
+        first_kept_entry_index => key::FIRST_KEPT_ENTRY_INDEX;
         /// `firstKeptEntryId` (compactions).
         first_kept_entry_id => "firstKeptEntryId";
         /// `tokensBefore` (compactions).
@@ -418,7 +459,7 @@ impl<'a> EntryRef<'a> {
         /// `injectedRules` (omp's `ttsr_injection`).
         injected_rules => "injectedRules";
         /// `preserveData` (omp compactions: the providers' own compaction records).
-        preserve_data => "preserveData";
+        preserve_data => key::PRESERVE_DATA;
         /// `providerReplayThroughEntryId` (omp compactions).
         provider_replay_through_entry_id => "providerReplayThroughEntryId";
         /// `shortSummary` (omp compactions).
@@ -431,6 +472,16 @@ impl<'a> EntryRef<'a> {
         warning => "warning";
         /// `attribution` (omp's custom message entries: who it is from).
         attribution => "attribution";
+        /// `label` (`label` entries: the label given, or none to clear it).
+        label => "label";
+        /// `name` (`session_info` entries: the session's name).
+        name => key::NAME;
+        /// `parentId` (every entry after the header: the parent's id, or `null`).
+        parent_id => "parentId";
+        /// `archived` (omp's `archive` entries: whether the target is archived).
+        archived => "archived";
+        /// `title` (omp's header: the session's title).
+        title => "title";
     }
 }
 
@@ -451,7 +502,6 @@ macro_rules! view_core {
         }
     )*};
 }
-view_core!(UsageRef, CostRef);
 
 /// pi-ai's `Usage` record (an assistant message's or a side call's `usage`) seen through its
 /// fields, the keys of [`crate::usage::Usage`]; a value that is not an object has none.
@@ -516,6 +566,197 @@ impl<'a> CostRef<'a> {
     }
 }
 
+/// One of rho's attachments (a user message's `attachments`: a file the user attached, sent by
+/// path) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct AttachmentRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> AttachmentRef<'a> {
+    raw_fields! {
+        /// `name`: the file's name.
+        name => key::NAME;
+        /// `mimeType`.
+        mime_type => key::MIME_TYPE;
+        /// `path`: where the file is.
+        path => "path";
+        /// `about`: what the user said it is.
+        about => "about";
+        /// `kind` (`pdf`, …).
+        kind => "kind";
+        /// `pages` (PDFs).
+        pages => "pages";
+    }
+}
+
+/// One of omp's file mentions (a `fileMention` message's `files`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct FileMentionRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> FileMentionRef<'a> {
+    raw_fields! {
+        /// `path`: the file mentioned.
+        path => "path";
+        /// `content`: its text, when it was read.
+        content => key::CONTENT;
+        /// `image`: its image block, when it is a picture.
+        image => "image";
+    }
+}
+
+/// omp's context-notes record (a `custom` entry's `data`: `{version, text}`) seen through its
+/// fields.
+#[derive(Clone, Copy, Debug)]
+pub struct ContextNotesRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> ContextNotesRef<'a> {
+    raw_fields! {
+        /// `version` (1).
+        version => "version";
+        /// `text`: the notes.
+        text => key::TEXT;
+    }
+}
+
+/// omp's `OutputMeta` (a run's or tool result's `meta`: `tools/output-meta.ts`) seen through its
+/// fields; what `formatOutputNotice` reads.
+#[derive(Clone, Copy, Debug)]
+pub struct OutputMetaRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> OutputMetaRef<'a> {
+    /// The `limits` record's entry `name` (`matchLimit`, `resultLimit`, `headLimit`,
+    /// `columnTruncated`: a record [`LimitRef`] views), as stored.
+    #[inline]
+    pub fn limit(self, name: &str) -> Option<&'a Value> {
+        self.limits().and_then(|limits| limits.get(name))
+    }
+
+    raw_fields! {
+        /// `truncation`: the record [`TruncationRef`] views.
+        truncation => "truncation";
+        /// `source`: what was truncated ([`SourceRef`]).
+        source => "source";
+        /// `artifactError`: why the full output was not saved.
+        artifact_error => "artifactError";
+        /// `limits`: the limit records ([`Self::limit`]).
+        limits => "limits";
+        /// `diagnostics`: LSP diagnostics ([`DiagnosticsRef`]).
+        diagnostics => "diagnostics";
+    }
+}
+
+/// omp's truncation record (`meta.truncation`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct TruncationRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> TruncationRef<'a> {
+    raw_fields! {
+        /// `artifactId`: where the full output is.
+        artifact_id => "artifactId";
+        /// `direction` (`head`, `tail`, `middle`).
+        direction => "direction";
+        /// `totalLines`.
+        total_lines => "totalLines";
+        /// `outputLines`.
+        output_lines => "outputLines";
+        /// `totalBytes`.
+        total_bytes => "totalBytes";
+        /// `outputBytes`.
+        output_bytes => "outputBytes";
+        /// `elidedBytes` (middle truncation).
+        elided_bytes => "elidedBytes";
+        /// `elidedLines` (middle truncation).
+        elided_lines => "elidedLines";
+        /// `headRange` ([`RangeRef`]).
+        head_range => "headRange";
+        /// `tailRange` ([`RangeRef`]).
+        tail_range => "tailRange";
+        /// `shownRange` ([`RangeRef`]).
+        shown_range => "shownRange";
+        /// `nextOffset`: where reading goes on.
+        next_offset => "nextOffset";
+        /// `partialLine`: one line shown in part.
+        partial_line => "partialLine";
+        /// `truncatedBy` (`lines` or `bytes`).
+        truncated_by => "truncatedBy";
+        /// `maxBytes`.
+        max_bytes => "maxBytes";
+    }
+}
+
+/// One of omp's limit records (`meta.limits.*`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct LimitRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> LimitRef<'a> {
+    /// The record itself; `None` when it is missing or not an object.
+    #[inline]
+    pub fn map(self) -> Option<&'a Map<String, Value>> {
+        self.0
+    }
+
+    raw_fields! {
+        /// `reached`: the limit that was reached.
+        reached => "reached";
+        /// `suggestion`: the limit to ask for next.
+        suggestion => "suggestion";
+        /// `maxColumn` (`columnTruncated`).
+        max_column => "maxColumn";
+        /// `unit` (`columnTruncated`).
+        unit => "unit";
+        /// `artifactId` (`columnTruncated`).
+        artifact_id => "artifactId";
+    }
+}
+
+/// A line range of omp's truncation record (`{start, end}`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct RangeRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> RangeRef<'a> {
+    /// The record itself; `None` when it is missing or not an object.
+    #[inline]
+    pub fn map(self) -> Option<&'a Map<String, Value>> {
+        self.0
+    }
+
+    raw_fields! {
+        /// `start`.
+        start => "start";
+        /// `end`.
+        end => "end";
+    }
+}
+
+/// What omp's truncation came from (`meta.source`: `{type, value}`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> SourceRef<'a> {
+    /// `type` when it is a string (`report`, …; not a content block's type).
+    #[inline]
+    pub fn kind(self) -> Option<&'a str> {
+        self.get(key::TYPE).and_then(Value::as_str)
+    }
+
+    raw_fields! {
+        /// `value`: the source's name.
+        value => "value";
+    }
+}
+
+/// omp's LSP diagnostics record (`meta.diagnostics`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct DiagnosticsRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> DiagnosticsRef<'a> {
+    raw_fields! {
+        /// `messages`: the diagnostics, one line each.
+        messages => "messages";
+        /// `summary`.
+        summary => key::SUMMARY;
+    }
+}
+
 /// `From` conversions of each view from a value, a reference to one (closure arguments of
 /// `filter`) and a map.
 macro_rules! view_from {
@@ -552,4 +793,25 @@ macro_rules! view_from {
         }
     )*};
 }
-view_from!(MessageRef, BlockRef, EntryRef, UsageRef, CostRef);
+view_from!(MessageRef, BlockRef, EntryRef);
+
+/// The record views: `new`, `get` and the `From` conversions, from one list.
+macro_rules! record_views {
+    ($($view:ident),*) => {
+        view_core!($($view),*);
+        view_from!($($view),*);
+    };
+}
+record_views!(
+    AttachmentRef,
+    FileMentionRef,
+    ContextNotesRef,
+    UsageRef,
+    CostRef,
+    OutputMetaRef,
+    TruncationRef,
+    LimitRef,
+    RangeRef,
+    SourceRef,
+    DiagnosticsRef
+);

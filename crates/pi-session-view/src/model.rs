@@ -10,6 +10,7 @@ use pi_session::tree::{
     BlobSource, ContextOptions, Dialect, EntryReadError, LeafSelector, SessionView, Totals,
     add_usage, agent_context, totals,
 };
+use pi_session::types::view::EntryRef;
 use serde_json::{Map, Value, json};
 
 /// Version of the view model's JSON shape (the page checks it).
@@ -160,11 +161,11 @@ pub(crate) fn view_parts(
         .iter()
         .enumerate()
         .filter_map(|(pos, entry)| {
-            let message = entry.get("message")?;
-            if message.get("role").and_then(Value::as_str) != Some("assistant") {
+            let message = EntryRef::new(entry).message_ref()?;
+            if !message.is_role("assistant") {
                 return None;
             }
-            let usage = message.get("usage").filter(|u| u.is_object())?;
+            let usage = message.usage().filter(|u| u.is_object())?;
             Some((
                 pos.to_string(),
                 totals_json(add_usage(Totals::default(), usage)),
@@ -232,6 +233,7 @@ fn branch_view(
     let llm = llm_messages(context.messages(), dialect);
     let mut meta = context.to_value();
     if let Some(map) = meta.as_object_mut() {
+        // The built context's own list (`{messages, thinkingLevel, …}`), not an entry field.
         map.shift_remove("messages");
     }
     json!({
@@ -252,10 +254,9 @@ fn references(messages: &[Value], positions: &[usize], entries: &[Value]) -> Vec
         .iter()
         .map(|message| {
             let window = positions.get(cursor..).unwrap_or_default();
-            let found = window
-                .iter()
-                .take(MATCH_WINDOW)
-                .position(|&p| entries.get(p).and_then(|e| e.get("message")) == Some(message));
+            let found = window.iter().take(MATCH_WINDOW).position(|&p| {
+                entries.get(p).and_then(|e| EntryRef::new(e).message()) == Some(message)
+            });
             match found {
                 Some(offset) => {
                     cursor += offset + 1;

@@ -22,12 +22,15 @@ use crate::session::{Position, Session};
 /// The `customType` of a named cursor's record.
 pub const CURSOR_CUSTOM_TYPE: &str = "pi-session.cursor";
 
+/// The key of the record's `data` holding the name (ours: written and read only here).
+const NAME_KEY: &str = "name";
+
 /// The record that saves cursor `name`.
 pub(crate) fn record(name: &str) -> Entry {
     let mut map = JsonMap::new();
     map.insert("type".into(), "custom".into());
     map.insert("customType".into(), CURSOR_CUSTOM_TYPE.into());
-    map.insert("data".into(), json!({ "name": name }));
+    map.insert("data".into(), json!({ NAME_KEY: name }));
     Entry::from_map(map)
 }
 
@@ -40,7 +43,7 @@ fn name_of(value: &JsonValue) -> Option<&str> {
     {
         return None;
     }
-    value.get("data")?.get("name")?.as_str()
+    EntryRef::new(value).data()?.get(NAME_KEY)?.as_str()
 }
 
 /// Finds the saved cursors of an opened session and registers each at its tip.

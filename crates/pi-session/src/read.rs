@@ -51,7 +51,7 @@ pub fn typed(message: &AgentMessage) -> String {
 }
 
 pub(crate) fn typed_value(message: &JsonValue) -> String {
-    let attached = match message.get("attachments") {
+    let attached = match MessageRef::new(message).attachments() {
         Some(JsonValue::Array(items)) => items.len(),
         _ => 0,
     };

@@ -319,6 +319,7 @@ fn part_tokens(part: &ContentPart, count: &dyn Fn(&str) -> u64) -> u64 {
         PartType::Text | PartType::Thinking => part.text.as_deref().map_or(0, count),
         PartType::Image | PartType::ImageUrl => PICTURE_TOKENS,
         PartType::File => {
+            // The part's own metadata (context's `ContentPart`), not the session's schema.
             let pages = part
                 .metadata
                 .get("pages")

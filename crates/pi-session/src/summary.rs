@@ -340,15 +340,15 @@ fn summarize_windows(
             && has_content(message)
             && matches!(role, Some("user" | "assistant"))
         {
-            last_activity = match message.get("timestamp") {
+            last_activity = match MessageRef::new(message).timestamp() {
                 Some(Value::Number(n)) => n.as_f64().map(|f| f as i64),
-                _ => js::as_str(entry.get("timestamp")).and_then(js::parse_date_string),
+                _ => js::as_str(EntryRef::new(&entry).timestamp()).and_then(js::parse_date_string),
             };
         }
         if last_assistant.is_none()
             && role == Some("assistant")
-            && js::as_str(message.get("provider")).is_some()
-            && js::as_str(message.get("model")).is_some()
+            && js::as_str(MessageRef::new(message).provider()).is_some()
+            && js::as_str(MessageRef::new(message).model()).is_some()
         {
             last_assistant = Some((at, entry));
         }

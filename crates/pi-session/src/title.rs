@@ -1,7 +1,7 @@
 //! The title rho gives a new session (rho-reqllm.md §A.2).
 
 use pi_session_types::Entry;
-use pi_session_types::view::MessageRef;
+use pi_session_types::view::{AttachmentRef, MessageRef};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::read::{to_json, typed_value};
@@ -28,10 +28,11 @@ pub fn title_for(entry: &Entry) -> String {
     }
     let mut text = typed_value(&message);
     if text.is_empty() {
-        let names: Vec<String> = match message.get("attachments") {
-            Some(serde_json::Value::Array(items)) => {
-                items.iter().map(|a| interpolate(a.get("name"))).collect()
-            }
+        let names: Vec<String> = match MessageRef::new(&message).attachments() {
+            Some(serde_json::Value::Array(items)) => items
+                .iter()
+                .map(|a| interpolate(AttachmentRef::new(a).name()))
+                .collect(),
             _ => Vec::new(),
         };
         text = names.join(", ");

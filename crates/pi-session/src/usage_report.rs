@@ -11,7 +11,7 @@
 //! weeks (starting Monday) and months are UTC. `--since`/`--until` keep the records whose time
 //! is inside the range; a record without a time is kept only when no range is given.
 
-use pi_session_types::view::EntryRef;
+use pi_session_types::view::{EntryRef, MessageRef};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -231,27 +231,29 @@ fn session_key(file: &SessionFile, path: &Path) -> String {
 
 /// A record's time (Unix ms): the entry's `timestamp`, else its message's numeric `timestamp`.
 pub fn record_time(entry: &Value) -> Option<i64> {
-    js::as_str(entry.get("timestamp"))
+    let entry = EntryRef::new(entry);
+    js::as_str(entry.timestamp())
         .and_then(js::parse_date_string)
-        .or_else(
-            || match js::get(EntryRef::new(entry).message(), "timestamp") {
-                Some(Value::Number(n)) => js::date_ms(Some(&Value::Number(n.clone()))),
-                _ => None,
-            },
-        )
+        .or_else(|| match MessageRef::new(entry.message()).timestamp() {
+            Some(Value::Number(n)) => js::date_ms(Some(&Value::Number(n.clone()))),
+            _ => None,
+        })
 }
 
 /// The model a record's call went to: the message's (assistant turns) or the entry's
 /// (`model_usage`) `provider/model`.
 pub fn record_model(entry: &Value) -> Option<String> {
-    let named = |v: Option<&Value>| {
-        let model = js::as_str(js::get(v, "model"))?;
-        Some(match js::as_str(js::get(v, "provider")) {
+    let named = |(model, provider): (Option<&Value>, Option<&Value>)| {
+        let model = js::as_str(model)?;
+        Some(match js::as_str(provider) {
             Some(provider) => format!("{provider}/{model}"),
             None => model.to_owned(),
         })
     };
-    named(EntryRef::new(entry).message()).or_else(|| named(Some(entry)))
+    let entry = EntryRef::new(entry);
+    let message = MessageRef::new(entry.message());
+    named((message.model(), message.provider()))
+        .or_else(|| named((entry.model(), entry.provider())))
 }
 
 fn in_range(at: Option<i64>, options: &UsageOptions) -> bool {

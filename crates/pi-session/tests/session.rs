@@ -404,14 +404,7 @@ fn cursors_made_before_the_first_append_start_after_the_model_change() {
 fn a_pi16_file_gives_each_pi_release_its_own_agent_context() {
     use pi_session::tree::{ContextOptions, Dialect};
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("s.jsonl");
-    let lines = [
-        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}"#,
-        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"system","content":"prompt","sections":{"env":"x"},"timestamp":1}}"#,
-        r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","content":"long","timestamp":2}}"#,
-        r#"{"type":"context_edit","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","targetId":"b","replacement":null}"#,
-    ];
-    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let file = pi_session_test_support::write_pi16_session(dir.path(), r#"null"#).unwrap();
     let opened = Session::open(&file, MODEL).unwrap();
     let roles = |dialect| {
         let (context, diagnostics) = opened

@@ -7,17 +7,21 @@ fn convert(map: JsonValue) -> JsonValue {
     serde_json::to_value(usage(map.as_object().unwrap())).unwrap()
 }
 
-#[test]
-fn the_key_sets_are_rhos() {
-    let out = convert(json!({}));
-    let keys: Vec<&str> = out
+/// An object's keys, in order.
+fn keys(object: &JsonValue) -> Vec<&str> {
+    object
         .as_object()
         .unwrap()
         .keys()
         .map(String::as_str)
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_key_sets_are_rhos() {
+    let out = convert(json!({}));
     assert_eq!(
-        keys,
+        keys(&out),
         [
             "input",
             "output",
@@ -27,14 +31,8 @@ fn the_key_sets_are_rhos() {
             "cost"
         ]
     );
-    let cost: Vec<&str> = out["cost"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
     assert_eq!(
-        cost,
+        keys(&out["cost"]),
         ["input", "output", "cacheRead", "cacheWrite", "total"]
     );
     assert_eq!(

@@ -17,6 +17,7 @@ use axum::routing::get;
 use clap::Args;
 use pi_session::store::{self, newest_first};
 use pi_session::types::IsoTimestamp;
+use pi_session::types::view::MessageRef;
 use pi_session::{
     SessionSummary, UsageOptions, file_usage, session_files, session_roots_from_env, summarize,
     system_ms, text,
@@ -286,6 +287,7 @@ async fn session(
     State(server): State<Shared>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
+    // The request's query parameters, not the session's schema.
     let Some(path) = query.get("path").map(PathBuf::from) else {
         return failure(
             StatusCode::BAD_REQUEST,
@@ -366,6 +368,7 @@ async fn search(
     State(server): State<Shared>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
+    // The request's query parameter, not the session's schema.
     let needle = query
         .get("q")
         .map_or_else(String::new, |q| q.trim().to_lowercase());
@@ -376,6 +379,7 @@ async fn search(
         listing(&server, true)
             .into_iter()
             .filter(|(path, row)| {
+                // The listing row built above, not the session's schema.
                 row["title"]
                     .as_str()
                     .is_some_and(|t| t.to_lowercase().contains(&needle))
@@ -413,11 +417,17 @@ fn mentions(path: &Path, needle: &str) -> bool {
 fn message_text(message: &pi_session::types::AgentMessage) -> String {
     let value = serde_json::to_value(message).unwrap_or_default();
     let mut out = String::new();
-    if let Ok(content) = serde_json::from_value(value.get("content").cloned().unwrap_or_default()) {
+    let message = MessageRef::new(&value);
+    if let Ok(content) = serde_json::from_value(message.content().cloned().unwrap_or_default()) {
         out.push_str(&text(&content));
     }
-    for key in ["command", "code", "output", "summary"] {
-        if let Some(s) = value.get(key).and_then(Value::as_str) {
+    for field in [
+        message.command(),
+        message.code(),
+        message.output(),
+        message.summary(),
+    ] {
+        if let Some(s) = field.and_then(Value::as_str) {
             out.push('\n');
             out.push_str(s);
         }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use pi_session::tree::{LeafSelector, Totals, UsageBreakdown};
+use pi_session::types::view::EntryRef;
 use pi_session::{ContextStats, from_pi_model};
 use serde_json::{Value, json};
 
@@ -65,13 +66,13 @@ pub fn run(args: StatsArgs) -> Outcome {
         dialect: dialect.as_str(),
         title: session.name()?,
         entries: session.len(),
+        // A count by entry type, not a field.
         compactions: by_type.get("compaction").copied().unwrap_or(0),
         by_type,
         tips: session.tips().len(),
         leaf: leaf_entry
             .as_ref()
-            .and_then(|e| e.get("id"))
-            .and_then(Value::as_str)
+            .and_then(|e| EntryRef::new(e).id())
             .map(str::to_owned),
         branch_len: branch.positions.len(),
         compactions_on_branch: tally.compactions,

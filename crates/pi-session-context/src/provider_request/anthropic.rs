@@ -20,7 +20,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::registry::Model;
-use super::transform::{block_type, blocks, is_blank, str_field, transform_messages, truthy};
+use super::transform::{
+    block_type, blocks, is_blank, str_field, transform_messages, truthy, wire_text_block,
+};
 use super::{PiAi, RequestOptions, to_object};
 
 /// The session-decided part of an Anthropic Messages body, in pi-ai's key order.
@@ -232,6 +234,7 @@ fn convert_messages(messages: &[Value], model: &Model, marker: &Value) -> Vec<Va
         i += 1;
     }
     if let Some(last) = params.last_mut()
+        // Wire keys: Anthropic request params, not session messages.
         && str_field(last, "role") == Some("user")
     {
         mark_last_user(last, marker);
@@ -243,12 +246,7 @@ fn assistant_blocks(message: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     for block in blocks(message) {
         match block_type(block) {
-            Some("text") => {
-                let text = BlockRef::new(block).text_str().unwrap_or("");
-                if !is_blank(text) {
-                    out.push(json!({"type": "text", "text": text}));
-                }
-            }
+            Some("text") => out.extend(wire_text_block(block)),
             Some("thinking") => {
                 if truthy(BlockRef::new(block).redacted()) {
                     out.push(object([

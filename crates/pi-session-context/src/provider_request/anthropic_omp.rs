@@ -43,8 +43,8 @@ use super::openai_chat::js_slice;
 use super::registry::Model;
 use super::transform::{
     DEMOTED, SYNTHETIC_USER, block_type, blocks, is_blank, is_responses_family, is_same_model,
-    omp_demoted_thinking, omp_pair_results, replayed_call, responses_call_component, str_field,
-    trim_final_demoted, truthy,
+    marked_text, omp_demoted_thinking, omp_pair_results, replayed_call, responses_call_component,
+    str_field, trim_final_demoted, truthy, wire_text_block,
 };
 use super::{RequestOptions, openai_responses_omp::NON_VISION_IMAGE_PLACEHOLDER};
 
@@ -96,6 +96,7 @@ fn thinking_mode(model: &Model) -> Option<&str> {
     model
         .thinking
         .as_ref()
+        // The model registry's `thinking` record, not the session's schema.
         .and_then(|t| t.get("mode"))
         .and_then(Value::as_str)
 }
@@ -108,6 +109,7 @@ fn adaptive_tag_only(model: &Model) -> bool {
     if thinking_mode(model) != Some("anthropic-adaptive") {
         return false;
     }
+    // The model registry's `thinking` record, not the session's schema.
     let Some(map) = thinking.get("effortMap") else {
         return false;
     };
@@ -127,6 +129,7 @@ fn adaptive_effort(model: &Model, level: &str) -> String {
     let mapped = model
         .thinking
         .as_ref()
+        // The model registry's `thinking` record, not the session's schema.
         .and_then(|t| t.get("effortMap"))
         .and_then(|m| m.get(level))
         .and_then(Value::as_str)
@@ -168,6 +171,7 @@ fn apply_thinking(out: &mut AnthropicRequest, model: &Model, options: &RequestOp
         let supports_display = model
             .thinking
             .as_ref()
+            // The model registry's `thinking` record, not the session's schema.
             .and_then(|t| t.get("supportsDisplay"))
             .is_some_and(|v| truthy(Some(v)));
         out.thinking = Some(if supports_display {
@@ -254,6 +258,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
     let signing = model.compat_bool("signingEndpoint").unwrap_or(false);
     let replays_unsigned = model.compat_bool("replayUnsignedThinking") == Some(true);
     let prefix_binding =
+        // The model registry's `thinking` record, not the session's schema.
         model.thinking.as_ref().and_then(|t| t.get("prefixBinding")) == Some(&Value::Bool(true));
     let latest = messages.iter().rposition(|m| {
         MessageRef::new(m).role() == Some("assistant") && !truncated_thinking_only(m)
@@ -280,8 +285,9 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
             }
             Some("assistant") => {
                 let same = is_same_model(message, model);
-                let source_provider = str_field(message, "provider");
-                let anthropic_replay = str_field(message, "api") == Some("anthropic-messages");
+                let source_provider = MessageRef::new(message).provider_str();
+                let anthropic_replay =
+                    MessageRef::new(message).api_str() == Some("anthropic-messages");
                 let same_deployment = anthropic_replay
                     && source_provider == Some(model.provider.as_str())
                     && (official || prefix_binding);
@@ -418,7 +424,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
                                         map.insert("id".into(), json!(new_id));
                                     }
                                 }
-                                if is_responses_family(str_field(message, "api")) {
+                                if is_responses_family(MessageRef::new(message).api_str()) {
                                     composite.insert(
                                         responses_call_component(id).to_owned(),
                                         json!(new_id),
@@ -472,7 +478,7 @@ fn content_blocks(content: &[Value], images_ok: bool) -> Value {
             out.push(json!({"type": "text", "text": NON_VISION_IMAGE_PLACEHOLDER}));
             continue;
         }
-        let source = if let Some(url) = str_field(block, "url").filter(|u| !u.is_empty()) {
+        let source = if let Some(url) = BlockRef::new(block).url_str().filter(|u| !u.is_empty()) {
             json!({"type": "url", "url": url})
         } else {
             let mime = string_of(BlockRef::new(block).mime_type());
@@ -556,12 +562,7 @@ fn assistant_blocks(message: &Value, model: &Model) -> Vec<Value> {
     let mut out = Vec::new();
     for block in content {
         match block_type(block) {
-            Some("text") => {
-                let text = BlockRef::new(block).text_str().unwrap_or("");
-                if !is_blank(text) {
-                    out.push(json!({"type": "text", "text": text}));
-                }
-            }
+            Some("text") => out.extend(wire_text_block(block)),
             Some("thinking") => {
                 let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
                 let sig = signature(block).filter(|s| !is_blank(s));
@@ -584,7 +585,7 @@ fn assistant_blocks(message: &Value, model: &Model) -> Vec<Value> {
                 }
             }
             Some("redactedThinking") => {
-                let data = str_field(block, "data").unwrap_or("");
+                let data = BlockRef::new(block).data_str().unwrap_or("");
                 if !is_blank(data) {
                     out.push(json!({"type": "redacted_thinking", "data": data}));
                 }
@@ -649,8 +650,9 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                     developers.push(params.len());
                 }
                 let mut param = json!({"role": "user", "content": content});
-                let agent_authored = message.get("synthetic") == Some(&Value::Bool(true))
-                    || str_field(message, "attribution") == Some("agent");
+                let agent_authored = MessageRef::new(message).synthetic()
+                    == Some(&Value::Bool(true))
+                    || MessageRef::new(message).attribution_str() == Some("agent");
                 if role == "user"
                     && !agent_authored
                     && message.get(SYNTHETIC_USER).is_none()
@@ -688,12 +690,12 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     }
     if model.compat_bool("supportsMidConversationSystem") == Some(true) {
         for &at in developers.iter().rev() {
+            // Wire keys: Anthropic request params, not session messages.
             let follows_user = at > 0 && str_field(&params[at - 1], "role") == Some("user");
             let before_assistant = at + 1 == params.len()
                 || params
                     .get(at + 1)
                     .is_some_and(|n| str_field(n, "role") == Some("assistant"));
-            // Wire keys: Anthropic request params, not session messages.
             let text_only = match params[at].get("content") {
                 Some(Value::Array(parts)) => parts.iter().all(|b| block_type(b) == Some("text")),
                 _ => true,
@@ -710,6 +712,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     let mut at = params.len();
     while at > 1 {
         at -= 1;
+        // Wire keys: Anthropic request params, not session messages.
         if str_field(&params[at], "role") == Some("assistant")
             && str_field(&params[at - 1], "role") == Some("assistant")
         {
@@ -733,11 +736,8 @@ fn mark_message(message: &mut Value, marker: &Value) -> bool {
     // Wire keys: an Anthropic request param, not a session message.
     match map.get_mut("content") {
         Some(Value::String(text)) => {
-            let text = std::mem::take(text);
-            map.insert(
-                "content".into(),
-                json!([{"type": "text", "text": text, "cache_control": marker}]),
-            );
+            let content = marked_text(text, marker);
+            map.insert("content".into(), content);
             true
         }
         Some(Value::Array(parts)) => {
@@ -775,8 +775,8 @@ fn apply_prompt_caching(messages: &mut [Value], budget: usize, marker: &Value) {
         return;
     }
     let last = messages.len() - 1;
+    // Wire keys: Anthropic request params, not session messages.
     let trailing_pad = str_field(&messages[last], "role") == Some("user")
-        // Wire keys: Anthropic request params, not session messages.
         && messages[last].get("content") == Some(&json!(CONTINUE_PAD))
         && messages[last].get(CONVERSATIONAL).is_none()
         && last > 0

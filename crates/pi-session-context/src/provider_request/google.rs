@@ -108,12 +108,12 @@ fn valid_signature(signature: Option<&str>) -> Option<&str> {
 
 /// `resolveThoughtSignature`: a block's `key` signature, kept only when the turn
 /// came from this provider and model and the signature is valid base64.
-fn signatures(message: &Value, model: &Model) -> impl Fn(&Value, &str) -> Option<Value> {
-    let same = str_field(message, "provider") == Some(model.provider.as_str())
-        && str_field(message, "model") == Some(model.id.as_str());
-    move |block, key| {
+fn signatures(message: &Value, model: &Model) -> impl Fn(Option<&str>) -> Option<Value> {
+    let same = MessageRef::new(message).provider_str() == Some(model.provider.as_str())
+        && MessageRef::new(message).model_str() == Some(model.id.as_str());
+    move |signature| {
         if same {
-            valid_signature(str_field(block, key)).map(|s| json!(s))
+            valid_signature(signature).map(|s| json!(s))
         } else {
             None
         }
@@ -139,6 +139,42 @@ fn part(fields: &[(&str, Option<Value>)]) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// A text block's part, signed when its signature is kept (`None` for blank text).
+fn text_part(block: &Value, signature: &dyn Fn(Option<&str>) -> Option<Value>) -> Option<Value> {
+    let text = BlockRef::new(block).text_str().unwrap_or("");
+    (!is_blank(text)).then(|| {
+        part(&[
+            ("text", Some(json!(text))),
+            (
+                "thoughtSignature",
+                signature(BlockRef::new(block).text_signature_str()),
+            ),
+        ])
+    })
+}
+
+/// A thinking block's text; `None` when it is blank (neither rule sends it).
+fn thinking_text(block: &Value) -> Option<&str> {
+    let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
+    (!is_blank(thinking)).then_some(thinking)
+}
+
+/// A tool call's `functionCall` part (`call` built by the caller), signed when the block's
+/// signature is kept.
+fn call_part(
+    call: Value,
+    block: &Value,
+    signature: &dyn Fn(Option<&str>) -> Option<Value>,
+) -> Value {
+    part(&[
+        ("functionCall", Some(call)),
+        (
+            "thoughtSignature",
+            signature(BlockRef::new(block).thought_signature_str()),
+        ),
+    ])
 }
 
 fn inline_data(block: &Value) -> Value {
@@ -234,6 +270,7 @@ fn omp_thinking_config(model: &Model, level: &str) -> Option<Value> {
     }
     let thinking = model.thinking.as_ref()?;
     let flag = |key: &str| thinking.get(key).and_then(Value::as_bool).unwrap_or(false);
+    // The model registry's `thinking` record, not the session's schema.
     let mode = thinking.get("mode").and_then(Value::as_str).unwrap_or("");
     let off = level.is_empty() || level == "off" || level == "inherit";
     let effort = if off && flag("requiresEffort") && !flag("suppressWhenOff") {
@@ -263,6 +300,7 @@ fn omp_thinking_config(model: &Model, level: &str) -> Option<Value> {
         );
     }
     let budget = thinking
+        // The model registry's `thinking` record, not the session's schema.
         .get("effortBudgets")
         .and_then(|b| b.get(&effort))
         .cloned()
@@ -333,22 +371,12 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 let mut parts = Vec::new();
                 for block in blocks(message) {
                     match block_type(block) {
-                        Some("text") => {
-                            let text = BlockRef::new(block).text_str().unwrap_or("");
-                            if is_blank(text) {
-                                continue;
-                            }
-                            parts.push(pi_session_types::js::object([
-                                ("text", Some(json!(text))),
-                                ("thoughtSignature", signature(block, "textSignature")),
-                            ]));
-                        }
+                        Some("text") => parts.extend(text_part(block, &signature)),
                         Some("thinking") => {
-                            let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
-                            if is_blank(thinking) {
+                            let Some(thinking) = thinking_text(block) else {
                                 continue;
-                            }
-                            let sig = signature(block, "thinkingSignature");
+                            };
+                            let sig = signature(BlockRef::new(block).thinking_signature_str());
                             if sig.is_none()
                                 && model.compat_bool("dropUnsignedThinking").unwrap_or(false)
                             {
@@ -382,10 +410,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                                     },
                                 ),
                             ]);
-                            parts.push(pi_session_types::js::object([
-                                ("functionCall", Some(call)),
-                                ("thoughtSignature", signature(block, "thoughtSignature")),
-                            ]));
+                            parts.push(call_part(call, block, &signature));
                         }
                         _ => {}
                     }
@@ -452,6 +477,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 ]);
                 let part = json!({"functionResponse": response});
                 let merge = contents.last().is_some_and(|last| {
+                    // Wire keys: Gemini contents, not session messages.
                     str_field(last, "role") == Some("user")
                         && blocks_named(last, "parts")
                             .iter()
@@ -582,32 +608,25 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
 }
 
 fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> {
-    let same = str_field(message, "provider") == Some(model.provider.as_str())
-        && str_field(message, "model") == Some(model.id.as_str());
+    let same = MessageRef::new(message).provider_str() == Some(model.provider.as_str())
+        && MessageRef::new(message).model_str() == Some(model.id.as_str());
     let signature = signatures(message, model);
     let mut parts = Vec::new();
     for block in blocks(message) {
         match block_type(block) {
-            Some("text") => {
-                let text = BlockRef::new(block).text_str().unwrap_or("");
-                if is_blank(text) {
-                    continue;
-                }
-                parts.push(part(&[
-                    ("text", Some(json!(text))),
-                    ("thoughtSignature", signature(block, "textSignature")),
-                ]));
-            }
+            Some("text") => parts.extend(text_part(block, &signature)),
             Some("thinking") => {
-                let thinking = BlockRef::new(block).thinking_str().unwrap_or("");
-                if is_blank(thinking) {
+                let Some(thinking) = thinking_text(block) else {
                     continue;
-                }
+                };
                 if same {
                     parts.push(part(&[
                         ("thought", Some(json!(true))),
                         ("text", Some(json!(thinking))),
-                        ("thoughtSignature", signature(block, "thinkingSignature")),
+                        (
+                            "thoughtSignature",
+                            signature(BlockRef::new(block).thinking_signature_str()),
+                        ),
                     ]));
                 } else {
                     parts.push(part(&[("text", Some(json!(thinking)))]));
@@ -626,10 +645,7 @@ fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> 
                 if let Some(name) = BlockRef::new(block).name().filter(|v| !v.is_null()) {
                     call.insert("name".into(), name.clone());
                 }
-                parts.push(part(&[
-                    ("functionCall", Some(Value::Object(call))),
-                    ("thoughtSignature", signature(block, "thoughtSignature")),
-                ]));
+                parts.push(call_part(Value::Object(call), block, &signature));
             }
             _ => {}
         }
@@ -687,6 +703,7 @@ fn push_tool_result(contents: &mut Vec<Value>, message: &Value, model: &Model, w
     }
     let response_part = part(&[("functionResponse", Some(Value::Object(response)))]);
     let merge = contents.last().is_some_and(|last| {
+        // Wire keys: Gemini contents, not session messages.
         str_field(last, "role") == Some("user")
             && blocks_named(last, "parts")
                 .iter()

@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 
 use super::registry::Model;
 use super::transform::{
-    DEMOTED, Rules, block_type, blocks, is_blank, omp_demoted_thinking, str_field,
+    DEMOTED, Rules, block_type, blocks, is_blank, marked_text, omp_demoted_thinking, str_field,
     tool_result_text, transform_messages_with, user_parts,
 };
 use super::{PiAi, RequestOptions, to_object};
@@ -551,7 +551,11 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
         out.insert("tool_calls".into(), Value::Array(tool_calls));
         let details: Vec<Value> = calls
             .iter()
-            .filter_map(|c| str_field(c, "thoughtSignature").filter(|s| !s.is_empty()))
+            .filter_map(|c| {
+                BlockRef::new(c)
+                    .thought_signature_str()
+                    .filter(|s| !s.is_empty())
+            })
             .filter_map(|s| serde_json::from_str::<Value>(s).ok())
             .filter(|v| super::transform::truthy(Some(v)))
             .collect();
@@ -569,6 +573,7 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
     if omp && out.get("content") == Some(&Value::Null) && out.contains_key("tool_calls") {
         out.insert("content".into(), json!(""));
     }
+    // Wire keys: Chat Completions messages, not session messages.
     let has_content = match out.get("content") {
         Some(Value::String(s)) => !s.is_empty(),
         Some(Value::Array(a)) => !a.is_empty(),
@@ -588,6 +593,7 @@ fn apply_cache_control(messages: &mut [Value]) {
     let marker = json!({"type": "ephemeral"});
     if let Some(system) = messages
         .iter_mut()
+        // Wire keys: Chat Completions messages, not session messages.
         .find(|m| matches!(str_field(m, "role"), Some("system" | "developer")))
     {
         mark_text(system, &marker);
@@ -611,11 +617,8 @@ fn mark_text(message: &mut Value, marker: &Value) -> bool {
             if text.is_empty() {
                 return false;
             }
-            let text = std::mem::take(text);
-            map.insert(
-                "content".into(),
-                json!([{"type": "text", "text": text, "cache_control": marker}]),
-            );
+            let content = marked_text(text, marker);
+            map.insert("content".into(), content);
             true
         }
         Some(Value::Array(parts)) => {

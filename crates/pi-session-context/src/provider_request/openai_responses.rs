@@ -118,8 +118,8 @@ fn normalize_id(id: &str, model: &Model, source: &Value) -> String {
         return normalize_part(id);
     };
     let item_id = rest.split('|').next().unwrap_or("");
-    let foreign = str_field(source, "provider") != Some(model.provider.as_str())
-        || str_field(source, "api") != Some(model.api.as_str());
+    let foreign = MessageRef::new(source).provider_str() != Some(model.provider.as_str())
+        || MessageRef::new(source).api_str() != Some(model.api.as_str());
     let mut item = if foreign {
         format!("fc_{}", short_hash(item_id))
             .chars()
@@ -149,6 +149,7 @@ pub(super) fn parse_text_signature(signature: Option<&str>) -> Option<(String, O
     let signature = signature.filter(|s| !s.is_empty())?;
     if signature.starts_with('{')
         && let Ok(parsed) = serde_json::from_str::<Value>(signature)
+        // omp's text-signature record (`{v, id, phase}`), parsed from the signature string.
         && parsed.get("v") == Some(&json!(1))
         && let Some(id) = str_field(&parsed, "id")
     {
@@ -203,9 +204,9 @@ fn convert_messages(messages: &[Value], model: &Model, options: &RequestOptions)
 }
 
 fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
-    let different_model = str_field(message, "model") != Some(model.id.as_str())
-        && str_field(message, "provider") == Some(model.provider.as_str())
-        && str_field(message, "api") == Some(model.api.as_str());
+    let different_model = MessageRef::new(message).model_str() != Some(model.id.as_str())
+        && MessageRef::new(message).provider_str() == Some(model.provider.as_str())
+        && MessageRef::new(message).api_str() == Some(model.api.as_str());
     let mut items = Vec::new();
     for block in blocks(message) {
         match block_type(block) {
@@ -219,7 +220,7 @@ fn assistant_items(message: &Value, model: &Model, index: usize) -> Vec<Value> {
                 }
             }
             Some("text") => {
-                let parsed = parse_text_signature(str_field(block, "textSignature"));
+                let parsed = parse_text_signature(BlockRef::new(block).text_signature_str());
                 let id = match &parsed {
                     None => format!("msg_{index}"),
                     Some((id, _)) if pi_session_types::js::utf16_len(id) > 64 => {

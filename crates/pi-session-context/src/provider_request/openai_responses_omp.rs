@@ -115,6 +115,7 @@ fn apply_reasoning(out: &mut OmpResponsesRequest, model: &Model, level: &str) {
     let efforts: Vec<&str> = model
         .thinking
         .as_ref()
+        // The model registry's `thinking` record, not the session's schema.
         .and_then(|t| t.get("efforts"))
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
@@ -164,6 +165,7 @@ fn map_effort(model: &Model, effort: &str) -> Value {
             model
                 .thinking
                 .as_ref()
+                // The model registry's `thinking` record, not the session's schema.
                 .and_then(|t| t.get("effortMap"))
                 .and_then(|m| m.get(effort))
         })
@@ -219,8 +221,8 @@ pub fn normalize_for_transform(id: &str, model: &Model, source: &Value) -> Strin
     if sep.is_none() && utf16_len(id) <= 64 && is_plain_id(id) {
         return id.to_owned();
     }
-    let foreign = str_field(source, "provider") != Some(model.provider.as_str())
-        || str_field(source, "api") != Some(model.api.as_str());
+    let foreign = MessageRef::new(source).provider_str() != Some(model.provider.as_str())
+        || MessageRef::new(source).api_str() != Some(model.api.as_str());
     if foreign || sep.is_some() || utf16_len(id) > 64 {
         let (call_id, item_id) = match sep {
             Some(at) if at > 0 => (&id[..at], Some(&id[at + 1..])),
@@ -281,12 +283,12 @@ fn explicit_prefix(id: &str) -> Option<&str> {
 }
 
 fn image_item(block: &Value) -> Value {
-    let detail = match block.get("detail") {
+    let detail = match BlockRef::new(block).detail() {
         Some(Value::Null) | None => json!("auto"),
         Some(d) => d.clone(),
     };
-    let url = match block
-        .get("url")
+    let url = match BlockRef::new(block)
+        .url()
         .filter(|u| pi_session_types::js::truthy(Some(u)))
     {
         Some(url) => url.clone(),
@@ -332,6 +334,7 @@ fn history_items<'a>(
     fallback: Option<&str>,
 ) -> Option<(&'a Vec<Value>, bool)> {
     let payload = payload?;
+    // omp's provider payload record (`{type, provider, items, dt}`), not a message field.
     if str_field(payload, "type") != Some("openaiResponsesHistory") {
         return None;
     }
@@ -347,6 +350,7 @@ fn sanitize_history(items: &[Value]) -> Vec<Value> {
     items
         .iter()
         .filter_map(|item| {
+            // Wire keys: a Responses item, not a session message.
             let kind = str_field(item, "type");
             if kind == Some("function_call") {
                 let args = str_field(item, "arguments")?;
@@ -358,6 +362,7 @@ fn sanitize_history(items: &[Value]) -> Vec<Value> {
                 Some("item_reference") => None,
                 Some("image_generation_call") => {
                     let id = BlockRef::new(item).id_str()?;
+                    // Wire keys: a Responses item, not a session message.
                     let result = str_field(item, "result").filter(|r| !r.is_empty())?;
                     let id = if utf16_len(id) <= 64 {
                         id.to_owned()
@@ -409,6 +414,7 @@ fn has_visible_text(text: &str) -> bool {
 }
 
 fn is_empty_assistant_message(item: &Value) -> bool {
+    // Wire keys: a Responses item, not a session message.
     if str_field(item, "type") != Some("message") || str_field(item, "role") != Some("assistant") {
         return false;
     }
@@ -447,6 +453,7 @@ fn is_client_boundary(item: &Value) -> bool {
             | "item_reference",
         ) => true,
         Some("additional_tools") => role != Some("assistant"),
+        // Wire keys: a Responses item, not a session message.
         Some("tool_search_output") => str_field(item, "execution") != Some("server"),
         _ => false,
     }
@@ -459,6 +466,7 @@ fn sanitize_assistant_history(items: &[Value]) -> Option<Vec<Value>> {
     let mut replayable = false;
     let mut empty = false;
     for item in &sanitized {
+        // Wire keys: a Responses item, not a session message.
         if str_field(item, "type") == Some("reasoning") {
             continue;
         }
@@ -482,6 +490,7 @@ fn sanitize_assistant_history(items: &[Value]) -> Option<Vec<Value>> {
             pending.clear();
             removed = false;
             kept.push(item);
+        // Wire keys: a Responses item, not a session message.
         } else if str_field(&item, "type") == Some("reasoning") {
             if removed {
                 pending.clear();
@@ -504,6 +513,7 @@ fn visible_fallback(items: Vec<Value>) -> Vec<Value> {
     items
         .into_iter()
         .filter(|item| {
+            // Wire keys: a Responses item, not a session message.
             if str_field(item, "type") == Some("reasoning") {
                 return false;
             }
@@ -542,9 +552,9 @@ fn assistant_items(
             block_type(b) == Some("thinking")
                 && reasoning_item(BlockRef::new(b).thinking_signature_str()).is_some()
         });
-    let different_model = str_field(message, "model") != Some(model.id.as_str())
-        && str_field(message, "provider") == Some(model.provider.as_str())
-        && str_field(message, "api") == Some(model.api.as_str());
+    let different_model = MessageRef::new(message).model_str() != Some(model.id.as_str())
+        && MessageRef::new(message).provider_str() == Some(model.provider.as_str())
+        && MessageRef::new(message).api_str() == Some(model.api.as_str());
     let mut unsigned = 0usize;
     let mut items = Vec::new();
     for block in content {
@@ -558,7 +568,7 @@ fn assistant_items(
                 }
             }
             Some("text") => {
-                let parsed = parse_text_signature(str_field(block, "textSignature"));
+                let parsed = parse_text_signature(BlockRef::new(block).text_signature_str());
                 let id = match &parsed {
                     None if replayable => {
                         let id = if unsigned == 0 {
@@ -587,7 +597,7 @@ fn assistant_items(
                 ]));
             }
             Some("toolCall") => {
-                let wire_name = str_field(block, "customWireName");
+                let wire_name = BlockRef::new(block).custom_wire_name_str();
                 let prefix = if wire_name.is_some() { "ctc" } else { "fc" };
                 let (call_id, item_id) =
                     normalize_tool_call_id(BlockRef::new(block).id_str().unwrap_or(""), prefix);
@@ -600,6 +610,7 @@ fn assistant_items(
                     custom.push(call_id.clone());
                     let input = BlockRef::new(block)
                         .arguments()
+                        // The custom tool's own arguments record (`{input}`).
                         .and_then(|a| a.get("input"))
                         .and_then(Value::as_str)
                         .unwrap_or("");
@@ -689,6 +700,7 @@ fn known_call_ids(items: &[Value]) -> Vec<String> {
 fn custom_call_ids(items: &[Value]) -> Vec<String> {
     items
         .iter()
+        // Wire keys: a Responses item, not a session message.
         .filter(|i| str_field(i, "type") == Some("custom_tool_call"))
         .filter_map(|i| str_field(i, "call_id"))
         .map(str::to_owned)
@@ -729,14 +741,14 @@ fn build_input(messages: &[Value], model: &Model) -> Vec<Value> {
                 out.push(json!({"role": "user", "content": content}));
             }
             Some("assistant") => {
-                let same_target = str_field(message, "api") == Some(model.api.as_str())
-                    && str_field(message, "model") == Some(model.id.as_str());
+                let same_target = MessageRef::new(message).api_str() == Some(model.api.as_str())
+                    && MessageRef::new(message).model_str() == Some(model.id.as_str());
                 let history = same_target
                     .then(|| {
                         history_items(
                             MessageRef::new(message).provider_payload(),
                             &model.provider,
-                            str_field(message, "provider"),
+                            MessageRef::new(message).provider_str(),
                         )
                     })
                     .flatten();
@@ -779,6 +791,7 @@ fn build_input(messages: &[Value], model: &Model) -> Vec<Value> {
 }
 
 fn call_kind(item: &Value) -> Option<&'static str> {
+    // Wire keys: a Responses item, not a session message.
     match str_field(item, "type") {
         Some("function_call") => Some("function"),
         Some("custom_tool_call") => Some("custom"),
@@ -821,6 +834,7 @@ fn repair_orphan_outputs(input: Vec<Value>) -> Vec<Value> {
         } else {
             "tool"
         };
+        // Wire keys: a Responses item, not a session message.
         let mut text = match item.get("output") {
             Some(Value::String(s)) => s.clone(),
             None | Some(Value::Null) => String::new(),
@@ -890,6 +904,7 @@ fn batch_kind(item: &Value) -> BatchKind {
         BatchKind::Call
     } else if output_kind(item).is_some() {
         BatchKind::Output
+    // Wire keys: a Responses item, not a session message.
     } else if str_field(item, "type") == Some("message")
         && str_field(item, "role") == Some("assistant")
     {

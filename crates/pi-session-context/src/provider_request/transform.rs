@@ -32,9 +32,9 @@ pub type NormalizeId<'a> = &'a dyn Fn(&str, &Value) -> String;
 
 /// Whether an assistant message came from `model` (provider, api and id all equal).
 pub fn is_same_model(message: &Value, model: &Model) -> bool {
-    str_field(message, "provider") == Some(model.provider.as_str())
-        && str_field(message, "api") == Some(model.api.as_str())
-        && str_field(message, "model") == Some(model.id.as_str())
+    MessageRef::new(message).provider_str() == Some(model.provider.as_str())
+        && MessageRef::new(message).api_str() == Some(model.api.as_str())
+        && MessageRef::new(message).model_str() == Some(model.id.as_str())
 }
 
 /// A string field of an object.
@@ -428,7 +428,8 @@ fn transform_assistant(
                     && let Some(id) = BlockRef::new(block).id_str()
                 {
                     let new_id = normalize(id, &message);
-                    if rules.omp_pairing && is_responses_family(str_field(&message, "api")) {
+                    if rules.omp_pairing && is_responses_family(MessageRef::new(&message).api_str())
+                    {
                         composite.insert(
                             responses_call_component(id).to_owned(),
                             Value::String(new_id.clone()),
@@ -625,12 +626,25 @@ pub fn truthy(value: Option<&Value>) -> bool {
     pi_session_types::js::truthy(value)
 }
 
+/// A text block as the provider's own `{"type": "text", "text": …}` block (Anthropic's and
+/// Chat Completions' shape); `None` for blank text, which neither sends.
+pub(crate) fn wire_text_block(block: &Value) -> Option<Value> {
+    let text = BlockRef::new(block).text_str().unwrap_or("");
+    (!is_blank(text)).then(|| json!({"type": "text", "text": text}))
+}
+
+/// A string content as the one text block that carries a prompt-cache `marker` (Anthropic's
+/// and Chat Completions' `cache_control`); the string is moved out.
+pub(crate) fn marked_text(text: &mut String, marker: &Value) -> Value {
+    json!([{"type": "text", "text": std::mem::take(text), "cache_control": marker}])
+}
+
 /// A tool call as it is replayed: a `thoughtSignature` made by another model is dropped (pi-ai's
 /// `transformMessages`; omp's Anthropic replay does the same).
 pub(crate) fn replayed_call(block: &Value, same_model: bool) -> Value {
     let mut call = block.clone();
     if !same_model
-        && truthy(block.get("thoughtSignature"))
+        && truthy(BlockRef::new(block).thought_signature())
         && let Some(map) = call.as_object_mut()
     {
         map.remove("thoughtSignature");

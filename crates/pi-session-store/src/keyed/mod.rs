@@ -83,6 +83,7 @@ impl TitleMeta {
     pub fn from_json(raw: &str) -> Option<Self> {
         let value: serde_json::Value = serde_json::from_str(raw).ok()?;
         let record = value.as_object()?;
+        // omp's title record in its key-value store (`TitleMeta`): read only here, not an entry.
         let updated_at = record.get("updatedAt")?.as_str()?.to_owned();
         let source = match record.get("source").and_then(|s| s.as_str()) {
             Some("auto") => Some(TitleSource::Auto),

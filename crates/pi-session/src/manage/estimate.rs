@@ -14,6 +14,7 @@
 //! that with the real counter, and goes on down the same ladder when it is still over.
 
 use pi_session_types::JsonValue;
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 
 use super::Resolution;
 use super::render::{
@@ -39,13 +40,12 @@ fn sent_bytes(entry: &JsonValue, level: Resolution, limit: Option<usize>) -> (us
         return (0, 0);
     }
     let pictures_sent = matches!(level, Resolution::Full | Resolution::Pinned);
-    match entry.get("type").and_then(JsonValue::as_str) {
+    let entry = EntryRef::new(entry);
+    match entry.kind() {
         Some("message") => {
-            let Some(message) = entry.get("message") else {
-                return (0, 0);
-            };
-            let content = message.get("content");
-            match message.get("role").and_then(JsonValue::as_str) {
+            let message = MessageRef::new(entry.message());
+            let content = message.content();
+            match message.role() {
                 Some("user" | "developer") => content_bytes("user", content, level, pictures_sent),
                 Some("assistant") => assistant_bytes(content, level),
                 Some("toolResult") => {
@@ -53,11 +53,11 @@ fn sent_bytes(entry: &JsonValue, level: Resolution, limit: Option<usize>) -> (us
                     let bytes = match level {
                         Resolution::Summarized => {
                             let name = message
-                                .get("toolName")
+                                .tool_name()
                                 .and_then(JsonValue::as_str)
                                 .unwrap_or("tool");
                             let is_error =
-                                message.get("isError").and_then(JsonValue::as_bool) == Some(true);
+                                message.is_error().and_then(JsonValue::as_bool) == Some(true);
                             let empty = JsonValue::Null;
                             piece(result_summary(name, is_error, content.unwrap_or(&empty)).len())
                         }
@@ -77,10 +77,10 @@ fn sent_bytes(entry: &JsonValue, level: Resolution, limit: Option<usize>) -> (us
         }
         Some("custom_message") => {
             let kind = entry
-                .get("customType")
+                .custom_type()
                 .and_then(JsonValue::as_str)
                 .unwrap_or("custom");
-            content_bytes(kind, entry.get("content"), level, pictures_sent)
+            content_bytes(kind, entry.content(), level, pictures_sent)
         }
         _ => (0, 0),
     }
@@ -115,13 +115,10 @@ fn assistant_bytes(content: Option<&JsonValue>, level: Resolution) -> (usize, u6
             .and_then(JsonValue::as_array)
             .into_iter()
             .flatten()
-            .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("toolCall"))
+            .map(BlockRef::new)
+            .filter(|p| p.is("toolCall"))
     };
-    let name = |call: &JsonValue| {
-        call.get("name")
-            .and_then(JsonValue::as_str)
-            .map_or(0, str::len)
-    };
+    let name = |call: BlockRef| call.name().and_then(JsonValue::as_str).map_or(0, str::len);
     let (text, _) = texts(content);
     let bytes = match level {
         Resolution::Summarized => {
@@ -132,12 +129,12 @@ fn assistant_bytes(content: Option<&JsonValue>, level: Resolution) -> (usize, u6
         Resolution::Outlined => {
             outlined(content)
                 + calls()
-                    .map(|c| name(c) + c.get("arguments").map_or(2, cut_arguments_len))
+                    .map(|c| name(c) + c.arguments().map_or(2, cut_arguments_len))
                     .sum::<usize>()
         }
         _ => {
             text + calls()
-                .map(|c| name(c) + c.get("arguments").map_or(2, json_len))
+                .map(|c| name(c) + c.arguments().map_or(2, json_len))
                 .sum::<usize>()
         }
     };
@@ -156,15 +153,9 @@ fn texts(content: Option<&JsonValue>) -> (usize, usize) {
     match content {
         Some(JsonValue::String(s)) => (piece(s.len()), 0),
         Some(JsonValue::Array(parts)) => parts.iter().fold((0, 0), |(text, pictures), part| {
-            match part.get("type").and_then(JsonValue::as_str) {
-                Some("text") => (
-                    text + piece(
-                        part.get("text")
-                            .and_then(JsonValue::as_str)
-                            .map_or(0, str::len),
-                    ),
-                    pictures,
-                ),
+            let part = BlockRef::new(part);
+            match part.kind() {
+                Some("text") => (text + piece(part.text_str().map_or(0, str::len)), pictures),
                 Some("image") => (text, pictures + 1),
                 _ => (text, pictures),
             }
@@ -179,8 +170,9 @@ fn outlined(content: Option<&JsonValue>) -> usize {
         Some(JsonValue::String(s)) => outlined_len(s),
         Some(JsonValue::Array(parts)) => parts
             .iter()
-            .filter(|p| p.get("type").and_then(JsonValue::as_str) == Some("text"))
-            .filter_map(|p| p.get("text").and_then(JsonValue::as_str))
+            .map(BlockRef::new)
+            .filter(|p| p.is("text"))
+            .filter_map(BlockRef::text_str)
             .map(outlined_len)
             .sum(),
         _ => 0,

@@ -70,7 +70,7 @@ impl Session {
                     .message_ref()
                     .and_then(MessageRef::role)
                     == Some("user")
-                && value.get("id").and_then(JsonValue::as_str).is_some()
+                && EntryRef::new(value).id().is_some()
         };
         let turns: Vec<usize> = (split.later.start..values.len())
             .filter(starts_turn)
@@ -100,9 +100,8 @@ impl Session {
             .context_stats(&ProjectOptions::default(), &StatsOptions::default())?
             .estimated_tokens;
         let summary = summarize(&covered);
-        let first_kept_id = values[first_kept]
-            .get("id")
-            .and_then(JsonValue::as_str)
+        let first_kept_id = EntryRef::new(&values[first_kept])
+            .id()
             .ok_or_else(|| Error::invalid_input("the first entry kept has no id"))?
             .to_owned();
         let mut map = JsonMap::new();
@@ -135,7 +134,7 @@ impl Session {
     pub fn read_custom_state(&self, namespace: &str) -> Result<Option<JsonValue>> {
         Ok(self
             .last_on_branch("custom", namespace)?
-            .and_then(|v| v.get("data").cloned()))
+            .and_then(|v| EntryRef::new(&v).data().cloned()))
     }
 
     /// Appends a message of an extension's: a `custom_message` of type `custom_type`, sent to
@@ -188,7 +187,8 @@ impl Session {
 /// The start of the turn of the first entry at or after `since` (Unix ms), from `from` on.
 fn first_since(values: &[JsonValue], turns: &[usize], since: i64, from: usize) -> Option<usize> {
     let newer = (from..values.len()).find(|&at| {
-        pi_session_types::js::date_ms(values[at].get("timestamp")).is_some_and(|ms| ms >= since)
+        pi_session_types::js::date_ms(EntryRef::new(&values[at]).timestamp())
+            .is_some_and(|ms| ms >= since)
     })?;
     turns.iter().rev().find(|&&t| t <= newer).copied()
 }

@@ -28,6 +28,16 @@ use crate::session::Session;
 /// The `customType` of a resolution stamp.
 pub const RESOLUTION_CUSTOM_TYPE: &str = "pi-session.resolution";
 
+/// The keys of a stamp's `data` record (ours: written and read only here).
+mod stamp_key {
+    /// The cursor's name, or `null`.
+    pub const CURSOR: &str = "cursor";
+    /// The entry stamped.
+    pub const ENTRY_ID: &str = "entryId";
+    /// The level's name, or `null`.
+    pub const RESOLUTION: &str = "resolution";
+}
+
 /// One stamp as saved in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamp {
@@ -48,9 +58,9 @@ impl Stamp {
         map.insert(
             "data".into(),
             json!({
-                "cursor": self.cursor,
-                "entryId": self.entry_id,
-                "resolution": self.resolution.map(Resolution::as_str),
+                stamp_key::CURSOR: self.cursor,
+                stamp_key::ENTRY_ID: self.entry_id,
+                stamp_key::RESOLUTION: self.resolution.map(Resolution::as_str),
             }),
         );
         Entry::from_map(map)
@@ -66,20 +76,20 @@ impl Stamp {
         {
             return None;
         }
-        let data = value.get("data")?;
-        let resolution = match data.get("resolution") {
+        let data = EntryRef::new(value).data()?;
+        let resolution = match data.get(stamp_key::RESOLUTION) {
             None | Some(JsonValue::Null) => None,
             Some(JsonValue::String(name)) => Some(Resolution::parse(name)?),
             Some(_) => return None,
         };
-        let cursor = match data.get("cursor") {
+        let cursor = match data.get(stamp_key::CURSOR) {
             None | Some(JsonValue::Null) => None,
             Some(JsonValue::String(name)) => Some(name.clone()),
             Some(_) => return None,
         };
         Some(Self {
             cursor,
-            entry_id: data.get("entryId")?.as_str()?.to_owned(),
+            entry_id: data.get(stamp_key::ENTRY_ID)?.as_str()?.to_owned(),
             resolution,
         })
     }

@@ -153,9 +153,10 @@ impl PhaseInput {
                     .flatten()
                     .filter(|p| BlockRef::new(p).is("toolCall"))
                     .map(|call| {
-                        let name = call.get("name").and_then(JsonValue::as_str).unwrap_or("");
-                        let arguments = BlockRef::new(call).arguments().unwrap_or(&JsonValue::Null);
-                        let id = call.get("id").and_then(JsonValue::as_str).unwrap_or("");
+                        let call = BlockRef::new(call);
+                        let name = call.name().and_then(JsonValue::as_str).unwrap_or("");
+                        let arguments = call.arguments().unwrap_or(&JsonValue::Null);
+                        let id = call.id_str().unwrap_or("");
                         (id.to_owned(), call_phase(name, arguments))
                     })
                     .collect(),
@@ -171,8 +172,8 @@ impl PhaseInput {
                     .map(str::to_owned),
             },
             Some("bashExecution") => Self::Shell(runs_checks(
-                message
-                    .get("command")
+                MessageRef::new(message)
+                    .command()
                     .and_then(JsonValue::as_str)
                     .unwrap_or(""),
             )),

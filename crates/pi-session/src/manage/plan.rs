@@ -543,18 +543,16 @@ impl Facts {
                 .and_then(JsonValue::as_array)
                 .into_iter()
                 .flatten()
-                .filter(|p| BlockRef::new(p).is("toolCall"))
-                .filter_map(|call| call.get("id").and_then(JsonValue::as_str))
+                .map(BlockRef::new)
+                .filter(|p| p.is("toolCall"))
+                .filter_map(BlockRef::id_str)
                 .map(str::to_owned)
                 .collect()
         } else {
             Vec::new()
         };
         Self {
-            id: value
-                .get("id")
-                .and_then(JsonValue::as_str)
-                .map(str::to_owned),
+            id: EntryRef::new(value).id().map(str::to_owned),
             tool_call_id: message
                 .and_then(|m| MessageRef::new(m).tool_call_id())
                 .and_then(JsonValue::as_str)

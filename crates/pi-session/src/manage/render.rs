@@ -163,8 +163,8 @@ fn render_message(message: &mut JsonMap, level: Resolution) {
             message.insert("content".into(), rendered);
         }
         Some("bashExecution") => {
-            let output = message
-                .get("output")
+            let output = MessageRef::new(&*message)
+                .output()
                 .and_then(JsonValue::as_str)
                 .unwrap_or_default()
                 .to_owned();
@@ -291,7 +291,7 @@ pub(crate) fn assistant_summary(content: &JsonValue) -> String {
         .into_iter()
         .map(|call| {
             call_outline(
-                call.get("name").and_then(JsonValue::as_str),
+                BlockRef::new(call).name().and_then(JsonValue::as_str),
                 BlockRef::new(call).arguments(),
             )
         })
@@ -492,8 +492,8 @@ pub fn picture_mention(part: &JsonValue) -> String {
         .mime_type()
         .and_then(JsonValue::as_str)
         .unwrap_or("unknown type");
-    let data = part
-        .get("data")
+    let data = BlockRef::new(part)
+        .data()
         .and_then(JsonValue::as_str)
         .unwrap_or_default();
     let size = match data.strip_prefix("blob:sha256:") {

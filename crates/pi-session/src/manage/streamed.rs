@@ -88,9 +88,8 @@ pub(crate) fn streamed_stats(
         let chunk: Vec<usize> = chunk.iter().map(|&at| positions[at]).collect();
         for value in log.values_at(&chunk)? {
             let phase = phases.of(&value);
-            let level = value
-                .get("id")
-                .and_then(JsonValue::as_str)
+            let level = EntryRef::new(&value)
+                .id()
                 .and_then(|id| overlay.get(id).copied())
                 .unwrap_or(Resolution::Full);
             // Full and Pinned render as the entry itself: projected as read, not copied.

@@ -26,7 +26,7 @@ use crate::dialect::{ConvertToLlm, Dialect, llm_messages};
 use crate::provider_request::PiAi;
 use pi_session_tree::dialect::omp::prompt::render;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
-use pi_session_types::view::{BlockRef, MessageRef, key};
+use pi_session_types::view::{BlockRef, FileMentionRef, MessageRef, key};
 
 /// omp's `customType` of a collab peer's prompt (steering envelope).
 pub const COLLAB_PROMPT_TYPE: &str = "collab-prompt";
@@ -213,30 +213,29 @@ fn omp_python_text(m: MessageRef<'_>) -> String {
 }
 
 fn omp_file_mention(m: MessageRef<'_>, timestamp: Option<Value>) -> Vec<Value> {
-    // The entries of `files` are omp's file records (`path`, `content`, `image`), not messages:
-    // their three keys are read here, the one place that reads them.
-    let files: Vec<&Map<String, Value>> = match m.files() {
-        Some(Value::Array(files)) => files.iter().filter_map(Value::as_object).collect(),
+    let files: Vec<FileMentionRef<'_>> = match m.files() {
+        Some(Value::Array(files)) => files
+            .iter()
+            .filter_map(Value::as_object)
+            .map(FileMentionRef::new)
+            .collect(),
         _ => return Vec::new(),
     };
-    let wrap = |file: &Map<String, Value>| {
-        let inner = if truthy(file.get("content")) {
-            format!("\n{}\n", string_of(file.get("content")))
+    let wrap = |file: FileMentionRef<'_>| {
+        let inner = if truthy(file.content()) {
+            format!("\n{}\n", string_of(file.content()))
         } else {
             "\n".to_owned()
         };
-        format!(
-            "<file path=\"{}\">{inner}</file>",
-            string_of(file.get("path"))
-        )
+        format!("<file path=\"{}\">{inner}</file>", string_of(file.path()))
     };
     let (image_files, text_files): (Vec<_>, Vec<_>) =
-        files.into_iter().partition(|f| truthy(f.get("image")));
+        files.into_iter().partition(|f| truthy(f.image()));
     let mut out = Vec::new();
     if !text_files.is_empty() {
         let text = text_files
             .iter()
-            .map(|f| wrap(f))
+            .map(|f| wrap(*f))
             .collect::<Vec<_>>()
             .join("\n");
         out.push(object([
@@ -249,11 +248,11 @@ fn omp_file_mention(m: MessageRef<'_>, timestamp: Option<Value>) -> Vec<Value> {
     if !image_files.is_empty() {
         let text = image_files
             .iter()
-            .map(|f| wrap(f))
+            .map(|f| wrap(*f))
             .collect::<Vec<_>>()
             .join("\n");
         let mut content = vec![text_block(text)];
-        content.extend(image_files.iter().filter_map(|f| f.get("image").cloned()));
+        content.extend(image_files.iter().filter_map(|f| f.image().cloned()));
         out.push(object([
             ("role", Some("user".into())),
             ("content", Some(Value::Array(content))),
@@ -519,7 +518,7 @@ fn wrap_steering_one(message: &Value) -> Value {
     }
     let mut user = if is_user {
         let mut copy = m.map().cloned().unwrap_or_default();
-        copy.shift_remove("steering");
+        copy.shift_remove(key::STEERING);
         copy
     } else {
         match object([

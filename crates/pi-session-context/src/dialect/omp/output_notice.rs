@@ -5,8 +5,15 @@
 //! elision, byte limits, continuation offsets, artifact references), the
 //! artifact-error notice, the limit notices and the column-truncation notice.
 //! LSP diagnostics are grouped by file in omp's prefix-folded path tree.
+//!
+//! `meta` is omp's `OutputMeta` record (truncation, limits, diagnostics …), read through its
+//! views (`pi_session_types::view::{OutputMetaRef, TruncationRef, …}`).
 
 use serde_json::{Map, Value};
+
+use pi_session_types::view::{
+    DiagnosticsRef, LimitRef, OutputMetaRef, RangeRef, SourceRef, TruncationRef,
+};
 
 use pi_session_types::js::{
     format_f64, is_js_whitespace, is_nullish, string_of, to_fixed, to_locale_string, truthy,
@@ -17,18 +24,22 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
     let Some(meta) = meta.filter(|m| truthy(Some(m))).and_then(Value::as_object) else {
         return String::new();
     };
+    let meta = OutputMetaRef::new(meta);
     let mut parts = Vec::new();
-    if let Some(truncation) = meta.get("truncation").and_then(Value::as_object) {
-        parts.push(truncation_notice(truncation, meta.get("source")));
+    if let Some(truncation) = meta.truncation().and_then(Value::as_object) {
+        parts.push(truncation_notice(truncation, meta.source()));
     }
-    if truthy(meta.get("artifactError")) {
+    if truthy(meta.artifact_error()) {
         parts.push(format!(
             "Full output was not saved completely (artifact {} failed)",
-            string_of(meta.get("artifactError"))
+            string_of(meta.artifact_error())
         ));
     }
-    let limits = meta.get("limits").and_then(Value::as_object);
-    let limit = |key: &str| limits.and_then(|l| l.get(key)).filter(|v| truthy(Some(v)));
+    let limit = |key: &str| {
+        meta.limit(key)
+            .filter(|v| truthy(Some(v)))
+            .map(LimitRef::new)
+    };
     for (key, noun) in [
         ("matchLimit", "matches"),
         ("resultLimit", "results"),
@@ -37,22 +48,22 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
         if let Some(l) = limit(key) {
             parts.push(format!(
                 "{} {noun} limit reached. Use limit={} for more",
-                string_of(l.get("reached")),
-                string_of(l.get("suggestion"))
+                string_of(l.reached()),
+                string_of(l.suggestion())
             ));
         }
     }
     if let Some(c) = limit("columnTruncated") {
-        let unit = c.get("unit").filter(|u| !u.is_null());
+        let unit = c.unit().filter(|u| !u.is_null());
         let mut notice = format!(
             "Some lines truncated to {} {}",
-            string_of(c.get("maxColumn")),
+            string_of(c.max_column()),
             unit.map_or_else(|| "chars".to_owned(), |u| string_of(Some(u)))
         );
-        if !is_nullish(c.get("artifactId")) {
+        if !is_nullish(c.artifact_id()) {
             notice += &format!(
                 ". Read artifact://{} for full output",
-                string_of(c.get("artifactId"))
+                string_of(c.artifact_id())
             );
         }
         parts.push(notice);
@@ -62,69 +73,70 @@ pub fn format_output_notice(meta: Option<&Value>) -> String {
     } else {
         format!("\n\n[{}]", parts.join(". "))
     };
-    if let Some(d) = meta.get("diagnostics").and_then(Value::as_object)
-        && let Some(Value::Array(messages)) = d.get("messages")
+    if let Some(d) = meta.diagnostics().and_then(Value::as_object)
+        && let Some(Value::Array(messages)) = DiagnosticsRef::new(d).messages()
         && !messages.is_empty()
     {
         out += &format!(
             "\n\nLSP Diagnostics ({}):\n{}",
-            string_of(d.get("summary")),
+            string_of(DiagnosticsRef::new(d).summary()),
             grouped_diagnostics(messages)
         );
     }
     out
 }
 
-fn number_at(map: &Map<String, Value>, key: &str) -> Option<f64> {
-    map.get(key).and_then(Value::as_f64)
+/// A number field as JavaScript's arithmetic sees it (`NaN` when missing or not a number).
+fn number(field: Option<&Value>) -> f64 {
+    field.and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
 fn range(value: Option<&Value>) -> Option<(String, String, f64, f64)> {
-    let r = value?.as_object()?;
+    let r = RangeRef::new(value?.as_object()?);
     Some((
-        string_of(r.get("start")),
-        string_of(r.get("end")),
-        number_at(r, "start").unwrap_or(f64::NAN),
-        number_at(r, "end").unwrap_or(f64::NAN),
+        string_of(r.start()),
+        string_of(r.end()),
+        number(r.start()),
+        number(r.end()),
     ))
 }
 
 fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
-    // `source.type` is omp's truncation-source kind, not a content block's type.
-    let artifact = if is_nullish(t.get("artifactId")) {
+    let t = TruncationRef::new(t);
+    let artifact = if is_nullish(t.artifact_id()) {
         None
-    } else if source.and_then(|s| s.get("type")).and_then(Value::as_str) == Some("report") {
+    } else if SourceRef::new(source).kind() == Some("report") {
         Some(format!(
             "Read artifact://{} for full report ({})",
-            string_of(t.get("artifactId")),
-            string_of(source.and_then(|s| s.get("value")))
+            string_of(t.artifact_id()),
+            string_of(SourceRef::new(source).value())
         ))
     } else {
         Some(format!(
             "Read artifact://{} for full output",
-            string_of(t.get("artifactId"))
+            string_of(t.artifact_id())
         ))
     };
-    let total_lines = number_at(t, "totalLines").unwrap_or(f64::NAN);
-    let output_lines = number_at(t, "outputLines").unwrap_or(f64::NAN);
+    let total_lines = number(t.total_lines());
+    let output_lines = number(t.output_lines());
     let mut notice;
-    if t.get("direction").and_then(Value::as_str) == Some("middle") {
-        let total_bytes = number_at(t, "totalBytes").unwrap_or(f64::NAN);
-        let output_bytes = number_at(t, "outputBytes").unwrap_or(f64::NAN);
-        let elided_bytes = match t.get("elidedBytes") {
+    if t.direction().and_then(Value::as_str) == Some("middle") {
+        let total_bytes = number(t.total_bytes());
+        let output_bytes = number(t.output_bytes());
+        let elided_bytes = match t.elided_bytes() {
             Some(v) if !v.is_null() => v.as_f64().unwrap_or(f64::NAN),
             _ => js_max0(total_bytes - output_bytes),
         };
-        let elided_lines = match t.get("elidedLines") {
+        let elided_lines = match t.elided_lines() {
             Some(v) if !v.is_null() => v.as_f64().unwrap_or(f64::NAN),
             _ => js_max0(total_lines - output_lines),
         };
-        let head = range(t.get("headRange")).map(|(s, e, _, _)| format!("lines {s}-{e}"));
-        let tail = range(t.get("tailRange")).map(|(s, e, _, _)| format!("{s}-{e}"));
+        let head = range(t.head_range()).map(|(s, e, _, _)| format!("lines {s}-{e}"));
+        let tail = range(t.tail_range()).map(|(s, e, _, _)| format!("{s}-{e}"));
         notice = match (head, tail) {
             (Some(head), Some(tail)) => format!(
                 "Showing {head} and {tail} of {}; {} middle line{} ({}) elided",
-                string_of(t.get("totalLines")),
+                string_of(t.total_lines()),
                 to_locale_string(elided_lines),
                 if elided_lines == 1.0 { "" } else { "s" },
                 format_bytes(elided_bytes)
@@ -138,56 +150,52 @@ fn truncation_notice(t: &Map<String, Value>, source: Option<&Value>) -> String {
             _ => format!(
                 "Showing {} of {} lines; middle elided",
                 format_f64(output_lines.min(total_lines)),
-                string_of(t.get("totalLines"))
+                string_of(t.total_lines())
             ),
         };
-        if !is_nullish(t.get("nextOffset")) {
-            notice += &format!(". Use :{} to continue", string_of(t.get("nextOffset")));
+        if !is_nullish(t.next_offset()) {
+            notice += &format!(". Use :{} to continue", string_of(t.next_offset()));
         }
         if let Some(a) = artifact {
             notice += &format!(". {a}");
         }
         return notice;
     }
-    if truthy(t.get("partialLine")) {
-        let line = t
-            .get("shownRange")
-            .and_then(|r| r.get("start"))
+    if truthy(t.partial_line()) {
+        let line = RangeRef::new(t.shown_range())
+            .start()
             .filter(|v| !v.is_null())
             .map_or_else(|| "1".to_owned(), |v| string_of(Some(v)));
         notice = format!(
             "Showing line {line} (partial, {} of {}) of {}",
-            format_bytes(number_at(t, "outputBytes").unwrap_or(f64::NAN)),
-            format_bytes(number_at(t, "totalBytes").unwrap_or(f64::NAN)),
-            string_of(t.get("totalLines"))
+            format_bytes(number(t.output_bytes())),
+            format_bytes(number(t.total_bytes())),
+            string_of(t.total_lines())
         );
         if let Some(a) = artifact {
             notice += &format!(". {a}");
         }
         return notice;
     }
-    notice = match range(t.get("shownRange")) {
+    notice = match range(t.shown_range()) {
         Some((s, e, start, end)) if end >= start => {
-            format!(
-                "Showing lines {s}-{e} of {}",
-                string_of(t.get("totalLines"))
-            )
+            format!("Showing lines {s}-{e} of {}", string_of(t.total_lines()))
         }
         _ => format!(
             "Showing {} of {} lines",
-            string_of(t.get("outputLines")),
-            string_of(t.get("totalLines"))
+            string_of(t.output_lines()),
+            string_of(t.total_lines())
         ),
     };
-    if t.get("truncatedBy").and_then(Value::as_str) == Some("bytes") {
-        let max = match t.get("maxBytes") {
+    if t.truncated_by().and_then(Value::as_str) == Some("bytes") {
+        let max = match t.max_bytes() {
             Some(v) if !v.is_null() => v.as_f64().unwrap_or(f64::NAN),
-            _ => number_at(t, "outputBytes").unwrap_or(f64::NAN),
+            _ => number(t.output_bytes()),
         };
         notice += &format!(" ({} limit)", format_bytes(max));
     }
-    if !is_nullish(t.get("nextOffset")) {
-        notice += &format!(". Use :{} to continue", string_of(t.get("nextOffset")));
+    if !is_nullish(t.next_offset()) {
+        notice += &format!(". Use :{} to continue", string_of(t.next_offset()));
     }
     if let Some(a) = artifact {
         notice += &format!(". {a}");

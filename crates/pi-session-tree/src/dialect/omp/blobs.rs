@@ -11,7 +11,7 @@
 //! Reading blobs is I/O, so the resolver asks a [`BlobSource`]; the
 //! [`BlobFolder`] implementation reads a directory.
 
-use pi_session_types::view::BlockRef;
+use pi_session_types::view::{BlockRef, EntryRef, key};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -103,7 +103,7 @@ pub fn resolve_entry_blobs(entry: &mut Value, blobs: &dyn BlobSource) -> Vec<Dia
     let mut resolver = Resolver {
         blobs,
         diagnostics: Vec::new(),
-        entry_id: js::as_str(entry.get("id")).map(str::to_owned),
+        entry_id: EntryRef::new(&*entry).id().map(str::to_owned),
     };
     if contains_blob_ref(entry) {
         resolver.walk(entry, None);
@@ -150,7 +150,7 @@ impl Resolver<'_> {
     fn walk(&mut self, value: &mut Value, key: Option<&str>) {
         if key != Some("frames")
             && is_image_position(value, key)
-            && let Some(Value::String(data)) = value.get_mut("data")
+            && let Some(Value::String(data)) = value.get_mut(key::DATA)
             && is_blob_ref(data)
         {
             *data = self.resolve(data, false);
@@ -163,7 +163,8 @@ impl Resolver<'_> {
                 }
             }
             Value::Object(map) => {
-                // A provider-payload item's kind (omp's Responses history), not a block type.
+                // A provider-payload item's kind and result (omp's Responses history), not a
+                // block's fields.
                 if js::is_str(map.get("type"), "image_generation_call")
                     && let Some(Value::String(result)) = map.get_mut("result")
                     && is_blob_ref(result)

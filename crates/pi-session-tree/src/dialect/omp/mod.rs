@@ -104,5 +104,5 @@ fn sanitize_copilot_replay(entry: &mut Value) {
             }
         }
     }
-    message.shift_remove("providerPayload");
+    message.shift_remove(key::PROVIDER_PAYLOAD);
 }

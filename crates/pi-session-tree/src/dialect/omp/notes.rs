@@ -3,7 +3,7 @@
 //! `buildSessionContext` is what sends it) and its post-render formatter
 //! ([`super::prompt`]).
 
-use pi_session_types::view::EntryRef;
+use pi_session_types::view::{ContextNotesRef, EntryRef};
 use serde_json::Value;
 
 use super::prompt::render;
@@ -32,7 +32,7 @@ pub fn latest_notes(path: &[Value]) -> Option<(&str, usize)> {
         {
             continue;
         }
-        if let Some(text) = valid_notes_text(entry.get("data")) {
+        if let Some(text) = valid_notes_text(EntryRef::new(entry).data()) {
             return Some((text, index));
         }
     }
@@ -41,12 +41,12 @@ pub fn latest_notes(path: &[Value]) -> Option<(&str, usize)> {
 
 fn valid_notes_text(data: Option<&Value>) -> Option<&str> {
     let map = data?.as_object()?;
-    if map.len() != 2 || !map.contains_key("version") {
+    let notes = ContextNotesRef::new(map);
+    if map.len() != 2 || notes.version().is_none() {
         return None;
     }
-    let version_is_one = map.get("version").and_then(Value::as_f64) == Some(1.0);
-    // omp's context-notes record (`{version, text}`), not a content block.
-    let text = map.get("text")?.as_str()?;
+    let version_is_one = notes.version().and_then(Value::as_f64) == Some(1.0);
+    let text = notes.text()?.as_str()?;
     (version_is_one && text.len() <= MAX_CONTEXT_NOTES_BYTES).then_some(text)
 }
 

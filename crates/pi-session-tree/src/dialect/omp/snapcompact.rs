@@ -7,7 +7,7 @@
 //! inline base64 data URL, Markdown image wrapper included, becomes
 //! `[data URL omitted: <mime>, <n> base64 chars]`).
 
-use pi_session_types::view::{BlockRef, EntryRef};
+use pi_session_types::view::{BlockRef, EntryRef, key};
 use serde_json::{Map, Value};
 
 use super::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
@@ -50,6 +50,8 @@ fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
 /// `None` when it is missing or carries neither frames nor text.
 pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
     let candidate = js::get(preserve, PRESERVE_KEY)?.as_object()?;
+    // The archive's own record (omp's `SnapcompactArchive`, kept in `preserveData`): its keys
+    // are read only here, not through the entry views.
     let frames: Vec<Map<String, Value>> = candidate
         .get("frames")
         .and_then(Value::as_array)
@@ -91,7 +93,7 @@ pub fn repair_truncated_frames(entry: &mut Value) {
     if !EntryRef::new(&*entry).is("compaction") {
         return;
     }
-    let Some(archive) = preserved_archive(entry.get("preserveData")) else {
+    let Some(archive) = preserved_archive(EntryRef::new(&*entry).preserve_data()) else {
         return;
     };
     let truncated = |frame: &Map<String, Value>| {
@@ -101,7 +103,7 @@ pub fn repair_truncated_frames(entry: &mut Value) {
         return;
     }
     let Some(slot) = entry
-        .get_mut("preserveData")
+        .get_mut(key::PRESERVE_DATA)
         .and_then(|p| p.get_mut(PRESERVE_KEY))
         .and_then(Value::as_object_mut)
     else {
@@ -244,6 +246,7 @@ fn is_crash_risk_legacy(archive: &Archive, blobs: Option<&dyn BlobSource>) -> bo
     let legacy = archive
         .frames
         .iter()
+        // A frame of the archive's own record (see `preserved_archive`).
         .any(|f| f.get("font").is_none() && f.get("variant").is_none());
     if !legacy {
         return false;
@@ -522,6 +525,7 @@ fn image_block(frame: &Map<String, Value>) -> Value {
             .cloned()
             .unwrap_or_default(),
     );
+    // A frame of the archive's own record (see `preserved_archive`).
     if js::truthy(frame.get("detail")) {
         block.insert(
             "detail".into(),
