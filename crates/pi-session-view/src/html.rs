@@ -175,7 +175,7 @@ pub fn page<E>(
 }
 
 /// [`page`] written to `out` as it is made (a large page is never held whole).
-pub fn write_page<W: std::io::Write, E: From<std::io::Error>>(
+pub fn write_page<W: std::io::Write + ?Sized, E: From<std::io::Error>>(
     out: &mut W,
     title: &str,
     script: &str,

@@ -66,7 +66,7 @@ pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<
 
 /// [`export_html`] written to `out` as it is made: the page is never held whole, and the
 /// entries go from the file's lines to `out` through one escaping pass.
-pub fn write_html<W: Write>(
+pub fn write_html<W: Write + ?Sized>(
     file: &SessionFile,
     options: &ViewOptions<'_>,
     out: &mut W,
@@ -94,7 +94,7 @@ const BYTES_PER_STEP: u64 = 1 << 20;
 /// the file has it wherever `JSON.parse` of it gives the value the model holds (no copy of the
 /// body is parsed and written again, which was most of a large page's cost; see
 /// [`as_written`]), else the entry read again (omp's blob pictures resolved) and written.
-fn write_entries<W: Write>(
+fn write_entries<W: Write + ?Sized>(
     file: &SessionFile,
     blobs: Option<&dyn BlobSource>,
     out: &mut W,
@@ -159,7 +159,7 @@ fn as_written(kind: &str, bytes: &[u8], blobs: bool) -> bool {
 /// The model as [`write_script_json`] writes it with `entries` (appended by `write_entries`,
 /// without the brackets) as its last key: `{...}` becomes `{...,"entries":[...]}`
 /// (`{"entries":[...]}` for an empty rest).
-fn write_model<W: Write, E: From<serde_json::Error> + From<std::io::Error>>(
+fn write_model<W: Write + ?Sized, E: From<serde_json::Error> + From<std::io::Error>>(
     model: &serde_json::Value,
     out: &mut W,
     write_entries: impl FnOnce(&mut W) -> Result<(), E>,

@@ -63,16 +63,22 @@ pub fn run(args: ExportArgs) -> Outcome {
     let parent = target
         .as_deref()
         .and_then(|t| exported_parent(&loaded.file, t));
+    // The page, written to `sink` as it is made.
+    let write = |sink: &mut dyn Write| {
+        with_options(
+            &loaded.file,
+            &loaded.path,
+            args.leaf.as_deref(),
+            args.blobs.clone(),
+            parent.as_deref(),
+            |file, options| write_html(file, options, sink),
+        )
+    };
     let mut out = Out::new();
     match target {
         None => {
-            let page = html(
-                &loaded.file,
-                &loaded.path,
-                args.leaf.as_deref(),
-                args.blobs,
-                parent.as_deref(),
-            )?;
+            let mut page = Vec::new();
+            write(&mut page)?;
             out.bytes(&page)?;
         }
         Some(target) => {
@@ -85,15 +91,7 @@ pub fn run(args: ExportArgs) -> Outcome {
             // Streamed to the file as it is made; a page that fails half-way is removed.
             let file = std::fs::File::create(&target).map_err(cannot_write)?;
             let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
-            let written = with_options(
-                &loaded.file,
-                &loaded.path,
-                args.leaf.as_deref(),
-                args.blobs,
-                parent.as_deref(),
-                |file, options| write_html(file, options, &mut writer),
-            )
-            .and_then(|()| writer.flush().map_err(cannot_write));
+            let written = write(&mut writer).and_then(|()| writer.flush().map_err(cannot_write));
             drop(writer);
             if let Err(failure) = written {
                 let _ = std::fs::remove_file(&target);
