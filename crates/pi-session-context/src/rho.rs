@@ -187,6 +187,12 @@ pub fn messages(entries: &[Value], options: &ProjectOptions<'_>) -> Vec<Message>
     project(&entries, options)
 }
 
+/// [`messages`] of entries held elsewhere (a caller that sends some entries as they are and
+/// others rendered gathers references, not copies).
+pub fn messages_of(entries: &[&Value], options: &ProjectOptions<'_>) -> Vec<Message> {
+    project(entries, options)
+}
+
 fn project(entries: &[&Value], options: &ProjectOptions<'_>) -> Vec<Message> {
     let chosen = if options.inputs.pdf {
         choose_documents(entries, options.documents)

@@ -233,6 +233,16 @@ impl AgentContext {
         }
     }
 
+    /// Moves the messages out, leaving none: a caller that takes them apart (e.g. the export
+    /// page, which refers to entries) then has the rest of the context ([`Self::to_value`])
+    /// without a copy of every message.
+    pub fn take_messages(&mut self) -> Vec<Value> {
+        match self {
+            Self::Pi(context) => std::mem::take(&mut context.messages),
+            Self::Omp(context) => std::mem::take(&mut context.messages),
+        }
+    }
+
     /// The context as a JSON value.
     pub fn to_value(&self) -> Value {
         match self {

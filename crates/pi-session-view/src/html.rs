@@ -146,10 +146,10 @@ impl serde_json::ser::Formatter for ScriptSafe {
 }
 
 /// `value` as JSON that can sit inside a `<script>` element (see [`script_json`]), appended to
-/// `out`.
-pub fn write_script_json<T: serde::Serialize + ?Sized>(
+/// `out` (a `Vec<u8>`, or a writer the page streams to).
+pub fn write_script_json<T: serde::Serialize + ?Sized, W: std::io::Write>(
     value: &T,
-    out: &mut Vec<u8>,
+    out: W,
 ) -> Result<(), serde_json::Error> {
     let mut serializer = serde_json::Serializer::with_formatter(out, ScriptSafe);
     value.serialize(&mut serializer)
@@ -165,26 +165,53 @@ pub fn page<E>(
     size_hint: usize,
     write_data: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
 ) -> Result<Vec<u8>, E> {
-    let policy = content_security_policy(script, VIEW_CSS, connect);
     let mut out = Vec::with_capacity(size_hint + script.len() + VIEW_CSS.len() + 1024);
-    out.extend_from_slice(
-        format!(
-            "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-             <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-             <meta name=\"referrer\" content=\"no-referrer\">\n\
-             <title>{}</title>\n<style>{VIEW_CSS}</style>\n</head>\n<body>\n\
-             <noscript>This page needs JavaScript to show the session.</noscript>\n\
-             <script type=\"application/json\" id=\"data\">",
-            escape_html(title)
-        )
-        .as_bytes(),
-    );
+    out.extend_from_slice(page_head(title, script, connect).as_bytes());
     write_data(&mut out)?;
-    out.extend_from_slice(b"</script>\n<script>");
-    out.extend_from_slice(script.as_bytes());
-    out.extend_from_slice(b"</script>\n</body>\n</html>\n");
+    for part in page_tail(script) {
+        out.extend_from_slice(part);
+    }
     Ok(out)
+}
+
+/// [`page`] written to `out` as it is made (a large page is never held whole).
+pub fn write_page<W: std::io::Write + ?Sized, E: From<std::io::Error>>(
+    out: &mut W,
+    title: &str,
+    script: &str,
+    connect: &str,
+    write_data: impl FnOnce(&mut W) -> Result<(), E>,
+) -> Result<(), E> {
+    out.write_all(page_head(title, script, connect).as_bytes())?;
+    write_data(out)?;
+    for part in page_tail(script) {
+        out.write_all(part)?;
+    }
+    Ok(())
+}
+
+/// The page up to the opening of its data element.
+fn page_head(title: &str, script: &str, connect: &str) -> String {
+    let policy = content_security_policy(script, VIEW_CSS, connect);
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"referrer\" content=\"no-referrer\">\n\
+         <title>{}</title>\n<style>{VIEW_CSS}</style>\n</head>\n<body>\n\
+         <noscript>This page needs JavaScript to show the session.</noscript>\n\
+         <script type=\"application/json\" id=\"data\">",
+        escape_html(title)
+    )
+}
+
+/// The page after its data: our script, and the end of the document.
+fn page_tail(script: &str) -> [&[u8]; 3] {
+    [
+        b"</script>\n<script>",
+        script.as_bytes(),
+        b"</script>\n</body>\n</html>\n",
+    ]
 }
 
 #[cfg(test)]

@@ -42,48 +42,65 @@ mod model;
 
 pub use html::{
     LIST_JS, ScriptSafe, VIEW_CSS, VIEW_JS, content_security_policy, escape_html, page,
-    script_json, write_script_json,
+    script_json, write_page, write_script_json,
 };
 pub use model::{MODEL_VERSION, ViewError, ViewOptions, default_branch_budget, view_model};
 
+use std::io::Write;
+
 use pi_session::store::SessionFile;
-use rayon::prelude::*;
+use pi_session::tree::blobs::resolve_entry_blobs;
+use pi_session::tree::{BlobSource, EntrySource};
 
 /// The session as one self-contained HTML page (UTF-8 bytes).
 pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<u8>, ViewError> {
+    let mut page = Vec::with_capacity(
+        usize::try_from(file.byte_len())
+            .unwrap_or(0)
+            .saturating_mul(9)
+            / 8,
+    );
+    write_html(file, options, &mut page)?;
+    Ok(page)
+}
+
+/// [`export_html`] written to `out` as it is made: the page is never held whole, and the
+/// entries go from the file's lines to `out` through one escaping pass.
+pub fn write_html<W: Write + ?Sized>(
+    file: &SessionFile,
+    options: &ViewOptions<'_>,
+    out: &mut W,
+) -> Result<(), ViewError> {
     let (model, entries) = model::view_parts(file, options)?;
+    // The entries are written from the file's lines (the few that are not read as written
+    // are read again): the values are not kept while the page is written.
+    drop(entries);
     let title = model
         .pointer("/session/title")
         .and_then(serde_json::Value::as_str)
         .filter(|t| !t.is_empty())
         .unwrap_or(options.file_name);
     let title = format!("{title} · pi-session");
-    let size_hint = usize::try_from(file.byte_len())
-        .unwrap_or(0)
-        .saturating_mul(9)
-        / 8;
-    let blobs = options.blobs.is_some();
-    page(&title, VIEW_JS, "'none'", size_hint, |out| {
-        write_model(&model, out, |out| write_entries(file, entries, blobs, out))
+    write_page(out, &title, VIEW_JS, "'none'", |out| {
+        write_model(&model, out, |out| write_entries(file, options.blobs, out))
     })
 }
 
-/// Bytes of lines copied into the page per step: the copies of one step are made on every
-/// core and then appended, and the values of the step's entries dropped, so the page never holds
-/// more than a step's copies beside what it has written.
-const BYTES_PER_STEP: u64 = 8 << 20;
+/// Bytes of lines escaped per step: the escapes of one step are made on a few cores and then
+/// written, so the page never holds more than a step's copies.
+const BYTES_PER_STEP: u64 = 1 << 20;
 
-/// Appends every entry as script-safe JSON ([`script_json`]), joined with commas: the line as
+/// Writes every entry as script-safe JSON ([`script_json`]), joined with commas: the line as
 /// the file has it wherever `JSON.parse` of it gives the value the model holds (no copy of the
 /// body is parsed and written again, which was most of a large page's cost; see
-/// [`as_written`]), the value written otherwise.
-fn write_entries(
+/// [`as_written`]), else the entry read again (omp's blob pictures resolved) and written.
+fn write_entries<W: Write + ?Sized>(
     file: &SessionFile,
-    mut entries: Vec<serde_json::Value>,
-    blobs: bool,
-    out: &mut Vec<u8>,
+    blobs: Option<&dyn BlobSource>,
+    out: &mut W,
 ) -> Result<(), ViewError> {
     let migrated = file.is_migrated();
+    let resolving = blobs.is_some();
     let index = file.index();
     let mut start = 0;
     while start < index.len() {
@@ -96,7 +113,7 @@ fn write_entries(
         let positions: Vec<usize> = (start..end).collect();
         let lines = file
             .map_raw(&positions, |_, at, bytes| {
-                (!migrated && as_written(&at.envelope.kind, bytes, blobs)).then(|| {
+                (!migrated && as_written(&at.envelope.kind, bytes, resolving)).then(|| {
                     let mut line = Vec::with_capacity(bytes.len() + bytes.len() / 64);
                     script_json(bytes, &mut line);
                     line
@@ -105,18 +122,19 @@ fn write_entries(
             .map_err(|e| ViewError::Read(e.into()))?;
         for (pos, line) in (start..end).zip(lines) {
             if pos > 0 {
-                out.push(b',');
+                out.write_all(b",")?;
             }
-            match (line, entries.get(pos)) {
-                (Some(line), _) => out.extend_from_slice(&line),
-                (None, Some(value)) => write_script_json(value, out)?,
-                (None, None) => out.extend_from_slice(b"null"),
+            match line {
+                Some(line) => out.write_all(&line)?,
+                None => {
+                    let mut value = file.entry_value(pos)?;
+                    if let Some(blobs) = blobs {
+                        // Reported when the model was built.
+                        let _ = resolve_entry_blobs(&mut value, blobs);
+                    }
+                    write_script_json(&value, &mut *out)?;
+                }
             }
-        }
-        // This step's values are written: dropped now, on every core.
-        if let Some(done) = entries.get_mut(start..end) {
-            done.par_iter_mut()
-                .for_each(|value| *value = serde_json::Value::Null);
         }
         start = end;
     }
@@ -144,21 +162,23 @@ fn as_written(kind: &str, bytes: &[u8], blobs: bool) -> bool {
 /// The model as [`write_script_json`] writes it with `entries` (appended by `write_entries`,
 /// without the brackets) as its last key: `{...}` becomes `{...,"entries":[...]}`
 /// (`{"entries":[...]}` for an empty rest).
-fn write_model<E: From<serde_json::Error>>(
+fn write_model<W: Write + ?Sized, E: From<serde_json::Error> + From<std::io::Error>>(
     model: &serde_json::Value,
-    out: &mut Vec<u8>,
-    write_entries: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    out: &mut W,
+    write_entries: impl FnOnce(&mut W) -> Result<(), E>,
 ) -> Result<(), E> {
-    write_script_json(model, out)?;
-    if out.last() == Some(&b'}') {
-        out.pop();
+    let mut head = Vec::new();
+    write_script_json(model, &mut head)?;
+    if head.last() == Some(&b'}') {
+        head.pop();
     }
     if !model.as_object().is_some_and(serde_json::Map::is_empty) {
-        out.push(b',');
+        head.push(b',');
     }
-    out.extend_from_slice(b"\"entries\":[");
+    head.extend_from_slice(b"\"entries\":[");
+    out.write_all(&head)?;
     write_entries(out)?;
-    out.extend_from_slice(b"]}");
+    out.write_all(b"]}")?;
     Ok(())
 }
 
@@ -183,9 +203,9 @@ mod tests {
                     if i > 0 {
                         out.push(b',');
                     }
-                    write_script_json(entry, out)?;
+                    write_script_json(entry, &mut *out)?;
                 }
-                Ok::<(), serde_json::Error>(())
+                Ok::<(), ViewError>(())
             };
             let (mut expected, mut apart) = (Vec::new(), Vec::new());
             write_model(&rest, &mut apart, written).unwrap();

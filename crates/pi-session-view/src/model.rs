@@ -2,7 +2,9 @@
 //! format rule of its own (branches, the leaf, labels, totals, and "what the model saw" come from
 //! the same code as `pi-session tree`, `stats` and `context`).
 
-use pi_session::projection::llm_messages;
+use std::borrow::Cow;
+
+use pi_session::projection::dialect::llm_message;
 use pi_session::store::SessionFile;
 use pi_session::tree::context::agent_context_owned;
 use pi_session::tree::dialect::omp::blobs::resolve_entry_blobs;
@@ -65,6 +67,9 @@ pub enum ViewError {
     /// Serialising the page data failed.
     #[error("serialising the session for the page failed: {0}")]
     Json(#[from] serde_json::Error),
+    /// Writing the page failed.
+    #[error("writing the page failed: {0}")]
+    Write(#[from] std::io::Error),
 }
 
 /// Builds the view model of a session: a JSON document the page's script renders.
@@ -216,7 +221,7 @@ fn branch_view(
         .zip(positions.last())
         .filter(|&(&first, &last)| last + 1 - first == positions.len())
         .and_then(|(&first, &last)| entries.get(first..=last));
-    let (branch_totals, context) = match run {
+    let (branch_totals, mut context) = match run {
         // `agent_context` copies the path itself when the dialect rewrites entries (omp).
         Some(path) => (totals(path), agent_context(path, dialect, &options).0),
         _ => {
@@ -230,7 +235,14 @@ fn branch_view(
             )
         }
     };
-    let llm = llm_messages(context.messages(), dialect);
+    // The messages are taken apart: the rest of the context is written as `meta`, and
+    // convertToLlm's answer borrows every message it leaves as it is (no copy of either).
+    let messages = context.take_messages();
+    let llm: Vec<Cow<'_, Value>> = messages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| llm_message(m, messages.get(i + 1), dialect))
+        .collect();
     let mut meta = context.to_value();
     if let Some(map) = meta.as_object_mut() {
         // The built context's own list (`{messages, thinkingLevel, …}`), not an entry field.
@@ -239,7 +251,7 @@ fn branch_view(
     json!({
         "positions": positions,
         "totals": totals_json(branch_totals),
-        "agent": references(context.messages(), positions, entries),
+        "agent": references(&messages, positions, entries),
         "llm": references(&llm, positions, entries),
         "meta": meta,
     })
@@ -248,11 +260,16 @@ fn branch_view(
 /// Each message as `{"e": position}` when it equals the `message` of an entry on the branch
 /// (looked for a little ahead of the previous match), else `{"m": message}`: the page shows the
 /// entry and the export does not hold every branch's context twice.
-fn references(messages: &[Value], positions: &[usize], entries: &[Value]) -> Vec<Value> {
+fn references<M: std::borrow::Borrow<Value>>(
+    messages: &[M],
+    positions: &[usize],
+    entries: &[Value],
+) -> Vec<Value> {
     let mut cursor = 0;
     messages
         .iter()
         .map(|message| {
+            let message = message.borrow();
             let window = positions.get(cursor..).unwrap_or_default();
             let found = window.iter().take(MATCH_WINDOW).position(|&p| {
                 entries.get(p).and_then(|e| EntryRef::new(e).message()) == Some(message)

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use pi_session::tree::{BlobFolder, BlobSource, LeafSelector};
-use pi_session_view::{ViewOptions, default_branch_budget, export_html};
+use std::io::Write;
+
+use pi_session_view::{ViewError, ViewOptions, default_branch_budget, export_html, write_html};
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input;
@@ -61,28 +63,42 @@ pub fn run(args: ExportArgs) -> Outcome {
     let parent = target
         .as_deref()
         .and_then(|t| exported_parent(&loaded.file, t));
-    let page = html(
-        &loaded.file,
-        &loaded.path,
-        args.leaf.as_deref(),
-        args.blobs,
-        parent.as_deref(),
-    )?;
+    // The page, written to `sink` as it is made.
+    let write = |sink: &mut dyn Write| {
+        with_options(
+            &loaded.file,
+            &loaded.path,
+            args.leaf.as_deref(),
+            args.blobs.clone(),
+            parent.as_deref(),
+            |file, options| write_html(file, options, sink),
+        )
+    };
     let mut out = Out::new();
     match target {
-        None => out.bytes(&page)?,
+        None => {
+            let mut page = Vec::new();
+            write(&mut page)?;
+            out.bytes(&page)?;
+        }
         Some(target) => {
-            std::fs::write(&target, &page).map_err(|e| {
+            let cannot_write = |e: std::io::Error| {
                 Failure::new(format!(
                     "could not write {}: {e}; name another file with -o OUT",
                     target.display()
                 ))
-            })?;
-            out.line(&format!(
-                "wrote {} ({} bytes)",
-                target.display(),
-                page.len()
-            ))?;
+            };
+            // Streamed to the file as it is made; a page that fails half-way is removed.
+            let file = std::fs::File::create(&target).map_err(cannot_write)?;
+            let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+            let written = write(&mut writer).and_then(|()| writer.flush().map_err(cannot_write));
+            drop(writer);
+            if let Err(failure) = written {
+                let _ = std::fs::remove_file(&target);
+                return Err(failure);
+            }
+            let bytes = std::fs::metadata(&target).map_or(0, |m| m.len());
+            out.line(&format!("wrote {} ({bytes} bytes)", target.display()))?;
         }
     }
     out.flush()?;
@@ -136,6 +152,18 @@ pub fn html(
     blobs: Option<PathBuf>,
     parent_href: Option<&str>,
 ) -> Result<Vec<u8>, Failure> {
+    with_options(file, path, leaf, blobs, parent_href, export_html)
+}
+
+/// Runs `make` with the page's [`ViewOptions`] (see [`html`]), its error said for `path`.
+fn with_options<T>(
+    file: &pi_session::store::SessionFile,
+    path: &Path,
+    leaf: Option<&str>,
+    blobs: Option<PathBuf>,
+    parent_href: Option<&str>,
+    make: impl FnOnce(&pi_session::store::SessionFile, &ViewOptions<'_>) -> Result<T, ViewError>,
+) -> Result<T, Failure> {
     let folder = input::blob_dir(blobs, path).map(BlobFolder::new);
     let leaf = leaf.map_or(LeafSelector::Default, LeafSelector::parse);
     let file_name = path
@@ -148,7 +176,7 @@ pub fn html(
         branch_budget: default_branch_budget(file.len()),
         parent_href,
     };
-    export_html(file, &options)
+    make(file, &options)
         .map_err(|e| Failure::new(format!("could not export {}: {e}", path.display())))
 }
 

@@ -31,6 +31,7 @@
 //! function of the branch, the overlay and the options: the same inputs give the same plan.
 
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use pi_session_context::reqllm::{Message, Role};
@@ -211,9 +212,9 @@ fn bound_result(entry: &JsonValue, limit: usize) -> Option<(JsonValue, Bounded)>
 pub(crate) enum Body {
     /// Parsed.
     Value(JsonValue),
-    /// A line of the file with its [`Sketch`]: estimated from the sketch, parsed only when
-    /// sent.
-    Line(Vec<u8>, Box<Sketch>),
+    /// A line of the file (its position in the log) with its [`Sketch`]: estimated from the
+    /// sketch, read and parsed only when sent.
+    Line(usize, Box<Sketch>),
 }
 
 struct Item {
@@ -231,7 +232,27 @@ struct Item {
     tokens: u64,
     phase: Phase,
     bounded: Option<Bounded>,
-    rendered: Option<JsonValue>,
+    rendered: Rendered,
+}
+
+/// An entry as it is sent, once settled.
+enum Rendered {
+    /// Not sent.
+    None,
+    /// The entry itself (Full or Pinned, not bounded): sent as parsed, not copied.
+    Body,
+    /// A rendering of it.
+    Value(JsonValue),
+}
+
+impl Item {
+    /// The entry as it is sent, if it is.
+    fn rendered(&self) -> Option<&JsonValue> {
+        match (&self.rendered, &self.body) {
+            (Rendered::Value(value), _) | (Rendered::Body, Body::Value(value)) => Some(value),
+            _ => None,
+        }
+    }
 }
 
 struct Planner<'o, 'a> {
@@ -242,28 +263,42 @@ struct Planner<'o, 'a> {
 impl Planner<'_, '_> {
     /// Renders `item` at its level (bounded when asked) and counts its tokens.
     fn settle(&self, item: &mut Item, limit: Option<usize>) {
+        item.rendered = Rendered::None;
+        item.tokens = 0;
+        item.bounded = None;
         if !item.sent {
-            item.rendered = None;
-            item.tokens = 0;
             return;
         }
         let Body::Value(value) = &item.body else {
             // Unreachable: `parse_sent` parses every entry sent before anything is rendered.
-            item.rendered = None;
-            item.tokens = 0;
             return;
         };
-        let mut rendered = render(value, item.level);
-        item.bounded = None;
-        if let (Some(limit), Some(value)) = (limit, rendered.as_ref())
-            && matches!(item.level, Resolution::Full | Resolution::Attached)
-            && let Some((bounded, cut)) = bound_result(value, limit)
-        {
-            rendered = Some(bounded);
-            item.bounded = Some(cut);
-        }
-        item.tokens = rendered.as_ref().map_or(0, |value| self.tokens_of(value));
-        item.rendered = rendered;
+        // Full and Pinned render as the entry itself ([`render`]): used as parsed unless a
+        // long result is bounded.
+        let as_is = matches!(item.level, Resolution::Full | Resolution::Pinned);
+        let rendered = if as_is {
+            Some(Cow::Borrowed(value))
+        } else {
+            render(value, item.level).map(Cow::Owned)
+        };
+        let bounded = match (limit, rendered.as_deref()) {
+            (Some(limit), Some(value))
+                if matches!(item.level, Resolution::Full | Resolution::Attached) =>
+            {
+                bound_result(value, limit)
+            }
+            _ => None,
+        };
+        item.rendered = match (bounded, rendered) {
+            (Some((bounded, cut)), _) => {
+                item.bounded = Some(cut);
+                Rendered::Value(bounded)
+            }
+            (None, Some(Cow::Borrowed(_))) => Rendered::Body,
+            (None, Some(Cow::Owned(value))) => Rendered::Value(value),
+            (None, None) => Rendered::None,
+        };
+        item.tokens = item.rendered().map_or(0, |value| self.tokens_of(value));
     }
 
     /// Tokens of one rendered entry: the messages rho makes of it (without the synthetic
@@ -305,7 +340,15 @@ pub(crate) fn plan(
         covered,
         branch_len,
     };
-    plan_bodies(bodies, head, overlay, entry_count, model, options)
+    plan_bodies(
+        bodies,
+        &|_| Ok(Vec::new()),
+        head,
+        overlay,
+        entry_count,
+        model,
+        options,
+    )
 }
 
 /// What the latest compaction of the branch leaves: its summary message, how many entries it
@@ -319,6 +362,7 @@ pub(crate) struct Head {
 /// Plans `bodies` (the entries the latest compaction leaves, root first) after `head`.
 pub(crate) fn plan_bodies(
     bodies: Vec<Body>,
+    read: ReadLines<'_>,
     head: Head,
     overlay: &Overlay,
     entry_count: usize,
@@ -392,7 +436,7 @@ pub(crate) fn plan_bodies(
             group,
             tokens: 0,
             bounded: None,
-            rendered: None,
+            rendered: Rendered::None,
         });
     }
     let latest_turn = turn;
@@ -445,7 +489,7 @@ pub(crate) fn plan_bodies(
         (options.tool_result_percent > 0).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
     });
     let Some(budget) = options.budget else {
-        parse_sent(&mut items)?;
+        parse_sent(&mut items, read)?;
         for item in &mut items {
             planner.settle(item, limit);
         }
@@ -472,7 +516,7 @@ pub(crate) fn plan_bodies(
 
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
-    parse_sent(&mut items)?;
+    parse_sent(&mut items, read)?;
     for item in &mut items {
         planner.settle(item, limit);
     }
@@ -503,18 +547,27 @@ fn estimated(item: &Item, limit: Option<usize>) -> u64 {
     }
 }
 
-/// Parses the line of every entry sent (the others are never parsed).
-fn parse_sent(items: &mut [Item]) -> Result<()> {
-    for item in items.iter_mut().filter(|i| i.sent) {
-        if let Body::Line(line, _) = &item.body {
-            let value = serde_json::from_slice(line).map_err(|e| {
-                Error::invalid_input(format!(
-                    "entry {} could not be parsed as it was sketched ({e}); reopen the session",
-                    item.id.as_deref().unwrap_or("without an id")
-                ))
-            })?;
-            item.body = Body::Value(value);
-        }
+/// Reads the entries at these log positions (a plan of parsed values reads none).
+pub(crate) type ReadLines<'r> = &'r dyn Fn(&[usize]) -> Result<Vec<JsonValue>>;
+
+/// Parses the line of every entry sent, read in one pass (the others are never parsed).
+fn parse_sent(items: &mut [Item], read: ReadLines<'_>) -> Result<()> {
+    let (at, positions): (Vec<usize>, Vec<usize>) = items
+        .iter()
+        .enumerate()
+        .filter_map(|(at, item)| match &item.body {
+            Body::Line(position, _) if item.sent => Some((at, *position)),
+            _ => None,
+        })
+        .unzip();
+    let values = read(&positions)?;
+    if values.len() != at.len() {
+        return Err(Error::invalid_input(
+            "the sketched entries could not be read again; reopen the session",
+        ));
+    }
+    for (at, value) in at.into_iter().zip(values) {
+        items[at].body = Body::Value(value);
     }
     Ok(())
 }
@@ -650,9 +703,9 @@ fn assemble(
     items: &[Item],
     options: &PrepareOptions<'_>,
 ) -> Vec<Message> {
-    let sent: Vec<JsonValue> = items.iter().filter_map(|i| i.rendered.clone()).collect();
+    let sent: Vec<&JsonValue> = items.iter().filter_map(Item::rendered).collect();
     let mut messages: Vec<Message> = summary.cloned().into_iter().collect();
-    messages.extend(rho::messages(&sent, &options.project));
+    messages.extend(rho::messages_of(&sent, &options.project));
     messages
 }
 
@@ -785,7 +838,16 @@ impl Session {
                 covered: 0,
                 branch_len: bodies.len(),
             };
-            return plan_bodies(bodies, head, &overlay, entry_count, &self.model, options);
+            let read = |positions: &[usize]| self.values_at(positions);
+            return plan_bodies(
+                bodies,
+                &read,
+                head,
+                &overlay,
+                entry_count,
+                &self.model,
+                options,
+            );
         }
         // rho's part of the branch: what the plan reads (the kept range, what follows, and the
         // compacted messages that may name attachments); the rest stays unread.
@@ -816,13 +878,13 @@ impl Session {
             .filter(|&at| log.in_file(at))
             .collect();
         let mut sketched = file
-            .map_raw(&in_file, |_, at, line| {
+            .map_raw(&in_file, |position, at, line| {
                 let kind = at.envelope.kind.as_str();
                 if kind == "title" || kind == "session" {
                     return None;
                 }
                 let sketch = Sketch::of_line(line, kind, at.envelope.id.as_deref())?;
-                Some(Body::Line(line.to_vec(), Box::new(sketch)))
+                Some(Body::Line(position, Box::new(sketch)))
             })?
             .into_iter();
         let mut bodies: Vec<Option<Body>> = positions

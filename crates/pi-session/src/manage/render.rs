@@ -122,11 +122,16 @@ fn render_map(entry: &mut JsonMap, level: Resolution) {
 }
 
 fn render_message(message: &mut JsonMap, level: Resolution) {
-    let content = MessageRef::new(&*message)
-        .content()
-        .cloned()
-        .unwrap_or(JsonValue::Null);
-    match MessageRef::new(&*message).role() {
+    let role = MessageRef::new(&*message).role().map(str::to_owned);
+    // The roles below replace the content: it is moved out (its place kept), not copied.
+    let content = match role.as_deref() {
+        Some("user" | "developer" | "assistant" | "toolResult") => message
+            .get_mut(key::CONTENT)
+            .map(std::mem::take)
+            .unwrap_or(JsonValue::Null),
+        _ => JsonValue::Null,
+    };
+    match role.as_deref() {
         Some("user" | "developer") => {
             let rendered = match level {
                 Resolution::Summarized => JsonValue::String(content_summary("user", &content)),
