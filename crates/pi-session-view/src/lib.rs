@@ -49,7 +49,7 @@ pub use model::{MODEL_VERSION, ViewError, ViewOptions, default_branch_budget, vi
 use std::io::Write;
 
 use pi_session::store::SessionFile;
-use pi_session::tree::blobs::resolve_entry_blobs;
+use pi_session::tree::dialect::omp::blobs::resolve_entry_blobs;
 use pi_session::tree::{BlobSource, EntrySource};
 
 /// The session as one self-contained HTML page (UTF-8 bytes).
