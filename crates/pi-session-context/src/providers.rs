@@ -196,7 +196,8 @@ pub fn anthropic_messages(messages: &[Message]) -> Value {
                 let block = anthropic_tool_result(message);
                 if last_was_tool
                     && let Some(Value::Array(blocks)) =
-                        // Wire keys: the Anthropic message built above.
+                        // Provider wire JSON (not the session schema): the Anthropic
+                        // message built above.
                         out.last_mut().and_then(|m| m.get_mut("content"))
                 {
                     blocks.push(block);
@@ -233,7 +234,7 @@ pub fn anthropic_messages(messages: &[Message]) -> Value {
 fn collapse(blocks: Vec<Value>) -> Value {
     match blocks.as_slice() {
         [] => Value::String(String::new()),
-        // Wire keys: an Anthropic block, not a session block.
+        // Provider wire JSON (not the session schema): an Anthropic block.
         [only] if only.get("type").and_then(Value::as_str) == Some("text") => {
             only.get("text").cloned().unwrap_or_default()
         }

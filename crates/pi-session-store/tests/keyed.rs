@@ -312,6 +312,17 @@ fn title_meta_is_omps_json() {
     // omp's decodeTitleMeta: no string updatedAt, no title; odd fields dropped.
     assert_eq!(TitleMeta::from_json(r#"{"title":"x"}"#), None);
     assert_eq!(TitleMeta::from_json("[]"), None);
+    // Only an object is a record (serde alone would take a sequence for a struct).
+    assert_eq!(TitleMeta::from_json(r#"["x","auto","t"]"#), None);
+    // JSON.parse keeps a repeated key's last value.
+    assert_eq!(
+        TitleMeta::from_json(r#"{"updatedAt":"a","source":"user","updatedAt":"b"}"#),
+        Some(TitleMeta {
+            title: None,
+            source: Some(TitleSource::User),
+            updated_at: "b".into()
+        })
+    );
     assert_eq!(
         TitleMeta::from_json(r#"{"title":1,"source":"bot","updatedAt":"t"}"#),
         Some(TitleMeta {

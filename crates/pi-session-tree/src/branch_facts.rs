@@ -2,7 +2,7 @@
 //! and thinking level are in effect, what it cost (rho's `compacted/1`,
 //! `model_from/1`, `totals/1`, `add_usage/2`, plus pi's usage breakdown).
 
-use pi_session_types::view::{EntryRef, MessageRef, UsageRef};
+use pi_session_types::view::{EntryRef, MessageRef, TaskDetailsRef, UsageRef};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -570,8 +570,7 @@ pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
                     let m = MessageRef::new(message);
                     let nested = object(m.usage()).or_else(|| {
                         let is_task = js::is_str(m.tool_name(), "task");
-                        // The task tool's own `details` record, not our schema.
-                        object(js::get(m.details(), "usage")).filter(|_| is_task)
+                        object(TaskDetailsRef::new(m.details()).usage()).filter(|_| is_task)
                     });
                     nested.map(|u| (UsagePart::NestedTool, u))
                 }

@@ -1,6 +1,7 @@
 //! Borrowed typed views over parsed JSON: the one place outside the owned model that knows the
 //! keys of a message, a content block, an entry and a usage record (and of omp's output `meta`
-//! record a message carries).
+//! record a message carries, and of the records omp, its providers and its extensions keep inside
+//! an entry: `preserveData`, a compaction's and the task tool's `details`, `providerPayload`).
 //!
 //! The tree and context crates work on `serde_json::Value` read straight from the line, because
 //! `buildSessionContext` and `convertToLlm` hand on every key the file had, in the file's order
@@ -92,6 +93,14 @@ pub mod key {
         STEERING = "steering";
         /// A v1 compaction's first kept entry, by index (migrated to `firstKeptEntryId`).
         FIRST_KEPT_ENTRY_INDEX = "firstKeptEntryIndex";
+        /// omp's snapcompact archive under `preserveData`.
+        SNAPCOMPACT = "snapcompact";
+        /// A snapcompact archive's image frames.
+        FRAMES = "frames";
+        /// A snapcompact archive's oldest verbatim text region.
+        TEXT_HEAD = "textHead";
+        /// A snapcompact archive's newest verbatim text region.
+        TEXT_TAIL = "textTail";
     }
 }
 
@@ -131,6 +140,20 @@ macro_rules! str_of_raw {
             #[inline]
             pub fn $name(self) -> Option<&'a str> {
                 self.$raw().and_then(Value::as_str)
+            }
+        )*
+    };
+}
+
+/// Generates views of nested records: `fn name(self) -> View<'a>`, the field read by `raw` seen
+/// through `View`.
+macro_rules! record_fields {
+    ($($(#[$doc:meta])* $name:ident => $view:ident($raw:ident);)*) => {
+        $(
+            $(#[$doc])*
+            #[inline]
+            pub fn $name(self) -> $view<'a> {
+                $view::new(self.$raw())
             }
         )*
     };
@@ -485,7 +508,7 @@ impl<'a> EntryRef<'a> {
     }
 }
 
-/// `new` and the private `get` of a view (the record views below).
+/// `new`, `map` and the private `get` of a view (the record views below).
 macro_rules! view_core {
     ($($view:ident),*) => {$(
         impl<'a> $view<'a> {
@@ -493,6 +516,12 @@ macro_rules! view_core {
             #[inline]
             pub fn new(record: impl Into<Self>) -> Self {
                 record.into()
+            }
+
+            /// The record itself; `None` when it is missing or not an object.
+            #[inline]
+            pub fn map(self) -> Option<&'a Map<String, Value>> {
+                self.0
             }
 
             #[inline]
@@ -520,10 +549,9 @@ macro_rules! view_core {
 pub struct UsageRef<'a>(Option<&'a Map<String, Value>>);
 
 impl<'a> UsageRef<'a> {
-    /// The `cost` record, as a view.
-    #[inline]
-    pub fn cost_ref(self) -> CostRef<'a> {
-        CostRef::new(self.cost())
+    record_fields! {
+        /// The `cost` record, as a view.
+        cost_ref => CostRef(cost);
     }
 
     raw_fields! {
@@ -688,12 +716,6 @@ impl<'a> TruncationRef<'a> {
 pub struct LimitRef<'a>(Option<&'a Map<String, Value>>);
 
 impl<'a> LimitRef<'a> {
-    /// The record itself; `None` when it is missing or not an object.
-    #[inline]
-    pub fn map(self) -> Option<&'a Map<String, Value>> {
-        self.0
-    }
-
     raw_fields! {
         /// `reached`: the limit that was reached.
         reached => "reached";
@@ -713,12 +735,6 @@ impl<'a> LimitRef<'a> {
 pub struct RangeRef<'a>(Option<&'a Map<String, Value>>);
 
 impl<'a> RangeRef<'a> {
-    /// The record itself; `None` when it is missing or not an object.
-    #[inline]
-    pub fn map(self) -> Option<&'a Map<String, Value>> {
-        self.0
-    }
-
     raw_fields! {
         /// `start`.
         start => "start";
@@ -754,6 +770,191 @@ impl<'a> DiagnosticsRef<'a> {
         messages => "messages";
         /// `summary`.
         summary => key::SUMMARY;
+    }
+}
+
+/// omp compactions' `preserveData` (the providers' and extensions' own compaction state kept
+/// inside a `compaction` entry) seen through the records omp reads back from it.
+///
+/// ```
+/// use pi_session_types::view::PreserveDataRef;
+/// use serde_json::json;
+///
+/// let preserve = json!({"snapcompact": {"textHead": "h", "frames": []},
+///                       "anthropicCompaction": {"provider": "anthropic", "content": "s"}});
+/// let preserve = PreserveDataRef::new(&preserve);
+/// assert_eq!(preserve.snapcompact_ref().text_head(), Some(&json!("h")));
+/// assert_eq!(preserve.anthropic_compaction_ref().provider(), Some(&json!("anthropic")));
+/// assert_eq!(preserve.openai_remote_compaction(), None); // undefined
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct PreserveDataRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> PreserveDataRef<'a> {
+    record_fields! {
+        /// The `snapcompact` archive, as a view.
+        snapcompact_ref => SnapcompactArchiveRef(snapcompact);
+        /// The `openaiRemoteCompaction` record, as a view.
+        openai_remote_compaction_ref => OpenAiRemoteCompactionRef(openai_remote_compaction);
+        /// The `anthropicCompaction` record, as a view.
+        anthropic_compaction_ref => AnthropicCompactionRef(anthropic_compaction);
+    }
+
+    raw_fields! {
+        /// `snapcompact`: omp's archive ([`SnapcompactArchiveRef`]).
+        snapcompact => key::SNAPCOMPACT;
+        /// `openaiRemoteCompaction`: OpenAI's remote compaction ([`OpenAiRemoteCompactionRef`]).
+        openai_remote_compaction => "openaiRemoteCompaction";
+        /// `anthropicCompaction`: Anthropic's compaction ([`AnthropicCompactionRef`]).
+        anthropic_compaction => "anthropicCompaction";
+    }
+}
+
+/// omp's snapcompact archive (`preserveData.snapcompact`, `@oh-my-pi/snapcompact`'s
+/// `SnapcompactArchive`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct SnapcompactArchiveRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> SnapcompactArchiveRef<'a> {
+    raw_fields! {
+        /// `frames`: the image frames, oldest first ([`SnapcompactFrameRef`]).
+        frames => key::FRAMES;
+        /// `truncatedChars`: source characters dropped.
+        truncated_chars => "truncatedChars";
+        /// `text`: the full kept source text.
+        text => key::TEXT;
+        /// `textHead`: the oldest verbatim text region.
+        text_head => key::TEXT_HEAD;
+        /// `textTail`: the newest verbatim text region.
+        text_tail => key::TEXT_TAIL;
+    }
+}
+
+/// One frame of omp's snapcompact archive (an image of rendered text) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct SnapcompactFrameRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> SnapcompactFrameRef<'a> {
+    raw_fields! {
+        /// `data`: base64 image data or a blob reference.
+        data => key::DATA;
+        /// `mimeType`.
+        mime_type => key::MIME_TYPE;
+        /// `cols`: text columns rendered.
+        cols => "cols";
+        /// `rows`: text rows rendered.
+        rows => "rows";
+        /// `chars`: source characters in the frame.
+        chars => "chars";
+        /// `font` (absent in legacy archives).
+        font => "font";
+        /// `variant` (absent in legacy archives).
+        variant => "variant";
+        /// `detail`: the image detail asked of the provider.
+        detail => "detail";
+    }
+}
+
+/// OpenAI's remote compaction record (`preserveData.openaiRemoteCompaction`) seen through its
+/// fields.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenAiRemoteCompactionRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> OpenAiRemoteCompactionRef<'a> {
+    raw_fields! {
+        /// `provider`: whose compaction it is.
+        provider => "provider";
+        /// `replacementHistory`: the Responses items replayed in its place.
+        replacement_history => "replacementHistory";
+    }
+}
+
+/// Anthropic's compaction record (`preserveData.anthropicCompaction`) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct AnthropicCompactionRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> AnthropicCompactionRef<'a> {
+    raw_fields! {
+        /// `provider`: whose compaction it is.
+        provider => "provider";
+        /// `content`: the compaction's text.
+        content => key::CONTENT;
+        /// `encryptedContent`.
+        encrypted_content => "encryptedContent";
+        /// `filesText`: the files the compaction kept.
+        files_text => "filesText";
+    }
+}
+
+/// A compaction's `details` (the compaction extension's own record) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct CompactionDetailsRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> CompactionDetailsRef<'a> {
+    raw_fields! {
+        /// `kind` (`experimental-context-rollover`, …).
+        kind => "kind";
+    }
+}
+
+/// omp's provider payload (a message's `providerPayload`: `{type, provider, items, dt}`, the
+/// provider's own items kept for replay) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct ProviderPayloadRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> ProviderPayloadRef<'a> {
+    str_fields! {
+        /// `type` when it is a string (`openaiResponsesHistory`, `anthropicCompaction`, …).
+        kind => key::TYPE;
+    }
+
+    str_of_raw! {
+        /// `provider` when it is a string.
+        provider_str => provider;
+    }
+
+    raw_fields! {
+        /// `provider`: whose items they are.
+        provider => "provider";
+        /// `items`: the provider's wire items (Responses items), replayed as they are.
+        items => "items";
+        /// `dt`: whether the items were sent as a developer turn.
+        dt => "dt";
+    }
+}
+
+/// pi-ai's text-signature record (a text block's `textSignature` when it is JSON:
+/// `{v: 1, id, phase?}`, the Responses message it came from) seen through its fields.
+#[derive(Clone, Copy, Debug)]
+pub struct TextSignatureRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> TextSignatureRef<'a> {
+    str_of_raw! {
+        /// `id` when it is a string.
+        id_str => id;
+        /// `phase` when it is a string (`commentary`, `final_answer`).
+        phase_str => phase;
+    }
+
+    raw_fields! {
+        /// `v`: the record's version (1).
+        version => "v";
+        /// `id`: the Responses message id.
+        id => key::ID;
+        /// `phase`.
+        phase => "phase";
+    }
+}
+
+/// omp's task tool's `details` (a `task` tool result's own record) seen through the field the
+/// usage report reads.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskDetailsRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> TaskDetailsRef<'a> {
+    raw_fields! {
+        /// `usage`: the subagents' usage, a pi-ai `Usage` record ([`UsageRef`]).
+        usage => "usage";
     }
 }
 
@@ -813,5 +1014,14 @@ record_views!(
     LimitRef,
     RangeRef,
     SourceRef,
-    DiagnosticsRef
+    DiagnosticsRef,
+    PreserveDataRef,
+    SnapcompactArchiveRef,
+    SnapcompactFrameRef,
+    OpenAiRemoteCompactionRef,
+    AnthropicCompactionRef,
+    CompactionDetailsRef,
+    TaskDetailsRef,
+    ProviderPayloadRef,
+    TextSignatureRef
 );

@@ -234,7 +234,7 @@ fn convert_messages(messages: &[Value], model: &Model, marker: &Value) -> Vec<Va
         i += 1;
     }
     if let Some(last) = params.last_mut()
-        // Wire keys: Anthropic request params, not session messages.
+        // Provider wire JSON (not the session schema): Anthropic request params.
         && str_field(last, "role") == Some("user")
     {
         mark_last_user(last, marker);
@@ -294,7 +294,7 @@ fn mark_last_user(message: &mut Value, marker: &Value) {
     let Some(map) = message.as_object_mut() else {
         return;
     };
-    // Wire keys: an Anthropic request param, not a session message.
+    // Provider wire JSON (not the session schema): an Anthropic request param.
     match map.get_mut("content") {
         Some(Value::Array(content)) => {
             if let Some(last) = content.last_mut()

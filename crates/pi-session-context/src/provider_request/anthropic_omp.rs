@@ -93,12 +93,7 @@ pub fn request(messages: &[Value], model: &Model, options: &RequestOptions) -> A
 }
 
 fn thinking_mode(model: &Model) -> Option<&str> {
-    model
-        .thinking
-        .as_ref()
-        // The model registry's `thinking` record, not the session's schema.
-        .and_then(|t| t.get("mode"))
-        .and_then(Value::as_str)
+    model.thinking.as_ref().and_then(|t| t.mode.as_deref())
 }
 
 /// `usesAdaptiveThinkingTagOnly`: every effort maps to `adaptive`.
@@ -109,18 +104,13 @@ fn adaptive_tag_only(model: &Model) -> bool {
     if thinking_mode(model) != Some("anthropic-adaptive") {
         return false;
     }
-    // The model registry's `thinking` record, not the session's schema.
-    let Some(map) = thinking.get("effortMap") else {
+    let Some(map) = &thinking.effort_map else {
         return false;
     };
-    let efforts = thinking
-        .get("efforts")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
+    let efforts = &thinking.efforts;
     !efforts.is_empty()
         && efforts
             .iter()
-            .filter_map(Value::as_str)
             .all(|e| map.get(e).and_then(Value::as_str) == Some("adaptive"))
 }
 
@@ -129,8 +119,7 @@ fn adaptive_effort(model: &Model, level: &str) -> String {
     let mapped = model
         .thinking
         .as_ref()
-        // The model registry's `thinking` record, not the session's schema.
-        .and_then(|t| t.get("effortMap"))
+        .and_then(|t| t.effort_map.as_ref())
         .and_then(|m| m.get(level))
         .and_then(Value::as_str)
         .unwrap_or(level);
@@ -168,12 +157,7 @@ fn apply_thinking(out: &mut AnthropicRequest, model: &Model, options: &RequestOp
     .then(|| adaptive_effort(model, level));
     let mut effort_config = None;
     if mode == Some("anthropic-adaptive") && adaptive_ok {
-        let supports_display = model
-            .thinking
-            .as_ref()
-            // The model registry's `thinking` record, not the session's schema.
-            .and_then(|t| t.get("supportsDisplay"))
-            .is_some_and(|v| truthy(Some(v)));
+        let supports_display = model.thinking.as_ref().is_some_and(|t| t.supports_display);
         out.thinking = Some(if supports_display {
             json!({"type": "adaptive", "display": "summarized"})
         } else {
@@ -257,9 +241,7 @@ fn transform(messages: &[Value], model: &Model) -> Vec<Value> {
     let official = model.compat_bool("officialEndpoint").unwrap_or(false);
     let signing = model.compat_bool("signingEndpoint").unwrap_or(false);
     let replays_unsigned = model.compat_bool("replayUnsignedThinking") == Some(true);
-    let prefix_binding =
-        // The model registry's `thinking` record, not the session's schema.
-        model.thinking.as_ref().and_then(|t| t.get("prefixBinding")) == Some(&Value::Bool(true));
+    let prefix_binding = model.thinking.as_ref().is_some_and(|t| t.prefix_binding);
     let latest = messages.iter().rposition(|m| {
         MessageRef::new(m).role() == Some("assistant") && !truncated_thinking_only(m)
     });
@@ -690,7 +672,7 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     }
     if model.compat_bool("supportsMidConversationSystem") == Some(true) {
         for &at in developers.iter().rev() {
-            // Wire keys: Anthropic request params, not session messages.
+            // Provider wire JSON (not the session schema): Anthropic request params.
             let follows_user = at > 0 && str_field(&params[at - 1], "role") == Some("user");
             let before_assistant = at + 1 == params.len()
                 || params
@@ -712,7 +694,6 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     let mut at = params.len();
     while at > 1 {
         at -= 1;
-        // Wire keys: Anthropic request params, not session messages.
         if str_field(&params[at], "role") == Some("assistant")
             && str_field(&params[at - 1], "role") == Some("assistant")
         {
@@ -733,7 +714,7 @@ fn mark_message(message: &mut Value, marker: &Value) -> bool {
     let Some(map) = message.as_object_mut() else {
         return false;
     };
-    // Wire keys: an Anthropic request param, not a session message.
+    // Provider wire JSON (not the session schema): an Anthropic request param.
     match map.get_mut("content") {
         Some(Value::String(text)) => {
             let content = marked_text(text, marker);
@@ -775,7 +756,7 @@ fn apply_prompt_caching(messages: &mut [Value], budget: usize, marker: &Value) {
         return;
     }
     let last = messages.len() - 1;
-    // Wire keys: Anthropic request params, not session messages.
+    // Provider wire JSON (not the session schema): Anthropic request params.
     let trailing_pad = str_field(&messages[last], "role") == Some("user")
         && messages[last].get("content") == Some(&json!(CONTINUE_PAD))
         && messages[last].get(CONVERSATIONAL).is_none()

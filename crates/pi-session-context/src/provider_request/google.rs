@@ -269,26 +269,19 @@ fn omp_thinking_config(model: &Model, level: &str) -> Option<Value> {
         return None;
     }
     let thinking = model.thinking.as_ref()?;
-    let flag = |key: &str| thinking.get(key).and_then(Value::as_bool).unwrap_or(false);
-    // The model registry's `thinking` record, not the session's schema.
-    let mode = thinking.get("mode").and_then(Value::as_str).unwrap_or("");
+    let mode = thinking.mode.as_deref().unwrap_or("");
     let off = level.is_empty() || level == "off" || level == "inherit";
-    let effort = if off && flag("requiresEffort") && !flag("suppressWhenOff") {
-        thinking
-            .get("efforts")
-            .and_then(Value::as_array)
-            .and_then(|e| e.first())
-            .and_then(Value::as_str)
-            .map(str::to_owned)
+    let effort = if off && thinking.requires_effort && !thinking.suppress_when_off {
+        thinking.efforts.first().cloned()
     } else if off {
         None
     } else {
         Some(level.to_owned())
     };
     let Some(effort) = effort else {
-        return if mode == "budget" && (!flag("requiresEffort") || flag("suppressWhenOff")) {
+        return if mode == "budget" && (!thinking.requires_effort || thinking.suppress_when_off) {
             Some(json!({"includeThoughts": false, "thinkingBudget": 0}))
-        } else if mode == "google-level" && flag("suppressWhenOff") {
+        } else if mode == "google-level" && thinking.suppress_when_off {
             Some(json!({"includeThoughts": false, "thinkingLevel": "MINIMAL"}))
         } else {
             None
@@ -300,8 +293,8 @@ fn omp_thinking_config(model: &Model, level: &str) -> Option<Value> {
         );
     }
     let budget = thinking
-        // The model registry's `thinking` record, not the session's schema.
-        .get("effortBudgets")
+        .effort_budgets
+        .as_ref()
         .and_then(|b| b.get(&effort))
         .cloned()
         .unwrap_or(json!(-1));
@@ -477,7 +470,7 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 ]);
                 let part = json!({"functionResponse": response});
                 let merge = contents.last().is_some_and(|last| {
-                    // Wire keys: Gemini contents, not session messages.
+                    // Provider wire JSON (not the session schema): Gemini contents.
                     str_field(last, "role") == Some("user")
                         && blocks_named(last, "parts")
                             .iter()
@@ -703,7 +696,7 @@ fn push_tool_result(contents: &mut Vec<Value>, message: &Value, model: &Model, w
     }
     let response_part = part(&[("functionResponse", Some(Value::Object(response)))]);
     let merge = contents.last().is_some_and(|last| {
-        // Wire keys: Gemini contents, not session messages.
+        // Provider wire JSON (not the session schema): Gemini contents.
         str_field(last, "role") == Some("user")
             && blocks_named(last, "parts")
                 .iter()

@@ -46,7 +46,7 @@ use serde_json::Value;
 use crate::dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
 use crate::dialect::{Dialect, llm_messages};
 
-pub use registry::{Model, UnknownModel, lookup};
+pub use registry::{Model, Thinking, UnknownModel, lookup};
 
 /// Whose pi-ai builds the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -569,11 +569,10 @@ fn convert_assistant(message: &Value, model: &Model, compat: &Compat, omp: bool)
     {
         out.insert("reasoning_content".into(), json!(""));
     }
-    // Wire keys: the Chat Completions message built above.
+    // Provider wire JSON (not the session schema): the Chat Completions message built above.
     if omp && out.get("content") == Some(&Value::Null) && out.contains_key("tool_calls") {
         out.insert("content".into(), json!(""));
     }
-    // Wire keys: Chat Completions messages, not session messages.
     let has_content = match out.get("content") {
         Some(Value::String(s)) => !s.is_empty(),
         Some(Value::Array(a)) => !a.is_empty(),
@@ -593,7 +592,7 @@ fn apply_cache_control(messages: &mut [Value]) {
     let marker = json!({"type": "ephemeral"});
     if let Some(system) = messages
         .iter_mut()
-        // Wire keys: Chat Completions messages, not session messages.
+        // Provider wire JSON (not the session schema): Chat Completions messages.
         .find(|m| matches!(str_field(m, "role"), Some("system" | "developer")))
     {
         mark_text(system, &marker);
@@ -611,7 +610,7 @@ fn mark_text(message: &mut Value, marker: &Value) -> bool {
     let Some(map) = message.as_object_mut() else {
         return false;
     };
-    // Wire keys: a Chat Completions message, not a session message.
+    // Provider wire JSON (not the session schema): a Chat Completions message.
     match map.get_mut("content") {
         Some(Value::String(text)) => {
             if text.is_empty() {

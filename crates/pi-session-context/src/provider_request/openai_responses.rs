@@ -16,15 +16,13 @@
 //! `reasoning`/`include` from the thinking level.
 
 use pi_session_types::js::object;
-use pi_session_types::view::{BlockRef, MessageRef};
+use pi_session_types::view::{BlockRef, MessageRef, TextSignatureRef};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::openai_chat::{mapped_level, reasoning_effort, sanitize, stringify_arguments};
 use super::registry::Model;
-use super::transform::{
-    block_type, blocks, str_field, tool_result_text, transform_messages, user_parts,
-};
+use super::transform::{block_type, blocks, tool_result_text, transform_messages, user_parts};
 use super::{PiAi, RequestOptions, to_object};
 
 /// The session-decided part of a Responses body, in pi-ai's key order.
@@ -149,11 +147,11 @@ pub(super) fn parse_text_signature(signature: Option<&str>) -> Option<(String, O
     let signature = signature.filter(|s| !s.is_empty())?;
     if signature.starts_with('{')
         && let Ok(parsed) = serde_json::from_str::<Value>(signature)
-        // omp's text-signature record (`{v, id, phase}`), parsed from the signature string.
-        && parsed.get("v") == Some(&json!(1))
-        && let Some(id) = str_field(&parsed, "id")
+        && TextSignatureRef::new(&parsed).version() == Some(&json!(1))
+        && let Some(id) = TextSignatureRef::new(&parsed).id_str()
     {
-        let phase = str_field(&parsed, "phase")
+        let phase = TextSignatureRef::new(&parsed)
+            .phase_str()
             .filter(|p| matches!(*p, "commentary" | "final_answer"))
             .map(str::to_owned);
         return Some((id.to_owned(), phase));

@@ -26,7 +26,7 @@
 //! the model's lowest effort).
 
 use pi_session_types::js::{object, string_of, trim, utf16_len};
-use pi_session_types::view::{BlockRef, MessageRef};
+use pi_session_types::view::{BlockRef, MessageRef, ProviderPayloadRef};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -115,10 +115,7 @@ fn apply_reasoning(out: &mut OmpResponsesRequest, model: &Model, level: &str) {
     let efforts: Vec<&str> = model
         .thinking
         .as_ref()
-        // The model registry's `thinking` record, not the session's schema.
-        .and_then(|t| t.get("efforts"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .map(|t| t.efforts.iter().map(String::as_str).collect())
         .unwrap_or_default();
     if level.is_empty() || level == "off" || level == "inherit" {
         // The caller disabled reasoning (`disableReasoning`).
@@ -165,8 +162,7 @@ fn map_effort(model: &Model, effort: &str) -> Value {
             model
                 .thinking
                 .as_ref()
-                // The model registry's `thinking` record, not the session's schema.
-                .and_then(|t| t.get("effortMap"))
+                .and_then(|t| t.effort_map.as_ref())
                 .and_then(|m| m.get(effort))
         })
         .filter(|v| !v.is_null())
@@ -333,16 +329,13 @@ fn history_items<'a>(
     provider: &str,
     fallback: Option<&str>,
 ) -> Option<(&'a Vec<Value>, bool)> {
-    let payload = payload?;
-    // omp's provider payload record (`{type, provider, items, dt}`), not a message field.
-    if str_field(payload, "type") != Some("openaiResponsesHistory") {
+    let payload = ProviderPayloadRef::new(payload?);
+    if payload.kind() != Some("openaiResponsesHistory") {
         return None;
     }
-    let items = payload.get("items")?.as_array()?;
-    let owner = str_field(payload, "provider")
-        .or(fallback)
-        .unwrap_or(provider);
-    (owner == provider).then_some((items, pi_session_types::js::truthy(payload.get("dt"))))
+    let items = payload.items()?.as_array()?;
+    let owner = payload.provider_str().or(fallback).unwrap_or(provider);
+    (owner == provider).then_some((items, pi_session_types::js::truthy(payload.dt())))
 }
 
 /// `sanitizeOpenAIResponsesHistoryItemsForReplay` (no computer use).
@@ -350,7 +343,7 @@ fn sanitize_history(items: &[Value]) -> Vec<Value> {
     items
         .iter()
         .filter_map(|item| {
-            // Wire keys: a Responses item, not a session message.
+            // Provider wire JSON (not the session schema): a Responses item.
             let kind = str_field(item, "type");
             if kind == Some("function_call") {
                 let args = str_field(item, "arguments")?;
@@ -362,7 +355,6 @@ fn sanitize_history(items: &[Value]) -> Vec<Value> {
                 Some("item_reference") => None,
                 Some("image_generation_call") => {
                     let id = BlockRef::new(item).id_str()?;
-                    // Wire keys: a Responses item, not a session message.
                     let result = str_field(item, "result").filter(|r| !r.is_empty())?;
                     let id = if utf16_len(id) <= 64 {
                         id.to_owned()
@@ -414,11 +406,10 @@ fn has_visible_text(text: &str) -> bool {
 }
 
 fn is_empty_assistant_message(item: &Value) -> bool {
-    // Wire keys: a Responses item, not a session message.
+    // Provider wire JSON (not the session schema): a Responses item.
     if str_field(item, "type") != Some("message") || str_field(item, "role") != Some("assistant") {
         return false;
     }
-    // Wire keys: a Responses input item, not a session message.
     match item.get("content") {
         Some(Value::String(text)) => !has_visible_text(text),
         _ => !blocks(item).iter().any(|part| match block_type(part) {
@@ -431,6 +422,7 @@ fn is_empty_assistant_message(item: &Value) -> bool {
 
 /// Whether a native item starts a client turn (`isOpenAIResponsesClientInputBoundary`).
 fn is_client_boundary(item: &Value) -> bool {
+    // Provider wire JSON (not the session schema): a Responses item.
     let role = str_field(item, "role");
     match str_field(item, "type") {
         Some("message") => role != Some("assistant"),
@@ -453,7 +445,7 @@ fn is_client_boundary(item: &Value) -> bool {
             | "item_reference",
         ) => true,
         Some("additional_tools") => role != Some("assistant"),
-        // Wire keys: a Responses item, not a session message.
+        // Provider wire JSON (not the session schema): a Responses item.
         Some("tool_search_output") => str_field(item, "execution") != Some("server"),
         _ => false,
     }
@@ -466,7 +458,7 @@ fn sanitize_assistant_history(items: &[Value]) -> Option<Vec<Value>> {
     let mut replayable = false;
     let mut empty = false;
     for item in &sanitized {
-        // Wire keys: a Responses item, not a session message.
+        // Provider wire JSON (not the session schema): a Responses item.
         if str_field(item, "type") == Some("reasoning") {
             continue;
         }
@@ -490,7 +482,6 @@ fn sanitize_assistant_history(items: &[Value]) -> Option<Vec<Value>> {
             pending.clear();
             removed = false;
             kept.push(item);
-        // Wire keys: a Responses item, not a session message.
         } else if str_field(&item, "type") == Some("reasoning") {
             if removed {
                 pending.clear();
@@ -513,7 +504,7 @@ fn visible_fallback(items: Vec<Value>) -> Vec<Value> {
     items
         .into_iter()
         .filter(|item| {
-            // Wire keys: a Responses item, not a session message.
+            // Provider wire JSON (not the session schema): a Responses item.
             if str_field(item, "type") == Some("reasoning") {
                 return false;
             }
@@ -529,6 +520,8 @@ fn visible_fallback(items: Vec<Value>) -> Vec<Value> {
 
 /// `parseResponseReasoningReplayItem`: a thinking signature holding a reasoning item.
 fn reasoning_item(signature: Option<&str>) -> Option<Value> {
+    // Provider wire JSON (not the session schema): a Responses reasoning item (kept whole
+    // in a thinking signature).
     let parsed: Value = serde_json::from_str(signature.filter(|s| !s.is_empty())?).ok()?;
     (parsed.is_object() && str_field(&parsed, "type") == Some("reasoning")).then_some(parsed)
 }
@@ -700,7 +693,7 @@ fn known_call_ids(items: &[Value]) -> Vec<String> {
 fn custom_call_ids(items: &[Value]) -> Vec<String> {
     items
         .iter()
-        // Wire keys: a Responses item, not a session message.
+        // Provider wire JSON (not the session schema): a Responses item.
         .filter(|i| str_field(i, "type") == Some("custom_tool_call"))
         .filter_map(|i| str_field(i, "call_id"))
         .map(str::to_owned)
@@ -791,7 +784,7 @@ fn build_input(messages: &[Value], model: &Model) -> Vec<Value> {
 }
 
 fn call_kind(item: &Value) -> Option<&'static str> {
-    // Wire keys: a Responses item, not a session message.
+    // Provider wire JSON (not the session schema): a Responses item.
     match str_field(item, "type") {
         Some("function_call") => Some("function"),
         Some("custom_tool_call") => Some("custom"),
@@ -801,6 +794,7 @@ fn call_kind(item: &Value) -> Option<&'static str> {
 }
 
 fn output_kind(item: &Value) -> Option<&'static str> {
+    // Provider wire JSON (not the session schema): a Responses item.
     match str_field(item, "type") {
         Some("function_call_output") => Some("function"),
         Some("custom_tool_call_output") => Some("custom"),
@@ -834,7 +828,7 @@ fn repair_orphan_outputs(input: Vec<Value>) -> Vec<Value> {
         } else {
             "tool"
         };
-        // Wire keys: a Responses item, not a session message.
+        // Provider wire JSON (not the session schema): a Responses item.
         let mut text = match item.get("output") {
             Some(Value::String(s)) => s.clone(),
             None | Some(Value::Null) => String::new(),
@@ -904,7 +898,7 @@ fn batch_kind(item: &Value) -> BatchKind {
         BatchKind::Call
     } else if output_kind(item).is_some() {
         BatchKind::Output
-    // Wire keys: a Responses item, not a session message.
+    // Provider wire JSON (not the session schema): a Responses item.
     } else if str_field(item, "type") == Some("message")
         && str_field(item, "role") == Some("assistant")
     {

@@ -38,7 +38,7 @@ pub struct Model {
     /// pi's `thinkingLevelMap` (level → provider value, `null` = unsupported).
     pub thinking_level_map: Option<Map<String, Value>>,
     /// omp's `thinking` descriptor (`mode`, `efforts`, budgets).
-    pub thinking: Option<Value>,
+    pub thinking: Option<Thinking>,
     /// The compat flags as the registry gives them (omp: fully resolved; pi:
     /// only the overrides, the rest is detected from provider and URL). Shared
     /// between the models that have the same flags.
@@ -70,6 +70,31 @@ impl Model {
     pub fn compat_str(&self, key: &str) -> Option<&str> {
         self.compat(key).and_then(Value::as_str)
     }
+}
+
+/// omp's `thinking` descriptor of a model (`@oh-my-pi/pi-catalog`'s `ThinkingConfig`), typed
+/// when the registry is loaded: the fields the request builders read, each key spelled once
+/// (serde's camelCase of the field name). A record of the model registry, not of a session.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Thinking {
+    /// `mode`: how thinking is asked for (`anthropic-adaptive`, `anthropic-budget-effort`,
+    /// `budget`, `google-level`, …).
+    pub mode: Option<String>,
+    /// `efforts`: the levels the model takes, lowest first.
+    pub efforts: Vec<String>,
+    /// `effortMap`: level → the provider's effort name.
+    pub effort_map: Option<Map<String, Value>>,
+    /// `effortBudgets`: level → thinking token budget (Gemini).
+    pub effort_budgets: Option<Map<String, Value>>,
+    /// `supportsDisplay`: Anthropic's adaptive thinking takes `display`.
+    pub supports_display: bool,
+    /// `prefixBinding`: thinking signatures bind the prefix (Anthropic).
+    pub prefix_binding: bool,
+    /// `requiresEffort`: thinking cannot be switched off (Gemini).
+    pub requires_effort: bool,
+    /// `suppressWhenOff`: "off" asks the provider to think as little as it can (Gemini).
+    pub suppress_when_off: bool,
 }
 
 /// A `provider/id` that is not in the registry.
@@ -112,7 +137,7 @@ struct Row {
     input: Vec<String>,
     max_tokens: Option<u64>,
     thinking_level_map: Option<Map<String, Value>>,
-    thinking: Option<Value>,
+    thinking: Option<Thinking>,
     compat: Option<usize>,
 }
 

@@ -56,17 +56,45 @@ pub const LIST_HEAD_BYTES: u64 = 4096;
 pub(crate) const TAIL_BYTES: u64 = 32;
 
 /// omp's title metadata beside a session (`{"title","source","updatedAt"}` in its title hash).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+///
+/// Written and read through the same serde names (one spelling for each key): reading is
+/// omp's lenient `decodeTitleMeta`, so a `title` that is not a string and an unknown `source`
+/// are dropped rather than refused.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TitleMeta {
     /// The title (`None`: absent; omp writes `""` for a slot without a title).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "string_or_none"
+    )]
     pub title: Option<String>,
     /// `"auto"` or `"user"`.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        default,
+        deserialize_with = "source_or_none"
+    )]
     pub source: Option<TitleSource>,
     /// When the title was set (ISO 8601).
     #[serde(rename = "updatedAt")]
     pub updated_at: String,
+}
+
+/// A title read as `decodeTitleMeta` does: a string, or nothing.
+fn string_or_none<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<String>, D::Error> {
+    let value: serde_json::Value = serde::Deserialize::deserialize(deserializer)?;
+    Ok(value.as_str().map(str::to_owned))
+}
+
+/// A source read as `decodeTitleMeta` does: `auto`, `user`, or nothing.
+fn source_or_none<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<TitleSource>, D::Error> {
+    let value: serde_json::Value = serde::Deserialize::deserialize(deserializer)?;
+    Ok(serde::Deserialize::deserialize(value).ok())
 }
 
 impl TitleMeta {
@@ -81,24 +109,13 @@ impl TitleMeta {
     /// omp's `decodeTitleMeta`: an object with a string `updatedAt`; a `title` that is not a
     /// string and a `source` other than `auto`/`user` are dropped. Anything else is `None`.
     pub fn from_json(raw: &str) -> Option<Self> {
+        // Parsed as a value first: JSON.parse keeps a repeated key's last value, and only an
+        // object is a record (serde would also take an array for a struct).
         let value: serde_json::Value = serde_json::from_str(raw).ok()?;
-        let record = value.as_object()?;
-        // omp's title record in its key-value store (`TitleMeta`): read only here, not an entry.
-        let updated_at = record.get("updatedAt")?.as_str()?.to_owned();
-        let source = match record.get("source").and_then(|s| s.as_str()) {
-            Some("auto") => Some(TitleSource::Auto),
-            Some("user") => Some(TitleSource::User),
-            _ => None,
-        };
-        let title = record
-            .get("title")
-            .and_then(|t| t.as_str())
-            .map(str::to_owned);
-        Some(Self {
-            title,
-            source,
-            updated_at,
-        })
+        if !value.is_object() {
+            return None;
+        }
+        serde::Deserialize::deserialize(value).ok()
     }
 
     /// The meta omp derives from a slot (`titleUpdateFromSlot`).

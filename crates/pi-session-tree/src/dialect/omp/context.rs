@@ -9,7 +9,9 @@
 //! context-notes revision prepended; dangling tool calls stripped; errored and
 //! aborted assistant turns removed with their paired results.
 
-use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
+use pi_session_types::view::{
+    BlockRef, CompactionDetailsRef, EntryRef, MessageRef, PreserveDataRef, key,
+};
 use std::collections::HashSet;
 
 use serde::Serialize;
@@ -444,9 +446,11 @@ impl<'p> Builder<'p> {
         )));
 
         let details = EntryRef::new(compaction).details();
-        // `details` is the compaction extension's own record.
         if details.is_some_and(Value::is_object)
-            && js::is_str(js::get(details, "kind"), "experimental-context-rollover")
+            && js::is_str(
+                CompactionDetailsRef::new(details).kind(),
+                "experimental-context-rollover",
+            )
         {
             let first_kept_any = path
                 .iter()
@@ -862,9 +866,8 @@ pub(crate) fn first_sent(path: &[Value]) -> FirstSent {
     if reset.is_some_and(|r| r > at) {
         return floor;
     }
-    let details = EntryRef::new(compaction).details();
-    // The compaction extension's own record (see `emit_all`).
-    if js::is_str(js::get(details, "kind"), "experimental-context-rollover") {
+    let details = CompactionDetailsRef::new(EntryRef::new(compaction).details());
+    if js::is_str(details.kind(), "experimental-context-rollover") {
         return floor;
     }
     let position_of = |target: Option<&Value>| {
@@ -889,13 +892,13 @@ fn non_empty_str(value: Option<&Value>) -> Option<&str> {
     js::as_str(value).filter(|s| !s.is_empty())
 }
 
-/// `getOpenAiRemoteCompactionPayload`. (`preserveData` holds the providers' own compaction
-/// records, read by key: provider state, not the session schema.)
+/// `getOpenAiRemoteCompactionPayload`: OpenAI's record in `preserveData`
+/// ([`OpenAiRemoteCompactionRef`](pi_session_types::view::OpenAiRemoteCompactionRef)), as omp's provider payload.
 fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
-    // OpenAI's own compaction record inside `preserveData` (provider state, not our schema).
-    let candidate = js::get(preserve, "openaiRemoteCompaction").filter(|c| c.is_object())?;
-    let provider = non_empty_str(candidate.get("provider"))?;
-    let history = candidate.get("replacementHistory")?.as_array()?;
+    let candidate = PreserveDataRef::new(preserve).openai_remote_compaction_ref();
+    candidate.map()?;
+    let provider = non_empty_str(candidate.provider())?;
+    let history = candidate.replacement_history()?.as_array()?;
     if !history.iter().all(Value::is_object) {
         return None;
     }
@@ -906,22 +909,21 @@ fn openai_remote_payload(preserve: Option<&Value>) -> Option<Value> {
     Some(Value::Object(payload))
 }
 
-/// `getAnthropicCompactionPayload` (a provider's record, by key as above).
+/// `getAnthropicCompactionPayload`: Anthropic's record in `preserveData`
+/// ([`AnthropicCompactionRef`](pi_session_types::view::AnthropicCompactionRef)), as omp's provider payload.
 fn anthropic_payload(preserve: Option<&Value>) -> Option<Value> {
-    // Anthropic's own compaction record inside `preserveData` (provider state, not our schema).
-    let candidate = js::get(preserve, "anthropicCompaction").filter(|c| c.is_object())?;
-    let provider = non_empty_str(candidate.get("provider"))?;
-    let content = non_empty_str(MessageRef::new(candidate).content())?;
+    let candidate = PreserveDataRef::new(preserve).anthropic_compaction_ref();
+    candidate.map()?;
+    let provider = non_empty_str(candidate.provider())?;
+    let content = non_empty_str(candidate.content())?;
     let mut payload = Map::new();
     payload.insert("type".into(), Value::from("anthropicCompaction"));
     payload.insert("provider".into(), Value::from(provider));
     payload.insert("content".into(), Value::from(content));
-    // Anthropic's record again, as above.
-    if let Some(encrypted) = non_empty_str(candidate.get("encryptedContent")) {
+    if let Some(encrypted) = non_empty_str(candidate.encrypted_content()) {
         payload.insert("encryptedContent".into(), Value::from(encrypted));
     }
-    // Anthropic's record again, as above.
-    if let Some(files) = non_empty_str(candidate.get("filesText")) {
+    if let Some(files) = non_empty_str(candidate.files_text()) {
         payload.insert("filesText".into(), Value::from(files));
     }
     Some(Value::Object(payload))

@@ -7,7 +7,7 @@
 //! inline base64 data URL, Markdown image wrapper included, becomes
 //! `[data URL omitted: <mime>, <n> base64 chars]`).
 
-use pi_session_types::view::{BlockRef, EntryRef, key};
+use pi_session_types::view::{BlockRef, EntryRef, PreserveDataRef, SnapcompactFrameRef, key};
 use serde_json::{Map, Value};
 
 use super::blobs::{BlobSource, is_blob_ref, parse_blob_ref};
@@ -15,7 +15,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use pi_session_types::js;
 
 /// Key of the archive under `preserveData`.
-pub const PRESERVE_KEY: &str = "snapcompact";
+pub const PRESERVE_KEY: &str = key::SNAPCOMPACT;
 /// Base64 bytes of frames one request may carry.
 pub const FRAME_DATA_BYTES_BUDGET: u64 = 3_000_000;
 /// Marker omp appends to strings it cut when persisting.
@@ -40,8 +40,8 @@ pub struct Archive {
     pub text_tail: Option<String>,
 }
 
-fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
-    js::as_str(map.get(key))
+fn non_empty_string(value: Option<&Value>) -> Option<String> {
+    js::as_str(value)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
 }
@@ -49,22 +49,22 @@ fn non_empty_string(map: &Map<String, Value>, key: &str) -> Option<String> {
 /// `getPreservedArchive`: the archive under `preserveData.snapcompact`, or
 /// `None` when it is missing or carries neither frames nor text.
 pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
-    let candidate = js::get(preserve, PRESERVE_KEY)?.as_object()?;
-    // The archive's own record (omp's `SnapcompactArchive`, kept in `preserveData`): its keys
-    // are read only here, not through the entry views.
+    let candidate = PreserveDataRef::new(preserve).snapcompact_ref();
+    candidate.map()?;
     let frames: Vec<Map<String, Value>> = candidate
-        .get("frames")
+        .frames()
         .and_then(Value::as_array)
         .map(|frames| {
             frames
                 .iter()
                 .filter_map(Value::as_object)
                 .filter(|f| {
-                    js::as_str(BlockRef::new(f).data()).is_some_and(|d| !d.is_empty())
-                        && BlockRef::new(f).mime_type().is_some_and(Value::is_string)
-                        && ["cols", "rows", "chars"]
+                    let frame = SnapcompactFrameRef::new(f);
+                    js::as_str(frame.data()).is_some_and(|d| !d.is_empty())
+                        && frame.mime_type().is_some_and(Value::is_string)
+                        && [frame.cols(), frame.rows(), frame.chars()]
                             .iter()
-                            .all(|k| f.get(*k).is_some_and(Value::is_number))
+                            .all(|v| v.is_some_and(Value::is_number))
                 })
                 .cloned()
                 .collect()
@@ -72,12 +72,12 @@ pub fn preserved_archive(preserve: Option<&Value>) -> Option<Archive> {
         .unwrap_or_default();
     let archive = Archive {
         truncated_chars: candidate
-            .get("truncatedChars")
+            .truncated_chars()
             .and_then(Value::as_f64)
             .unwrap_or(0.0),
-        text: non_empty_string(candidate, "text"),
-        text_head: non_empty_string(candidate, "textHead"),
-        text_tail: non_empty_string(candidate, "textTail"),
+        text: non_empty_string(candidate.text()),
+        text_head: non_empty_string(candidate.text_head()),
+        text_tail: non_empty_string(candidate.text_tail()),
         frames,
     };
     let empty = archive.frames.is_empty()
@@ -97,7 +97,8 @@ pub fn repair_truncated_frames(entry: &mut Value) {
         return;
     };
     let truncated = |frame: &Map<String, Value>| {
-        js::as_str(BlockRef::new(frame).data()).is_some_and(|d| d.ends_with(TRUNCATION_NOTICE))
+        js::as_str(SnapcompactFrameRef::new(frame).data())
+            .is_some_and(|d| d.ends_with(TRUNCATION_NOTICE))
     };
     if !archive.frames.iter().any(truncated) {
         return;
@@ -110,9 +111,9 @@ pub fn repair_truncated_frames(entry: &mut Value) {
         return;
     };
     if let Some(text) = archive.text {
-        slot.insert("frames".into(), Value::Array(Vec::new()));
-        slot.insert("textHead".into(), Value::from(text));
-        slot.insert("textTail".into(), Value::from(""));
+        slot.insert(key::FRAMES.into(), Value::Array(Vec::new()));
+        slot.insert(key::TEXT_HEAD.into(), Value::from(text));
+        slot.insert(key::TEXT_TAIL.into(), Value::from(""));
     } else {
         let kept = archive
             .frames
@@ -120,7 +121,7 @@ pub fn repair_truncated_frames(entry: &mut Value) {
             .filter(|f| !truncated(f))
             .map(Value::Object)
             .collect();
-        slot.insert("frames".into(), Value::Array(kept));
+        slot.insert(key::FRAMES.into(), Value::Array(kept));
     }
 }
 
@@ -183,7 +184,7 @@ pub fn history_blocks_for(
     let mut used = 0u64;
     let mut slots = Vec::with_capacity(archive.frames.len());
     for frame in archive.frames.iter().rev() {
-        let data = js::as_str(BlockRef::new(frame).data()).unwrap_or_default();
+        let data = js::as_str(SnapcompactFrameRef::new(frame).data()).unwrap_or_default();
         let Some(lazy) = lazy_frame(data, blobs) else {
             if is_blob_ref(data) {
                 diagnostics.push(Diagnostic::at(
@@ -246,8 +247,8 @@ fn is_crash_risk_legacy(archive: &Archive, blobs: Option<&dyn BlobSource>) -> bo
     let legacy = archive
         .frames
         .iter()
-        // A frame of the archive's own record (see `preserved_archive`).
-        .any(|f| f.get("font").is_none() && f.get("variant").is_none());
+        .map(SnapcompactFrameRef::new)
+        .any(|f| f.font().is_none() && f.variant().is_none());
     if !legacy {
         return false;
     }
@@ -256,7 +257,7 @@ fn is_crash_risk_legacy(archive: &Archive, blobs: Option<&dyn BlobSource>) -> bo
         .frames
         .iter()
         .map(|f| {
-            let data = js::as_str(BlockRef::new(f).data()).unwrap_or_default();
+            let data = js::as_str(SnapcompactFrameRef::new(f).data()).unwrap_or_default();
             lazy_frame(data, blobs).map_or(js::utf16_len(data) as u64, |lazy| lazy.bytes)
         })
         .sum();
@@ -516,21 +517,21 @@ fn image_block(frame: &Map<String, Value>) -> Value {
     block.insert("type".into(), Value::from("image"));
     block.insert(
         "data".into(),
-        BlockRef::new(frame).data().cloned().unwrap_or_default(),
+        SnapcompactFrameRef::new(frame)
+            .data()
+            .cloned()
+            .unwrap_or_default(),
     );
     block.insert(
         "mimeType".into(),
-        BlockRef::new(frame)
+        SnapcompactFrameRef::new(frame)
             .mime_type()
             .cloned()
             .unwrap_or_default(),
     );
-    // A frame of the archive's own record (see `preserved_archive`).
-    if js::truthy(frame.get("detail")) {
-        block.insert(
-            "detail".into(),
-            frame.get("detail").cloned().unwrap_or_default(),
-        );
+    let detail = SnapcompactFrameRef::new(frame).detail();
+    if js::truthy(detail) {
+        block.insert("detail".into(), detail.cloned().unwrap_or_default());
     }
     Value::Object(block)
 }
