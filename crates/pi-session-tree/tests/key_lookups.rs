@@ -19,12 +19,11 @@
 //!
 //! *Left, with a comment at each site* (the ceilings below, which may only go down): reads of
 //! records that are not the session's schema — an HTTP request's query, a count by entry type,
-//! the built context's own list, context's `ContentPart` metadata, a custom tool's own
-//! arguments record, an item of omp's provider payload while its blobs are resolved. Records a
-//! host, provider or extension keeps *inside* an entry are read through views of their own
-//! (`PreserveDataRef` and the snapcompact, OpenAI and Anthropic compaction records under it,
-//! `CompactionDetailsRef`, `TaskDetailsRef`, `ProviderPayloadRef`, `TextSignatureRef`), the
-//! model registry's `thinking` record through context's typed `Thinking`, and omp's title
+//! the built context's own list, context's `ContentPart` metadata, an item of omp's provider
+//! payload while its blobs are resolved. Records a host, provider or extension keeps *inside*
+//! an entry are read through views of their own (`PreserveDataRef` and the snapcompact, OpenAI
+//! and Anthropic compaction records under it, `CompactionDetailsRef`, `TaskDetailsRef`,
+//! `ProviderPayloadRef`, `TextSignatureRef`, `CustomToolArgumentsRef`), the model registry's `thinking` record through context's typed `Thinking`, and omp's title
 //! record through the store's `TitleMeta` (serde names shared by its writer and reader).
 //! A file not in the table may read none.
 //!
@@ -113,11 +112,6 @@ const CEILINGS: &[(&str, usize, &str)] = &[
         "crates/pi-session-tree/src/dialect/omp/blobs.rs",
         2,
         "a provider-payload item's type and result",
-    ),
-    (
-        "crates/pi-session-context/src/provider_request/openai_responses_omp.rs",
-        1,
-        "a custom tool's own arguments record ({input})",
     ),
     (
         "crates/pi-session/src/stats.rs",

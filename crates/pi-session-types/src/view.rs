@@ -946,6 +946,18 @@ impl<'a> TextSignatureRef<'a> {
     }
 }
 
+/// The arguments of one of omp's custom tool calls (a tool call block's `arguments` when its
+/// tool takes free text: `{input}`) seen through its field.
+#[derive(Clone, Copy, Debug)]
+pub struct CustomToolArgumentsRef<'a>(Option<&'a Map<String, Value>>);
+
+impl<'a> CustomToolArgumentsRef<'a> {
+    raw_fields! {
+        /// `input`: the text sent to the tool.
+        input => "input";
+    }
+}
+
 /// omp's task tool's `details` (a `task` tool result's own record) seen through the field the
 /// usage report reads.
 #[derive(Clone, Copy, Debug)]
@@ -1023,5 +1035,6 @@ record_views!(
     CompactionDetailsRef,
     TaskDetailsRef,
     ProviderPayloadRef,
-    TextSignatureRef
+    TextSignatureRef,
+    CustomToolArgumentsRef
 );

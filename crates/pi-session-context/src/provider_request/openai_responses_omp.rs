@@ -26,7 +26,7 @@
 //! the model's lowest effort).
 
 use pi_session_types::js::{object, string_of, trim, utf16_len};
-use pi_session_types::view::{BlockRef, MessageRef, ProviderPayloadRef};
+use pi_session_types::view::{BlockRef, CustomToolArgumentsRef, MessageRef, ProviderPayloadRef};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -601,10 +601,8 @@ fn assistant_items(
                 known.push(call_id.clone());
                 if let Some(wire_name) = wire_name {
                     custom.push(call_id.clone());
-                    let input = BlockRef::new(block)
-                        .arguments()
-                        // The custom tool's own arguments record (`{input}`).
-                        .and_then(|a| a.get("input"))
+                    let input = CustomToolArgumentsRef::new(BlockRef::new(block).arguments())
+                        .input()
                         .and_then(Value::as_str)
                         .unwrap_or("");
                     items.push(object([
