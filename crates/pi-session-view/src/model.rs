@@ -230,59 +230,45 @@ fn branch_view(
         ),
     };
     let branch_totals = totals(&path);
-    let (meta, agent, llm) = if dialect.pi_release().is_some() {
-        // pi's buildSessionContext reads the path as it is: its messages come back as the
-        // path's own (`Built::Entry`, neither copied nor compared again) or as made ones.
-        let (mut context, built, _) = agent_context_indexed(&path, dialect);
-        let messages: Vec<(&Value, Option<usize>)> = built
-            .iter()
-            .map(|message| {
-                let at = match message {
-                    Built::Entry(at) => Some(*at),
-                    Built::Made(_) => None,
-                };
-                (message.resolve(&path), at)
-            })
-            .collect();
-        let llm = llm_of(&messages, dialect);
-        let meta = context_meta(&mut context);
-        (
-            meta,
-            references(&messages, positions, entries),
-            references(&llm, positions, entries),
-        )
-    } else {
-        // omp rewrites entries as it loads them: the messages are the rewritten copies,
-        // compared with the entries as the page has them.
-        let options = ContextOptions { blobs };
-        let mut context = agent_context_owned(path.into_owned(), dialect, &options).0;
-        let owned = context.take_messages();
-        let messages: Vec<(&Value, Option<usize>)> = owned.iter().map(|m| (m, None)).collect();
-        let llm = llm_of(&messages, dialect);
-        let meta = context_meta(&mut context);
-        (
-            meta,
-            references(&messages, positions, entries),
-            references(&llm, positions, entries),
-        )
-    };
-    json!({
-        "positions": positions,
-        "totals": totals_json(branch_totals),
-        "agent": agent,
-        "llm": llm,
-        "meta": meta,
-    })
-}
-
-/// The context without its messages (taken apart before), as the page's `meta`.
-fn context_meta(context: &mut AgentContext) -> Value {
+    let (indexed, owned);
+    let (context, messages): (AgentContext, Vec<(&Value, Option<usize>)>) =
+        if dialect.pi_release().is_some() {
+            // pi's buildSessionContext reads the path as it is: its messages come back as the
+            // path's own (`Built::Entry`, neither copied nor compared again) or as made ones.
+            let context;
+            (context, indexed, _) = agent_context_indexed(&path, dialect);
+            let messages = indexed
+                .iter()
+                .map(|message| {
+                    let at = match message {
+                        Built::Entry(at) => Some(*at),
+                        Built::Made(_) => None,
+                    };
+                    (message.resolve(&path), at)
+                })
+                .collect();
+            (context, messages)
+        } else {
+            // omp rewrites entries as it loads them: the messages are the rewritten copies,
+            // compared with the entries as the page has them.
+            let options = ContextOptions { blobs };
+            let mut context = agent_context_owned(path.into_owned(), dialect, &options).0;
+            owned = context.take_messages();
+            (context, owned.iter().map(|m| (m, None)).collect())
+        };
+    let llm = llm_of(&messages, dialect);
     let mut meta = context.to_value();
     if let Some(map) = meta.as_object_mut() {
         // The built context's own list (`{messages, thinkingLevel, …}`), not an entry field.
         map.shift_remove("messages");
     }
-    meta
+    json!({
+        "positions": positions,
+        "totals": totals_json(branch_totals),
+        "agent": references(&messages, positions, entries),
+        "llm": references(&llm, positions, entries),
+        "meta": meta,
+    })
 }
 
 /// convertToLlm's answer to `messages`, borrowing every message it leaves as it is; such a
