@@ -6,11 +6,12 @@ use std::borrow::Cow;
 
 use pi_session::projection::dialect::llm_message;
 use pi_session::store::SessionFile;
+use pi_session::tree::built::{Built, agent_context_indexed};
 use pi_session::tree::context::agent_context_owned;
 use pi_session::tree::dialect::omp::blobs::resolve_entry_blobs;
 use pi_session::tree::{
-    BlobSource, ContextOptions, Dialect, EntryReadError, LeafSelector, SessionView, Totals,
-    add_usage, agent_context, totals,
+    AgentContext, BlobSource, ContextOptions, Dialect, EntryReadError, LeafSelector, SessionView,
+    Totals, add_usage, totals,
 };
 use pi_session::types::view::EntryRef;
 use serde_json::{Map, Value, json};
@@ -213,36 +214,49 @@ fn branch_view(
     dialect: Dialect,
     blobs: Option<&dyn BlobSource>,
 ) -> Value {
-    let options = ContextOptions { blobs };
-    // A branch that is a run of the file (a session without forks) is borrowed, not copied:
-    // pi's buildSessionContext reads a slice; omp's rewrites entries, so it gets its own copy.
+    // A branch that is a run of the file (a session without forks) is borrowed, not copied.
     let run = positions
         .first()
         .zip(positions.last())
         .filter(|&(&first, &last)| last + 1 - first == positions.len())
         .and_then(|(&first, &last)| entries.get(first..=last));
-    let (branch_totals, mut context) = match run {
-        // `agent_context` copies the path itself when the dialect rewrites entries (omp).
-        Some(path) => (totals(path), agent_context(path, dialect, &options).0),
-        _ => {
-            let path: Vec<Value> = positions
+    let path: Cow<'_, [Value]> = match run {
+        Some(path) => Cow::Borrowed(path),
+        None => Cow::Owned(
+            positions
                 .iter()
                 .filter_map(|&p| entries.get(p).cloned())
-                .collect();
-            (
-                totals(&path),
-                agent_context_owned(path, dialect, &options).0,
-            )
-        }
+                .collect(),
+        ),
     };
-    // The messages are taken apart: the rest of the context is written as `meta`, and
-    // convertToLlm's answer borrows every message it leaves as it is (no copy of either).
-    let messages = context.take_messages();
-    let llm: Vec<Cow<'_, Value>> = messages
-        .iter()
-        .enumerate()
-        .flat_map(|(i, m)| llm_message(m, messages.get(i + 1), dialect))
-        .collect();
+    let branch_totals = totals(&path);
+    let (indexed, owned);
+    let (context, messages): (AgentContext, Vec<(&Value, Option<usize>)>) =
+        if dialect.pi_release().is_some() {
+            // pi's buildSessionContext reads the path as it is: its messages come back as the
+            // path's own (`Built::Entry`, neither copied nor compared again) or as made ones.
+            let context;
+            (context, indexed, _) = agent_context_indexed(&path, dialect);
+            let messages = indexed
+                .iter()
+                .map(|message| {
+                    let at = match message {
+                        Built::Entry(at) => Some(*at),
+                        Built::Made(_) => None,
+                    };
+                    (message.resolve(&path), at)
+                })
+                .collect();
+            (context, messages)
+        } else {
+            // omp rewrites entries as it loads them: the messages are the rewritten copies,
+            // compared with the entries as the page has them.
+            let options = ContextOptions { blobs };
+            let mut context = agent_context_owned(path.into_owned(), dialect, &options).0;
+            owned = context.take_messages();
+            (context, owned.iter().map(|m| (m, None)).collect())
+        };
+    let llm = llm_of(&messages, dialect);
     let mut meta = context.to_value();
     if let Some(map) = meta.as_object_mut() {
         // The built context's own list (`{messages, thinkingLevel, …}`), not an entry field.
@@ -257,23 +271,55 @@ fn branch_view(
     })
 }
 
+/// convertToLlm's answer to `messages`, borrowing every message it leaves as it is; such a
+/// message keeps its path index.
+fn llm_of<'a>(
+    messages: &[(&'a Value, Option<usize>)],
+    dialect: Dialect,
+) -> Vec<(Cow<'a, Value>, Option<usize>)> {
+    messages
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &(message, at))| {
+            llm_message(message, messages.get(i + 1).map(|m| m.0), dialect)
+                .into_iter()
+                .map(move |out| {
+                    let same = matches!(&out, Cow::Borrowed(v) if std::ptr::eq(*v, message));
+                    (out, at.filter(|_| same))
+                })
+        })
+        .collect()
+}
+
 /// Each message as `{"e": position}` when it equals the `message` of an entry on the branch
-/// (looked for a little ahead of the previous match), else `{"m": message}`: the page shows the
-/// entry and the export does not hold every branch's context twice.
+/// (the first such entry looked for a little ahead of the previous match), else `{"m":
+/// message}`: the page shows the entry and the export does not hold every branch's context
+/// twice. A message known to be the `message` of the branch's `at`-th entry is not compared
+/// with it (only with the entries before it in the window, which rarely hold one).
 fn references<M: std::borrow::Borrow<Value>>(
-    messages: &[M],
+    messages: &[(M, Option<usize>)],
     positions: &[usize],
     entries: &[Value],
 ) -> Vec<Value> {
     let mut cursor = 0;
     messages
         .iter()
-        .map(|message| {
+        .map(|(message, at)| {
             let message = message.borrow();
             let window = positions.get(cursor..).unwrap_or_default();
-            let found = window.iter().take(MATCH_WINDOW).position(|&p| {
-                entries.get(p).and_then(|e| EntryRef::new(e).message()) == Some(message)
-            });
+            let known = at
+                .and_then(|at| at.checked_sub(cursor))
+                .filter(|&offset| offset < MATCH_WINDOW.min(window.len()));
+            let found = match known {
+                Some(offset) => window[..offset]
+                    .iter()
+                    .position(|&p| message_at(entries, p) == Some(message))
+                    .or(Some(offset)),
+                None => window
+                    .iter()
+                    .take(MATCH_WINDOW)
+                    .position(|&p| message_at(entries, p) == Some(message)),
+            };
             match found {
                 Some(offset) => {
                     cursor += offset + 1;
@@ -285,6 +331,67 @@ fn references<M: std::borrow::Borrow<Value>>(
         .collect()
 }
 
+/// The `message` of the entry at `position`.
+fn message_at(entries: &[Value], position: usize) -> Option<&Value> {
+    entries
+        .get(position)
+        .and_then(|e| EntryRef::new(e).message())
+}
+
 fn totals_json(totals: Totals) -> Value {
     json!({ "tokens": totals.tokens, "output": totals.output, "cost": totals.cost })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry holding `message`.
+    fn entry(message: Value) -> Value {
+        json!({ "type": "message", "message": message })
+    }
+
+    #[test]
+    fn a_message_known_by_its_index_is_placed_as_comparing_places_it() {
+        let (a, b) = (
+            json!({"role": "user", "content": "a"}),
+            json!({"role": "user"}),
+        );
+        // Duplicates (the first equal entry in the window wins), a gap wider than the window,
+        // and an entry before the cursor.
+        let mut entries = vec![entry(a.clone()), entry(a.clone()), entry(b.clone())];
+        entries.extend((0..MATCH_WINDOW + 2).map(|_| json!({"type": "label"})));
+        entries.push(entry(b.clone()));
+        let positions: Vec<usize> = (0..entries.len()).collect();
+        let last = entries.len() - 1;
+        for messages in [
+            vec![(&a, Some(1)), (&b, Some(2)), (&b, Some(last))],
+            vec![(&a, Some(0)), (&a, Some(1)), (&b, Some(2))],
+            vec![(&b, Some(2)), (&a, Some(0)), (&b, Some(last))],
+            vec![(&a, None), (&b, Some(last))],
+        ] {
+            let compared: Vec<(&Value, Option<usize>)> =
+                messages.iter().map(|&(m, _)| (m, None)).collect();
+            assert_eq!(
+                references(&messages, &positions, &entries),
+                references(&compared, &positions, &entries),
+                "{messages:?}"
+            );
+        }
+        // The comparing answer itself: duplicates go to the first, beyond the window is a copy.
+        let compared = references(
+            &[(&a, None), (&a, None), (&b, None), (&b, None)],
+            &positions,
+            &entries,
+        );
+        assert_eq!(
+            compared,
+            vec![
+                json!({"e": 0}),
+                json!({"e": 1}),
+                json!({"e": 2}),
+                json!({"m": b})
+            ]
+        );
+    }
 }
