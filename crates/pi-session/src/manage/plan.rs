@@ -831,13 +831,8 @@ impl Session {
         let overlay = self.resolutions()?;
         let entry_count = self.log().index.len();
         if options.budget.is_some()
-            && let Some(bodies) = self.sketched_branch()?
+            && let Some((bodies, head)) = self.sketched_branch()?
         {
-            let head = Head {
-                summary: None,
-                covered: 0,
-                branch_len: bodies.len(),
-            };
             let read = |positions: &[usize]| self.values_at(positions);
             return plan_bodies(
                 bodies,
@@ -855,23 +850,26 @@ impl Session {
         plan(values, &overlay, entry_count, &self.model, options)
     }
 
-    /// The branch for a plan with a budget, every line of the file [sketched](Sketch) rather
-    /// than parsed (an entry appended since opening, or one the sketch cannot read, parsed);
-    /// `None` when the branch has a compaction (its summary and split read parsed entries) or
-    /// the file is migrated (its entries are not its lines).
-    fn sketched_branch(&self) -> Result<Option<Vec<Body>>> {
+    /// The branch for a plan with a budget, with what its latest compaction leaves: every line
+    /// the compaction leaves [sketched](Sketch) rather than parsed (an entry appended since
+    /// opening, or one the sketch cannot read, parsed); the compaction's split and summary read
+    /// only the bodies they need ([`super::streamed::compaction_head`]). `None` when the file
+    /// is migrated (its entries are not its lines).
+    fn sketched_branch(&self) -> Result<Option<(Vec<Body>, Head)>> {
         let log = self.log();
         let leaf = self.leaf_in(&log);
-        let positions = log.branch_positions(leaf.as_deref());
-        let compacted = positions
-            .iter()
-            .any(|&at| log.index.node(at).is_some_and(|n| n.kind == "compaction"));
+        let branch = log.branch_positions(leaf.as_deref());
         let Some(file) = log.file.as_ref().filter(|f| !f.is_migrated()) else {
             return Ok(None);
         };
-        if compacted {
-            return Ok(None);
-        }
+        let compaction =
+            super::streamed::compaction_head(&crate::session::LogSource { log: &log }, &branch)?;
+        let head = Head {
+            summary: compaction.summary,
+            covered: compaction.covered,
+            branch_len: branch.len(),
+        };
+        let positions: Vec<usize> = compaction.on.iter().map(|&at| branch[at]).collect();
         let in_file: Vec<usize> = positions
             .iter()
             .copied()
@@ -904,6 +902,59 @@ impl Session {
         for (at, value) in unread.into_iter().zip(log.values_at(&unread_positions)?) {
             bodies[at] = Some(Body::Value(value));
         }
-        Ok(Some(bodies.into_iter().flatten().collect()))
+        Ok(Some((bodies.into_iter().flatten().collect(), head)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pi_session_test_support::fixture_and_corpus_files;
+
+    use super::*;
+    use crate::store::Store;
+
+    /// The plan of a file's lines (sketched, the compaction's head read apart) equals the plan
+    /// of the parsed branch, on every fixture and corpus file with a compaction, at every tip.
+    #[test]
+    fn sketched_plans_after_a_compaction_equal_the_parsed_plans() {
+        let mut compared = 0;
+        for path in fixture_and_corpus_files() {
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if !text.contains(r#""type":"compaction""#) {
+                continue;
+            }
+            let Ok((session, _)) = Session::read_in(&Store::Files, &path, "anthropic:claude-x")
+            else {
+                continue;
+            };
+            let mut cursors = vec![session.fork()];
+            for tip in session.tips() {
+                let mut cursor = session.fork();
+                cursor.branch_to(&tip).unwrap();
+                cursors.push(cursor);
+            }
+            for cursor in &cursors {
+                for budget in [300, 30_000] {
+                    let options = PrepareOptions {
+                        budget: Some(budget),
+                        ..PrepareOptions::default()
+                    };
+                    let sketched = cursor.prepare_context(&options).unwrap();
+                    let parsed = plan(
+                        cursor.rho_branch_values().unwrap(),
+                        &cursor.resolutions().unwrap(),
+                        cursor.log().index.len(),
+                        &cursor.model,
+                        &options,
+                    )
+                    .unwrap();
+                    assert_eq!(sketched, parsed, "{} at {budget}", path.display());
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 10, "{compared}");
     }
 }

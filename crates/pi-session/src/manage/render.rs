@@ -71,20 +71,73 @@ pub fn render(entry: &JsonValue, level: Resolution) -> Option<JsonValue> {
         Resolution::Full | Resolution::Pinned => Some(entry.clone()),
         Resolution::Compacted => None,
         Resolution::Outlined | Resolution::Summarized | Resolution::Attached => {
-            let mut out = entry.clone();
+            let mut out = without_content(entry);
             if let JsonValue::Object(map) = &mut out {
-                render_map(map, level);
+                render_map(map, level, content_of(entry));
             }
             Some(out)
         }
     }
 }
 
-fn render_map(entry: &mut JsonMap, level: Resolution) {
+/// The content a rendering replaces: a message's (of the roles whose content is rendered) or a
+/// custom message's.
+fn content_of(entry: &JsonValue) -> Option<&JsonValue> {
+    let entry = EntryRef::new(entry);
+    match entry.kind() {
+        Some("message") => {
+            let message = entry.message_ref()?;
+            matches!(
+                message.role(),
+                Some("user" | "developer" | "assistant" | "toolResult")
+            )
+            .then(|| message.content())
+            .flatten()
+        }
+        Some("custom_message") => entry.content(),
+        _ => None,
+    }
+}
+
+/// A copy of `entry` without the content a rendering replaces ([`content_of`]): that is read
+/// from the entry, not copied. Its place (`null`) keeps the key order.
+fn without_content(entry: &JsonValue) -> JsonValue {
+    let Some(content) = content_of(entry) else {
+        return entry.clone();
+    };
+    let copy = |value: &JsonValue| {
+        if std::ptr::eq(value, content) {
+            JsonValue::Null
+        } else {
+            value.clone()
+        }
+    };
+    let JsonValue::Object(map) = entry else {
+        return entry.clone();
+    };
+    JsonValue::Object(
+        map.iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    JsonValue::Object(inner) if name == key::MESSAGE => {
+                        JsonValue::Object(inner.iter().map(|(k, v)| (k.clone(), copy(v))).collect())
+                    }
+                    other => copy(other),
+                };
+                (name.clone(), value)
+            })
+            .collect(),
+    )
+}
+
+/// Renders `entry` (a copy [`without_content`]) at `level`; `content` is the original's.
+fn render_map(entry: &mut JsonMap, level: Resolution, content: Option<&JsonValue>) {
+    let null = JsonValue::Null;
+    let content = content.unwrap_or(&null);
     match EntryRef::new(&*entry).kind() {
         Some("message") => {
             if let Some(JsonValue::Object(message)) = entry.get_mut(key::MESSAGE) {
-                render_message(message, level);
+                render_message(message, level, content);
             }
         }
         Some("custom_message") => {
@@ -93,14 +146,10 @@ fn render_map(entry: &mut JsonMap, level: Resolution) {
                 .and_then(JsonValue::as_str)
                 .unwrap_or("custom")
                 .to_owned();
-            let content = EntryRef::new(&*entry)
-                .content()
-                .cloned()
-                .unwrap_or(JsonValue::Null);
             let rendered = match level {
-                Resolution::Summarized => JsonValue::String(content_summary(&kind, &content)),
-                Resolution::Outlined => outline_content(&content),
-                _ => attach_content(&content),
+                Resolution::Summarized => JsonValue::String(content_summary(&kind, content)),
+                Resolution::Outlined => outline_content(content),
+                _ => attach_content(content),
             };
             entry.insert("content".into(), rendered);
         }
@@ -121,30 +170,23 @@ fn render_map(entry: &mut JsonMap, level: Resolution) {
     }
 }
 
-fn render_message(message: &mut JsonMap, level: Resolution) {
+/// Renders `message` (copied [`without_content`]) at `level`; `content` is the original's.
+fn render_message(message: &mut JsonMap, level: Resolution, content: &JsonValue) {
     let role = MessageRef::new(&*message).role().map(str::to_owned);
-    // The roles below replace the content: it is moved out (its place kept), not copied.
-    let content = match role.as_deref() {
-        Some("user" | "developer" | "assistant" | "toolResult") => message
-            .get_mut(key::CONTENT)
-            .map(std::mem::take)
-            .unwrap_or(JsonValue::Null),
-        _ => JsonValue::Null,
-    };
     match role.as_deref() {
         Some("user" | "developer") => {
             let rendered = match level {
-                Resolution::Summarized => JsonValue::String(content_summary("user", &content)),
-                Resolution::Outlined => outline_content(&content),
-                _ => attach_content(&content),
+                Resolution::Summarized => JsonValue::String(content_summary("user", content)),
+                Resolution::Outlined => outline_content(content),
+                _ => attach_content(content),
             };
             message.insert("content".into(), rendered);
         }
         Some("assistant") => {
             let rendered = match level {
-                Resolution::Summarized => summarize_assistant(&content),
-                Resolution::Outlined => outline_assistant(&content),
-                _ => attach_content(&content),
+                Resolution::Summarized => summarize_assistant(content),
+                Resolution::Outlined => outline_assistant(content),
+                _ => attach_content(content),
             };
             message.insert("content".into(), rendered);
         }
@@ -160,10 +202,10 @@ fn render_message(message: &mut JsonMap, level: Resolution) {
                 == Some(true);
             let rendered = match level {
                 Resolution::Summarized => {
-                    json!([{"type": "text", "text": result_summary(&name, is_error, &content)}])
+                    json!([{"type": "text", "text": result_summary(&name, is_error, content)}])
                 }
-                Resolution::Outlined => outline_content(&content),
-                _ => attach_content(&content),
+                Resolution::Outlined => outline_content(content),
+                _ => attach_content(content),
             };
             message.insert("content".into(), rendered);
         }

@@ -218,14 +218,24 @@ impl<'a> Content<'a> {
     fn joined(&self) -> Cow<'_, str> {
         match self {
             Content::Text(s) => Cow::Borrowed(s),
-            Content::Parts(parts) => Cow::Owned(
-                parts
+            Content::Parts(parts) => {
+                let mut texts = parts
                     .iter()
                     .filter(|p| p.is("text"))
-                    .filter_map(|p| as_str(&p.text))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
+                    .filter_map(|p| as_str(&p.text));
+                // One text (a tool's output, most often): borrowed, not joined into a copy.
+                match (texts.next(), texts.next()) {
+                    (None, _) => Cow::Borrowed(""),
+                    (Some(one), None) => Cow::Borrowed(one),
+                    (Some(first), Some(second)) => Cow::Owned(
+                        [first, second]
+                            .into_iter()
+                            .chain(texts)
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    ),
+                }
+            }
             Content::Other => Cow::Borrowed(""),
         }
     }

@@ -138,17 +138,17 @@ pub(crate) fn streamed_stats(
 /// What the latest compaction of a branch decides: the summary message it sends, the entries
 /// still sent (indices into the branch: its kept range, then what follows it) and how many it
 /// covers.
-struct Head {
-    summary: Option<pi_session_context::reqllm::Message>,
-    on: Vec<usize>,
-    covered: usize,
+pub(super) struct Head {
+    pub(super) summary: Option<pi_session_context::reqllm::Message>,
+    pub(super) on: Vec<usize>,
+    pub(super) covered: usize,
 }
 
 /// [`Head`] of the branch at `positions`, from the index and the bodies the summary needs (the
 /// compaction, and the compacted messages that may name attachments): the same split and
 /// summary as [`pi_session_tree::compacted`] and [`rho::summary_message`] over the whole
 /// branch, whose other bodies stand as envelopes here.
-fn compaction_head(source: &LogSource<'_>, positions: &[usize]) -> Result<Head> {
+pub(super) fn compaction_head(source: &LogSource<'_>, positions: &[usize]) -> Result<Head> {
     let kind = |at: usize| {
         source
             .log
