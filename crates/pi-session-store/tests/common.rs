@@ -102,3 +102,10 @@ pub fn entry_ids(session: &SessionFile) -> std::collections::HashSet<&str> {
         .filter_map(|e| e.envelope.id.as_deref())
         .collect()
 }
+
+/// The id a crash test's child acknowledged on this line of its stdout (`ACK <id>`), if any.
+/// libtest prints `test <name> ... ` before a test's first output, so the child's first `ACK`
+/// shares that line: it is found anywhere in the line, not only at its start.
+pub fn acked_id(line: &str) -> Option<&str> {
+    line.find("ACK ").map(|at| &line[at + "ACK ".len()..])
+}

@@ -4,7 +4,7 @@
 //!
 //! The normal test run does a few rounds; `cargo xtask soak` runs many (`PI_SESSION_SOAK_ROUNDS`).
 
-use crate::common::{entry, entry_ids};
+use crate::common::{acked_id, entry, entry_ids};
 use pi_session_store::{Durability, SessionWriter, WriterOptions, new_header, open};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
@@ -128,7 +128,7 @@ fn kill_9_during_appends_loses_no_acknowledged_entry_and_resumes_cleanly() {
         let wanted = 5 + (round * 7) % 40;
         for line in stdout.lines() {
             let line = line.unwrap();
-            if let Some(id) = line.strip_prefix("ACK ") {
+            if let Some(id) = acked_id(&line) {
                 acked_all.push(id.to_owned());
                 if acked_all.len() % wanted == 0 {
                     break;
@@ -160,7 +160,7 @@ fn a_full_disk_fails_the_append_and_leaves_the_file_sound() {
         let mut failed = None;
         for line in stdout.lines() {
             let line = line.unwrap();
-            if let Some(id) = line.strip_prefix("ACK ") {
+            if let Some(id) = acked_id(&line) {
                 acked.push(id.to_owned());
             } else if let Some(error) = line.strip_prefix("FAILED ") {
                 failed = Some(error.to_owned());

@@ -4,7 +4,7 @@
 //! script whole or not at all, and drops a request whose client died half-way through sending
 //! it), the session opens without damage, and the next append starts on a new line.
 
-use crate::common::{entry, entry_ids, redis_store};
+use crate::common::{acked_id, entry, entry_ids, redis_store};
 use crate::crashes::rounds;
 use pi_session_store::{RedisOptions, RedisStore, Store, WriterOptions, new_header};
 use serde_json::json;
@@ -73,7 +73,7 @@ fn kill_9_during_redis_appends_tears_nothing_and_the_next_append_starts_a_new_li
         let mut seen = 0;
         for line in lines.by_ref() {
             let line = line.unwrap();
-            if let Some(id) = line.strip_prefix("ACK ") {
+            if let Some(id) = acked_id(&line) {
                 acked.push(id.to_owned());
                 seen += 1;
                 if seen == wanted {
@@ -87,7 +87,7 @@ fn kill_9_during_redis_appends_tears_nothing_and_the_next_append_starts_a_new_li
         // The child went on appending until the kill landed: what it acknowledged meanwhile is
         // still in the pipe (each ACK line is one write, well under PIPE_BUF, so none is torn).
         for line in lines {
-            if let Some(id) = line.unwrap().strip_prefix("ACK ") {
+            if let Some(id) = acked_id(&line.unwrap()) {
                 acked.push(id.to_owned());
             }
         }
