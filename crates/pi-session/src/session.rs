@@ -1023,6 +1023,19 @@ impl Session {
         self.log().names.keys().cloned().collect()
     }
 
+    /// A cursor at the end of every branch ([`tips`](Self::tips), in file order): what a viewer
+    /// or a check walks to see each branch as its own conversation.
+    pub fn tip_cursors(&self) -> Result<Vec<Session>> {
+        self.tips()
+            .iter()
+            .map(|tip| {
+                let mut cursor = self.fork();
+                cursor.branch_to(tip)?;
+                Ok(cursor)
+            })
+            .collect()
+    }
+
     /// Moves this cursor to entry `id` (pi's `branch`): the next append becomes its child.
     /// The model becomes the one in effect there (unchanged if the branch names none).
     pub fn branch_to(&mut self, id: &str) -> Result<()> {

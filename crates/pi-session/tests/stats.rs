@@ -123,11 +123,7 @@ fn streamed_stats_equal_the_planners_on_every_file() {
             continue;
         };
         let mut cursors = vec![session.fork()];
-        for tip in session.tips() {
-            let mut cursor = session.fork();
-            cursor.branch_to(&tip).unwrap();
-            cursors.push(cursor);
-        }
+        cursors.extend(session.tip_cursors().unwrap());
         for cursor in &cursors {
             for counter in counters {
                 let stats = StatsOptions {

@@ -930,11 +930,7 @@ mod tests {
                 continue;
             };
             let mut cursors = vec![session.fork()];
-            for tip in session.tips() {
-                let mut cursor = session.fork();
-                cursor.branch_to(&tip).unwrap();
-                cursors.push(cursor);
-            }
+            cursors.extend(session.tip_cursors().unwrap());
             for cursor in &cursors {
                 for budget in [300, 30_000] {
                     let options = PrepareOptions {
