@@ -360,54 +360,47 @@ fn omp_convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
                 }
             },
             Some("assistant") => {
-                let signature = signatures(message, model);
-                let mut parts = Vec::new();
-                for block in blocks(message) {
-                    match block_type(block) {
-                        Some("text") => parts.extend(text_part(block, &signature)),
-                        Some("thinking") => {
-                            let Some(thinking) = thinking_text(block) else {
-                                continue;
-                            };
-                            let sig = signature(BlockRef::new(block).thinking_signature_str());
-                            if sig.is_none()
-                                && model.compat_bool("dropUnsignedThinking").unwrap_or(false)
-                            {
-                                continue;
-                            }
-                            match sig {
-                                Some(sig) => parts.push(json!({"thought": true, "text": thinking, "thoughtSignature": sig})),
-                                None => parts.push(json!({"text": omp_demoted_thinking(&model.id, thinking)})),
-                            }
+                // omp: a thinking block without a kept signature is demoted to text, or dropped
+                // where the model's compat says so; each call's name is remembered for the
+                // tool results that follow.
+                let parts = assistant_message_parts(
+                    message,
+                    model,
+                    |block, thinking, signature| {
+                        let sig = signature(BlockRef::new(block).thinking_signature_str());
+                        if sig.is_none()
+                            && model.compat_bool("dropUnsignedThinking").unwrap_or(false)
+                        {
+                            return None;
                         }
-                        Some("toolCall") => {
-                            if let Some(id) = BlockRef::new(block).id_str() {
-                                names.insert(
-                                    id.to_owned(),
-                                    BlockRef::new(block).name().cloned().unwrap_or(Value::Null),
-                                );
+                        Some(match sig {
+                            Some(sig) => {
+                                json!({"thought": true, "text": thinking, "thoughtSignature": sig})
                             }
-                            let args = match BlockRef::new(block).arguments() {
-                                None | Some(Value::Null) => json!({}),
-                                Some(a) => a.clone(),
-                            };
-                            let call = pi_session_types::js::object([
-                                ("name", BlockRef::new(block).name().cloned()),
-                                ("args", Some(args)),
-                                (
-                                    "id",
-                                    if with_id {
-                                        BlockRef::new(block).id().cloned()
-                                    } else {
-                                        None
-                                    },
-                                ),
-                            ]);
-                            parts.push(call_part(call, block, &signature));
+                            None => json!({"text": omp_demoted_thinking(&model.id, thinking)}),
+                        })
+                    },
+                    |block, args| {
+                        if let Some(id) = BlockRef::new(block).id_str() {
+                            names.insert(
+                                id.to_owned(),
+                                BlockRef::new(block).name().cloned().unwrap_or(Value::Null),
+                            );
                         }
-                        _ => {}
-                    }
-                }
+                        pi_session_types::js::object([
+                            ("name", BlockRef::new(block).name().cloned()),
+                            ("args", Some(args)),
+                            (
+                                "id",
+                                if with_id {
+                                    BlockRef::new(block).id().cloned()
+                                } else {
+                                    None
+                                },
+                            ),
+                        ])
+                    },
+                );
                 if !parts.is_empty() {
                     contents.push(json!({"role": "model", "parts": parts}));
                 }
@@ -600,45 +593,68 @@ fn convert_messages(messages: &[Value], model: &Model) -> Vec<Value> {
     contents
 }
 
+/// pi-ai: thinking from the same provider and model stays a thought (signed when the signature
+/// is kept), any other becomes plain text; a call's keys in the SDK's order, `null`s dropped.
 fn assistant_parts(message: &Value, model: &Model, with_id: bool) -> Vec<Value> {
     let same = MessageRef::new(message).provider_str() == Some(model.provider.as_str())
         && MessageRef::new(message).model_str() == Some(model.id.as_str());
+    assistant_message_parts(
+        message,
+        model,
+        |block, thinking, signature| {
+            Some(if same {
+                part(&[
+                    ("thought", Some(json!(true))),
+                    ("text", Some(json!(thinking))),
+                    (
+                        "thoughtSignature",
+                        signature(BlockRef::new(block).thinking_signature_str()),
+                    ),
+                ])
+            } else {
+                part(&[("text", Some(json!(thinking)))])
+            })
+        },
+        |block, args| {
+            let mut call = Map::new();
+            call.insert("args".into(), args);
+            if with_id && let Some(id) = BlockRef::new(block).id().filter(|v| !v.is_null()) {
+                call.insert("id".into(), id.clone());
+            }
+            if let Some(name) = BlockRef::new(block).name().filter(|v| !v.is_null()) {
+                call.insert("name".into(), name.clone());
+            }
+            Value::Object(call)
+        },
+    )
+}
+
+/// The parts of an assistant message, in block order: text parts and tool calls as both
+/// requests write them (blank texts left out, a call's missing or `null` arguments as `{}`);
+/// a non-blank thinking block's part from `thinking` (which may drop it), a call's
+/// `functionCall` object from `call`, given the arguments.
+fn assistant_message_parts(
+    message: &Value,
+    model: &Model,
+    mut thinking: impl FnMut(&Value, &str, &dyn Fn(Option<&str>) -> Option<Value>) -> Option<Value>,
+    mut call: impl FnMut(&Value, Value) -> Value,
+) -> Vec<Value> {
     let signature = signatures(message, model);
     let mut parts = Vec::new();
     for block in blocks(message) {
         match block_type(block) {
             Some("text") => parts.extend(text_part(block, &signature)),
             Some("thinking") => {
-                let Some(thinking) = thinking_text(block) else {
-                    continue;
-                };
-                if same {
-                    parts.push(part(&[
-                        ("thought", Some(json!(true))),
-                        ("text", Some(json!(thinking))),
-                        (
-                            "thoughtSignature",
-                            signature(BlockRef::new(block).thinking_signature_str()),
-                        ),
-                    ]));
-                } else {
-                    parts.push(part(&[("text", Some(json!(thinking)))]));
+                if let Some(text) = thinking_text(block) {
+                    parts.extend(thinking(block, text, &signature));
                 }
             }
             Some("toolCall") => {
-                let mut call = Map::new();
                 let args = match BlockRef::new(block).arguments() {
                     None | Some(Value::Null) => json!({}),
                     Some(a) => a.clone(),
                 };
-                call.insert("args".into(), args);
-                if with_id && let Some(id) = BlockRef::new(block).id().filter(|v| !v.is_null()) {
-                    call.insert("id".into(), id.clone());
-                }
-                if let Some(name) = BlockRef::new(block).name().filter(|v| !v.is_null()) {
-                    call.insert("name".into(), name.clone());
-                }
-                parts.push(call_part(Value::Object(call), block, &signature));
+                parts.push(call_part(call(block, args), block, &signature));
             }
             _ => {}
         }
