@@ -2,7 +2,7 @@
 //! the same generated sessions.
 //!
 //! ```text
-//! cargo xtask bench compare [--sizes 5,50,200] [--turns N]
+//! cargo xtask bench compare [--sizes 5,50,200] [--turns N] [--runs N]
 //! ```
 //!
 //! For each size (MiB) a pi v3 session is generated into `target/bench-compare/` (never into the
@@ -19,7 +19,11 @@
 //! - pi 0.73.1 (node) and omp 18.2.3 (bun): `xtask/recorder/bench.mjs` (open +
 //!   `buildSessionContext` + `convertToLlm`, and the same host loop).
 //!
-//! The loops append to a copy of the file. Ratios are ours over theirs (below 1 is faster);
+//! Each context and `check` (ours, omp's and pi's) runs `--runs` times (default 5): the figure
+//! kept is the run with the median time (its peak RSS with it), and every run's time is kept
+//! beside it (`runs_ms`), so one disturbed run on a shared machine does not decide a ratio. The
+//! loops run once (each already reports per-turn medians). The loops append to a copy of the
+//! file. Ratios are ours over theirs (below 1 is faster);
 //! for the context they compare our whole process (start included) with their in-process
 //! open + `buildSessionContext`. Results: stdout and `bench-results/compare.json`.
 
@@ -33,7 +37,7 @@ use serde_json::{Value, json};
 use crate::bench::{machine, write_results};
 use crate::util::{cargo, run_command, workspace_root};
 
-const USAGE: &str = "usage: cargo xtask bench compare [--sizes 5,50,200] [--turns N]";
+const USAGE: &str = "usage: cargo xtask bench compare [--sizes 5,50,200] [--turns N] [--runs N]";
 const FORMATS: [&str; 6] = [
     "agent",
     "llm",
@@ -48,7 +52,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if args.first().map(String::as_str) == Some("--worker") {
         return worker(&args[1..]);
     }
-    let (sizes, turns) = parse_args(args)?;
+    let (sizes, turns, runs) = parse_args(args)?;
     let root = workspace_root();
     let recorder = root.join("xtask").join("recorder");
     let bin = recorder.join("node_modules").join(".bin");
@@ -77,7 +81,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let generated = generate(&file, size)?;
         eprintln!("xtask: bench compare: {size} MB ({generated})");
         let mut case = json!({"size_mb": size, "file": generated});
-        let check = timed(Command::new(&cli).arg("check").arg(&file))?;
+        let check = median_of(runs, "wall_ms", || {
+            timed(Command::new(&cli).arg("check").arg(&file))
+        })?;
         case["ours_check"] = check;
         for format in FORMATS {
             let dialect = if format == "omp-agent-loop" {
@@ -85,18 +91,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
             } else {
                 "pi"
             };
-            let ours = timed(
-                Command::new(&cli)
-                    .args(["context", "--dialect", dialect, "--format", format])
-                    .arg(&file),
-            )?;
+            let ours = median_of(runs, "wall_ms", || {
+                timed(
+                    Command::new(&cli)
+                        .args(["context", "--dialect", dialect, "--format", format])
+                        .arg(&file),
+                )
+            })?;
             case["ours_context"][format] = ours;
         }
-        let ours_omp = timed(
-            Command::new(&cli)
-                .args(["context", "--dialect", "omp", "--format", "llm"])
-                .arg(&file),
-        )?;
+        let ours_omp = median_of(runs, "wall_ms", || {
+            timed(
+                Command::new(&cli)
+                    .args(["context", "--dialect", "omp", "--format", "llm"])
+                    .arg(&file),
+            )
+        })?;
         case["ours_context"]["llm_omp"] = ours_omp;
         let js = |runner: &str, implementation: &str, mode: &str, path: &Path| {
             // node from PATH (the recorder's engine); bun is the pinned one in node_modules.
@@ -116,8 +126,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             timed_json(&mut command)
         };
-        case["pi_context"] = js("node", "pi", "context", &file)?;
-        case["omp_context"] = js("bun", "omp", "context", &file)?;
+        case["pi_context"] = median_of(runs, "open_context_ms", || {
+            js("node", "pi", "context", &file)
+        })?;
+        case["omp_context"] = median_of(runs, "open_context_ms", || {
+            js("bun", "omp", "context", &file)
+        })?;
         for (name, dialect) in [("ours_loop_pi", "pi"), ("ours_loop_omp", "omp")] {
             let copy = fresh_copy(&file, &dir, name)?;
             case[name] = timed_json(
@@ -138,14 +152,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         summarise(&mut case);
         cases.push(case);
     }
-    let report =
-        json!({"benchmark": "compare", "machine": machine(), "turns": turns, "cases": cases});
+    let report = json!({"benchmark": "compare", "machine": machine(), "turns": turns,
+                        "runs": runs, "cases": cases});
     write_results(&root, "compare", &report)
 }
 
-fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize), String> {
+fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize, usize), String> {
     let mut sizes = vec![5, 50, 200];
     let mut turns = 100;
+    let mut runs = 5;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let value = args.next().ok_or(USAGE)?;
@@ -161,10 +176,29 @@ fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize), String> {
                     .collect::<Result<_, _>>()?;
             }
             "--turns" => turns = value.parse().map_err(|_| USAGE.to_owned())?,
+            "--runs" => runs = value.parse().map_err(|_| USAGE.to_owned())?,
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
-    Ok((sizes, turns.max(100)))
+    Ok((sizes, turns.max(100), runs.max(1)))
+}
+
+/// Runs `measure` `runs` times and keeps the run whose `key` is the median, with every run's
+/// `key` as `runs_ms` beside it.
+fn median_of(
+    runs: usize,
+    key: &str,
+    mut measure: impl FnMut() -> Result<Value, String>,
+) -> Result<Value, String> {
+    let mut all = (0..runs)
+        .map(|_| measure())
+        .collect::<Result<Vec<Value>, String>>()?;
+    let times: Vec<f64> = all.iter().map(|run| number(run, &[key])).collect();
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+    let mut kept = all.swap_remove(order[order.len() / 2]);
+    kept["runs_ms"] = json!(times.iter().map(|t| round(*t)).collect::<Vec<_>>());
+    Ok(kept)
 }
 
 /// A copy of `file` for a loop to append to.
