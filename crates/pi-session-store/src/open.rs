@@ -7,7 +7,7 @@
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticLog};
 use crate::error::StoreError;
-use crate::framing::{Chunk, ChunkReader, Chunks, LineSpan, SharedChunks, is_blank};
+use crate::framing::{Chunk, ChunkReader, Chunks, LineSpan, SharedBytes, SharedChunks, is_blank};
 use crate::fused::split_fused;
 use crate::id_table::IdTable;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
@@ -118,24 +118,12 @@ pub fn open_with(
 }
 
 /// The `size` bytes of `file` (fewer if it shrank meanwhile), read straight into the shared
-/// allocation the session keeps: no second copy of the file.
-fn read_whole(file: &mut File, size: u64) -> std::io::Result<Arc<[u8]>> {
-    let mut bytes: Arc<[u8]> = std::iter::repeat_n(0u8, size as usize).collect();
-    let mut filled = 0;
-    if let Some(buffer) = Arc::get_mut(&mut bytes) {
-        while filled < buffer.len() {
-            match file.read(&mut buffer[filled..]) {
-                Ok(0) => break,
-                Ok(read) => filled += read,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
-            }
-        }
-    }
-    if filled < bytes.len() {
-        bytes = Arc::from(&bytes[..filled]);
-    }
-    Ok(bytes)
+/// allocation the session keeps: no second copy of the file, and no pass writing zeros first
+/// (`read_to_end` fills the spare capacity as it reads).
+fn read_whole(file: &mut File, size: u64) -> std::io::Result<SharedBytes> {
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(size).read_to_end(&mut bytes)?;
+    Ok(Arc::new(bytes))
 }
 
 /// Indexes session bytes held in memory (an ephemeral session, a download, a test).
@@ -145,16 +133,16 @@ fn read_whole(file: &mut File, size: u64) -> std::io::Result<Arc<[u8]>> {
 /// let (session, diagnostics) = pi_session_store::open_bytes(bytes);
 /// assert!(session.is_empty() && diagnostics.is_empty());
 /// ```
-pub fn open_bytes(bytes: impl Into<Arc<[u8]>>) -> (SessionFile, Vec<Diagnostic>) {
+pub fn open_bytes(bytes: impl Into<SharedBytes>) -> (SessionFile, Vec<Diagnostic>) {
     open_bytes_with(bytes, &OpenOptions::default())
 }
 
 /// [`open_bytes`] with explicit [`OpenOptions`] (`keep_in_memory_up_to` does not apply).
 pub fn open_bytes_with(
-    bytes: impl Into<Arc<[u8]>>,
+    bytes: impl Into<SharedBytes>,
     options: &OpenOptions,
 ) -> (SessionFile, Vec<Diagnostic>) {
-    let bytes: Arc<[u8]> = bytes.into();
+    let bytes: SharedBytes = bytes.into();
     let source = Source::Memory {
         path: None,
         bytes: Arc::clone(&bytes),
@@ -164,7 +152,7 @@ pub fn open_bytes_with(
 
 /// Indexes bytes held in memory, framed in place ([`SharedChunks`]: never copied).
 fn index_shared(
-    bytes: Arc<[u8]>,
+    bytes: SharedBytes,
     source: Source,
     options: &OpenOptions,
 ) -> (SessionFile, Vec<Diagnostic>) {
