@@ -203,11 +203,14 @@ fn index_chunks<C: Chunks>(
     size: u64,
     options: &OpenOptions,
 ) -> std::io::Result<(Builder, bool)> {
-    let threads = effective_threads(options.threads);
-    if threads <= 1 || size < PARALLEL_MIN_BYTES {
-        index_sequentially(chunks)
-    } else {
-        index_in_parallel(chunks, threads)
+    // A small file is indexed here without asking how many cores there are (read from the
+    // cgroup files: a visible share of a small file's open).
+    if size < PARALLEL_MIN_BYTES {
+        return index_sequentially(chunks);
+    }
+    match effective_threads(options.threads) {
+        0 | 1 => index_sequentially(chunks),
+        threads => index_in_parallel(chunks, threads),
     }
 }
 

@@ -420,11 +420,15 @@ impl SessionFile {
     fn runs_for_threads<'o>(&self, indices: &[usize], order: &'o [usize]) -> Vec<&'o [usize]> {
         let bytes_of = |slot: &usize| self.entries[indices[*slot]].byte_len;
         let total: u64 = order.iter().map(bytes_of).sum();
+        if total < PARALLEL_READ_MIN_BYTES {
+            return vec![order];
+        }
+        // Asked only for a large request: the machine's count is read from the cgroup files.
         let threads = match self.read_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS)),
             chosen => chosen,
         };
-        if threads <= 1 || total < PARALLEL_READ_MIN_BYTES {
+        if threads <= 1 {
             return vec![order];
         }
         let share = total.div_ceil(threads as u64);
