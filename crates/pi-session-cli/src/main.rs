@@ -18,6 +18,11 @@ mod output;
 mod progress;
 mod store_args;
 
+/// mimalloc as the allocator (feature `mimalloc`; measured in docs/perf.md).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use commands::{
     append, cat, check, context, export, fork, grep, import, ls, migrate, repair, serve, stats,
     tree, usage,

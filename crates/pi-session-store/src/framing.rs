@@ -9,6 +9,11 @@ use std::io::{self, Read};
 use std::ops::{Deref, Range};
 use std::sync::Arc;
 
+/// A session's bytes held in memory, shared by the opened session and the chunks framed over
+/// them: a `Vec` behind an `Arc`, so bytes read or handed over as a `Vec<u8>` are kept as they
+/// are (an `Arc<[u8]>` would need them copied, or written with zeros before being read into).
+pub type SharedBytes = Arc<Vec<u8>>;
+
 /// The most lines one chunk holds (see [`ChunkReader::cut_at_max_lines`]).
 const MAX_LINES_PER_CHUNK: usize = 16 << 10;
 
@@ -52,7 +57,7 @@ pub(crate) enum ChunkBytes {
     /// `range` of bytes held in memory.
     Shared {
         /// All the input.
-        all: Arc<[u8]>,
+        all: SharedBytes,
         /// This chunk's part of it.
         range: Range<usize>,
     },
@@ -103,7 +108,7 @@ impl<R: Read + Send> Chunks for ChunkReader<R> {
 /// chunk, at most [`MAX_LINES_PER_CHUNK`] lines), without copying them.
 #[derive(Debug)]
 pub(crate) struct SharedChunks {
-    bytes: Arc<[u8]>,
+    bytes: SharedBytes,
     capacity: usize,
     /// Where the next chunk starts.
     at: usize,
@@ -114,7 +119,7 @@ pub(crate) struct SharedChunks {
 
 impl SharedChunks {
     /// Chunks over `bytes` (a leading BOM is skipped and remembered).
-    pub fn new(bytes: Arc<[u8]>, capacity: usize) -> Self {
+    pub fn new(bytes: SharedBytes, capacity: usize) -> Self {
         let had_bom = bytes.starts_with(BOM);
         Self {
             at: if had_bom { BOM.len() } else { 0 },
@@ -318,7 +323,7 @@ mod tests {
     /// place.
     fn collect(input: &[u8], capacity: usize) -> (Lines, bool) {
         let streamed = lines_of(ChunkReader::new(input, capacity));
-        let shared = lines_of(SharedChunks::new(Arc::from(input), capacity));
+        let shared = lines_of(SharedChunks::new(Arc::new(input.to_vec()), capacity));
         assert_eq!(shared, streamed, "framed in place");
         streamed
     }
@@ -376,7 +381,7 @@ mod tests {
             [MAX_LINES_PER_CHUNK, MAX_LINES_PER_CHUNK, 5, 1],
             "then 5 lines, then the unterminated tail"
         );
-        let mut shared = SharedChunks::new(Arc::from(&input[..]), 1 << 20);
+        let mut shared = SharedChunks::new(Arc::new(input.to_vec()), 1 << 20);
         let mut sizes = Vec::new();
         while let Some(chunk) = Chunks::next_chunk(&mut shared, None).unwrap() {
             sizes.push(chunk.lines.len());

@@ -77,6 +77,7 @@ pub use discover::{
     read_listing, read_listing_with_head,
 };
 pub use error::{StoreError, why_migrate};
+pub use framing::SharedBytes;
 #[cfg(feature = "redis")]
 pub use keyed::{
     APPEND_IF_SCRIPT, APPEND_SCRIPT, DEFAULT_PREFIX, RedisOptions, RedisStore, UPDATE_TITLE_SCRIPT,

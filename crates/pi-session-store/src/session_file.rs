@@ -1,6 +1,7 @@
 //! [`SessionFile`]: an opened session, as an index of envelopes whose bodies are read on demand.
 
 use crate::error::StoreError;
+use crate::framing::SharedBytes;
 use crate::id_table::IdTable;
 use crate::migrate::{Migration, Ordinal, patch_v1, patch_v2};
 use crate::open::display_path;
@@ -11,7 +12,6 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Where an opened session's bytes live.
 #[derive(Debug, Clone)]
@@ -21,7 +21,7 @@ pub(crate) enum Source {
         /// The file it was read from, if any.
         path: Option<PathBuf>,
         /// The whole content.
-        bytes: Arc<[u8]>,
+        bytes: SharedBytes,
     },
     /// Re-read from the file by offset (large files).
     File(PathBuf),
@@ -68,7 +68,7 @@ impl SessionFile {
     pub(crate) fn empty() -> Self {
         let source = Source::Memory {
             path: None,
-            bytes: Arc::from(Vec::new()),
+            bytes: SharedBytes::default(),
         };
         Self {
             source,
@@ -420,11 +420,15 @@ impl SessionFile {
     fn runs_for_threads<'o>(&self, indices: &[usize], order: &'o [usize]) -> Vec<&'o [usize]> {
         let bytes_of = |slot: &usize| self.entries[indices[*slot]].byte_len;
         let total: u64 = order.iter().map(bytes_of).sum();
+        if total < PARALLEL_READ_MIN_BYTES {
+            return vec![order];
+        }
+        // Asked only for a large request: the machine's count is read from the cgroup files.
         let threads = match self.read_threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS)),
             chosen => chosen,
         };
-        if threads <= 1 || total < PARALLEL_READ_MIN_BYTES {
+        if threads <= 1 {
             return vec![order];
         }
         let share = total.div_ceil(threads as u64);

@@ -2,7 +2,9 @@
 //! and thinking level are in effect, what it cost (rho's `compacted/1`,
 //! `model_from/1`, `totals/1`, `add_usage/2`, plus pi's usage breakdown).
 
+use pi_session_types::model_facts::ModelFacts;
 use pi_session_types::view::{EntryRef, MessageRef, TaskDetailsRef, UsageRef};
+use std::borrow::Cow;
 use std::ops::Range;
 
 use serde::Serialize;
@@ -173,11 +175,11 @@ pub fn req_llm_provider(pi: &str) -> &str {
 /// too, as an explicit default change. For the exact string rho passes to
 /// `from_pi_model` use [`pi_model_from`].
 pub fn model_in_effect(branch: &[Value]) -> Option<ModelRef> {
-    Some(match model_candidate(branch)? {
-        ModelCandidate::PiString(model) => ModelRef::from_pi_string(model),
-        ModelCandidate::Parts(provider, model_id) => ModelRef {
-            provider: provider.to_owned(),
-            model_id: model_id.to_owned(),
+    Some(match model_candidate(branch)?.name() {
+        ModelName::PiString(model) => ModelRef::from_pi_string(model),
+        ModelName::Parts(provider, model_id) => ModelRef {
+            provider: provider.to_string(),
+            model_id: model_id.to_string(),
         },
     })
 }
@@ -198,65 +200,116 @@ pub fn model_in_effect(branch: &[Value]) -> Option<ModelRef> {
 /// assert_eq!(model_in_effect(&branch).map(|m| m.pi_string()).as_deref(), Some("x"));
 /// ```
 pub fn pi_model_from(branch: &[Value]) -> Option<String> {
-    model_candidate(branch)
-        .as_ref()
-        .map(ModelCandidate::pi_string)
+    model_candidate(branch).map(|named| named.name().pi_string())
 }
 
-/// Where the model in effect is named.
-enum ModelCandidate<'a> {
+/// A model as an entry names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelName<'a> {
     /// A `model_change`'s `model` string (`provider/modelId`, or anything).
-    PiString(&'a str),
+    PiString(Cow<'a, str>),
     /// Separate provider and model id (pi's `model_change`, an assistant turn).
-    Parts(&'a str, &'a str),
+    Parts(Cow<'a, str>, Cow<'a, str>),
+}
+
+impl ModelName<'_> {
+    /// The session's spelling, `provider/modelId` (a `model_change`'s `model` string as it is).
+    pub fn pi_string(&self) -> String {
+        match self {
+            Self::PiString(model) => model.clone().into_owned(),
+            Self::Parts(provider, model_id) => format!("{provider}/{model_id}"),
+        }
+    }
+}
+
+/// The model one entry names for rho's rule ([`pi_model_from`]), and with which weight.
+///
+/// The rule over a branch: the last [`Explicit`](Self::Explicit) entry wins, else the last
+/// [`Assistant`](Self::Assistant) one. So a reader that walks back from the leaf can stop at the
+/// first `model_change` that names one, else at the first assistant message that does, and
+/// read no other entry ([`named_model`] reads the few fields it needs, [`ModelFacts`], e.g.
+/// from a borrowed parse of the line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NamedModel<'a> {
+    /// A `model_change` with the default role (a missing or non-string role is default)
+    /// naming a model: `model`, else both `provider` and `modelId`.
+    Explicit(ModelName<'a>),
+    /// An assistant message naming both `provider` and `model`.
+    Assistant(ModelName<'a>),
+}
+
+impl<'a> NamedModel<'a> {
+    /// The name, whatever its weight.
+    pub fn name(&self) -> &ModelName<'a> {
+        match self {
+            Self::Explicit(name) | Self::Assistant(name) => name,
+        }
+    }
+}
+
+/// The model `entry` names for [`pi_model_from`]'s rule, if any.
+///
+/// ```
+/// use pi_session_tree::branch_facts::{ModelName, NamedModel, named_model};
+/// use pi_session_types::model_facts::ModelFacts;
+/// let line = br#"{"type":"message","id":"a","message":{"role":"assistant","provider":"p","model":"m"}}"#;
+/// let named = named_model(ModelFacts::parse(line).unwrap()).unwrap();
+/// assert_eq!(named, NamedModel::Assistant(ModelName::Parts("p".into(), "m".into())));
+/// assert_eq!(named.name().pi_string(), "p/m");
+/// ```
+pub fn named_model(entry: ModelFacts<'_>) -> Option<NamedModel<'_>> {
+    match entry.kind.as_deref() {
+        Some("model_change") => {
+            if entry.role.as_deref().is_some_and(|role| role != "default") {
+                return None;
+            }
+            let name = match (entry.model, entry.provider, entry.model_id) {
+                (Some(model), _, _) => ModelName::PiString(model),
+                (None, Some(provider), Some(model_id)) => ModelName::Parts(provider, model_id),
+                _ => return None,
+            };
+            Some(NamedModel::Explicit(name))
+        }
+        Some("message") => {
+            let message = entry.message?;
+            if message.role.as_deref() != Some("assistant") {
+                return None;
+            }
+            Some(NamedModel::Assistant(ModelName::Parts(
+                message.provider?,
+                message.model?,
+            )))
+        }
+        _ => None,
+    }
 }
 
 /// rho's choice: the last default-role `model_change`, else the last
 /// assistant message naming both provider and model.
-fn model_candidate(branch: &[Value]) -> Option<ModelCandidate<'_>> {
+fn model_candidate(branch: &[Value]) -> Option<NamedModel<'_>> {
     explicit_model(branch).or_else(|| assistant_model(branch))
 }
 
 /// The last default-role `model_change` naming a model.
-fn explicit_model(branch: &[Value]) -> Option<ModelCandidate<'_>> {
-    branch.iter().rev().find_map(|e| {
-        if !EntryRef::new(e).is("model_change") {
-            return None;
-        }
-        if js::as_str(EntryRef::new(e).role()).is_some_and(|role| role != "default") {
-            return None;
-        }
-        if let Some(model) = js::as_str(EntryRef::new(e).model()) {
-            return Some(ModelCandidate::PiString(model));
-        }
-        match (
-            js::as_str(EntryRef::new(e).provider()),
-            js::as_str(EntryRef::new(e).model_id()),
-        ) {
-            (Some(provider), Some(model_id)) => Some(ModelCandidate::Parts(provider, model_id)),
-            _ => None,
-        }
-    })
+fn explicit_model(branch: &[Value]) -> Option<NamedModel<'_>> {
+    last_named(branch, |named| matches!(named, NamedModel::Explicit(_)))
 }
 
 /// The last assistant message naming both provider and model.
-fn assistant_model(branch: &[Value]) -> Option<ModelCandidate<'_>> {
-    branch.iter().rev().find_map(|e| {
-        let message = assistant_message(e)?;
-        Some(ModelCandidate::Parts(
-            js::as_str(MessageRef::new(message).provider())?,
-            js::as_str(MessageRef::new(message).model())?,
-        ))
-    })
+fn assistant_model(branch: &[Value]) -> Option<NamedModel<'_>> {
+    last_named(branch, |named| matches!(named, NamedModel::Assistant(_)))
 }
 
-impl ModelCandidate<'_> {
-    fn pi_string(&self) -> String {
-        match self {
-            Self::PiString(model) => (*model).to_owned(),
-            Self::Parts(provider, model_id) => format!("{provider}/{model_id}"),
-        }
-    }
+/// The last entry of `branch` naming a model that `wanted` accepts.
+fn last_named<'a>(
+    branch: &'a [Value],
+    wanted: impl Fn(&NamedModel<'a>) -> bool,
+) -> Option<NamedModel<'a>> {
+    branch
+        .iter()
+        .rev()
+        .filter_map(|e| named_model(ModelFacts::of_value(e)))
+        .find(|named| wanted(named))
 }
 
 /// [`totals`], [`pi_model_from`] and the compactions of a branch, added up one slice of the
@@ -301,10 +354,10 @@ impl BranchTally {
             .filter(|e| EntryRef::new(e).is("compaction"))
             .count();
         if let Some(model) = explicit_model(entries) {
-            self.explicit = Some(model.pi_string());
+            self.explicit = Some(model.name().pi_string());
         }
         if let Some(model) = assistant_model(entries) {
-            self.assistant = Some(model.pi_string());
+            self.assistant = Some(model.name().pi_string());
         }
     }
 

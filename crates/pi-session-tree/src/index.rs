@@ -6,6 +6,8 @@
 //! Every walk is bounded: a cycle or a missing parent ends it with a
 //! [`Diagnostic`], never a hang.
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
@@ -86,8 +88,10 @@ pub struct TreeIndex {
     by_id: IdMap,
     parents: ParentLinks,
     /// Children of each parent id, in file order; a parent is present only
-    /// while it has at least one child.
-    children: ChildMap,
+    /// while it has at least one child. Built on the first question that
+    /// needs it (a reader such as `check` or `context` never asks), then kept
+    /// exact by [`Self::push`].
+    children: OnceLock<ChildMap>,
     diagnostics: Vec<Diagnostic>,
     /// The last position whose entry has an id.
     leaf: Option<usize>,
@@ -131,23 +135,13 @@ impl TreeIndex {
                 diagnostics.push(duplicate_id(id, previous, position));
             }
         }
-        let mut children = ChildMap::with_capacity(nodes.len());
-        for (position, node) in nodes.iter().enumerate() {
-            let Some(id) = &node.id else { continue };
-            if by_id.get(&nodes, id) != Some(position) {
-                continue;
-            }
-            if let Some(parent) = child_link(node) {
-                children.add(&nodes, parent, position);
-            }
-        }
         let leaf = nodes.iter().rposition(|node| node.id.is_some());
         let parents = ParentLinks::resolve(&nodes, &by_id);
         Self {
             nodes,
             by_id,
             parents,
-            children,
+            children: OnceLock::new(),
             diagnostics,
             leaf,
         }
@@ -189,15 +183,19 @@ impl TreeIndex {
         if let Some(previous) = previous {
             self.diagnostics.push(duplicate_id(id, previous, position));
             // The shadowed entry leaves its parent's children.
-            if let Some(parent) = nodes.get(previous).and_then(child_link) {
-                self.children.remove_child(nodes, parent, previous);
+            if let Some(parent) = nodes.get(previous).and_then(child_link)
+                && let Some(children) = self.children.get_mut()
+            {
+                children.remove_child(nodes, parent, previous);
             }
         }
         // Entries naming this id as their parent now find this entry.
         self.parents.relink(nodes, id, position, previous.is_some());
         self.parents.push(nodes, &self.by_id);
-        if let Some(parent) = child_link(&nodes[position]) {
-            self.children.add(nodes, parent, position);
+        if let Some(parent) = child_link(&nodes[position])
+            && let Some(children) = self.children.get_mut()
+        {
+            children.add(nodes, parent, position);
         }
         self.leaf = Some(position);
     }
@@ -350,7 +348,9 @@ impl TreeIndex {
     /// Positions of the direct children of `id` in file order (entries
     /// shadowed by a later duplicate id, and self-parented entries, excluded).
     pub fn children(&self, id: &str) -> &[usize] {
-        self.children.get(&self.nodes, id)
+        self.children
+            .get_or_init(|| ChildMap::of(&self.nodes, &self.by_id))
+            .get(&self.nodes, id)
     }
 
     /// Tips: entries with an id that no other entry names as its parent (the

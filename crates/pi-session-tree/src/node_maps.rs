@@ -115,6 +115,22 @@ impl ChildMap {
         }
     }
 
+    /// The children of every parent in `nodes`: each id's owner (the entry `by_id` finds) under
+    /// the parent it is listed under ([`child_link`]), in file order.
+    pub(crate) fn of(nodes: &[NodeInfo], by_id: &IdMap) -> Self {
+        let mut children = Self::with_capacity(nodes.len());
+        for (position, node) in nodes.iter().enumerate() {
+            let Some(id) = &node.id else { continue };
+            if by_id.get(nodes, id) != Some(position) {
+                continue;
+            }
+            if let Some(parent) = child_link(node) {
+                children.add(nodes, parent, position);
+            }
+        }
+        children
+    }
+
     /// Adds `position` (whose entry in `nodes` is listed under `parent`) after the children
     /// `parent` has.
     pub(crate) fn add(&mut self, nodes: &[NodeInfo], parent: &str, position: usize) {

@@ -140,6 +140,12 @@ proptest! {
             prop_assert_eq!(&lookups(&pushed), &expected);
             prop_assert_eq!(&lookups(&rebuilt), &expected);
         }
+        // Pushed without a question in between: the children are built on the first one.
+        let mut unasked = TreeIndex::default();
+        for node in &nodes {
+            unasked.push(node.clone());
+        }
+        prop_assert_eq!(&lookups(&unasked), &reference_lookups(&nodes));
         prop_assert_eq!(pushed, TreeIndex::from_nodes(nodes));
     }
 

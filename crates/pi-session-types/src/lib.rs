@@ -46,6 +46,7 @@ pub mod js;
 pub mod json;
 pub mod line;
 pub mod message;
+pub mod model_facts;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod tags;

@@ -155,9 +155,10 @@ pub fn search(
 
 /// Searches one session file.
 pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> Result<FileHits> {
-    let bytes: Arc<[u8]> = std::fs::read(path)
-        .map_err(|e| pi_session_store::StoreError::io("could not read", path, e))?
-        .into();
+    let bytes = pi_session_store::SharedBytes::new(
+        std::fs::read(path)
+            .map_err(|e| pi_session_store::StoreError::io("could not read", path, e))?,
+    );
     let (file, diagnostics) = pi_session_store::open_bytes_with(
         Arc::clone(&bytes),
         &pi_session_store::OpenOptions::single_threaded(),

@@ -510,25 +510,72 @@ impl Log {
         Some(added)
     }
 
-    /// rho's model in effect on the branch `positions` ([`crate::model_from`]), reading only
-    /// the bodies that can name it: the `model_change` entries, else the messages from the
-    /// leaf back, a batch at a time, to the last assistant turn that names one.
+    /// rho's model in effect on the branch `positions` ([`crate::model_from`]): the
+    /// `model_change` entries from the leaf back to the first that names a model, else the
+    /// messages from the leaf back to the first assistant turn that does, a growing batch at a
+    /// time ([`Self::first_named`]: only the fields the rule reads, no body is built).
     fn model_on(&self, positions: &[usize]) -> Result<Option<String>> {
-        let of_kind = |kind: &str| -> Vec<usize> {
-            positions
+        for kind in ["model_change", "message"] {
+            let from_leaf: Vec<usize> = positions
                 .iter()
+                .rev()
                 .copied()
                 .filter(|&at| self.index.node(at).is_some_and(|n| n.kind == kind))
-                .collect()
-        };
-        let changes = self.values_at(&of_kind("model_change"))?;
-        if let Some(model) = pi_session_tree::pi_model_from(&changes) {
-            return Ok(Some(from_pi_model(&model)));
+                .collect();
+            let (mut start, mut batch) = (0, 64);
+            while start < from_leaf.len() {
+                let end = from_leaf.len().min(start + batch);
+                if let Some(model) = self.first_named(&from_leaf[start..end])? {
+                    return Ok(Some(from_pi_model(&model)));
+                }
+                (start, batch) = (end, (batch * 2).min(1 << 14));
+            }
         }
-        let messages = of_kind("message");
-        for batch in messages.rchunks(64) {
-            if let Some(model) = pi_session_tree::pi_model_from(&self.values_at(batch)?) {
-                return Ok(Some(from_pi_model(&model)));
+        Ok(None)
+    }
+
+    /// The model ([`pi_session_tree::branch_facts::named_model`], as `provider/modelId`) named
+    /// by the first entry of `positions` (in that order) that names one. Lines of the file are
+    /// read as [`ModelFacts`] straight from their bytes, without building their JSON; a line
+    /// that cannot hold an assistant role (neither the bytes `assistant` nor an escape `\u` in
+    /// it) is not parsed at all; one serde_json does not read as it is (lone surrogates,
+    /// damage), a migrated file's, and entries held parsed or appended are read as values.
+    fn first_named(&self, positions: &[usize]) -> Result<Option<String>> {
+        use pi_session_tree::branch_facts::named_model;
+        use pi_session_types::model_facts::ModelFacts;
+        let named_in = |value: &JsonValue| {
+            named_model(ModelFacts::of_value(value)).map(|named| named.name().pi_string())
+        };
+        let from_lines = match &self.file {
+            Some(file) if !file.is_migrated() && positions.iter().all(|&at| self.in_file(at)) => {
+                file
+            }
+            _ => {
+                let values = self.values_at(positions)?;
+                return Ok(values.iter().find_map(named_in));
+            }
+        };
+        let assistant = memchr::memmem::Finder::new(b"assistant");
+        let escape = memchr::memmem::Finder::new(b"\\u");
+        let read = from_lines.map_raw(positions, |_, at, bytes| {
+            let no_assistant = at.envelope.kind == "message"
+                && assistant.find(bytes).is_none()
+                && escape.find(bytes).is_none();
+            if no_assistant {
+                return Some(None);
+            }
+            let facts = ModelFacts::parse(bytes)?;
+            let same_entry = facts.kind.as_deref() == Some(at.envelope.kind.as_str())
+                && facts.id.as_deref() == at.envelope.id.as_deref();
+            same_entry.then(|| named_model(facts).map(|named| named.name().pi_string()))
+        })?;
+        for (&at, named) in positions.iter().zip(read) {
+            let named = match named {
+                Some(named) => named,
+                None => self.values_at(&[at])?.iter().find_map(named_in),
+            };
+            if named.is_some() {
+                return Ok(named);
             }
         }
         Ok(None)

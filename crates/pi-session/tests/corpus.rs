@@ -108,3 +108,22 @@ fn every_fixture_opens_and_resumes_with_the_same_context() {
     let appended = files.iter().filter(|path| check(path)).count();
     assert!(appended * 2 > files.len(), "{appended} of {}", files.len());
 }
+
+/// The model found at open (a walk back from the leaf reading only the fields the rule needs)
+/// is rho's `model_from` of the whole branch, on every fixture and corpus file.
+#[test]
+fn the_model_at_open_is_model_from_the_whole_branch_everywhere() {
+    let default = "default:model";
+    let mut compared = 0;
+    for path in pi_session_test_support::fixture_and_corpus_files() {
+        let Ok((session, _)) = Session::read_in(&pi_session::store::Store::Files, &path, default)
+        else {
+            continue;
+        };
+        let branch = session.branch().unwrap();
+        let whole = pi_session::model_from(&branch).unwrap_or_else(|| default.to_owned());
+        assert_eq!(session.model(), whole, "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared > 50, "{compared} files compared");
+}

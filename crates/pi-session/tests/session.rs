@@ -499,3 +499,104 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
         );
     }
 }
+
+/// A pi session file: the header, then one chain of entries, each written with `fields` (its
+/// keys after `type`, `id`, `parentId` and `timestamp`: e.g. `"message":{…}`).
+fn chain_file(dir: &Path, entries: &[(&str, String)]) -> std::path::PathBuf {
+    let mut text = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n",
+    );
+    for (n, (kind, fields)) in entries.iter().enumerate() {
+        let parent = match n {
+            0 => "null".to_owned(),
+            _ => format!("\"e{}\"", n - 1),
+        };
+        text.push_str(&format!(
+            "{{\"type\":\"{kind}\",\"id\":\"e{n}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:00.000Z\",{fields}}}\n"
+        ));
+    }
+    let path = dir.join("chain.jsonl");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The model found at open walks back from the leaf over the few fields the rule reads; on a
+/// long chain without an assistant turn (the whole branch read that way) and with one only at
+/// the root (its role escaped, its model a lone surrogate, a key repeated), it is rho's
+/// `model_from` of the whole branch, and an earlier `model_change` wins over a later
+/// assistant turn.
+#[test]
+fn the_model_at_open_on_a_long_chain_is_model_from_the_whole_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let message = |body: &str| ("message", format!("\"message\":{body}"));
+    let users: Vec<(&str, String)> = (0..3000)
+        .map(|n| {
+            let escape = if n % 7 == 0 {
+                "\\u00e9 \\n"
+            } else {
+                "\\\"x\\\""
+            };
+            message(&format!(
+                "{{\"role\":\"user\",\"content\":\"turn {n} {escape}\",\"timestamp\":1}}"
+            ))
+        })
+        .collect();
+    let opened_model = |entries: &[(&str, String)]| {
+        let path = chain_file(dir.path(), entries);
+        let (session, _) =
+            Session::read_in(&pi_session::store::Store::Files, &path, "fallback:model").unwrap();
+        let whole = pi_session::model_from(&session.branch().unwrap());
+        assert_eq!(session.branch().unwrap().len(), entries.len());
+        (session.model().to_owned(), whole)
+    };
+
+    assert_eq!(opened_model(&users), ("fallback:model".to_owned(), None));
+
+    let roots = [
+        (
+            r#"{"role":"\u0061ssistant","content":[],"provider":"openai-codex","model":"gpt-5"}"#,
+            "openai_codex:gpt-5",
+        ),
+        (
+            r#"{"role":"assistant","content":[],"provider":"anthropic","model":"claude-\ud83d"}"#,
+            "anthropic:claude-\u{10F83D}",
+        ),
+        (
+            r#"{"role":"assistant","provider":"p","model":"m1","model":"m2","content":[]}"#,
+            "p:m2",
+        ),
+    ];
+    for (root, model) in roots {
+        let entries: Vec<(&str, String)> = std::iter::once(message(root))
+            .chain(users.iter().cloned())
+            .collect();
+        assert_eq!(
+            opened_model(&entries),
+            (model.to_owned(), Some(model.to_owned())),
+            "{root}"
+        );
+    }
+
+    let late = message(r#"{"role":"assistant","content":[],"provider":"a","model":"late"}"#);
+    let mut entries = users.clone();
+    entries.push(late.clone());
+    assert_eq!(opened_model(&entries).0, "a:late");
+    entries.insert(
+        users.len() / 2,
+        (
+            "model_change",
+            r#""provider":"b","modelId":"early""#.to_owned(),
+        ),
+    );
+    entries.insert(
+        users.len() / 3,
+        (
+            "model_change",
+            r#""role":"smol","model":"c/small""#.to_owned(),
+        ),
+    );
+    assert_eq!(
+        opened_model(&entries),
+        ("b:early".to_owned(), Some("b:early".to_owned()))
+    );
+}

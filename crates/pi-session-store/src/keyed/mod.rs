@@ -34,6 +34,7 @@ pub(crate) use target::KeyedTarget;
 use crate::diagnostic::Diagnostic;
 use crate::discover::{ListProblem, SessionListing, listing_from};
 use crate::error::StoreError;
+use crate::framing::SharedBytes;
 use crate::open::{OpenOptions, index_stream};
 use crate::session_file::{SessionFile, Source};
 use crate::writer::{SessionWriter, WriterOptions};
@@ -355,8 +356,10 @@ struct RangeStream<'a> {
     path: &'a str,
     title: Option<TitleMeta>,
     /// The session's bytes, allocated once at the size it had and filled range by range (the
-    /// opened session shares this allocation, so a big session is in memory once, not twice).
-    kept: Arc<[u8]>,
+    /// opened session keeps this allocation, so a big session is in memory once, not twice).
+    kept: Vec<u8>,
+    /// The session's length when the stream began (what `kept` is allocated for).
+    size: usize,
     /// How much of `kept` is read.
     filled: usize,
     /// How much of `kept` the reader has handed out.
@@ -380,8 +383,9 @@ impl<'a> RangeStream<'a> {
             store,
             path,
             title: store.title(path)?,
-            // One allocation of the final size (an iterator of known length fills it in place).
-            kept: std::iter::repeat_n(0, size).collect(),
+            // One allocation of the final size, filled as the ranges arrive.
+            kept: Vec::with_capacity(size),
+            size,
             filled: 0,
             served: 0,
             failure: None,
@@ -390,13 +394,13 @@ impl<'a> RangeStream<'a> {
 
     /// The session's length when the stream began.
     fn size(&self) -> u64 {
-        self.kept.len() as u64
+        self.size as u64
     }
 
     /// Reads the next range into `kept`; `false` at the end.
     fn fill(&mut self) -> Result<bool, StoreError> {
         let at = self.filled;
-        let want = (RANGE_BYTES as usize).min(self.kept.len() - at);
+        let want = (RANGE_BYTES as usize).min(self.size - at);
         if want == 0 {
             return Ok(false);
         }
@@ -411,26 +415,14 @@ impl<'a> RangeStream<'a> {
         {
             overlay_slot(&mut range, title)?;
         }
-        let Some(kept) = Arc::get_mut(&mut self.kept) else {
-            return Err(StoreError::io(
-                "could not read",
-                self.path,
-                std::io::Error::other("the read buffer is shared (a bug)"),
-            ));
-        };
-        kept[at..at + range.len()].copy_from_slice(&range);
+        self.kept.extend_from_slice(&range);
         self.filled += range.len();
         Ok(true)
     }
 
     /// The bytes read, for the opened session.
-    fn take_bytes(&mut self) -> Arc<[u8]> {
-        let kept = std::mem::replace(&mut self.kept, Arc::from(Vec::new()));
-        if self.filled == kept.len() {
-            kept
-        } else {
-            Arc::from(&kept[..self.filled])
-        }
+    fn take_bytes(&mut self) -> SharedBytes {
+        SharedBytes::new(std::mem::take(&mut self.kept))
     }
 }
 
