@@ -399,9 +399,9 @@ pub(crate) fn plan_bodies(
         let facts = match &mut body {
             Body::Value(value) => Facts::of(value),
             Body::Line(_, sketch) => Facts {
-                id: sketch.id.clone(),
-                kind: sketch.kind.clone(),
-                tool_call_id: sketch.tool_call_id.clone(),
+                id: sketch.id.take(),
+                kind: std::mem::take(&mut sketch.kind),
+                tool_call_id: sketch.tool_call_id.take(),
                 call_ids: std::mem::take(&mut sketch.call_ids),
                 phase: std::mem::replace(&mut sketch.phase, PhaseInput::Other),
             },

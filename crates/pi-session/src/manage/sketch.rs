@@ -297,6 +297,16 @@ pub(crate) struct Sketch {
     summary: Summary,
 }
 
+/// A JSON object of these fields, in this order.
+fn object<const N: usize>(fields: [(&str, JsonValue); N]) -> JsonValue {
+    JsonValue::Object(
+        fields
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect(),
+    )
+}
+
 /// What an entry's Summarized rendering sends, kept from the sketch (see
 /// [`Sketch::summarized`]): the one line (built anyway to be measured) and the few fields rho
 /// reads beside the content.
@@ -304,8 +314,8 @@ pub(crate) struct Sketch {
 struct Summary {
     /// The one line ([`render`](super::render)'s summary of the entry).
     line: String,
-    /// A message's role, or `None` for a custom message.
-    role: Option<String>,
+    /// A message's role (of those rho sends), or `None` for a custom message.
+    role: Option<&'static str>,
     /// A tool result's `toolCallId` and `toolName`, when strings.
     tool_call_id: Option<String>,
     tool_name: Option<String>,
@@ -371,9 +381,13 @@ impl Sketch {
         let (sizes, line_of_summary) = sizes(line, entry_kind, message, role);
         let summary = Summary {
             line: line_of_summary,
-            role: (entry_kind == Some("message"))
-                .then(|| role.map(str::to_owned))
-                .flatten(),
+            role: match (entry_kind, role) {
+                (Some("message"), Some("user")) => Some("user"),
+                (Some("message"), Some("developer")) => Some("developer"),
+                (Some("message"), Some("assistant")) => Some("assistant"),
+                (Some("message"), Some("toolResult")) => Some("toolResult"),
+                _ => None,
+            },
             tool_call_id: tool_call_id.clone(),
             tool_name: message.and_then(|m| as_str(&m.tool_name).map(str::to_owned)),
             calls: match (sizes.shape, content) {
@@ -409,24 +423,31 @@ impl Sketch {
     /// both projections on every fixture and corpus entry.
     pub(crate) fn summarized(&self) -> JsonValue {
         let s = &self.summary;
-        let text_part = |text: &str| serde_json::json!({"type": "text", "text": text});
+        let text_part = |text: &str| object([("type", "text".into()), ("text", text.into())]);
         let message = |mut fields: JsonMap| {
-            if let Some(role) = &s.role {
-                fields.insert("role".into(), role.as_str().into());
+            if let Some(role) = s.role {
+                fields.insert("role".into(), role.into());
             }
-            serde_json::json!({"type": "message", "message": fields})
+            object([
+                ("type", "message".into()),
+                ("message", JsonValue::Object(fields)),
+            ])
         };
         match self.sizes.shape {
             Shape::Nothing => JsonValue::Null,
-            Shape::Content => match &s.role {
+            Shape::Content => match s.role {
                 Some(_) => message(JsonMap::from_iter([(
                     "content".into(),
                     s.line.as_str().into(),
                 )])),
-                None => serde_json::json!({"type": "custom_message", "content": s.line}),
+                None => object([
+                    ("type", "custom_message".into()),
+                    ("content", s.line.as_str().into()),
+                ]),
             },
             Shape::Assistant => {
-                let mut parts = vec![text_part(&s.line)];
+                let mut parts = Vec::with_capacity(1 + s.calls.len());
+                parts.push(text_part(&s.line));
                 parts.extend(s.calls.iter().map(|(id, name)| {
                     let mut call = JsonMap::from_iter([("type".into(), "toolCall".into())]);
                     if let Some(id) = id {
@@ -447,7 +468,7 @@ impl Sketch {
             Shape::ToolResult => {
                 let mut fields = JsonMap::from_iter([(
                     "content".into(),
-                    serde_json::json!([text_part(&s.line)]),
+                    JsonValue::Array(vec![text_part(&s.line)]),
                 )]);
                 if let Some(id) = &s.tool_call_id {
                     fields.insert("toolCallId".into(), id.as_str().into());
