@@ -183,7 +183,7 @@ fn outlined(content: Option<&JsonValue>) -> usize {
 pub(super) fn outlined_len(text: &str) -> usize {
     let capped = |line: &str| line.len().min(OUTLINE_LINE_CHARS + NOTE_BYTES);
     let keep = OUTLINE_HEAD_LINES + OUTLINE_TAIL_LINES;
-    let lines = text.split('\n').count();
+    let lines = super::render::newlines(text) + 1;
     if lines <= keep + 1 {
         return text.split('\n').map(|l| capped(l) + 1).sum::<usize>() - 1;
     }

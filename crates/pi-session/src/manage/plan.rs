@@ -269,9 +269,17 @@ impl Planner<'_, '_> {
         if !item.sent {
             return;
         }
-        let Body::Value(value) = &item.body else {
-            // Unreachable: `parse_sent` parses every entry sent before anything is rendered.
-            return;
+        let value = match &item.body {
+            Body::Value(value) => value,
+            // A line left unparsed by `parse_sent`: Summarized, rendered from its sketch.
+            Body::Line(_, sketch) => {
+                if item.level == Resolution::Summarized {
+                    let rendered = sketch.summarized();
+                    item.tokens = self.tokens_of(&rendered);
+                    item.rendered = Rendered::Value(rendered);
+                }
+                return;
+            }
         };
         // Full and Pinned render as the entry itself ([`render`]): used as parsed unless a
         // long result is bounded.
@@ -391,9 +399,9 @@ pub(crate) fn plan_bodies(
         let facts = match &mut body {
             Body::Value(value) => Facts::of(value),
             Body::Line(_, sketch) => Facts {
-                id: sketch.id.clone(),
-                kind: sketch.kind.clone(),
-                tool_call_id: sketch.tool_call_id.clone(),
+                id: sketch.id.take(),
+                kind: std::mem::take(&mut sketch.kind),
+                tool_call_id: sketch.tool_call_id.take(),
                 call_ids: std::mem::take(&mut sketch.call_ids),
                 phase: std::mem::replace(&mut sketch.phase, PhaseInput::Other),
             },
@@ -488,8 +496,9 @@ pub(crate) fn plan_bodies(
             / 100;
         (options.tool_result_percent > 0).then(|| usize::try_from(bytes).unwrap_or(usize::MAX))
     });
+    let summarized_from_sketch = !options.project.inputs.pdf;
     let Some(budget) = options.budget else {
-        parse_sent(&mut items, read)?;
+        parse_sent(&mut items, read, summarized_from_sketch)?;
         for item in &mut items {
             planner.settle(item, limit);
         }
@@ -516,7 +525,7 @@ pub(crate) fn plan_bodies(
 
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
-    parse_sent(&mut items, read)?;
+    parse_sent(&mut items, read, summarized_from_sketch)?;
     for item in &mut items {
         planner.settle(item, limit);
     }
@@ -550,12 +559,17 @@ fn estimated(item: &Item, limit: Option<usize>) -> u64 {
 /// Reads the entries at these log positions (a plan of parsed values reads none).
 pub(crate) type ReadLines<'r> = &'r dyn Fn(&[usize]) -> Result<Vec<JsonValue>>;
 
-/// Parses the line of every entry sent, read in one pass (the others are never parsed).
-fn parse_sent(items: &mut [Item], read: ReadLines<'_>) -> Result<()> {
+/// Parses the line of every entry sent, read in one pass (the others are never parsed), but
+/// those sent Summarized when `summarized_from_sketch`: their renderings are built from their
+/// sketches ([`Sketch::summarized`]; not when rho reads attachments, for PDF inputs).
+fn parse_sent(items: &mut [Item], read: ReadLines<'_>, summarized_from_sketch: bool) -> Result<()> {
     let (at, positions): (Vec<usize>, Vec<usize>) = items
         .iter()
         .enumerate()
         .filter_map(|(at, item)| match &item.body {
+            Body::Line(..) if summarized_from_sketch && item.level == Resolution::Summarized => {
+                None
+            }
             Body::Line(position, _) if item.sent => Some((at, *position)),
             _ => None,
         })

@@ -321,14 +321,13 @@ pub(crate) fn result_summary_of(name: &str, is_error: bool, text: &str, pictures
     if is_error {
         return format!("[{name} error: {}]", quote(text));
     }
-    let mut sizes = vec![
-        counted(line_count(text), "line"),
-        counted(text.chars().count(), "char"),
-    ];
+    let lines = counted(line_count(text), "line");
+    let chars = counted(text.chars().count(), "char");
     if pictures > 0 {
-        sizes.push(counted(pictures, "picture"));
+        let pictures = counted(pictures, "picture");
+        return format!("[{name} result: {lines}, {chars}, {pictures}]");
     }
-    format!("[{name} result: {}]", sizes.join(", "))
+    format!("[{name} result: {lines}, {chars}]")
 }
 
 /// The one line an assistant message is summarized as (its calls follow it, without
@@ -562,8 +561,14 @@ fn line_count(text: &str) -> usize {
     if text.is_empty() {
         0
     } else {
-        text.trim_end_matches('\n').split('\n').count()
+        newlines(text.trim_end_matches('\n')) + 1
     }
+}
+
+/// The newlines in `text` (its `split('\n')` count less one), counted a byte at a time
+/// without splitting: a tool's long output is measured for every entry of a planned branch.
+pub(crate) fn newlines(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
 }
 
 /// `1 line`, `2 lines`.

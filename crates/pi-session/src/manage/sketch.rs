@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use pi_session_types::JsonValue;
+use pi_session_types::{JsonMap, JsonValue};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -94,6 +94,14 @@ struct Message<'a> {
     is_error: Option<bool>,
     #[serde(borrow, default)]
     command: Str<'a>,
+    /// Present (whatever its value): rho sends nothing of the message.
+    #[serde(rename = "retryRecovery", default, deserialize_with = "present_at_all")]
+    retry_recovery: bool,
+}
+
+/// `true` for a present field (`null` included), its value skipped unparsed.
+fn present_at_all<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// A content: a string, an array of parts, or anything else (which sends nothing).
@@ -286,6 +294,35 @@ pub(crate) struct Sketch {
     /// What its phase is decided from.
     pub(crate) phase: PhaseInput,
     sizes: Sizes,
+    summary: Summary,
+}
+
+/// A JSON object of these fields, in this order.
+fn object<const N: usize>(fields: [(&str, JsonValue); N]) -> JsonValue {
+    JsonValue::Object(
+        fields
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect(),
+    )
+}
+
+/// What an entry's Summarized rendering sends, kept from the sketch (see
+/// [`Sketch::summarized`]): the one line (built anyway to be measured) and the few fields rho
+/// reads beside the content.
+#[derive(Debug, Default)]
+struct Summary {
+    /// The one line ([`render`](super::render)'s summary of the entry).
+    line: String,
+    /// A message's role (of those rho sends), or `None` for a custom message.
+    role: Option<&'static str>,
+    /// A tool result's `toolCallId` and `toolName`, when strings.
+    tool_call_id: Option<String>,
+    tool_name: Option<String>,
+    /// An assistant's calls: each one's `id` and `name`, when strings.
+    calls: Vec<(Option<String>, Option<String>)>,
+    /// An assistant message with a `retryRecovery`.
+    retry_recovery: bool,
 }
 
 impl Sketch {
@@ -341,13 +378,106 @@ impl Sketch {
             },
             _ => PhaseInput::Other,
         };
+        let (sizes, line_of_summary) = sizes(line, entry_kind, message, role);
+        let summary = Summary {
+            line: line_of_summary,
+            role: match (entry_kind, role) {
+                (Some("message"), Some("user")) => Some("user"),
+                (Some("message"), Some("developer")) => Some("developer"),
+                (Some("message"), Some("assistant")) => Some("assistant"),
+                (Some("message"), Some("toolResult")) => Some("toolResult"),
+                _ => None,
+            },
+            tool_call_id: tool_call_id.clone(),
+            tool_name: message.and_then(|m| as_str(&m.tool_name).map(str::to_owned)),
+            calls: match (sizes.shape, content) {
+                (Shape::Assistant, Some(content)) => content
+                    .calls()
+                    .map(|c| {
+                        (
+                            as_str(&c.id).map(str::to_owned),
+                            as_str(&c.name).map(str::to_owned),
+                        )
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            retry_recovery: message.is_some_and(|m| m.retry_recovery),
+        };
         Self {
             id: as_str(&line.id).map(str::to_owned),
             tool_call_id,
             call_ids,
             phase,
-            sizes: sizes(line, entry_kind, message, role),
+            sizes,
+            summary,
             kind,
+        }
+    }
+
+    /// An entry that rho projects exactly as it projects the entry's Summarized rendering
+    /// ([`render`](super::render)), built from the sketch without reading the line again: the
+    /// summary line as its content, and only the fields rho reads beside it (a tool result's
+    /// call id and tool name, an assistant's calls without arguments, `retryRecovery`). Not
+    /// for projections that read a user message's attachments (PDF inputs). A test compares
+    /// both projections on every fixture and corpus entry.
+    pub(crate) fn summarized(&self) -> JsonValue {
+        let s = &self.summary;
+        let text_part = |text: &str| object([("type", "text".into()), ("text", text.into())]);
+        let message = |mut fields: JsonMap| {
+            if let Some(role) = s.role {
+                fields.insert("role".into(), role.into());
+            }
+            object([
+                ("type", "message".into()),
+                ("message", JsonValue::Object(fields)),
+            ])
+        };
+        match self.sizes.shape {
+            Shape::Nothing => JsonValue::Null,
+            Shape::Content => match s.role {
+                Some(_) => message(JsonMap::from_iter([(
+                    "content".into(),
+                    s.line.as_str().into(),
+                )])),
+                None => object([
+                    ("type", "custom_message".into()),
+                    ("content", s.line.as_str().into()),
+                ]),
+            },
+            Shape::Assistant => {
+                let mut parts = Vec::with_capacity(1 + s.calls.len());
+                parts.push(text_part(&s.line));
+                parts.extend(s.calls.iter().map(|(id, name)| {
+                    let mut call = JsonMap::from_iter([("type".into(), "toolCall".into())]);
+                    if let Some(id) = id {
+                        call.insert("id".into(), id.as_str().into());
+                    }
+                    if let Some(name) = name {
+                        call.insert("name".into(), name.as_str().into());
+                    }
+                    call.insert("arguments".into(), JsonValue::Object(JsonMap::new()));
+                    JsonValue::Object(call)
+                }));
+                let mut fields = JsonMap::from_iter([("content".into(), JsonValue::Array(parts))]);
+                if s.retry_recovery {
+                    fields.insert("retryRecovery".into(), JsonValue::Null);
+                }
+                message(fields)
+            }
+            Shape::ToolResult => {
+                let mut fields = JsonMap::from_iter([(
+                    "content".into(),
+                    JsonValue::Array(vec![text_part(&s.line)]),
+                )]);
+                if let Some(id) = &s.tool_call_id {
+                    fields.insert("toolCallId".into(), id.as_str().into());
+                }
+                if let Some(name) = &s.tool_name {
+                    fields.insert("toolName".into(), name.as_str().into());
+                }
+                message(fields)
+            }
         }
     }
 
@@ -394,13 +524,13 @@ impl Sketch {
     }
 }
 
-/// The sizes of every level, by the estimator's cases.
+/// The sizes of every level, by the estimator's cases, and the Summarized line.
 fn sizes(
     line: &Line<'_>,
     entry_kind: Option<&str>,
     message: Option<&Message<'_>>,
     role: Option<&str>,
-) -> Sizes {
+) -> (Sizes, String) {
     let nothing = Sizes {
         shape: Shape::Nothing,
         full: 0,
@@ -412,18 +542,20 @@ fn sizes(
         let other = Content::Other;
         let content = content.unwrap_or(&other);
         let (full, pictures) = content.texts();
-        Sizes {
+        let summary = content_summary_of(kind, &content.joined(), pictures);
+        let sizes = Sizes {
             shape: Shape::Content,
             full,
             pictures,
             outlined: content.outlined(),
-            summarized: piece(content_summary_of(kind, &content.joined(), pictures).len()),
-        }
+            summarized: piece(summary.len()),
+        };
+        (sizes, summary)
     };
     match entry_kind {
         Some("message") => {
             let Some(message) = message else {
-                return nothing;
+                return (nothing, String::new());
             };
             let other = Content::Other;
             let content = message.content.as_ref().unwrap_or(&other);
@@ -436,7 +568,8 @@ fn sizes(
                         .calls()
                         .map(|c| call_outline(as_str(&c.name), c.arguments.as_ref()))
                         .collect();
-                    Sizes {
+                    let summary = assistant_summary_of(&content.joined(), pictures, &outlines);
+                    let sizes = Sizes {
                         shape: Shape::Assistant,
                         full: text
                             + content
@@ -451,36 +584,36 @@ fn sizes(
                                     name(c) + c.arguments.as_ref().map_or(2, cut_arguments_len)
                                 })
                                 .sum::<usize>(),
-                        summarized: piece(
-                            assistant_summary_of(&content.joined(), pictures, &outlines).len(),
-                        ) + content
-                            .calls()
-                            .map(|c| piece(name(c)) + piece(2))
-                            .sum::<usize>(),
-                    }
+                        summarized: piece(summary.len())
+                            + content
+                                .calls()
+                                .map(|c| piece(name(c)) + piece(2))
+                                .sum::<usize>(),
+                    };
+                    (sizes, summary)
                 }
                 Some("toolResult") => {
                     let (text, pictures) = content.texts();
                     let name = as_str(&message.tool_name).unwrap_or("tool");
                     let is_error = message.is_error == Some(true);
-                    Sizes {
+                    let summary = result_summary_of(name, is_error, &content.joined(), pictures);
+                    let sizes = Sizes {
                         shape: Shape::ToolResult,
                         full: text,
                         pictures,
                         outlined: content.outlined(),
-                        summarized: piece(
-                            result_summary_of(name, is_error, &content.joined(), pictures).len(),
-                        ),
-                    }
+                        summarized: piece(summary.len()),
+                    };
+                    (sizes, summary)
                 }
-                _ => nothing,
+                _ => (nothing, String::new()),
             }
         }
         Some("custom_message") => content_sizes(
             as_str(&line.custom_type).unwrap_or("custom"),
             line.content.as_ref(),
         ),
-        _ => nothing,
+        _ => (nothing, String::new()),
     }
 }
 
@@ -490,8 +623,11 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::ProjectOptions;
     use crate::manage::estimate::estimate;
     use crate::manage::phase::Phases;
+    use crate::manage::render;
+    use pi_session_context::rho;
 
     /// Compares the sketch of `line` with the estimator and the facts read from the parsed
     /// entry; `false` when the line is not sketched.
@@ -514,6 +650,14 @@ mod tests {
             }
         }
         assert_eq!(sketch.id.as_deref(), id, "{context}");
+        // The Summarized rendering built from the sketch projects as the parsed entry's.
+        let options = ProjectOptions::default();
+        let rendered = render(&value, Resolution::Summarized).unwrap();
+        assert_eq!(
+            rho::messages(&[sketch.summarized()], &options),
+            rho::messages(&[rendered], &options),
+            "{context}"
+        );
         let (mut from_sketch, mut from_value) = (Phases::default(), Phases::default());
         let input = PhaseInput::of(&value);
         assert_eq!(
@@ -564,6 +708,14 @@ mod tests {
             json!({"type":"message","id":"e","message":{"role":"developer","content":7}}),
             json!({"type":"message","id":"f","message":null}),
             json!({"type":"message","id":"g","message":{"role":"bashExecution","command":"ls"}}),
+            json!({"type":"message","id":"h","message":{"role":"assistant","retryRecovery":null,
+                "content":[{"type":"text","text":"again"}]}}),
+            json!({"type":"message","id":"i","message":{"role":"assistant","content":[
+                {"type":"toolCall","id":null,"name":null,"arguments":{"path":"a"}}]}}),
+            json!({"type":"message","id":"j","message":{"role":"toolResult","toolCallId":null,
+                "content":"plain"}}),
+            json!({"type":"custom_message","id":"k","customType":"note","content":"a\nb",
+                "message":{"role":"user"}}),
         ];
         for line in &lines {
             let text = line.to_string();
