@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
+use pi_session::projection::omp_agent_loop_each;
+use pi_session::projection::projection::{agent_dialect, omp_agent_loop_options, rho_items};
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
@@ -192,9 +194,42 @@ pub fn run(args: ContextArgs) -> Outcome {
         blobs: blob_source,
         openai: OpenAiOptions::default(),
     };
-    let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
-    warn_tree(&read, &diagnostics);
-    out.json(&value)?;
+    if format == ProjectFormat::OmpAgentLoop {
+        let (context, diagnostics) =
+            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+        warn_tree(&read, &diagnostics);
+        // Each message written as omp's loop makes it, then dropped.
+        let mut array = out.array(0);
+        omp_agent_loop_each(
+            context.messages(),
+            &omp_agent_loop_options(args.inputs),
+            |message| array.item(&*message),
+        )?;
+        array.finish()?;
+    } else if agent_dialect(format, dialect).is_none() {
+        let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
+        warn_tree(&read, &diagnostics);
+        // Each element written as it is made, then dropped; the entries are dropped as they
+        // are projected. rho's projection makes no system message: Anthropic's answer is
+        // `{"messages": [...]}`.
+        let anthropic = format == ProjectFormat::Anthropic;
+        if anthropic {
+            out.text("{\n  \"messages\": ")?;
+        }
+        let mut array = out.array(usize::from(anthropic));
+        rho_items(entries, format, &options, |item| array.item(&item))?;
+        array.finish()?;
+        if anthropic {
+            out.text("\n}")?;
+        }
+    } else {
+        let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
+        warn_tree(&read, &diagnostics);
+        out.json(&value)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    out.text("\n")?;
     out.flush()?;
     Ok(EXIT_OK)
 }
