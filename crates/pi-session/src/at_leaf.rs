@@ -57,8 +57,8 @@ impl Session {
     }
 
     /// rho's part of the branch `leaf` picks, root first, with the branch's diagnostics: the
-    /// entries the req_llm-based formats read ([`pi_session_tree::source::rho_path`]), the
-    /// others as their envelopes only (their bodies are left unread). What [`Self::project_at`]
+    /// entries the req_llm-based formats read ([`pi_session_tree::source::rho_sent_path`]);
+    /// the others are left out unread. What [`Self::project_at`]
     /// projects for those formats; [`crate::projection::rho_items`] writes it out an element
     /// at a time.
     pub fn rho_branch_at(&self, leaf: &LeafSelector) -> Result<(Vec<JsonValue>, Vec<Diagnostic>)> {

@@ -1126,12 +1126,13 @@ impl Session {
         Ok(pi_session_context::rho::context(&entries, options))
     }
 
-    /// rho's part of the branch at `positions` (file order positions, root first): the entries
-    /// req_llm and the provider formats built on it read ([`pi_session_tree::source::rho_path`]);
-    /// bodies nothing sends are left unread. Nothing is kept.
+    /// rho's part of the branch at `positions` (file order positions, root first): only the
+    /// entries req_llm and the provider formats built on it read
+    /// ([`pi_session_tree::source::rho_sent_path`]); bodies nothing sends are left unread and
+    /// their entries out. Nothing is kept.
     pub(crate) fn rho_values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
         let log = self.log();
-        pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, positions)
+        pi_session_tree::source::rho_sent_path(&LogSource { log: &log }, &log.index, positions)
     }
 
     /// The branch's entries a projection to `format` reads: the dialect's sent part
