@@ -49,9 +49,6 @@ impl ConvertToLlm for Omp {
     fn convert<'a>(&self, message: &'a Value, next: Option<&Value>) -> Vec<Cow<'a, Value>> {
         let interrupted_next = role(message) == Some("assistant") && self.depends_on_next(next);
         omp_convert(message, interrupted_next)
-            .into_iter()
-            .map(Cow::Owned)
-            .collect()
     }
 
     fn pi_ai(&self) -> Option<PiAi> {
@@ -70,10 +67,41 @@ fn role(message: &Value) -> Option<&str> {
     MessageRef::of(message).and_then(MessageRef::role)
 }
 
-fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
+/// omp's `convertToLlm` of one message: the messages a rule leaves as they are (a user,
+/// developer, assistant or tool result message with nothing to add or strip) come back
+/// borrowed, every other one is made.
+fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Cow<'_, Value>> {
     let Some(m) = MessageRef::of(message) else {
         return Vec::new();
     };
+    match m.role() {
+        Some("assistant") => omp_assistant(message, m, interrupted_next),
+        Some("user") => vec![with_default(message, "attribution", "user")],
+        Some("developer") => vec![with_default(message, "attribution", "agent")],
+        Some("toolResult") => {
+            let pruned = pruned_tool_result_content(m);
+            let attributed = !is_nullish(m.attribution());
+            if pruned.is_none() && attributed {
+                return vec![Cow::Borrowed(message)];
+            }
+            let mut out = message.clone();
+            if let Some(obj) = out.as_object_mut() {
+                if let Some(pruned) = pruned {
+                    obj.insert(key::CONTENT.into(), pruned);
+                }
+                if !attributed {
+                    obj.insert("attribution".into(), "agent".into());
+                }
+            }
+            vec![Cow::Owned(out)]
+        }
+        _ => omp_convert_made(m).into_iter().map(Cow::Owned).collect(),
+    }
+}
+
+/// [`omp_convert`] of the messages omp's `convertToLlm` makes anew (every role but user,
+/// developer, assistant and tool result).
+fn omp_convert_made(m: MessageRef<'_>) -> Vec<Value> {
     let timestamp = m.timestamp().cloned();
     match m.role() {
         Some("bashExecution") => {
@@ -133,7 +161,6 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             }
             omp_custom(m, timestamp)
         }
-        Some("assistant") => omp_assistant(message, m, interrupted_next),
         Some("branchSummary") => vec![object([
             ("role", Some("user".into())),
             (
@@ -149,33 +176,24 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             ("timestamp", timestamp),
         ])],
         Some("compactionSummary") => vec![omp_compaction_summary(m, timestamp)],
-        Some("user") => vec![with_default(message, "attribution", "user")],
-        Some("developer") => vec![with_default(message, "attribution", "agent")],
-        Some("toolResult") => {
-            let mut out = message.clone();
-            if let Some(obj) = out.as_object_mut() {
-                if let Some(pruned) = pruned_tool_result_content(m) {
-                    obj.insert(key::CONTENT.into(), pruned);
-                }
-                if is_nullish(m.attribution()) {
-                    obj.insert("attribution".into(), "agent".into());
-                }
-            }
-            vec![out]
-        }
         _ => Vec::new(),
     }
 }
 
 /// `{...m, key: m.key ?? fallback}`: an existing key keeps its place.
-fn with_default(message: &Value, key: &str, fallback: &str) -> Value {
-    let mut out = message.clone();
-    if let Some(obj) = out.as_object_mut()
-        && is_nullish(obj.get(key))
+/// Borrowed when the key is set (nothing changes).
+fn with_default<'a>(message: &'a Value, key: &str, fallback: &str) -> Cow<'a, Value> {
+    if !message
+        .as_object()
+        .is_some_and(|obj| is_nullish(obj.get(key)))
     {
+        return Cow::Borrowed(message);
+    }
+    let mut out = message.clone();
+    if let Some(obj) = out.as_object_mut() {
         obj.insert(key.to_owned(), fallback.into());
     }
-    out
+    Cow::Owned(out)
 }
 
 /// What Handlebars prints for `{{summary}}`: `undefined`/`null` print nothing.
@@ -346,13 +364,18 @@ fn omp_custom(m: MessageRef<'_>, timestamp: Option<Value>) -> Vec<Value> {
     ])]
 }
 
-fn omp_assistant(message: &Value, m: MessageRef<'_>, interrupted_next: bool) -> Vec<Value> {
+/// Borrowed unless its interrupted thinking is stripped.
+fn omp_assistant<'a>(
+    message: &'a Value,
+    m: MessageRef<'_>,
+    interrupted_next: bool,
+) -> Vec<Cow<'a, Value>> {
     let user_interrupted = m.stop_reason() == Some("aborted") && is_user_interrupt(m);
-    let mut out = message.clone();
+    let mut out = Cow::Borrowed(message);
     if (interrupted_next || user_interrupted)
         && let Some(Value::Array(content)) = m.content()
         && let Some(kept) = strip_interrupted_thinking(content)
-        && let Some(obj) = out.as_object_mut()
+        && let Some(obj) = out.to_mut().as_object_mut()
     {
         obj.insert(key::CONTENT.into(), Value::Array(kept));
     }
