@@ -2,6 +2,8 @@
 //! §C.2–C.3): the `messages` array of an OpenAI Chat Completions request and
 //! the `{system?, messages}` of an Anthropic Messages request.
 
+use std::convert::Infallible;
+
 use serde_json::{Map, Value, json};
 
 use crate::reqllm::{ContentPart, Message, PartType, Role};
@@ -43,12 +45,13 @@ pub struct OpenAiOptions {
 /// ```
 pub fn openai_chat_messages(messages: &[Message], options: OpenAiOptions) -> Value {
     let mut out = Vec::new();
-    let mut push = |message| Ok::<_, std::convert::Infallible>(out.push(message));
+    let mut push = pushing_to(&mut out);
     let mut stream = OpenAiStream::new(options);
     for message in messages {
         let Ok(()) = stream.push(message, &mut push);
     }
     let Ok(()) = stream.finish(&mut push);
+    drop(push);
     Value::Array(out)
 }
 
@@ -140,6 +143,14 @@ impl OpenAiStream {
     }
 }
 
+/// A stream's `each` that gathers the messages into `out` (the whole-answer functions).
+fn pushing_to(out: &mut Vec<Value>) -> impl FnMut(Value) -> Result<(), Infallible> + '_ {
+    |message| {
+        out.push(message);
+        Ok(())
+    }
+}
+
 /// An assistant turn with nothing to send: no content part and no call
 /// (rho projects whitespace-only replies like that). Both providers reject
 /// it, so the adapters leave it out, as pi's provider layer does.
@@ -223,12 +234,13 @@ fn openai_part(part: &ContentPart) -> Option<Value> {
 /// ```
 pub fn anthropic_messages(messages: &[Message]) -> Value {
     let mut out: Vec<Value> = Vec::new();
-    let mut push = |message| Ok::<_, std::convert::Infallible>(out.push(message));
+    let mut push = pushing_to(&mut out);
     let mut stream = AnthropicStream::default();
     for message in messages {
         let Ok(()) = stream.push(message, &mut push);
     }
     let Ok(system_blocks) = stream.finish(&mut push);
+    drop(push);
     let mut request = Map::new();
     if !system_blocks.is_empty() {
         request.insert("system".into(), collapse(system_blocks));
