@@ -41,6 +41,14 @@ impl Out {
         self.write(b"\n")
     }
 
+    /// Writes compact JSON text (as `to_js_vec` writes it) laid out as `JSON.stringify(value,
+    /// null, 2)` lays it out `depth` levels deep: also the rest of a value after a part
+    /// written apart (e.g. `,"key":1}` after an array written with [`Self::array`] at
+    /// `depth` 1).
+    pub fn indented(&mut self, compact: &[u8], depth: usize) -> Result<(), Failure> {
+        indent_to(compact, &mut self.inner, depth).map_err(write_failure)
+    }
+
     /// Starts a JSON array written an element at a time, as `JSON.stringify(value, null, 2)`
     /// lays it out `depth` levels deep (0: the whole answer; 1: the value of a top-level
     /// key written with [`Self::text`]). Each element is serialised, written and dropped
