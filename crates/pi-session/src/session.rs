@@ -1120,7 +1120,7 @@ impl Session {
     }
 
     /// rho's `context/2` for this cursor's branch: the req_llm messages to send. Only the
-    /// bodies rho may send or name are read ([`pi_session_tree::source::rho_path`]).
+    /// bodies rho may send or name are read ([`pi_session_tree::source::rho_sent_path`]).
     pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
         let entries = self.entries_for(pi_session_context::Format::ReqLlm, Dialect::PI)?;
         Ok(pi_session_context::rho::context(&entries, options))
@@ -1137,8 +1137,9 @@ impl Session {
 
     /// The branch's entries a projection to `format` reads: the dialect's sent part
     /// ([`pi_session_tree::source::context_path`]) for the agent formats, rho's
-    /// ([`pi_session_tree::source::rho_path`]) for the others; bodies nothing reads are left
-    /// unread. The projection over them equals it over every body of the branch.
+    /// ([`pi_session_tree::source::rho_sent_path`]: only the entries it reads) for the others;
+    /// bodies nothing reads are left unread. The projection over them equals it over every body
+    /// of the branch.
     pub(crate) fn entries_for(
         &self,
         format: pi_session_context::Format,
@@ -1151,9 +1152,11 @@ impl Session {
         match format {
             Format::Agent | Format::Llm => log.context_path(&positions, dialect),
             Format::OmpAgentLoop => log.context_path(&positions, Dialect::OMP),
-            _ => {
-                pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, &positions)
-            }
+            _ => pi_session_tree::source::rho_sent_path(
+                &LogSource { log: &log },
+                &log.index,
+                &positions,
+            ),
         }
     }
 
