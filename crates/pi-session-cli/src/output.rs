@@ -37,8 +37,24 @@ impl Out {
         let compact =
             to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
         // Indented on the way out: no second copy of a large answer is held.
-        indent_to(&compact, &mut self.inner).map_err(write_failure)?;
+        indent_to(&compact, &mut self.inner, 0).map_err(write_failure)?;
         self.write(b"\n")
+    }
+
+    /// Writes compact JSON text (as `to_js_vec` writes it) laid out as `JSON.stringify(value,
+    /// null, 2)` lays it out `depth` levels deep: also the rest of a value after a part
+    /// written apart (e.g. `,"key":1}` after an array written with [`Self::array`] at
+    /// `depth` 1).
+    pub fn indented(&mut self, compact: &[u8], depth: usize) -> Result<(), Failure> {
+        indent_to(compact, &mut self.inner, depth).map_err(write_failure)
+    }
+
+    /// Starts a JSON array written an element at a time, as `JSON.stringify(value, null, 2)`
+    /// lays it out `depth` levels deep (0: the whole answer; 1: the value of a top-level
+    /// key written with [`Self::text`]). Each element is serialised, written and dropped
+    /// before the next is made, so a long answer is never held whole.
+    pub fn array(&mut self, depth: usize) -> JsonArray<'_, BufWriter<io::StdoutLock<'static>>> {
+        JsonArray::new(&mut self.inner, depth)
     }
 
     /// Writes raw bytes (an HTML page).
@@ -53,6 +69,41 @@ impl Out {
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.inner.write_all(bytes).map_err(write_failure)
+    }
+}
+
+/// A JSON array being written by [`Out::array`]: [`item`](Self::item) each element, then
+/// [`finish`](Self::finish) (an array with no element is written `[]`).
+pub struct JsonArray<'o, W: Write> {
+    out: &'o mut W,
+    depth: usize,
+    len: usize,
+}
+
+impl<'o, W: Write> JsonArray<'o, W> {
+    fn new(out: &'o mut W, depth: usize) -> Self {
+        JsonArray { out, depth, len: 0 }
+    }
+
+    /// Writes the next element.
+    pub fn item<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
+        let compact =
+            to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+        let open = if self.len == 0 { b"[" } else { b"," };
+        self.out.write_all(open).map_err(write_failure)?;
+        newline(self.out, self.depth + 1).map_err(write_failure)?;
+        indent_to(&compact, self.out, self.depth + 1).map_err(write_failure)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Closes the array.
+    pub fn finish(self) -> Result<(), Failure> {
+        if self.len == 0 {
+            return self.out.write_all(b"[]").map_err(write_failure);
+        }
+        newline(self.out, self.depth).map_err(write_failure)?;
+        self.out.write_all(b"]").map_err(write_failure)
     }
 }
 
@@ -81,19 +132,9 @@ fn indent(compact: &str) -> String {
 
 /// [`indent`] over bytes, written to `out` as it goes: structural characters are ASCII, so
 /// string contents (UTF-8 or not) are copied through in runs up to the next quote or backslash.
-fn indent_to<W: Write>(compact: &[u8], out: &mut W) -> io::Result<()> {
-    const SPACES: [u8; 64] = [b' '; 64];
-    let newline = |out: &mut W, depth: usize| -> io::Result<()> {
-        out.write_all(b"\n")?;
-        let mut left = depth * 2;
-        while left > 0 {
-            let n = left.min(SPACES.len());
-            out.write_all(&SPACES[..n])?;
-            left -= n;
-        }
-        Ok(())
-    };
-    let mut depth = 0usize;
+/// `depth` is how deep the value sits in a larger answer written around it (0: alone).
+fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<()> {
+    let mut depth = depth;
     let mut at = 0;
     // Bytes copied through unchanged since the last structural character.
     let mut plain = 0;
@@ -153,18 +194,71 @@ fn indent_to<W: Write>(compact: &[u8], out: &mut W) -> io::Result<()> {
     out.write_all(&compact[plain..])
 }
 
+/// A newline and the indentation of `depth` levels (two spaces each).
+fn newline<W: Write>(out: &mut W, depth: usize) -> io::Result<()> {
+    const SPACES: [u8; 64] = [b' '; 64];
+    out.write_all(b"\n")?;
+    let mut left = depth * 2;
+    while left > 0 {
+        let n = left.min(SPACES.len());
+        out.write_all(&SPACES[..n])?;
+        left -= n;
+    }
+    Ok(())
+}
+
 /// [`indent_to`] into a new buffer.
 #[cfg(test)]
 fn indent_bytes(compact: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
     // Writing to a `Vec` cannot fail.
-    let _ = indent_to(compact, &mut out);
+    let _ = indent_to(compact, &mut out, 0);
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::indent;
+    use super::{JsonArray, indent};
+
+    #[test]
+    fn an_array_written_an_element_at_a_time_is_laid_out_as_a_whole() {
+        let cases = [
+            serde_json::json!([]),
+            serde_json::json!([1]),
+            serde_json::json!([{"a": [1, {}], "b": "x,[y]"}, [], "z", {"c": {"d": null}}]),
+        ];
+        for whole in cases {
+            let items = whole.as_array().cloned().unwrap_or_default();
+            for depth in [0, 1, 3] {
+                let mut out = Vec::new();
+                let mut array = JsonArray::new(&mut out, depth);
+                for item in &items {
+                    array.item(item).unwrap();
+                }
+                array.finish().unwrap();
+                // At depth d the array sits as the value of a key d levels deep.
+                let mut nested = whole.clone();
+                for _ in 0..depth {
+                    nested = serde_json::json!({ "k": nested });
+                }
+                let pretty = serde_json::to_string_pretty(&nested).unwrap();
+                let mut expected = pretty.clone();
+                if depth > 0 {
+                    expected = pretty[pretty.rfind("\"k\": ").unwrap() + 5..].to_owned();
+                    // Without the closing braces of the wrappers.
+                    for level in 0..depth {
+                        let close = format!("\n{}}}", "  ".repeat(level));
+                        expected = expected.strip_suffix(&close).unwrap().to_owned();
+                    }
+                }
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    expected,
+                    "{whole} at {depth}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn indents_like_json_stringify() {

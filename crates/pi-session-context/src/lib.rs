@@ -44,11 +44,15 @@ pub mod providers;
 pub mod reqllm;
 pub mod rho;
 
-pub use dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
+pub use dialect::omp::convert::{
+    OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_each, omp_agent_loop_messages,
+};
 pub use dialect::omp::output_notice::format_output_notice;
 pub use dialect::{Dialect, llm_message, llm_messages};
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
-pub use projection::{Format, ProjectOptions, project};
-pub use providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
+pub use projection::{Format, ProjectOptions, project, rho_items};
+pub use providers::{
+    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
+};
 pub use reqllm::{ContentPart, Message, PartType, Role, ToolCall};
-pub use rho::{Inputs, compacted, context, messages};
+pub use rho::{Inputs, compacted, context, context_each, messages};

@@ -10,7 +10,9 @@ use pi_session_tree::{
 use crate::dialect::llm_messages;
 use crate::dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
 use crate::documents::{DocumentSource, NoDocuments};
-use crate::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
+use crate::providers::{
+    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
+};
 use crate::reqllm::{to_canonical_json, to_compact_json};
 use crate::rho::{self, Inputs};
 
@@ -135,6 +137,49 @@ pub fn project(
     (value, Vec::new())
 }
 
+/// A req_llm-based `format` ([`agent_dialect`] is `None`) of a branch (entries root first,
+/// as [`project`] takes them), an element at a time: `each` is given the elements of the
+/// answer's array in order ([`Format::Anthropic`]: of its `messages`), each made from one
+/// req_llm message ([`rho::context_each`]) and dropped by the caller once written, so the
+/// answer is never held whole. [`project`] gives the same elements; for
+/// [`Format::Anthropic`] it wraps them as `{"messages": [...]}`, with no `system` key (rho's
+/// projection makes no system message). The first error of `each` ends the walk.
+///
+/// ```
+/// use pi_session_context::projection::{project, rho_items, Format, ProjectOptions};
+/// use serde_json::json;
+/// let branch = vec![json!({"type":"message","id":"a","parentId":null,
+///     "message":{"role":"user","content":"hi","timestamp":1}})];
+/// let options = ProjectOptions::default();
+/// let mut items = Vec::new();
+/// rho_items(branch.clone(), Format::OpenAi, &options, |m| Ok::<_, ()>(items.push(m))).unwrap();
+/// assert_eq!(serde_json::Value::Array(items), project(&branch, Format::OpenAi, &options).0);
+/// ```
+pub fn rho_items<E>(
+    entries: Vec<Value>,
+    format: Format,
+    options: &ProjectOptions<'_>,
+    mut each: impl FnMut(Value) -> Result<(), E>,
+) -> Result<(), E> {
+    match format {
+        Format::OpenAi => {
+            let mut stream = OpenAiStream::new(options.openai);
+            rho::context_each(entries, options, |m| stream.push(&m, &mut each))?;
+            stream.finish(&mut each)
+        }
+        Format::Anthropic => {
+            let mut stream = AnthropicStream::default();
+            rho::context_each(entries, options, |m| stream.push(&m, &mut each))?;
+            // rho's messages hold no system message, so no `system` blocks come back.
+            stream.finish(&mut each).map(drop)
+        }
+        Format::ReqLlmCompact => rho::context_each(entries, options, |m| each(m.to_compact_json())),
+        Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => {
+            rho::context_each(entries, options, |m| each(m.to_canonical_json()))
+        }
+    }
+}
+
 /// Whose `buildSessionContext` an agent-based `format` follows ([`Format::Agent`],
 /// [`Format::Llm`]: `dialect`; [`Format::OmpAgentLoop`]: always omp), or `None` for the
 /// req_llm-based formats, which [`project`] builds from the branch itself.
@@ -158,11 +203,16 @@ pub fn project_context(
     match format {
         Format::Agent => context.to_value(),
         Format::Llm => Value::Array(llm_messages(context.messages(), options.dialect)),
-        Format::OmpAgentLoop => {
-            let gate = OmpImageGate::for_model(options.inputs.image, false);
-            let loop_options = OmpAgentLoopOptions::default().with_images(gate);
-            Value::Array(omp_agent_loop_messages(context.messages(), &loop_options))
-        }
+        Format::OmpAgentLoop => Value::Array(omp_agent_loop_messages(
+            context.messages(),
+            &omp_agent_loop_options(options.inputs),
+        )),
         Format::ReqLlm | Format::ReqLlmCompact | Format::OpenAi | Format::Anthropic => Value::Null,
     }
+}
+
+/// The options of omp's agent loop that [`Format::OmpAgentLoop`] projects with: omp's image
+/// gate for a model that takes pictures when `inputs.image` is on (pictures are not blocked).
+pub fn omp_agent_loop_options(inputs: Inputs) -> OmpAgentLoopOptions {
+    OmpAgentLoopOptions::default().with_images(OmpImageGate::for_model(inputs.image, false))
 }

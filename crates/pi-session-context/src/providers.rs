@@ -2,6 +2,8 @@
 //! §C.2–C.3): the `messages` array of an OpenAI Chat Completions request and
 //! the `{system?, messages}` of an Anthropic Messages request.
 
+use std::convert::Infallible;
+
 use serde_json::{Map, Value, json};
 
 use crate::reqllm::{ContentPart, Message, PartType, Role};
@@ -43,62 +45,110 @@ pub struct OpenAiOptions {
 /// ```
 pub fn openai_chat_messages(messages: &[Message], options: OpenAiOptions) -> Value {
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < messages.len() {
-        let message = &messages[i];
-        if message.role != Role::Tool {
-            if !is_empty_assistant(message) {
-                out.push(openai_message(message));
-            }
-            i += 1;
-            continue;
-        }
-        let mut images = Vec::new();
-        while i < messages.len() && messages[i].role == Role::Tool {
-            let tool = &messages[i];
-            let text = tool
-                .content
-                .iter()
-                .filter_map(ContentPart::as_text)
-                .collect::<Vec<_>>()
-                .join("\n");
-            let pictures: Vec<Value> = tool
-                .content
-                .iter()
-                .filter(|p| p.kind == PartType::Image)
-                .filter_map(openai_part)
-                .collect();
-            let text = match (text.is_empty(), pictures.is_empty()) {
-                (false, _) => text,
-                (true, false) => OPENAI_SEE_ATTACHED_IMAGE.to_owned(),
-                (true, true) => OPENAI_NO_TOOL_OUTPUT.to_owned(),
-            };
-            let mut tool_message = Map::new();
-            tool_message.insert("role".into(), "tool".into());
-            tool_message.insert("content".into(), text.into());
-            tool_message.insert(
-                "tool_call_id".into(),
-                tool.tool_call_id.clone().unwrap_or_default().into(),
-            );
-            if options.tool_result_name
-                && let Some(name) = &tool.name
-            {
-                tool_message.insert("name".into(), name.clone().into());
-            }
-            out.push(Value::Object(tool_message));
-            images.extend(pictures);
-            i += 1;
-        }
-        if !images.is_empty() {
-            if options.assistant_after_tool_result {
-                out.push(json!({"role": "assistant", "content": OPENAI_BRIDGE_TEXT}));
-            }
-            let mut content = vec![json!({"type": "text", "text": OPENAI_TOOL_IMAGES_TEXT})];
-            content.extend(images);
-            out.push(json!({"role": "user", "content": content}));
+    let mut push = pushing_to(&mut out);
+    let mut stream = OpenAiStream::new(options);
+    for message in messages {
+        let Ok(()) = stream.push(message, &mut push);
+    }
+    let Ok(()) = stream.finish(&mut push);
+    drop(push);
+    Value::Array(out)
+}
+
+/// [`openai_chat_messages`] a message at a time, for a caller that writes each request
+/// message out as it is made: [`push`](Self::push) each req_llm message in order, then
+/// [`finish`](Self::finish). Only the pictures of the current run of tool results are held
+/// (they follow the run in one user turn).
+#[derive(Debug)]
+pub struct OpenAiStream {
+    options: OpenAiOptions,
+    /// The pictures of the tool results since the last message that was not one.
+    images: Vec<Value>,
+}
+
+impl OpenAiStream {
+    /// A stream with `options`.
+    pub fn new(options: OpenAiOptions) -> Self {
+        OpenAiStream {
+            options,
+            images: Vec::new(),
         }
     }
-    Value::Array(out)
+
+    /// Gives `each` the request messages `message` makes (none, one, or after a run of tool
+    /// results with pictures the turn that carries them, then this one).
+    pub fn push<E>(
+        &mut self,
+        message: &Message,
+        each: &mut impl FnMut(Value) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if message.role != Role::Tool {
+            self.end_tool_run(each)?;
+            if !is_empty_assistant(message) {
+                each(openai_message(message))?;
+            }
+            return Ok(());
+        }
+        let text = message
+            .content
+            .iter()
+            .filter_map(ContentPart::as_text)
+            .collect::<Vec<_>>()
+            .join("\n");
+        let pictures: Vec<Value> = message
+            .content
+            .iter()
+            .filter(|p| p.kind == PartType::Image)
+            .filter_map(openai_part)
+            .collect();
+        let text = match (text.is_empty(), pictures.is_empty()) {
+            (false, _) => text,
+            (true, false) => OPENAI_SEE_ATTACHED_IMAGE.to_owned(),
+            (true, true) => OPENAI_NO_TOOL_OUTPUT.to_owned(),
+        };
+        let mut tool_message = Map::new();
+        tool_message.insert("role".into(), "tool".into());
+        tool_message.insert("content".into(), text.into());
+        tool_message.insert(
+            "tool_call_id".into(),
+            message.tool_call_id.clone().unwrap_or_default().into(),
+        );
+        if self.options.tool_result_name
+            && let Some(name) = &message.name
+        {
+            tool_message.insert("name".into(), name.clone().into());
+        }
+        each(Value::Object(tool_message))?;
+        self.images.extend(pictures);
+        Ok(())
+    }
+
+    /// Gives `each` what the last run of tool results still owes (its pictures' turn).
+    pub fn finish<E>(mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+        self.end_tool_run(each)
+    }
+
+    /// After a run of tool results with pictures: one user turn brings them (after pi's
+    /// bridge turn when the server needs one).
+    fn end_tool_run<E>(&mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+        if self.images.is_empty() {
+            return Ok(());
+        }
+        if self.options.assistant_after_tool_result {
+            each(json!({"role": "assistant", "content": OPENAI_BRIDGE_TEXT}))?;
+        }
+        let mut content = vec![json!({"type": "text", "text": OPENAI_TOOL_IMAGES_TEXT})];
+        content.append(&mut self.images);
+        each(json!({"role": "user", "content": content}))
+    }
+}
+
+/// A stream's `each` that gathers the messages into `out` (the whole-answer functions).
+fn pushing_to(out: &mut Vec<Value>) -> impl FnMut(Value) -> Result<(), Infallible> + '_ {
+    |message| {
+        out.push(message);
+        Ok(())
+    }
 }
 
 /// An assistant turn with nothing to send: no content part and no call
@@ -183,31 +233,59 @@ fn openai_part(part: &ContentPart) -> Option<Value> {
 /// assert_eq!(out, serde_json::json!({"system":"be brief","messages":[{"role":"user","content":"hi"}]}));
 /// ```
 pub fn anthropic_messages(messages: &[Message]) -> Value {
-    let mut system_blocks: Vec<Value> = Vec::new();
     let mut out: Vec<Value> = Vec::new();
-    let mut last_was_tool = false;
+    let mut push = pushing_to(&mut out);
+    let mut stream = AnthropicStream::default();
     for message in messages {
+        let Ok(()) = stream.push(message, &mut push);
+    }
+    let Ok(system_blocks) = stream.finish(&mut push);
+    drop(push);
+    let mut request = Map::new();
+    if !system_blocks.is_empty() {
+        request.insert("system".into(), collapse(system_blocks));
+    }
+    request.insert("messages".into(), Value::Array(out));
+    Value::Object(request)
+}
+
+/// The `messages` of [`anthropic_messages`] a message at a time, for a caller that writes
+/// each request message out as it is made: [`push`](Self::push) each req_llm message in
+/// order, then [`finish`](Self::finish), which gives the `system` blocks. Only the user turn
+/// of the current run of tool results is held (later results join it).
+///
+/// The `system` key comes before `messages` in [`anthropic_messages`], so a caller that writes
+/// as it goes can do so only for messages without a system one, as rho's projection makes
+/// them ([`crate::rho::context`] gives user, assistant and tool messages only).
+#[derive(Debug, Default)]
+pub struct AnthropicStream {
+    system: Vec<Value>,
+    /// The user turn of the tool results since the last other message, not given yet.
+    tool_turn: Option<Vec<Value>>,
+}
+
+impl AnthropicStream {
+    /// Gives `each` the request messages complete once `message` has come.
+    pub fn push<E>(
+        &mut self,
+        message: &Message,
+        each: &mut impl FnMut(Value) -> Result<(), E>,
+    ) -> Result<(), E> {
         match message.role {
             Role::System => {
-                system_blocks.extend(message.content.iter().filter_map(anthropic_block));
-                last_was_tool = false;
+                self.system
+                    .extend(message.content.iter().filter_map(anthropic_block));
+                self.end_tool_turn(each)
             }
             Role::Tool => {
                 let block = anthropic_tool_result(message);
-                if last_was_tool
-                    && let Some(Value::Array(blocks)) =
-                        // Provider wire JSON (not the session schema): the Anthropic
-                        // message built above.
-                        out.last_mut().and_then(|m| m.get_mut("content"))
-                {
-                    blocks.push(block);
-                } else {
-                    out.push(json!({"role": "user", "content": [block]}));
-                }
-                last_was_tool = true;
+                self.tool_turn.get_or_insert_with(Vec::new).push(block);
+                Ok(())
             }
-            Role::Assistant if is_empty_assistant(message) => {}
+            // Left out, and a run of tool results goes on past it.
+            Role::Assistant if is_empty_assistant(message) => Ok(()),
             Role::User | Role::Assistant => {
+                self.end_tool_turn(each)?;
                 let mut blocks: Vec<Value> =
                     message.content.iter().filter_map(anthropic_block).collect();
                 for call in message.tool_calls.iter().flatten() {
@@ -217,17 +295,26 @@ pub fn anthropic_messages(messages: &[Message]) -> Value {
                         .unwrap_or_else(|| Value::Object(Map::new()));
                     blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
                 }
-                out.push(json!({"role": message.role.as_str(), "content": collapse(blocks)}));
-                last_was_tool = false;
+                each(json!({"role": message.role.as_str(), "content": collapse(blocks)}))
             }
         }
     }
-    let mut request = Map::new();
-    if !system_blocks.is_empty() {
-        request.insert("system".into(), collapse(system_blocks));
+
+    /// Gives `each` the last tool results' turn; returns the `system` blocks.
+    pub fn finish<E>(
+        mut self,
+        each: &mut impl FnMut(Value) -> Result<(), E>,
+    ) -> Result<Vec<Value>, E> {
+        self.end_tool_turn(each)?;
+        Ok(self.system)
     }
-    request.insert("messages".into(), Value::Array(out));
-    Value::Object(request)
+
+    fn end_tool_turn<E>(&mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+        match self.tool_turn.take() {
+            Some(blocks) => each(json!({"role": "user", "content": blocks})),
+            None => Ok(()),
+        }
+    }
 }
 
 /// A lone plain text block becomes its string; no blocks give `""`.

@@ -127,6 +127,52 @@ pub fn context(entries: &[Value], options: &ProjectOptions<'_>) -> Vec<Message> 
     out
 }
 
+/// [`context`] a message at a time, taking the entries: `each` is given every message in
+/// order, and each entry is dropped once its messages are made, so a caller that writes them
+/// out as they come holds neither the messages nor the entries already sent. With
+/// `options.inputs.pdf` (documents are chosen over the whole branch, newest first) the
+/// messages are made first, then given. The first error of `each` ends the walk.
+///
+/// ```
+/// use pi_session_context::{ProjectOptions, rho::{context, context_each}};
+/// use serde_json::json;
+/// let branch = vec![
+///     json!({"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{}}]}}),
+///     json!({"type":"message","id":"b","message":{"role":"user","content":"next"}}),
+/// ];
+/// let options = ProjectOptions::default();
+/// let mut seen = Vec::new();
+/// context_each(branch.clone(), &options, |m| Ok::<_, ()>(seen.push(m))).unwrap();
+/// assert_eq!(seen, context(&branch, &options)); // with rho's result for the aborted call
+/// ```
+pub fn context_each<E>(
+    entries: Vec<Value>,
+    options: &ProjectOptions<'_>,
+    mut each: impl FnMut(Message) -> Result<(), E>,
+) -> Result<(), E> {
+    let Some(mut stream) = MessageStream::new(options) else {
+        return context(&entries, options).into_iter().try_for_each(each);
+    };
+    let split = compacted(&entries);
+    if let Some(summary) = summary_message(&entries, &split) {
+        each(summary)?;
+    }
+    let sent = |at: usize| split.kept.contains(&at) || split.later.contains(&at);
+    let mut out = Vec::new();
+    for (at, entry) in entries.into_iter().enumerate() {
+        if !sent(at) {
+            continue;
+        }
+        for message in stream.entry(&entry) {
+            stream.push(message, &mut out);
+        }
+        drop(entry);
+        out.drain(..).try_for_each(&mut each)?;
+    }
+    stream.finish(&mut out);
+    out.into_iter().try_for_each(each)
+}
+
 /// The first message of [`context`] when `split` (of `entries`) has a compaction: one user
 /// message with the summary and the attachments it took away.
 pub fn summary_message(entries: &[Value], split: &Compacted) -> Option<Message> {

@@ -427,9 +427,60 @@ pub fn rho_path<S: EntrySource + ?Sized>(
     index: &TreeIndex,
     positions: &[usize],
 ) -> Result<Vec<Value>, S::Error> {
+    let Some(mut path) = rho_bodies(source, index, positions)? else {
+        return source.entry_values(positions);
+    };
+    Ok((0..positions.len())
+        .map(|at| {
+            path.remove(&at)
+                .unwrap_or_else(|| index.node(positions[at]).map_or(Value::Null, envelope_only))
+        })
+        .collect())
+}
+
+/// [`rho_path`] without the envelopes: only the entries whose bodies it reads, in branch
+/// order. rho's `context` over it equals it over [`rho_path`]: the compaction split finds the
+/// first kept entry among the entries read (no earlier entry has its id), and an envelope
+/// names no attachment. For a caller that projects rho's context and nothing else (an
+/// envelope of every entry before the compaction costs more than the bodies sent).
+///
+/// ```
+/// use pi_session_tree::{TreeIndex, EntrySource};
+/// use pi_session_tree::source::{rho_path, rho_sent_path};
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"model_change","id":"a","parentId":null,"provider":"p","modelId":"m"}),
+///     json!({"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"kept"}}),
+///     json!({"type":"compaction","id":"c","parentId":"b","summary":"s","firstKeptEntryId":"b"}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// assert_eq!(rho_sent_path(&entries, &index, &[0, 1, 2]).unwrap(), entries[1..]);
+/// let path = rho_path(&entries, &index, &[0, 1, 2]).unwrap();
+/// assert_eq!(path[0], json!({"type":"model_change","id":"a","parentId":null})); // its envelope
+/// assert_eq!(path[1..], entries[1..]);
+/// ```
+pub fn rho_sent_path<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+) -> Result<Vec<Value>, S::Error> {
+    match rho_bodies(source, index, positions)? {
+        Some(path) => Ok(path.into_values().collect()),
+        None => source.entry_values(positions),
+    }
+}
+
+/// The bodies [`rho_path`] reads, by index into `positions`, or `None` when the branch has no
+/// compaction (everything is read).
+fn rho_bodies<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+) -> Result<Option<BTreeMap<usize, Value>>, S::Error> {
     let kind = |at: usize| index.node(positions[at]).map(|n| n.kind.as_str());
     let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
-        return source.entry_values(positions);
+        return Ok(None);
     };
     let compaction = source.entry_value(positions[latest])?;
     let first_kept = js::as_str(EntryRef::new(&compaction).first_kept_entry_id());
@@ -456,12 +507,7 @@ pub fn rho_path<S: EntrySource + ?Sized>(
     let mut path: BTreeMap<usize, Value> = BTreeMap::new();
     fill(source, positions, &mut path, &read)?;
     path.insert(latest, compaction);
-    Ok((0..positions.len())
-        .map(|at| {
-            path.remove(&at)
-                .unwrap_or_else(|| index.node(positions[at]).map_or(Value::Null, envelope_only))
-        })
-        .collect())
+    Ok(Some(path))
 }
 
 /// An entry as its envelope alone (`type`, `id`, `parentId`).

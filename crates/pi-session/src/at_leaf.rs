@@ -56,6 +56,17 @@ impl Session {
         Ok((context, self.located(branch.diagnostics)))
     }
 
+    /// rho's part of the branch `leaf` picks, root first, with the branch's diagnostics: the
+    /// entries the req_llm-based formats read ([`pi_session_tree::source::rho_sent_path`]);
+    /// the others are left out unread. What [`Self::project_at`]
+    /// projects for those formats; [`crate::projection::rho_items`] writes it out an element
+    /// at a time.
+    pub fn rho_branch_at(&self, leaf: &LeafSelector) -> Result<(Vec<JsonValue>, Vec<Diagnostic>)> {
+        let branch = self.branch_at(leaf);
+        let values = self.rho_values_at(&branch.positions)?;
+        Ok((values, self.located(branch.diagnostics)))
+    }
+
     /// [`Session::project`] at `leaf` instead of the cursor's leaf, with the branch's
     /// diagnostics (every format) and the resolver's (agent-based formats and request bodies).
     /// `options.blobs` resolves omp's blob pictures for every format.
@@ -91,10 +102,9 @@ impl Session {
                     Ok((project_context(&context, format, options), diagnostics))
                 }
                 None => {
-                    let branch = self.branch_at(leaf);
-                    let values = self.rho_values_at(&branch.positions)?;
+                    let (values, diagnostics) = self.rho_branch_at(leaf)?;
                     let (value, _) = projection::project(&values, format, options);
-                    Ok((value, self.located(branch.diagnostics)))
+                    Ok((value, diagnostics))
                 }
             },
             Projection::Request {

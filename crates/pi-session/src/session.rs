@@ -1167,24 +1167,26 @@ impl Session {
     }
 
     /// rho's `context/2` for this cursor's branch: the req_llm messages to send. Only the
-    /// bodies rho may send or name are read ([`pi_session_tree::source::rho_path`]).
+    /// bodies rho may send or name are read ([`pi_session_tree::source::rho_sent_path`]).
     pub fn context(&self, options: &ProjectOptions<'_>) -> Result<Vec<Message>> {
         let entries = self.entries_for(pi_session_context::Format::ReqLlm, Dialect::PI)?;
         Ok(pi_session_context::rho::context(&entries, options))
     }
 
-    /// rho's part of the branch at `positions` (file order positions, root first): the entries
-    /// req_llm and the provider formats built on it read ([`pi_session_tree::source::rho_path`]);
-    /// bodies nothing sends are left unread. Nothing is kept.
+    /// rho's part of the branch at `positions` (file order positions, root first): only the
+    /// entries req_llm and the provider formats built on it read
+    /// ([`pi_session_tree::source::rho_sent_path`]); bodies nothing sends are left unread and
+    /// their entries out. Nothing is kept.
     pub(crate) fn rho_values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
         let log = self.log();
-        pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, positions)
+        pi_session_tree::source::rho_sent_path(&LogSource { log: &log }, &log.index, positions)
     }
 
     /// The branch's entries a projection to `format` reads: the dialect's sent part
     /// ([`pi_session_tree::source::context_path`]) for the agent formats, rho's
-    /// ([`pi_session_tree::source::rho_path`]) for the others; bodies nothing reads are left
-    /// unread. The projection over them equals it over every body of the branch.
+    /// ([`pi_session_tree::source::rho_sent_path`]: only the entries it reads) for the others;
+    /// bodies nothing reads are left unread. The projection over them equals it over every body
+    /// of the branch.
     pub(crate) fn entries_for(
         &self,
         format: pi_session_context::Format,
@@ -1197,9 +1199,11 @@ impl Session {
         match format {
             Format::Agent | Format::Llm => log.context_path(&positions, dialect),
             Format::OmpAgentLoop => log.context_path(&positions, Dialect::OMP),
-            _ => {
-                pi_session_tree::source::rho_path(&LogSource { log: &log }, &log.index, &positions)
-            }
+            _ => pi_session_tree::source::rho_sent_path(
+                &LogSource { log: &log },
+                &log.index,
+                &positions,
+            ),
         }
     }
 

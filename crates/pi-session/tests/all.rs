@@ -12,6 +12,7 @@ mod properties;
 mod rho_sessions;
 mod session;
 mod stats;
+mod streamed;
 mod summary;
 mod usage;
 mod writers;

@@ -5,9 +5,14 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
+use pi_session::projection::omp_agent_loop_each;
+use pi_session::projection::projection::{agent_dialect, omp_agent_loop_options, rho_items};
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
-use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
+use pi_session::tree::{
+    AgentContext, BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector,
+};
+use pi_session::types::json::to_js_vec;
 use pi_session::{Inputs, ProjectOptions, Session};
 use serde_json::Value;
 
@@ -167,8 +172,7 @@ pub fn run(args: ContextArgs) -> Outcome {
         let (context, diagnostics) =
             session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
         warn_tree(&read, &diagnostics);
-        // Written straight from the context: no copy of the whole answer.
-        out.json(&context)?;
+        write_agent_context(&mut out, context)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
@@ -192,11 +196,67 @@ pub fn run(args: ContextArgs) -> Outcome {
         blobs: blob_source,
         openai: OpenAiOptions::default(),
     };
-    let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
-    warn_tree(&read, &diagnostics);
-    out.json(&value)?;
+    if format == ProjectFormat::OmpAgentLoop {
+        let (context, diagnostics) =
+            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+        warn_tree(&read, &diagnostics);
+        // Each message written as omp's loop makes it, then dropped.
+        let mut array = out.array(0);
+        omp_agent_loop_each(
+            context.messages(),
+            &omp_agent_loop_options(args.inputs),
+            |message| array.item(&*message),
+        )?;
+        array.finish()?;
+    } else if agent_dialect(format, dialect).is_none() {
+        let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
+        warn_tree(&read, &diagnostics);
+        // Each element written as it is made, then dropped; the entries are dropped as they
+        // are projected. rho's projection makes no system message: Anthropic's answer is
+        // `{"messages": [...]}`.
+        let anthropic = format == ProjectFormat::Anthropic;
+        if anthropic {
+            out.text("{\n  \"messages\": ")?;
+        }
+        let mut array = out.array(usize::from(anthropic));
+        rho_items(entries, format, &options, |item| array.item(&item))?;
+        array.finish()?;
+        if anthropic {
+            out.text("\n}")?;
+        }
+    } else {
+        let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
+        warn_tree(&read, &diagnostics);
+        out.json(&value)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
+    out.text("\n")?;
     out.flush()?;
     Ok(EXIT_OK)
+}
+
+/// The agent context as `JSON.stringify(context, null, 2)`: its messages (the first key of
+/// every dialect's context) written one at a time, then the rest, so no text of the whole
+/// answer is held.
+fn write_agent_context(out: &mut Out, mut context: AgentContext) -> Result<(), Failure> {
+    const MESSAGES_FIRST: &[u8] = br#"{"messages":[]"#;
+    let messages = context.take_messages();
+    let rest =
+        to_js_vec(&context).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+    let Some(after) = rest.strip_prefix(MESSAGES_FIRST) else {
+        return Err(Failure::new(
+            "could not write JSON: the agent context does not start with its messages (a bug: please report it)",
+        ));
+    };
+    out.text("{\n  \"messages\": ")?;
+    let mut array = out.array(1);
+    for message in messages {
+        array.item(&message)?;
+    }
+    array.finish()?;
+    out.indented(after, 1)?;
+    out.text("\n")
 }
 
 /// The pi-ai API a format asks for (`anthropic` only with a model: without one it is rho's).

@@ -22,7 +22,7 @@ use super::prompt::{
 use crate::dialect::run_text::{
     PYTHON_WORDING, bash_text_head, run_outcome_text, string_to_blocks,
 };
-use crate::dialect::{ConvertToLlm, Dialect, llm_messages};
+use crate::dialect::{ConvertToLlm, Dialect, llm_message};
 use crate::provider_request::PiAi;
 use pi_session_tree::dialect::omp::prompt::render;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
@@ -49,9 +49,6 @@ impl ConvertToLlm for Omp {
     fn convert<'a>(&self, message: &'a Value, next: Option<&Value>) -> Vec<Cow<'a, Value>> {
         let interrupted_next = role(message) == Some("assistant") && self.depends_on_next(next);
         omp_convert(message, interrupted_next)
-            .into_iter()
-            .map(Cow::Owned)
-            .collect()
     }
 
     fn pi_ai(&self) -> Option<PiAi> {
@@ -70,10 +67,41 @@ fn role(message: &Value) -> Option<&str> {
     MessageRef::of(message).and_then(MessageRef::role)
 }
 
-fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
+/// omp's `convertToLlm` of one message: the messages a rule leaves as they are (a user,
+/// developer, assistant or tool result message with nothing to add or strip) come back
+/// borrowed, every other one is made.
+fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Cow<'_, Value>> {
     let Some(m) = MessageRef::of(message) else {
         return Vec::new();
     };
+    match m.role() {
+        Some("assistant") => omp_assistant(message, m, interrupted_next),
+        Some("user") => vec![with_default(message, "attribution", "user")],
+        Some("developer") => vec![with_default(message, "attribution", "agent")],
+        Some("toolResult") => {
+            let pruned = pruned_tool_result_content(m);
+            let attributed = !is_nullish(m.attribution());
+            if pruned.is_none() && attributed {
+                return vec![Cow::Borrowed(message)];
+            }
+            let mut out = message.clone();
+            if let Some(obj) = out.as_object_mut() {
+                if let Some(pruned) = pruned {
+                    obj.insert(key::CONTENT.into(), pruned);
+                }
+                if !attributed {
+                    obj.insert("attribution".into(), "agent".into());
+                }
+            }
+            vec![Cow::Owned(out)]
+        }
+        _ => omp_convert_made(m).into_iter().map(Cow::Owned).collect(),
+    }
+}
+
+/// [`omp_convert`] of the messages omp's `convertToLlm` makes anew (every role but user,
+/// developer, assistant and tool result).
+fn omp_convert_made(m: MessageRef<'_>) -> Vec<Value> {
     let timestamp = m.timestamp().cloned();
     match m.role() {
         Some("bashExecution") => {
@@ -133,7 +161,6 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             }
             omp_custom(m, timestamp)
         }
-        Some("assistant") => omp_assistant(message, m, interrupted_next),
         Some("branchSummary") => vec![object([
             ("role", Some("user".into())),
             (
@@ -149,33 +176,24 @@ fn omp_convert(message: &Value, interrupted_next: bool) -> Vec<Value> {
             ("timestamp", timestamp),
         ])],
         Some("compactionSummary") => vec![omp_compaction_summary(m, timestamp)],
-        Some("user") => vec![with_default(message, "attribution", "user")],
-        Some("developer") => vec![with_default(message, "attribution", "agent")],
-        Some("toolResult") => {
-            let mut out = message.clone();
-            if let Some(obj) = out.as_object_mut() {
-                if let Some(pruned) = pruned_tool_result_content(m) {
-                    obj.insert(key::CONTENT.into(), pruned);
-                }
-                if is_nullish(m.attribution()) {
-                    obj.insert("attribution".into(), "agent".into());
-                }
-            }
-            vec![out]
-        }
         _ => Vec::new(),
     }
 }
 
 /// `{...m, key: m.key ?? fallback}`: an existing key keeps its place.
-fn with_default(message: &Value, key: &str, fallback: &str) -> Value {
-    let mut out = message.clone();
-    if let Some(obj) = out.as_object_mut()
-        && is_nullish(obj.get(key))
+/// Borrowed when the key is set (nothing changes).
+fn with_default<'a>(message: &'a Value, key: &str, fallback: &str) -> Cow<'a, Value> {
+    if !message
+        .as_object()
+        .is_some_and(|obj| is_nullish(obj.get(key)))
     {
+        return Cow::Borrowed(message);
+    }
+    let mut out = message.clone();
+    if let Some(obj) = out.as_object_mut() {
         obj.insert(key.to_owned(), fallback.into());
     }
-    out
+    Cow::Owned(out)
 }
 
 /// What Handlebars prints for `{{summary}}`: `undefined`/`null` print nothing.
@@ -346,13 +364,18 @@ fn omp_custom(m: MessageRef<'_>, timestamp: Option<Value>) -> Vec<Value> {
     ])]
 }
 
-fn omp_assistant(message: &Value, m: MessageRef<'_>, interrupted_next: bool) -> Vec<Value> {
+/// Borrowed unless its interrupted thinking is stripped.
+fn omp_assistant<'a>(
+    message: &'a Value,
+    m: MessageRef<'_>,
+    interrupted_next: bool,
+) -> Vec<Cow<'a, Value>> {
     let user_interrupted = m.stop_reason() == Some("aborted") && is_user_interrupt(m);
-    let mut out = message.clone();
+    let mut out = Cow::Borrowed(message);
     if (interrupted_next || user_interrupted)
         && let Some(Value::Array(content)) = m.content()
         && let Some(kept) = strip_interrupted_thinking(content)
-        && let Some(obj) = out.as_object_mut()
+        && let Some(obj) = out.to_mut().as_object_mut()
     {
         obj.insert(key::CONTENT.into(), Value::Array(kept));
     }
@@ -493,17 +516,21 @@ pub const OMP_IMAGES_UNSUPPORTED: &str =
     "[image omitted: the active model does not support image input]";
 
 /// omp's `wrapSteeringForModel` (part of `transformContext`, run on agent
-/// messages before [`llm_messages`]): every `user` message with
+/// messages before [`llm_messages`](crate::dialect::llm_messages)): every `user` message with
 /// `steering: true`, and every collab peer prompt, gets its text wrapped in
 /// the user-interjection envelope (pictures kept after it); the `steering`
 /// key is dropped. Messages with no text stay as they are.
 pub fn omp_wrap_steering(messages: &[Value]) -> Vec<Value> {
-    messages.iter().map(wrap_steering_one).collect()
+    messages
+        .iter()
+        .map(|m| wrap_steering_one(m).into_owned())
+        .collect()
 }
 
-fn wrap_steering_one(message: &Value) -> Value {
+/// [`omp_wrap_steering`] of one message: borrowed when no envelope applies.
+fn wrap_steering_one(message: &Value) -> Cow<'_, Value> {
     let Some(m) = MessageRef::of(message) else {
-        return message.clone();
+        return Cow::Borrowed(message);
     };
     let is_user = m.role() == Some("user");
     let steering = if is_user {
@@ -514,7 +541,7 @@ fn wrap_steering_one(message: &Value) -> Value {
             && as_str(m.attribution()) == Some("user")
     };
     if !steering {
-        return message.clone();
+        return Cow::Borrowed(message);
     }
     let mut user = if is_user {
         let mut copy = m.map().cloned().unwrap_or_default();
@@ -533,9 +560,9 @@ fn wrap_steering_one(message: &Value) -> Value {
     };
     let unchanged = |user: Map<String, Value>| {
         if is_user {
-            message.clone()
+            Cow::Borrowed(message)
         } else {
-            Value::Object(user)
+            Cow::Owned(Value::Object(user))
         }
     };
     match m.content() {
@@ -545,7 +572,7 @@ fn wrap_steering_one(message: &Value) -> Value {
                 "content".into(),
                 render(USER_INTERJECTION_TEMPLATE, "message", s).into(),
             );
-            Value::Object(user)
+            Cow::Owned(Value::Object(user))
         }
         Some(Value::Array(blocks)) => {
             let text = joined_texts(blocks);
@@ -564,13 +591,13 @@ fn wrap_steering_one(message: &Value) -> Value {
                     .cloned(),
             );
             user.insert(key::CONTENT.into(), Value::Array(content));
-            Value::Object(user)
+            Cow::Owned(Value::Object(user))
         }
         _ => unchanged(user),
     }
 }
 
-/// omp's `replaceLlmImagesWithText` (the image gate after [`llm_messages`]):
+/// omp's `replaceLlmImagesWithText` (the image gate after [`llm_messages`](crate::dialect::llm_messages)):
 /// in `user`, `developer` and `toolResult` messages every picture becomes a
 /// text block holding `placeholder`, and a picture right after that same
 /// placeholder is dropped instead. Use [`OMP_IMAGES_UNSUPPORTED`] for a model
@@ -578,37 +605,39 @@ fn wrap_steering_one(message: &Value) -> Value {
 pub fn omp_replace_images_with_text(messages: &[Value], placeholder: &str) -> Vec<Value> {
     messages
         .iter()
-        .map(|message| {
-            let gated = matches!(role(message), Some("user" | "developer" | "toolResult"));
-            let Some(Value::Array(content)) = MessageRef::of(message).and_then(MessageRef::content)
-            else {
-                return message.clone();
-            };
-            let is_image = |b: &Value| BlockRef::new(b).is("image");
-            if !gated || !content.iter().any(is_image) {
-                return message.clone();
-            }
-            let mut replaced: Vec<Value> = Vec::with_capacity(content.len());
-            for block in content {
-                if !is_image(block) {
-                    replaced.push(block.clone());
-                    continue;
-                }
-                let after_placeholder = replaced.last().is_some_and(|prev| {
-                    BlockRef::new(prev).is("text")
-                        && BlockRef::new(prev).text_str() == Some(placeholder)
-                });
-                if !after_placeholder {
-                    replaced.push(text_block(placeholder));
-                }
-            }
-            let mut out = message.clone();
-            if let Some(obj) = out.as_object_mut() {
-                obj.insert(key::CONTENT.into(), Value::Array(replaced));
-            }
-            out
-        })
+        .map(|message| replace_images_one(Cow::Borrowed(message), placeholder).into_owned())
         .collect()
+}
+
+/// [`omp_replace_images_with_text`] of one message: given back as it came when no picture
+/// of it is gated, else with its content replaced (in place when it is owned).
+fn replace_images_one<'a>(message: Cow<'a, Value>, placeholder: &str) -> Cow<'a, Value> {
+    let gated = matches!(role(&message), Some("user" | "developer" | "toolResult"));
+    let Some(Value::Array(content)) = MessageRef::of(&message).and_then(MessageRef::content) else {
+        return message;
+    };
+    let is_image = |b: &Value| BlockRef::new(b).is("image");
+    if !gated || !content.iter().any(is_image) {
+        return message;
+    }
+    let mut replaced: Vec<Value> = Vec::with_capacity(content.len());
+    for block in content {
+        if !is_image(block) {
+            replaced.push(block.clone());
+            continue;
+        }
+        let after_placeholder = replaced.last().is_some_and(|prev| {
+            BlockRef::new(prev).is("text") && BlockRef::new(prev).text_str() == Some(placeholder)
+        });
+        if !after_placeholder {
+            replaced.push(text_block(placeholder));
+        }
+    }
+    let mut out = message.into_owned();
+    if let Some(obj) = out.as_object_mut() {
+        obj.insert(key::CONTENT.into(), Value::Array(replaced));
+    }
+    Cow::Owned(out)
 }
 
 /// omp's `isProviderRefusalMessage` (pi-agent-core `replay-policy.ts`): an
@@ -733,7 +762,7 @@ impl OmpAgentLoopOptions {
 ///
 /// 1. `transformContext` without extensions: [`omp_wrap_steering`]
 ///    (`wrapSteeringForModel`);
-/// 2. `convertToLlm`: [`llm_messages`] with [`Dialect::OMP`];
+/// 2. `convertToLlm`: [`llm_messages`](crate::dialect::llm_messages) with [`Dialect::OMP`];
 /// 3. the image gate: [`omp_replace_images_with_text`] unless
 ///    `options.images` is [`OmpImageGate::Allow`];
 /// 4. `filterProviderReplayMessages`: [`omp_filter_provider_replay`].
@@ -761,12 +790,52 @@ impl OmpAgentLoopOptions {
 /// assert_eq!(sent, vec![json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"})]);
 /// ```
 pub fn omp_agent_loop_messages(messages: &[Value], options: &OmpAgentLoopOptions) -> Vec<Value> {
-    let converted = llm_messages(&omp_wrap_steering(messages), Dialect::OMP);
-    let mut gated = match options.images.placeholder() {
-        Some(placeholder) => omp_replace_images_with_text(&converted, placeholder),
-        None => converted,
-    };
-    // `omp_filter_provider_replay` without copying what is kept.
-    gated.retain(|message| !omp_is_provider_refusal(message));
-    gated
+    let mut out = Vec::new();
+    let Ok(()) = omp_agent_loop_each(messages, options, |message| {
+        out.push(message.into_owned());
+        Ok::<(), std::convert::Infallible>(())
+    });
+    out
+}
+
+/// [`omp_agent_loop_messages`] a message at a time: `each` is given every message omp's loop
+/// hands its provider, in order, borrowed from `messages` where no step changed it. Each step
+/// works on one message (and the message after it, which `convertToLlm` looks at), so a
+/// caller that writes each message out as it comes never holds the whole answer. The first
+/// error of `each` ends the walk and is returned.
+///
+/// ```
+/// use pi_session_context::{omp_agent_loop_each, omp_agent_loop_messages, OmpAgentLoopOptions};
+/// use serde_json::json;
+/// let agent = vec![json!({"role":"user","content":"hi","timestamp":1})];
+/// let options = OmpAgentLoopOptions::default();
+/// let mut seen = Vec::new();
+/// omp_agent_loop_each(&agent, &options, |m| Ok::<_, ()>(seen.push(m.into_owned()))).unwrap();
+/// assert_eq!(seen, omp_agent_loop_messages(&agent, &options));
+/// ```
+pub fn omp_agent_loop_each<'a, E>(
+    messages: &'a [Value],
+    options: &OmpAgentLoopOptions,
+    mut each: impl FnMut(Cow<'_, Value>) -> Result<(), E>,
+) -> Result<(), E> {
+    let placeholder = options.images.placeholder();
+    let wrapped = |at: usize| messages.get(at).map(wrap_steering_one);
+    let mut next: Option<Cow<'a, Value>> = wrapped(0);
+    for at in 0..messages.len() {
+        let Some(message) = next.take() else {
+            break;
+        };
+        next = wrapped(at + 1);
+        for converted in llm_message(&message, next.as_deref(), Dialect::OMP) {
+            let gated = match placeholder {
+                Some(placeholder) => replace_images_one(converted, placeholder),
+                None => converted,
+            };
+            // `omp_filter_provider_replay` without copying what is kept.
+            if !omp_is_provider_refusal(&gated) {
+                each(gated)?;
+            }
+        }
+    }
+    Ok(())
 }
