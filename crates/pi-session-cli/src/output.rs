@@ -41,6 +41,13 @@ impl Out {
         self.write(b"\n")
     }
 
+    /// Writes compact JSON text (as `to_js_string` writes it) laid out as [`Out::json`] lays
+    /// out a value, and a newline.
+    pub fn json_text(&mut self, compact: &[u8]) -> Result<(), Failure> {
+        indent_to(compact, &mut self.inner).map_err(write_failure)?;
+        self.write(b"\n")
+    }
+
     /// Writes raw bytes (an HTML page).
     pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.write(bytes)

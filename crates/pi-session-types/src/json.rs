@@ -654,19 +654,36 @@ fn starts_low_surrogate_escape(rest: &[u8]) -> bool {
 /// assert_eq!(top_level_member(br#"{"id":1,"id":2}"#, "id"), None);
 /// ```
 pub fn top_level_member<'a>(object: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    top_level_members(object, [key]).and_then(|[value]| value)
+}
+
+/// [`top_level_member`] of several keys in one pass: `None` when `object` is not an object or
+/// one of `keys` appears more than once; else each key's value, `None` for a key not there.
+///
+/// ```
+/// use pi_session_types::json::top_level_members;
+/// let line = br#"{"type":"message","id":"a","message":{}}"#;
+/// let [kind, id, nope] = top_level_members(line, ["type", "id", "nope"]).unwrap();
+/// assert_eq!((kind, id, nope), (Some(&br#""message""#[..]), Some(&br#""a""#[..]), None));
+/// ```
+pub fn top_level_members<'a, const N: usize>(
+    object: &'a [u8],
+    keys: [&str; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut found = [None; N];
     let mut at = skip_whitespace(object, 0);
     if object.get(at) != Some(&b'{') {
         return None;
     }
     at = skip_whitespace(object, at + 1);
     if object.get(at) == Some(&b'}') {
-        return None;
+        return Some(found);
     }
-    let mut found = None;
     loop {
         let key_start = at + 1;
         at = skip_string(object, at)?;
-        let is_key = &object[key_start..at - 1] == key.as_bytes();
+        let key = &object[key_start..at - 1];
+        let slot = keys.iter().position(|k| k.as_bytes() == key);
         at = skip_whitespace(object, at);
         if object.get(at) != Some(&b':') {
             return None;
@@ -674,16 +691,16 @@ pub fn top_level_member<'a>(object: &'a [u8], key: &str) -> Option<&'a [u8]> {
         at = skip_whitespace(object, at + 1);
         let value_start = at;
         at = skip_value(object, at)?;
-        if is_key {
-            if found.is_some() {
+        if let Some(slot) = slot {
+            if found[slot].is_some() {
                 return None;
             }
-            found = Some(&object[value_start..at]);
+            found[slot] = Some(&object[value_start..at]);
         }
         at = skip_whitespace(object, at);
         match object.get(at) {
             Some(b',') => at = skip_whitespace(object, at + 1),
-            Some(b'}') => return found,
+            Some(b'}') => return Some(found),
             _ => return None,
         }
     }

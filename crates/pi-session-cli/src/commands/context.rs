@@ -163,12 +163,20 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    if args.format == Format::Agent {
-        let (context, diagnostics) =
-            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
+    if let Some(format) = match args.format {
+        Format::Agent => Some(ProjectFormat::Agent),
+        Format::Llm => Some(ProjectFormat::Llm),
+        _ => None,
+    } {
+        // Messages sent as the file holds them are copied from it, not parsed and printed.
+        let (text, diagnostics) = session.context_json_at(
+            &leaf,
+            format,
+            dialect,
+            &ContextOptions { blobs: blob_source },
+        )?;
         warn_tree(&read, &diagnostics);
-        // Written straight from the context: no copy of the whole answer.
-        out.json(&context)?;
+        out.json_text(&text)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
