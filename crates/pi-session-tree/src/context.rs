@@ -325,7 +325,9 @@ pub fn agent_context_owned(
 /// `false` means the message built from it is the one the line holds: pi has no rewrites, omp
 /// rewrites only lines that name a blob or github-copilot.
 pub fn may_rewrite_message_line(dialect: Dialect, line: &[u8], blobs: bool) -> bool {
-    dialect.build_context().may_rewrite_message_line(line, blobs)
+    dialect
+        .build_context()
+        .may_rewrite_message_line(line, blobs)
 }
 
 /// [`agent_context`] of a path whose entries already went through the dialect's load-time

@@ -224,5 +224,6 @@ impl Sent<'_> {
 }
 
 fn print<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
-    to_js_vec(value).map_err(|e| Error::invalid_input(format!("the context cannot be printed: {e}")))
+    to_js_vec(value)
+        .map_err(|e| Error::invalid_input(format!("the context cannot be printed: {e}")))
 }

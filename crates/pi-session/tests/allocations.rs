@@ -20,6 +20,9 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 const MODEL: &str = "anthropic:claude-sonnet-4-5";
 
+/// The allocator's counts are the whole process's: the tests take turns.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A session file of `before` long turns (10 KB each way), then a compaction keeping the last
 /// short turn, then one more short turn.
 fn session_with(dir: &std::path::Path, before: usize) -> std::path::PathBuf {
@@ -75,6 +78,9 @@ fn bytes_allocated(path: &std::path::Path, format: Format, dialect: Dialect) -> 
 
 #[test]
 fn a_context_allocates_what_it_sends_not_the_file() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let short = session_with(&dir.path().join("short"), 40);
     let long = session_with(&dir.path().join("long"), 400);
@@ -103,6 +109,51 @@ fn a_context_allocates_what_it_sends_not_the_file() {
         assert!(
             extra < 720 * 700,
             "{format:?}/{dialect:?}: {large} bytes allocated against {small} ({extra} more for {unsent} unsent bytes)"
+        );
+    }
+}
+
+/// Bytes allocated writing the session at `path` as `format` text with
+/// `Session::context_json_at` (open not counted), and the text.
+fn text_bytes_allocated(
+    path: &std::path::Path,
+    format: Format,
+    dialect: Dialect,
+) -> (usize, Vec<u8>) {
+    let (session, _) = Session::resume(path, MODEL).unwrap();
+    let region = Region::new(GLOBAL);
+    let (text, _) = session
+        .context_json_at(
+            &pi_session::tree::LeafSelector::Default,
+            format,
+            dialect,
+            &pi_session::tree::ContextOptions::default(),
+        )
+        .unwrap();
+    (region.change().bytes_allocated, text)
+}
+
+#[test]
+fn context_text_allocates_what_it_sends_not_the_file() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let short = session_with(&dir.path().join("short"), 40);
+    let long = session_with(&dir.path().join("long"), 400);
+    for (format, dialect) in [
+        (Format::Agent, Dialect::PI),
+        (Format::Agent, Dialect::OMP),
+        (Format::Llm, Dialect::PI),
+        (Format::Llm, Dialect::OMP),
+    ] {
+        let (small, small_text) = text_bytes_allocated(&short, format, dialect);
+        let (large, large_text) = text_bytes_allocated(&long, format, dialect);
+        assert_eq!(small_text.len(), large_text.len(), "{format:?}");
+        let extra = large.saturating_sub(small);
+        assert!(
+            extra < 720 * 700,
+            "{format:?}/{dialect:?}: {large} bytes allocated against {small} ({extra} more)"
         );
     }
 }
