@@ -347,6 +347,9 @@ pub fn context_path<S: EntrySource + ?Sized>(
     Ok(context_path_positioned(source, index, positions, dialect)?.1)
 }
 
+/// A path with the position each entry was read from ([`context_path_positioned`]).
+pub type PositionedPath = (Vec<Option<usize>>, Vec<Value>);
+
 /// [`context_path`], with the position each entry was read from: `None` for a message left
 /// unread but named by an entry read (its envelope stands in for it), so a caller can copy a
 /// sent message's bytes from where the entry is stored.
@@ -355,7 +358,7 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
     index: &TreeIndex,
     positions: &[usize],
     dialect: Dialect,
-) -> Result<(Vec<Option<usize>>, Vec<Value>), S::Error> {
+) -> Result<PositionedPath, S::Error> {
     let node = |at: usize| index.node(positions[at]);
     let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
     let mut path: BTreeMap<usize, Value> = BTreeMap::new();

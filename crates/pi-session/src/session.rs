@@ -436,7 +436,7 @@ impl Log {
         &self,
         positions: &[usize],
         dialect: Dialect,
-    ) -> Result<(Vec<Option<usize>>, Vec<JsonValue>)> {
+    ) -> Result<pi_session_tree::source::PositionedPath> {
         pi_session_tree::source::context_path_positioned(
             &LogSource { log: self },
             &self.index,
