@@ -469,31 +469,43 @@ impl Canonical<'_> {
         }
     }
 
+    /// Past `byte` when it is next.
+    fn eat(&mut self, byte: u8) -> bool {
+        let next = self.peek() == Some(byte);
+        self.at += usize::from(next);
+        next
+    }
+
+    /// After an array item or object member: `Some(true)` past the closing `close`,
+    /// `Some(false)` past a comma, `None` for anything else.
+    fn after_item(&mut self, close: u8) -> Option<bool> {
+        if self.eat(close) {
+            Some(true)
+        } else {
+            self.eat(b',').then_some(false)
+        }
+    }
+
     fn array(&mut self, depth: usize) -> bool {
         self.at += 1;
-        if self.peek() == Some(b']') {
-            self.at += 1;
+        if self.eat(b']') {
             return true;
         }
         loop {
             if !self.value(depth + 1) {
                 return false;
             }
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
-                    self.at += 1;
-                    return true;
-                }
-                _ => return false,
+            match self.after_item(b']') {
+                Some(true) => return true,
+                Some(false) => {}
+                None => return false,
             }
         }
     }
 
     fn object(&mut self, depth: usize) -> bool {
         self.at += 1;
-        if self.peek() == Some(b'}') {
-            self.at += 1;
+        if self.eat(b'}') {
             return true;
         }
         let base = self.keys.len();
@@ -517,20 +529,13 @@ impl Canonical<'_> {
                 return false;
             }
             self.keys.push((start, self.at - 1));
-            if self.peek() != Some(b':') {
+            if !self.eat(b':') || !self.value(depth + 1) {
                 return false;
             }
-            self.at += 1;
-            if !self.value(depth + 1) {
-                return false;
-            }
-            match self.peek() {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
-                    self.at += 1;
-                    return true;
-                }
-                _ => return false,
+            match self.after_item(b'}') {
+                Some(true) => return true,
+                Some(false) => {}
+                None => return false,
             }
         }
     }
