@@ -545,12 +545,13 @@ impl Canonical<'_> {
         self.at += 1;
         let bytes = self.bytes;
         loop {
-            let Some(offset) = bytes[self.at..]
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            else {
+            // Up to the next quote or backslash; no control character on the way.
+            let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[self.at..]) else {
                 return false;
             };
+            if bytes[self.at..self.at + offset].iter().any(|&b| b < 0x20) {
+                return false;
+            }
             self.at += offset;
             match bytes[self.at] {
                 b'"' => {
