@@ -57,6 +57,13 @@ impl Out {
         JsonArray::new(&mut self.inner, depth)
     }
 
+    /// Writes compact JSON text (as `to_js_string` writes it) laid out as [`Out::json`] lays
+    /// out a value, and a newline.
+    pub fn json_text(&mut self, compact: &[u8]) -> Result<(), Failure> {
+        self.indented(compact, 0)?;
+        self.write(b"\n")
+    }
+
     /// Writes raw bytes (an HTML page).
     pub fn bytes(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         self.write(bytes)

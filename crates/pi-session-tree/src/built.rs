@@ -131,6 +131,23 @@ pub fn agent_context_indexed(
     (context, messages, diagnostics)
 }
 
+/// [`agent_context_indexed`] of a path straight from the store: the dialect's load-time
+/// rewrites applied to it in place first ([`crate::context::prepare_entries`], blobs resolved
+/// through `options.blobs`), their diagnostics first. A [`Built::Entry`] names the message of
+/// the *prepared* entry (see [`crate::context::may_rewrite_message_line`] for which entries a
+/// rewrite may touch).
+pub fn agent_context_prepared_indexed(
+    path: &mut [Value],
+    dialect: Dialect,
+    options: &crate::context::ContextOptions<'_>,
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>) {
+    let rules = dialect.build_context();
+    let mut diagnostics = rules.prepare(path, options.blobs);
+    let (context, messages, more, _) = rules.build(path, options.blobs);
+    diagnostics.extend(more);
+    (context, messages, diagnostics)
+}
+
 /// A built context that can be continued with what a host's turn appended
 /// ([`agent_context_extendable`], [`Extendable::extend`]).
 #[derive(Debug, Clone)]

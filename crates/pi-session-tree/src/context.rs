@@ -313,13 +313,21 @@ pub fn agent_context_owned(
     dialect: Dialect,
     options: &ContextOptions<'_>,
 ) -> (AgentContext, Vec<Diagnostic>) {
-    let rules = dialect.build_context();
-    let mut diagnostics = rules.prepare(&mut path, options.blobs);
-    let (mut context, messages, more, _) = rules.build(&path, options.blobs);
+    let (mut context, messages, diagnostics) =
+        crate::built::agent_context_prepared_indexed(&mut path, dialect, options);
     // The path is the caller's to give up: each message sent moves out of its entry.
     context.set_messages(crate::built::materialise_from(&mut path, messages));
-    diagnostics.extend(more);
     (context, diagnostics)
+}
+
+/// Whether the dialect's load-time rewrites ([`prepare_entries`]) may change the `message` of
+/// the `message` entry whose line, as written, is `line` (`blobs`: a blob folder is given).
+/// `false` means the message built from it is the one the line holds: pi has no rewrites, omp
+/// rewrites only lines that name a blob or github-copilot.
+pub fn may_rewrite_message_line(dialect: Dialect, line: &[u8], blobs: bool) -> bool {
+    dialect
+        .build_context()
+        .may_rewrite_message_line(line, blobs)
 }
 
 /// [`agent_context`] of a path whose entries already went through the dialect's load-time

@@ -344,6 +344,21 @@ pub fn context_path<S: EntrySource + ?Sized>(
     positions: &[usize],
     dialect: Dialect,
 ) -> Result<Vec<Value>, S::Error> {
+    Ok(context_path_positioned(source, index, positions, dialect)?.1)
+}
+
+/// A path with the position each entry was read from ([`context_path_positioned`]).
+pub type PositionedPath = (Vec<Option<usize>>, Vec<Value>);
+
+/// [`context_path`], with the position each entry was read from: `None` for a message left
+/// unread but named by an entry read (its envelope stands in for it), so a caller can copy a
+/// sent message's bytes from where the entry is stored.
+pub fn context_path_positioned<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+    dialect: Dialect,
+) -> Result<PositionedPath, S::Error> {
     let node = |at: usize| index.node(positions[at]);
     let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
     let mut path: BTreeMap<usize, Value> = BTreeMap::new();
@@ -363,6 +378,7 @@ pub fn context_path<S: EntrySource + ?Sized>(
             placeholders.push((at, placeholder(n)));
         }
     }
+    let mut stand_ins: HashSet<usize> = placeholders.iter().map(|&(at, _)| at).collect();
     path.extend(placeholders);
     // Left-out messages are read by no rule that finds the first sent entry, so the answer on
     // this shorter path is the same entry.
@@ -376,6 +392,7 @@ pub fn context_path<S: EntrySource + ?Sized>(
     path.extend(order.into_iter().zip(sparse));
     let sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
     fill(source, positions, &mut path, &sent)?;
+    stand_ins.retain(|&at| at < start);
     let is_assistant =
         |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
     if !path.range(start..).any(|(_, entry)| is_assistant(entry)) {
@@ -383,6 +400,7 @@ pub fn context_path<S: EntrySource + ?Sized>(
         while !before.is_empty() {
             let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
             fill(source, positions, &mut path, &batch)?;
+            stand_ins.retain(|at| !batch.contains(at));
             if batch
                 .iter()
                 .any(|at| path.get(at).is_some_and(is_assistant))
@@ -391,7 +409,10 @@ pub fn context_path<S: EntrySource + ?Sized>(
             }
         }
     }
-    Ok(path.into_values().collect())
+    Ok(path
+        .into_iter()
+        .map(|(at, entry)| ((!stand_ins.contains(&at)).then(|| positions[at]), entry))
+        .unzip())
 }
 
 /// The entries of the branch `positions` that rho's `context/2` reads (req_llm messages, and

@@ -386,6 +386,386 @@ fn write_carrying(out: &mut Vec<u8>, fragment: &str) {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Bytes that are already what `JSON.stringify` prints: copied instead of parsed and printed
+// ---------------------------------------------------------------------------------------------
+
+/// Deepest nesting [`is_js_canonical`] follows (serde_json's own parse limit is 128).
+const CANONICAL_MAX_DEPTH: usize = 128;
+/// Most members of one object [`is_js_canonical`] checks for duplicate keys (pairwise);
+/// a larger object is left to the parsed path.
+const CANONICAL_MAX_KEYS: usize = 64;
+
+/// True when `bytes` are exactly what [`to_js_string`] prints for the value a session line's
+/// JSON parses to (lone surrogate escapes read as carriers, as the store reads them), so a
+/// writer may copy the bytes instead of parsing and printing them. pi and omp write their lines
+/// with `JSON.stringify`, so almost every body is; anything else says `false`, and the caller
+/// takes the parsed path:
+///
+/// - whitespace outside strings; a `\/`, `\u00e9`-style or uppercase `\u` escape (only control
+///   characters without a short form and lone surrogates are written as `\u`, in lowercase); an
+///   escaped surrogate *pair* (printed as the character); a raw U+10F800–U+10FFFF character
+///   (the carrier range, printed as a lone surrogate escape); invalid UTF-8;
+/// - a number that ECMAScript's `Number::toString` spells differently (`1.0`, `1e2`, `-0`,
+///   `1E+21`, integers beyond 2⁵³);
+/// - an object with a duplicate key (the last value wins, at the first key's place), with an
+///   integer-like key (printed first, in ascending order), or with more than 64 keys;
+/// - nesting deeper than 128, or anything that is not one JSON value.
+///
+/// ```
+/// use pi_session_types::json::is_js_canonical;
+/// assert!(is_js_canonical(r#"{"role":"user","content":"café\n\ud83d","n":[1,-2.5,1e+21]}"#.as_bytes()));
+/// assert!(is_js_canonical(br#"{"a":"\ud83d!"}"#));
+/// for other in [r#"{"a": 1}"#, r#"{"a":"\u00e9"}"#, r#"{"a":1.0}"#, r#"{"a":1,"a":2}"#,
+///               r#"{"b":1,"0":2}"#, r#"{"a":"\uD83D"}"#, r#"{"a":"\ud83d\ude00"}"#, r#"{"a":"\/"}"#] {
+///     assert!(!is_js_canonical(other.as_bytes()), "{other}");
+/// }
+/// ```
+pub fn is_js_canonical(bytes: &[u8]) -> bool {
+    if std::str::from_utf8(bytes).is_err() || crate::js::carrier_bytes(bytes) {
+        return false;
+    }
+    let mut scanner = Canonical {
+        bytes,
+        at: 0,
+        keys: Vec::new(),
+    };
+    scanner.value(0) && scanner.at == bytes.len()
+}
+
+/// The walk of [`is_js_canonical`] (the bytes are valid UTF-8, so every structural byte is
+/// ASCII and a string's other bytes are copied through).
+struct Canonical<'b> {
+    bytes: &'b [u8],
+    at: usize,
+    /// The keys (byte ranges, quotes excluded) of the objects open on the way down.
+    keys: Vec<(usize, usize)>,
+}
+
+impl Canonical<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn literal(&mut self, word: &[u8]) -> bool {
+        let ok = self.bytes[self.at..].starts_with(word);
+        self.at += word.len();
+        ok
+    }
+
+    fn value(&mut self, depth: usize) -> bool {
+        if depth > CANONICAL_MAX_DEPTH {
+            return false;
+        }
+        match self.peek() {
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => self.string(),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => false,
+        }
+    }
+
+    /// Past `byte` when it is next.
+    fn eat(&mut self, byte: u8) -> bool {
+        let next = self.peek() == Some(byte);
+        self.at += usize::from(next);
+        next
+    }
+
+    /// After an array item or object member: `Some(true)` past the closing `close`,
+    /// `Some(false)` past a comma, `None` for anything else.
+    fn after_item(&mut self, close: u8) -> Option<bool> {
+        if self.eat(close) {
+            Some(true)
+        } else {
+            self.eat(b',').then_some(false)
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> bool {
+        self.at += 1;
+        if self.eat(b']') {
+            return true;
+        }
+        loop {
+            if !self.value(depth + 1) {
+                return false;
+            }
+            match self.after_item(b']') {
+                Some(true) => return true,
+                Some(false) => {}
+                None => return false,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> bool {
+        self.at += 1;
+        if self.eat(b'}') {
+            return true;
+        }
+        let base = self.keys.len();
+        let ok = self.members(depth, base);
+        self.keys.truncate(base);
+        ok
+    }
+
+    fn members(&mut self, depth: usize, base: usize) -> bool {
+        loop {
+            let start = self.at + 1;
+            if self.peek() != Some(b'"') || !self.string() {
+                return false;
+            }
+            let key = &self.bytes[start..self.at - 1];
+            let bytes = self.bytes;
+            if array_index(key).is_some()
+                || self.keys.len() - base >= CANONICAL_MAX_KEYS
+                || self.keys[base..].iter().any(|&(s, e)| &bytes[s..e] == key)
+            {
+                return false;
+            }
+            self.keys.push((start, self.at - 1));
+            if !self.eat(b':') || !self.value(depth + 1) {
+                return false;
+            }
+            match self.after_item(b'}') {
+                Some(true) => return true,
+                Some(false) => {}
+                None => return false,
+            }
+        }
+    }
+
+    /// A string from its opening quote: only the escapes `JSON.stringify` writes.
+    fn string(&mut self) -> bool {
+        self.at += 1;
+        let bytes = self.bytes;
+        loop {
+            // Up to the next quote or backslash; no control character on the way.
+            let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[self.at..]) else {
+                return false;
+            };
+            if bytes[self.at..self.at + offset].iter().any(|&b| b < 0x20) {
+                return false;
+            }
+            self.at += offset;
+            match bytes[self.at] {
+                b'"' => {
+                    self.at += 1;
+                    return true;
+                }
+                b'\\' => {
+                    if !self.escape() {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// One escape from its backslash.
+    fn escape(&mut self) -> bool {
+        let bytes = self.bytes;
+        match bytes.get(self.at + 1) {
+            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.at += 2;
+                true
+            }
+            Some(b'u') => {
+                let Some(unit) = lowercase_hex4(bytes.get(self.at + 2..self.at + 6)) else {
+                    return false;
+                };
+                self.at += 6;
+                match unit {
+                    // Control characters without a short form.
+                    0x00..=0x07 | 0x0b | 0x0e..=0x1f => true,
+                    // A high surrogate is lone unless a low one's escape follows (any case).
+                    0xD800..=0xDBFF => !starts_low_surrogate_escape(&bytes[self.at..]),
+                    // A low one after a high one was refused with the high one.
+                    0xDC00..=0xDFFF => true,
+                    _ => false,
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// A number, when ECMAScript spells the value it reads as exactly these bytes.
+    fn number(&mut self) -> bool {
+        let start = self.at;
+        let bytes = self.bytes;
+        let end = bytes[start..]
+            .iter()
+            .position(|b| !matches!(b, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
+            .map_or(bytes.len(), |n| start + n);
+        self.at = end;
+        let text = &bytes[start..end];
+        let digits = text.strip_prefix(b"-").unwrap_or(text);
+        // The common case: a small integer without a leading zero (and not `-0`).
+        if !digits.is_empty()
+            && digits.len() <= 15
+            && digits.iter().all(u8::is_ascii_digit)
+            && (digits[0] != b'0' || (digits.len() == 1 && text.len() == 1))
+        {
+            return true;
+        }
+        let Some(value) = std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+        else {
+            return false;
+        };
+        let mut buffer = ryu_js::Buffer::new();
+        number_to_js_string(value, &mut buffer).as_bytes() == text
+    }
+}
+
+/// The four lowercase hex digits `hex` spells (`None` for anything else, uppercase included).
+fn lowercase_hex4(hex: Option<&[u8]>) -> Option<u16> {
+    hex?.iter().try_fold(0u16, |acc, &d| {
+        let digit = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            _ => return None,
+        };
+        Some(acc << 4 | u16::from(digit))
+    })
+}
+
+/// True when `rest` starts with the escape of a low surrogate (`\udc00`–`\udfff`, any case).
+fn starts_low_surrogate_escape(rest: &[u8]) -> bool {
+    matches!(
+        rest,
+        [b'\\', b'u', b'd' | b'D', b'c' | b'C' | b'd' | b'D' | b'e' | b'E' | b'f' | b'F', a, b, ..]
+            if a.is_ascii_hexdigit() && b.is_ascii_hexdigit()
+    )
+}
+
+/// The bytes of the value of the member `key` of the JSON object `object` (a line as written,
+/// whitespace allowed), when the key is spelled without escapes and appears once; `None`
+/// otherwise, or when `object` is not an object. The values are skipped, not checked: the line
+/// is one the store has already parsed.
+///
+/// ```
+/// use pi_session_types::json::top_level_member;
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","id":"x"}}"#;
+/// assert_eq!(top_level_member(line, "message"), Some(&br#"{"role":"user","id":"x"}"#[..]));
+/// assert_eq!(top_level_member(line, "id"), Some(&br#""a""#[..]));
+/// assert_eq!(top_level_member(br#"{"id":1,"id":2}"#, "id"), None);
+/// ```
+pub fn top_level_member<'a>(object: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    top_level_members(object, [key]).and_then(|[value]| value)
+}
+
+/// [`top_level_member`] of several keys in one pass: `None` when `object` is not an object or
+/// one of `keys` appears more than once; else each key's value, `None` for a key not there.
+///
+/// ```
+/// use pi_session_types::json::top_level_members;
+/// let line = br#"{"type":"message","id":"a","message":{}}"#;
+/// let [kind, id, nope] = top_level_members(line, ["type", "id", "nope"]).unwrap();
+/// assert_eq!((kind, id, nope), (Some(&br#""message""#[..]), Some(&br#""a""#[..]), None));
+/// ```
+pub fn top_level_members<'a, const N: usize>(
+    object: &'a [u8],
+    keys: [&str; N],
+) -> Option<[Option<&'a [u8]>; N]> {
+    let mut found = [None; N];
+    let mut at = skip_whitespace(object, 0);
+    if object.get(at) != Some(&b'{') {
+        return None;
+    }
+    at = skip_whitespace(object, at + 1);
+    if object.get(at) == Some(&b'}') {
+        return Some(found);
+    }
+    loop {
+        let key_start = at + 1;
+        at = skip_string(object, at)?;
+        let key = &object[key_start..at - 1];
+        let slot = keys.iter().position(|k| k.as_bytes() == key);
+        at = skip_whitespace(object, at);
+        if object.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_whitespace(object, at + 1);
+        let value_start = at;
+        at = skip_value(object, at)?;
+        if let Some(slot) = slot {
+            if found[slot].is_some() {
+                return None;
+            }
+            found[slot] = Some(&object[value_start..at]);
+        }
+        at = skip_whitespace(object, at);
+        match object.get(at) {
+            Some(b',') => at = skip_whitespace(object, at + 1),
+            Some(b'}') => return Some(found),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// Past the string that starts (with its quote) at `at`.
+fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    at += 1;
+    loop {
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
+        }
+        at += 2;
+    }
+}
+
+/// Past the value that starts at `at` (strings and nesting followed, nothing checked).
+fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *bytes.get(at)? {
+            b'"' => at = skip_string(bytes, at)?,
+            b'{' | b'[' => {
+                depth += 1;
+                at += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                at += 1;
+            }
+            _ if depth == 0 => {
+                // A scalar: up to the next delimiter.
+                while !matches!(
+                    bytes.get(at),
+                    None | Some(b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+                ) {
+                    at += 1;
+                }
+                return Some(at);
+            }
+            _ => at += 1,
+        }
+        if depth == 0 {
+            return Some(at);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

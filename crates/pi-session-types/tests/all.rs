@@ -3,6 +3,7 @@
 // Helpers outside #[test] functions may unwrap and print too: a failure is a test failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
+mod canonical;
 mod common;
 mod construct;
 mod corpus;

@@ -101,7 +101,7 @@ const BLOCK_TYPES: &[&str] = &[
     "x",
 ];
 
-fn number() -> impl Strategy<Value = Value> {
+pub(crate) fn number() -> impl Strategy<Value = Value> {
     prop_oneof![
         (-(1i64 << 53)..(1i64 << 53)).prop_map(|n| Value::Number(n.into())),
         any::<u64>().prop_map(|n| Value::Number(n.into())),
@@ -125,7 +125,7 @@ fn number() -> impl Strategy<Value = Value> {
     ]
 }
 
-fn text() -> impl Strategy<Value = String> {
+pub(crate) fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-z]{0,8}",
         any::<String>(),
@@ -139,16 +139,27 @@ fn key() -> impl Strategy<Value = String> {
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
+    json_value_of(number().boxed(), text().boxed(), key().boxed(), 3)
+}
+
+/// JSON values of these numbers, strings and keys, nested up to `depth` (also used by the
+/// `canonical` tests).
+pub(crate) fn json_value_of(
+    number: BoxedStrategy<Value>,
+    text: BoxedStrategy<String>,
+    key: BoxedStrategy<String>,
+    depth: u32,
+) -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
-        number(),
-        text().prop_map(Value::String),
+        number,
+        text.prop_map(Value::String),
     ];
-    leaf.prop_recursive(3, 24, 5, |inner| {
+    leaf.prop_recursive(depth, 8 * depth, 5, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((key(), inner), 0..5)
+            prop::collection::vec((key.clone(), inner), 0..5)
                 .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
         ]
     })

@@ -46,6 +46,7 @@ mod across;
 mod api_table;
 mod at_leaf;
 mod builders;
+mod context_json;
 mod cursors;
 mod diagnostic;
 mod dialect;

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod builders;
+mod context_json;
 mod corpus;
 mod example;
 mod manage;

@@ -20,6 +20,9 @@ static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 const MODEL: &str = "anthropic:claude-sonnet-4-5";
 
+/// Held while a test measures (see [`allocates_what_it_sends`]).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A session file of `before` long turns (10 KB each way), then a compaction keeping the last
 /// short turn, then one more short turn.
 fn session_with(dir: &std::path::Path, before: usize) -> std::path::PathBuf {
@@ -60,8 +63,9 @@ fn session_with(dir: &std::path::Path, before: usize) -> std::path::PathBuf {
     session.path().unwrap()
 }
 
-/// Bytes allocated projecting the session at `path` to `format` (open not counted).
-fn bytes_allocated(path: &std::path::Path, format: Format, dialect: Dialect) -> (usize, String) {
+/// Bytes allocated projecting the session at `path` to `format` (open not counted), and the
+/// answer's length.
+fn bytes_allocated(path: &std::path::Path, format: Format, dialect: Dialect) -> (usize, usize) {
     let (session, _) = Session::resume(path, MODEL).unwrap();
     let options = ProjectOptions {
         dialect,
@@ -70,11 +74,40 @@ fn bytes_allocated(path: &std::path::Path, format: Format, dialect: Dialect) -> 
     let region = Region::new(GLOBAL);
     let (value, _) = session.project(format, &options).unwrap();
     let allocated = region.change().bytes_allocated;
-    (allocated, value.to_string())
+    (allocated, value.to_string().len())
 }
 
-#[test]
-fn a_context_allocates_what_it_sends_not_the_file() {
+/// Bytes allocated writing the session at `path` as `format` text with
+/// `Session::context_json_at` (open not counted), and the text's length.
+fn text_bytes_allocated(
+    path: &std::path::Path,
+    format: Format,
+    dialect: Dialect,
+) -> (usize, usize) {
+    let (session, _) = Session::resume(path, MODEL).unwrap();
+    let region = Region::new(GLOBAL);
+    let (text, _) = session
+        .context_json_at(
+            &pi_session::tree::LeafSelector::Default,
+            format,
+            dialect,
+            &pi_session::tree::ContextOptions::default(),
+        )
+        .unwrap();
+    (region.change().bytes_allocated, text.len())
+}
+
+/// Measures each of `cases` with `measure` on a session of 40 and one of 400 long turns
+/// before the same sent part: the long one may allocate a little more per entry, never its
+/// unsent bodies.
+fn allocates_what_it_sends(
+    cases: &[(Format, Dialect)],
+    measure: fn(&std::path::Path, Format, Dialect) -> (usize, usize),
+) {
+    // The allocator's counts are the whole process's: the tests take turns.
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let short = session_with(&dir.path().join("short"), 40);
     let long = session_with(&dir.path().join("long"), 400);
@@ -83,20 +116,12 @@ fn a_context_allocates_what_it_sends_not_the_file() {
         unsent > 7_000_000,
         "the long session has {unsent} more bytes"
     );
-    for (format, dialect) in [
-        (Format::Agent, Dialect::PI),
-        (Format::Agent, Dialect::OMP),
-        (Format::Llm, Dialect::PI),
-        (Format::OmpAgentLoop, Dialect::OMP),
-        (Format::ReqLlm, Dialect::PI),
-        (Format::OpenAi, Dialect::PI),
-        (Format::Anthropic, Dialect::PI),
-    ] {
-        let (small, small_answer) = bytes_allocated(&short, format, dialect);
-        let (large, large_answer) = bytes_allocated(&long, format, dialect);
+    for &(format, dialect) in cases {
+        let (small, small_answer) = measure(&short, format, dialect);
+        let (large, large_answer) = measure(&long, format, dialect);
         // The same part is sent (only the model's timestamps differ): the answers have the
         // same length.
-        assert_eq!(small_answer.len(), large_answer.len(), "{format:?}");
+        assert_eq!(small_answer, large_answer, "{format:?}");
         // 720 more entries before the compaction: at most ~700 bytes each of bookkeeping
         // (positions, envelopes), against 10 KB per unsent body.
         let extra = large.saturating_sub(small);
@@ -105,4 +130,33 @@ fn a_context_allocates_what_it_sends_not_the_file() {
             "{format:?}/{dialect:?}: {large} bytes allocated against {small} ({extra} more for {unsent} unsent bytes)"
         );
     }
+}
+
+#[test]
+fn a_context_allocates_what_it_sends_not_the_file() {
+    allocates_what_it_sends(
+        &[
+            (Format::Agent, Dialect::PI),
+            (Format::Agent, Dialect::OMP),
+            (Format::Llm, Dialect::PI),
+            (Format::OmpAgentLoop, Dialect::OMP),
+            (Format::ReqLlm, Dialect::PI),
+            (Format::OpenAi, Dialect::PI),
+            (Format::Anthropic, Dialect::PI),
+        ],
+        bytes_allocated,
+    );
+}
+
+#[test]
+fn context_text_allocates_what_it_sends_not_the_file() {
+    allocates_what_it_sends(
+        &[
+            (Format::Agent, Dialect::PI),
+            (Format::Agent, Dialect::OMP),
+            (Format::Llm, Dialect::PI),
+            (Format::Llm, Dialect::OMP),
+        ],
+        text_bytes_allocated,
+    );
 }

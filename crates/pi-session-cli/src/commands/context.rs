@@ -172,20 +172,36 @@ pub fn run(args: ContextArgs) -> Outcome {
         let (context, diagnostics) =
             session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
         warn_tree(&read, &diagnostics);
+        // Messages written one at a time: no text of the whole answer is held.
         write_agent_context(&mut out, context)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
+    if args.format == Format::Llm {
+        // Messages sent as the file holds them are copied from it, not parsed and printed.
+        let (text, diagnostics) = session.context_json_at(
+            &leaf,
+            ProjectFormat::Llm,
+            dialect,
+            &ContextOptions { blobs: blob_source },
+        )?;
+        warn_tree(&read, &diagnostics);
+        out.json_text(&text)?;
+        out.flush()?;
+        return Ok(EXIT_OK);
+    }
     let format = match args.format {
-        Format::Llm => ProjectFormat::Llm,
         Format::OmpAgentLoop => ProjectFormat::OmpAgentLoop,
         Format::ReqLlm => ProjectFormat::ReqLlm,
         Format::Openai | Format::ReqLlmOpenai => ProjectFormat::OpenAi,
         Format::Anthropic | Format::ReqLlmAnthropic => ProjectFormat::Anthropic,
-        // Handled above (the agent context, or provider_api is Some for them).
-        Format::Agent | Format::OpenaiChat | Format::OpenaiResponses | Format::Google => {
-            ProjectFormat::Agent
-        }
+        // Handled above (the agent context and its llm messages, or provider_api is Some for
+        // them).
+        Format::Agent
+        | Format::Llm
+        | Format::OpenaiChat
+        | Format::OpenaiResponses
+        | Format::Google => ProjectFormat::Agent,
     };
     let root = args.root.clone().unwrap_or_else(|| default_root(session));
     let documents = WorkspaceDocuments::new(root);

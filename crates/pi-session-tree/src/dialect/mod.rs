@@ -119,6 +119,13 @@ pub(crate) trait BuildContext {
         false
     }
 
+    /// Whether [`BuildContext::prepare`] may change the `message` of the entry whose line (as
+    /// written) is `line`, with a blob folder given or not: `false` when its message is sent as
+    /// the line holds it (a caller may then copy its bytes).
+    fn may_rewrite_message_line(&self, _line: &[u8], _blobs: bool) -> bool {
+        false
+    }
+
     /// The load-time rewrites of the path's entries, in place (omp's; pi has none).
     fn prepare(&self, _path: &mut [Value], _blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
         Vec::new()

@@ -42,6 +42,15 @@ impl BuildContext for Omp {
         true
     }
 
+    /// A `message` entry is rewritten only for a blob reference (when a blob folder resolves
+    /// it) or github-copilot's replayed history ([`prepare_omp_entry`]); snapcompact's repair
+    /// touches compactions only. Either needs its word in the line, spelled plainly (an escaped
+    /// spelling is not `JSON.stringify`'s, so such a line is not copied anyway).
+    fn may_rewrite_message_line(&self, line: &[u8], blobs: bool) -> bool {
+        (blobs && memchr::memmem::find(line, blobs::BLOB_REF_PREFIX.as_bytes()).is_some())
+            || memchr::memmem::find(line, b"github-copilot").is_some()
+    }
+
     fn prepare(&self, path: &mut [Value], blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
         path.iter_mut()
             .flat_map(|entry| prepare_omp_entry(entry, blobs))

@@ -1,0 +1,351 @@
+//! `is_js_canonical`: bytes it accepts are exactly what `to_js_string` prints for the value they
+//! parse to (as the store reads a line), so copying them equals parsing and printing them. A
+//! proptest writes generated values with every spelling JSON allows (whitespace, escapes in
+//! both cases, surrogate pairs escaped, `\/`, `1.0`/`1e2`/`-0` numbers, duplicate and
+//! integer-like keys) and compares the two paths; the plain `JSON.stringify` spelling must be
+//! accepted.
+
+use std::borrow::Cow;
+
+use pi_session_types::json::{is_js_canonical, to_js_string, top_level_member};
+use pi_session_types::line::replace_lone_surrogate_escapes;
+use proptest::prelude::*;
+use serde_json::{Map, Number, Value};
+
+/// A body as the store reads it: serde_json, else with lone surrogate escapes carried.
+fn read(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_slice(bytes).ok().or_else(|| {
+        let text = String::from_utf8_lossy(bytes);
+        match replace_lone_surrogate_escapes(&text) {
+            Cow::Owned(fixed) => serde_json::from_str(&fixed).ok(),
+            Cow::Borrowed(_) => None,
+        }
+    })
+}
+
+/// The parsed path's bytes for `text`, when `text` is JSON.
+fn printed(text: &[u8]) -> Option<String> {
+    read(text).map(|value| to_js_string(&value).unwrap())
+}
+
+#[test]
+fn what_json_stringify_writes_is_copied() {
+    let cases = [
+        r#"{"role":"user","content":[{"type":"text","text":"hi \"you\"\\ \n\t\b\f\r\u0001\u001f"}],"timestamp":1767225600000}"#,
+        r#"{"a":"\ud83d","b":"\udc00x\ud83d\ud83d","c":"😀 é ✓ \u007f / \u2028"}"#,
+        r#"[1,-1,0,2.5,-2.5,1e+21,1e-7,0.000001,123456789012345,9007199254740992]"#,
+        r#"{"x":{},"y":[],"z":[{}],"t":true,"f":false,"n":null,"":""}"#,
+        r#"{"a1":1,"-1":2,"01":3,"4294967295":4}"#,
+        r#""just a string""#,
+        "0",
+    ];
+    for case in cases {
+        let case = case
+            .replace("\\u007f", "\u{7f}")
+            .replace("\\u2028", "\u{2028}");
+        assert!(is_js_canonical(case.as_bytes()), "{case}");
+        assert_eq!(printed(case.as_bytes()).as_deref(), Some(case.as_str()));
+    }
+}
+
+#[test]
+fn every_other_spelling_takes_the_parsed_path() {
+    let cases = [
+        // Whitespace.
+        r#"{"a": 1}"#,
+        r#" {"a":1}"#,
+        r#"{"a":1} "#,
+        "[1,\n2]",
+        // Escapes JSON.stringify does not write.
+        r#"{"a":"\u00e9"}"#,
+        r#"{"a":"\/"}"#,
+        r#"{"a":"\u000a"}"#,
+        r#"{"a":"\u0041"}"#,
+        r#"{"a":"\u001F"}"#,
+        r#"{"a":"\uD83D"}"#,
+        r#"{"a":"\ud83d\ude00"}"#,
+        r#"{"a":"\ud83d\uDE00"}"#,
+        r#"{"\u0061":1}"#,
+        // Numbers ECMAScript spells otherwise.
+        r#"{"a":1.0}"#,
+        r#"{"a":1e2}"#,
+        r#"{"a":1E+21}"#,
+        r#"{"a":-0}"#,
+        r#"{"a":0.10}"#,
+        r#"{"a":9007199254740993}"#,
+        r#"{"a":12345678901234567890}"#,
+        // Objects JSON.stringify prints otherwise.
+        r#"{"a":1,"a":2}"#,
+        r#"{"a":{"b":1,"b":1}}"#,
+        r#"{"b":1,"0":2}"#,
+        r#"{"1":1,"0":2}"#,
+    ];
+    for case in cases {
+        assert!(!is_js_canonical(case.as_bytes()), "{case}");
+        // Each is JSON the parsed path prints differently.
+        let printed = printed(case.as_bytes()).unwrap_or_else(|| panic!("{case} is JSON"));
+        assert_ne!(printed, case);
+    }
+    // Not one JSON value, not UTF-8, a carrier-range character, too deep, too many keys.
+    let many_keys = format!(
+        "{{{}}}",
+        (0..65)
+            .map(|i| format!("\"k{i}\":{i}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+    for case in [
+        b"{\"a\":1}{}".to_vec(),
+        b"{\"a\":1".to_vec(),
+        b"tru".to_vec(),
+        b"{\"a\":\"\xff\"}".to_vec(),
+        "{\"a\":\"\u{10F83D}\"}".as_bytes().to_vec(),
+        many_keys.into_bytes(),
+        deep.into_bytes(),
+    ] {
+        assert!(
+            !is_js_canonical(&case),
+            "{}",
+            String::from_utf8_lossy(&case)
+        );
+    }
+}
+
+#[test]
+fn a_member_is_found_once_spelled_plainly() {
+    let line = br#"{ "type" : "message", "id":"a\"b", "message" : {"role":"user","x":[1,{"y":"}"}]} , "n":-1.5e3}"#;
+    assert_eq!(
+        top_level_member(line, "message"),
+        Some(&br#"{"role":"user","x":[1,{"y":"}"}]}"#[..])
+    );
+    assert_eq!(top_level_member(line, "id"), Some(&br#""a\"b""#[..]));
+    assert_eq!(top_level_member(line, "n"), Some(&b"-1.5e3"[..]));
+    assert_eq!(top_level_member(line, "role"), None);
+    assert_eq!(
+        top_level_member(br#"{"message":1,"message":2}"#, "message"),
+        None
+    );
+    assert_eq!(top_level_member(br#"{"m\u0065ssage":1}"#, "message"), None);
+    assert_eq!(top_level_member(b"[1]", "message"), None);
+    assert_eq!(top_level_member(b"{}", "message"), None);
+    assert_eq!(top_level_member(br#"{"message":"#, "message"), None);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generated bodies, written in every spelling
+// ---------------------------------------------------------------------------------------------
+
+/// The round-trip test's values, with more integers and strings holding carried lone
+/// surrogates and integer-like keys.
+fn json_value() -> impl Strategy<Value = Value> {
+    let number = prop_oneof![
+        crate::roundtrip_props::number(),
+        any::<i64>().prop_map(Value::from),
+        (-1000i64..1000).prop_map(Value::from),
+    ];
+    let text = prop_oneof![
+        crate::roundtrip_props::text(),
+        "[a/\n\u{1}\u{8}\u{10F83D}\u{10FC00}😀é]{0,6}",
+        "(01|-1|4294967295)",
+    ];
+    crate::roundtrip_props::json_value_of(number.boxed(), text.clone().boxed(), text.boxed(), 4)
+}
+
+/// Writes `value` as JSON, each choice (whitespace, escape form, number spelling, a duplicated
+/// key) taken from `noise`; all zeros gives `JSON.stringify`'s spelling.
+struct Noisy<'n> {
+    noise: std::iter::Cycle<std::slice::Iter<'n, u8>>,
+    out: String,
+}
+
+impl Noisy<'_> {
+    fn pick(&mut self) -> u8 {
+        self.noise.next().copied().unwrap_or(0)
+    }
+
+    fn space(&mut self) {
+        if self.pick() == 1 {
+            self.out.push(' ');
+        }
+    }
+
+    fn value(&mut self, value: &Value) {
+        self.space();
+        match value {
+            Value::Null | Value::Bool(_) => self.out.push_str(&value.to_string()),
+            Value::Number(n) => self.number(n),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                self.out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    self.value(item);
+                }
+                self.space();
+                self.out.push(']');
+            }
+            Value::Object(map) => {
+                self.out.push('{');
+                for (i, (key, item)) in map.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    if self.pick() == 2 {
+                        // A duplicate: JSON.parse keeps the later value at this place.
+                        self.string(key);
+                        self.out.push_str(":0,");
+                    }
+                    self.space();
+                    self.string(key);
+                    self.space();
+                    self.out.push(':');
+                    self.value(item);
+                }
+                self.space();
+                self.out.push('}');
+            }
+        }
+    }
+
+    fn number(&mut self, n: &Number) {
+        let canonical = to_js_string(n).unwrap();
+        let choice = self.pick();
+        match (choice, n.as_f64()) {
+            (3, Some(f)) => self.out.push_str(&format!("{f:?}")),
+            (4, Some(f)) => self.out.push_str(&format!("{f:e}")),
+            (5, _) if !canonical.contains(['.', 'e']) => {
+                self.out.push_str(&canonical);
+                self.out.push_str(".0");
+            }
+            (6, Some(0.0)) => self.out.push_str("-0"),
+            (7, _) => self.out.push_str(&canonical.to_uppercase()),
+            _ => self.out.push_str(&canonical),
+        }
+    }
+
+    fn string(&mut self, s: &str) {
+        self.out.push('"');
+        for c in s.chars() {
+            let choice = self.pick();
+            if let Some(unit) = pi_session_types::js::carried_surrogate(c) {
+                self.out.push_str(&if choice == 3 {
+                    format!("\\u{unit:04X}")
+                } else {
+                    format!("\\u{unit:04x}")
+                });
+                continue;
+            }
+            match (c, choice) {
+                ('"', _) => self.out.push_str("\\\""),
+                ('\\', _) => self.out.push_str("\\\\"),
+                ('/', 4) => self.out.push_str("\\/"),
+                ('\n', 5) | ('\u{8}', 5) => self.out.push_str(&format!("\\u{:04x}", c as u32)),
+                ('\n', _) => self.out.push_str("\\n"),
+                ('\r', _) => self.out.push_str("\\r"),
+                ('\t', _) => self.out.push_str("\\t"),
+                ('\u{8}', _) => self.out.push_str("\\b"),
+                ('\u{c}', _) => self.out.push_str("\\f"),
+                (c, 6) if c < ' ' => self.out.push_str(&format!("\\u{:04X}", c as u32)),
+                (c, _) if c < ' ' => self.out.push_str(&format!("\\u{:04x}", c as u32)),
+                (c, 3..=6) => {
+                    let mut units = [0u16; 2];
+                    for unit in c.encode_utf16(&mut units) {
+                        if choice == 6 {
+                            self.out.push_str(&format!("\\u{unit:04X}"));
+                        } else {
+                            self.out.push_str(&format!("\\u{unit:04x}"));
+                        }
+                    }
+                }
+                (c, _) => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+    }
+}
+
+fn noisy(value: &Value, noise: &[u8]) -> String {
+    let quiet = [0u8];
+    let noise = if noise.is_empty() { &quiet[..] } else { noise };
+    let mut writer = Noisy {
+        noise: noise.iter().cycle(),
+        out: String::new(),
+    };
+    writer.value(value);
+    writer.out
+}
+
+/// True when some object of `value` has an integer-like key (printed first by
+/// `JSON.stringify`, so its spelling depends on the order) or more keys than the scanner
+/// checks, or a string holds a carried high surrogate before a carried low one (printed as two
+/// escapes that read back as one character).
+fn has_reordered_or_wide_object(value: &Value) -> bool {
+    match value {
+        Value::String(s) => {
+            let units: Vec<Option<u16>> = s
+                .chars()
+                .map(pi_session_types::js::carried_surrogate)
+                .collect();
+            units.windows(2).any(|pair| {
+                matches!(pair, [Some(high), Some(low)]
+                    if (0xD800..0xDC00).contains(high) && (0xDC00..0xE000).contains(low))
+            })
+        }
+        Value::Array(items) => items.iter().any(has_reordered_or_wide_object),
+        Value::Object(map) => {
+            map.len() > 64
+                || map
+                    .keys()
+                    .any(|k| has_reordered_or_wide_object(&Value::from(k.as_str())))
+                || map.keys().any(|k| {
+                    !k.is_empty()
+                        && k.bytes().all(|b| b.is_ascii_digit())
+                        && (k == "0" || !k.starts_with('0'))
+                        && k.parse::<u64>().is_ok_and(|n| n <= 4_294_967_294)
+                })
+                || map.values().any(has_reordered_or_wide_object)
+        }
+        _ => false,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Whatever the scanner accepts, the parsed path prints byte for byte.
+    #[test]
+    fn accepted_bytes_are_what_the_parsed_path_prints(
+        value in json_value(),
+        (period, at, kind) in (1usize..40, 0usize..40, 1u8..8),
+    ) {
+        // One kind of spelling, every `period`-th choice.
+        let mut noise = vec![0u8; period];
+        noise[at % period] = kind;
+        let text = noisy(&value, &noise);
+        if is_js_canonical(text.as_bytes()) {
+            prop_assert_eq!(printed(text.as_bytes()), Some(text.clone()));
+        }
+    }
+
+    /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,
+    /// which take the parsed path).
+    #[test]
+    fn json_stringify_spelling_is_accepted(value in json_value()) {
+        let text = to_js_string(&value).unwrap();
+        if !has_reordered_or_wide_object(&value) {
+            prop_assert_eq!(noisy(&value, &[]), text.clone());
+            prop_assert!(is_js_canonical(text.as_bytes()), "{}", text);
+        }
+    }
+}
+
+#[test]
+fn noise_free_writing_is_json_stringify() {
+    let mut map = Map::new();
+    map.insert("a\n\"".into(), Value::from("😀\u{10F83D}/"));
+    let value = Value::Object(map);
+    assert_eq!(noisy(&value, &[]), to_js_string(&value).unwrap());
+}

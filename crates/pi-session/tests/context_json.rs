@@ -1,0 +1,122 @@
+//! `Session::context_json_at` (the agent and llm contexts as text, messages sent as written
+//! copied from the file) prints exactly what printing `project_at`'s value gives: on every
+//! fixture and corpus session (up to 4 MB), at each tip, the default leaf and `null`, in each
+//! dialect, with and without a blob folder; and on lines written in other spellings than
+//! `JSON.stringify`'s (whitespace, escapes, numbers, duplicate keys, lone surrogates), where
+//! the copy must not be taken.
+
+use std::path::Path;
+
+use pi_session::store::Store;
+use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
+use pi_session::{Format, ProjectOptions, Session};
+use pi_session_test_support::fixture_and_corpus_files;
+use pi_session_types::json::to_js_vec;
+
+const LARGEST: u64 = 4 << 20;
+
+/// Compares both paths at every leaf, dialect and format of the session at `path`; returns how
+/// many comparisons were made.
+fn compare_all(path: &Path) -> usize {
+    let Ok((session, _)) = Session::read_in(&Store::Files, path, "anthropic:claude-x") else {
+        return 0;
+    };
+    let mut leaves = vec![LeafSelector::Default, LeafSelector::Null];
+    leaves.extend(session.tips().into_iter().map(LeafSelector::Id));
+    let blob_dir = tempfile::tempdir().unwrap();
+    let folder = BlobFolder::new(blob_dir.path());
+    let mut compared = 0;
+    for leaf in &leaves {
+        for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
+            for blobs in [None, Some(&folder as &dyn BlobSource)] {
+                for format in [Format::Agent, Format::Llm] {
+                    let options = ProjectOptions {
+                        dialect,
+                        blobs,
+                        ..ProjectOptions::default()
+                    };
+                    let (value, diagnostics) = session.project_at(leaf, format, &options).unwrap();
+                    let (text, text_diagnostics) = session
+                        .context_json_at(leaf, format, dialect, &ContextOptions { blobs })
+                        .unwrap();
+                    let printed = to_js_vec(&value).unwrap();
+                    assert!(
+                        text == printed,
+                        "{} {leaf:?} {dialect:?} {format:?} blobs={}:\n  copied:  {}\n  printed: {}",
+                        path.display(),
+                        blobs.is_some(),
+                        String::from_utf8_lossy(&text),
+                        String::from_utf8_lossy(&printed),
+                    );
+                    assert_eq!(
+                        text_diagnostics.len(),
+                        diagnostics.len(),
+                        "{}",
+                        path.display()
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    compared
+}
+
+#[test]
+fn copied_text_is_the_printed_value_on_every_session() {
+    let mut compared = 0;
+    for path in fixture_and_corpus_files() {
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() <= LARGEST) {
+            compared += compare_all(&path);
+        }
+    }
+    assert!(compared > 1000, "only {compared} comparisons");
+}
+
+/// A pi session whose messages are written in spellings `JSON.stringify` does not use.
+const SPELLINGS: &str = concat!(
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    "\n",
+    r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{ "role" : "user", "content" : "spaced", "timestamp" : 1 }}"#,
+    "\n",
+    r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"caf\u00e9 \/ \uD83D \ud83d\ude00 \ud83d"}],"provider":"p","model":"m","usage":{"input":1.0,"output":1e1,"cost":{"total":-0}},"stopReason":"stop","timestamp":2}}"#,
+    "\n",
+    r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"first","content":"second","timestamp":3,"1":"x","0":"y"}}"#,
+    "\n",
+    r#"{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"lone \udc00 and \ud800","timestamp":4}}"#,
+    "\n",
+    r#"{"type":"message","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"user","content":"dup message key","timestamp":5},"message":{"role":"user","content":"the later one","timestamp":5}}"#,
+    "\n",
+    r#"{"type":"message","id":"f","parentId":"e","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"user","content":"plain","timestamp":6}}"#,
+    "\n",
+);
+
+#[test]
+fn other_spellings_print_as_the_parsed_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("spellings.jsonl");
+    std::fs::write(&path, SPELLINGS).unwrap();
+    assert!(compare_all(&path) > 0);
+    let (session, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+    let (text, _) = session
+        .context_json_at(
+            &LeafSelector::Default,
+            Format::Agent,
+            Dialect::PI,
+            &ContextOptions::default(),
+        )
+        .unwrap();
+    let text = String::from_utf8(text).unwrap();
+    // Printed as JSON.stringify prints them, not as written.
+    for expected in [
+        r#"{"role":"user","content":"spaced","timestamp":1}"#,
+        r#""text":"café / \ud83d 😀 \ud83d""#,
+        r#""usage":{"input":1,"output":10,"cost":{"total":0}}"#,
+        r#"{"0":"y","1":"x","role":"user","content":"second","timestamp":3}"#,
+        r#""content":"lone \udc00 and \ud800""#,
+        r#"{"role":"user","content":"the later one","timestamp":5}"#,
+        r#"{"role":"user","content":"plain","timestamp":6}"#,
+    ] {
+        assert!(text.contains(expected), "{expected} not in {text}");
+    }
+}
