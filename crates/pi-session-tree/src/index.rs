@@ -80,7 +80,7 @@ pub struct Branch {
 ///
 /// The lookups by id keep positions only: they hash and compare through the
 /// envelopes' own ids (no second copy of any id), with a fast seeded hasher.
-/// Each entry's `parentId` is resolved to a position once ([`ParentLinks`]), so
+/// Each entry's `parentId` is resolved to a position once (a table of parent positions), so
 /// a branch walk follows integers and hashes nothing.
 #[derive(Clone, Default)]
 pub struct TreeIndex {
