@@ -208,16 +208,16 @@ fn fresh_copy(file: &Path, dir: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(copy)
 }
 
-/// Runs `command` under `/usr/bin/time`, output discarded: `{wall_ms, max_rss_mb}`.
+/// Runs `command` under `/usr/bin/time`, its output written to `/dev/null` (not through a pipe
+/// that this process reads: that would time our reading too): `{wall_ms, max_rss_mb}`.
 pub(crate) fn timed(command: &mut Command) -> Result<Value, String> {
-    let (stdout, measured) = run_timed(command)?;
-    drop(stdout);
+    let (_, measured) = run_timed(command, false)?;
     Ok(measured)
 }
 
 /// Runs `command` under `/usr/bin/time` and merges the JSON it prints with the outside figures.
 fn timed_json(command: &mut Command) -> Result<Value, String> {
-    let (stdout, mut measured) = run_timed(command)?;
+    let (stdout, mut measured) = run_timed(command, true)?;
     let inside: Value =
         serde_json::from_slice(&stdout).map_err(|e| format!("no JSON from {command:?}: {e}"))?;
     if let (Value::Object(outside), Value::Object(inside)) = (&mut measured, inside) {
@@ -228,7 +228,9 @@ fn timed_json(command: &mut Command) -> Result<Value, String> {
     Ok(measured)
 }
 
-fn run_timed(command: &mut Command) -> Result<(Vec<u8>, Value), String> {
+/// `capture`: the command's stdout is returned (it prints a JSON report); otherwise it goes to
+/// `/dev/null` and nothing is returned.
+fn run_timed(command: &mut Command, capture: bool) -> Result<(Vec<u8>, Value), String> {
     let report = std::env::temp_dir().join(format!("pi-session-time-{}", std::process::id()));
     let program = command.get_program().to_owned();
     let mut outer = Command::new("/usr/bin/time");
@@ -242,8 +244,14 @@ fn run_timed(command: &mut Command) -> Result<(Vec<u8>, Value), String> {
     if let Some(dir) = command.get_current_dir() {
         outer.current_dir(dir);
     }
+    let stdout = if capture {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    };
     let started = Instant::now();
     let output = outer
+        .stdout(stdout)
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("could not run /usr/bin/time {command:?}: {e}"))?;
