@@ -587,7 +587,13 @@ fn write_quote(out: &mut impl fmt::Write, quote: Option<(&str, bool)>) -> fmt::R
         Some((cut, true)) => {
             // `{:?}` escapes a string a character at a time: the literal of `cut` followed by
             // `…` is `cut`'s literal without its closing quote, then `…"`.
-            write!(Unclosed { out: &mut *out, last: None }, "{cut:?}")?;
+            write!(
+                Unclosed {
+                    out: &mut *out,
+                    last: None
+                },
+                "{cut:?}"
+            )?;
             out.write_str("…\"")
         }
     }

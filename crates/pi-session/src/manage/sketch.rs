@@ -475,14 +475,8 @@ impl Sketch {
         match self.sizes.shape {
             Shape::Nothing => JsonValue::Null,
             Shape::Content => match s.role {
-                Some(_) => message(JsonMap::from_iter([(
-                    "content".into(),
-                    line.into(),
-                )])),
-                None => object([
-                    ("type", "custom_message".into()),
-                    ("content", line.into()),
-                ]),
+                Some(_) => message(JsonMap::from_iter([("content".into(), line.into())])),
+                None => object([("type", "custom_message".into()), ("content", line.into())]),
             },
             Shape::Assistant => {
                 let mut parts = Vec::with_capacity(1 + s.calls.len());
