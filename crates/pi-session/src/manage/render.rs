@@ -342,11 +342,7 @@ pub(crate) fn write_result_summary<S: AsRef<str>>(
     write!(out, "[{name} result: ")?;
     write_counted(out, said.lines, "line")?;
     out.write_str(", ")?;
-    write_counted(out, said.chars, "char")?;
-    if pictures > 0 {
-        out.write_str(", ")?;
-        write_counted(out, pictures, "picture")?;
-    }
+    said.write_size(out, pictures)?;
     out.write_str("]")
 }
 
@@ -569,12 +565,18 @@ impl<S: AsRef<str>> Said<S> {
     fn write_with_size(&self, out: &mut impl fmt::Write, pictures: usize) -> fmt::Result {
         write_quote(out, self.quote())?;
         out.write_str(" (")?;
+        self.write_size(out, pictures)?;
+        out.write_str(")")
+    }
+
+    /// `N chars, N pictures` (no pictures: `N chars`).
+    fn write_size(&self, out: &mut impl fmt::Write, pictures: usize) -> fmt::Result {
         write_counted(out, self.chars, "char")?;
         if pictures > 0 {
             out.write_str(", ")?;
             write_counted(out, pictures, "picture")?;
         }
-        out.write_str(")")
+        Ok(())
     }
 }
 
