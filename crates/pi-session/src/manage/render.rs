@@ -24,6 +24,8 @@
 //!   them; a text that short is left as it is. Quotes in summaries are the first non-blank line,
 //!   cut to [`QUOTE_CHARS`]. Cuts are by character, never inside one.
 
+use std::fmt::{self, Write as _};
+
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use pi_session_types::{JsonMap, JsonValue};
 use serde_json::json;
@@ -297,37 +299,51 @@ fn outline_assistant(content: &JsonValue) -> JsonValue {
 /// The one line a user message or custom message (of type `kind`) is summarized as:
 /// `[user: "first line…" (N chars)]`.
 pub(crate) fn content_summary(kind: &str, content: &JsonValue) -> String {
-    content_summary_of(kind, &joined_text(content), pictures_in(content).len())
+    let text = joined_text(content);
+    let pictures = pictures_in(content).len();
+    written(|out| write_content_summary(out, kind, &Said::of(&text), pictures))
 }
 
-/// [`content_summary`] from the content's joined text and its number of pictures.
-pub(crate) fn content_summary_of(kind: &str, text: &str, pictures: usize) -> String {
-    format!("[{kind}: {}]", quoted_with_size(text, pictures))
+/// Writes [`content_summary`] from what is said of the content's joined text and its number of
+/// pictures.
+pub(crate) fn write_content_summary<S: AsRef<str>>(
+    out: &mut impl fmt::Write,
+    kind: &str,
+    said: &Said<S>,
+    pictures: usize,
+) -> fmt::Result {
+    write!(out, "[{kind}: ")?;
+    said.write_with_size(out, pictures)?;
+    out.write_str("]")
 }
 
 /// The one line a tool result of tool `name` is summarized as: `[read result: N lines, N
 /// chars]`, or `[read error: "first line…"]`.
 pub(crate) fn result_summary(name: &str, is_error: bool, content: &JsonValue) -> String {
-    result_summary_of(
-        name,
-        is_error,
-        &joined_text(content),
-        pictures_in(content).len(),
-    )
+    let text = joined_text(content);
+    let pictures = pictures_in(content).len();
+    written(|out| write_result_summary(out, name, is_error, &Said::of(&text), pictures))
 }
 
-/// [`result_summary`] from the content's joined text and its number of pictures.
-pub(crate) fn result_summary_of(name: &str, is_error: bool, text: &str, pictures: usize) -> String {
+/// Writes [`result_summary`] from what is said of the content's joined text and its number of
+/// pictures.
+pub(crate) fn write_result_summary<S: AsRef<str>>(
+    out: &mut impl fmt::Write,
+    name: &str,
+    is_error: bool,
+    said: &Said<S>,
+    pictures: usize,
+) -> fmt::Result {
     if is_error {
-        return format!("[{name} error: {}]", quote(text));
+        write!(out, "[{name} error: ")?;
+        write_quote(out, said.quote())?;
+        return out.write_str("]");
     }
-    let lines = counted(line_count(text), "line");
-    let chars = counted(text.chars().count(), "char");
-    if pictures > 0 {
-        let pictures = counted(pictures, "picture");
-        return format!("[{name} result: {lines}, {chars}, {pictures}]");
-    }
-    format!("[{name} result: {lines}, {chars}]")
+    write!(out, "[{name} result: ")?;
+    write_counted(out, said.lines, "line")?;
+    out.write_str(", ")?;
+    said.write_size(out, pictures)?;
+    out.write_str("]")
 }
 
 /// The one line an assistant message is summarized as (its calls follow it, without
@@ -342,23 +358,36 @@ pub(crate) fn assistant_summary(content: &JsonValue) -> String {
             )
         })
         .collect();
-    assistant_summary_of(&joined_text(content), pictures_in(content).len(), &calls)
+    let text = joined_text(content);
+    let pictures = pictures_in(content).len();
+    written(|out| write_assistant_summary(out, &Said::of(&text), pictures, &calls))
 }
 
-/// [`assistant_summary`] from the content's joined text, its number of pictures and its
-/// calls' outlines ([`call_outline`]).
-pub(crate) fn assistant_summary_of(text: &str, pictures: usize, calls: &[String]) -> String {
-    let mut said = Vec::new();
-    if !text.trim().is_empty() {
-        said.push(quoted_with_size(text, pictures));
+/// Writes [`assistant_summary`] from what is said of the content's joined text, its number of
+/// pictures and its calls' outlines ([`call_outline`]).
+pub(crate) fn write_assistant_summary<S: AsRef<str>>(
+    out: &mut impl fmt::Write,
+    said: &Said<S>,
+    pictures: usize,
+    calls: &[String],
+) -> fmt::Result {
+    out.write_str("[assistant: ")?;
+    let blank = said.quote.is_none();
+    if !blank {
+        said.write_with_size(out, pictures)?;
     }
-    if !calls.is_empty() {
-        said.push(format!("called {}", calls.join(", ")));
+    if let Some((first, rest)) = calls.split_first() {
+        out.write_str(if blank { "called " } else { "; called " })?;
+        out.write_str(first)?;
+        for call in rest {
+            out.write_str(", ")?;
+            out.write_str(call)?;
+        }
     }
-    if said.is_empty() {
-        said.push(quoted_with_size("", pictures));
+    if blank && calls.is_empty() {
+        Said::<&str>::default().write_with_size(out, pictures)?;
     }
-    format!("[assistant: {}]", said.join("; "))
+    out.write_str("]")
 }
 
 /// The tool calls of an assistant message's content.
@@ -481,21 +510,141 @@ fn cut_chars(text: &str, n: usize) -> &str {
 /// `"first line…"`: the first non-blank line, cut to [`QUOTE_CHARS`], `…` when anything was
 /// left out; `nothing` for a blank text.
 fn quote(text: &str) -> String {
-    let trimmed = text.trim();
-    let Some(first) = trimmed.lines().map(str::trim).find(|l| !l.is_empty()) else {
-        return "nothing".to_owned();
-    };
-    let cut = cut_chars(first, QUOTE_CHARS);
-    let more = if cut.len() < trimmed.len() { "…" } else { "" };
-    format!("{:?}", format!("{cut}{more}"))
+    written(|out| write_quote(out, Said::of(text).quote()))
 }
 
-fn quoted_with_size(text: &str, pictures: usize) -> String {
-    let mut sizes = vec![counted(text.chars().count(), "char")];
-    if pictures > 0 {
-        sizes.push(counted(pictures, "picture"));
+/// What a summary line says of a text: its quote and its sizes, read once ([`Said::of`]) and
+/// written by the `write_*_summary` functions, into a line or into a [`Counter`] (the planner
+/// measures every entry's line but builds only those it sends).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Said<S> {
+    /// The first non-blank line cut to [`QUOTE_CHARS`], and whether anything was left out;
+    /// `None` for a blank text.
+    quote: Option<(S, bool)>,
+    /// Its characters.
+    chars: usize,
+    /// Its lines ([`line_count`]).
+    lines: usize,
+}
+
+impl<'t> Said<&'t str> {
+    /// What is said of `text`.
+    pub(crate) fn of(text: &'t str) -> Self {
+        let trimmed = text.trim();
+        let quote = trimmed
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(|first| {
+                let cut = cut_chars(first, QUOTE_CHARS);
+                (cut, cut.len() < trimmed.len())
+            });
+        Said {
+            quote,
+            chars: text.chars().count(),
+            lines: line_count(text),
+        }
     }
-    format!("{} ({})", quote(text), sizes.join(", "))
+
+    /// The same, owning its quote.
+    pub(crate) fn owned(&self) -> Said<String> {
+        Said {
+            quote: self.quote.map(|(cut, more)| (cut.to_owned(), more)),
+            chars: self.chars,
+            lines: self.lines,
+        }
+    }
+}
+
+impl<S: AsRef<str>> Said<S> {
+    fn quote(&self) -> Option<(&str, bool)> {
+        self.quote.as_ref().map(|(cut, more)| (cut.as_ref(), *more))
+    }
+
+    /// `"first line…" (N chars, N pictures)`.
+    fn write_with_size(&self, out: &mut impl fmt::Write, pictures: usize) -> fmt::Result {
+        write_quote(out, self.quote())?;
+        out.write_str(" (")?;
+        self.write_size(out, pictures)?;
+        out.write_str(")")
+    }
+
+    /// `N chars, N pictures` (no pictures: `N chars`).
+    fn write_size(&self, out: &mut impl fmt::Write, pictures: usize) -> fmt::Result {
+        write_counted(out, self.chars, "char")?;
+        if pictures > 0 {
+            out.write_str(", ")?;
+            write_counted(out, pictures, "picture")?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a quote: the cut line as a Rust string literal (`{:?}`), `…` inside its closing
+/// quote when anything was left out; `nothing` for none.
+fn write_quote(out: &mut impl fmt::Write, quote: Option<(&str, bool)>) -> fmt::Result {
+    match quote {
+        None => out.write_str("nothing"),
+        Some((cut, false)) => write!(out, "{cut:?}"),
+        Some((cut, true)) => {
+            // `{:?}` escapes a string a character at a time: the literal of `cut` followed by
+            // `…` is `cut`'s literal without its closing quote, then `…"`.
+            write!(
+                Unclosed {
+                    out: &mut *out,
+                    last: None
+                },
+                "{cut:?}"
+            )?;
+            out.write_str("…\"")
+        }
+    }
+}
+
+/// Passes on all it is written but the last character.
+struct Unclosed<'w, W> {
+    out: &'w mut W,
+    last: Option<char>,
+}
+
+impl<W: fmt::Write> fmt::Write for Unclosed<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let Some(end) = s.chars().next_back() else {
+            return Ok(());
+        };
+        if let Some(last) = self.last.take() {
+            self.out.write_char(last)?;
+        }
+        self.out.write_str(&s[..s.len() - end.len_utf8()])?;
+        self.last = Some(end);
+        Ok(())
+    }
+}
+
+/// A [`fmt::Write`] that only counts the bytes written to it.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(pub(crate) usize);
+
+impl fmt::Write for Counter {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.0 += s.len();
+        Ok(())
+    }
+}
+
+/// The text `write` writes (writing to a `String` cannot fail).
+pub(crate) fn written(write: impl FnOnce(&mut String) -> fmt::Result) -> String {
+    let mut out = String::new();
+    // A `String`'s `fmt::Write` never fails.
+    let _ = write(&mut out);
+    out
+}
+
+/// The bytes `write` writes, counted without building them.
+pub(crate) fn written_len(write: impl FnOnce(&mut Counter) -> fmt::Result) -> usize {
+    let mut counter = Counter::default();
+    let _ = write(&mut counter);
+    counter.0
 }
 
 /// The text of a string content, or of every text part, joined by newlines.
@@ -573,9 +722,14 @@ pub(crate) fn newlines(text: &str) -> usize {
 
 /// `1 line`, `2 lines`.
 pub(crate) fn counted(n: usize, what: &str) -> String {
+    written(|out| write_counted(out, n, what))
+}
+
+/// Writes [`counted`].
+fn write_counted(out: &mut impl fmt::Write, n: usize, what: &str) -> fmt::Result {
     if n == 1 {
-        format!("1 {what}")
+        write!(out, "1 {what}")
     } else {
-        format!("{n} {what}s")
+        write!(out, "{n} {what}s")
     }
 }

@@ -25,7 +25,10 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use super::Resolution;
 use super::estimate::{NOTE_BYTES, cut_arguments_len, json_len, outlined_len, piece};
 use super::phase::{PhaseInput, call_phase, runs_checks};
-use super::render::{assistant_summary_of, call_outline, content_summary_of, result_summary_of};
+use super::render::{
+    Said, call_outline, write_assistant_summary, write_content_summary, write_result_summary,
+    written, written_len,
+};
 use crate::stats::{BYTES_PER_TOKEN, PICTURE_TOKENS};
 
 /// A JSON string, borrowed from the line when it has no escapes.
@@ -308,12 +311,12 @@ fn object<const N: usize>(fields: [(&str, JsonValue); N]) -> JsonValue {
 }
 
 /// What an entry's Summarized rendering sends, kept from the sketch (see
-/// [`Sketch::summarized`]): the one line (built anyway to be measured) and the few fields rho
-/// reads beside the content.
+/// [`Sketch::summarized`]): what its one line says (measured for every entry, written only
+/// for those sent Summarized) and the few fields rho reads beside the content.
 #[derive(Debug, Default)]
 struct Summary {
-    /// The one line ([`render`](super::render)'s summary of the entry).
-    line: String,
+    /// What the one line ([`render`](super::render)'s summary of the entry) says.
+    line: SummaryLine,
     /// A message's role (of those rho sends), or `None` for a custom message.
     role: Option<&'static str>,
     /// A tool result's `toolCallId` and `toolName`, when strings.
@@ -323,6 +326,41 @@ struct Summary {
     calls: Vec<(Option<String>, Option<String>)>,
     /// An assistant message with a `retryRecovery`.
     retry_recovery: bool,
+}
+
+/// What an entry's summary line says, to be written by [`render`](super::render)'s rules.
+#[derive(Debug, Default)]
+struct SummaryLine {
+    /// A content's kind (`user`, a custom type), or a tool result's tool name.
+    label: String,
+    /// A tool result that is an error.
+    is_error: bool,
+    /// What is said of its joined text.
+    said: Said<String>,
+    /// Its pictures.
+    pictures: usize,
+    /// An assistant's calls' outlines.
+    outlines: Vec<String>,
+}
+
+impl SummaryLine {
+    fn write(&self, shape: Shape, out: &mut impl fmt::Write) -> fmt::Result {
+        match shape {
+            Shape::Nothing => Ok(()),
+            Shape::Content => write_content_summary(out, &self.label, &self.said, self.pictures),
+            Shape::Assistant => {
+                write_assistant_summary(out, &self.said, self.pictures, &self.outlines)
+            }
+            Shape::ToolResult => {
+                write_result_summary(out, &self.label, self.is_error, &self.said, self.pictures)
+            }
+        }
+    }
+
+    /// The bytes of the line.
+    fn len(&self, shape: Shape) -> usize {
+        written_len(|out| self.write(shape, out))
+    }
 }
 
 impl Sketch {
@@ -423,6 +461,7 @@ impl Sketch {
     /// both projections on every fixture and corpus entry.
     pub(crate) fn summarized(&self) -> JsonValue {
         let s = &self.summary;
+        let line = written(|out| s.line.write(self.sizes.shape, out));
         let text_part = |text: &str| object([("type", "text".into()), ("text", text.into())]);
         let message = |mut fields: JsonMap| {
             if let Some(role) = s.role {
@@ -436,18 +475,12 @@ impl Sketch {
         match self.sizes.shape {
             Shape::Nothing => JsonValue::Null,
             Shape::Content => match s.role {
-                Some(_) => message(JsonMap::from_iter([(
-                    "content".into(),
-                    s.line.as_str().into(),
-                )])),
-                None => object([
-                    ("type", "custom_message".into()),
-                    ("content", s.line.as_str().into()),
-                ]),
+                Some(_) => message(JsonMap::from_iter([("content".into(), line.into())])),
+                None => object([("type", "custom_message".into()), ("content", line.into())]),
             },
             Shape::Assistant => {
                 let mut parts = Vec::with_capacity(1 + s.calls.len());
-                parts.push(text_part(&s.line));
+                parts.push(text_part(&line));
                 parts.extend(s.calls.iter().map(|(id, name)| {
                     let mut call = JsonMap::from_iter([("type".into(), "toolCall".into())]);
                     if let Some(id) = id {
@@ -468,7 +501,7 @@ impl Sketch {
             Shape::ToolResult => {
                 let mut fields = JsonMap::from_iter([(
                     "content".into(),
-                    JsonValue::Array(vec![text_part(&s.line)]),
+                    JsonValue::Array(vec![text_part(&line)]),
                 )]);
                 if let Some(id) = &s.tool_call_id {
                     fields.insert("toolCallId".into(), id.as_str().into());
@@ -524,13 +557,13 @@ impl Sketch {
     }
 }
 
-/// The sizes of every level, by the estimator's cases, and the Summarized line.
+/// The sizes of every level, by the estimator's cases, and what the Summarized line says.
 fn sizes(
     line: &Line<'_>,
     entry_kind: Option<&str>,
     message: Option<&Message<'_>>,
     role: Option<&str>,
-) -> (Sizes, String) {
+) -> (Sizes, SummaryLine) {
     let nothing = Sizes {
         shape: Shape::Nothing,
         full: 0,
@@ -542,20 +575,25 @@ fn sizes(
         let other = Content::Other;
         let content = content.unwrap_or(&other);
         let (full, pictures) = content.texts();
-        let summary = content_summary_of(kind, &content.joined(), pictures);
+        let summary = SummaryLine {
+            label: kind.to_owned(),
+            said: Said::of(&content.joined()).owned(),
+            pictures,
+            ..SummaryLine::default()
+        };
         let sizes = Sizes {
             shape: Shape::Content,
             full,
             pictures,
             outlined: content.outlined(),
-            summarized: piece(summary.len()),
+            summarized: piece(summary.len(Shape::Content)),
         };
         (sizes, summary)
     };
     match entry_kind {
         Some("message") => {
             let Some(message) = message else {
-                return (nothing, String::new());
+                return (nothing, SummaryLine::default());
             };
             let other = Content::Other;
             let content = message.content.as_ref().unwrap_or(&other);
@@ -568,7 +606,12 @@ fn sizes(
                         .calls()
                         .map(|c| call_outline(as_str(&c.name), c.arguments.as_ref()))
                         .collect();
-                    let summary = assistant_summary_of(&content.joined(), pictures, &outlines);
+                    let summary = SummaryLine {
+                        said: Said::of(&content.joined()).owned(),
+                        pictures,
+                        outlines,
+                        ..SummaryLine::default()
+                    };
                     let sizes = Sizes {
                         shape: Shape::Assistant,
                         full: text
@@ -584,7 +627,7 @@ fn sizes(
                                     name(c) + c.arguments.as_ref().map_or(2, cut_arguments_len)
                                 })
                                 .sum::<usize>(),
-                        summarized: piece(summary.len())
+                        summarized: piece(summary.len(Shape::Assistant))
                             + content
                                 .calls()
                                 .map(|c| piece(name(c)) + piece(2))
@@ -596,24 +639,30 @@ fn sizes(
                     let (text, pictures) = content.texts();
                     let name = as_str(&message.tool_name).unwrap_or("tool");
                     let is_error = message.is_error == Some(true);
-                    let summary = result_summary_of(name, is_error, &content.joined(), pictures);
+                    let summary = SummaryLine {
+                        label: name.to_owned(),
+                        is_error,
+                        said: Said::of(&content.joined()).owned(),
+                        pictures,
+                        outlines: Vec::new(),
+                    };
                     let sizes = Sizes {
                         shape: Shape::ToolResult,
                         full: text,
                         pictures,
                         outlined: content.outlined(),
-                        summarized: piece(summary.len()),
+                        summarized: piece(summary.len(Shape::ToolResult)),
                     };
                     (sizes, summary)
                 }
-                _ => (nothing, String::new()),
+                _ => (nothing, SummaryLine::default()),
             }
         }
         Some("custom_message") => content_sizes(
             as_str(&line.custom_type).unwrap_or("custom"),
             line.content.as_ref(),
         ),
-        _ => (nothing, String::new()),
+        _ => (nothing, SummaryLine::default()),
     }
 }
 
