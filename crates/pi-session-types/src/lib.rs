@@ -39,6 +39,9 @@
 //! ```
 #![deny(missing_docs)]
 
+#[macro_use]
+mod object_keys;
+
 pub mod entry;
 pub mod field;
 pub mod header;

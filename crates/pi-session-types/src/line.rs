@@ -726,34 +726,13 @@ impl<'de> de::Deserialize<'de> for Lenient<'de> {
     }
 }
 
-/// Which envelope key a map key is.
-enum EnvelopeKey {
-    Type,
-    Id,
-    ParentId,
-    Timestamp,
-    Other,
-}
-
-impl<'de> de::Deserialize<'de> for EnvelopeKey {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = EnvelopeKey;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object key")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<EnvelopeKey, E> {
-                Ok(match v {
-                    "type" => EnvelopeKey::Type,
-                    "id" => EnvelopeKey::Id,
-                    "parentId" => EnvelopeKey::ParentId,
-                    "timestamp" => EnvelopeKey::Timestamp,
-                    _ => EnvelopeKey::Other,
-                })
-            }
-        }
-        d.deserialize_identifier(KeyVisitor)
+object_keys! {
+    /// Which envelope key a map key is.
+    EnvelopeKey {
+        Type => "type",
+        Id => "id",
+        ParentId => "parentId",
+        Timestamp => "timestamp",
     }
 }
 

@@ -98,40 +98,16 @@ impl<'a> ModelFacts<'a> {
     }
 }
 
-/// Which key of an entry (or of its message) the facts keep.
-enum FactKey {
-    Type,
-    Id,
-    Role,
-    Model,
-    Provider,
-    ModelId,
-    Message,
-    Other,
-}
-
-impl<'de> de::Deserialize<'de> for FactKey {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = FactKey;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object key")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<FactKey, E> {
-                Ok(match v {
-                    key::TYPE => FactKey::Type,
-                    key::ID => FactKey::Id,
-                    key::ROLE => FactKey::Role,
-                    MODEL => FactKey::Model,
-                    PROVIDER => FactKey::Provider,
-                    MODEL_ID => FactKey::ModelId,
-                    key::MESSAGE => FactKey::Message,
-                    _ => FactKey::Other,
-                })
-            }
-        }
-        d.deserialize_identifier(KeyVisitor)
+object_keys! {
+    /// Which key of an entry (or of its message) the facts keep.
+    FactKey {
+        Type => key::TYPE,
+        Id => key::ID,
+        Role => key::ROLE,
+        Model => MODEL,
+        Provider => PROVIDER,
+        ModelId => MODEL_ID,
+        Message => key::MESSAGE,
     }
 }
 
