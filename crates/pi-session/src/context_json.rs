@@ -315,9 +315,14 @@ impl EntrySource for CopyingSource<'_> {
             .collect();
         let reader = self.reader;
         let read = file.map_raw(&candidates, |_, entry, line| reader.read(entry, line))?;
+        let wanted = candidates.len();
         // The candidates are a part of `positions`, in the same order.
         let mut found = candidates.into_iter().zip(read).peekable();
-        let mut copies = self.copies.borrow_mut();
+        let mut copies = self
+            .copies
+            .try_borrow_mut()
+            .map_err(|_| Error::invalid_input("the copies are in use (a bug: please report it)"))?;
+        copies.reserve(wanted);
         let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
         let mut rest: Vec<usize> = Vec::new();
         for &position in positions {
