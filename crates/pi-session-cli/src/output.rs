@@ -57,11 +57,17 @@ impl Out {
         JsonArray::new(&mut self.inner, depth)
     }
 
-    /// Writes compact JSON text (as `to_js_string` writes it) laid out as [`Out::json`] lays
-    /// out a value, and a newline.
-    pub fn json_text(&mut self, compact: &[u8]) -> Result<(), Failure> {
-        self.indented(compact, 0)?;
-        self.write(b"\n")
+    /// [`Self::array`] after `before` (e.g. `{"key": ` written as `JSON.stringify` lays it
+    /// out), which is written with the first element or the close: an answer that fails
+    /// before either writes nothing.
+    pub fn array_after(
+        &mut self,
+        before: &'static str,
+        depth: usize,
+    ) -> JsonArray<'_, BufWriter<io::StdoutLock<'static>>> {
+        let mut array = JsonArray::new(&mut self.inner, depth);
+        array.before = before;
+        array
     }
 
     /// Writes raw bytes (an HTML page).
@@ -85,21 +91,38 @@ pub struct JsonArray<'o, W: Write> {
     out: &'o mut W,
     depth: usize,
     len: usize,
+    /// Written before the array opens ([`Out::array_after`]).
+    before: &'static str,
 }
 
 impl<'o, W: Write> JsonArray<'o, W> {
     fn new(out: &'o mut W, depth: usize) -> Self {
-        JsonArray { out, depth, len: 0 }
+        JsonArray {
+            out,
+            depth,
+            len: 0,
+            before: "",
+        }
     }
 
     /// Writes the next element.
     pub fn item<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
         let compact =
             to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+        self.item_text(&compact)
+    }
+
+    /// Writes the next element from its compact JSON text (as `to_js_vec` writes it).
+    pub fn item_text(&mut self, compact: &[u8]) -> Result<(), Failure> {
+        if self.len == 0 {
+            self.out
+                .write_all(self.before.as_bytes())
+                .map_err(write_failure)?;
+        }
         let open = if self.len == 0 { b"[" } else { b"," };
         self.out.write_all(open).map_err(write_failure)?;
         newline(self.out, self.depth + 1).map_err(write_failure)?;
-        indent_to(&compact, self.out, self.depth + 1).map_err(write_failure)?;
+        indent_to(compact, self.out, self.depth + 1).map_err(write_failure)?;
         self.len += 1;
         Ok(())
     }
@@ -107,6 +130,9 @@ impl<'o, W: Write> JsonArray<'o, W> {
     /// Closes the array.
     pub fn finish(self) -> Result<(), Failure> {
         if self.len == 0 {
+            self.out
+                .write_all(self.before.as_bytes())
+                .map_err(write_failure)?;
             return self.out.write_all(b"[]").map_err(write_failure);
         }
         newline(self.out, self.depth).map_err(write_failure)?;

@@ -330,6 +330,16 @@ pub fn may_rewrite_message_line(dialect: Dialect, line: &[u8], blobs: bool) -> b
         .may_rewrite_message_line(line, blobs)
 }
 
+/// The keys of a `message` entry and of its message that `dialect`'s `buildSessionContext`
+/// reads, when it reads no other and sends such a message only unchanged
+/// ([`crate::built::Built::Entry`]) or not at all (pi 0.73: the entry's `type`, `id` and
+/// `message`, the message's `role`, `provider` and `model`); `None` when it may read or copy
+/// the whole entry (pi 1.6, omp). A caller that copies the messages it sends from their lines
+/// may read only these keys of them ([`pi_session_types::shallow::entry_with_message_keys`]).
+pub fn message_keys(dialect: Dialect) -> Option<&'static pi_session_types::shallow::Keys> {
+    dialect.build_context().message_keys()
+}
+
 /// [`agent_context`] of a path whose entries already went through the dialect's load-time
 /// rewrites ([`prepare_omp_entry`] for omp; pi has none).
 pub fn agent_context_prepared(

@@ -677,19 +677,44 @@ pub fn top_level_members<'a, const N: usize>(
     keys: [&str; N],
 ) -> Option<[Option<&'a [u8]>; N]> {
     let mut found = [None; N];
+    let mut duplicate = false;
+    for_each_member(object, |key, value| {
+        if let Some(slot) = keys.iter().position(|k| k.as_bytes() == key) {
+            duplicate |= found[slot].is_some();
+            found[slot] = Some(value);
+        }
+    })?;
+    (!duplicate).then_some(found)
+}
+
+/// Hands each member of the object `object` to `each`, in order: its key as written between
+/// the quotes (escapes left as they are) and its value's bytes. `None` when `object` is not an
+/// object followed by nothing but whitespace; nothing inside the values is checked (as
+/// [`top_level_members`] reads them).
+///
+/// ```
+/// use pi_session_types::json::for_each_member;
+/// let mut members = Vec::new();
+/// for_each_member(br#"{"a":[1,{"b":2}], "c" : "d"}"#, |key, value| members.push((key, value)));
+/// assert_eq!(members, [(&b"a"[..], &b"[1,{\"b\":2}]"[..]), (b"c", b"\"d\"")]);
+/// assert_eq!(for_each_member(b"[1]", |_, _| {}), None);
+/// ```
+pub fn for_each_member<'a>(
+    object: &'a [u8],
+    mut each: impl FnMut(&'a [u8], &'a [u8]),
+) -> Option<()> {
     let mut at = skip_whitespace(object, 0);
     if object.get(at) != Some(&b'{') {
         return None;
     }
     at = skip_whitespace(object, at + 1);
     if object.get(at) == Some(&b'}') {
-        return Some(found);
+        return (skip_whitespace(object, at + 1) == object.len()).then_some(());
     }
     loop {
         let key_start = at + 1;
         at = skip_string(object, at)?;
         let key = &object[key_start..at - 1];
-        let slot = keys.iter().position(|k| k.as_bytes() == key);
         at = skip_whitespace(object, at);
         if object.get(at) != Some(&b':') {
             return None;
@@ -697,16 +722,11 @@ pub fn top_level_members<'a, const N: usize>(
         at = skip_whitespace(object, at + 1);
         let value_start = at;
         at = skip_value(object, at)?;
-        if let Some(slot) = slot {
-            if found[slot].is_some() {
-                return None;
-            }
-            found[slot] = Some(&object[value_start..at]);
-        }
+        each(key, &object[value_start..at]);
         at = skip_whitespace(object, at);
         match object.get(at) {
             Some(b',') => at = skip_whitespace(object, at + 1),
-            Some(b'}') => return Some(found),
+            Some(b'}') => return (skip_whitespace(object, at + 1) == object.len()).then_some(()),
             _ => return None,
         }
     }

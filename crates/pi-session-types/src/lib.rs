@@ -52,6 +52,7 @@ pub mod message;
 pub mod model_facts;
 #[cfg(feature = "schema")]
 pub mod schema;
+pub mod shallow;
 pub mod tags;
 pub mod timestamp;
 pub mod usage;

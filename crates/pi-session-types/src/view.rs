@@ -83,6 +83,10 @@ pub mod key {
         MIME_TYPE = "mimeType";
         /// An entry's message.
         MESSAGE = "message";
+        /// An assistant message's provider (and a pi `model_change`'s).
+        PROVIDER = "provider";
+        /// An assistant message's model.
+        MODEL = "model";
         /// A summary message's or entry's summary text.
         SUMMARY = "summary";
         /// omp's provider payload on a message (its replayed wire items).

@@ -1,24 +1,35 @@
 //! The agent and llm contexts as JSON text, each message a rule sends unchanged copied from the
-//! file instead of printed again.
+//! file instead of printed again (and, where the dialect's rules read only a few keys of such a
+//! message, never parsed beyond those keys).
 //!
 //! pi and omp write their lines with `JSON.stringify`, so the bytes of a `message` entry's
 //! `message` are, almost always, exactly what printing the parsed message gives. Where
 //! [`is_js_canonical`] says so, and nothing rewrote the message on the way (the dialect's
 //! load-time rewrites: [`may_rewrite_message_line`]; a build rule: [`Built::Made`]; omp's or
 //! pi's `convertToLlm`: an owned [`Cow`]), the text is copied; everything else is printed from
-//! the parsed value. The result is byte-equal to printing [`Session::project_at`]'s value
-//! (tested on every fixture, each leaf and dialect).
+//! the parsed value. The bytes are taken in the same read as the entry's body; when the
+//! dialect's `buildSessionContext` reads only a few keys of a message it sends unchanged
+//! ([`message_keys`]: pi 0.73's role, provider and model) and, for llm, `convertToLlm` passes
+//! its role through as it is ([`ConvertToLlm::passes_unchanged`]), the copied message is
+//! parsed as those keys only ([`entry_with_message_keys`]). The result is byte-equal to
+//! printing [`Session::project_at`]'s value (tested on every fixture, each leaf and dialect).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::HashMap;
 
+use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
 use pi_session_context::llm_message;
 use pi_session_context::projection::Format;
 use pi_session_store::IndexEntry;
 use pi_session_tree::built::{Built, agent_context_prepared_indexed};
-use pi_session_tree::context::may_rewrite_message_line;
-use pi_session_tree::{ContextOptions, Dialect, LeafSelector};
+use pi_session_tree::context::{may_rewrite_message_line, message_keys};
+use pi_session_tree::source::context_path_positioned;
+use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members};
+use pi_session_types::shallow::{Keys, entry_with_message_keys};
+use pi_session_types::view::{EntryRef, MessageRef};
 
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
@@ -29,13 +40,32 @@ use crate::session::{Log, Session};
 /// key of both).
 const NO_MESSAGES: &[u8] = b"{\"messages\":[]";
 
+/// One message of a context as [`Session::context_each_at`] hands it out.
+#[derive(Debug, Clone, Copy)]
+pub enum SentMessage<'a> {
+    /// Its compact JSON text, copied from the file: what [`to_js_vec`] prints for it.
+    Written(&'a [u8]),
+    /// The message, to print.
+    Value(&'a JsonValue),
+}
+
+impl SentMessage<'_> {
+    /// The message as compact JSON text (the copy, or the value printed).
+    pub fn to_compact(&self) -> Result<Cow<'_, [u8]>> {
+        match self {
+            Self::Written(text) => Ok(Cow::Borrowed(text)),
+            Self::Value(value) => print(*value).map(Cow::Owned),
+        }
+    }
+}
+
 impl Session {
     /// `format` ([`Format::Agent`] or [`Format::Llm`]) of `dialect` at `leaf` as compact JSON
     /// text, exactly [`to_js_vec`] of what [`Self::project_at`] gives, with the same
     /// diagnostics; `options.blobs` resolves omp's blob pictures. Each message sent as the file
     /// holds it is copied from the file's bytes when they are already what `JSON.stringify`
     /// prints ([`is_js_canonical`]), not printed again; only the bodies the context needs are
-    /// read, and no value of the whole answer is built.
+    /// read, and no value of the whole answer is built ([`Self::context_each_at`]).
     ///
     /// ```
     /// # fn main() -> Result<(), pi_session::Error> {
@@ -57,80 +87,286 @@ impl Session {
         dialect: Dialect,
         options: &ContextOptions<'_>,
     ) -> Result<(Vec<u8>, Vec<Diagnostic>)> {
+        let mut out = Vec::new();
+        out.extend_from_slice(match format {
+            Format::Llm => b"[",
+            _ => b"{\"messages\":[",
+        });
+        let mut first = true;
+        let (rest, diagnostics) =
+            self.context_each_at(leaf, format, dialect, options, |message| {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                out.extend_from_slice(&message.to_compact()?);
+                Ok::<(), Error>(())
+            })?;
+        out.push(b']');
+        out.extend_from_slice(&rest);
+        Ok((out, diagnostics))
+    }
+
+    /// [`Self::context_json_at`] a message at a time: `each` is handed the messages in order
+    /// (copied from the file, or to print), and what is returned is the compact text that
+    /// follows the messages' array in the answer: for [`Format::Agent`], the context's other
+    /// keys and its closing brace (`,"thinkingLevel":"off","model":null}`); for [`Format::Llm`],
+    /// nothing (the answer is the array). So a writer that streams the messages never holds
+    /// the text of the whole answer.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Format, Session, UserOptions, user};
+    /// use pi_session::tree::{ContextOptions, Dialect, LeafSelector};
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let mut texts = Vec::new();
+    /// let (rest, _) = session.context_each_at(
+    ///     &LeafSelector::Default,
+    ///     Format::Agent,
+    ///     Dialect::PI,
+    ///     &ContextOptions::default(),
+    ///     |message| {
+    ///         texts.push(message.to_compact()?.into_owned());
+    ///         Ok::<(), pi_session::Error>(())
+    ///     },
+    /// )?;
+    /// assert_eq!(texts.len(), 1);
+    /// assert!(rest.starts_with(br#","thinkingLevel":"off""#));
+    /// # Ok(()) }
+    /// ```
+    pub fn context_each_at<E: From<Error>>(
+        &self,
+        leaf: &LeafSelector,
+        format: Format,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+        each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>), E> {
         if !matches!(format, Format::Agent | Format::Llm) {
             return Err(Error::invalid_input(format!(
                 "context_json_at writes the agent and llm formats, not {format:?}: use project_at"
-            )));
+            ))
+            .into());
         }
+        let llm = format == Format::Llm;
+        let keys = message_keys(dialect);
         let log = self.log();
         let mut branch = log.index.branch_for(leaf);
-        let (from, mut path) = log.context_path_positioned(&branch.positions, dialect)?;
+        let source = CopyingSource {
+            log: &log,
+            reader: LineReader {
+                dialect,
+                blobs: options.blobs.is_some(),
+                keys,
+            },
+            // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
+            // otherwise the agent's messages are printed from the values read anyway.
+            copy: llm || keys.is_some(),
+            convert: llm.then(|| convert_to_llm(dialect)),
+            copies: RefCell::new(HashMap::new()),
+        };
+        let (from, mut path) =
+            context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
+        let mut by_position = source.copies.into_inner();
+        drop(log);
+        let copies: Vec<Option<Copied>> = from
+            .iter()
+            .map(|position| position.and_then(|p| by_position.remove(&p)))
+            .collect();
+        drop(by_position);
         let (context, built, mut diagnostics) =
             agent_context_prepared_indexed(&mut path, dialect, options);
-        let copies = messages_as_written(&log, &from, &built, dialect, options.blobs.is_some())?;
-        drop(log);
         branch.diagnostics.append(&mut diagnostics);
         let sent = Sent {
             path: &path,
             built: &built,
             copies: &copies,
         };
-        let text = match format {
-            Format::Llm => sent.llm(dialect)?,
-            _ => sent.agent(&context)?,
+        let rest = if llm {
+            sent.llm(dialect, each)?;
+            Vec::new()
+        } else {
+            sent.agent(&context, each)?
         };
-        Ok((text, self.located(branch.diagnostics)))
+        Ok((rest, self.located(branch.diagnostics)))
     }
 }
 
-/// For each entry of the path, the text of its `message` when a [`Built::Entry`] sends it and
-/// the file's line holds it as `JSON.stringify` prints it (`None` otherwise).
-fn messages_as_written(
-    log: &Log,
-    from: &[Option<usize>],
-    built: &[Built],
+/// A `message` entry's message as its line holds it: the bytes, and whether the entry read
+/// holds only the keys the rules read of it (then the bytes are the only whole copy).
+struct Copied {
+    text: Vec<u8>,
+    shallow: bool,
+}
+
+/// The log as the tree's entry source for [`Session::context_each_at`]: a `message` line whose
+/// message may be copied ([`message_as_written`]) gives its bytes in the same read as its body,
+/// which is read as the rules' keys only where they read no other; every other entry is read
+/// as [`Log::values_at`] reads it.
+struct CopyingSource<'a> {
+    log: &'a Log,
+    reader: LineReader,
+    /// Whether to take copies at all.
+    copy: bool,
+    /// For llm: the conversion, which must pass a shallow message's role through unchanged.
+    convert: Option<&'static dyn ConvertToLlm>,
+    /// The copies taken, by position.
+    copies: RefCell<HashMap<usize, Copied>>,
+}
+
+/// What is read of one line by [`CopyingSource`] (on the store's reading threads).
+#[derive(Clone, Copy)]
+struct LineReader {
     dialect: Dialect,
     blobs: bool,
-) -> Result<Vec<Option<Vec<u8>>>> {
-    let mut copies = vec![None; from.len()];
-    // A migrated file's entries are not its lines.
-    let Some(file) = log.file.as_ref().filter(|file| !file.is_migrated()) else {
-        return Ok(copies);
-    };
-    let mut wanted: Vec<(usize, usize)> = built
-        .iter()
-        .filter_map(|message| match message {
-            Built::Entry(at) => from
-                .get(*at)
-                .copied()
-                .flatten()
-                .filter(|&position| log.in_file(position))
-                .map(|position| (position, *at)),
-            Built::Made(_) => None,
-        })
-        .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let positions: Vec<usize> = wanted.iter().map(|&(position, _)| position).collect();
-    let read = file.map_raw(&positions, |_, entry, line| {
-        message_as_written(line, entry, dialect, blobs)
-    })?;
-    for (&(_, at), copy) in wanted.iter().zip(read) {
-        copies[at] = copy;
+    /// What the build reads of a `message` entry ([`message_keys`]).
+    keys: Option<&'static Keys>,
+}
+
+impl LineReader {
+    /// One line of a `message` entry: its value (the rules' keys of its message only, when
+    /// they read no other) and the copy of its message, or `None` to read it the ordinary way.
+    fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Copied)> {
+        if let Some(keys) = self.keys
+            && let Some((value, message)) = entry_with_message_keys(line, keys)
+        {
+            // The entry indexed here (as the store checks before it serves a line as parsed),
+            // sent as written.
+            let envelope = EntryRef::new(&value);
+            let same_entry = entry.envelope.kind == "message"
+                && envelope.is("message")
+                && entry.envelope.id.is_some()
+                && envelope.id() == entry.envelope.id.as_deref();
+            if same_entry && self.as_written(line, message) {
+                let copied = Copied {
+                    text: message.to_vec(),
+                    shallow: true,
+                };
+                return Some((value, copied));
+            }
+        }
+        let text = message_as_written(line, entry, self)?;
+        // As the store reads it: a line the parse rejects is repaired there.
+        let value = serde_json::from_slice(line).ok()?;
+        let copied = Copied {
+            text: text.to_vec(),
+            shallow: false,
+        };
+        Some((value, copied))
     }
-    Ok(copies)
+
+    /// Whether `message`, found in `line`, is sent as written: no load-time rewrite of the
+    /// dialect may touch it, and its bytes are `JSON.stringify`'s.
+    fn as_written(self, line: &[u8], message: &[u8]) -> bool {
+        !may_rewrite_message_line(self.dialect, line, self.blobs) && is_js_canonical(message)
+    }
+}
+
+impl CopyingSource<'_> {
+    /// Whether the rules of the format read no more of this entry's message than its shallow
+    /// value holds: always for the agent context; for llm, when the conversion passes its role
+    /// through as it is.
+    fn may_be_shallow(&self, entry: &JsonValue) -> bool {
+        let Some(convert) = self.convert else {
+            return true;
+        };
+        let message = EntryRef::new(entry).message();
+        MessageRef::new(message)
+            .role()
+            .is_some_and(|role| convert.passes_unchanged(role))
+    }
+}
+
+impl EntrySource for CopyingSource<'_> {
+    type Error = Error;
+
+    fn entry_count(&self) -> usize {
+        self.log.index.len()
+    }
+
+    fn envelope(&self, position: usize) -> NodeInfo {
+        self.log.index.node(position).cloned().unwrap_or_default()
+    }
+
+    fn entry_value(&self, position: usize) -> Result<JsonValue> {
+        self.entry_values(&[position])?
+            .pop()
+            .ok_or_else(|| Error::invalid_input(format!("no entry at position {position}")))
+    }
+
+    fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        // A migrated file's entries are not its lines.
+        let file = self.log.file.as_ref().filter(|file| !file.is_migrated());
+        let (Some(file), true) = (file, self.copy) else {
+            return self.log.values_at(positions);
+        };
+        let candidates: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&position| {
+                self.log.in_file(position)
+                    && self
+                        .log
+                        .index
+                        .node(position)
+                        .is_some_and(|node| node.kind == "message")
+            })
+            .collect();
+        let reader = self.reader;
+        let read = file.map_raw(&candidates, |_, entry, line| reader.read(entry, line))?;
+        let wanted = candidates.len();
+        // The candidates are a part of `positions`, in the same order.
+        let mut found = candidates.into_iter().zip(read).peekable();
+        let mut copies = self
+            .copies
+            .try_borrow_mut()
+            .map_err(|_| Error::invalid_input("the copies are in use (a bug: please report it)"))?;
+        copies.reserve(wanted);
+        let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
+        let mut rest: Vec<usize> = Vec::new();
+        for &position in positions {
+            let hit = match found.peek() {
+                Some(&(candidate, _)) if candidate == position => {
+                    found.next().and_then(|(_, hit)| hit)
+                }
+                _ => None,
+            };
+            // A message read shallow that the conversion does not pass through as it is is
+            // read again whole, with the rest.
+            match hit.filter(|(value, copied)| !copied.shallow || self.may_be_shallow(value)) {
+                Some((value, copied)) => {
+                    copies.insert(position, copied);
+                    values.push(Some(value));
+                }
+                None => {
+                    rest.push(position);
+                    values.push(None);
+                }
+            }
+        }
+        let mut rest_values = self.log.values_at(&rest)?.into_iter();
+        values
+            .into_iter()
+            .map(|value| match value {
+                Some(value) => Ok(value),
+                None => rest_values
+                    .next()
+                    .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)")),
+            })
+            .collect()
+    }
 }
 
 /// The bytes of the `message` of the `message` entry `line`, when they are what printing the
 /// message read from it gives: the line holds the entry indexed there (as the store checks
-/// before it serves a line as parsed), no load-time rewrite of the dialect may touch it, and
-/// the bytes are `JSON.stringify`'s.
-fn message_as_written(
-    line: &[u8],
+/// before it serves a line as parsed) and the message is sent as written
+/// ([`LineReader::as_written`]).
+fn message_as_written<'l>(
+    line: &'l [u8],
     entry: &IndexEntry,
-    dialect: Dialect,
-    blobs: bool,
-) -> Option<Vec<u8>> {
+    reader: LineReader,
+) -> Option<&'l [u8]> {
     let envelope = &entry.envelope;
     let id = envelope.id.as_deref()?;
     let [kind, written_id, message] = top_level_members(line, ["type", "id", "message"])?;
@@ -142,84 +378,77 @@ fn message_as_written(
     let same_entry = envelope.kind == "message"
         && kind.is_some_and(|k| quoted(k, "message"))
         && written_id.is_some_and(|i| quoted(i, id));
-    let message = message.filter(|_| same_entry)?;
-    if may_rewrite_message_line(dialect, line, blobs) || !is_js_canonical(message) {
-        return None;
-    }
-    Some(message.to_vec())
+    message.filter(|message| same_entry && reader.as_written(line, message))
 }
 
 /// A built context's messages with the copies of those sent as written.
 struct Sent<'a> {
     path: &'a [JsonValue],
     built: &'a [Built],
-    copies: &'a [Option<Vec<u8>>],
+    copies: &'a [Option<Copied>],
 }
 
 impl Sent<'_> {
     /// The copy of `message`'s text, when it is a path entry's message sent as written.
-    fn copy_of(&self, message: &Built) -> Option<&[u8]> {
+    fn copy_of(&self, message: &Built) -> Option<&Copied> {
         match message {
-            Built::Entry(at) => self.copies.get(*at)?.as_deref(),
+            Built::Entry(at) => self.copies.get(*at)?.as_ref(),
             Built::Made(_) => None,
         }
     }
 
-    /// The dialect's `buildSessionContext` result: `context` (its messages left out) with the
-    /// messages written in.
-    fn agent(&self, context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
+    /// The dialect's `buildSessionContext` result: each message handed to `each`, then the
+    /// text of `context` (its messages left out) after its empty messages array.
+    fn agent<E: From<Error>>(
+        &self,
+        context: &pi_session_tree::AgentContext,
+        mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Vec<u8>, E> {
         let skeleton = print(context)?;
         let Some(rest) = skeleton.strip_prefix(NO_MESSAGES) else {
             return Err(Error::invalid_input(
                 "the context's text does not start with its messages (a new context shape?)",
-            ));
+            )
+            .into());
         };
-        let mut out = Vec::with_capacity(self.size_hint() + skeleton.len());
-        out.extend_from_slice(b"{\"messages\":[");
-        for (i, message) in self.built.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
+        for message in self.built {
             match self.copy_of(message) {
-                Some(copy) => out.extend_from_slice(copy),
-                None => out.extend_from_slice(&print(message.resolve(self.path))?),
+                Some(copy) => each(SentMessage::Written(&copy.text))?,
+                None => each(SentMessage::Value(message.resolve(self.path)))?,
             }
         }
-        out.push(b']');
-        out.extend_from_slice(rest);
-        Ok(out)
+        Ok(rest.to_vec())
     }
 
-    /// The dialect's `convertToLlm` of the messages: one a rule leaves as it is (borrowed) is
-    /// its copy when there is one.
-    fn llm(&self, dialect: Dialect) -> Result<Vec<u8>> {
+    /// The dialect's `convertToLlm` of the messages, each handed to `each`: one a rule leaves
+    /// as it is (borrowed) is its copy when there is one.
+    fn llm<E: From<Error>>(
+        &self,
+        dialect: Dialect,
+        mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         let messages: Vec<&JsonValue> = self.built.iter().map(|m| m.resolve(self.path)).collect();
-        let mut out = Vec::with_capacity(self.size_hint());
-        out.push(b'[');
-        let mut first = true;
         for (i, (built, &message)) in self.built.iter().zip(&messages).enumerate() {
             let next = messages.get(i + 1).copied();
+            let copy = self.copy_of(built);
             for converted in llm_message(message, next, dialect) {
-                if !first {
-                    out.push(b',');
-                }
-                first = false;
-                let copy = match &converted {
-                    Cow::Borrowed(same) if std::ptr::eq(*same, message) => self.copy_of(built),
-                    _ => None,
-                };
-                match copy {
-                    Some(copy) => out.extend_from_slice(copy),
-                    None => out.extend_from_slice(&print(converted.as_ref())?),
+                match (&converted, copy) {
+                    (Cow::Borrowed(same), Some(copy)) if std::ptr::eq(*same, message) => {
+                        each(SentMessage::Written(&copy.text))?;
+                    }
+                    // Read as a few keys only because the conversion passes it through as
+                    // it is: anything else would print a message cut short.
+                    (_, Some(copy)) if copy.shallow => {
+                        return Err(Error::invalid_input(
+                            "convertToLlm changed a message read as its role only (a bug: please report it)",
+                        )
+                        .into());
+                    }
+                    _ => each(SentMessage::Value(converted.as_ref()))?,
                 }
             }
         }
-        out.push(b']');
-        Ok(out)
-    }
-
-    fn size_hint(&self) -> usize {
-        self.copies.iter().flatten().map(Vec::len).sum::<usize>() + self.built.len() * 2
+        Ok(())
     }
 }
 

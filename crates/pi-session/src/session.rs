@@ -431,20 +431,6 @@ impl Log {
         )
     }
 
-    /// [`pi_session_tree::source::context_path_positioned`] over this log.
-    pub(crate) fn context_path_positioned(
-        &self,
-        positions: &[usize],
-        dialect: Dialect,
-    ) -> Result<pi_session_tree::source::PositionedPath> {
-        pi_session_tree::source::context_path_positioned(
-            &LogSource { log: self },
-            &self.index,
-            positions,
-            dialect,
-        )
-    }
-
     /// The kept context ([`ContextCache`]) brought to the branch `positions`: extended by the
     /// messages appended since when the branch only grew by messages, else read again.
     pub(crate) fn cached_context(

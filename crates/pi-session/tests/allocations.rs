@@ -160,3 +160,64 @@ fn context_text_allocates_what_it_sends_not_the_file() {
         text_bytes_allocated,
     );
 }
+
+/// Bytes allocated handing out the messages of the session at `path` as `format` with
+/// `Session::context_each_at` (open not counted; nothing kept), and the messages' length.
+fn each_bytes_allocated(
+    path: &std::path::Path,
+    format: Format,
+    dialect: Dialect,
+) -> (usize, usize) {
+    let (session, _) = Session::resume(path, MODEL).unwrap();
+    let region = Region::new(GLOBAL);
+    let mut length = 0;
+    session
+        .context_each_at(
+            &pi_session::tree::LeafSelector::Default,
+            format,
+            dialect,
+            &pi_session::tree::ContextOptions::default(),
+            |message| {
+                length += message.to_compact()?.len();
+                Ok::<(), pi_session::Error>(())
+            },
+        )
+        .unwrap();
+    (region.change().bytes_allocated, length)
+}
+
+/// pi 0.73's rules read a message's role, provider and model only, and send it as stored: a
+/// message sent as written is copied from its line and the rest of it is never built. pi 1.6's
+/// read more (the whole message is parsed, and printed): the same session costs about twice
+/// the bytes there.
+#[test]
+fn pi_messages_sent_as_written_are_read_as_their_role_only() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path(), MODEL, "/w");
+    let long = "x".repeat(10_000);
+    for _ in 0..40 {
+        session.append(user(&long, UserOptions::new())).unwrap();
+        let reply = Reply {
+            text: long.clone(),
+            ..Reply::default()
+        };
+        session.append(assistant(&reply, MODEL)).unwrap();
+    }
+    let path = session.path().unwrap();
+    drop(session);
+    for format in [Format::Agent, Format::Llm] {
+        let (shallow, length) = each_bytes_allocated(&path, format, Dialect::PI);
+        let (whole, same_length) = each_bytes_allocated(&path, format, Dialect::PI16);
+        assert_eq!(length, same_length, "{format:?}");
+        assert!(length > 800_000, "{format:?}: {length}");
+        // The copies (one message's text each) and bookkeeping; a message parsed whole
+        // would add its own size again.
+        assert!(
+            shallow < length + length / 2,
+            "{format:?}: {shallow} bytes allocated for {length} bytes of messages (pi 1.6: {whole})"
+        );
+    }
+}

@@ -9,10 +9,7 @@ use pi_session::projection::omp_agent_loop_each;
 use pi_session::projection::projection::{agent_dialect, omp_agent_loop_options, rho_items};
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
-use pi_session::tree::{
-    AgentContext, BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector,
-};
-use pi_session::types::json::to_js_vec;
+use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
 use pi_session::{Inputs, ProjectOptions, Session};
 use serde_json::Value;
 
@@ -127,8 +124,9 @@ fn parse_inputs(text: &str) -> Result<Inputs, String> {
 }
 
 /// Runs `context`: the session opened for reading through the facade ([`Session`]), projected
-/// at `--leaf` with [`Session::project_at`] (the agent context and request bodies with
-/// [`Session::agent_context_at`], written straight out).
+/// at `--leaf` with [`Session::project_at`] (the agent and llm contexts a message at a time
+/// with [`Session::context_each_at`], request bodies with [`Session::agent_context_at`], rho's
+/// formats an element at a time: each written straight out).
 pub fn run(args: ContextArgs) -> Outcome {
     if let Some(budget) = args.budget {
         return super::manage::budgeted_context(&args, budget);
@@ -168,25 +166,30 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    if args.format == Format::Agent {
-        let (context, diagnostics) =
-            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
-        warn_tree(&read, &diagnostics);
-        // Messages written one at a time: no text of the whole answer is held.
-        write_agent_context(&mut out, context)?;
-        out.flush()?;
-        return Ok(EXIT_OK);
-    }
-    if args.format == Format::Llm {
-        // Messages sent as the file holds them are copied from it, not parsed and printed.
-        let (text, diagnostics) = session.context_json_at(
+    if matches!(args.format, Format::Agent | Format::Llm) {
+        // Messages written one at a time (no text of the whole answer is held); those sent as
+        // the file holds them are copied from it, not parsed and printed.
+        let (format, before, depth) = match args.format {
+            Format::Agent => (ProjectFormat::Agent, "{\n  \"messages\": ", 1),
+            _ => (ProjectFormat::Llm, "", 0),
+        };
+        let mut array = out.array_after(before, depth);
+        let (rest, diagnostics) = session.context_each_at(
             &leaf,
-            ProjectFormat::Llm,
+            format,
             dialect,
             &ContextOptions { blobs: blob_source },
+            |message| {
+                let compact = message
+                    .to_compact()
+                    .map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+                array.item_text(&compact)
+            },
         )?;
+        array.finish()?;
+        out.indented(&rest, depth)?;
+        out.text("\n")?;
         warn_tree(&read, &diagnostics);
-        out.json_text(&text)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
@@ -250,29 +253,6 @@ pub fn run(args: ContextArgs) -> Outcome {
     out.text("\n")?;
     out.flush()?;
     Ok(EXIT_OK)
-}
-
-/// The agent context as `JSON.stringify(context, null, 2)`: its messages (the first key of
-/// every dialect's context) written one at a time, then the rest, so no text of the whole
-/// answer is held.
-fn write_agent_context(out: &mut Out, mut context: AgentContext) -> Result<(), Failure> {
-    const MESSAGES_FIRST: &[u8] = br#"{"messages":[]"#;
-    let messages = context.take_messages();
-    let rest =
-        to_js_vec(&context).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
-    let Some(after) = rest.strip_prefix(MESSAGES_FIRST) else {
-        return Err(Failure::new(
-            "could not write JSON: the agent context does not start with its messages (a bug: please report it)",
-        ));
-    };
-    out.text("{\n  \"messages\": ")?;
-    let mut array = out.array(1);
-    for message in messages {
-        array.item(&message)?;
-    }
-    array.finish()?;
-    out.indented(after, 1)?;
-    out.text("\n")
 }
 
 /// The pi-ai API a format asks for (`anthropic` only with a model: without one it is rho's).

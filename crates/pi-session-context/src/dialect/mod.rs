@@ -29,6 +29,14 @@ pub trait ConvertToLlm {
         false
     }
 
+    /// Whether a message of `role` comes back from [`ConvertToLlm::convert`] as it is
+    /// (borrowed, alone), whatever its other keys and the next message hold: a caller may then
+    /// read only its role (pi: `user`, `assistant`, `toolResult`, and 1.6's `system`). `false`
+    /// (the default) when the conversion may read more of it.
+    fn passes_unchanged(&self, _role: &str) -> bool {
+        false
+    }
+
     /// The pi-ai whose provider requests take what this conversion gives, when this crate
     /// reproduces it ([`crate::provider_request::PiAi::for_dialect`]).
     fn pi_ai(&self) -> Option<PiAi>;

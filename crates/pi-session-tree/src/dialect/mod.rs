@@ -8,6 +8,7 @@
 pub mod omp;
 pub mod pi;
 
+use pi_session_types::shallow::Keys;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -124,6 +125,14 @@ pub(crate) trait BuildContext {
     /// the line holds it (a caller may then copy its bytes).
     fn may_rewrite_message_line(&self, _line: &[u8], _blobs: bool) -> bool {
         false
+    }
+
+    /// The keys of a `message` entry and of its message that the build reads, when it reads no
+    /// other and sends such a message only unchanged ([`Built::Entry`]) or not at all: a caller
+    /// that has the message's bytes may then read just these keys. `None` (the default): the
+    /// build may read or copy the whole entry.
+    fn message_keys(&self) -> Option<&'static Keys> {
+        None
     }
 
     /// The load-time rewrites of the path's entries, in place (omp's; pi has none).

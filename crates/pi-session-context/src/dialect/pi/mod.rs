@@ -59,9 +59,12 @@ impl Pi {
 
 impl ConvertToLlm for Pi {
     fn convert<'a>(&self, message: &'a Value, _next: Option<&Value>) -> Vec<Cow<'a, Value>> {
-        pi_convert(message, self.system_passes)
-            .into_iter()
-            .collect()
+        pi_convert(message, self).into_iter().collect()
+    }
+
+    fn passes_unchanged(&self, role: &str) -> bool {
+        matches!(role, "user" | "assistant" | "toolResult")
+            || (role == "system" && self.system_passes)
     }
 
     fn pi_ai(&self) -> Option<PiAi> {
@@ -70,10 +73,14 @@ impl ConvertToLlm for Pi {
 }
 
 /// pi's `convertToLlm` for one message.
-fn pi_convert(message: &Value, system_passes: bool) -> Option<Cow<'_, Value>> {
+fn pi_convert<'a>(message: &'a Value, rules: &Pi) -> Option<Cow<'a, Value>> {
     let m = MessageRef::of(message)?;
+    let role = m.role()?;
+    if rules.passes_unchanged(role) {
+        return Some(Cow::Borrowed(message));
+    }
     let timestamp = m.timestamp().cloned();
-    let made = match m.role()? {
+    let made = match role {
         "bashExecution" => {
             if truthy(m.exclude_from_context()) {
                 return None;
@@ -106,8 +113,6 @@ fn pi_convert(message: &Value, system_passes: bool) -> Option<Cow<'_, Value>> {
             ),
             timestamp,
         )),
-        "user" | "assistant" | "toolResult" => return Some(Cow::Borrowed(message)),
-        "system" if system_passes => return Some(Cow::Borrowed(message)),
         _ => None,
     };
     made.map(Cow::Owned)

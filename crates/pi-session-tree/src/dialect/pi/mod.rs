@@ -3,6 +3,8 @@
 
 pub mod context;
 
+use pi_session_types::shallow::Keys;
+use pi_session_types::view::key;
 use serde_json::Value;
 
 use super::{BuildContext, PiRelease, SessionRules};
@@ -28,6 +30,22 @@ impl SessionRules for Pi {
 impl BuildContext for Pi {
     fn first_sent(&self, path: &[Value]) -> FirstSent {
         context::first_sent(path)
+    }
+
+    /// pi 0.73 reads a `message` entry's type and id (a compaction's kept range is found by
+    /// id), its message's role (is it an assistant turn?) and an assistant's provider and
+    /// model (the model in effect), and sends every message as stored
+    /// (`context::entry_messages`). pi 1.6 reads more: a missing content is normalised and a
+    /// `context_edit` rewrites its target.
+    fn message_keys(&self) -> Option<&'static Keys> {
+        const PI_0_73: Keys = Keys {
+            entry: &[key::TYPE, key::ID, key::MESSAGE],
+            message: &[key::ROLE, key::PROVIDER, key::MODEL],
+        };
+        match self.0 {
+            PiRelease::V0_73 => Some(&PI_0_73),
+            _ => None,
+        }
     }
 
     fn build(

@@ -1,0 +1,170 @@
+//! A `message` entry's line read as JSON cut down to a few keys of the entry and of its
+//! `message`: for a caller whose rules read only those keys and take the message as the line's
+//! bytes (a context that copies a message it sends unchanged from the file, see the facade's
+//! `Session::context_json_at`). The other keys are skipped as the envelope parse skips bodies,
+//! never built.
+
+use serde_json::{Map, Value};
+
+use crate::json;
+use crate::view::key;
+
+/// The keys a reader takes of a `message` entry's line ([`entry_with_message_keys`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keys {
+    /// The entry's own keys kept (`message` among them: a line without it is refused).
+    pub entry: &'static [&'static str],
+    /// The keys of its `message` kept.
+    pub message: &'static [&'static str],
+}
+
+/// The line's object as `serde_json::from_slice` reads it, cut down to `keys.entry`, its
+/// `message` to `keys.message` (those present, in the line's order; every other value
+/// skipped, never built), and the bytes of the message; `None` when the line is not a JSON
+/// object, its `message` is not an object or is missing, a key is spelled with an escape (it
+/// could spell a kept one), a kept key appears twice, or a kept value does not parse (the
+/// caller then reads the line whole). Values skipped are not checked: this is for lines known
+/// to be JSON (the store checked them when it opened the file).
+///
+/// ```
+/// use pi_session_types::shallow::{Keys, entry_with_message_keys};
+/// use serde_json::json;
+/// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"long"}}"#;
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"] };
+/// let (entry, message) = entry_with_message_keys(line, &keys).unwrap();
+/// assert_eq!(entry, json!({"type":"message","id":"a","message":{"role":"user"}}));
+/// assert_eq!(message, br#"{"role":"user","content":"long"}"#);
+/// assert_eq!(entry_with_message_keys(br#"{"type":"message","message":null}"#, &keys), None);
+/// ```
+pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value, &'l [u8])> {
+    let mut message = None;
+    let entry = members(line, keys.entry, |name, value| {
+        if name == key::MESSAGE {
+            message = Some(value);
+            members(value, keys.message, |_, value| value_of(value))
+        } else {
+            value_of(value)
+        }
+    })?;
+    Some((entry, message?))
+}
+
+/// The members of `object` named in `kept` as a JSON object, each value read by `read`; `None`
+/// when `object` is not an object, a key is spelled with an escape, a kept key appears twice or
+/// `read` refuses a value.
+fn members<'l>(
+    object: &'l [u8],
+    kept: &[&'static str],
+    mut read: impl FnMut(&'static str, &'l [u8]) -> Option<Value>,
+) -> Option<Value> {
+    // Gathered first, so that the map is made as large as it needs to be (most messages hold
+    // one of the keys a rule reads).
+    let mut found: Vec<(&'static str, Value)> = Vec::with_capacity(kept.len());
+    let mut refused = false;
+    json::for_each_member(object, |name, value| {
+        if refused {
+            return;
+        }
+        if name.contains(&b'\\') {
+            refused = true;
+            return;
+        }
+        let Some(&name) = kept.iter().find(|k| k.as_bytes() == name) else {
+            return;
+        };
+        match read(name, value) {
+            Some(value) if found.iter().all(|(seen, _)| *seen != name) => {
+                found.push((name, value));
+            }
+            _ => refused = true,
+        }
+    })?;
+    if refused {
+        return None;
+    }
+    let mut map = Map::with_capacity(found.len());
+    for (name, value) in found {
+        map.insert(name.to_owned(), value);
+    }
+    Some(Value::Object(map))
+}
+
+/// One value as `serde_json::from_slice` reads it; a string without escapes or control
+/// characters (an id, a role) is taken as it is.
+fn value_of(bytes: &[u8]) -> Option<Value> {
+    if let Some(inner) = bytes
+        .strip_prefix(b"\"")
+        .and_then(|b| b.strip_suffix(b"\""))
+        && !inner.iter().any(|&c| c == b'\\' || c < 0x20)
+    {
+        return std::str::from_utf8(inner)
+            .ok()
+            .map(|text| Value::String(text.to_owned()));
+    }
+    serde_json::from_slice(bytes).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Keys, entry_with_message_keys, value_of};
+    use serde_json::{Value, json};
+
+    const KEYS: Keys = Keys {
+        entry: &["type", "id", "message", "extra"],
+        message: &["role", "provider", "model"],
+    };
+
+    #[test]
+    fn keeps_the_named_keys_of_the_entry_and_of_its_message() {
+        let line = br#"{"type":"message","id":"a\u0062","parentId":null,"message":{"role":"assistant","content":[{"type":"text","text":"x\ny"}],"provider":"p","model":"m","usage":{"input":1}},"extra":[1,2.5,"z\n\u00e9"]}"#;
+        let (shallow, message) = entry_with_message_keys(line, &KEYS).unwrap();
+        let mut full: Value = serde_json::from_slice(line).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<Value>(message).unwrap(),
+            full["message"]
+        );
+        full["message"] = json!({"role":"assistant","provider":"p","model":"m"});
+        full.as_object_mut().unwrap().shift_remove("parentId");
+        assert_eq!(shallow, full);
+    }
+
+    #[test]
+    fn strings_read_as_serde_json_reads_them() {
+        for text in [
+            r#""plain""#,
+            r#""caf\u00e9""#,
+            r#""a\"b""#,
+            "\"caf\u{e9}\"",
+            r#""""#,
+        ] {
+            assert_eq!(
+                value_of(text.as_bytes()),
+                serde_json::from_str::<Value>(text).ok(),
+                "{text}"
+            );
+        }
+        for refused in [&b"\"tab\there\""[..], b"\"\xff\"", br#""\ud800""#] {
+            assert_eq!(value_of(refused), None, "{refused:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_what_is_not_an_entry_with_a_message_object() {
+        for line in [
+            &br#"[1]"#[..],
+            br#"{"type":"label"}"#,
+            br#"{"message":"text"}"#,
+            br#"{"message":[]}"#,
+            br#"{"message":{"role":"user"}} x"#,
+            br#"{"message":{"role":"user""#,
+            br#"{"message":{"r\u006fle":"user"}}"#,
+            br#"{"mess\u0061ge":{"role":"user"}}"#,
+            br#"{"message":{"role":"\ud800"}}"#,
+            br#"{"id":"a","message":{"role":"user"},"id":"b"}"#,
+            br#"{"message":{"role":"user","role":"assistant"}}"#,
+            br#"{"message":{"role":"user"},"message":{"role":"user"}}"#,
+        ] {
+            assert_eq!(entry_with_message_keys(line, &KEYS), None, "{line:?}");
+        }
+    }
+}
