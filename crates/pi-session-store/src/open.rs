@@ -6,10 +6,10 @@
 //! which owns every cross-line rule (title slot, header, duplicates, migration).
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticLog};
+use crate::entry_table::{EntryTable, named_parent};
 use crate::error::StoreError;
 use crate::framing::{Chunk, ChunkReader, Chunks, LineSpan, SharedBytes, SharedChunks, is_blank};
 use crate::fused::split_fused;
-use crate::id_table::IdTable;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
 use crate::session_file::{IndexEntry, SessionFile, Source};
 use pi_session_types::{
@@ -576,16 +576,15 @@ impl Builder {
             .as_ref()
             .map_or(CURRENT_VERSION, SessionHeader::version_or_1);
         let migration = self.migrate();
-        let by_id = self.check_ids();
         // The index stays as long as the session: no growth slack.
         self.entries.shrink_to_fit();
+        let table = self.check_ids();
         let file = SessionFile {
             source,
             header: self.header,
             header_line: self.header_at.map(|(line, _)| line),
             title_slot: self.title_slot,
-            entries: self.entries,
-            by_id,
+            table: Arc::new(table),
             migration,
             file_version,
             byte_len: self.len,
@@ -670,35 +669,40 @@ impl Builder {
         }
     }
 
-    /// Builds the id lookup (a later duplicate wins, as in pi and omp) and reports duplicate,
-    /// missing and dangling ids.
-    fn check_ids(&mut self) -> IdTable {
-        let mut by_id = IdTable::with_capacity(self.entries.len());
-        for (index, entry) in self.entries.iter().enumerate() {
-            match &entry.envelope.id {
-                Some(id) => {
-                    if let Some(first) = by_id.insert(&self.entries, id, index) {
-                        let kind = DiagnosticKind::DuplicateId {
-                            id: id.clone(),
-                            first_line: self.entries[first].line,
-                        };
-                        self.diagnostics
-                            .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
-                    }
-                }
-                None => {
-                    self.diagnostics.push(Diagnostic::new(
-                        entry.line,
-                        entry.byte_offset,
-                        DiagnosticKind::MissingId,
-                    ));
-                }
+    /// Builds the entry table (id lookup, a later duplicate winning as in pi and omp, and parent
+    /// links) and reports duplicate, missing and dangling ids.
+    fn check_ids(&mut self) -> EntryTable {
+        let table = EntryTable::new(std::mem::take(&mut self.entries));
+        let entries = table.entries();
+        let mut duplicates = table.duplicate_ids().iter().peekable();
+        for (index, entry) in entries.iter().enumerate() {
+            if entry.envelope.id.is_none() {
+                self.diagnostics.push(Diagnostic::new(
+                    entry.line,
+                    entry.byte_offset,
+                    DiagnosticKind::MissingId,
+                ));
             }
+            let Some(&(first, _)) = duplicates.next_if(|&&(_, at)| at == index) else {
+                continue;
+            };
+            let kind = DiagnosticKind::DuplicateId {
+                id: entry.envelope.id.clone().unwrap_or_default(),
+                first_line: entries[first].line,
+            };
+            self.diagnostics
+                .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
         }
-        for entry in &self.entries {
-            if let Some(parent) = &entry.envelope.parent_id
-                && by_id.get(&self.entries, parent).is_none()
-            {
+        for (index, entry) in entries.iter().enumerate() {
+            let Some(parent) = &entry.envelope.parent_id else {
+                continue;
+            };
+            // A named parent that resolved is there; an empty one is looked up as it is.
+            let found = match named_parent(Some(parent)) {
+                Some(_) => table.parent_position(index).is_some(),
+                None => table.position_of(parent).is_some(),
+            };
+            if !found {
                 let kind = DiagnosticKind::ParentNotFound {
                     parent_id: parent.clone(),
                 };
@@ -706,7 +710,7 @@ impl Builder {
                     .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
             }
         }
-        by_id
+        table
     }
 }
 

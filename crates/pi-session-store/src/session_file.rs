@@ -1,8 +1,8 @@
 //! [`SessionFile`]: an opened session, as an index of envelopes whose bodies are read on demand.
 
+use crate::entry_table::EntryTable;
 use crate::error::StoreError;
 use crate::framing::SharedBytes;
-use crate::id_table::IdTable;
 use crate::migrate::{Migration, Ordinal, patch_v1, patch_v2};
 use crate::open::display_path;
 use pi_session_types::{
@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where an opened session's bytes live.
 #[derive(Debug, Clone)]
@@ -53,8 +54,8 @@ pub struct SessionFile {
     pub(crate) header: Option<SessionHeader>,
     pub(crate) header_line: Option<u64>,
     pub(crate) title_slot: Option<TitleSlot>,
-    pub(crate) entries: Vec<IndexEntry>,
-    pub(crate) by_id: IdTable,
+    /// The index and its lookups, shared with a tree index built over it.
+    pub(crate) table: Arc<EntryTable>,
     pub(crate) migration: Migration,
     pub(crate) file_version: u64,
     pub(crate) byte_len: u64,
@@ -75,8 +76,7 @@ impl SessionFile {
             header: None,
             header_line: None,
             title_slot: None,
-            entries: Vec::new(),
-            by_id: IdTable::default(),
+            table: Arc::default(),
             migration: Migration::None,
             file_version: crate::migrate::CURRENT_VERSION,
             byte_len: 0,
@@ -129,28 +129,35 @@ impl SessionFile {
 
     /// Number of entries (header, title slot and damaged lines excluded).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.table.len()
     }
 
     /// True when the session has no entries.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.table.is_empty()
     }
 
     /// The index: every entry's line, offset, length and envelope, in file order.
     pub fn index(&self) -> &[IndexEntry] {
-        &self.entries
+        self.table.entries()
+    }
+
+    /// The index with its lookups (id → position, parent links), shared: a tree index built
+    /// over it (`pi_session_tree::TreeIndex::from_table`) keeps this one instead of copying
+    /// the envelopes or hashing the ids again.
+    pub fn table(&self) -> &Arc<EntryTable> {
+        &self.table
     }
 
     /// The position of the entry with this id (the later one when ids repeat, as pi and omp do).
     pub fn position_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(&self.entries, id)
+        self.table.position_of(id)
     }
 
     /// The id of the last entry (in file order) that has one: the leaf when the file is loaded,
     /// as pi and omp define it.
     pub fn leaf_id(&self) -> Option<&str> {
-        self.entries
+        self.index()
             .iter()
             .rev()
             .find_map(|e| e.envelope.id.as_deref())
@@ -294,7 +301,7 @@ impl SessionFile {
     /// Reads every entry in file order. For large files prefer [`entries_for`](Self::entries_for)
     /// with the indices you need (e.g. one branch).
     pub fn entries(&self) -> Result<Vec<Entry>, StoreError> {
-        let all: Vec<usize> = (0..self.entries.len()).collect();
+        let all: Vec<usize> = (0..self.len()).collect();
         self.entries_for(&all)
     }
 
@@ -355,9 +362,9 @@ impl SessionFile {
     }
 
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
-        self.entries.get(index).ok_or(StoreError::NoSuchEntry {
+        self.index().get(index).ok_or(StoreError::NoSuchEntry {
             index,
-            len: self.entries.len(),
+            len: self.len(),
         })
     }
 
@@ -418,7 +425,7 @@ impl SessionFile {
     /// `order` (slots of `indices`, in file order) cut into one run per worker thread: a single
     /// run for small requests, else up to [`MAX_READ_THREADS`] runs of about equal byte size.
     fn runs_for_threads<'o>(&self, indices: &[usize], order: &'o [usize]) -> Vec<&'o [usize]> {
-        let bytes_of = |slot: &usize| self.entries[indices[*slot]].byte_len;
+        let bytes_of = |slot: &usize| self.index()[indices[*slot]].byte_len;
         let total: u64 = order.iter().map(bytes_of).sum();
         if total < PARALLEL_READ_MIN_BYTES {
             return vec![order];
@@ -530,7 +537,7 @@ impl SessionFile {
         let ordinal = ordinals.get(usize::try_from(k).ok()?)?;
         match ordinal {
             Ordinal::Entry(target) if *target <= current => {
-                self.entries[*target].envelope.id.clone()
+                self.index()[*target].envelope.id.clone()
             }
             _ => None,
         }

@@ -6,7 +6,7 @@
 use pi_session_store::{SessionFile, StoreError};
 use serde_json::Value;
 
-use crate::index::NodeInfo;
+use crate::index::{NodeInfo, TreeIndex};
 use crate::source::EntrySource;
 
 /// Why an entry body could not be read from a session file.
@@ -26,6 +26,11 @@ impl EntrySource for SessionFile {
 
     fn entry_count(&self) -> usize {
         self.len()
+    }
+
+    /// Over the file's own table, shared ([`TreeIndex::from_table`]).
+    fn tree_index(&self) -> TreeIndex {
+        TreeIndex::from_table(std::sync::Arc::clone(self.table()))
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {

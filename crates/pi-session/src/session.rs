@@ -200,7 +200,11 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {
-        self.log.index.node(position).cloned().unwrap_or_default()
+        self.log
+            .index
+            .node(position)
+            .map(pi_session_tree::NodeRef::to_info)
+            .unwrap_or_default()
     }
 
     fn entry_value(&self, position: usize) -> Result<JsonValue> {
@@ -309,11 +313,7 @@ impl Log {
 
     fn over(writer: Sink, title: Option<String>, file: Option<SessionFile>) -> Self {
         let index = file.as_ref().map_or_else(TreeIndex::default, |f| {
-            TreeIndex::from_nodes(f.index().iter().map(|at| NodeInfo {
-                kind: at.envelope.kind.clone(),
-                id: at.envelope.id.clone(),
-                parent_id: at.envelope.parent_id.clone(),
-            }))
+            TreeIndex::from_table(Arc::clone(f.table()))
         });
         Self::indexed(writer, title, file, index)
     }
