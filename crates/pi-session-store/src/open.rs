@@ -336,7 +336,10 @@ fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Resul
 #[derive(Debug)]
 enum LineOutcome {
     Blank,
-    /// One value, or several fused ones; each with its byte range inside the chunk.
+    /// One value (the line's content range inside the chunk): no allocation per line beyond
+    /// its envelope's strings.
+    Value(Range<usize>, Envelope),
+    /// Several fused values, each with its byte range inside the chunk.
     Values(Vec<(Range<usize>, Result<Envelope, LineError>)>),
     Failed(LineError),
 }
@@ -355,10 +358,9 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
         return LineOutcome::Blank;
     }
     match parse_envelope(content) {
-        Ok(envelope) => LineOutcome::Values(vec![(
-            line.content.clone(),
-            Ok(with_encoding_warnings(content, envelope)),
-        )]),
+        Ok(envelope) => {
+            LineOutcome::Value(line.content.clone(), with_encoding_warnings(content, envelope))
+        }
         Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
             Some(ranges) => LineOutcome::Values(
                 ranges
@@ -431,6 +433,9 @@ impl Builder {
             match outcome {
                 LineOutcome::Blank => {}
                 LineOutcome::Failed(error) => self.failed_line(line, offset, &error),
+                LineOutcome::Value(range, envelope) => {
+                    self.value(line.number, offset, &chunk.bytes[range], envelope);
+                }
                 LineOutcome::Values(values) => {
                     if values.len() > 1 {
                         let kind = DiagnosticKind::FusedObjects {
