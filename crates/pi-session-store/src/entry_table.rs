@@ -27,7 +27,7 @@ impl std::fmt::Debug for IdTable {
 }
 
 fn id_at(entries: &[IndexEntry], position: usize) -> Option<&str> {
-    entries.get(position)?.envelope.id.as_deref()
+    entries.get(position)?.envelope.id()
 }
 
 impl IdTable {
@@ -110,7 +110,7 @@ impl EntryTable {
         let mut by_id = IdTable::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for (position, entry) in entries.iter().enumerate() {
-            if let Some(id) = &entry.envelope.id
+            if let Some(id) = entry.envelope.id()
                 && let Some(shadowed) = by_id.insert(&entries, id, position)
             {
                 duplicates.push((shadowed, position));
@@ -119,7 +119,7 @@ impl EntryTable {
         let parents = entries
             .iter()
             .map(|entry| {
-                named_parent(entry.envelope.parent_id.as_deref())
+                named_parent(entry.envelope.parent_id())
                     .and_then(|parent| by_id.get(&entries, parent))
                     .unwrap_or(NO_PARENT)
             })

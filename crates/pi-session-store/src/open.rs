@@ -11,10 +11,10 @@ use crate::error::StoreError;
 use crate::framing::{Chunk, ChunkReader, Chunks, LineSpan, SharedBytes, SharedChunks, is_blank};
 use crate::fused::split_fused;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
-use crate::session_file::{IndexEntry, SessionFile, Source};
+use crate::session_file::{IndexEntry, IndexEnvelope, SessionFile, Source};
 use pi_session_types::{
-    Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
-    parse_line,
+    LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
+    parse_envelope_ref, parse_line, tags,
 };
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -338,10 +338,38 @@ enum LineOutcome {
     Blank,
     /// One value (the line's content range inside the chunk): no allocation per line beyond
     /// its envelope's strings.
-    Value(Range<usize>, Envelope),
+    Value(Range<usize>, ReadValue),
     /// Several fused values, each with its byte range inside the chunk.
-    Values(Vec<(Range<usize>, Result<Envelope, LineError>)>),
+    Values(Vec<(Range<usize>, Result<ReadValue, LineError>)>),
     Failed(LineError),
+}
+
+/// One value's envelope in the index's form, with the repairs reading it took.
+#[derive(Debug)]
+struct ReadValue {
+    envelope: IndexEnvelope,
+    warnings: Vec<ParseWarning>,
+}
+
+/// Reads the envelope of one value: borrowed from the line and copied once, into the index's
+/// form (one allocation); a line the borrowing parse rejects takes [`parse_envelope`], which
+/// repairs what it can (lone surrogates, invalid UTF-8) or gives the error.
+fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
+    match parse_envelope_ref(bytes) {
+        Ok(envelope) => Ok(ReadValue {
+            envelope: IndexEnvelope::new(
+                &envelope.kind,
+                envelope.id.as_deref(),
+                envelope.parent_id.as_deref(),
+                envelope.timestamp.as_deref(),
+            ),
+            warnings: Vec::new(),
+        }),
+        Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
+            envelope: IndexEnvelope::from(&envelope),
+            warnings: envelope.warnings,
+        }),
+    }
 }
 
 fn parse_lines(chunk: &Chunk) -> Vec<LineOutcome> {
@@ -357,17 +385,18 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
     if is_blank(content) {
         return LineOutcome::Blank;
     }
-    match parse_envelope(content) {
-        Ok(envelope) => {
-            LineOutcome::Value(line.content.clone(), with_encoding_warnings(content, envelope))
-        }
+    match read_envelope(content) {
+        Ok(envelope) => LineOutcome::Value(
+            line.content.clone(),
+            with_encoding_warnings(content, envelope),
+        ),
         Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
             Some(ranges) => LineOutcome::Values(
                 ranges
                     .into_iter()
                     .map(|r| {
                         let absolute = line.content.start + r.start..line.content.start + r.end;
-                        let result = parse_envelope(&bytes[absolute.clone()]);
+                        let result = read_envelope(&bytes[absolute.clone()]);
                         (absolute, result)
                     })
                     .collect(),
@@ -383,7 +412,7 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
 /// Lines that may hold one (a cheap check: not UTF-8, a `\ud`/`\uD` escape somewhere, or a byte
 /// 0xF4 as U+10F800–U+10FFFF start with) get the full typed parse, which reads them and says
 /// so; the warnings are added to the envelope.
-fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
+fn with_encoding_warnings(content: &[u8], mut envelope: ReadValue) -> ReadValue {
     /// Built once: a `Finder` costs more to make than to run over a short line.
     static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
@@ -482,15 +511,16 @@ impl Builder {
             .push(Diagnostic::new(line.number, offset, kind));
     }
 
-    fn value(&mut self, line: u64, offset: u64, bytes: &[u8], envelope: Envelope) {
-        for warning in &envelope.warnings {
+    fn value(&mut self, line: u64, offset: u64, bytes: &[u8], read: ReadValue) {
+        for warning in &read.warnings {
             if let Some(kind) = warning_kind(warning) {
                 self.diagnostics.push(Diagnostic::new(line, offset, kind));
             }
         }
-        if envelope.is_title() {
+        let envelope = read.envelope;
+        if envelope.kind() == tags::Title::VALUE {
             self.title_line(line, offset, bytes);
-        } else if envelope.is_header() {
+        } else if envelope.kind() == tags::Session::VALUE {
             self.header_line(line, offset, bytes);
         } else {
             if self.header_at.is_none()
@@ -665,9 +695,8 @@ impl Builder {
         let mut previous: Option<String> = None;
         for entry in &mut self.entries {
             let id = ids.id_for(entry.byte_offset);
-            entry.envelope.parent_is_null = previous.is_none();
-            entry.envelope.parent_id = previous.replace(id.clone());
-            entry.envelope.id = Some(id);
+            let parent = previous.replace(id.clone());
+            entry.envelope = entry.envelope.with_ids(Some(&id), parent.as_deref());
         }
         Migration::FromV1 {
             ordinals: std::mem::take(&mut self.ordinals),
@@ -681,7 +710,7 @@ impl Builder {
         let entries = table.entries();
         let mut duplicates = table.duplicate_ids().iter().peekable();
         for (index, entry) in entries.iter().enumerate() {
-            if entry.envelope.id.is_none() {
+            if entry.envelope.id().is_none() {
                 self.diagnostics.push(Diagnostic::new(
                     entry.line,
                     entry.byte_offset,
@@ -692,14 +721,14 @@ impl Builder {
                 continue;
             };
             let kind = DiagnosticKind::DuplicateId {
-                id: entry.envelope.id.clone().unwrap_or_default(),
+                id: entry.envelope.id().unwrap_or_default().to_owned(),
                 first_line: entries[first].line,
             };
             self.diagnostics
                 .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
         }
         for (index, entry) in entries.iter().enumerate() {
-            let Some(parent) = &entry.envelope.parent_id else {
+            let Some(parent) = entry.envelope.parent_id() else {
                 continue;
             };
             // A named parent that resolved is there; an empty one is looked up as it is.
@@ -709,7 +738,7 @@ impl Builder {
             };
             if !found {
                 let kind = DiagnosticKind::ParentNotFound {
-                    parent_id: parent.clone(),
+                    parent_id: parent.to_owned(),
                 };
                 self.diagnostics
                     .push(Diagnostic::new(entry.line, entry.byte_offset, kind));

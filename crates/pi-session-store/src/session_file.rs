@@ -38,7 +38,108 @@ pub struct IndexEntry {
     /// Length of the entry's JSON in bytes (without the line terminator).
     pub byte_len: u64,
     /// `type`, `id`, `parentId`, `timestamp` (for v1 files: the migrated id and parent).
-    pub envelope: Envelope,
+    pub envelope: IndexEnvelope,
+}
+
+/// An entry's envelope as the index keeps it: `type`, `id`, `parentId` and `timestamp`, each
+/// as [`pi_session_types::parse_envelope`] reads it, back to back in one allocation (an
+/// [`Envelope`] holds four, and is more than twice the size). What repairs reading them took
+/// is reported as diagnostics when the file is opened.
+///
+/// ```
+/// use pi_session_store::IndexEnvelope;
+/// let envelope = IndexEnvelope::new("message", Some("a1"), None, Some("2026-01-01T00:00:00.000Z"));
+/// assert_eq!((envelope.kind(), envelope.id(), envelope.parent_id()), ("message", Some("a1"), None));
+/// assert_eq!(envelope.timestamp(), Some("2026-01-01T00:00:00.000Z"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct IndexEnvelope {
+    /// `type`, then `id`, `parentId` and `timestamp` when present.
+    text: Box<str>,
+    /// Where `type`, `id`, `parentId` and `timestamp` end in `text`.
+    ends: [usize; 4],
+    /// Whether `id`, `parentId` and `timestamp` are present (as strings).
+    present: [bool; 3],
+}
+
+impl IndexEnvelope {
+    /// An envelope of these four fields.
+    pub fn new(
+        kind: &str,
+        id: Option<&str>,
+        parent_id: Option<&str>,
+        timestamp: Option<&str>,
+    ) -> Self {
+        let parts = [Some(kind), id, parent_id, timestamp];
+        let mut text = String::with_capacity(parts.iter().flatten().map(|part| part.len()).sum());
+        let mut ends = [0; 4];
+        for (end, part) in ends.iter_mut().zip(parts) {
+            text.push_str(part.unwrap_or_default());
+            *end = text.len();
+        }
+        Self {
+            text: text.into_boxed_str(),
+            ends,
+            present: [id.is_some(), parent_id.is_some(), timestamp.is_some()],
+        }
+    }
+
+    /// Field `at` (0: `type`, 1: `id`, 2: `parentId`, 3: `timestamp`).
+    fn part(&self, at: usize) -> &str {
+        let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+        self.text.get(start..self.ends[at]).unwrap_or_default()
+    }
+
+    fn optional(&self, at: usize) -> Option<&str> {
+        self.present[at - 1].then(|| self.part(at))
+    }
+
+    /// `type`: `"title"` for omp's slot, `"session"` for the header, else an entry type.
+    pub fn kind(&self) -> &str {
+        self.part(0)
+    }
+
+    /// `id` when it is a string.
+    pub fn id(&self) -> Option<&str> {
+        self.optional(1)
+    }
+
+    /// `parentId` when it is a string (`None` for `null`, absent, or another JSON type).
+    pub fn parent_id(&self) -> Option<&str> {
+        self.optional(2)
+    }
+
+    /// `timestamp` when it is a string.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.optional(3)
+    }
+
+    /// The same envelope with another `id` and `parentId` (a version 1 file's migrated ones).
+    pub(crate) fn with_ids(&self, id: Option<&str>, parent_id: Option<&str>) -> Self {
+        Self::new(self.kind(), id, parent_id, self.timestamp())
+    }
+}
+
+impl From<&Envelope> for IndexEnvelope {
+    fn from(envelope: &Envelope) -> Self {
+        Self::new(
+            &envelope.kind,
+            envelope.id.as_deref(),
+            envelope.parent_id.as_deref(),
+            envelope.timestamp.as_deref(),
+        )
+    }
+}
+
+impl std::fmt::Debug for IndexEnvelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexEnvelope")
+            .field("kind", &self.kind())
+            .field("id", &self.id())
+            .field("parent_id", &self.parent_id())
+            .field("timestamp", &self.timestamp())
+            .finish()
+    }
 }
 
 /// An opened session: header, title slot, and an index of every entry in file order.
@@ -157,10 +258,7 @@ impl SessionFile {
     /// The id of the last entry (in file order) that has one: the leaf when the file is loaded,
     /// as pi and omp define it.
     pub fn leaf_id(&self) -> Option<&str> {
-        self.index()
-            .iter()
-            .rev()
-            .find_map(|e| e.envelope.id.as_deref())
+        self.index().iter().rev().find_map(|e| e.envelope.id())
     }
 
     /// Size of the file (or bytes) when it was opened.
@@ -280,7 +378,7 @@ impl SessionFile {
     /// needs no migration and the line still holds the entry indexed there; `None` sends it down the typed
     /// path, which migrates it or says what is wrong.
     fn value_as_parsed(&self, at: &IndexEntry, bytes: &[u8]) -> Option<JsonValue> {
-        let kind = at.envelope.kind.as_str();
+        let kind = at.envelope.kind();
         // A migrated file is served exactly as `entry` serves it; a `title` or `session` line
         // may be typed as a slot or header, which is not an entry.
         if self.migration != Migration::None || kind == "title" || kind == "session" {
@@ -294,7 +392,7 @@ impl SessionFile {
             return None;
         };
         let view = pi_session_types::view::EntryRef::new(&object);
-        let same_entry = view.is(kind) && view.id() == at.envelope.id.as_deref();
+        let same_entry = view.is(kind) && view.id() == at.envelope.id();
         same_entry.then_some(JsonValue::Object(object))
     }
 
@@ -507,8 +605,8 @@ impl SessionFile {
         let ParsedLine::Entry(entry) = parsed.value else {
             return Err(changed());
         };
-        let same_id = self.migration.is_v1() || entry.id() == at.envelope.id.as_deref();
-        if entry.kind() != at.envelope.kind || !same_id {
+        let same_id = self.migration.is_v1() || entry.id() == at.envelope.id();
+        if entry.kind() != at.envelope.kind() || !same_id {
             return Err(changed());
         }
         let entry = match &self.migration {
@@ -516,8 +614,8 @@ impl SessionFile {
             Migration::FromV2 if entry.kind() != "message" => entry,
             Migration::FromV2 => migrate_entry(entry, patch_v2).map_err(bad)?,
             Migration::FromV1 { ordinals } => migrate_entry(entry, |object| {
-                let id = at.envelope.id.as_deref().unwrap_or_default();
-                patch_v1(object, id, at.envelope.parent_id.as_deref(), &|k| {
+                let id = at.envelope.id().unwrap_or_default();
+                patch_v1(object, id, at.envelope.parent_id(), &|k| {
                     self.v1_target(ordinals, index, k)
                 });
                 patch_v2(object);
@@ -537,7 +635,7 @@ impl SessionFile {
         let ordinal = ordinals.get(usize::try_from(k).ok()?)?;
         match ordinal {
             Ordinal::Entry(target) if *target <= current => {
-                self.index()[*target].envelope.id.clone()
+                self.index()[*target].envelope.id().map(str::to_owned)
             }
             _ => None,
         }

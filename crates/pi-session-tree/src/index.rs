@@ -100,9 +100,9 @@ impl Nodes {
         if at < table_len {
             let envelope = &self.table.as_ref()?.entries().get(at)?.envelope;
             return Some(NodeRef {
-                kind: &envelope.kind,
-                id: envelope.id.as_deref(),
-                parent_id: envelope.parent_id.as_deref(),
+                kind: envelope.kind(),
+                id: envelope.id(),
+                parent_id: envelope.parent_id(),
             });
         }
         self.given.get(at - table_len).map(NodeInfo::borrowed)
@@ -257,9 +257,9 @@ impl TreeIndex {
     /// let index = TreeIndex::from_table(file.table().clone());
     /// assert_eq!(index.branch(1).positions, [0, 1]);
     /// let nodes = file.index().iter().map(|at| NodeInfo {
-    ///     kind: at.envelope.kind.clone(),
-    ///     id: at.envelope.id.clone(),
-    ///     parent_id: at.envelope.parent_id.clone(),
+    ///     kind: at.envelope.kind().to_owned(),
+    ///     id: at.envelope.id().map(str::to_owned),
+    ///     parent_id: at.envelope.parent_id().map(str::to_owned),
     /// });
     /// assert_eq!(index, TreeIndex::from_nodes(nodes));
     /// ```
@@ -268,7 +268,7 @@ impl TreeIndex {
             table
                 .entries()
                 .get(at)
-                .and_then(|entry| entry.envelope.id.as_deref())
+                .and_then(|entry| entry.envelope.id())
                 .unwrap_or_default()
         };
         let diagnostics = table
@@ -279,7 +279,7 @@ impl TreeIndex {
         let leaf = table
             .entries()
             .iter()
-            .rposition(|entry| entry.envelope.id.is_some());
+            .rposition(|entry| entry.envelope.id().is_some());
         let parents = ParentLinks::of_table(&table);
         Self {
             nodes: Nodes {

@@ -231,7 +231,7 @@ impl ParentLinks {
             .iter()
             .zip(&links)
             .enumerate()
-            .filter(|(_, (entry, link))| names_missing(entry.envelope.parent_id.as_deref(), **link))
+            .filter(|(_, (entry, link))| names_missing(entry.envelope.parent_id(), **link))
             .map(|(at, _)| at)
             .collect();
         Self { links, dangling }

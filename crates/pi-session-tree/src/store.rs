@@ -37,9 +37,9 @@ impl EntrySource for SessionFile {
         self.index()
             .get(position)
             .map(|entry| NodeInfo {
-                kind: entry.envelope.kind.clone(),
-                id: entry.envelope.id.clone(),
-                parent_id: entry.envelope.parent_id.clone(),
+                kind: entry.envelope.kind().to_owned(),
+                id: entry.envelope.id().map(str::to_owned),
+                parent_id: entry.envelope.parent_id().map(str::to_owned),
             })
             .unwrap_or_default()
     }

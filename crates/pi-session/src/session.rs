@@ -572,15 +572,15 @@ impl Log {
         let assistant = memchr::memmem::Finder::new(b"assistant");
         let escape = memchr::memmem::Finder::new(b"\\u");
         let read = from_lines.map_raw(positions, |_, at, bytes| {
-            let no_assistant = at.envelope.kind == "message"
+            let no_assistant = at.envelope.kind() == "message"
                 && assistant.find(bytes).is_none()
                 && escape.find(bytes).is_none();
             if no_assistant {
                 return Some(None);
             }
             let facts = ModelFacts::parse(bytes)?;
-            let same_entry = facts.kind.as_deref() == Some(at.envelope.kind.as_str())
-                && facts.id.as_deref() == at.envelope.id.as_deref();
+            let same_entry = facts.kind.as_deref() == Some(at.envelope.kind())
+                && facts.id.as_deref() == at.envelope.id();
             same_entry.then(|| named_model(facts).map(|named| named.name().pi_string()))
         })?;
         for (&at, named) in positions.iter().zip(read) {
