@@ -116,12 +116,26 @@ impl EntryTable {
                 duplicates.push((shadowed, position));
             }
         }
+        // Every entry that an id's later duplicate did not shadow owns its id.
+        let mut shadowed: Vec<usize> = duplicates.iter().map(|&(shadowed, _)| shadowed).collect();
+        shadowed.sort_unstable();
+        let owns_id = |at: usize| shadowed.binary_search(&at).is_err();
         let parents = entries
             .iter()
-            .map(|entry| {
-                named_parent(entry.envelope.parent_id())
-                    .and_then(|parent| by_id.get(&entries, parent))
-                    .unwrap_or(NO_PARENT)
+            .enumerate()
+            .map(|(at, entry)| {
+                let Some(parent) = named_parent(entry.envelope.parent_id()) else {
+                    return NO_PARENT;
+                };
+                // Most entries name the entry before them (a line just read, its id still in
+                // the cache): found without hashing.
+                if let Some(before) = at.checked_sub(1)
+                    && id_at(&entries, before) == Some(parent)
+                    && owns_id(before)
+                {
+                    return before;
+                }
+                by_id.get(&entries, parent).unwrap_or(NO_PARENT)
             })
             .collect();
         Self {

@@ -231,7 +231,9 @@ impl ParentLinks {
             .iter()
             .zip(&links)
             .enumerate()
-            .filter(|(_, (entry, link))| names_missing(entry.envelope.parent_id(), **link))
+            .filter(|(_, (entry, link))| {
+                **link == NO_PARENT && names_missing(entry.envelope.parent_id(), **link)
+            })
             .map(|(at, _)| at)
             .collect();
         Self { links, dangling }

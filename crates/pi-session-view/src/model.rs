@@ -141,7 +141,7 @@ pub(crate) fn view_parts(
                 "pos": pos,
                 "id": id,
                 "archived": !visible.contains(&pos) && index.tips().contains(&pos),
-                "label": id.as_deref().and_then(|id| labels.get(id)),
+                "label": id.and_then(|id| labels.get(id)),
             })
         })
         .collect();

@@ -518,7 +518,7 @@ impl Log {
                 return None;
             }
             added.push(at);
-            at = index.position_of(node.parent_id.as_deref().filter(|p| !p.is_empty())?)?;
+            at = index.position_of(pi_session_store::named_parent(node.parent_id)?)?;
         }
         added.reverse();
         Some(added)
