@@ -108,6 +108,17 @@ impl Nodes {
         self.given.get(at - table_len).map(NodeInfo::borrowed)
     }
 
+    /// The `type` of the entry at `at`.
+    pub(crate) fn kind_at(&self, at: usize) -> Option<&str> {
+        let table_len = self.table_len();
+        if at < table_len {
+            return Some(self.table.as_ref()?.entries().get(at)?.envelope.kind());
+        }
+        self.given
+            .get(at - table_len)
+            .map(|node| node.kind.as_str())
+    }
+
     /// The id of the entry at `at`.
     pub(crate) fn id_at(&self, at: usize) -> Option<&str> {
         self.get(at)?.id
@@ -367,6 +378,11 @@ impl TreeIndex {
         self.nodes.get(position)
     }
 
+    /// The `type` of every entry in file order.
+    pub(crate) fn kinds(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.nodes.len()).map(|at| self.nodes.kind_at(at).unwrap_or_default())
+    }
+
     /// All envelopes in file order.
     pub fn nodes(&self) -> impl DoubleEndedIterator<Item = NodeRef<'_>> + ExactSizeIterator + '_ {
         self.nodes.iter()
@@ -438,12 +454,15 @@ impl TreeIndex {
         let mut seen: Option<Vec<u64>> = None;
         let mut current = Some(position);
         let mut previous = usize::MAX;
+        // An envelope is read only to report where a walk ends.
+        let len = self.nodes.len();
+        let node = |pos: usize| self.nodes.get(pos).unwrap_or_default();
         while let Some(pos) = current {
-            let Some(node) = self.nodes.get(pos) else {
+            if pos >= len {
                 break;
-            };
+            }
             if pos >= previous && seen.is_none() {
-                let mut bits = vec![0u64; self.nodes.len().div_ceil(64)];
+                let mut bits = vec![0u64; len.div_ceil(64)];
                 for &at in &branch.positions {
                     bits[at / 64] |= 1 << (at % 64);
                 }
@@ -455,7 +474,7 @@ impl TreeIndex {
                     branch.diagnostics.push(Diagnostic::at(
                         DiagnosticKind::Cycle,
                         Some(pos),
-                        node.id,
+                        node(pos).id,
                         "parentId links loop back to this entry; the branch stops before repeating it",
                     ));
                     break;
@@ -464,19 +483,22 @@ impl TreeIndex {
             }
             branch.positions.push(pos);
             previous = pos;
-            current = match (self.parents.of(pos), node.parent_id) {
-                (Some(parent_pos), _) => Some(parent_pos),
-                (None, None | Some("")) => None,
-                (None, Some(parent)) => {
-                    branch.diagnostics.push(Diagnostic::at(
+            current =
+                match self.parents.of(pos) {
+                    Some(parent_pos) => Some(parent_pos),
+                    None => match node(pos).parent_id {
+                        None | Some("") => None,
+                        Some(parent) => {
+                            branch.diagnostics.push(Diagnostic::at(
                         DiagnosticKind::MissingParent,
                         Some(pos),
-                        node.id,
+                        node(pos).id,
                         format!("parent {parent:?} is not in the session; the branch starts here"),
                     ));
-                    None
-                }
-            };
+                            None
+                        }
+                    },
+                };
         }
         branch.positions.reverse();
         branch
@@ -530,11 +552,7 @@ impl TreeIndex {
     /// Positions of every entry of the given `type`, in file order (e.g. all
     /// `label` entries, to load just those bodies).
     pub fn positions_of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(move |(_, node)| node.kind == kind)
-            .map(|(pos, _)| pos)
+        (0..self.nodes.len()).filter(move |&pos| self.nodes.kind_at(pos) == Some(kind))
     }
 }
 

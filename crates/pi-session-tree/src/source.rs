@@ -159,8 +159,8 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         if let Some(header) = self.source.header_value() {
             evidence.header(&header);
         }
-        for node in self.index.nodes() {
-            evidence.kind(node.kind);
+        for kind in self.index.kinds() {
+            evidence.kind(kind);
         }
         if evidence.is_final() {
             return Ok(evidence.dialect());
