@@ -224,11 +224,11 @@ fn index_chunks<C: Chunks>(
     // A small file is indexed here without asking how many cores there are (read from the
     // cgroup files: a visible share of a small file's open).
     if size < PARALLEL_MIN_BYTES {
-        return index_sequentially(chunks);
+        return index_sequentially(chunks, size);
     }
     match effective_threads(options.threads) {
-        0 | 1 => index_sequentially(chunks),
-        threads => index_in_parallel(chunks, threads),
+        0 | 1 => index_sequentially(chunks, size),
+        threads => index_in_parallel(chunks, threads, size),
     }
 }
 
@@ -239,8 +239,8 @@ fn effective_threads(requested: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }
 
-fn index_sequentially<C: Chunks>(mut chunks: C) -> std::io::Result<(Builder, bool)> {
-    let mut builder = Builder::default();
+fn index_sequentially<C: Chunks>(mut chunks: C, size: u64) -> std::io::Result<(Builder, bool)> {
+    let mut builder = Builder::expecting(size);
     let mut spare = None;
     while let Some(chunk) = chunks.next_chunk(spare.take())? {
         let outcomes = parse_lines(&chunk);
@@ -258,7 +258,11 @@ fn index_sequentially<C: Chunks>(mut chunks: C) -> std::io::Result<(Builder, boo
 /// pool before reading a chunk, and a buffer returns to the pool only once its chunk has been
 /// folded. However slow one worker is, no more than that many chunks exist at once. A panicking
 /// worker (a bug) is caught and re-raised here, after the other threads have been released.
-fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Result<(Builder, bool)> {
+fn index_in_parallel<C: Chunks>(
+    mut chunks: C,
+    threads: usize,
+    size: u64,
+) -> std::io::Result<(Builder, bool)> {
     type Parsed = std::thread::Result<(Chunk, Vec<LineOutcome>)>;
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
     let chunk_rx = Mutex::new(chunk_rx);
@@ -303,7 +307,7 @@ fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Resul
             });
         }
         drop(done_tx);
-        let mut builder = Builder::default();
+        let mut builder = Builder::expecting(size);
         let mut waiting = BTreeMap::new();
         let mut next_seq = 0;
         for parsed in done_rx {
@@ -451,10 +455,40 @@ struct Builder {
     /// Whether the last physical line ended with `\n` (true for an empty file).
     ends_with_newline: bool,
     len: u64,
+    /// The size of the input, from which the first chunk's lines estimate how many entries
+    /// to make room for.
+    expected_size: u64,
 }
 
 impl Builder {
+    fn expecting(size: u64) -> Self {
+        Self {
+            expected_size: size,
+            ..Self::default()
+        }
+    }
+
+    /// Makes room, on the first chunk, for as many entries as the input holds at this chunk's
+    /// lines per byte (a quarter more): the index is not grown (copied) again and again. Only
+    /// address space is asked for (pages are touched as entries come), and at most one entry
+    /// per two bytes; a request the allocator refuses is dropped.
+    fn make_room(&mut self, chunk: &Chunk) {
+        let chunk_len = chunk.bytes.len() as u64;
+        if self.entries.capacity() > 0 || chunk_len == 0 {
+            return;
+        }
+        let lines = chunk.lines.len() as u64;
+        let at_this_rate = self.expected_size.saturating_mul(lines) / chunk_len;
+        let estimate = at_this_rate
+            .saturating_add(at_this_rate / 4)
+            .min(self.expected_size / 2);
+        let _ = self
+            .entries
+            .try_reserve(usize::try_from(estimate).unwrap_or(0));
+    }
+
     fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
+        self.make_room(chunk);
         self.len = chunk.base_offset + chunk.bytes.len() as u64;
         for (line, outcome) in chunk.lines.iter().zip(outcomes) {
             self.ends_with_newline = line.terminated;
