@@ -340,9 +340,9 @@ fn index_in_parallel<C: Chunks>(
 #[derive(Debug)]
 enum LineOutcome {
     Blank,
-    /// One value (the line's content range inside the chunk): no allocation per line beyond
-    /// its envelope's strings.
-    Value(Range<usize>, ReadValue),
+    /// One value (the line's whole content): no allocation per line beyond its envelope's
+    /// strings.
+    Value(ReadValue),
     /// Several fused values, each with its byte range inside the chunk.
     Values(Vec<(Range<usize>, Result<ReadValue, LineError>)>),
     Failed(LineError),
@@ -390,10 +390,7 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
         return LineOutcome::Blank;
     }
     match read_envelope(content) {
-        Ok(envelope) => LineOutcome::Value(
-            line.content.clone(),
-            with_encoding_warnings(content, envelope),
-        ),
+        Ok(envelope) => LineOutcome::Value(with_encoding_warnings(content, envelope)),
         Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
             Some(ranges) => LineOutcome::Values(
                 ranges
@@ -455,9 +452,11 @@ struct Builder {
     /// Whether the last physical line ended with `\n` (true for an empty file).
     ends_with_newline: bool,
     len: u64,
-    /// The size of the input, from which the first chunk's lines estimate how many entries
-    /// to make room for.
+    /// The size of the input, from which the first chunk's entries estimate how many to make
+    /// room for.
     expected_size: u64,
+    /// Whether [`Builder::make_room`] has made room.
+    room_made: bool,
 }
 
 impl Builder {
@@ -468,27 +467,28 @@ impl Builder {
         }
     }
 
-    /// Makes room, on the first chunk, for as many entries as the input holds at this chunk's
-    /// lines per byte (a quarter more): the index is not grown (copied) again and again. Only
-    /// address space is asked for (pages are touched as entries come), and at most one entry
-    /// per two bytes; a request the allocator refuses is dropped.
-    fn make_room(&mut self, chunk: &Chunk) {
-        let chunk_len = chunk.bytes.len() as u64;
-        if self.entries.capacity() > 0 || chunk_len == 0 {
+    /// Makes room, after the first chunk, for as many entries as the input holds at that
+    /// chunk's entries per byte (a quarter more): the index is not grown (copied) again and
+    /// again. Only address space is asked for (pages are touched as entries come), at most one
+    /// entry per two bytes, nothing for a first chunk of damage; a request the allocator
+    /// refuses is dropped.
+    fn make_room(&mut self) {
+        if self.room_made || self.len == 0 {
             return;
         }
-        let lines = chunk.lines.len() as u64;
-        let at_this_rate = self.expected_size.saturating_mul(lines) / chunk_len;
+        self.room_made = true;
+        let entries = self.entries.len() as u64;
+        let at_this_rate = self.expected_size.saturating_mul(entries) / self.len;
         let estimate = at_this_rate
             .saturating_add(at_this_rate / 4)
-            .min(self.expected_size / 2);
+            .min(self.expected_size / 2)
+            .saturating_sub(entries);
         let _ = self
             .entries
             .try_reserve(usize::try_from(estimate).unwrap_or(0));
     }
 
     fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
-        self.make_room(chunk);
         self.len = chunk.base_offset + chunk.bytes.len() as u64;
         for (line, outcome) in chunk.lines.iter().zip(outcomes) {
             self.ends_with_newline = line.terminated;
@@ -496,8 +496,13 @@ impl Builder {
             match outcome {
                 LineOutcome::Blank => {}
                 LineOutcome::Failed(error) => self.failed_line(line, offset, &error),
-                LineOutcome::Value(range, envelope) => {
-                    self.value(line.number, offset, &chunk.bytes[range], envelope);
+                LineOutcome::Value(envelope) => {
+                    self.value(
+                        line.number,
+                        offset,
+                        &chunk.bytes[line.content.clone()],
+                        envelope,
+                    );
                 }
                 LineOutcome::Values(values) => {
                     if values.len() > 1 {
@@ -519,6 +524,7 @@ impl Builder {
                 }
             }
         }
+        self.make_room();
     }
 
     /// Counts one parsed JSON value, as pi's migration array does; only a version 1 file
