@@ -229,7 +229,8 @@ fn run_once(file: &Path, dialect: Dialect, middle: bool) -> Result<Run, String> 
         LeafSelector::Id(
             view.index()
                 .node(at)
-                .and_then(|n| n.id.clone())
+                .and_then(|n| n.id)
+                .map(str::to_owned)
                 .ok_or("the middle entry has no id")?,
         )
     } else {

@@ -96,15 +96,15 @@ pub fn draw(
 /// (where the context was rewritten).
 fn is_landmark(index: &TreeIndex, labels: &JsonMap, pos: usize) -> bool {
     index.node(pos).is_some_and(|node| {
-        matches!(node.kind.as_str(), "compaction" | "branch_summary")
-            || node.id.as_ref().is_some_and(|id| labels.contains_key(id))
+        matches!(node.kind, "compaction" | "branch_summary")
+            || node.id.is_some_and(|id| labels.contains_key(id))
     })
 }
 
 fn children_of(index: &TreeIndex, pos: usize) -> Vec<usize> {
     index
         .node(pos)
-        .and_then(|n| n.id.as_deref())
+        .and_then(|n| n.id)
         .map(|id| index.children(id).to_vec())
         .unwrap_or_default()
 }
@@ -117,8 +117,8 @@ fn entry_line(
     pos: usize,
 ) -> String {
     let node = index.node(pos);
-    let id = node.and_then(|n| n.id.as_deref()).unwrap_or("(no id)");
-    let kind = node.map_or("", |n| n.kind.as_str());
+    let id = node.and_then(|n| n.id).unwrap_or("(no id)");
+    let kind = node.map_or("", |n| n.kind);
     let mut line = format!("{id} {kind}");
     let description = describe(pos);
     if !description.is_empty() {
@@ -245,7 +245,7 @@ mod tests {
             let index = TreeIndex::from_entries(&entries);
             let drawn = drawn_ids(&draw(&index, &JsonMap::new(), &|_| String::new(), 3));
             for position in index.positions_of_kind("compaction").filter(|&p| index.is_id_owner(p)) {
-                let id = index.node(position).unwrap().id.clone().unwrap();
+                let id = index.node(position).unwrap().id.unwrap().to_owned();
                 prop_assert!(drawn.contains(&id), "compaction {} folded away", id);
             }
         }
@@ -258,7 +258,7 @@ mod tests {
             let mut drawn = drawn_ids(&text);
             let mut owners: Vec<String> = (0..index.len())
                 .filter(|&p| index.is_id_owner(p))
-                .map(|p| index.node(p).unwrap().id.clone().unwrap())
+                .map(|p| index.node(p).unwrap().id.unwrap().to_owned())
                 .collect();
             owners.sort();
             drawn.sort();

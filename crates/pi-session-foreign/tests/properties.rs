@@ -194,10 +194,7 @@ fn import_and_reopen(info: &ForeignSessionInfo, bytes: &[u8]) {
     assert_eq!(session.len(), count + 1 + usize::from(titled));
     assert_eq!(
         session.leaf_id(),
-        session
-            .index()
-            .last()
-            .and_then(|e| e.envelope.id.as_deref())
+        session.index().last().and_then(|e| e.envelope.id())
     );
 }
 

@@ -215,6 +215,9 @@ impl<R: Read> ChunkReader<R> {
         let mut want = self.capacity;
         loop {
             if !self.eof && buf.len() < want {
+                // Room for the whole read at once: `read_to_end` would grow an empty pool
+                // buffer by doubling (a copy each time).
+                buf.reserve(want - buf.len());
                 let missing = (want - buf.len()) as u64;
                 let read = (&mut self.reader).take(missing).read_to_end(&mut buf)?;
                 self.eof = (read as u64) < missing;

@@ -56,10 +56,10 @@
 
 mod diagnostic;
 mod discover;
+mod entry_table;
 mod error;
 mod framing;
 mod fused;
-mod id_table;
 mod keyed;
 mod lock;
 mod migrate;
@@ -76,6 +76,7 @@ pub use discover::{
     HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, newest_first,
     read_listing, read_listing_with_head,
 };
+pub use entry_table::{EntryTable, named_parent};
 pub use error::{StoreError, why_migrate};
 pub use framing::SharedBytes;
 #[cfg(feature = "redis")]
@@ -96,7 +97,7 @@ pub use repair::{
     Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,
     repair_file_waiting,
 };
-pub use session_file::{IndexEntry, SessionFile};
+pub use session_file::{IndexEntry, IndexEnvelope, SessionFile};
 pub use writer::{
     Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,
     new_header_with,

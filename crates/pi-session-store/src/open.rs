@@ -6,15 +6,15 @@
 //! which owns every cross-line rule (title slot, header, duplicates, migration).
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind, DiagnosticLog};
+use crate::entry_table::{EntryTable, named_parent};
 use crate::error::StoreError;
 use crate::framing::{Chunk, ChunkReader, Chunks, LineSpan, SharedBytes, SharedChunks, is_blank};
 use crate::fused::split_fused;
-use crate::id_table::IdTable;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
-use crate::session_file::{IndexEntry, SessionFile, Source};
+use crate::session_file::{IndexEntry, IndexEnvelope, SessionFile, Source};
 use pi_session_types::{
-    Envelope, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
-    parse_line,
+    LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
+    parse_envelope_ref, parse_line, tags,
 };
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -224,11 +224,11 @@ fn index_chunks<C: Chunks>(
     // A small file is indexed here without asking how many cores there are (read from the
     // cgroup files: a visible share of a small file's open).
     if size < PARALLEL_MIN_BYTES {
-        return index_sequentially(chunks);
+        return index_sequentially(chunks, size);
     }
     match effective_threads(options.threads) {
-        0 | 1 => index_sequentially(chunks),
-        threads => index_in_parallel(chunks, threads),
+        0 | 1 => index_sequentially(chunks, size),
+        threads => index_in_parallel(chunks, threads, size),
     }
 }
 
@@ -239,8 +239,8 @@ fn effective_threads(requested: usize) -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }
 
-fn index_sequentially<C: Chunks>(mut chunks: C) -> std::io::Result<(Builder, bool)> {
-    let mut builder = Builder::default();
+fn index_sequentially<C: Chunks>(mut chunks: C, size: u64) -> std::io::Result<(Builder, bool)> {
+    let mut builder = Builder::expecting(size);
     let mut spare = None;
     while let Some(chunk) = chunks.next_chunk(spare.take())? {
         let outcomes = parse_lines(&chunk);
@@ -258,7 +258,11 @@ fn index_sequentially<C: Chunks>(mut chunks: C) -> std::io::Result<(Builder, boo
 /// pool before reading a chunk, and a buffer returns to the pool only once its chunk has been
 /// folded. However slow one worker is, no more than that many chunks exist at once. A panicking
 /// worker (a bug) is caught and re-raised here, after the other threads have been released.
-fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Result<(Builder, bool)> {
+fn index_in_parallel<C: Chunks>(
+    mut chunks: C,
+    threads: usize,
+    size: u64,
+) -> std::io::Result<(Builder, bool)> {
     type Parsed = std::thread::Result<(Chunk, Vec<LineOutcome>)>;
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
     let chunk_rx = Mutex::new(chunk_rx);
@@ -303,7 +307,7 @@ fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Resul
             });
         }
         drop(done_tx);
-        let mut builder = Builder::default();
+        let mut builder = Builder::expecting(size);
         let mut waiting = BTreeMap::new();
         let mut next_seq = 0;
         for parsed in done_rx {
@@ -336,9 +340,40 @@ fn index_in_parallel<C: Chunks>(mut chunks: C, threads: usize) -> std::io::Resul
 #[derive(Debug)]
 enum LineOutcome {
     Blank,
-    /// One value, or several fused ones; each with its byte range inside the chunk.
-    Values(Vec<(Range<usize>, Result<Envelope, LineError>)>),
+    /// One value (the line's whole content): no allocation per line beyond its envelope's
+    /// strings.
+    Value(ReadValue),
+    /// Several fused values, each with its byte range inside the chunk.
+    Values(Vec<(Range<usize>, Result<ReadValue, LineError>)>),
     Failed(LineError),
+}
+
+/// One value's envelope in the index's form, with the repairs reading it took.
+#[derive(Debug)]
+struct ReadValue {
+    envelope: IndexEnvelope,
+    warnings: Vec<ParseWarning>,
+}
+
+/// Reads the envelope of one value: borrowed from the line and copied once, into the index's
+/// form (one allocation); a line the borrowing parse rejects takes [`parse_envelope`], which
+/// repairs what it can (lone surrogates, invalid UTF-8) or gives the error.
+fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
+    match parse_envelope_ref(bytes) {
+        Ok(envelope) => Ok(ReadValue {
+            envelope: IndexEnvelope::new(
+                &envelope.kind,
+                envelope.id.as_deref(),
+                envelope.parent_id.as_deref(),
+                envelope.timestamp.as_deref(),
+            ),
+            warnings: Vec::new(),
+        }),
+        Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
+            envelope: IndexEnvelope::from(&envelope),
+            warnings: envelope.warnings,
+        }),
+    }
 }
 
 fn parse_lines(chunk: &Chunk) -> Vec<LineOutcome> {
@@ -354,18 +389,15 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
     if is_blank(content) {
         return LineOutcome::Blank;
     }
-    match parse_envelope(content) {
-        Ok(envelope) => LineOutcome::Values(vec![(
-            line.content.clone(),
-            Ok(with_encoding_warnings(content, envelope)),
-        )]),
+    match read_envelope(content) {
+        Ok(envelope) => LineOutcome::Value(with_encoding_warnings(content, envelope)),
         Err(error @ LineError::NotJson { .. }) => match split_fused(content) {
             Some(ranges) => LineOutcome::Values(
                 ranges
                     .into_iter()
                     .map(|r| {
                         let absolute = line.content.start + r.start..line.content.start + r.end;
-                        let result = parse_envelope(&bytes[absolute.clone()]);
+                        let result = read_envelope(&bytes[absolute.clone()]);
                         (absolute, result)
                     })
                     .collect(),
@@ -381,7 +413,7 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
 /// Lines that may hold one (a cheap check: not UTF-8, a `\ud`/`\uD` escape somewhere, or a byte
 /// 0xF4 as U+10F800–U+10FFFF start with) get the full typed parse, which reads them and says
 /// so; the warnings are added to the envelope.
-fn with_encoding_warnings(content: &[u8], mut envelope: Envelope) -> Envelope {
+fn with_encoding_warnings(content: &[u8], mut envelope: ReadValue) -> ReadValue {
     /// Built once: a `Finder` costs more to make than to run over a short line.
     static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
@@ -420,9 +452,42 @@ struct Builder {
     /// Whether the last physical line ended with `\n` (true for an empty file).
     ends_with_newline: bool,
     len: u64,
+    /// The size of the input, from which the first chunk's entries estimate how many to make
+    /// room for.
+    expected_size: u64,
+    /// Whether [`Builder::make_room`] has made room.
+    room_made: bool,
 }
 
 impl Builder {
+    fn expecting(size: u64) -> Self {
+        Self {
+            expected_size: size,
+            ..Self::default()
+        }
+    }
+
+    /// Makes room, after the first chunk, for as many entries as the input holds at that
+    /// chunk's entries per byte (a quarter more): the index is not grown (copied) again and
+    /// again. Only address space is asked for (pages are touched as entries come), at most one
+    /// entry per two bytes, nothing for a first chunk of damage; a request the allocator
+    /// refuses is dropped.
+    fn make_room(&mut self) {
+        if self.room_made || self.len == 0 {
+            return;
+        }
+        self.room_made = true;
+        let entries = self.entries.len() as u64;
+        let at_this_rate = self.expected_size.saturating_mul(entries) / self.len;
+        let estimate = at_this_rate
+            .saturating_add(at_this_rate / 4)
+            .min(self.expected_size / 2)
+            .saturating_sub(entries);
+        let _ = self
+            .entries
+            .try_reserve(usize::try_from(estimate).unwrap_or(0));
+    }
+
     fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
         self.len = chunk.base_offset + chunk.bytes.len() as u64;
         for (line, outcome) in chunk.lines.iter().zip(outcomes) {
@@ -431,6 +496,14 @@ impl Builder {
             match outcome {
                 LineOutcome::Blank => {}
                 LineOutcome::Failed(error) => self.failed_line(line, offset, &error),
+                LineOutcome::Value(envelope) => {
+                    self.value(
+                        line.number,
+                        offset,
+                        &chunk.bytes[line.content.clone()],
+                        envelope,
+                    );
+                }
                 LineOutcome::Values(values) => {
                     if values.len() > 1 {
                         let kind = DiagnosticKind::FusedObjects {
@@ -451,6 +524,7 @@ impl Builder {
                 }
             }
         }
+        self.make_room();
     }
 
     /// Counts one parsed JSON value, as pi's migration array does; only a version 1 file
@@ -477,15 +551,16 @@ impl Builder {
             .push(Diagnostic::new(line.number, offset, kind));
     }
 
-    fn value(&mut self, line: u64, offset: u64, bytes: &[u8], envelope: Envelope) {
-        for warning in &envelope.warnings {
+    fn value(&mut self, line: u64, offset: u64, bytes: &[u8], read: ReadValue) {
+        for warning in &read.warnings {
             if let Some(kind) = warning_kind(warning) {
                 self.diagnostics.push(Diagnostic::new(line, offset, kind));
             }
         }
-        if envelope.is_title() {
+        let envelope = read.envelope;
+        if envelope.kind() == tags::Title::VALUE {
             self.title_line(line, offset, bytes);
-        } else if envelope.is_header() {
+        } else if envelope.kind() == tags::Session::VALUE {
             self.header_line(line, offset, bytes);
         } else {
             if self.header_at.is_none()
@@ -576,16 +651,15 @@ impl Builder {
             .as_ref()
             .map_or(CURRENT_VERSION, SessionHeader::version_or_1);
         let migration = self.migrate();
-        let by_id = self.check_ids();
         // The index stays as long as the session: no growth slack.
         self.entries.shrink_to_fit();
+        let table = self.check_ids();
         let file = SessionFile {
             source,
             header: self.header,
             header_line: self.header_at.map(|(line, _)| line),
             title_slot: self.title_slot,
-            entries: self.entries,
-            by_id,
+            table: Arc::new(table),
             migration,
             file_version,
             byte_len: self.len,
@@ -661,52 +735,56 @@ impl Builder {
         let mut previous: Option<String> = None;
         for entry in &mut self.entries {
             let id = ids.id_for(entry.byte_offset);
-            entry.envelope.parent_is_null = previous.is_none();
-            entry.envelope.parent_id = previous.replace(id.clone());
-            entry.envelope.id = Some(id);
+            let parent = previous.replace(id.clone());
+            entry.envelope = entry.envelope.with_ids(Some(&id), parent.as_deref());
         }
         Migration::FromV1 {
             ordinals: std::mem::take(&mut self.ordinals),
         }
     }
 
-    /// Builds the id lookup (a later duplicate wins, as in pi and omp) and reports duplicate,
-    /// missing and dangling ids.
-    fn check_ids(&mut self) -> IdTable {
-        let mut by_id = IdTable::with_capacity(self.entries.len());
-        for (index, entry) in self.entries.iter().enumerate() {
-            match &entry.envelope.id {
-                Some(id) => {
-                    if let Some(first) = by_id.insert(&self.entries, id, index) {
-                        let kind = DiagnosticKind::DuplicateId {
-                            id: id.clone(),
-                            first_line: self.entries[first].line,
-                        };
-                        self.diagnostics
-                            .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
-                    }
-                }
-                None => {
-                    self.diagnostics.push(Diagnostic::new(
-                        entry.line,
-                        entry.byte_offset,
-                        DiagnosticKind::MissingId,
-                    ));
-                }
+    /// Builds the entry table (id lookup, a later duplicate winning as in pi and omp, and parent
+    /// links) and reports duplicate, missing and dangling ids.
+    fn check_ids(&mut self) -> EntryTable {
+        let table = EntryTable::new(std::mem::take(&mut self.entries));
+        let entries = table.entries();
+        let mut duplicates = table.duplicate_ids().iter().peekable();
+        for (index, entry) in entries.iter().enumerate() {
+            if entry.envelope.id().is_none() {
+                self.diagnostics.push(Diagnostic::new(
+                    entry.line,
+                    entry.byte_offset,
+                    DiagnosticKind::MissingId,
+                ));
             }
+            let Some(&(first, _)) = duplicates.next_if(|&&(_, at)| at == index) else {
+                continue;
+            };
+            let kind = DiagnosticKind::DuplicateId {
+                id: entry.envelope.id().unwrap_or_default().to_owned(),
+                first_line: entries[first].line,
+            };
+            self.diagnostics
+                .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
         }
-        for entry in &self.entries {
-            if let Some(parent) = &entry.envelope.parent_id
-                && by_id.get(&self.entries, parent).is_none()
-            {
+        for (index, entry) in entries.iter().enumerate() {
+            let Some(parent) = entry.envelope.parent_id() else {
+                continue;
+            };
+            // A named parent that resolved is there; an empty one is looked up as it is.
+            let found = match named_parent(Some(parent)) {
+                Some(_) => table.parent_position(index).is_some(),
+                None => table.position_of(parent).is_some(),
+            };
+            if !found {
                 let kind = DiagnosticKind::ParentNotFound {
-                    parent_id: parent.clone(),
+                    parent_id: parent.to_owned(),
                 };
                 self.diagnostics
                     .push(Diagnostic::new(entry.line, entry.byte_offset, kind));
             }
         }
-        by_id
+        table
     }
 }
 

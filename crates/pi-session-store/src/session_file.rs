@@ -1,8 +1,8 @@
 //! [`SessionFile`]: an opened session, as an index of envelopes whose bodies are read on demand.
 
+use crate::entry_table::EntryTable;
 use crate::error::StoreError;
 use crate::framing::SharedBytes;
-use crate::id_table::IdTable;
 use crate::migrate::{Migration, Ordinal, patch_v1, patch_v2};
 use crate::open::display_path;
 use pi_session_types::{
@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where an opened session's bytes live.
 #[derive(Debug, Clone)]
@@ -37,7 +38,108 @@ pub struct IndexEntry {
     /// Length of the entry's JSON in bytes (without the line terminator).
     pub byte_len: u64,
     /// `type`, `id`, `parentId`, `timestamp` (for v1 files: the migrated id and parent).
-    pub envelope: Envelope,
+    pub envelope: IndexEnvelope,
+}
+
+/// An entry's envelope as the index keeps it: `type`, `id`, `parentId` and `timestamp`, each
+/// as [`pi_session_types::parse_envelope`] reads it, back to back in one allocation (an
+/// [`Envelope`] holds four, and is more than twice the size). What repairs reading them took
+/// is reported as diagnostics when the file is opened.
+///
+/// ```
+/// use pi_session_store::IndexEnvelope;
+/// let envelope = IndexEnvelope::new("message", Some("a1"), None, Some("2026-01-01T00:00:00.000Z"));
+/// assert_eq!((envelope.kind(), envelope.id(), envelope.parent_id()), ("message", Some("a1"), None));
+/// assert_eq!(envelope.timestamp(), Some("2026-01-01T00:00:00.000Z"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct IndexEnvelope {
+    /// `type`, then `id`, `parentId` and `timestamp` when present.
+    text: Box<str>,
+    /// Where `type`, `id`, `parentId` and `timestamp` end in `text`.
+    ends: [usize; 4],
+    /// Whether `id`, `parentId` and `timestamp` are present (as strings).
+    present: [bool; 3],
+}
+
+impl IndexEnvelope {
+    /// An envelope of these four fields.
+    pub fn new(
+        kind: &str,
+        id: Option<&str>,
+        parent_id: Option<&str>,
+        timestamp: Option<&str>,
+    ) -> Self {
+        let parts = [Some(kind), id, parent_id, timestamp];
+        let mut text = String::with_capacity(parts.iter().flatten().map(|part| part.len()).sum());
+        let mut ends = [0; 4];
+        for (end, part) in ends.iter_mut().zip(parts) {
+            text.push_str(part.unwrap_or_default());
+            *end = text.len();
+        }
+        Self {
+            text: text.into_boxed_str(),
+            ends,
+            present: [id.is_some(), parent_id.is_some(), timestamp.is_some()],
+        }
+    }
+
+    /// Field `at` (0: `type`, 1: `id`, 2: `parentId`, 3: `timestamp`).
+    fn part(&self, at: usize) -> &str {
+        let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+        self.text.get(start..self.ends[at]).unwrap_or_default()
+    }
+
+    fn optional(&self, at: usize) -> Option<&str> {
+        self.present[at - 1].then(|| self.part(at))
+    }
+
+    /// `type`: `"title"` for omp's slot, `"session"` for the header, else an entry type.
+    pub fn kind(&self) -> &str {
+        self.part(0)
+    }
+
+    /// `id` when it is a string.
+    pub fn id(&self) -> Option<&str> {
+        self.optional(1)
+    }
+
+    /// `parentId` when it is a string (`None` for `null`, absent, or another JSON type).
+    pub fn parent_id(&self) -> Option<&str> {
+        self.optional(2)
+    }
+
+    /// `timestamp` when it is a string.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.optional(3)
+    }
+
+    /// The same envelope with another `id` and `parentId` (a version 1 file's migrated ones).
+    pub(crate) fn with_ids(&self, id: Option<&str>, parent_id: Option<&str>) -> Self {
+        Self::new(self.kind(), id, parent_id, self.timestamp())
+    }
+}
+
+impl From<&Envelope> for IndexEnvelope {
+    fn from(envelope: &Envelope) -> Self {
+        Self::new(
+            &envelope.kind,
+            envelope.id.as_deref(),
+            envelope.parent_id.as_deref(),
+            envelope.timestamp.as_deref(),
+        )
+    }
+}
+
+impl std::fmt::Debug for IndexEnvelope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexEnvelope")
+            .field("kind", &self.kind())
+            .field("id", &self.id())
+            .field("parent_id", &self.parent_id())
+            .field("timestamp", &self.timestamp())
+            .finish()
+    }
 }
 
 /// An opened session: header, title slot, and an index of every entry in file order.
@@ -53,8 +155,8 @@ pub struct SessionFile {
     pub(crate) header: Option<SessionHeader>,
     pub(crate) header_line: Option<u64>,
     pub(crate) title_slot: Option<TitleSlot>,
-    pub(crate) entries: Vec<IndexEntry>,
-    pub(crate) by_id: IdTable,
+    /// The index and its lookups, shared with a tree index built over it.
+    pub(crate) table: Arc<EntryTable>,
     pub(crate) migration: Migration,
     pub(crate) file_version: u64,
     pub(crate) byte_len: u64,
@@ -75,8 +177,7 @@ impl SessionFile {
             header: None,
             header_line: None,
             title_slot: None,
-            entries: Vec::new(),
-            by_id: IdTable::default(),
+            table: Arc::default(),
             migration: Migration::None,
             file_version: crate::migrate::CURRENT_VERSION,
             byte_len: 0,
@@ -129,31 +230,35 @@ impl SessionFile {
 
     /// Number of entries (header, title slot and damaged lines excluded).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.table.len()
     }
 
     /// True when the session has no entries.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.table.is_empty()
     }
 
     /// The index: every entry's line, offset, length and envelope, in file order.
     pub fn index(&self) -> &[IndexEntry] {
-        &self.entries
+        self.table.entries()
+    }
+
+    /// The index with its lookups (id → position, parent links), shared: a tree index built
+    /// over it (`pi_session_tree::TreeIndex::from_table`) keeps this one instead of copying
+    /// the envelopes or hashing the ids again.
+    pub fn table(&self) -> &Arc<EntryTable> {
+        &self.table
     }
 
     /// The position of the entry with this id (the later one when ids repeat, as pi and omp do).
     pub fn position_of(&self, id: &str) -> Option<usize> {
-        self.by_id.get(&self.entries, id)
+        self.table.position_of(id)
     }
 
     /// The id of the last entry (in file order) that has one: the leaf when the file is loaded,
     /// as pi and omp define it.
     pub fn leaf_id(&self) -> Option<&str> {
-        self.entries
-            .iter()
-            .rev()
-            .find_map(|e| e.envelope.id.as_deref())
+        self.index().iter().rev().find_map(|e| e.envelope.id())
     }
 
     /// Size of the file (or bytes) when it was opened.
@@ -273,7 +378,7 @@ impl SessionFile {
     /// needs no migration and the line still holds the entry indexed there; `None` sends it down the typed
     /// path, which migrates it or says what is wrong.
     fn value_as_parsed(&self, at: &IndexEntry, bytes: &[u8]) -> Option<JsonValue> {
-        let kind = at.envelope.kind.as_str();
+        let kind = at.envelope.kind();
         // A migrated file is served exactly as `entry` serves it; a `title` or `session` line
         // may be typed as a slot or header, which is not an entry.
         if self.migration != Migration::None || kind == "title" || kind == "session" {
@@ -287,14 +392,14 @@ impl SessionFile {
             return None;
         };
         let view = pi_session_types::view::EntryRef::new(&object);
-        let same_entry = view.is(kind) && view.id() == at.envelope.id.as_deref();
+        let same_entry = view.is(kind) && view.id() == at.envelope.id();
         same_entry.then_some(JsonValue::Object(object))
     }
 
     /// Reads every entry in file order. For large files prefer [`entries_for`](Self::entries_for)
     /// with the indices you need (e.g. one branch).
     pub fn entries(&self) -> Result<Vec<Entry>, StoreError> {
-        let all: Vec<usize> = (0..self.entries.len()).collect();
+        let all: Vec<usize> = (0..self.len()).collect();
         self.entries_for(&all)
     }
 
@@ -355,9 +460,9 @@ impl SessionFile {
     }
 
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
-        self.entries.get(index).ok_or(StoreError::NoSuchEntry {
+        self.index().get(index).ok_or(StoreError::NoSuchEntry {
             index,
-            len: self.entries.len(),
+            len: self.len(),
         })
     }
 
@@ -418,7 +523,7 @@ impl SessionFile {
     /// `order` (slots of `indices`, in file order) cut into one run per worker thread: a single
     /// run for small requests, else up to [`MAX_READ_THREADS`] runs of about equal byte size.
     fn runs_for_threads<'o>(&self, indices: &[usize], order: &'o [usize]) -> Vec<&'o [usize]> {
-        let bytes_of = |slot: &usize| self.entries[indices[*slot]].byte_len;
+        let bytes_of = |slot: &usize| self.index()[indices[*slot]].byte_len;
         let total: u64 = order.iter().map(bytes_of).sum();
         if total < PARALLEL_READ_MIN_BYTES {
             return vec![order];
@@ -500,8 +605,8 @@ impl SessionFile {
         let ParsedLine::Entry(entry) = parsed.value else {
             return Err(changed());
         };
-        let same_id = self.migration.is_v1() || entry.id() == at.envelope.id.as_deref();
-        if entry.kind() != at.envelope.kind || !same_id {
+        let same_id = self.migration.is_v1() || entry.id() == at.envelope.id();
+        if entry.kind() != at.envelope.kind() || !same_id {
             return Err(changed());
         }
         let entry = match &self.migration {
@@ -509,8 +614,8 @@ impl SessionFile {
             Migration::FromV2 if entry.kind() != "message" => entry,
             Migration::FromV2 => migrate_entry(entry, patch_v2).map_err(bad)?,
             Migration::FromV1 { ordinals } => migrate_entry(entry, |object| {
-                let id = at.envelope.id.as_deref().unwrap_or_default();
-                patch_v1(object, id, at.envelope.parent_id.as_deref(), &|k| {
+                let id = at.envelope.id().unwrap_or_default();
+                patch_v1(object, id, at.envelope.parent_id(), &|k| {
                     self.v1_target(ordinals, index, k)
                 });
                 patch_v2(object);
@@ -530,7 +635,7 @@ impl SessionFile {
         let ordinal = ordinals.get(usize::try_from(k).ok()?)?;
         match ordinal {
             Ordinal::Entry(target) if *target <= current => {
-                self.entries[*target].envelope.id.clone()
+                self.index()[*target].envelope.id().map(str::to_owned)
             }
             _ => None,
         }

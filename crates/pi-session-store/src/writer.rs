@@ -417,7 +417,7 @@ impl<F: Vfs> SessionWriter<F> {
         writer.ids = session
             .index()
             .iter()
-            .filter_map(|e| e.envelope.id.clone())
+            .filter_map(|e| e.envelope.id().map(str::to_owned))
             .collect();
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);

@@ -99,7 +99,7 @@ pub fn entry_ids(session: &SessionFile) -> std::collections::HashSet<&str> {
     session
         .index()
         .iter()
-        .filter_map(|e| e.envelope.id.as_deref())
+        .filter_map(|e| e.envelope.id())
         .collect()
 }
 

@@ -80,16 +80,11 @@ fn every_corpus_file_opens_with_its_damage_reported_and_every_other_line_an_entr
         // Bodies materialise, and agree with the index.
         let entries = session.entries().unwrap();
         for (entry, at) in entries.iter().zip(session.index()) {
-            assert_eq!(entry.kind(), at.envelope.kind, "{name} line {}", at.line);
-            assert_eq!(
-                entry.id(),
-                at.envelope.id.as_deref(),
-                "{name} line {}",
-                at.line
-            );
+            assert_eq!(entry.kind(), at.envelope.kind(), "{name} line {}", at.line);
+            assert_eq!(entry.id(), at.envelope.id(), "{name} line {}", at.line);
             assert_eq!(
                 entry.parent_id(),
-                at.envelope.parent_id.as_deref(),
+                at.envelope.parent_id(),
                 "{name} line {}",
                 at.line
             );

@@ -84,7 +84,7 @@ fn v1_migration_follows_pi_for_every_kind_of_first_kept_index() {
     let ids: Vec<&str> = session
         .index()
         .iter()
-        .map(|e| e.envelope.id.as_deref().unwrap())
+        .map(|e| e.envelope.id().unwrap())
         .collect();
     let kept = |i: usize| {
         serde_json::to_value(&entries[i])

@@ -35,7 +35,7 @@ proptest! {
             prop_assert_eq!(slice.first(), Some(&b'{'));
             prop_assert!(!slice.contains(&b'\n'));
             let entry = session.entry(i).unwrap();
-            prop_assert_eq!(entry.kind(), at.envelope.kind.as_str());
+            prop_assert_eq!(entry.kind(), at.envelope.kind());
         }
         for d in &diagnostics {
             prop_assert!(d.byte_offset <= bytes.len() as u64);

@@ -6,8 +6,9 @@
 //! Every walk is bounded: a cycle or a missing parent ends it with a
 //! [`Diagnostic`], never a hang.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
+use pi_session_store::EntryTable;
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
@@ -26,6 +27,15 @@ pub struct NodeInfo {
 }
 
 impl NodeInfo {
+    /// This envelope, borrowed.
+    pub fn borrowed(&self) -> NodeRef<'_> {
+        NodeRef {
+            kind: &self.kind,
+            id: self.id.as_deref(),
+            parent_id: self.parent_id.as_deref(),
+        }
+    }
+
     /// Reads the envelope of an entry given as a JSON object. Non-string ids
     /// and parent ids count as absent.
     pub fn from_value(entry: &Value) -> Self {
@@ -35,6 +45,92 @@ impl NodeInfo {
             id: entry.id().map(str::to_owned),
             parent_id: entry.parent_id().and_then(Value::as_str).map(str::to_owned),
         }
+    }
+}
+
+/// The envelope of one entry as the index holds it: borrowed from the store's table
+/// ([`TreeIndex::from_table`]) or from the [`NodeInfo`] it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NodeRef<'a> {
+    /// The entry's `type`.
+    pub kind: &'a str,
+    /// The entry's `id`, when it is a string.
+    pub id: Option<&'a str>,
+    /// The entry's `parentId`, when it is a string (`null` and a missing key are
+    /// both `None`).
+    pub parent_id: Option<&'a str>,
+}
+
+impl NodeRef<'_> {
+    /// An owned copy.
+    pub fn to_info(self) -> NodeInfo {
+        NodeInfo {
+            kind: self.kind.to_owned(),
+            id: self.id.map(str::to_owned),
+            parent_id: self.parent_id.map(str::to_owned),
+        }
+    }
+}
+
+/// The envelopes an index is over: the store's table, shared and never copied
+/// ([`TreeIndex::from_table`]), then the entries given one by one (all of them for
+/// [`TreeIndex::from_nodes`]; those a host appends with [`TreeIndex::push`]).
+#[derive(Clone, Default)]
+pub(crate) struct Nodes {
+    table: Option<Arc<EntryTable>>,
+    given: Vec<NodeInfo>,
+}
+
+impl Nodes {
+    /// The store's table, when the index was built over one.
+    pub(crate) fn table(&self) -> Option<&EntryTable> {
+        self.table.as_deref()
+    }
+
+    fn table_len(&self) -> usize {
+        self.table.as_ref().map_or(0, |table| table.len())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.table_len() + self.given.len()
+    }
+
+    pub(crate) fn get(&self, at: usize) -> Option<NodeRef<'_>> {
+        let table_len = self.table_len();
+        if at < table_len {
+            let envelope = &self.table.as_ref()?.entries().get(at)?.envelope;
+            return Some(NodeRef {
+                kind: envelope.kind(),
+                id: envelope.id(),
+                parent_id: envelope.parent_id(),
+            });
+        }
+        self.given.get(at - table_len).map(NodeInfo::borrowed)
+    }
+
+    /// The `type` of the entry at `at`.
+    pub(crate) fn kind_at(&self, at: usize) -> Option<&str> {
+        let table_len = self.table_len();
+        if at < table_len {
+            return Some(self.table.as_ref()?.entries().get(at)?.envelope.kind());
+        }
+        self.given
+            .get(at - table_len)
+            .map(|node| node.kind.as_str())
+    }
+
+    /// The id of the entry at `at`.
+    pub(crate) fn id_at(&self, at: usize) -> Option<&str> {
+        self.get(at)?.id
+    }
+
+    /// The `parentId` of the entry at `at`.
+    pub(crate) fn parent_id_at(&self, at: usize) -> Option<&str> {
+        self.get(at)?.parent_id
+    }
+
+    fn iter(&self) -> impl DoubleEndedIterator<Item = NodeRef<'_>> + ExactSizeIterator + '_ {
+        (0..self.len()).map(|at| self.get(at).unwrap_or_default())
     }
 }
 
@@ -75,16 +171,21 @@ pub struct Branch {
 
 /// Index over the entries of one session (header excluded), in file order.
 ///
-/// Build it at once with [`TreeIndex::from_nodes`], or grow it one entry at a
-/// time with [`TreeIndex::push`] as a host appends; both give the same index.
+/// Build it at once with [`TreeIndex::from_nodes`], or over an opened file's
+/// table with [`TreeIndex::from_table`], or grow it one entry at a time with
+/// [`TreeIndex::push`] as a host appends; all give the same index.
 ///
-/// The lookups by id keep positions only: they hash and compare through the
-/// envelopes' own ids (no second copy of any id), with a fast seeded hasher.
-/// Each entry's `parentId` is resolved to a position once (a table of parent positions), so
-/// a branch walk follows integers and hashes nothing.
+/// Over a store's table the index keeps the table (shared, not copied) and uses
+/// its id lookup and parent links: no envelope is copied and no id hashed again.
+/// Its own lookups by id (for entries given as [`NodeInfo`]) keep positions
+/// only: they hash and compare through the envelopes' own ids (no second copy of
+/// any id), with a fast seeded hasher. Each entry's `parentId` is resolved to a
+/// position once (a table of parent positions), so a branch walk follows
+/// integers and hashes nothing.
 #[derive(Clone, Default)]
 pub struct TreeIndex {
-    nodes: Vec<NodeInfo>,
+    nodes: Nodes,
+    /// Ids of the entries given as [`NodeInfo`]; the table's answer the rest.
     by_id: IdMap,
     parents: ParentLinks,
     /// Children of each parent id, in file order; a parent is present only
@@ -101,7 +202,8 @@ pub struct TreeIndex {
 /// a function of them.
 impl PartialEq for TreeIndex {
     fn eq(&self, other: &Self) -> bool {
-        self.nodes == other.nodes
+        self.nodes.len() == other.nodes.len()
+            && self.nodes.iter().eq(other.nodes.iter())
             && self.diagnostics == other.diagnostics
             && self.leaf == other.leaf
     }
@@ -112,7 +214,7 @@ impl Eq for TreeIndex {}
 impl std::fmt::Debug for TreeIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TreeIndex")
-            .field("nodes", &self.nodes)
+            .field("nodes", &self.nodes.iter().collect::<Vec<_>>())
             .field("diagnostics", &self.diagnostics)
             .field("leaf", &self.leaf)
             .finish_non_exhaustive()
@@ -125,21 +227,77 @@ impl TreeIndex {
     /// Duplicate ids: the later entry wins for every lookup (pi and omp both
     /// keep the last one in their id map); each shadowed entry is reported.
     pub fn from_nodes(nodes: impl IntoIterator<Item = NodeInfo>) -> Self {
-        let nodes: Vec<NodeInfo> = nodes.into_iter().collect();
+        let nodes = Nodes {
+            table: None,
+            given: nodes.into_iter().collect(),
+        };
         let mut by_id = IdMap::with_capacity(nodes.len());
         let mut diagnostics = Vec::new();
-        for (position, node) in nodes.iter().enumerate() {
+        for (position, node) in nodes.given.iter().enumerate() {
             if let Some(id) = &node.id
                 && let Some(previous) = by_id.insert(&nodes, id, position)
             {
                 diagnostics.push(duplicate_id(id, previous, position));
             }
         }
-        let leaf = nodes.iter().rposition(|node| node.id.is_some());
+        let leaf = nodes.given.iter().rposition(|node| node.id.is_some());
         let parents = ParentLinks::resolve(&nodes, &by_id);
         Self {
             nodes,
             by_id,
+            parents,
+            children: OnceLock::new(),
+            diagnostics,
+            leaf,
+        }
+    }
+
+    /// Builds the index over an opened file's table ([`pi_session_store::SessionFile::table`]),
+    /// giving the same index as [`TreeIndex::from_nodes`] over its envelopes. The table is
+    /// kept, not copied: its envelopes, id lookup and parent links serve the index, so this
+    /// costs a copy of the parent links and a scan for the last id.
+    ///
+    /// ```
+    /// use pi_session_tree::{NodeInfo, TreeIndex};
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"two"}"#, "\n",
+    /// );
+    /// let (file, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let index = TreeIndex::from_table(file.table().clone());
+    /// assert_eq!(index.branch(1).positions, [0, 1]);
+    /// let nodes = file.index().iter().map(|at| NodeInfo {
+    ///     kind: at.envelope.kind().to_owned(),
+    ///     id: at.envelope.id().map(str::to_owned),
+    ///     parent_id: at.envelope.parent_id().map(str::to_owned),
+    /// });
+    /// assert_eq!(index, TreeIndex::from_nodes(nodes));
+    /// ```
+    pub fn from_table(table: Arc<EntryTable>) -> Self {
+        let id_of = |at: usize| {
+            table
+                .entries()
+                .get(at)
+                .and_then(|entry| entry.envelope.id())
+                .unwrap_or_default()
+        };
+        let diagnostics = table
+            .duplicate_ids()
+            .iter()
+            .map(|&(previous, position)| duplicate_id(id_of(position), previous, position))
+            .collect();
+        let leaf = table
+            .entries()
+            .iter()
+            .rposition(|entry| entry.envelope.id().is_some());
+        let parents = ParentLinks::of_table(&table);
+        Self {
+            nodes: Nodes {
+                table: Some(table),
+                given: Vec::new(),
+            },
+            by_id: IdMap::default(),
             parents,
             children: OnceLock::new(),
             diagnostics,
@@ -173,9 +331,9 @@ impl TreeIndex {
     /// ```
     pub fn push(&mut self, node: NodeInfo) {
         let position = self.nodes.len();
-        self.nodes.push(node);
+        self.nodes.given.push(node);
         let nodes = &self.nodes;
-        let Some(id) = &nodes[position].id else {
+        let Some(id) = nodes.id_at(position) else {
             self.parents.push(nodes, &self.by_id);
             return;
         };
@@ -192,7 +350,7 @@ impl TreeIndex {
         // Entries naming this id as their parent now find this entry.
         self.parents.relink(nodes, id, position, previous.is_some());
         self.parents.push(nodes, &self.by_id);
-        if let Some(parent) = child_link(&nodes[position])
+        if let Some(parent) = nodes.get(position).and_then(child_link)
             && let Some(children) = self.children.get_mut()
         {
             children.add(nodes, parent, position);
@@ -212,17 +370,22 @@ impl TreeIndex {
 
     /// True when the session has no entries.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.nodes.len() == 0
     }
 
     /// The envelope of the entry at `position`.
-    pub fn node(&self, position: usize) -> Option<&NodeInfo> {
+    pub fn node(&self, position: usize) -> Option<NodeRef<'_>> {
         self.nodes.get(position)
     }
 
+    /// The `type` of every entry in file order.
+    pub(crate) fn kinds(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.nodes.len()).map(|at| self.nodes.kind_at(at).unwrap_or_default())
+    }
+
     /// All envelopes in file order.
-    pub fn nodes(&self) -> &[NodeInfo] {
-        &self.nodes
+    pub fn nodes(&self) -> impl DoubleEndedIterator<Item = NodeRef<'_>> + ExactSizeIterator + '_ {
+        self.nodes.iter()
     }
 
     /// Problems found while indexing (duplicate ids).
@@ -239,8 +402,7 @@ impl TreeIndex {
     /// entries shadowed by a later duplicate, and for entries without an id).
     pub fn is_id_owner(&self, position: usize) -> bool {
         self.nodes
-            .get(position)
-            .and_then(|node| node.id.as_deref())
+            .id_at(position)
             .is_some_and(|id| self.position_of(id) == Some(position))
     }
 
@@ -252,7 +414,7 @@ impl TreeIndex {
     /// The id of [`Self::leaf_position`].
     pub fn leaf_id(&self) -> Option<&str> {
         self.leaf_position()
-            .and_then(|position| self.nodes[position].id.as_deref())
+            .and_then(|position| self.nodes.id_at(position))
     }
 
     /// Resolves a [`LeafSelector`] to an entry position the way pi's and omp's
@@ -292,12 +454,15 @@ impl TreeIndex {
         let mut seen: Option<Vec<u64>> = None;
         let mut current = Some(position);
         let mut previous = usize::MAX;
+        // An envelope is read only to report where a walk ends.
+        let len = self.nodes.len();
+        let node = |pos: usize| self.nodes.get(pos).unwrap_or_default();
         while let Some(pos) = current {
-            let Some(node) = self.nodes.get(pos) else {
+            if pos >= len {
                 break;
-            };
+            }
             if pos >= previous && seen.is_none() {
-                let mut bits = vec![0u64; self.nodes.len().div_ceil(64)];
+                let mut bits = vec![0u64; len.div_ceil(64)];
                 for &at in &branch.positions {
                     bits[at / 64] |= 1 << (at % 64);
                 }
@@ -309,7 +474,7 @@ impl TreeIndex {
                     branch.diagnostics.push(Diagnostic::at(
                         DiagnosticKind::Cycle,
                         Some(pos),
-                        node.id.as_deref(),
+                        node(pos).id,
                         "parentId links loop back to this entry; the branch stops before repeating it",
                     ));
                     break;
@@ -318,19 +483,22 @@ impl TreeIndex {
             }
             branch.positions.push(pos);
             previous = pos;
-            current = match (self.parents.of(pos), node.parent_id.as_deref()) {
-                (Some(parent_pos), _) => Some(parent_pos),
-                (None, None | Some("")) => None,
-                (None, Some(parent)) => {
-                    branch.diagnostics.push(Diagnostic::at(
+            current =
+                match self.parents.of(pos) {
+                    Some(parent_pos) => Some(parent_pos),
+                    None => match node(pos).parent_id {
+                        None | Some("") => None,
+                        Some(parent) => {
+                            branch.diagnostics.push(Diagnostic::at(
                         DiagnosticKind::MissingParent,
                         Some(pos),
-                        node.id.as_deref(),
+                        node(pos).id,
                         format!("parent {parent:?} is not in the session; the branch starts here"),
                     ));
-                    None
-                }
-            };
+                            None
+                        }
+                    },
+                };
         }
         branch.positions.reverse();
         branch
@@ -359,9 +527,8 @@ impl TreeIndex {
         (0..self.nodes.len())
             .filter(|&pos| self.is_id_owner(pos))
             .filter(|&pos| {
-                self.nodes[pos]
-                    .id
-                    .as_deref()
+                self.nodes
+                    .id_at(pos)
                     .is_some_and(|id| self.children(id).is_empty())
             })
             .collect()
@@ -372,14 +539,12 @@ impl TreeIndex {
     pub fn roots(&self) -> Vec<usize> {
         (0..self.nodes.len())
             .filter(|&pos| self.is_id_owner(pos))
-            .filter(|&pos| {
-                let node = &self.nodes[pos];
-                match node.parent_id.as_deref() {
+            .filter(|&pos| match self.nodes.get(pos) {
+                None => false,
+                Some(node) => match node.parent_id {
                     None => true,
-                    Some(parent) => {
-                        node.id.as_deref() == Some(parent) || self.position_of(parent).is_none()
-                    }
-                }
+                    Some(parent) => node.id == Some(parent) || self.position_of(parent).is_none(),
+                },
             })
             .collect()
     }
@@ -387,19 +552,15 @@ impl TreeIndex {
     /// Positions of every entry of the given `type`, in file order (e.g. all
     /// `label` entries, to load just those bodies).
     pub fn positions_of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = usize> + 'a {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter(move |(_, node)| node.kind == kind)
-            .map(|(pos, _)| pos)
+        (0..self.nodes.len()).filter(move |&pos| self.nodes.kind_at(pos) == Some(kind))
     }
 }
 
 /// The parent an entry is listed under as a child: its `parentId`, unless it
 /// has no id or names itself.
-pub(crate) fn child_link(node: &NodeInfo) -> Option<&str> {
-    let id = node.id.as_deref()?;
-    node.parent_id.as_deref().filter(|parent| *parent != id)
+pub(crate) fn child_link(node: NodeRef<'_>) -> Option<&str> {
+    let id = node.id?;
+    node.parent_id.filter(|parent| *parent != id)
 }
 
 fn duplicate_id(id: &str, previous: usize, position: usize) -> Diagnostic {

@@ -65,7 +65,7 @@ pub use dialect::omp::blobs::{BlobFolder, BlobSource};
 pub use dialect::omp::context::OmpContext;
 pub use dialect::pi::context::PiContext;
 pub use dialect::{OmpRelease, PiRelease, SessionRules};
-pub use index::{Branch, LeafSelector, NodeInfo, TreeIndex};
+pub use index::{Branch, LeafSelector, NodeInfo, NodeRef, TreeIndex};
 pub use mutations::{
     BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,
 };

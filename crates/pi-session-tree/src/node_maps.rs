@@ -5,26 +5,25 @@
 //! it with SipHash. These tables hash and compare through the index's own envelopes instead,
 //! with `foldhash` (seeded per table, so a file cannot choose its collisions in advance): the
 //! index of a 40,000-entry session is built with no allocation per entry beyond its envelope.
+//! Over a store's table ([`crate::TreeIndex::from_table`]) the table's own id lookup and parent
+//! links answer for its entries; these tables hold only the entries given after it.
 
 use std::hash::BuildHasher;
 
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
+use pi_session_store::{EntryTable, named_parent};
 
-use crate::index::{NodeInfo, child_link};
-
-/// The id of the entry at `at`.
-fn id_at(nodes: &[NodeInfo], at: usize) -> Option<&str> {
-    nodes.get(at)?.id.as_deref()
-}
+use crate::index::{Nodes, child_link};
 
 /// The parent the entry at `at` is listed under ([`child_link`]).
-fn parent_at(nodes: &[NodeInfo], at: usize) -> Option<&str> {
+fn parent_at(nodes: &Nodes, at: usize) -> Option<&str> {
     nodes.get(at).and_then(child_link)
 }
 
-/// Positions by id: the position stored for an id is the entry lookups find.
+/// Positions by id: the position stored for an id is the entry lookups find. Holds the ids of
+/// the entries given as `NodeInfo`; an id none of them has is looked up in the store's table.
 #[derive(Clone, Default)]
 pub(crate) struct IdMap {
     table: HashTable<usize>,
@@ -40,34 +39,32 @@ impl IdMap {
     }
 
     /// Makes `position` (whose entry in `nodes` has id `id`) the one found for `id`; the
-    /// position it replaces, if any.
-    pub(crate) fn insert(
-        &mut self,
-        nodes: &[NodeInfo],
-        id: &str,
-        position: usize,
-    ) -> Option<usize> {
+    /// position it replaces, if any (in this map, else in the store's table).
+    pub(crate) fn insert(&mut self, nodes: &Nodes, id: &str, position: usize) -> Option<usize> {
         let hasher = &self.hasher;
         let hash = hasher.hash_one(id);
-        let rehash = |&at: &usize| hasher.hash_one(id_at(nodes, at).unwrap_or_default());
+        let rehash = |&at: &usize| hasher.hash_one(nodes.id_at(at).unwrap_or_default());
         match self
             .table
-            .entry(hash, |&at| id_at(nodes, at) == Some(id), rehash)
+            .entry(hash, |&at| nodes.id_at(at) == Some(id), rehash)
         {
             Entry::Occupied(mut seen) => Some(std::mem::replace(seen.get_mut(), position)),
             Entry::Vacant(slot) => {
                 slot.insert(position);
-                None
+                nodes.table().and_then(|table| table.position_of(id))
             }
         }
     }
 
-    /// The position found for `id`.
-    pub(crate) fn get(&self, nodes: &[NodeInfo], id: &str) -> Option<usize> {
-        let hash = self.hasher.hash_one(id);
-        self.table
-            .find(hash, |&at| id_at(nodes, at) == Some(id))
-            .copied()
+    /// The position found for `id`: in this map (the later entries), else in the store's table.
+    pub(crate) fn get(&self, nodes: &Nodes, id: &str) -> Option<usize> {
+        if !self.table.is_empty() {
+            let hash = self.hasher.hash_one(id);
+            if let Some(&at) = self.table.find(hash, |&at| nodes.id_at(at) == Some(id)) {
+                return Some(at);
+            }
+        }
+        nodes.table().and_then(|table| table.position_of(id))
     }
 }
 
@@ -117,10 +114,13 @@ impl ChildMap {
 
     /// The children of every parent in `nodes`: each id's owner (the entry `by_id` finds) under
     /// the parent it is listed under ([`child_link`]), in file order.
-    pub(crate) fn of(nodes: &[NodeInfo], by_id: &IdMap) -> Self {
+    pub(crate) fn of(nodes: &Nodes, by_id: &IdMap) -> Self {
         let mut children = Self::with_capacity(nodes.len());
-        for (position, node) in nodes.iter().enumerate() {
-            let Some(id) = &node.id else { continue };
+        for position in 0..nodes.len() {
+            let Some(node) = nodes.get(position) else {
+                continue;
+            };
+            let Some(id) = node.id else { continue };
             if by_id.get(nodes, id) != Some(position) {
                 continue;
             }
@@ -133,7 +133,7 @@ impl ChildMap {
 
     /// Adds `position` (whose entry in `nodes` is listed under `parent`) after the children
     /// `parent` has.
-    pub(crate) fn add(&mut self, nodes: &[NodeInfo], parent: &str, position: usize) {
+    pub(crate) fn add(&mut self, nodes: &Nodes, parent: &str, position: usize) {
         let hasher = &self.hasher;
         let hash = hasher.hash_one(parent);
         let rehash =
@@ -151,7 +151,7 @@ impl ChildMap {
     }
 
     /// Removes `position` from `parent`'s children (and `parent`, when it was the last).
-    pub(crate) fn remove_child(&mut self, nodes: &[NodeInfo], parent: &str, position: usize) {
+    pub(crate) fn remove_child(&mut self, nodes: &Nodes, parent: &str, position: usize) {
         let hash = self.hasher.hash_one(parent);
         let Ok(mut kids) = self
             .table
@@ -172,7 +172,7 @@ impl ChildMap {
     }
 
     /// The children of `parent`, in file order.
-    pub(crate) fn get(&self, nodes: &[NodeInfo], parent: &str) -> &[usize] {
+    pub(crate) fn get(&self, nodes: &Nodes, parent: &str) -> &[usize] {
         let hash = self.hasher.hash_one(parent);
         self.table
             .find(hash, |kids| parent_at(nodes, kids.first()) == Some(parent))
@@ -197,30 +197,44 @@ pub(crate) struct ParentLinks {
 }
 
 /// The position `nodes[at]`'s `parentId` resolves to, or [`NO_PARENT`].
-fn resolve_one(nodes: &[NodeInfo], by_id: &IdMap, at: usize) -> usize {
-    match nodes.get(at).and_then(|node| node.parent_id.as_deref()) {
-        None | Some("") => NO_PARENT,
-        Some(parent) => by_id.get(nodes, parent).unwrap_or(NO_PARENT),
-    }
+fn resolve_one(nodes: &Nodes, by_id: &IdMap, at: usize) -> usize {
+    named_parent(nodes.parent_id_at(at))
+        .and_then(|parent| by_id.get(nodes, parent))
+        .unwrap_or(NO_PARENT)
 }
 
-/// Whether `nodes[at]` names a parent that is not (yet) there.
-fn names_missing(nodes: &[NodeInfo], at: usize, link: usize) -> bool {
-    link == NO_PARENT
-        && nodes
-            .get(at)
-            .and_then(|node| node.parent_id.as_deref())
-            .is_some_and(|parent| !parent.is_empty())
+/// Whether `parent_id` names a parent that is not (yet) there (its link is `link`).
+fn names_missing(parent_id: Option<&str>, link: usize) -> bool {
+    link == NO_PARENT && named_parent(parent_id).is_some()
 }
 
 impl ParentLinks {
     /// Resolves every entry's parent (after all ids are in `by_id`).
-    pub(crate) fn resolve(nodes: &[NodeInfo], by_id: &IdMap) -> Self {
+    pub(crate) fn resolve(nodes: &Nodes, by_id: &IdMap) -> Self {
         let links: Vec<usize> = (0..nodes.len())
             .map(|at| resolve_one(nodes, by_id, at))
             .collect();
         let dangling = (0..nodes.len())
-            .filter(|&at| names_missing(nodes, at, links[at]))
+            .filter(|&at| names_missing(nodes.parent_id_at(at), links[at]))
+            .collect();
+        Self { links, dangling }
+    }
+
+    /// The links the store's table resolved (the same rule: [`named_parent`], then the id
+    /// lookup), copied as integers: no id is hashed again.
+    pub(crate) fn of_table(table: &EntryTable) -> Self {
+        let links: Vec<usize> = (0..table.len())
+            .map(|at| table.parent_position(at).unwrap_or(NO_PARENT))
+            .collect();
+        let dangling = table
+            .entries()
+            .iter()
+            .zip(&links)
+            .enumerate()
+            .filter(|(_, (entry, link))| {
+                **link == NO_PARENT && names_missing(entry.envelope.parent_id(), **link)
+            })
+            .map(|(at, _)| at)
             .collect();
         Self { links, dangling }
     }
@@ -234,25 +248,18 @@ impl ParentLinks {
     }
 
     /// Links the last entry of `nodes` (just pushed, its id already in `by_id`).
-    pub(crate) fn push(&mut self, nodes: &[NodeInfo], by_id: &IdMap) {
+    pub(crate) fn push(&mut self, nodes: &Nodes, by_id: &IdMap) {
         let at = self.links.len();
         let link = resolve_one(nodes, by_id, at);
-        if names_missing(nodes, at, link) {
+        if names_missing(nodes.parent_id_at(at), link) {
             self.dangling.push(at);
         }
         self.links.push(link);
     }
 
     /// `id` now belongs to the entry at `position`: the entries naming it follow.
-    pub(crate) fn relink(
-        &mut self,
-        nodes: &[NodeInfo],
-        id: &str,
-        position: usize,
-        duplicate: bool,
-    ) {
-        let names_id =
-            |at: usize| nodes.get(at).and_then(|node| node.parent_id.as_deref()) == Some(id);
+    pub(crate) fn relink(&mut self, nodes: &Nodes, id: &str, position: usize, duplicate: bool) {
+        let names_id = |at: usize| nodes.parent_id_at(at) == Some(id);
         if duplicate {
             for (at, link) in self.links.iter_mut().enumerate() {
                 if names_id(at) {

@@ -24,7 +24,7 @@ pub fn tree_json(index: &TreeIndex, labels: &Map<String, Value>) -> Value {
     let id_of = |pos: usize| {
         index
             .node(pos)
-            .and_then(|n| n.id.clone())
+            .and_then(|n| n.id)
             .map_or(Value::Null, Value::from)
     };
     let branch_ids: Vec<Value> = leaf

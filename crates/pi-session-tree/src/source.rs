@@ -12,7 +12,7 @@ use crate::context::{
     AgentContext, ContextOptions, Dialect, DialectEvidence, FirstSent, agent_context_owned,
 };
 use crate::diagnostic::Diagnostic;
-use crate::index::{Branch, LeafSelector, NodeInfo, TreeIndex};
+use crate::index::{Branch, LeafSelector, NodeInfo, NodeRef, TreeIndex};
 use crate::session_meta::{self, tree_json};
 use pi_session_types::js;
 
@@ -28,6 +28,13 @@ pub trait EntrySource {
 
     /// The envelope of the entry at `position` (cheap; no body parse).
     fn envelope(&self, position: usize) -> NodeInfo;
+
+    /// The tree index over every entry. The default builds it from
+    /// [`envelope`](Self::envelope)s ([`TreeIndex::from_nodes`]); the store's file shares
+    /// its table instead ([`TreeIndex::from_table`]: nothing copied, no id hashed twice).
+    fn tree_index(&self) -> TreeIndex {
+        TreeIndex::from_nodes((0..self.entry_count()).map(|pos| self.envelope(pos)))
+    }
 
     /// The whole entry at `position` as a JSON object.
     fn entry_value(&self, position: usize) -> Result<Value, Self::Error>;
@@ -123,8 +130,7 @@ const MESSAGES_SAMPLED_FOR_SYSTEM: usize = 8;
 impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
     /// Indexes `source` from its envelopes.
     pub fn new(source: &'s S) -> Self {
-        let index =
-            TreeIndex::from_nodes((0..source.entry_count()).map(|pos| source.envelope(pos)));
+        let index = source.tree_index();
         Self { source, index }
     }
 
@@ -153,8 +159,8 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         if let Some(header) = self.source.header_value() {
             evidence.header(&header);
         }
-        for node in self.index.nodes() {
-            evidence.kind(&node.kind);
+        for kind in self.index.kinds() {
+            evidence.kind(kind);
         }
         if evidence.is_final() {
             return Ok(evidence.dialect());
@@ -273,7 +279,7 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
                 !self.index.branch(tip).positions.iter().any(|&pos| {
                     self.index
                         .node(pos)
-                        .and_then(|n| n.id.as_deref())
+                        .and_then(|n| n.id)
                         .is_some_and(|id| archived.contains_key(id))
                 })
             })
@@ -374,7 +380,7 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
         .collect();
     let mut placeholders: Vec<(usize, Value)> = Vec::new();
     for at in (0..positions.len()).filter(|&at| unread(at)) {
-        if let Some(n) = node(at).filter(|n| n.id.as_deref().is_some_and(|id| named.contains(id))) {
+        if let Some(n) = node(at).filter(|n| n.id.is_some_and(|id| named.contains(id))) {
             placeholders.push((at, placeholder(n)));
         }
     }
@@ -499,7 +505,7 @@ fn rho_bodies<S: EntrySource + ?Sized>(
     index: &TreeIndex,
     positions: &[usize],
 ) -> Result<Option<BTreeMap<usize, Value>>, S::Error> {
-    let kind = |at: usize| index.node(positions[at]).map(|n| n.kind.as_str());
+    let kind = |at: usize| index.node(positions[at]).map(|n| n.kind);
     let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
         return Ok(None);
     };
@@ -510,7 +516,7 @@ fn rho_bodies<S: EntrySource + ?Sized>(
             (0..latest).position(|at| {
                 index
                     .node(positions[at])
-                    .is_some_and(|n| n.id.as_deref() == Some(first))
+                    .is_some_and(|n| n.id == Some(first))
             })
         })
         .unwrap_or(latest);
@@ -532,16 +538,13 @@ fn rho_bodies<S: EntrySource + ?Sized>(
 }
 
 /// An entry as its envelope alone (`type`, `id`, `parentId`).
-fn envelope_only(node: &NodeInfo) -> Value {
+fn envelope_only(node: NodeRef<'_>) -> Value {
     let mut map = Map::new();
-    map.insert("type".into(), Value::from(node.kind.as_str()));
-    map.insert(
-        "id".into(),
-        node.id.as_deref().map_or(Value::Null, Value::from),
-    );
+    map.insert("type".into(), Value::from(node.kind));
+    map.insert("id".into(), node.id.map_or(Value::Null, Value::from));
     map.insert(
         "parentId".into(),
-        node.parent_id.as_deref().map_or(Value::Null, Value::from),
+        node.parent_id.map_or(Value::Null, Value::from),
     );
     Value::Object(map)
 }
@@ -559,16 +562,13 @@ fn fill<S: EntrySource + ?Sized>(
 }
 
 /// A `message` entry whose body is not read: its envelope and `{"role": UNREAD_ROLE}`.
-fn placeholder(node: &NodeInfo) -> Value {
+fn placeholder(node: NodeRef<'_>) -> Value {
     let mut entry = Map::new();
     entry.insert("type".into(), Value::from("message"));
-    entry.insert(
-        "id".into(),
-        node.id.clone().map_or(Value::Null, Value::from),
-    );
+    entry.insert("id".into(), node.id.map_or(Value::Null, Value::from));
     entry.insert(
         "parentId".into(),
-        node.parent_id.clone().map_or(Value::Null, Value::from),
+        node.parent_id.map_or(Value::Null, Value::from),
     );
     let mut message = Map::new();
     message.insert("role".into(), Value::from(UNREAD_ROLE));

@@ -6,7 +6,7 @@
 use pi_session_store::{SessionFile, StoreError};
 use serde_json::Value;
 
-use crate::index::NodeInfo;
+use crate::index::{NodeInfo, TreeIndex};
 use crate::source::EntrySource;
 
 /// Why an entry body could not be read from a session file.
@@ -28,13 +28,18 @@ impl EntrySource for SessionFile {
         self.len()
     }
 
+    /// Over the file's own table, shared ([`TreeIndex::from_table`]).
+    fn tree_index(&self) -> TreeIndex {
+        TreeIndex::from_table(std::sync::Arc::clone(self.table()))
+    }
+
     fn envelope(&self, position: usize) -> NodeInfo {
         self.index()
             .get(position)
             .map(|entry| NodeInfo {
-                kind: entry.envelope.kind.clone(),
-                id: entry.envelope.id.clone(),
-                parent_id: entry.envelope.parent_id.clone(),
+                kind: entry.envelope.kind().to_owned(),
+                id: entry.envelope.id().map(str::to_owned),
+                parent_id: entry.envelope.parent_id().map(str::to_owned),
             })
             .unwrap_or_default()
     }

@@ -135,7 +135,7 @@ proptest! {
             pushed.push(node.clone());
             let rebuilt = TreeIndex::from_nodes(nodes[..=count].iter().cloned());
             prop_assert_eq!(&pushed, &rebuilt);
-            prop_assert_eq!(pushed.leaf_position(), rebuilt.nodes().iter().rposition(|n| n.id.is_some()));
+            prop_assert_eq!(pushed.leaf_position(), rebuilt.nodes().rposition(|n| n.id.is_some()));
             let expected = reference_lookups(&nodes[..=count]);
             prop_assert_eq!(&lookups(&pushed), &expected);
             prop_assert_eq!(&lookups(&rebuilt), &expected);
@@ -150,6 +150,34 @@ proptest! {
     }
 
     #[test]
+    fn an_index_over_the_stores_table_equals_one_built_from_its_envelopes(
+        nodes in proptest::collection::vec(node(), 0..40),
+        split in 0usize..41,
+    ) {
+        // The first `split` entries are in a file, the rest are appended by a host.
+        let split = split.min(nodes.len());
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        );
+        for node in &nodes[..split] {
+            let line = serde_json::json!({"type": node.kind, "id": node.id, "parentId": node.parent_id});
+            text.push('\n');
+            text.push_str(&line.to_string());
+        }
+        let (file, _) = pi_session_store::open_bytes(text.into_bytes());
+        let mut index = TreeIndex::from_table(file.table().clone());
+        prop_assert_eq!(&index, &TreeIndex::from_nodes(nodes[..split].iter().cloned()));
+        prop_assert_eq!(&lookups(&index), &reference_lookups(&nodes[..split]));
+        for (count, node) in nodes.iter().enumerate().skip(split) {
+            index.push(node.clone());
+            prop_assert_eq!(&lookups(&index), &reference_lookups(&nodes[..=count]));
+        }
+        prop_assert_eq!(&index, &TreeIndex::from_nodes(nodes.iter().cloned()));
+        prop_assert_eq!(index.tips(), TreeIndex::from_nodes(nodes.iter().cloned()).tips());
+        prop_assert_eq!(index.roots(), TreeIndex::from_nodes(nodes).roots());
+    }
+
+    #[test]
     fn branches_are_paths_from_the_leaf_to_a_root(specs in proptest::collection::vec(spec(), 1..40)) {
         let entries = build(&specs);
         let index = TreeIndex::from_entries(&entries);
@@ -161,11 +189,11 @@ proptest! {
             prop_assert_eq!(unique.len(), positions.len());
             for pair in positions.windows(2) {
                 let child = index.node(pair[1]).unwrap();
-                let parent = child.parent_id.as_deref().unwrap();
+                let parent = child.parent_id.unwrap();
                 prop_assert_eq!(index.position_of(parent), Some(pair[0]));
             }
             let first = index.node(positions[0]).unwrap();
-            match first.parent_id.as_deref() {
+            match first.parent_id {
                 None | Some("") => prop_assert!(branch.diagnostics.is_empty()),
                 Some(parent) => match index.position_of(parent) {
                     None => prop_assert_eq!(branch.diagnostics[0].kind, DiagnosticKind::MissingParent),

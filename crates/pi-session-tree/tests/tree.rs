@@ -14,7 +14,7 @@ use crate::common::*;
 fn ids(index: &TreeIndex, positions: &[usize]) -> Vec<String> {
     positions
         .iter()
-        .map(|&p| index.node(p).unwrap().id.clone().unwrap())
+        .map(|&p| index.node(p).unwrap().id.unwrap().to_owned())
         .collect()
 }
 

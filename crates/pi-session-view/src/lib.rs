@@ -113,7 +113,7 @@ fn write_entries<W: Write + ?Sized>(
         let positions: Vec<usize> = (start..end).collect();
         let lines = file
             .map_raw(&positions, |_, at, bytes| {
-                (!migrated && as_written(&at.envelope.kind, bytes, resolving)).then(|| {
+                (!migrated && as_written(at.envelope.kind(), bytes, resolving)).then(|| {
                     let mut line = Vec::with_capacity(bytes.len() + bytes.len() / 64);
                     script_json(bytes, &mut line);
                     line

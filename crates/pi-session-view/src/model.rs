@@ -119,10 +119,8 @@ pub(crate) fn view_parts(
 
     let parents: Vec<i64> = index
         .nodes()
-        .iter()
         .map(|node| {
             node.parent_id
-                .as_deref()
                 .and_then(|id| index.position_of(id))
                 .map_or(-1, |p| i64::try_from(p).unwrap_or(-1))
         })
@@ -138,12 +136,12 @@ pub(crate) fn view_parts(
     let tips: Vec<Value> = ends
         .iter()
         .map(|&pos| {
-            let id = index.node(pos).and_then(|n| n.id.clone());
+            let id = index.node(pos).and_then(|n| n.id);
             json!({
                 "pos": pos,
                 "id": id,
                 "archived": !visible.contains(&pos) && index.tips().contains(&pos),
-                "label": id.as_deref().and_then(|id| labels.get(id)),
+                "label": id.and_then(|id| labels.get(id)),
             })
         })
         .collect();

@@ -154,11 +154,15 @@ impl Session {
 
     /// How many entries of each `type` the log holds.
     pub fn count_by_type(&self) -> BTreeMap<String, usize> {
-        let mut counts = BTreeMap::new();
-        for node in self.log().index.nodes() {
-            *counts.entry(node.kind.clone()).or_insert(0) += 1;
+        let log = self.log();
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for node in log.index.nodes() {
+            *counts.entry(node.kind).or_insert(0) += 1;
         }
         counts
+            .into_iter()
+            .map(|(kind, count)| (kind.to_owned(), count))
+            .collect()
     }
 
     /// The usage of every entry of the log, every branch (the tree's `usage_record` rule, as

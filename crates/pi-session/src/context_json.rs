@@ -368,14 +368,14 @@ fn message_as_written<'l>(
     reader: LineReader,
 ) -> Option<&'l [u8]> {
     let envelope = &entry.envelope;
-    let id = envelope.id.as_deref()?;
+    let id = envelope.id()?;
     let [kind, written_id, message] = top_level_members(line, ["type", "id", "message"])?;
     let quoted = |text: &[u8], expected: &str| {
         text.strip_prefix(b"\"")
             .and_then(|t| t.strip_suffix(b"\""))
             .is_some_and(|t| t == expected.as_bytes())
     };
-    let same_entry = envelope.kind == "message"
+    let same_entry = envelope.kind() == "message"
         && kind.is_some_and(|k| quoted(k, "message"))
         && written_id.is_some_and(|i| quoted(i, id));
     message.filter(|message| same_entry && reader.as_written(line, message))

@@ -73,7 +73,6 @@ pub(crate) fn restore(session: &mut Session) -> Result<()> {
                 Some(name) => Some(name.clone()),
                 None => node
                     .parent_id
-                    .as_deref()
                     .and_then(|p| by_id.get(p))
                     .and_then(|&p| owner[p].clone()),
             };
@@ -84,7 +83,7 @@ pub(crate) fn restore(session: &mut Session) -> Result<()> {
                 }
             }
             owner[at] = mine;
-            if let Some(id) = node.id.as_deref() {
+            if let Some(id) = node.id {
                 by_id.insert(id, at);
             }
         }
@@ -95,7 +94,7 @@ pub(crate) fn restore(session: &mut Session) -> Result<()> {
                 .into_iter()
                 .map(|p| log.entry(p))
                 .collect::<Result<Vec<_>>>()?;
-            let leaf = log.index.node(at).and_then(|n| n.id.clone());
+            let leaf = log.index.node(at).and_then(|n| n.id).map(str::to_owned);
             log.saved_names.insert(name.clone());
             found.push((name, leaf, model_from(&branch)));
         }

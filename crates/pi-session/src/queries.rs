@@ -116,7 +116,7 @@ impl Session {
         log.index
             .tips()
             .into_iter()
-            .filter_map(|at| log.index.node(at).and_then(|n| n.id.clone()))
+            .filter_map(|at| log.index.node(at).and_then(|n| n.id).map(str::to_owned))
             .collect()
     }
 

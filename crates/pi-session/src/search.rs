@@ -199,7 +199,7 @@ pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> R
     }
     let needle = pattern.raw_needle().map(memmem::Finder::new);
     for (position, at) in file.index().iter().enumerate() {
-        if at.envelope.kind != "message" {
+        if at.envelope.kind() != "message" {
             continue;
         }
         if let Some(needle) = &needle {
@@ -220,7 +220,7 @@ pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> R
         for (field, text) in searched_texts(message, role, options) {
             for line in text.lines().filter(|l| pattern.is_match(l)) {
                 hits.push(hit(
-                    at.envelope.id.clone(),
+                    at.envelope.id().map(str::to_owned),
                     at.line,
                     on_branch[position],
                     role,

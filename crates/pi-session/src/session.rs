@@ -200,7 +200,11 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {
-        self.log.index.node(position).cloned().unwrap_or_default()
+        self.log
+            .index
+            .node(position)
+            .map(pi_session_tree::NodeRef::to_info)
+            .unwrap_or_default()
     }
 
     fn entry_value(&self, position: usize) -> Result<JsonValue> {
@@ -309,11 +313,7 @@ impl Log {
 
     fn over(writer: Sink, title: Option<String>, file: Option<SessionFile>) -> Self {
         let index = file.as_ref().map_or_else(TreeIndex::default, |f| {
-            TreeIndex::from_nodes(f.index().iter().map(|at| NodeInfo {
-                kind: at.envelope.kind.clone(),
-                id: at.envelope.id.clone(),
-                parent_id: at.envelope.parent_id.clone(),
-            }))
+            TreeIndex::from_table(Arc::clone(f.table()))
         });
         Self::indexed(writer, title, file, index)
     }
@@ -504,7 +504,7 @@ impl Log {
                 return None;
             }
             added.push(at);
-            at = index.position_of(node.parent_id.as_deref().filter(|p| !p.is_empty())?)?;
+            at = index.position_of(pi_session_store::named_parent(node.parent_id)?)?;
         }
         added.reverse();
         Some(added)
@@ -558,15 +558,15 @@ impl Log {
         let assistant = memchr::memmem::Finder::new(b"assistant");
         let escape = memchr::memmem::Finder::new(b"\\u");
         let read = from_lines.map_raw(positions, |_, at, bytes| {
-            let no_assistant = at.envelope.kind == "message"
+            let no_assistant = at.envelope.kind() == "message"
                 && assistant.find(bytes).is_none()
                 && escape.find(bytes).is_none();
             if no_assistant {
                 return Some(None);
             }
             let facts = ModelFacts::parse(bytes)?;
-            let same_entry = facts.kind.as_deref() == Some(at.envelope.kind.as_str())
-                && facts.id.as_deref() == at.envelope.id.as_deref();
+            let same_entry = facts.kind.as_deref() == Some(at.envelope.kind())
+                && facts.id.as_deref() == at.envelope.id();
             same_entry.then(|| named_model(facts).map(|named| named.name().pi_string()))
         })?;
         for (&at, named) in positions.iter().zip(read) {

@@ -180,7 +180,7 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         .index()
         .iter()
         .enumerate()
-        .filter(|(_, at)| USAGE_RECORD_KINDS.contains(&at.envelope.kind.as_str()))
+        .filter(|(_, at)| USAGE_RECORD_KINDS.contains(&at.envelope.kind()))
         .map(|(position, _)| position)
         .collect();
     for chunk in candidates.chunks(CHUNK) {

@@ -37,7 +37,7 @@ fn four_sessions_appending_2000_entries_each_wait_for_each_other_and_all_land() 
     let ids: std::collections::HashSet<_> = file
         .index()
         .iter()
-        .filter_map(|e| e.envelope.id.clone())
+        .filter_map(|e| e.envelope.id().map(str::to_owned))
         .collect();
     assert_eq!(ids.len(), file.len(), "an id was reused");
 }

@@ -482,7 +482,7 @@ impl Scenario<'_> {
             .map(|&at| {
                 index
                     .node(at)
-                    .and_then(|n| n.id.clone())
+                    .and_then(|n| n.id)
                     .map_or(Value::Null, Value::from)
             })
             .collect()

@@ -891,11 +891,11 @@ impl Session {
             .collect();
         let mut sketched = file
             .map_raw(&in_file, |position, at, line| {
-                let kind = at.envelope.kind.as_str();
+                let kind = at.envelope.kind();
                 if kind == "title" || kind == "session" {
                     return None;
                 }
-                let sketch = Sketch::of_line(line, kind, at.envelope.id.as_deref())?;
+                let sketch = Sketch::of_line(line, kind, at.envelope.id())?;
                 Some(Body::Line(position, Box::new(sketch)))
             })?
             .into_iter();

@@ -1,0 +1,183 @@
+//! [`EntryTable`]: the index of an opened session (one [`IndexEntry`] per entry, in file order)
+//! with its lookups, built once by the open's fold and shared by the session and the tree index
+//! built over it (`pi-session-tree`'s `TreeIndex::from_table`), so neither copies an envelope
+//! or builds a second id table.
+//!
+//! The id lookup ([`IdTable`]) keeps positions only and hashes and compares through the
+//! entries' own ids: a `HashMap<String, usize>` would keep every id twice (~70 bytes an entry
+//! for 8-character ids); this costs about 9. The hasher is `foldhash`, seeded per table
+//! (SipHash was a visible share of opening a large file), so a file cannot choose its
+//! collisions in advance.
+
+use crate::session_file::IndexEntry;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// Positions of entries by id (the later entry wins, as pi and omp keep it).
+#[derive(Clone, Default)]
+pub(crate) struct IdTable {
+    table: HashTable<usize>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl std::fmt::Debug for IdTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IdTable({} ids)", self.table.len())
+    }
+}
+
+fn id_at(entries: &[IndexEntry], position: usize) -> Option<&str> {
+    entries.get(position)?.envelope.id()
+}
+
+impl IdTable {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Self {
+            table: HashTable::with_capacity(capacity),
+            hasher: foldhash::fast::RandomState::default(),
+        }
+    }
+
+    /// Makes `position` (whose entry has id `id`) the one found for `id`; the position it
+    /// replaces, if any.
+    pub(crate) fn insert(
+        &mut self,
+        entries: &[IndexEntry],
+        id: &str,
+        position: usize,
+    ) -> Option<usize> {
+        let hash = self.hasher.hash_one(id);
+        let hasher = &self.hasher;
+        let rehash = |&at: &usize| hasher.hash_one(id_at(entries, at).unwrap_or_default());
+        match self
+            .table
+            .entry(hash, |&at| id_at(entries, at) == Some(id), rehash)
+        {
+            hashbrown::hash_table::Entry::Occupied(mut seen) => {
+                Some(std::mem::replace(seen.get_mut(), position))
+            }
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(position);
+                None
+            }
+        }
+    }
+
+    /// The position of the entry with id `id`.
+    pub(crate) fn get(&self, entries: &[IndexEntry], id: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(id);
+        self.table
+            .find(hash, |&at| id_at(entries, at) == Some(id))
+            .copied()
+    }
+}
+
+/// The parent an entry names: its `parentId`, unless unset or empty (both mean "a root", as pi
+/// and omp read them). The one place this rule lives: the store's parent links and the tree's
+/// (for entries a host appends) both read it.
+///
+/// ```
+/// use pi_session_store::named_parent;
+/// assert_eq!(named_parent(Some("a1")), Some("a1"));
+/// assert_eq!(named_parent(Some("")), None);
+/// assert_eq!(named_parent(None), None);
+/// ```
+pub fn named_parent(parent_id: Option<&str>) -> Option<&str> {
+    parent_id.filter(|parent| !parent.is_empty())
+}
+
+/// No parent position: see [`EntryTable::parent_position`].
+const NO_PARENT: usize = usize::MAX;
+
+/// The index of an opened session: every entry's line, offset, length and envelope in file
+/// order ([`entries`](Self::entries)), the position of each id, and each entry's parent as a
+/// position. Built once by `open`; a [`SessionFile`](crate::SessionFile) shares it
+/// ([`SessionFile::table`](crate::SessionFile::table)) with whatever indexes the tree over it.
+#[derive(Debug, Default)]
+pub struct EntryTable {
+    entries: Vec<IndexEntry>,
+    by_id: IdTable,
+    /// The position of each entry's parent, [`NO_PARENT`] when it has none.
+    parents: Vec<usize>,
+    /// `(shadowed, position)` for each entry whose id an earlier entry had, in file order.
+    duplicates: Vec<(usize, usize)>,
+}
+
+impl EntryTable {
+    /// Builds the lookups over `entries`: ids (a later duplicate wins, as in pi and omp), then
+    /// every parent resolved against the final ids.
+    pub(crate) fn new(entries: Vec<IndexEntry>) -> Self {
+        let mut by_id = IdTable::with_capacity(entries.len());
+        let mut duplicates = Vec::new();
+        for (position, entry) in entries.iter().enumerate() {
+            if let Some(id) = entry.envelope.id()
+                && let Some(shadowed) = by_id.insert(&entries, id, position)
+            {
+                duplicates.push((shadowed, position));
+            }
+        }
+        // Every entry that an id's later duplicate did not shadow owns its id.
+        let mut shadowed: Vec<usize> = duplicates.iter().map(|&(shadowed, _)| shadowed).collect();
+        shadowed.sort_unstable();
+        let owns_id = |at: usize| shadowed.binary_search(&at).is_err();
+        let parents = entries
+            .iter()
+            .enumerate()
+            .map(|(at, entry)| {
+                let Some(parent) = named_parent(entry.envelope.parent_id()) else {
+                    return NO_PARENT;
+                };
+                // Most entries name the entry before them (a line just read, its id still in
+                // the cache): found without hashing.
+                if let Some(before) = at.checked_sub(1)
+                    && id_at(&entries, before) == Some(parent)
+                    && owns_id(before)
+                {
+                    return before;
+                }
+                by_id.get(&entries, parent).unwrap_or(NO_PARENT)
+            })
+            .collect();
+        Self {
+            entries,
+            by_id,
+            parents,
+            duplicates,
+        }
+    }
+
+    /// Every entry's line, offset, length and envelope, in file order.
+    pub fn entries(&self) -> &[IndexEntry] {
+        &self.entries
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The position of the entry with this id (the later one when ids repeat, as pi and omp do).
+    pub fn position_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(&self.entries, id)
+    }
+
+    /// The position of the entry's parent: the entry [`position_of`](Self::position_of) finds
+    /// for its [`named_parent`]; `None` when it names none or names an id no entry has.
+    pub fn parent_position(&self, position: usize) -> Option<usize> {
+        self.parents
+            .get(position)
+            .copied()
+            .filter(|&parent| parent != NO_PARENT)
+    }
+
+    /// `(shadowed, position)` for each entry whose id an earlier entry had (`shadowed`: the
+    /// entry lookups found before it), in file order.
+    pub fn duplicate_ids(&self) -> &[(usize, usize)] {
+        &self.duplicates
+    }
+}
