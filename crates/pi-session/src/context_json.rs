@@ -234,10 +234,10 @@ impl LineReader {
             // The entry indexed here (as the store checks before it serves a line as parsed),
             // sent as written.
             let envelope = EntryRef::new(&value);
-            let same_entry = entry.envelope.kind == "message"
+            let same_entry = entry.envelope.kind() == "message"
                 && envelope.is("message")
-                && entry.envelope.id.is_some()
-                && envelope.id() == entry.envelope.id.as_deref();
+                && entry.envelope.id().is_some()
+                && envelope.id() == entry.envelope.id();
             if same_entry && self.as_written(line, message) {
                 let copied = Copied {
                     text: message.to_vec(),
@@ -286,7 +286,11 @@ impl EntrySource for CopyingSource<'_> {
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {
-        self.log.index.node(position).cloned().unwrap_or_default()
+        self.log
+            .index
+            .node(position)
+            .map(pi_session_tree::NodeRef::to_info)
+            .unwrap_or_default()
     }
 
     fn entry_value(&self, position: usize) -> Result<JsonValue> {
