@@ -219,6 +219,10 @@ pub(crate) enum Body {
     Line(usize, Option<Box<Sketch>>),
 }
 
+/// The entries a plan is given, root first, each with its facts (boxed: the list is moved
+/// whole while the plan's items are made of it).
+pub(crate) type Bodies = Vec<(Box<Facts>, Body)>;
+
 /// Reads entries of the log again by position, for a plan of a file's lines.
 pub(crate) trait Lines {
     /// The entries at these positions, parsed.
@@ -378,7 +382,7 @@ pub(crate) fn plan(
     let bodies = on
         .into_iter()
         .filter_map(|at| values.get_mut(at).and_then(Option::take))
-        .map(|value| (Facts::of(&value), Body::Value(value)))
+        .map(|value| (Box::new(Facts::of(&value)), Body::Value(value)))
         .collect();
     let head = Head {
         summary,
@@ -399,7 +403,7 @@ pub(crate) struct Head {
 /// Plans `bodies` (the entries the latest compaction leaves, root first, each with its facts)
 /// after `head`; `lines` reads the lines of `Body::Line`s again.
 pub(crate) fn plan_bodies(
-    bodies: Vec<(Facts, Body)>,
+    bodies: Bodies,
     lines: &dyn Lines,
     head: Head,
     overlay: &Overlay,
@@ -432,7 +436,7 @@ pub(crate) fn plan_bodies(
             tool_call_id,
             call_ids,
             phase,
-        } = facts;
+        } = *facts;
         if kind == "user" && !items.is_empty() {
             turn += 1;
         }
@@ -1026,7 +1030,7 @@ impl Session {
     /// one that only a parse can read, parsed); the compaction's split and summary read only
     /// the bodies they need ([`super::streamed::compaction_head`]). `None` when the file is
     /// migrated (its entries are not its lines).
-    fn sketched_branch(&self) -> Result<Option<(Vec<(Facts, Body)>, Head)>> {
+    fn sketched_branch(&self) -> Result<Option<(Bodies, Head)>> {
         let log = self.log();
         let leaf = self.leaf_in(&log);
         let branch = log.branch_positions(leaf.as_deref());
@@ -1053,10 +1057,10 @@ impl Session {
                     return None;
                 }
                 let facts = Facts::of_line(line, kind, at.envelope.id.as_deref())?;
-                Some((facts, Body::Line(position, None)))
+                Some((Box::new(facts), Body::Line(position, None)))
             })?
             .into_iter();
-        let mut bodies: Vec<Option<(Facts, Body)>> = positions
+        let mut bodies: Vec<Option<(Box<Facts>, Body)>> = positions
             .iter()
             .map(|&at| {
                 if log.in_file(at) {
@@ -1071,7 +1075,7 @@ impl Session {
             .collect();
         let unread_positions: Vec<usize> = unread.iter().map(|&at| positions[at]).collect();
         for (at, value) in unread.into_iter().zip(log.values_at(&unread_positions)?) {
-            bodies[at] = Some((Facts::of(&value), Body::Value(value)));
+            bodies[at] = Some((Box::new(Facts::of(&value)), Body::Value(value)));
         }
         Ok(Some((bodies.into_iter().flatten().collect(), head)))
     }
