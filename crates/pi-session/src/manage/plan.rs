@@ -694,7 +694,10 @@ fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: boo
         .iter()
         .enumerate()
         .filter_map(|(at, item)| match &item.body {
-            Body::Line(..) if summarized_from_sketch && item.level == Resolution::Summarized => {
+            // Rendered from the sketch (a line sent is measured: one that is not is parsed).
+            Body::Line(_, Some(_))
+                if summarized_from_sketch && item.level == Resolution::Summarized =>
+            {
                 None
             }
             Body::Line(position, _) if item.sent => Some((at, *position)),
