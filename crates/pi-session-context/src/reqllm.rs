@@ -9,6 +9,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use serde::ser::SerializeMap as _;
 use serde_json::{Map, Value};
 
 /// `ReqLLM.Message.role`.
@@ -161,18 +162,9 @@ impl ContentPart {
         self.data.as_ref().map(|bytes| STANDARD.encode(bytes))
     }
 
-    /// The full rendering: all 8 keys, sorted.
+    /// The full rendering: all 8 keys, sorted (its `Serialize`, as a value).
     pub fn to_canonical_json(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("data".into(), opt_string(self.data_base64()));
-        map.insert("file_id".into(), opt_string(self.file_id.clone()));
-        map.insert("filename".into(), opt_string(self.filename.clone()));
-        map.insert("media_type".into(), opt_string(self.media_type.clone()));
-        map.insert("metadata".into(), Value::Object(sorted(&self.metadata)));
-        map.insert("text".into(), opt_string(self.text.clone()));
-        map.insert("type".into(), Value::String(self.kind.as_str().into()));
-        map.insert("url".into(), opt_string(self.url.clone()));
-        Value::Object(map)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// The compact rendering: `type` first, then only the fields in use.
@@ -210,16 +202,29 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// The canonical rendering (keys sorted).
+    /// The canonical rendering (keys sorted; its `Serialize`, as a value).
     pub fn to_canonical_json(&self) -> Value {
-        let mut function = Map::new();
-        function.insert("arguments".into(), Value::String(self.arguments.clone()));
-        function.insert("name".into(), opt_string(self.name.clone()));
-        let mut map = Map::new();
-        map.insert("function".into(), Value::Object(function));
-        map.insert("id".into(), Value::String(self.id.clone()));
-        map.insert("type".into(), Value::String("function".into()));
-        Value::Object(map)
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl serde::Serialize for ToolCall {
+    /// Serialises the canonical rendering: `{function: {arguments, name}, id, type}`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Function<'a>(&'a ToolCall);
+        impl serde::Serialize for Function<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("arguments", &self.0.arguments)?;
+                map.serialize_entry("name", &self.0.name)?;
+                map.end()
+            }
+        }
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("function", &Function(self))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("type", "function")?;
+        map.end()
     }
 }
 
@@ -309,33 +314,10 @@ impl Message {
             .collect()
     }
 
-    /// The full rendering: all 7 keys, sorted, as `Jason.encode!` writes the struct.
+    /// The full rendering: all 7 keys, sorted, as `Jason.encode!` writes the struct (its
+    /// `Serialize`, as a value).
     pub fn to_canonical_json(&self) -> Value {
-        let mut map = Map::new();
-        map.insert(
-            "content".into(),
-            Value::Array(
-                self.content
-                    .iter()
-                    .map(ContentPart::to_canonical_json)
-                    .collect(),
-            ),
-        );
-        map.insert("metadata".into(), Value::Object(sorted(&self.metadata)));
-        map.insert("name".into(), opt_string(self.name.clone()));
-        map.insert("reasoning_details".into(), Value::Null);
-        map.insert("role".into(), Value::String(self.role.as_str().into()));
-        map.insert("tool_call_id".into(), opt_string(self.tool_call_id.clone()));
-        map.insert(
-            "tool_calls".into(),
-            match &self.tool_calls {
-                Some(calls) => {
-                    Value::Array(calls.iter().map(ToolCall::to_canonical_json).collect())
-                }
-                None => Value::Null,
-            },
-        );
-        Value::Object(map)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 
     /// The compact rendering: `role`, `content`, then only what is set.
@@ -371,9 +353,35 @@ impl Message {
 }
 
 impl serde::Serialize for Message {
-    /// Serialises the canonical (full) form.
+    /// Serialises the canonical (full) form, written straight from the message: all 7 keys,
+    /// sorted, `nil` as `null`, the parts and calls in their canonical forms.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_canonical_json().serialize(serializer)
+        let mut map = serializer.serialize_map(Some(7))?;
+        map.serialize_entry("content", &self.content)?;
+        map.serialize_entry("metadata", &sorted(&self.metadata))?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry("reasoning_details", &())?;
+        map.serialize_entry("role", self.role.as_str())?;
+        map.serialize_entry("tool_call_id", &self.tool_call_id)?;
+        map.serialize_entry("tool_calls", &self.tool_calls)?;
+        map.end()
+    }
+}
+
+impl serde::Serialize for ContentPart {
+    /// Serialises the canonical (full) form: all 8 keys, sorted, `data` as padded standard
+    /// base64.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(8))?;
+        map.serialize_entry("data", &self.data_base64())?;
+        map.serialize_entry("file_id", &self.file_id)?;
+        map.serialize_entry("filename", &self.filename)?;
+        map.serialize_entry("media_type", &self.media_type)?;
+        map.serialize_entry("metadata", &sorted(&self.metadata))?;
+        map.serialize_entry("text", &self.text)?;
+        map.serialize_entry("type", self.kind.as_str())?;
+        map.serialize_entry("url", &self.url)?;
+        map.end()
     }
 }
 
@@ -385,10 +393,6 @@ pub fn to_canonical_json(messages: &[Message]) -> Value {
 /// The compact JSON array of a projection.
 pub fn to_compact_json(messages: &[Message]) -> Value {
     Value::Array(messages.iter().map(Message::to_compact_json).collect())
-}
-
-fn opt_string(value: Option<String>) -> Value {
-    value.map_or(Value::Null, Value::String)
 }
 
 /// A copy of a JSON object with keys sorted at every level, as Jason writes
@@ -420,6 +424,35 @@ mod tests {
         assert_eq!(
             json,
             r#"{"content":[{"data":null,"file_id":null,"filename":null,"media_type":null,"metadata":{},"text":"hi","type":"text","url":null}],"metadata":{},"name":null,"reasoning_details":null,"role":"user","tool_call_id":null,"tool_calls":null}"#
+        );
+    }
+
+    #[test]
+    fn canonical_parts_and_calls_are_written_with_every_key_sorted() {
+        let metadata: Map<String, Value> =
+            serde_json::from_str(r#"{"pages":2,"b":{"z":1,"a":[{"y":0,"x":1}]}}"#).unwrap();
+        let mut message = Message::assistant(
+            "done",
+            vec![ToolCall {
+                id: "c1".into(),
+                name: None,
+                arguments: "{}".into(),
+            }],
+        );
+        message.content.push(ContentPart::file(
+            vec![1, 2, 3],
+            "a.pdf",
+            "application/pdf",
+            metadata,
+        ));
+        let json = serde_json::to_string(&message).unwrap();
+        assert_eq!(
+            json,
+            r#"{"content":[{"data":null,"file_id":null,"filename":null,"media_type":null,"metadata":{},"text":"done","type":"text","url":null},{"data":"AQID","file_id":null,"filename":"a.pdf","media_type":"application/pdf","metadata":{"b":{"a":[{"x":1,"y":0}],"z":1},"pages":2},"text":null,"type":"file","url":null}],"metadata":{},"name":null,"reasoning_details":null,"role":"assistant","tool_call_id":null,"tool_calls":[{"function":{"arguments":"{}","name":null},"id":"c1","type":"function"}]}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&message.to_canonical_json()).unwrap(),
+            json
         );
     }
 

@@ -7,8 +7,10 @@ use std::path::Path;
 
 use pi_session::manage::{PrepareOptions, Resolution, status};
 use pi_session::projection::WorkspaceDocuments;
-use pi_session::projection::providers::{OpenAiOptions, anthropic_messages, openai_chat_messages};
-use pi_session::projection::reqllm;
+use pi_session::projection::providers::{
+    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages,
+};
+use pi_session::projection::reqllm::{self, Role};
 use pi_session::store::Store;
 use pi_session::tree::{BlobFolder, BlobSource};
 use pi_session::types::Entry;
@@ -26,12 +28,10 @@ const NO_MODEL: &str = "unknown:unknown";
 /// `context FILE --format req-llm|openai|anthropic --budget TOKENS [--cursor NAME]`: the
 /// cursor's stamps applied, then the planner fits the context to the budget.
 pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
-    let render: fn(&[reqllm::Message]) -> Value = match args.format {
-        Format::ReqLlm => reqllm::to_canonical_json,
-        Format::ReqLlmOpenai | Format::Openai => {
-            |m: &[reqllm::Message]| openai_chat_messages(m, OpenAiOptions::default())
-        }
-        Format::ReqLlmAnthropic | Format::Anthropic if args.model.is_none() => anthropic_messages,
+    let shape = match args.format {
+        Format::ReqLlm => Shape::ReqLlm,
+        Format::ReqLlmOpenai | Format::Openai => Shape::OpenAi,
+        Format::ReqLlmAnthropic | Format::Anthropic if args.model.is_none() => Shape::Anthropic,
         _ => {
             return Err(Failure::new(
                 "--budget fits rho's projections only: use --format req-llm, openai or anthropic (without --model)",
@@ -71,12 +71,69 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
         ));
     }
     let mut out = Out::new();
-    out.json(&render(&prepared.messages))?;
+    write_messages(&mut out, shape, &prepared.messages)?;
     out.flush()?;
     // The process ends next and gives its memory back whole: the plan (an entry for every
     // entry of the branch) and the session are not freed piece by piece first.
     std::mem::forget((prepared, session));
     Ok(EXIT_OK)
+}
+
+/// What `context --budget` prints the fitted messages as.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// rho's canonical req_llm messages.
+    ReqLlm,
+    /// rho's OpenAI Chat messages.
+    OpenAi,
+    /// rho's Anthropic Messages request (`{"messages": [...]}`).
+    Anthropic,
+}
+
+/// Writes `messages` as `shape`, a message (or request message) at a time, as `JSON.stringify(
+/// value, null, 2)` lays out the whole answer, and a newline: no value or text of the whole
+/// answer is built.
+fn write_messages(
+    out: &mut Out,
+    shape: Shape,
+    messages: &[reqllm::Message],
+) -> Result<(), Failure> {
+    // A system message would make Anthropic's `system` blocks, written before the messages:
+    // rho's projection makes none, but such an answer is built whole.
+    if matches!(shape, Shape::Anthropic) && messages.iter().any(|m| m.role == Role::System) {
+        return out.json(&anthropic_messages(messages));
+    }
+    if matches!(shape, Shape::Anthropic) {
+        out.text("{\n  \"messages\": ")?;
+    }
+    let mut array = out.array(usize::from(matches!(shape, Shape::Anthropic)));
+    let mut each = |value: Value| array.item(&value);
+    match shape {
+        Shape::ReqLlm => {
+            for message in messages {
+                array.item(message)?;
+            }
+        }
+        Shape::OpenAi => {
+            let mut stream = OpenAiStream::new(OpenAiOptions::default());
+            for message in messages {
+                stream.push(message, &mut each)?;
+            }
+            stream.finish(&mut each)?;
+        }
+        Shape::Anthropic => {
+            let mut stream = AnthropicStream::default();
+            for message in messages {
+                stream.push(message, &mut each)?;
+            }
+            stream.finish(&mut each)?;
+        }
+    }
+    array.finish()?;
+    if matches!(shape, Shape::Anthropic) {
+        out.text("\n}")?;
+    }
+    out.text("\n")
 }
 
 /// The session at `path` as cursor `name` (its saved tip; a new cursor there when the name was

@@ -41,8 +41,8 @@ use serde::Serialize;
 
 use super::estimate::estimate;
 use super::overlay::Overlay;
-use super::phase::{Phase, PhaseInput, Phases};
-use super::sketch::Sketch;
+use super::phase::{Phase, Phases};
+use super::sketch::{Facts, Sketch};
 use super::{Resolution, render};
 use crate::error::{Error, Result};
 use crate::project::ProjectOptions;
@@ -212,9 +212,35 @@ fn bound_result(entry: &JsonValue, limit: usize) -> Option<(JsonValue, Bounded)>
 pub(crate) enum Body {
     /// Parsed.
     Value(JsonValue),
-    /// A line of the file (its position in the log) with its [`Sketch`]: estimated from the
-    /// sketch, read and parsed only when sent.
-    Line(usize, Box<Sketch>),
+    /// A line of the file (its position in the log) with its [`Sketch`] once measured: estimated
+    /// from the sketch, read and parsed only when sent. A line left unmeasured is one the first
+    /// pass is shown to evict whatever it weighs ([`Ladder::evicts_all_before`]): its estimates
+    /// are 0.
+    Line(usize, Option<Box<Sketch>>),
+}
+
+/// The entries a plan is given, root first, each with its facts (boxed: the list is moved
+/// whole while the plan's items are made of it).
+pub(crate) type Bodies = Vec<(Box<Facts>, Body)>;
+
+/// Reads entries of the log again by position, for a plan of a file's lines.
+pub(crate) trait Lines {
+    /// The entries at these positions, parsed.
+    fn values(&self, positions: &[usize]) -> Result<Vec<JsonValue>>;
+    /// The sketches of the lines at these positions (`None`: only a parse can tell).
+    fn sketches(&self, positions: &[usize]) -> Result<Vec<Option<Sketch>>>;
+}
+
+/// A plan of parsed values reads no line.
+struct NoLines;
+
+impl Lines for NoLines {
+    fn values(&self, _: &[usize]) -> Result<Vec<JsonValue>> {
+        Ok(Vec::new())
+    }
+    fn sketches(&self, _: &[usize]) -> Result<Vec<Option<Sketch>>> {
+        Ok(Vec::new())
+    }
 }
 
 struct Item {
@@ -246,6 +272,19 @@ enum Rendered {
 }
 
 impl Item {
+    /// A line whose sketch is not read yet.
+    fn unmeasured(&self) -> bool {
+        matches!(self.body, Body::Line(_, None))
+    }
+
+    /// The log position of a line (0 for a parsed entry, which is never read again).
+    fn position(&self) -> usize {
+        match self.body {
+            Body::Line(position, _) => position,
+            Body::Value(_) => 0,
+        }
+    }
+
     /// The entry as it is sent, if it is.
     fn rendered(&self) -> Option<&JsonValue> {
         match (&self.rendered, &self.body) {
@@ -273,7 +312,9 @@ impl Planner<'_, '_> {
             Body::Value(value) => value,
             // A line left unparsed by `parse_sent`: Summarized, rendered from its sketch.
             Body::Line(_, sketch) => {
-                if item.level == Resolution::Summarized {
+                if item.level == Resolution::Summarized
+                    && let Some(sketch) = sketch
+                {
                     let rendered = sketch.summarized();
                     item.tokens = self.tokens_of(&rendered);
                     item.rendered = Rendered::Value(rendered);
@@ -341,22 +382,14 @@ pub(crate) fn plan(
     let bodies = on
         .into_iter()
         .filter_map(|at| values.get_mut(at).and_then(Option::take))
-        .map(Body::Value)
+        .map(|value| (Box::new(Facts::of(&value)), Body::Value(value)))
         .collect();
     let head = Head {
         summary,
         covered,
         branch_len,
     };
-    plan_bodies(
-        bodies,
-        &|_| Ok(Vec::new()),
-        head,
-        overlay,
-        entry_count,
-        model,
-        options,
-    )
+    plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)
 }
 
 /// What the latest compaction of the branch leaves: its summary message, how many entries it
@@ -367,10 +400,11 @@ pub(crate) struct Head {
     pub(crate) branch_len: usize,
 }
 
-/// Plans `bodies` (the entries the latest compaction leaves, root first) after `head`.
+/// Plans `bodies` (the entries the latest compaction leaves, root first, each with its facts)
+/// after `head`; `lines` reads the lines of `Body::Line`s again.
 pub(crate) fn plan_bodies(
-    bodies: Vec<Body>,
-    read: ReadLines<'_>,
+    bodies: Bodies,
+    lines: &dyn Lines,
     head: Head,
     overlay: &Overlay,
     entry_count: usize,
@@ -395,24 +429,14 @@ pub(crate) fn plan_bodies(
     let mut calls: HashMap<String, usize> = HashMap::new();
     let mut items: Vec<Item> = Vec::with_capacity(bodies.len());
     let mut turn = 0;
-    for mut body in bodies {
-        let facts = match &mut body {
-            Body::Value(value) => Facts::of(value),
-            Body::Line(_, sketch) => Facts {
-                id: sketch.id.take(),
-                kind: std::mem::take(&mut sketch.kind),
-                tool_call_id: sketch.tool_call_id.take(),
-                call_ids: std::mem::take(&mut sketch.call_ids),
-                phase: std::mem::replace(&mut sketch.phase, PhaseInput::Other),
-            },
-        };
+    for (facts, body) in bodies {
         let Facts {
             id,
             kind,
             tool_call_id,
             call_ids,
             phase,
-        } = facts;
+        } = *facts;
         if kind == "user" && !items.is_empty() {
             turn += 1;
         }
@@ -498,7 +522,7 @@ pub(crate) fn plan_bodies(
     });
     let summarized_from_sketch = !options.project.inputs.pdf;
     let Some(budget) = options.budget else {
-        parse_sent(&mut items, read, summarized_from_sketch)?;
+        parse_sent(&mut items, lines, summarized_from_sketch)?;
         for item in &mut items {
             planner.settle(item, limit);
         }
@@ -514,22 +538,32 @@ pub(crate) fn plan_bodies(
     };
 
     // 3. The first pass, on estimates: every entry's level decided from its estimated sizes
-    // (nothing rendered or projected).
-    for item in &mut items {
-        item.tokens = estimated(item, limit);
+    // (nothing rendered or projected). Lines are measured newest first, until what is measured
+    // shows that the older turns are evicted whatever they weigh.
+    let sizes = Sizing {
+        ladder: &ladder,
+        summary_tokens,
+        limit,
+    };
+    sizes.measure(&mut items, lines, false)?;
+    let start: Vec<(Resolution, bool)> = items.iter().map(|i| (i.level, i.sent)).collect();
+    sizes.first_pass(&mut items);
+    if items.iter().any(|i| i.sent && i.unmeasured()) {
+        // Not reached (what `evicts_all_before` shows): measured in full and planned again.
+        sizes.measure(&mut items, lines, true)?;
+        for (item, (level, sent)) in items.iter_mut().zip(start) {
+            (item.level, item.sent, item.evicted) = (level, sent, false);
+        }
+        sizes.first_pass(&mut items);
     }
-    let mut total: u64 = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
-    ladder.climb(&mut items, &mut total, 0, |item| {
-        item.tokens = estimated(item, limit);
-    });
 
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
-    parse_sent(&mut items, read, summarized_from_sketch)?;
+    parse_sent(&mut items, lines, summarized_from_sketch)?;
     for item in &mut items {
         planner.settle(item, limit);
     }
-    total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
+    let mut total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
     let mut next_turn = 0;
     loop {
         next_turn = ladder.climb(&mut items, &mut total, next_turn, |item| {
@@ -546,39 +580,133 @@ pub(crate) fn plan_bodies(
 
 /// The estimated tokens of `item` at its level (0 when not sent).
 fn estimated(item: &Item, limit: Option<usize>) -> u64 {
-    if !item.sent {
-        return 0;
-    }
-    let limit = bound_limit(item, limit);
-    match &item.body {
-        Body::Value(value) => estimate(value, item.level, limit),
-        Body::Line(_, sketch) => sketch.estimate(item.level, limit),
+    if item.sent {
+        estimated_at(item, item.level, limit)
+    } else {
+        0
     }
 }
 
-/// Reads the entries at these log positions (a plan of parsed values reads none).
-pub(crate) type ReadLines<'r> = &'r dyn Fn(&[usize]) -> Result<Vec<JsonValue>>;
+/// The estimated tokens of `item` sent at `level` (0 for a line not measured).
+fn estimated_at(item: &Item, level: Resolution, limit: Option<usize>) -> u64 {
+    let limit = bound_limit(level, limit);
+    match &item.body {
+        Body::Value(value) => estimate(value, level, limit),
+        Body::Line(_, Some(sketch)) => sketch.estimate(level, limit),
+        Body::Line(_, None) => 0,
+    }
+}
+
+/// The first pass's sizing: which lines are measured, and the ladder on their estimates.
+struct Sizing<'l> {
+    ladder: &'l Ladder<'l>,
+    summary_tokens: u64,
+    limit: Option<usize>,
+}
+
+impl Sizing<'_> {
+    /// Every entry's tokens estimated at its level, then the ladder climbed on estimates.
+    fn first_pass(&self, items: &mut [Item]) {
+        for item in items.iter_mut() {
+            item.tokens = estimated(item, self.limit);
+        }
+        let mut total: u64 = self.summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
+        self.ladder.climb(items, &mut total, 0, |item| {
+            item.tokens = estimated(item, self.limit);
+        });
+    }
+
+    /// Sketches the lines the first pass needs (`all`: every line): the members of kept groups
+    /// (the latest turn, pinned entries) first, then whole turns newest first, until
+    /// [`Ladder::evicts_all_before`] the oldest turn measured. The number of turns read next is
+    /// extrapolated from the Summarized estimates of those measured.
+    fn measure(&self, items: &mut [Item], lines: &dyn Lines, all: bool) -> Result<()> {
+        let ladder = self.ladder;
+        let wanted: Vec<usize> = (0..items.len())
+            .filter(|&at| items[at].unmeasured() && (all || ladder.kept_groups[items[at].group]))
+            .collect();
+        measure_lines(items, &wanted, lines)?;
+        let mut from = ladder.latest_turn;
+        while from > 0 && !ladder.evicts_all_before(items, from, self) {
+            // Extrapolated from the turns measured before the latest: the floor of what
+            // they would send, against what is left of the budget.
+            let start = ladder.turn_start(from, items.len());
+            let end = ladder.turn_start(ladder.latest_turn, items.len());
+            let measured = (ladder.latest_turn - from) as u64;
+            let floor: u64 = items[start..end]
+                .iter()
+                .map(|i| ladder.floor_estimate(i, self.limit))
+                .sum();
+            let left = ladder.budget.saturating_sub(floor + self.summary_tokens);
+            let more = match floor.checked_div(measured) {
+                Some(per_turn) if per_turn > 0 => left / per_turn + left / per_turn / 10 + 2,
+                _ => measured.max(8),
+            };
+            let next = from.saturating_sub(usize::try_from(more).unwrap_or(usize::MAX));
+            let wanted: Vec<usize> = (ladder.turn_start(next, items.len())..start)
+                .filter(|&at| items[at].unmeasured())
+                .collect();
+            measure_lines(items, &wanted, lines)?;
+            from = next;
+        }
+        Ok(())
+    }
+}
+
+/// Sketches the lines of `items` at `wanted` (parsed instead when a sketch cannot tell).
+fn measure_lines(items: &mut [Item], wanted: &[usize], lines: &dyn Lines) -> Result<()> {
+    let positions: Vec<usize> = wanted.iter().map(|&at| items[at].position()).collect();
+    let sketches = lines.sketches(&positions)?;
+    if sketches.len() != wanted.len() {
+        return Err(reread_failed());
+    }
+    let mut refused = Vec::new();
+    for (&at, sketch) in wanted.iter().zip(sketches) {
+        match sketch {
+            Some(sketch) => {
+                if let Body::Line(_, measured) = &mut items[at].body {
+                    *measured = Some(Box::new(sketch));
+                }
+            }
+            None => refused.push(at),
+        }
+    }
+    let positions: Vec<usize> = refused.iter().map(|&at| items[at].position()).collect();
+    let values = lines.values(&positions)?;
+    if values.len() != refused.len() {
+        return Err(reread_failed());
+    }
+    for (at, value) in refused.into_iter().zip(values) {
+        items[at].body = Body::Value(value);
+    }
+    Ok(())
+}
+
+fn reread_failed() -> Error {
+    Error::invalid_input("the sketched entries could not be read again; reopen the session")
+}
 
 /// Parses the line of every entry sent, read in one pass (the others are never parsed), but
 /// those sent Summarized when `summarized_from_sketch`: their renderings are built from their
 /// sketches ([`Sketch::summarized`]; not when rho reads attachments, for PDF inputs).
-fn parse_sent(items: &mut [Item], read: ReadLines<'_>, summarized_from_sketch: bool) -> Result<()> {
+fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: bool) -> Result<()> {
     let (at, positions): (Vec<usize>, Vec<usize>) = items
         .iter()
         .enumerate()
         .filter_map(|(at, item)| match &item.body {
-            Body::Line(..) if summarized_from_sketch && item.level == Resolution::Summarized => {
+            // Rendered from the sketch (a line sent is measured: one that is not is parsed).
+            Body::Line(_, Some(_))
+                if summarized_from_sketch && item.level == Resolution::Summarized =>
+            {
                 None
             }
             Body::Line(position, _) if item.sent => Some((at, *position)),
             _ => None,
         })
         .unzip();
-    let values = read(&positions)?;
+    let values = lines.values(&positions)?;
     if values.len() != at.len() {
-        return Err(Error::invalid_input(
-            "the sketched entries could not be read again; reopen the session",
-        ));
+        return Err(reread_failed());
     }
     for (at, value) in at.into_iter().zip(values) {
         items[at].body = Body::Value(value);
@@ -586,54 +714,9 @@ fn parse_sent(items: &mut [Item], read: ReadLines<'_>, summarized_from_sketch: b
     Ok(())
 }
 
-/// What the first step reads of an entry.
-struct Facts {
-    id: Option<String>,
-    kind: String,
-    tool_call_id: Option<String>,
-    call_ids: Vec<String>,
-    phase: PhaseInput,
-}
-
-impl Facts {
-    fn of(value: &JsonValue) -> Self {
-        let message = EntryRef::new(value).message();
-        let role = MessageRef::new(message).role();
-        let kind = match (EntryRef::new(value).kind(), role) {
-            (Some("message"), Some(role)) => role.to_owned(),
-            (Some(kind), _) => kind.to_owned(),
-            (None, _) => String::new(),
-        };
-        let call_ids = if kind == "assistant" {
-            message
-                .and_then(|m| MessageRef::new(m).content())
-                .and_then(JsonValue::as_array)
-                .into_iter()
-                .flatten()
-                .map(BlockRef::new)
-                .filter(|p| p.is("toolCall"))
-                .filter_map(BlockRef::id_str)
-                .map(str::to_owned)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        Self {
-            id: EntryRef::new(value).id().map(str::to_owned),
-            tool_call_id: message
-                .and_then(|m| MessageRef::new(m).tool_call_id())
-                .and_then(JsonValue::as_str)
-                .map(str::to_owned),
-            kind,
-            call_ids,
-            phase: PhaseInput::of(value),
-        }
-    }
-}
-
-/// The bound of `item`'s output: tool results at Full or Attached only.
-fn bound_limit(item: &Item, limit: Option<usize>) -> Option<usize> {
-    limit.filter(|_| matches!(item.level, Resolution::Full | Resolution::Attached))
+/// The bound of an output sent at `level`: tool results at Full or Attached only.
+fn bound_limit(level: Resolution, limit: Option<usize>) -> Option<usize> {
+    limit.filter(|_| matches!(level, Resolution::Full | Resolution::Attached))
 }
 
 /// The downgrades and evictions of the plan (the module's steps 3 and 4), with a way of sizing
@@ -646,7 +729,95 @@ struct Ladder<'p> {
     kept_groups: &'p [bool],
 }
 
+/// The ladder's downgrades, each a pass over the entries oldest first: Full/Attached →
+/// Outlined, then Outlined → Summarized.
+const DOWNGRADES: [(&[Resolution], Resolution); 2] = [
+    (
+        &[Resolution::Full, Resolution::Attached],
+        Resolution::Outlined,
+    ),
+    (&[Resolution::Outlined], Resolution::Summarized),
+];
+
 impl Ladder<'_> {
+    /// The first item of `turn` (`len`, the number of items, past the last turn).
+    fn turn_start(&self, turn: usize, len: usize) -> usize {
+        self.turn_starts.get(turn).copied().unwrap_or(len)
+    }
+
+    /// `item`'s level before the downgrades, after the first and after both (its level when
+    /// the ladder does not downgrade it).
+    fn downgrades(&self, item: &Item) -> [Resolution; 3] {
+        let mut levels = [item.level; 3];
+        if item.sent && !item.latest {
+            for (step, (from, to)) in DOWNGRADES.into_iter().enumerate() {
+                let level = levels[step];
+                levels[step + 1] = if from.contains(&level) { to } else { level };
+            }
+        }
+        levels
+    }
+
+    /// `item`'s estimated tokens once every downgrade is made (0 when not sent).
+    fn floor_estimate(&self, item: &Item, limit: Option<usize>) -> u64 {
+        if item.sent {
+            estimated_at(item, self.downgrades(item)[2], limit)
+        } else {
+            0
+        }
+    }
+
+    /// Whether the first pass evicts every turn before `turn` (but the groups it keeps) however
+    /// much the lines not measured weigh, from the estimates of the entries from `turn` on and
+    /// of the kept groups' members (all measured): then a line before `turn` outside the kept
+    /// groups need not be measured (its estimates are 0 for the pass). Two things show it,
+    /// counting every line not measured as 0 (estimates are never negative):
+    /// - every total the downgrades go through is over the budget, so they run to the end
+    ///   (each pass changes the entries oldest first: the totals are the sums over the
+    ///   entries of the prefix sums of their changes);
+    /// - the total once the turns before `turn` are evicted is still over the budget, so each
+    ///   of them is evicted (evicting a turn only takes tokens away, and it evicts every group
+    ///   it starts: a group's first member is its call).
+    fn evicts_all_before(&self, items: &[Item], turn: usize, sizing: &Sizing<'_>) -> bool {
+        let limit = sizing.limit;
+        let start = self.turn_start(turn, items.len());
+        let tokens = |item: &Item| {
+            if item.sent {
+                self.downgrades(item)
+                    .map(|level| i128::from(estimated_at(item, level, limit)))
+            } else {
+                [0; 3]
+            }
+        };
+        let summary = i128::from(sizing.summary_tokens);
+        // The kept groups' members before `turn` are never evicted: each at its lightest.
+        let mut base = summary;
+        let mut left = summary;
+        for item in items[..start].iter().filter(|i| self.kept_groups[i.group]) {
+            let [before, after_one, after_both] = tokens(item);
+            base += before.min(after_one).min(after_both);
+            left += after_both;
+        }
+        let (mut totals, mut changes, mut lowest) = ([base; 3], [0i128; 2], [0i128; 2]);
+        for item in &items[start..] {
+            let [before, after_one, after_both] = tokens(item);
+            totals[0] += before;
+            totals[1] += after_one;
+            totals[2] += after_both;
+            changes[0] += after_one - before;
+            changes[1] += after_both - after_one;
+            lowest[0] = lowest[0].min(changes[0]);
+            lowest[1] = lowest[1].min(changes[1]);
+            let survives = self.kept_groups[item.group]
+                || items.get(item.group).is_some_and(|g| g.turn >= turn);
+            if survives {
+                left += after_both;
+            }
+        }
+        let budget = i128::from(self.budget);
+        totals[0] + lowest[0] > budget && totals[1] + lowest[1] > budget && left > budget
+    }
+
     /// Downgrades then evicts (turns from `next_turn` on) while `total` is over the budget;
     /// `size` sets an item's tokens for its level. Returns the next turn to evict.
     fn climb(
@@ -657,14 +828,7 @@ impl Ladder<'_> {
         mut size: impl FnMut(&mut Item),
     ) -> usize {
         // Downgrades, oldest first: Full/Attached → Outlined, then Outlined → Summarized.
-        let steps = [
-            (
-                &[Resolution::Full, Resolution::Attached][..],
-                Resolution::Outlined,
-            ),
-            (&[Resolution::Outlined][..], Resolution::Summarized),
-        ];
-        'downgrade: for (from, to) in steps {
+        'downgrade: for (from, to) in DOWNGRADES {
             for item in items.iter_mut() {
                 if *total <= self.budget {
                     break 'downgrade;
@@ -847,10 +1011,9 @@ impl Session {
         if options.budget.is_some()
             && let Some((bodies, head)) = self.sketched_branch()?
         {
-            let read = |positions: &[usize]| self.values_at(positions);
             return plan_bodies(
                 bodies,
-                &read,
+                &FileLines(self),
                 head,
                 &overlay,
                 entry_count,
@@ -864,12 +1027,13 @@ impl Session {
         plan(values, &overlay, entry_count, &self.model, options)
     }
 
-    /// The branch for a plan with a budget, with what its latest compaction leaves: every line
-    /// the compaction leaves [sketched](Sketch) rather than parsed (an entry appended since
-    /// opening, or one the sketch cannot read, parsed); the compaction's split and summary read
-    /// only the bodies they need ([`super::streamed::compaction_head`]). `None` when the file
-    /// is migrated (its entries are not its lines).
-    fn sketched_branch(&self) -> Result<Option<(Vec<Body>, Head)>> {
+    /// The branch for a plan with a budget, with what its latest compaction leaves: the
+    /// [`Facts`] of every line the compaction leaves read without its texts, the line left to
+    /// be [sketched](Sketch) when the plan needs its sizes (an entry appended since opening, or
+    /// one that only a parse can read, parsed); the compaction's split and summary read only
+    /// the bodies they need ([`super::streamed::compaction_head`]). `None` when the file is
+    /// migrated (its entries are not its lines).
+    fn sketched_branch(&self) -> Result<Option<(Bodies, Head)>> {
         let log = self.log();
         let leaf = self.leaf_in(&log);
         let branch = log.branch_positions(leaf.as_deref());
@@ -895,11 +1059,11 @@ impl Session {
                 if kind == "title" || kind == "session" {
                     return None;
                 }
-                let sketch = Sketch::of_line(line, kind, at.envelope.id())?;
-                Some(Body::Line(position, Box::new(sketch)))
+                let facts = Facts::of_line(line, kind, at.envelope.id())?;
+                Some((Box::new(facts), Body::Line(position, None)))
             })?
             .into_iter();
-        let mut bodies: Vec<Option<Body>> = positions
+        let mut bodies: Vec<Option<(Box<Facts>, Body)>> = positions
             .iter()
             .map(|&at| {
                 if log.in_file(at) {
@@ -914,9 +1078,28 @@ impl Session {
             .collect();
         let unread_positions: Vec<usize> = unread.iter().map(|&at| positions[at]).collect();
         for (at, value) in unread.into_iter().zip(log.values_at(&unread_positions)?) {
-            bodies[at] = Some(Body::Value(value));
+            bodies[at] = Some((Box::new(Facts::of(&value)), Body::Value(value)));
         }
         Ok(Some((bodies.into_iter().flatten().collect(), head)))
+    }
+}
+
+/// The lines of a session's file, read again by position.
+struct FileLines<'s>(&'s Session);
+
+impl Lines for FileLines<'_> {
+    fn values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        self.0.values_at(positions)
+    }
+
+    fn sketches(&self, positions: &[usize]) -> Result<Vec<Option<Sketch>>> {
+        let log = self.0.log();
+        let Some(file) = log.file.as_ref() else {
+            return Ok(positions.iter().map(|_| None).collect());
+        };
+        Ok(file.map_raw(positions, |_, at, line| {
+            Sketch::of_line(line, at.envelope.kind(), at.envelope.id())
+        })?)
     }
 }
 
@@ -927,18 +1110,13 @@ mod tests {
     use super::*;
     use crate::store::Store;
 
-    /// The plan of a file's lines (sketched, the compaction's head read apart) equals the plan
-    /// of the parsed branch, on every fixture and corpus file with a compaction, at every tip.
+    /// The plan of a file's lines (sketched, the older turns only as far as the plan needs
+    /// them, the compaction's head read apart) equals the plan of the parsed branch, on every
+    /// fixture and corpus file, at every tip.
     #[test]
-    fn sketched_plans_after_a_compaction_equal_the_parsed_plans() {
+    fn sketched_plans_equal_the_parsed_plans() {
         let mut compared = 0;
         for path in fixture_and_corpus_files() {
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            if !text.contains(r#""type":"compaction""#) {
-                continue;
-            }
             let Ok((session, _)) = Session::read_in(&Store::Files, &path, "anthropic:claude-x")
             else {
                 continue;
@@ -946,7 +1124,7 @@ mod tests {
             let mut cursors = vec![session.fork()];
             cursors.extend(session.tip_cursors().unwrap());
             for cursor in &cursors {
-                for budget in [300, 30_000] {
+                for budget in [50, 300, 2_000, 30_000] {
                     let options = PrepareOptions {
                         budget: Some(budget),
                         ..PrepareOptions::default()
@@ -966,5 +1144,104 @@ mod tests {
             }
         }
         assert!(compared > 10, "{compared}");
+    }
+
+    /// [`FileLines`], counting the lines sketched.
+    struct Counted<'s>(FileLines<'s>, std::cell::Cell<usize>);
+
+    impl Lines for Counted<'_> {
+        fn values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+            self.0.values(positions)
+        }
+        fn sketches(&self, positions: &[usize]) -> Result<Vec<Option<Sketch>>> {
+            self.1.set(self.1.get() + positions.len());
+            self.0.sketches(positions)
+        }
+    }
+
+    /// A long session fitted to a small budget measures only its newest turns (and the pinned
+    /// entry of an old one, with its call), and plans as if every line were measured.
+    #[test]
+    fn a_long_session_under_a_small_budget_measures_only_what_it_keeps() {
+        use crate::{Reply, ToolCall, UserOptions, assistant, tool_result, user};
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(dir.path(), "anthropic:claude-x", "/w");
+        let mut pinned = None;
+        for n in 0..200 {
+            session
+                .append(user(&format!("question {n}"), UserOptions::new()))
+                .unwrap();
+            let call = ToolCall::new(
+                format!("call-{n}"),
+                "read",
+                serde_json::json!({"path": "a"}),
+            );
+            let reply = Reply {
+                text: "let me look".into(),
+                tool_calls: vec![call],
+                ..Reply::default()
+            };
+            session.append(assistant(&reply, session.model())).unwrap();
+            let output = (0..40)
+                .map(|l| format!("{n}:{l} output"))
+                .collect::<Vec<_>>();
+            let result = tool_result(
+                &format!("call-{n}"),
+                "read",
+                &output.join("\n"),
+                false,
+                &[],
+                None,
+            );
+            let result = session.append(result).unwrap();
+            if n == 3 {
+                pinned = result.id().map(str::to_owned);
+            }
+        }
+        session.pin_entry(&pinned.unwrap()).unwrap();
+        let path = session.path().unwrap().to_owned();
+        let (opened, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+        for budget in [2_000, 6_000, 20_000, 200_000] {
+            let options = PrepareOptions {
+                budget: Some(budget),
+                ..PrepareOptions::default()
+            };
+            let (bodies, head) = opened.sketched_branch().unwrap().unwrap();
+            let lines = Counted(FileLines(&opened), std::cell::Cell::new(0));
+            let overlay = opened.resolutions().unwrap();
+            let count = opened.log().index.len();
+            let planned = plan_bodies(
+                bodies,
+                &lines,
+                head,
+                &overlay,
+                count,
+                &opened.model,
+                &options,
+            )
+            .unwrap();
+            let parsed = plan(
+                opened.rho_branch_values().unwrap(),
+                &overlay,
+                count,
+                &opened.model,
+                &options,
+            )
+            .unwrap();
+            assert_eq!(planned, parsed, "{budget}");
+            let sent = planned
+                .entries
+                .iter()
+                .filter(|e| e.level != Resolution::Compacted);
+            let measured = lines.1.get();
+            if budget <= 6_000 {
+                assert!(planned.entries.iter().any(|e| e.evicted), "{budget}");
+                assert!(measured >= sent.count(), "{budget}: {measured}");
+            }
+            if budget == 2_000 {
+                // About a fifth of the turns fit: a third of the lines at most are measured.
+                assert!(measured < planned.entries.len() / 3, "{budget}: {measured}");
+            }
+        }
     }
 }

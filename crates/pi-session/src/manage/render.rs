@@ -717,7 +717,7 @@ fn line_count(text: &str) -> usize {
 /// The newlines in `text` (its `split('\n')` count less one), counted a byte at a time
 /// without splitting: a tool's long output is measured for every entry of a planned branch.
 pub(crate) fn newlines(text: &str) -> usize {
-    text.bytes().filter(|&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 /// `1 line`, `2 lines`.

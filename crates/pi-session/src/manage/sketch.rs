@@ -1,23 +1,29 @@
-//! An entry's planning facts and size estimates from one borrowed pass over its line, without
+//! An entry's planning facts and size estimates from borrowed passes over its line, without
 //! building its JSON value.
 //!
 //! The planner's first pass ([`super::plan`]) needs of every entry only its id, kind, tool-call
-//! links, phase and the sizes [`estimate`](super::estimate::estimate) gives at each level; it
-//! renders only the entries it keeps. Parsing every line into a [`JsonValue`] to read those
-//! (every key, every thinking text and signature, every usage record allocated, hashed and
-//! freed) cost more than the rest of the plan. [`Sketch::of_line`] deserializes the line into
-//! borrowed structs that hold only the fields the estimator reads (texts as `&str` into the
-//! line when they have no escapes; everything else skipped unparsed), and computes the
-//! estimates of every level from them by the estimator's own rules (`estimate.rs`'s helpers and
-//! the renderer's summary lines), so that [`Sketch::estimate`] equals `estimate` on the parsed
-//! entry: a test checks it on every fixture and corpus entry at every level.
+//! links and phase ([`Facts`]), and of the entries it may send the sizes
+//! [`estimate`](super::estimate::estimate) gives at each level ([`Sketch`]); it renders only the
+//! entries it keeps. Parsing every line into a [`JsonValue`] to read those (every key, every
+//! thinking text and signature, every usage record allocated, hashed and freed) cost more than
+//! the rest of the plan. [`Facts::of_line`] deserializes the line into borrowed structs holding
+//! the ids, role and calls only (every text skipped unparsed): it is read of every line.
+//! [`Sketch::of_line`] holds only the fields the estimator reads (texts as `&str` into the line
+//! when they have no escapes; everything else skipped unparsed), and computes the estimates of
+//! every level from them by the estimator's own rules (`estimate.rs`'s helpers and the
+//! renderer's summary lines), so that [`Sketch::estimate`] equals `estimate` on the parsed
+//! entry: a test checks it on every fixture and corpus entry at every level. The planner
+//! sketches only the lines whose sizes can change its plan (newest turns first, see
+//! `Ladder::evicts_all_before`).
 //!
-//! A line the sketch cannot read as the parse would (not UTF-8, not an object, a field of an
-//! unexpected type, a repeated key) gives `None`, and the planner parses that entry instead.
+//! A line either cannot read as the parse would (a string it reads not UTF-8, not an object, a
+//! field of an unexpected type, a repeated key) gives `None`, and the planner parses that entry
+//! instead.
 
 use std::borrow::Cow;
 use std::fmt;
 
+use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 use pi_session_types::{JsonMap, JsonValue};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -95,8 +101,6 @@ struct Message<'a> {
     tool_call_id: Str<'a>,
     #[serde(rename = "isError", default)]
     is_error: Option<bool>,
-    #[serde(borrow, default)]
-    command: Str<'a>,
     /// Present (whatever its value): rho sends nothing of the message.
     #[serde(rename = "retryRecovery", default, deserialize_with = "present_at_all")]
     retry_recovery: bool,
@@ -256,6 +260,205 @@ impl<'a> Content<'a> {
     }
 }
 
+/// What the planner's first step reads of every entry: its id, kind, tool-call links and phase
+/// ([`Facts::of`] from a parsed entry, [`Facts::of_line`] from its line, texts skipped).
+#[derive(Debug)]
+pub(crate) struct Facts {
+    /// The entry's `id`, when a string.
+    pub(crate) id: Option<String>,
+    /// Its `type` (`message` entries: the message's role).
+    pub(crate) kind: String,
+    /// A tool result's `toolCallId`, when a string.
+    pub(crate) tool_call_id: Option<String>,
+    /// An assistant message's tool calls' ids (those that are strings).
+    pub(crate) call_ids: Vec<String>,
+    /// What its phase is decided from.
+    pub(crate) phase: PhaseInput,
+}
+
+/// The fields of an entry line [`Facts`] read.
+#[derive(Deserialize)]
+struct FactsLine<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    id: Str<'a>,
+    #[serde(borrow, default)]
+    message: Option<FactsMessage<'a>>,
+}
+
+/// The fields of a message [`Facts`] read.
+#[derive(Deserialize)]
+struct FactsMessage<'a> {
+    #[serde(borrow, default)]
+    role: Str<'a>,
+    #[serde(borrow, default)]
+    content: Option<Calls<'a>>,
+    #[serde(rename = "toolName", borrow, default)]
+    tool_name: Str<'a>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: Str<'a>,
+    #[serde(borrow, default)]
+    command: Str<'a>,
+}
+
+/// A content's parts without their texts (a content that is not an array has none).
+struct Calls<'a>(Vec<CallPart<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Calls<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct CallsVisitor;
+        impl<'de> Visitor<'de> for CallsVisitor {
+            type Value = Calls<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a content")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(part) = seq.next_element()? {
+                    parts.push(part);
+                }
+                Ok(Calls(parts))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Calls(Vec::new()))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Calls(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Calls(Vec::new()))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Calls(Vec::new()))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Calls(Vec::new()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Calls(Vec::new()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Calls(Vec::new()))
+            }
+        }
+        deserializer.deserialize_any(CallsVisitor)
+    }
+}
+
+/// The fields of a content part [`Facts`] read (a tool call's; texts are skipped unread).
+#[derive(Deserialize)]
+struct CallPart<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Str<'a>,
+    #[serde(borrow, default)]
+    id: Str<'a>,
+    #[serde(borrow, default)]
+    name: Str<'a>,
+    #[serde(default, deserialize_with = "present")]
+    arguments: Option<JsonValue>,
+}
+
+impl Facts {
+    /// The facts of `value` (a file entry as JSON).
+    pub(crate) fn of(value: &JsonValue) -> Self {
+        let message = EntryRef::new(value).message();
+        let role = MessageRef::new(message).role();
+        let kind = match (EntryRef::new(value).kind(), role) {
+            (Some("message"), Some(role)) => role.to_owned(),
+            (Some(kind), _) => kind.to_owned(),
+            (None, _) => String::new(),
+        };
+        let call_ids = if kind == "assistant" {
+            message
+                .and_then(|m| MessageRef::new(m).content())
+                .and_then(JsonValue::as_array)
+                .into_iter()
+                .flatten()
+                .map(BlockRef::new)
+                .filter(|p| p.is("toolCall"))
+                .filter_map(BlockRef::id_str)
+                .map(str::to_owned)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Self {
+            id: EntryRef::new(value).id().map(str::to_owned),
+            tool_call_id: message
+                .and_then(|m| MessageRef::new(m).tool_call_id())
+                .and_then(JsonValue::as_str)
+                .map(str::to_owned),
+            kind,
+            call_ids,
+            phase: PhaseInput::of(value),
+        }
+    }
+
+    /// The facts of the entry written as `line`, read without its texts (skipped unparsed);
+    /// `None` when only a parse can tell (as for [`Sketch::of_line`]), or when its `type` is
+    /// not `kind` or its `id` is not `id`. Equal to [`Facts::of`] of the parsed line.
+    pub(crate) fn of_line(line: &[u8], kind: &str, id: Option<&str>) -> Option<Self> {
+        // Each string read is checked as UTF-8 where it is read; what is skipped is not read.
+        let line: FactsLine<'_> = serde_json::from_slice(line).ok()?;
+        if as_str(&line.kind) != Some(kind) || as_str(&line.id) != id {
+            return None;
+        }
+        let message = line.message.as_ref();
+        let role = message.and_then(|m| as_str(&m.role));
+        let calls = || {
+            message
+                .and_then(|m| m.content.as_ref())
+                .into_iter()
+                .flat_map(|c| &c.0)
+                .filter(|p| as_str(&p.kind) == Some("toolCall"))
+        };
+        let kind = match (kind, role) {
+            ("message", Some(role)) => role.to_owned(),
+            (kind, _) => kind.to_owned(),
+        };
+        let call_ids = if kind == "assistant" {
+            calls()
+                .filter_map(|c| as_str(&c.id).map(str::to_owned))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let tool_call_id = message.and_then(|m| as_str(&m.tool_call_id).map(str::to_owned));
+        let phase = match (as_str(&line.kind), message) {
+            (Some("message"), Some(message)) => match role {
+                Some("assistant") => PhaseInput::Assistant(
+                    calls()
+                        .map(|call| {
+                            let name = as_str(&call.name).unwrap_or("");
+                            let arguments = call.arguments.as_ref().unwrap_or(&JsonValue::Null);
+                            let id = as_str(&call.id).unwrap_or("");
+                            (id.to_owned(), call_phase(name, arguments))
+                        })
+                        .collect(),
+                ),
+                Some("toolResult") => PhaseInput::ToolResult {
+                    call_id: tool_call_id.clone(),
+                    tool_name: as_str(&message.tool_name).map(str::to_owned),
+                },
+                Some("bashExecution") => {
+                    PhaseInput::Shell(runs_checks(as_str(&message.command).unwrap_or("")))
+                }
+                _ => PhaseInput::Other,
+            },
+            _ => PhaseInput::Other,
+        };
+        Some(Self {
+            id: id.map(str::to_owned),
+            kind,
+            tool_call_id,
+            call_ids,
+            phase,
+        })
+    }
+}
+
 /// How an entry is sized: the estimator's cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -283,19 +486,10 @@ struct Sizes {
     summarized: usize,
 }
 
-/// What the planner needs of an entry before deciding its level.
+/// An entry's sizes at every level and what its Summarized rendering sends: what the planner
+/// measures of an entry that may be sent ([`Facts`] are read of every entry).
 #[derive(Debug)]
 pub(crate) struct Sketch {
-    /// The entry's `id`, when a string.
-    pub(crate) id: Option<String>,
-    /// Its `type` (`message` entries: the message's role).
-    pub(crate) kind: String,
-    /// A tool result's `toolCallId`, when a string.
-    pub(crate) tool_call_id: Option<String>,
-    /// An assistant message's tool calls' ids (those that are strings).
-    pub(crate) call_ids: Vec<String>,
-    /// What its phase is decided from.
-    pub(crate) phase: PhaseInput,
     sizes: Sizes,
     summary: Summary,
 }
@@ -368,8 +562,7 @@ impl Sketch {
     /// module), or when its `type` is not `kind` or its `id` is not `id` (the index's: the
     /// file would serve another value for it).
     pub(crate) fn of_line(line: &[u8], kind: &str, id: Option<&str>) -> Option<Self> {
-        let text = std::str::from_utf8(line).ok()?;
-        let line: Line<'_> = serde_json::from_str(text).ok()?;
+        let line: Line<'_> = serde_json::from_slice(line).ok()?;
         (as_str(&line.kind) == Some(kind) && as_str(&line.id) == id).then(|| Self::of(&line))
     }
 
@@ -377,45 +570,8 @@ impl Sketch {
         let entry_kind = as_str(&line.kind);
         let message = line.message.as_ref();
         let role = message.and_then(|m| as_str(&m.role));
-        let kind = match (entry_kind, role) {
-            (Some("message"), Some(role)) => role.to_owned(),
-            (Some(kind), _) => kind.to_owned(),
-            (None, _) => String::new(),
-        };
         let content = message.and_then(|m| m.content.as_ref());
-        let call_ids = match (kind.as_str(), content) {
-            ("assistant", Some(content)) => content
-                .calls()
-                .filter_map(|c| as_str(&c.id).map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        };
         let tool_call_id = message.and_then(|m| as_str(&m.tool_call_id).map(str::to_owned));
-        let phase = match (entry_kind, message) {
-            (Some("message"), Some(message)) => match role {
-                Some("assistant") => PhaseInput::Assistant(
-                    content
-                        .into_iter()
-                        .flat_map(Content::calls)
-                        .map(|call| {
-                            let name = as_str(&call.name).unwrap_or("");
-                            let arguments = call.arguments.as_ref().unwrap_or(&JsonValue::Null);
-                            let id = as_str(&call.id).unwrap_or("");
-                            (id.to_owned(), call_phase(name, arguments))
-                        })
-                        .collect(),
-                ),
-                Some("toolResult") => PhaseInput::ToolResult {
-                    call_id: tool_call_id.clone(),
-                    tool_name: as_str(&message.tool_name).map(str::to_owned),
-                },
-                Some("bashExecution") => {
-                    PhaseInput::Shell(runs_checks(as_str(&message.command).unwrap_or("")))
-                }
-                _ => PhaseInput::Other,
-            },
-            _ => PhaseInput::Other,
-        };
         let (sizes, line_of_summary) = sizes(line, entry_kind, message, role);
         let summary = Summary {
             line: line_of_summary,
@@ -426,7 +582,7 @@ impl Sketch {
                 (Some("message"), Some("toolResult")) => Some("toolResult"),
                 _ => None,
             },
-            tool_call_id: tool_call_id.clone(),
+            tool_call_id,
             tool_name: message.and_then(|m| as_str(&m.tool_name).map(str::to_owned)),
             calls: match (sizes.shape, content) {
                 (Shape::Assistant, Some(content)) => content
@@ -442,15 +598,7 @@ impl Sketch {
             },
             retry_recovery: message.is_some_and(|m| m.retry_recovery),
         };
-        Self {
-            id: as_str(&line.id).map(str::to_owned),
-            tool_call_id,
-            call_ids,
-            phase,
-            sizes,
-            summary,
-            kind,
-        }
+        Self { sizes, summary }
     }
 
     /// An entry that rho projects exactly as it projects the entry's Summarized rendering
@@ -674,20 +822,27 @@ mod tests {
     use super::*;
     use crate::ProjectOptions;
     use crate::manage::estimate::estimate;
-    use crate::manage::phase::Phases;
     use crate::manage::render;
     use pi_session_context::rho;
 
-    /// Compares the sketch of `line` with the estimator and the facts read from the parsed
-    /// entry; `false` when the line is not sketched.
-    fn agrees(line: &[u8], context: &str) -> bool {
+    /// Compares the facts of `line` with the parsed entry's and its sketch with the estimator:
+    /// whether the facts were read, and whether it was sketched.
+    fn agrees(line: &[u8], context: &str) -> (bool, bool) {
         let Ok(value) = serde_json::from_slice::<JsonValue>(line) else {
-            return false;
+            return (false, false);
         };
         let kind = value.get("type").and_then(JsonValue::as_str).unwrap_or("");
         let id = value.get("id").and_then(JsonValue::as_str);
+        let facts = Facts::of_line(line, kind, id);
+        if let Some(facts) = &facts {
+            assert_eq!(
+                format!("{facts:?}"),
+                format!("{:?}", Facts::of(&value)),
+                "{context}"
+            );
+        }
         let Some(sketch) = Sketch::of_line(line, kind, id) else {
-            return false;
+            return (facts.is_some(), false);
         };
         for level in Resolution::ALL {
             for limit in [None, Some(0), Some(100), Some(4000)] {
@@ -698,7 +853,6 @@ mod tests {
                 );
             }
         }
-        assert_eq!(sketch.id.as_deref(), id, "{context}");
         // The Summarized rendering built from the sketch projects as the parsed entry's.
         let options = ProjectOptions::default();
         let rendered = render(&value, Resolution::Summarized).unwrap();
@@ -707,19 +861,7 @@ mod tests {
             rho::messages(&[rendered], &options),
             "{context}"
         );
-        let (mut from_sketch, mut from_value) = (Phases::default(), Phases::default());
-        let input = PhaseInput::of(&value);
-        assert_eq!(
-            format!("{:?}", sketch.phase),
-            format!("{input:?}"),
-            "{context}"
-        );
-        assert_eq!(
-            from_sketch.of_input(PhaseInput::of(&value)),
-            from_value.of(&value),
-            "{context}"
-        );
-        true
+        (facts.is_some(), true)
     }
 
     #[test]
@@ -730,7 +872,7 @@ mod tests {
             let bytes = std::fs::read(path).unwrap();
             for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);
-                if agrees(line, &format!("{}:{}", path.display(), n + 1)) {
+                if agrees(line, &format!("{}:{}", path.display(), n + 1)) == (true, true) {
                     sketched += 1;
                     messages += usize::from(line.starts_with(br#"{"type":"message""#));
                 }
@@ -768,7 +910,7 @@ mod tests {
         ];
         for line in &lines {
             let text = line.to_string();
-            assert!(agrees(text.as_bytes(), &text), "not sketched: {text}");
+            assert_eq!(agrees(text.as_bytes(), &text), (true, true), "{text}");
         }
         for refused in [
             r#"{"type":"message","id":"a","id":"b"}"#,
@@ -776,9 +918,14 @@ mod tests {
             r#"{"type":"message","id":"a","message":"text"}"#,
             r#"["message"]"#,
         ] {
-            assert!(!agrees(refused.as_bytes(), refused), "{refused}");
+            assert_eq!(
+                agrees(refused.as_bytes(), refused),
+                (false, false),
+                "{refused}"
+            );
         }
         assert!(Sketch::of_line(br#"{"type":"message","id":"a"}"#, "message", Some("b")).is_none());
+        assert!(Facts::of_line(br#"{"type":"message","id":"a"}"#, "message", Some("b")).is_none());
         assert!(
             Sketch::of_line(b"{\"type\":\"message\",\"id\":\"\xff\"}", "message", None).is_none()
         );
