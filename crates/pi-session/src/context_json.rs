@@ -286,11 +286,7 @@ impl EntrySource for CopyingSource<'_> {
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {
-        self.log
-            .index
-            .node(position)
-            .map(pi_session_tree::NodeRef::to_info)
-            .unwrap_or_default()
+        self.log.node_info(position)
     }
 
     fn entry_value(&self, position: usize) -> Result<JsonValue> {

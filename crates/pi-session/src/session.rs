@@ -200,11 +200,7 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
     }
 
     fn envelope(&self, position: usize) -> NodeInfo {
-        self.log
-            .index
-            .node(position)
-            .map(pi_session_tree::NodeRef::to_info)
-            .unwrap_or_default()
+        self.log.node_info(position)
     }
 
     fn entry_value(&self, position: usize) -> Result<JsonValue> {
@@ -344,6 +340,15 @@ impl Log {
 
     fn file_len(&self) -> usize {
         self.file.as_ref().map_or(0, SessionFile::len)
+    }
+
+    /// The envelope of the entry at `at`, owned (the tree's `EntrySource::envelope`; empty
+    /// past the end).
+    pub(crate) fn node_info(&self, at: usize) -> NodeInfo {
+        self.index
+            .node(at)
+            .map(pi_session_tree::NodeRef::to_info)
+            .unwrap_or_default()
     }
 
     /// Whether the entry at `at` is read from the file (not appended since, nor held parsed).
