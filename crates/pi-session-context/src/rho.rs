@@ -318,17 +318,48 @@ impl<'a> MessageStream<'a> {
     }
 }
 
+/// rho's results for the calls `messages` leave unanswered (an aborted run): what
+/// [`MessageStream::push`] and [`MessageStream::finish`] add among these messages, without
+/// the messages themselves.
+///
+/// ```
+/// use pi_session_context::rho::{MessageStream, aborted_results};
+/// use pi_session_context::ProjectOptions;
+/// use serde_json::json;
+/// let entry = json!({"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read","arguments":{}}]}});
+/// let options = ProjectOptions::default();
+/// let stream = MessageStream::new(&options).unwrap();
+/// let results = aborted_results(&stream.entry(&entry));
+/// assert_eq!(results.len(), 1);
+/// assert_eq!(results[0].tool_call_id.as_deref(), Some("c"));
+/// ```
+pub fn aborted_results<'m>(messages: impl IntoIterator<Item = &'m Message>) -> Vec<Message> {
+    let mut open = OpenCalls::default();
+    let mut out = Vec::new();
+    for message in messages {
+        open.note(message, &mut out);
+    }
+    open.close(&mut out);
+    out
+}
+
 /// The calls of the latest assistant message that no tool result has answered yet.
 #[derive(Debug, Default)]
 struct OpenCalls(Vec<(String, Option<String>)>);
 
 impl OpenCalls {
     fn push(&mut self, message: Message, out: &mut Vec<Message>) {
+        self.note(&message, out);
+        out.push(message);
+    }
+
+    /// Takes `message` into account: adds to `out` rho's results for the calls it closes
+    /// (any but a tool result closes those still open), not the message itself.
+    fn note(&mut self, message: &Message, out: &mut Vec<Message>) {
         if message.role == Role::Tool {
             if let Some(id) = &message.tool_call_id {
                 self.0.retain(|(open_id, _)| open_id != id);
             }
-            out.push(message);
             return;
         }
         self.close(out);
@@ -338,7 +369,6 @@ impl OpenCalls {
             .flatten()
             .map(|c| (c.id.clone(), c.name.clone()))
             .collect();
-        out.push(message);
     }
 
     /// rho's result for each open call (the run was aborted).

@@ -35,7 +35,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use pi_session_context::reqllm::{Message, Role};
-use pi_session_context::rho;
+use pi_session_context::rho::{self, MessageStream};
 use pi_session_types::JsonValue;
 use serde::Serialize;
 
@@ -259,6 +259,9 @@ struct Item {
     phase: Phase,
     bounded: Option<Bounded>,
     rendered: Rendered,
+    /// rho's messages of the entry as rendered, counted by `settle` and sent as they are
+    /// (none when the projection takes PDF documents, chosen over the whole branch).
+    messages: Vec<Message>,
 }
 
 /// An entry as it is sent, once settled.
@@ -305,6 +308,7 @@ impl Planner<'_, '_> {
         item.rendered = Rendered::None;
         item.tokens = 0;
         item.bounded = None;
+        item.messages = Vec::new();
         if !item.sent {
             return;
         }
@@ -316,7 +320,7 @@ impl Planner<'_, '_> {
                     && let Some(sketch) = sketch
                 {
                     let rendered = sketch.summarized();
-                    item.tokens = self.tokens_of(&rendered);
+                    (item.tokens, item.messages) = self.tokens_of(&rendered);
                     item.rendered = Rendered::Value(rendered);
                 }
                 return;
@@ -347,21 +351,41 @@ impl Planner<'_, '_> {
             (None, Some(Cow::Owned(value))) => Rendered::Value(value),
             (None, None) => Rendered::None,
         };
-        item.tokens = item.rendered().map_or(0, |value| self.tokens_of(value));
+        if let Some((tokens, messages)) = item.rendered().map(|value| self.tokens_of(value)) {
+            (item.tokens, item.messages) = (tokens, messages);
+        }
     }
 
     /// Tokens of one rendered entry: the messages rho makes of it (without the synthetic
-    /// results it adds for calls whose results are other entries).
-    fn tokens_of(&self, value: &JsonValue) -> u64 {
+    /// results it adds for calls whose results are other entries); and those messages, kept
+    /// to be sent (none when the projection takes PDF documents: [`assemble`] projects the
+    /// entries sent again).
+    fn tokens_of(&self, value: &JsonValue) -> (u64, Vec<Message>) {
         let is_result = EntryRef::new(value)
             .message_ref()
             .and_then(MessageRef::role)
             == Some("toolResult");
-        rho::messages(std::slice::from_ref(value), &self.options.project)
-            .iter()
-            .filter(|m| is_result || m.role != Role::Tool)
-            .map(|m| message_tokens(m, self.count))
-            .sum()
+        let counted = |m: &&Message| is_result || m.role != Role::Tool;
+        match MessageStream::new(&self.options.project) {
+            Some(stream) => {
+                let messages = stream.entry(value);
+                let tokens = messages
+                    .iter()
+                    .chain(&rho::aborted_results(&messages))
+                    .filter(counted)
+                    .map(|m| message_tokens(m, self.count))
+                    .sum();
+                (tokens, messages)
+            }
+            None => {
+                let tokens = rho::messages(std::slice::from_ref(value), &self.options.project)
+                    .iter()
+                    .filter(counted)
+                    .map(|m| message_tokens(m, self.count))
+                    .sum();
+                (tokens, Vec::new())
+            }
+        }
     }
 }
 
@@ -469,6 +493,7 @@ pub(crate) fn plan_bodies(
             tokens: 0,
             bounded: None,
             rendered: Rendered::None,
+            messages: Vec::new(),
         });
     }
     let latest_turn = turn;
@@ -526,7 +551,7 @@ pub(crate) fn plan_bodies(
         for item in &mut items {
             planner.settle(item, limit);
         }
-        let messages = assemble(summary.as_ref(), &items, options);
+        let messages = assemble(summary.as_ref(), &mut items, options);
         return Ok(finish(messages, items, options, facts));
     };
     let ladder = Ladder {
@@ -569,9 +594,29 @@ pub(crate) fn plan_bodies(
         next_turn = ladder.climb(&mut items, &mut total, next_turn, |item| {
             planner.settle(item, limit);
         });
-        let messages = assemble(summary.as_ref(), &items, options);
-        let counted: u64 = messages.iter().map(|m| message_tokens(m, count)).sum();
+        // Counted from the messages `settle` kept (the same ones, in the same order, as
+        // `assemble` sends), or from the messages projected again.
+        let (counted, messages) = if MessageStream::new(&options.project).is_some() {
+            let kept = || {
+                items
+                    .iter()
+                    .filter(|i| i.rendered().is_some())
+                    .flat_map(|i| &i.messages)
+            };
+            let aborted = rho::aborted_results(kept());
+            let tokens: u64 = kept()
+                .chain(&aborted)
+                .map(|m| message_tokens(m, count))
+                .sum();
+            (summary_tokens + tokens, None)
+        } else {
+            let messages = assemble(summary.as_ref(), &mut items, options);
+            let counted = messages.iter().map(|m| message_tokens(m, count)).sum();
+            (counted, Some(messages))
+        };
         if counted <= budget || next_turn >= latest_turn {
+            let messages =
+                messages.unwrap_or_else(|| assemble(summary.as_ref(), &mut items, options));
             return Ok(finish(messages, items, options, facts));
         }
         total = counted;
@@ -876,14 +921,29 @@ impl Ladder<'_> {
 }
 
 /// The summary, then rho's messages of the entries sent, as rendered.
+/// The messages `settle` kept are taken from the items (rho's messages of each entry alone,
+/// then its results for the calls left unanswered); with PDF documents the entries sent are
+/// projected again, together.
 fn assemble(
     summary: Option<&Message>,
-    items: &[Item],
+    items: &mut [Item],
     options: &PrepareOptions<'_>,
 ) -> Vec<Message> {
-    let sent: Vec<&JsonValue> = items.iter().filter_map(Item::rendered).collect();
     let mut messages: Vec<Message> = summary.cloned().into_iter().collect();
-    messages.extend(rho::messages_of(&sent, &options.project));
+    match MessageStream::new(&options.project) {
+        Some(mut stream) => {
+            for item in items.iter_mut().filter(|i| i.rendered().is_some()) {
+                for message in std::mem::take(&mut item.messages) {
+                    stream.push(message, &mut messages);
+                }
+            }
+            stream.finish(&mut messages);
+        }
+        None => {
+            let sent: Vec<&JsonValue> = items.iter().filter_map(Item::rendered).collect();
+            messages.extend(rho::messages_of(&sent, &options.project));
+        }
+    }
     messages
 }
 
