@@ -35,6 +35,26 @@
 
 use serde_json::{Map, Value};
 
+/// The most keys a record may hold for [`lookup`] to scan it rather than hash the key.
+const SCANNED_KEYS: usize = 8;
+
+/// `record[key]`: the one lookup of every view. A small record (most entries, messages and
+/// blocks hold a handful of keys) is scanned in order (a key's bytes are compared only when its
+/// length is the one asked for) instead of hashing the key (SipHash) and probing the map's
+/// table: no hash, and no load of the table's memory. The keys of a `Map` are unique, so the scan finds
+/// what `Map::get` finds.
+#[inline]
+fn lookup<'a>(record: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if record.len() <= SCANNED_KEYS {
+        record
+            .iter()
+            .find(|(name, _)| name.as_str() == key)
+            .map(|(_, value)| value)
+    } else {
+        record.get(key)
+    }
+}
+
 /// Every key the views read, as a constant (for code that writes or removes a field).
 pub mod key {
     macro_rules! keys {
@@ -202,7 +222,7 @@ impl<'a> MessageRef<'a> {
 
     #[inline]
     fn get(self, key: &str) -> Option<&'a Value> {
-        self.0?.get(key)
+        lookup(self.0?, key)
     }
 
     /// `message.role === role`.
@@ -329,7 +349,7 @@ impl<'a> BlockRef<'a> {
     /// `type`.
     #[inline]
     pub fn kind(self) -> Option<&'a str> {
-        self.0?.get(key::TYPE).and_then(Value::as_str)
+        lookup(self.0?, key::TYPE).and_then(Value::as_str)
     }
 
     str_of_raw! {
@@ -355,7 +375,7 @@ impl<'a> BlockRef<'a> {
 
     #[inline]
     fn get(self, key: &str) -> Option<&'a Value> {
-        self.0?.get(key)
+        lookup(self.0?, key)
     }
 
     raw_fields! {
@@ -410,7 +430,7 @@ impl<'a> EntryRef<'a> {
 
     #[inline]
     fn get(self, key: &str) -> Option<&'a Value> {
-        self.0?.get(key)
+        lookup(self.0?, key)
     }
 
     /// `entry.type === kind`.
@@ -530,7 +550,7 @@ macro_rules! view_core {
 
             #[inline]
             fn get(self, key: &str) -> Option<&'a Value> {
-                self.0?.get(key)
+                lookup(self.0?, key)
             }
         }
     )*};

@@ -16,7 +16,6 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
 use pi_session_context::llm_message;
@@ -164,15 +163,19 @@ impl Session {
             // otherwise the agent's messages are printed from the values read anyway.
             copy: llm || keys.is_some(),
             convert: llm.then(|| convert_to_llm(dialect)),
-            copies: RefCell::new(HashMap::new()),
+            copies: RefCell::new(Vec::new()),
         };
         let (from, mut path) =
             context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
         let mut by_position = source.copies.into_inner();
         drop(log);
+        // Sorted by position, a later copy of a position after an earlier one (a stable sort).
+        if !by_position.is_sorted_by_key(|(position, _)| *position) {
+            by_position.sort_by_key(|(position, _)| *position);
+        }
         let copies: Vec<Option<Copied>> = from
             .iter()
-            .map(|position| position.and_then(|p| by_position.remove(&p)))
+            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
             .collect();
         drop(by_position);
         let (context, built, mut diagnostics) =
@@ -193,6 +196,15 @@ impl Session {
     }
 }
 
+/// Takes the copy last read at `position` out of `copies`, sorted by position (stable): a
+/// binary search, no hash (a table keyed by position hashed each of the chain's 100k copies
+/// twice, ~4% of its context).
+fn take_copy(copies: &mut [(usize, Option<Copied>)], position: usize) -> Option<Copied> {
+    let end = copies.partition_point(|(at, _)| *at <= position);
+    let (at, copy) = copies.get_mut(end.checked_sub(1)?)?;
+    if *at == position { copy.take() } else { None }
+}
+
 /// A `message` entry's message as its line holds it: the bytes, and whether the entry read
 /// holds only the keys the rules read of it (then the bytes are the only whole copy).
 struct Copied {
@@ -211,8 +223,8 @@ struct CopyingSource<'a> {
     copy: bool,
     /// For llm: the conversion, which must pass a shallow message's role through unchanged.
     convert: Option<&'static dyn ConvertToLlm>,
-    /// The copies taken, by position.
-    copies: RefCell<HashMap<usize, Copied>>,
+    /// The copies taken, with their positions, in the order they were read.
+    copies: RefCell<Vec<(usize, Option<Copied>)>>,
 }
 
 /// What is read of one line by [`CopyingSource`] (on the store's reading threads).
@@ -336,7 +348,7 @@ impl EntrySource for CopyingSource<'_> {
             // read again whole, with the rest.
             match hit.filter(|(value, copied)| !copied.shallow || self.may_be_shallow(value)) {
                 Some((value, copied)) => {
-                    copies.insert(position, copied);
+                    copies.push((position, Some(copied)));
                     values.push(Some(value));
                 }
                 None => {
