@@ -105,8 +105,8 @@ pub fn open_with(
     }
     let size = metadata.len();
     if size <= options.keep_in_memory_up_to {
-        let bytes =
-            read_whole(&mut file, size).map_err(|e| StoreError::io("could not read", path, e))?;
+        let bytes = read_whole(&mut file, size, options)
+            .map_err(|e| StoreError::io("could not read", path, e))?;
         let source = Source::Memory {
             path: Some(path.to_path_buf()),
             bytes: Arc::clone(&bytes),
@@ -123,21 +123,88 @@ pub fn open_with(
 /// The buffer is written with zeros before the file is read into it. Measured (docs/perf.md):
 /// reading into untouched capacity instead (`read_to_end`) moves every page fault into the
 /// kernel's copy, where each costs more than the zeroing saved (5 MB `check`: 14.4 → 16.1 ms
-/// CPU).
-#[expect(
-    clippy::slow_vector_initialization,
-    reason = "the zeros are written on purpose: `vec![0; n]` is calloc's untouched pages, which the read would fault in"
-)]
-fn read_whole(file: &mut File, size: u64) -> std::io::Result<SharedBytes> {
-    let mut bytes = Vec::new();
-    bytes.resize(usize::try_from(size).unwrap_or(0), 0);
+/// CPU). A file of [`PARALLEL_READ_WHOLE_MIN_BYTES`] or more is zeroed and read in halves (or
+/// more parts) on as many threads, so the page faults of a fresh buffer are taken on every
+/// core instead of one (Unix: `read_at` of each part).
+fn read_whole(file: &mut File, size: u64, options: &OpenOptions) -> std::io::Result<SharedBytes> {
+    let len = usize::try_from(size).unwrap_or(0);
+    #[cfg(unix)]
+    if size >= PARALLEL_READ_WHOLE_MIN_BYTES {
+        let threads = effective_threads(options.threads);
+        if threads > 1 {
+            return read_whole_in_parts(file, len, threads);
+        }
+    }
+    let _ = options;
+    let mut bytes = vec![0; len];
+    bytes.fill(0);
+    let filled = read_into(&mut bytes, |rest, _| file.read(rest))?;
+    bytes.truncate(filled);
+    Ok(Arc::new(bytes))
+}
+
+/// Files at least this large are read whole on several threads ([`read_whole`]).
+#[cfg(unix)]
+const PARALLEL_READ_WHOLE_MIN_BYTES: u64 = 1 << 20;
+
+/// Fills `buffer` from `read` (called with what is left to fill and how much is filled before
+/// it) until it is full or `read` says the end came; how many bytes were filled.
+fn read_into(
+    buffer: &mut [u8],
+    mut read: impl FnMut(&mut [u8], usize) -> std::io::Result<usize>,
+) -> std::io::Result<usize> {
     let mut filled = 0;
-    while filled < bytes.len() {
-        match file.read(&mut bytes[filled..]) {
+    while filled < buffer.len() {
+        match read(&mut buffer[filled..], filled) {
             Ok(0) => break,
             Ok(read) => filled += read,
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
             Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
+/// [`read_whole`] in `threads` parts of about equal size, each zeroed and read (`read_at`) on a
+/// thread of its own. The file ends where the first part that came back short ends (it shrank
+/// meanwhile): what later parts read is dropped, as a single read would never have reached it.
+#[cfg(unix)]
+fn read_whole_in_parts(file: &File, len: usize, threads: usize) -> std::io::Result<SharedBytes> {
+    use std::os::unix::fs::FileExt;
+    // calloc's pages: untouched until each part's thread writes its zeros.
+    let mut bytes = vec![0; len];
+    let part_len = len.div_ceil(threads).max(1);
+    let results: Vec<std::io::Result<(usize, usize)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = bytes
+            .chunks_mut(part_len)
+            .enumerate()
+            .map(|(at, part)| {
+                scope.spawn(move || {
+                    part.fill(0);
+                    let start = at * part_len;
+                    let part_len = part.len();
+                    let filled = read_into(part, |rest, before| {
+                        file.read_at(rest, (start + before) as u64)
+                    })?;
+                    Ok((part_len, filled))
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut filled = 0;
+    for result in results {
+        let (part_len, part_filled) = result?;
+        filled += part_filled;
+        if part_filled < part_len {
+            break;
         }
     }
     bytes.truncate(filled);
@@ -795,4 +862,38 @@ fn warning_kind(warning: &ParseWarning) -> Option<DiagnosticKind> {
 /// The path of a source, for error messages.
 pub(crate) fn display_path(path: Option<&Path>) -> PathBuf {
     path.map_or_else(|| PathBuf::from("<memory>"), Path::to_path_buf)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::read_whole_in_parts;
+    use std::io::Write;
+
+    /// A file of `len` bytes that differ from their neighbours (a part read at a wrong offset
+    /// shows).
+    fn file_of(len: usize) -> std::io::Result<(tempfile::NamedTempFile, Vec<u8>)> {
+        let bytes: Vec<u8> = (0..len).map(|at| (at % 251) as u8).collect();
+        let mut file = tempfile::NamedTempFile::new()?;
+        file.write_all(&bytes)?;
+        Ok((file, bytes))
+    }
+
+    #[test]
+    fn parts_read_the_whole_file_in_order() {
+        for (len, threads) in [(0, 2), (1, 2), (7, 3), (1 << 20, 2), ((1 << 20) + 13, 4)] {
+            let (file, bytes) = file_of(len).unwrap();
+            let read = read_whole_in_parts(file.as_file(), len, threads).unwrap();
+            assert_eq!(*read, bytes, "{len} bytes on {threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_file_shorter_than_its_size_ends_where_it_ends() {
+        // As if it shrank between the size and the read: the bytes there are, nothing more.
+        let (file, bytes) = file_of(1000).unwrap();
+        let read = read_whole_in_parts(file.as_file(), 1500, 2).unwrap();
+        assert_eq!(*read, bytes);
+        let read = read_whole_in_parts(file.as_file(), 4000, 3).unwrap();
+        assert_eq!(*read, bytes);
+    }
 }
