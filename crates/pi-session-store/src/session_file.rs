@@ -657,7 +657,7 @@ fn migrate_entry(
 }
 
 /// Batch reads smaller than this (in bytes of lines) are converted on the calling thread.
-const PARALLEL_READ_MIN_BYTES: u64 = 4 << 20;
+const PARALLEL_READ_MIN_BYTES: u64 = 1 << 20;
 
 /// At most this many threads convert one batch read (as many as the machine has, up to this).
 const MAX_READ_THREADS: usize = 4;
