@@ -67,6 +67,7 @@ mod open;
 pub mod paths;
 mod publish_lock;
 mod repair;
+mod scoped;
 mod session_file;
 pub mod vfs;
 mod writer;

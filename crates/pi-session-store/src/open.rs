@@ -190,14 +190,7 @@ fn read_whole_in_parts(file: &File, len: usize, threads: usize) -> std::io::Resu
                 })
             })
             .collect();
-        workers
-            .into_iter()
-            .map(|worker| {
-                worker
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+        crate::scoped::join_in_order(workers)
     });
     let mut filled = 0;
     for result in results {

@@ -500,14 +500,7 @@ impl SessionFile {
                     .iter()
                     .map(|run| scope.spawn(|| self.convert_run(indices, run, &convert)))
                     .collect();
-                workers
-                    .into_iter()
-                    .map(|worker| {
-                        worker
-                            .join()
-                            .unwrap_or_else(|p| std::panic::resume_unwind(p))
-                    })
-                    .collect()
+                crate::scoped::join_in_order(workers)
             })
         };
         let mut slots: Vec<Option<T>> = Vec::new();
