@@ -135,7 +135,10 @@ fn read_whole(file: &mut File, size: u64, options: &OpenOptions) -> std::io::Res
             return read_whole_in_parts(file, len, threads);
         }
     }
+    #[cfg(not(unix))]
     let _ = options;
+    // `vec!` hands out calloc's untouched pages; the fill takes their faults here, which costs
+    // less than taking them in the kernel's copy (see above).
     let mut bytes = vec![0; len];
     bytes.fill(0);
     let filled = read_into(&mut bytes, |rest, _| file.read(rest))?;
