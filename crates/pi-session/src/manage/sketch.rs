@@ -111,58 +111,90 @@ fn present_at_all<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D:
     IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
-/// A content: a string, an array of parts, or anything else (which sends nothing).
-enum Content<'a> {
+/// A message's content as the planner reads it: its text (when kept), its parts, or another
+/// shape (neither).
+enum Listed<'a, P> {
     Text(Cow<'a, str>),
-    Parts(Vec<Part<'a>>),
+    Parts(Vec<P>),
     Other,
+}
+
+/// A content with its text and the parts' texts ([`Sketch`]).
+type Content<'a> = Listed<'a, Part<'a>>;
+
+/// Reads a content as [`Listed`]: an array's elements as `P`s, a string as its text when
+/// `keep_text` (else unread, as every other shape is).
+fn listed<'de, D: Deserializer<'de>, P: Deserialize<'de>>(
+    deserializer: D,
+    keep_text: bool,
+) -> Result<Listed<'de, P>, D::Error> {
+    struct ListedVisitor<P> {
+        keep_text: bool,
+        parts: std::marker::PhantomData<P>,
+    }
+    impl<'de, P: Deserialize<'de>> Visitor<'de> for ListedVisitor<P> {
+        type Value = Listed<'de, P>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a content")
+        }
+        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(self.text(Cow::Borrowed(v)))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(if self.keep_text {
+                Listed::Text(Cow::Owned(v.to_owned()))
+            } else {
+                Listed::Other
+            })
+        }
+        fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+            Ok(self.text(Cow::Owned(v)))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut parts = Vec::new();
+            while let Some(part) = seq.next_element()? {
+                parts.push(part);
+            }
+            Ok(Listed::Parts(parts))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Listed::Other)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Listed::Other)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Listed::Other)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Listed::Other)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Listed::Other)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(Listed::Other)
+        }
+    }
+    impl<'de, P> ListedVisitor<P> {
+        fn text(&self, text: Cow<'de, str>) -> Listed<'de, P> {
+            if self.keep_text {
+                Listed::Text(text)
+            } else {
+                Listed::Other
+            }
+        }
+    }
+    deserializer.deserialize_any(ListedVisitor {
+        keep_text,
+        parts: std::marker::PhantomData,
+    })
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a content")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v)))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Content::Parts(parts))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::Other)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
+        listed(deserializer, true)
     }
 }
 
@@ -307,43 +339,10 @@ struct Calls<'a>(Vec<CallPart<'a>>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Calls<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct CallsVisitor;
-        impl<'de> Visitor<'de> for CallsVisitor {
-            type Value = Calls<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a content")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Calls(parts))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Calls(Vec::new()))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Calls(Vec::new()))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Calls(Vec::new()))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Calls(Vec::new()))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Calls(Vec::new()))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Calls(Vec::new()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Calls(Vec::new()))
-            }
-        }
-        deserializer.deserialize_any(CallsVisitor)
+        Ok(Calls(match listed(deserializer, false)? {
+            Listed::Parts(parts) => parts,
+            Listed::Text(_) | Listed::Other => Vec::new(),
+        }))
     }
 }
 
