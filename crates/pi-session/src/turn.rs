@@ -6,8 +6,9 @@
 //! path entry's message is copied once, the first time it is sent, and shared on every later
 //! turn; `convertToLlm` runs once per message (a message its rule leaves unchanged is the same
 //! `Arc`). When the branch only grew by messages, the kept build is continued with the appended
-//! entries ([`Extendable::extend`]) instead of built again, so a turn costs what it appends plus
-//! handing out the two `Arc` lists; where a dialect rule reaches back (see `extend`), the turn
+//! entries ([`Extendable::extend`]) instead of built again, so a turn costs what it appends (the
+//! two lists are shared with the cache, extended in place when the host dropped the last
+//! turn's context); where a dialect rule reaches back (see `extend`), the turn
 //! is built again over the kept path, still sharing every message copied before.
 
 use std::collections::HashMap;
@@ -28,9 +29,14 @@ pub struct TurnContext {
     /// `settings.messages()` is empty, the messages are [`TurnContext::messages`].
     pub settings: AgentContext,
     /// `buildSessionContext`'s messages (the agent messages), in order.
-    pub messages: Vec<Arc<JsonValue>>,
-    /// `convertToLlm(messages)` of the dialect: what the agent loop hands its provider.
-    pub llm: Vec<Arc<JsonValue>>,
+    ///
+    /// The list itself is shared with the session's cache, so handing it out costs nothing:
+    /// the next turn extends it in place when this context was dropped, and copies the list
+    /// (not the messages) once when it is still held.
+    pub messages: Arc<Vec<Arc<JsonValue>>>,
+    /// `convertToLlm(messages)` of the dialect: what the agent loop hands its provider. Shared
+    /// with the session's cache like [`TurnContext::messages`].
+    pub llm: Arc<Vec<Arc<JsonValue>>>,
     /// What the resolver reported.
     pub diagnostics: Vec<crate::Diagnostic>,
 }
@@ -44,10 +50,13 @@ pub(crate) struct TurnState {
     tail: Extendable,
     /// How many path entries it was built over.
     built_to: usize,
-    /// The messages, in order.
-    messages: Vec<Arc<JsonValue>>,
+    /// The messages, in order (the list handed out as [`TurnContext::messages`]).
+    messages: Arc<Vec<Arc<JsonValue>>>,
     /// `convertToLlm` of each message (aligned with `messages`).
     llm: Vec<Converted>,
+    /// Every conversion's output in order: `llm`'s `out`s one after the other (the list handed
+    /// out as [`TurnContext::llm`]).
+    llm_flat: Arc<Vec<Arc<JsonValue>>>,
     /// Per path entry, its message once it was sent (so a build again shares it).
     entries: Vec<Option<Arc<JsonValue>>>,
 }
@@ -81,7 +90,7 @@ impl ContextCache {
                         state.built_to = path.len();
                         let kept = state.messages.len();
                         let messages = state.share(path, added);
-                        state.messages.extend(messages);
+                        Arc::make_mut(&mut state.messages).extend(messages);
                         // The last message kept may now have a next one its conversion
                         // depends on.
                         let from = kept.saturating_sub(1);
@@ -97,12 +106,8 @@ impl ContextCache {
         let state = continued.unwrap_or_else(|old| TurnState::build(path, dialect, old));
         let context = TurnContext {
             settings: state.settings.clone(),
-            messages: state.messages.clone(),
-            llm: state
-                .llm
-                .iter()
-                .flat_map(|c| c.out.iter().cloned())
-                .collect(),
+            messages: Arc::clone(&state.messages),
+            llm: Arc::clone(&state.llm_flat),
             diagnostics: Vec::new(),
         };
         let diagnostics = state.diagnostics.clone();
@@ -126,11 +131,12 @@ impl TurnState {
             diagnostics,
             tail,
             built_to: path.len(),
-            messages: Vec::new(),
+            messages: Arc::default(),
             llm: Vec::new(),
+            llm_flat: Arc::default(),
             entries,
         };
-        state.messages = state.share(path, built);
+        state.messages = Arc::new(state.share(path, built));
         state.convert_from(0, old_llm, dialect);
         state
     }
@@ -151,9 +157,13 @@ impl TurnState {
             .collect()
     }
 
-    /// Converts the messages from `from` on, reusing the conversions in `old` of the same
-    /// message (by address) with the same next-message flag.
+    /// Converts the messages from `from` on (`llm` holds the conversions of those before it),
+    /// reusing the conversions in `old` of the same message (by address) with the same
+    /// next-message flag; `llm_flat` follows.
     fn convert_from(&mut self, from: usize, old: Vec<Converted>, dialect: Dialect) {
+        let kept: usize = self.llm.iter().map(|c| c.out.len()).sum();
+        let flat = Arc::make_mut(&mut self.llm_flat);
+        flat.truncate(kept);
         let mut known: HashMap<(usize, bool), Converted> = old
             .into_iter()
             .map(|c| ((Arc::as_ptr(&c.source) as usize, c.interrupted), c))
@@ -166,6 +176,7 @@ impl TurnState {
                 Some(known) if Arc::ptr_eq(&known.source, message) => known.out,
                 _ => convert(message, next, dialect),
             };
+            flat.extend(out.iter().cloned());
             let source = Arc::clone(message);
             self.llm.push(Converted {
                 source,

@@ -433,7 +433,7 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
         let dir = tempfile::tempdir().unwrap();
         let mut session = Session::new(dir.path(), MODEL, "/w");
         let mut ids = Vec::new();
-        let mut shared_before = None;
+        let mut shared_before: Option<std::sync::Arc<Vec<std::sync::Arc<JsonValue>>>> = None;
         for turn in 0..24 {
             let asked = session.append(say(&format!("question {turn}"))).unwrap();
             ids.push(asked.id().unwrap().to_owned());
@@ -474,7 +474,7 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
             if let Some(before) = shared_before.as_ref()
                 && ![7, 11, 15, 19].contains(&turn)
             {
-                let before: &Vec<std::sync::Arc<JsonValue>> = before;
+                let before: &[std::sync::Arc<JsonValue>] = before.as_slice();
                 let last = before.len() - 1;
                 assert!(
                     std::sync::Arc::ptr_eq(&before[last], &shared.llm[last]),
@@ -497,6 +497,35 @@ fn the_agent_context_kept_between_turns_equals_a_fresh_one() {
             kept,
             agent_context(&branch, dialect, &ContextOptions::default()).0
         );
+    }
+}
+
+/// A host that drops each turn's context before the next one: the lists it is handed are the
+/// session's own, extended in place (the same allocation turn after turn, nothing copied),
+/// and still equal to a fresh build.
+#[test]
+fn a_dropped_turn_context_is_extended_in_place() {
+    use pi_session::tree::Dialect;
+    for dialect in [Dialect::PI, Dialect::OMP] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = Session::new(dir.path(), MODEL, "/w");
+        session.append(say("question 0")).unwrap();
+        session.append(reply("answer 0")).unwrap();
+        let first = session.turn_context(dialect).unwrap();
+        let (messages, llm) = (
+            std::sync::Arc::as_ptr(&first.messages) as usize,
+            std::sync::Arc::as_ptr(&first.llm) as usize,
+        );
+        drop(first);
+        for turn in 1..6 {
+            session.append(say(&format!("question {turn}"))).unwrap();
+            session.append(reply(&format!("answer {turn}"))).unwrap();
+            let context = session.turn_context(dialect).unwrap();
+            assert_eq!(context.messages.len(), 2 * (turn + 1), "{dialect:?}");
+            assert_eq!(context.llm.len(), 2 * (turn + 1), "{dialect:?}");
+            assert_eq!(std::sync::Arc::as_ptr(&context.messages) as usize, messages);
+            assert_eq!(std::sync::Arc::as_ptr(&context.llm) as usize, llm);
+        }
     }
 }
 
