@@ -62,14 +62,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
             bin.display()
         ));
     }
-    run_command(cargo().current_dir(&root).args([
-        "build",
-        "--release",
-        "-p",
-        "pi-session-cli",
-        "-p",
-        "xtask",
-    ]))?;
+    // One build per package: built together, cargo unifies their features and the CLI would
+    // differ from (and be rebuilt after) `cargo build --release -p pi-session-cli`, the binary
+    // users run.
+    for package in ["pi-session-cli", "xtask"] {
+        run_command(
+            cargo()
+                .current_dir(&root)
+                .args(["build", "--release", "-p", package]),
+        )?;
+    }
     let release = root.join("target").join("release");
     let cli = release.join("pi-session");
     let xtask = release.join("xtask");
