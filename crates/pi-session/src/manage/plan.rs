@@ -140,6 +140,38 @@ impl PreparedContext {
     }
 }
 
+/// The context to send, fitted to a budget, with its statistics: what
+/// [`Session::fit_context`] gives, [`PreparedContext`] without the plan of each entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedContext {
+    /// The req_llm messages (rho's projection of the planned entries).
+    pub messages: Vec<Message>,
+    /// The budget planned for.
+    pub budget: Option<u64>,
+    /// Tokens over the budget after the plan (0: it fits); see [`PreparedContext::over_by`].
+    pub over_by: u64,
+    /// The statistics of [`messages`](Self::messages).
+    pub stats: ContextStats,
+}
+
+impl FittedContext {
+    /// Whether the messages fit the budget (always true without one).
+    pub fn fits(&self) -> bool {
+        self.over_by == 0
+    }
+}
+
+impl From<PreparedContext> for FittedContext {
+    fn from(prepared: PreparedContext) -> Self {
+        Self {
+            messages: prepared.messages,
+            budget: prepared.budget,
+            over_by: prepared.over_by,
+            stats: prepared.stats,
+        }
+    }
+}
+
 /// `text` cut to at most `limit` bytes at the last newline before the limit (at the last
 /// character boundary when there is none): never inside a UTF-8 sequence, and so never inside
 /// a character that JavaScript holds as a surrogate pair. `None` when it fits.
@@ -412,20 +444,28 @@ pub(crate) fn plan(
         summary,
         covered,
         branch_len,
+        evicted_before: 0,
     };
-    plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)
+    plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)?
+        .ok_or_else(reread_failed)
 }
 
 /// What the latest compaction of the branch leaves: its summary message, how many entries it
-/// covers, and the branch's length.
+/// covers, and the branch's length; and how many entries it leaves before the bodies planned
+/// (a budgeted plan of the newest turns only, [`Session::fit_context`]).
 pub(crate) struct Head {
     pub(crate) summary: Option<Message>,
     pub(crate) covered: usize,
     pub(crate) branch_len: usize,
+    /// Entries the compaction leaves before the bodies, left out unread as evicted: `None`
+    /// from the plan when its first pass would not evict every one of them whatever they
+    /// weigh (see [`Session::fit_context`] for what else that needs).
+    pub(crate) evicted_before: usize,
 }
 
 /// Plans `bodies` (the entries the latest compaction leaves, root first, each with its facts)
-/// after `head`; `lines` reads the lines of `Body::Line`s again.
+/// after `head`; `lines` reads the lines of `Body::Line`s again. `None` only with
+/// `head.evicted_before` (the entries before the bodies are not shown to be evicted).
 pub(crate) fn plan_bodies(
     bodies: Bodies,
     lines: &dyn Lines,
@@ -434,7 +474,7 @@ pub(crate) fn plan_bodies(
     entry_count: usize,
     model: &str,
     options: &PrepareOptions<'_>,
-) -> Result<PreparedContext> {
+) -> Result<Option<PreparedContext>> {
     let default_count = |text: &str| (text.len() as u64).div_ceil(BYTES_PER_TOKEN);
     let count: &dyn Fn(&str) -> u64 = match options.stats.counter {
         Some(counter) => counter,
@@ -445,6 +485,7 @@ pub(crate) fn plan_bodies(
         summary,
         covered,
         branch_len,
+        evicted_before,
     } = head;
     let summary_tokens = summary.as_ref().map_or(0, |m| message_tokens(m, count));
 
@@ -502,6 +543,7 @@ pub(crate) fn plan_bodies(
         covered,
         branch_len,
         entry_count,
+        evicted_before,
         model,
     };
     let mut turn_starts: Vec<usize> = Vec::with_capacity(latest_turn + 1);
@@ -551,8 +593,11 @@ pub(crate) fn plan_bodies(
         for item in &mut items {
             planner.settle(item, limit);
         }
+        if evicted_before > 0 {
+            return Ok(None);
+        }
         let messages = assemble(summary.as_ref(), &mut items, options);
-        return Ok(finish(messages, items, options, facts));
+        return Ok(Some(finish(messages, items, options, facts)));
     };
     let ladder = Ladder {
         budget,
@@ -571,6 +616,12 @@ pub(crate) fn plan_bodies(
         limit,
     };
     sizes.measure(&mut items, lines, false)?;
+    // The entries left out before the bodies are evicted by the first pass of the whole
+    // branch's plan whatever they weigh (counted as 0, as lines not measured are): then the
+    // bodies' plan is that plan's (see `Session::fit_context`).
+    if evicted_before > 0 && !ladder.evicts_all_before(&items, 0, &sizes) {
+        return Ok(None);
+    }
     let start: Vec<(Resolution, bool)> = items.iter().map(|i| (i.level, i.sent)).collect();
     sizes.first_pass(&mut items);
     if items.iter().any(|i| i.sent && i.unmeasured()) {
@@ -617,7 +668,7 @@ pub(crate) fn plan_bodies(
         if counted <= budget || next_turn >= latest_turn {
             let messages =
                 messages.unwrap_or_else(|| assemble(summary.as_ref(), &mut items, options));
-            return Ok(finish(messages, items, options, facts));
+            return Ok(Some(finish(messages, items, options, facts)));
         }
         total = counted;
     }
@@ -953,6 +1004,7 @@ struct FinishFacts<'m> {
     covered: usize,
     branch_len: usize,
     entry_count: usize,
+    evicted_before: usize,
     model: &'m str,
 }
 
@@ -1014,7 +1066,7 @@ fn finish(
             by_phase,
             summary_tokens: facts.summary_tokens,
             compacted_entries: compacted,
-            evicted_entries: items.iter().filter(|i| i.evicted).count(),
+            evicted_entries: facts.evicted_before + items.iter().filter(|i| i.evicted).count(),
             entry_count: facts.entry_count,
         },
     );
@@ -1079,12 +1131,111 @@ impl Session {
                 entry_count,
                 &self.model,
                 options,
-            );
+            )?
+            .ok_or_else(reread_failed);
         }
         // rho's part of the branch: what the plan reads (the kept range, what follows, and the
         // compacted messages that may name attachments); the rest stays unread.
         let values = self.rho_branch_values()?;
         plan(values, &overlay, entry_count, &self.model, options)
+    }
+
+    /// [`prepare_context`](Self::prepare_context)'s messages and statistics, without the plan
+    /// of each entry: with a budget, of a long branch only the newest lines the plan keeps
+    /// are read, when that is shown to plan the same.
+    ///
+    /// The plan is made of the newest entries only (from a user message on; first a line per
+    /// 16 tokens of the budget, at least 1,024, four times more each time that is not enough)
+    /// when its first pass is shown to evict every older entry whatever it weighs (as for
+    /// the lines it does not measure, `Ladder::evicts_all_before`), no older entry is stamped
+    /// (none is pinned, nor left out by its stamp) and every tool result of the newest
+    /// entries answers a call among them (so no group or phase reaches the older ones): the
+    /// whole branch's plan then evicts each older entry and plans the newest as alone. Else
+    /// the whole branch is planned. A test compares both on every fixture and corpus file.
+    pub fn fit_context(&self, options: &PrepareOptions<'_>) -> Result<FittedContext> {
+        let first_tail = options.budget.map_or(0, |budget| {
+            usize::try_from(budget / TAIL_TOKENS_PER_LINE)
+                .unwrap_or(usize::MAX)
+                .max(MIN_TAIL_LINES)
+        });
+        Ok(self.fit_from(options, first_tail)?.0)
+    }
+
+    /// [`fit_context`](Self::fit_context) planning first the newest `first_tail` entries (then
+    /// four times more each time), and how many entries before them it left out unread.
+    fn fit_from(
+        &self,
+        options: &PrepareOptions<'_>,
+        first_tail: usize,
+    ) -> Result<(FittedContext, usize)> {
+        let whole = || Ok((self.prepare_context(options)?.into(), 0));
+        if options.budget.is_none() || options.project.inputs.pdf {
+            return whole();
+        }
+        let Some((positions, head)) = self.budget_branch()? else {
+            return whole();
+        };
+        let overlay = self.resolutions()?;
+        let entry_count = self.log().index.len();
+        let mut tail = first_tail.max(1);
+        while tail < positions.len() {
+            let from = positions.len() - tail;
+            let bodies = self.bodies_of(&positions[from..])?;
+            if let Some(start) = bodies.iter().position(|(facts, _)| facts.kind == "user") {
+                let cut = from + start;
+                if self.stamped_any(&overlay, &positions[..cut]) {
+                    break;
+                }
+                let bodies: Bodies = bodies.into_iter().skip(start).collect();
+                if answered_within(&bodies) {
+                    let tail_head = Head {
+                        summary: head.summary.clone(),
+                        covered: head.covered,
+                        branch_len: head.branch_len,
+                        evicted_before: cut,
+                    };
+                    let planned = plan_bodies(
+                        bodies,
+                        &FileLines(self),
+                        tail_head,
+                        &overlay,
+                        entry_count,
+                        &self.model,
+                        options,
+                    )?;
+                    if let Some(planned) = planned {
+                        return Ok((planned.into(), cut));
+                    }
+                }
+            }
+            tail = tail.saturating_mul(4);
+        }
+        let bodies = self.bodies_of(&positions)?;
+        plan_bodies(
+            bodies,
+            &FileLines(self),
+            head,
+            &overlay,
+            entry_count,
+            &self.model,
+            options,
+        )?
+        .map(|planned| (planned.into(), 0))
+        .ok_or_else(reread_failed)
+    }
+
+    /// Whether this cursor stamped an entry at one of `positions`.
+    fn stamped_any(&self, overlay: &Overlay, positions: &[usize]) -> bool {
+        if overlay.is_empty() {
+            return false;
+        }
+        let log = self.log();
+        positions.iter().any(|&at| {
+            log.index
+                .node(at)
+                .and_then(|node| node.id)
+                .is_some_and(|id| overlay.contains_key(id))
+        })
     }
 
     /// The branch for a plan with a budget, with what its latest compaction leaves: the
@@ -1094,20 +1245,41 @@ impl Session {
     /// the bodies they need ([`super::streamed::compaction_head`]). `None` when the file is
     /// migrated (its entries are not its lines).
     fn sketched_branch(&self) -> Result<Option<(Bodies, Head)>> {
+        let Some((positions, head)) = self.budget_branch()? else {
+            return Ok(None);
+        };
+        Ok(Some((self.bodies_of(&positions)?, head)))
+    }
+
+    /// The log positions of the entries the branch's latest compaction leaves, and its head;
+    /// `None` when the file is migrated (its entries are not its lines).
+    fn budget_branch(&self) -> Result<Option<(Vec<usize>, Head)>> {
         let log = self.log();
         let leaf = self.leaf_in(&log);
         let branch = log.branch_positions(leaf.as_deref());
-        let Some(file) = log.file.as_ref().filter(|f| !f.is_migrated()) else {
+        if log.file.as_ref().is_none_or(|f| f.is_migrated()) {
             return Ok(None);
-        };
+        }
         let compaction =
             super::streamed::compaction_head(&crate::session::LogSource { log: &log }, &branch)?;
         let head = Head {
             summary: compaction.summary,
             covered: compaction.covered,
             branch_len: branch.len(),
+            evicted_before: 0,
         };
-        let positions: Vec<usize> = compaction.on.iter().map(|&at| branch[at]).collect();
+        let positions = compaction.on.iter().map(|&at| branch[at]).collect();
+        Ok(Some((positions, head)))
+    }
+
+    /// The entries at `positions` (the log's) for a plan: each line's [`Facts`] read without
+    /// its texts and the line left to be sketched; an entry appended since opening, or one
+    /// that only a parse can read, parsed.
+    fn bodies_of(&self, positions: &[usize]) -> Result<Bodies> {
+        let log = self.log();
+        let Some(file) = log.file.as_ref() else {
+            return Ok(Vec::new());
+        };
         let in_file: Vec<usize> = positions
             .iter()
             .copied()
@@ -1140,8 +1312,32 @@ impl Session {
         for (at, value) in unread.into_iter().zip(log.values_at(&unread_positions)?) {
             bodies[at] = Some((Box::new(Facts::of(&value)), Body::Value(value)));
         }
-        Ok(Some((bodies.into_iter().flatten().collect(), head)))
+        Ok(bodies.into_iter().flatten().collect())
     }
+}
+
+/// [`Session::fit_context`] plans first a line of the newest entries per this many tokens of
+/// the budget.
+const TAIL_TOKENS_PER_LINE: u64 = 16;
+
+/// The fewest lines [`Session::fit_context`] plans first.
+const MIN_TAIL_LINES: usize = 1024;
+
+/// Whether every tool result among `bodies` (and every entry naming a call) answers a call of
+/// an assistant message before it among them: no group or phase reaches an entry before.
+fn answered_within(bodies: &Bodies) -> bool {
+    let mut calls: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for (facts, _) in bodies {
+        if let Some(id) = &facts.tool_call_id
+            && !calls.contains(id.as_str())
+        {
+            return false;
+        }
+        if facts.kind == "assistant" {
+            calls.extend(facts.call_ids.iter().map(String::as_str));
+        }
+    }
+    true
 }
 
 /// The lines of a session's file, read again by position.
@@ -1206,6 +1402,44 @@ mod tests {
         assert!(compared > 10, "{compared}");
     }
 
+    /// The context fitted from the newest entries only equals the whole branch's plan's, on
+    /// every fixture and corpus file, at every tip, for budgets from tiny to larger than the
+    /// file, from every first tail (1 entry: most plans take several tries).
+    #[test]
+    fn fitted_contexts_equal_the_plans_of_the_whole_branch() {
+        let (mut compared, mut tails) = (0, 0);
+        for path in fixture_and_corpus_files() {
+            let Ok((session, _)) = Session::read_in(&Store::Files, &path, "anthropic:claude-x")
+            else {
+                continue;
+            };
+            let mut cursors = vec![session.fork()];
+            cursors.extend(session.tip_cursors().unwrap());
+            for cursor in &cursors {
+                for budget in [40, 300, 2_000, 30_000, 300_000] {
+                    let options = PrepareOptions {
+                        budget: Some(budget),
+                        ..PrepareOptions::default()
+                    };
+                    let planned = FittedContext::from(cursor.prepare_context(&options).unwrap());
+                    assert_eq!(
+                        cursor.fit_context(&options).unwrap(),
+                        planned,
+                        "{} at {budget}",
+                        path.display()
+                    );
+                    for first_tail in [1, 7] {
+                        let (fitted, unread) = cursor.fit_from(&options, first_tail).unwrap();
+                        assert_eq!(fitted, planned, "{} at {budget}", path.display());
+                        tails += usize::from(unread > 0);
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 10 && tails > 10, "{compared} {tails}");
+    }
+
     /// [`FileLines`], counting the lines sketched.
     struct Counted<'s>(FileLines<'s>, std::cell::Cell<usize>);
 
@@ -1258,7 +1492,8 @@ mod tests {
                 pinned = result.id().map(str::to_owned);
             }
         }
-        session.pin_entry(&pinned.unwrap()).unwrap();
+        let pinned_id = pinned.unwrap();
+        session.pin_entry(&pinned_id).unwrap();
         let path = session.path().unwrap().to_owned();
         let (opened, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
         for budget in [2_000, 6_000, 20_000, 200_000] {
@@ -1279,6 +1514,7 @@ mod tests {
                 &opened.model,
                 &options,
             )
+            .unwrap()
             .unwrap();
             let parsed = plan(
                 opened.rho_branch_values().unwrap(),
@@ -1289,6 +1525,11 @@ mod tests {
             )
             .unwrap();
             assert_eq!(planned, parsed, "{budget}");
+            // Fitted from the newest entries: the same, and with the pinned entry unstamped
+            // (below) the older ones are left unread.
+            let (fitted, unread) = opened.fit_from(&options, 64).unwrap();
+            assert_eq!(fitted, FittedContext::from(parsed), "{budget}");
+            assert_eq!(unread, 0, "{budget}: an older entry is pinned");
             let sent = planned
                 .entries
                 .iter()
@@ -1302,6 +1543,19 @@ mod tests {
                 // About a fifth of the turns fit: a third of the lines at most are measured.
                 assert!(measured < planned.entries.len() / 3, "{budget}: {measured}");
             }
+        }
+        // Unpinned, a small budget's context is planned from the newest entries only.
+        session.unpin_entry(&pinned_id).unwrap();
+        let (opened, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+        for budget in [1_000, 2_000] {
+            let options = PrepareOptions {
+                budget: Some(budget),
+                ..PrepareOptions::default()
+            };
+            let planned = opened.prepare_context(&options).unwrap();
+            let (fitted, unread) = opened.fit_from(&options, 64).unwrap();
+            assert_eq!(fitted, FittedContext::from(planned), "{budget}");
+            assert!(unread > 100, "{budget}: {unread}");
         }
     }
 }
