@@ -48,7 +48,8 @@ use crate::error::{Error, Result};
 use crate::project::ProjectOptions;
 use crate::session::Session;
 use crate::stats::{
-    BYTES_PER_TOKEN, ContextStats, PhaseTokens, ResolutionTokens, StatsOptions, message_tokens,
+    BYTES_PER_TOKEN, ContextStats, PhaseTokens, ResolutionTokens, RoleTokens, StatsOptions,
+    message_tokens,
 };
 
 /// The default share of the budget one tool result may take before it is cut (percent).
@@ -337,6 +338,12 @@ struct Planner<'o, 'a> {
 impl Planner<'_, '_> {
     /// Renders `item` at its level (bounded when asked) and counts its tokens.
     fn settle(&self, item: &mut Item, limit: Option<usize>) {
+        self.settle_rendered(item, limit, None);
+    }
+
+    /// [`settle`](Self::settle), with the rendering of a line sent Summarized from its sketch
+    /// when already made ([`summarized_renderings`]).
+    fn settle_rendered(&self, item: &mut Item, limit: Option<usize>, made: Option<JsonValue>) {
         item.rendered = Rendered::None;
         item.tokens = 0;
         item.bounded = None;
@@ -351,7 +358,7 @@ impl Planner<'_, '_> {
                 if item.level == Resolution::Summarized
                     && let Some(sketch) = sketch
                 {
-                    let rendered = sketch.summarized();
+                    let rendered = made.unwrap_or_else(|| sketch.summarized());
                     (item.tokens, item.messages) = self.tokens_of(&rendered);
                     item.rendered = Rendered::Value(rendered);
                 }
@@ -597,7 +604,12 @@ pub(crate) fn plan_bodies(
             return Ok(None);
         }
         let messages = assemble(summary.as_ref(), &mut items, options);
-        return Ok(Some(finish(messages, items, options, facts)));
+        let mut by_role = RoleTokens::default();
+        for message in &messages {
+            by_role.add(message, count);
+        }
+        let counted = Counted { messages, by_role };
+        return Ok(Some(finish(counted, items, options, facts)));
     };
     let ladder = Ladder {
         budget,
@@ -636,8 +648,10 @@ pub(crate) fn plan_bodies(
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
     parse_sent(&mut items, lines, summarized_from_sketch)?;
+    let mut made = summarized_renderings(&items).into_iter();
     for item in &mut items {
-        planner.settle(item, limit);
+        let made = made.next().flatten();
+        planner.settle_rendered(item, limit, made);
     }
     let mut total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
     let mut next_turn = 0;
@@ -647,7 +661,8 @@ pub(crate) fn plan_bodies(
         });
         // Counted from the messages `settle` kept (the same ones, in the same order, as
         // `assemble` sends), or from the messages projected again.
-        let (counted, messages) = if MessageStream::new(&options.project).is_some() {
+        // Counted by role, as the statistics count the messages sent (kept for them).
+        let (by_role, messages) = if MessageStream::new(&options.project).is_some() {
             let kept = || {
                 items
                     .iter()
@@ -655,20 +670,25 @@ pub(crate) fn plan_bodies(
                     .flat_map(|i| &i.messages)
             };
             let aborted = rho::aborted_results(kept());
-            let tokens: u64 = kept()
-                .chain(&aborted)
-                .map(|m| message_tokens(m, count))
-                .sum();
-            (summary_tokens + tokens, None)
+            let mut by_role = RoleTokens::default();
+            for message in summary.iter().chain(kept()).chain(&aborted) {
+                by_role.add(message, count);
+            }
+            (by_role, None)
         } else {
             let messages = assemble(summary.as_ref(), &mut items, options);
-            let counted = messages.iter().map(|m| message_tokens(m, count)).sum();
-            (counted, Some(messages))
+            let mut by_role = RoleTokens::default();
+            for message in &messages {
+                by_role.add(message, count);
+            }
+            (by_role, Some(messages))
         };
+        let counted = by_role.total();
         if counted <= budget || next_turn >= latest_turn {
             let messages =
                 messages.unwrap_or_else(|| assemble(summary.as_ref(), &mut items, options));
-            return Ok(Some(finish(messages, items, options, facts)));
+            let counted = Counted { messages, by_role };
+            return Ok(Some(finish(counted, items, options, facts)));
         }
         total = counted;
     }
@@ -808,6 +828,56 @@ fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: boo
         items[at].body = Body::Value(value);
     }
     Ok(())
+}
+
+/// The lines sent Summarized from their sketches: from this many on, their renderings are made
+/// on two threads.
+const PARALLEL_SUMMARIES: usize = 256;
+
+/// The Summarized rendering of each item that is a line sent Summarized and sketched
+/// ([`Sketch::summarized`], which reads nothing else), by item; with many, the newer half is
+/// made on a second thread while this one makes the older half.
+fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
+    fn sketch_of(item: &Item) -> Option<&Sketch> {
+        match &item.body {
+            Body::Line(_, Some(sketch)) if item.sent && item.level == Resolution::Summarized => {
+                Some(sketch)
+            }
+            _ => None,
+        }
+    }
+    let render = |items: &[Item]| -> Vec<Option<JsonValue>> {
+        items
+            .iter()
+            .map(|item| sketch_of(item).map(|sketch| sketch.summarized()))
+            .collect()
+    };
+    let many = items.iter().filter(|i| sketch_of(i).is_some()).count();
+    if many < PARALLEL_SUMMARIES {
+        return render(items);
+    }
+    // Split where half of them are before.
+    let half = items
+        .iter()
+        .scan(0, |seen, item| {
+            *seen += usize::from(sketch_of(item).is_some());
+            Some(*seen)
+        })
+        .position(|seen| seen * 2 >= many)
+        .map_or(items.len(), |at| at + 1);
+    let (older, newer) = items.split_at(half);
+    std::thread::scope(|scope| {
+        // Without a second thread (none could be made), or if it failed: made here.
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, || render(newer))
+            .ok();
+        let mut made = render(older);
+        match second.map(std::thread::ScopedJoinHandle::join) {
+            Some(Ok(newer)) => made.extend(newer),
+            _ => made.extend(render(newer)),
+        }
+        made
+    })
 }
 
 /// The bound of an output sent at `level`: tool results at Full or Attached only.
@@ -1038,14 +1108,26 @@ pub(crate) fn complete(stats: &mut ContextStats, tallies: Tallies) {
     stats.evicted_entries = tallies.evicted_entries;
 }
 
-fn finish(
+/// The messages sent and their tokens by role (the messages' own counts, added up).
+struct Counted {
     messages: Vec<Message>,
+    by_role: RoleTokens,
+}
+
+fn finish(
+    counted: Counted,
     items: Vec<Item>,
     options: &PrepareOptions<'_>,
     facts: FinishFacts<'_>,
 ) -> PreparedContext {
-    let mut stats =
-        ContextStats::from_messages(&messages, facts.branch_len, facts.model, &options.stats);
+    let Counted { messages, by_role } = counted;
+    let mut stats = ContextStats::from_role_tokens(
+        by_role,
+        messages.len(),
+        facts.branch_len,
+        facts.model,
+        &options.stats,
+    );
     let mut by_resolution = ResolutionTokens::default();
     let mut by_phase = PhaseTokens::default();
     let mut compacted = facts.covered;
