@@ -1262,7 +1262,9 @@ impl Session {
         let mut tail = first_tail.max(1);
         while tail < positions.len() {
             let from = positions.len() - tail;
-            let bodies = self.bodies_of(&positions[from..])?;
+            // Nearly every line of a tail that is long enough is measured: read with its
+            // sketch in one pass.
+            let bodies = self.bodies_of(&positions[from..], true)?;
             if let Some(start) = bodies.iter().position(|(facts, _)| facts.kind == "user") {
                 let cut = from + start;
                 if self.stamped_any(&overlay, &positions[..cut]) {
@@ -1292,7 +1294,7 @@ impl Session {
             }
             tail = tail.saturating_mul(4);
         }
-        let bodies = self.bodies_of(&positions)?;
+        let bodies = self.bodies_of(&positions, false)?;
         plan_bodies(
             bodies,
             &FileLines(self),
@@ -1330,7 +1332,7 @@ impl Session {
         let Some((positions, head)) = self.budget_branch()? else {
             return Ok(None);
         };
-        Ok(Some((self.bodies_of(&positions)?, head)))
+        Ok(Some((self.bodies_of(&positions, false)?, head)))
     }
 
     /// The log positions of the entries the branch's latest compaction leaves, and its head;
@@ -1355,9 +1357,10 @@ impl Session {
     }
 
     /// The entries at `positions` (the log's) for a plan: each line's [`Facts`] read without
-    /// its texts and the line left to be sketched; an entry appended since opening, or one
-    /// that only a parse can read, parsed.
-    fn bodies_of(&self, positions: &[usize]) -> Result<Bodies> {
+    /// its texts and the line left to be sketched (with `sketched`: read with its sketch in
+    /// the same pass, [`Facts::sketched`], when that pass reads it); an entry appended since
+    /// opening, or one that only a parse can read, parsed.
+    fn bodies_of(&self, positions: &[usize], sketched: bool) -> Result<Bodies> {
         let log = self.log();
         let Some(file) = log.file.as_ref() else {
             return Ok(Vec::new());
@@ -1373,7 +1376,14 @@ impl Session {
                 if kind == "title" || kind == "session" {
                     return None;
                 }
-                let facts = Facts::of_line(line, kind, at.envelope.id())?;
+                let id = at.envelope.id();
+                if sketched && let Some((facts, sketch)) = Facts::sketched(line, kind, id) {
+                    return Some((
+                        Box::new(facts),
+                        Body::Line(position, Some(Box::new(sketch))),
+                    ));
+                }
+                let facts = Facts::of_line(line, kind, id)?;
                 Some((Box::new(facts), Body::Line(position, None)))
             })?
             .into_iter();
