@@ -1648,6 +1648,10 @@ mod tests {
             let (fitted, unread) = opened.fit_from(&options, 64).unwrap();
             assert_eq!(fitted, FittedContext::from(planned), "{budget}");
             assert!(unread > 100, "{budget}: {unread}");
+            // The writer's session holds its entries as appended, not as lines: the same.
+            let planned = session.prepare_context(&options).unwrap();
+            let (fitted, _) = session.fit_from(&options, 64).unwrap();
+            assert_eq!(fitted, FittedContext::from(planned), "{budget}");
         }
     }
 }
