@@ -70,6 +70,11 @@ impl RoleTokens {
         };
         *slot += tokens;
     }
+
+    /// The tokens of every role.
+    pub(crate) fn total(&self) -> u64 {
+        self.system + self.user + self.assistant + self.tool
+    }
 }
 
 /// How full the model's window is with a branch's context.
@@ -213,7 +218,7 @@ impl ContextStats {
         model: &str,
         options: &StatsOptions<'_>,
     ) -> Self {
-        let estimated_tokens = by_role.system + by_role.user + by_role.assistant + by_role.tool;
+        let estimated_tokens = by_role.total();
         let window = options.window.unwrap_or_else(|| window_for(model));
         let reserve = reserve_for(window, options.reserve_tokens);
         let threshold = window.saturating_sub(1).min(window.saturating_sub(reserve));

@@ -61,7 +61,7 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
         },
         ..PrepareOptions::default()
     };
-    let prepared = session.prepare_context(&options)?;
+    let prepared = session.fit_context(&options)?;
     if !prepared.fits() {
         warn(&format!(
             "{}: the context is {} tokens over the budget of {budget}: the pinned entries, the compaction summary and the latest turn alone take {} (unpin entries or raise --budget)",

@@ -34,6 +34,7 @@ pub use level::{Resolution, UnknownResolution};
 pub use overlay::{RESOLUTION_CUSTOM_TYPE, Stamp};
 pub use phase::Phase;
 pub use plan::{
-    Bounded, DEFAULT_TOOL_RESULT_PERCENT, PlannedEntry, PrepareOptions, PreparedContext, bound_text,
+    Bounded, DEFAULT_TOOL_RESULT_PERCENT, FittedContext, PlannedEntry, PrepareOptions,
+    PreparedContext, bound_text,
 };
 pub use render::render;

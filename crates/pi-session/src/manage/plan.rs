@@ -48,7 +48,8 @@ use crate::error::{Error, Result};
 use crate::project::ProjectOptions;
 use crate::session::Session;
 use crate::stats::{
-    BYTES_PER_TOKEN, ContextStats, PhaseTokens, ResolutionTokens, StatsOptions, message_tokens,
+    BYTES_PER_TOKEN, ContextStats, PhaseTokens, ResolutionTokens, RoleTokens, StatsOptions,
+    message_tokens,
 };
 
 /// The default share of the budget one tool result may take before it is cut (percent).
@@ -137,6 +138,38 @@ impl PreparedContext {
     /// Whether the messages fit the budget (always true without one).
     pub fn fits(&self) -> bool {
         self.over_by == 0
+    }
+}
+
+/// The context to send, fitted to a budget, with its statistics: what
+/// [`Session::fit_context`] gives, [`PreparedContext`] without the plan of each entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedContext {
+    /// The req_llm messages (rho's projection of the planned entries).
+    pub messages: Vec<Message>,
+    /// The budget planned for.
+    pub budget: Option<u64>,
+    /// Tokens over the budget after the plan (0: it fits); see [`PreparedContext::over_by`].
+    pub over_by: u64,
+    /// The statistics of [`messages`](Self::messages).
+    pub stats: ContextStats,
+}
+
+impl FittedContext {
+    /// Whether the messages fit the budget (always true without one).
+    pub fn fits(&self) -> bool {
+        self.over_by == 0
+    }
+}
+
+impl From<PreparedContext> for FittedContext {
+    fn from(prepared: PreparedContext) -> Self {
+        Self {
+            messages: prepared.messages,
+            budget: prepared.budget,
+            over_by: prepared.over_by,
+            stats: prepared.stats,
+        }
     }
 }
 
@@ -305,6 +338,12 @@ struct Planner<'o, 'a> {
 impl Planner<'_, '_> {
     /// Renders `item` at its level (bounded when asked) and counts its tokens.
     fn settle(&self, item: &mut Item, limit: Option<usize>) {
+        self.settle_rendered(item, limit, None);
+    }
+
+    /// [`settle`](Self::settle), with the rendering of a line sent Summarized from its sketch
+    /// when already made ([`summarized_renderings`]).
+    fn settle_rendered(&self, item: &mut Item, limit: Option<usize>, made: Option<JsonValue>) {
         item.rendered = Rendered::None;
         item.tokens = 0;
         item.bounded = None;
@@ -319,7 +358,7 @@ impl Planner<'_, '_> {
                 if item.level == Resolution::Summarized
                     && let Some(sketch) = sketch
                 {
-                    let rendered = sketch.summarized();
+                    let rendered = made.unwrap_or_else(|| sketch.summarized());
                     (item.tokens, item.messages) = self.tokens_of(&rendered);
                     item.rendered = Rendered::Value(rendered);
                 }
@@ -412,20 +451,28 @@ pub(crate) fn plan(
         summary,
         covered,
         branch_len,
+        evicted_before: 0,
     };
-    plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)
+    plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)?
+        .ok_or_else(reread_failed)
 }
 
 /// What the latest compaction of the branch leaves: its summary message, how many entries it
-/// covers, and the branch's length.
+/// covers, and the branch's length; and how many entries it leaves before the bodies planned
+/// (a budgeted plan of the newest turns only, [`Session::fit_context`]).
 pub(crate) struct Head {
     pub(crate) summary: Option<Message>,
     pub(crate) covered: usize,
     pub(crate) branch_len: usize,
+    /// Entries the compaction leaves before the bodies, left out unread as evicted: `None`
+    /// from the plan when its first pass would not evict every one of them whatever they
+    /// weigh (see [`Session::fit_context`] for what else that needs).
+    pub(crate) evicted_before: usize,
 }
 
 /// Plans `bodies` (the entries the latest compaction leaves, root first, each with its facts)
-/// after `head`; `lines` reads the lines of `Body::Line`s again.
+/// after `head`; `lines` reads the lines of `Body::Line`s again. `None` only with
+/// `head.evicted_before` (the entries before the bodies are not shown to be evicted).
 pub(crate) fn plan_bodies(
     bodies: Bodies,
     lines: &dyn Lines,
@@ -434,7 +481,7 @@ pub(crate) fn plan_bodies(
     entry_count: usize,
     model: &str,
     options: &PrepareOptions<'_>,
-) -> Result<PreparedContext> {
+) -> Result<Option<PreparedContext>> {
     let default_count = |text: &str| (text.len() as u64).div_ceil(BYTES_PER_TOKEN);
     let count: &dyn Fn(&str) -> u64 = match options.stats.counter {
         Some(counter) => counter,
@@ -445,6 +492,7 @@ pub(crate) fn plan_bodies(
         summary,
         covered,
         branch_len,
+        evicted_before,
     } = head;
     let summary_tokens = summary.as_ref().map_or(0, |m| message_tokens(m, count));
 
@@ -502,6 +550,7 @@ pub(crate) fn plan_bodies(
         covered,
         branch_len,
         entry_count,
+        evicted_before,
         model,
     };
     let mut turn_starts: Vec<usize> = Vec::with_capacity(latest_turn + 1);
@@ -551,8 +600,16 @@ pub(crate) fn plan_bodies(
         for item in &mut items {
             planner.settle(item, limit);
         }
+        if evicted_before > 0 {
+            return Ok(None);
+        }
         let messages = assemble(summary.as_ref(), &mut items, options);
-        return Ok(finish(messages, items, options, facts));
+        let mut by_role = RoleTokens::default();
+        for message in &messages {
+            by_role.add(message, count);
+        }
+        let counted = Counted { messages, by_role };
+        return Ok(Some(finish(counted, items, options, facts)));
     };
     let ladder = Ladder {
         budget,
@@ -571,6 +628,12 @@ pub(crate) fn plan_bodies(
         limit,
     };
     sizes.measure(&mut items, lines, false)?;
+    // The entries left out before the bodies are evicted by the first pass of the whole
+    // branch's plan whatever they weigh (counted as 0, as lines not measured are): then the
+    // bodies' plan is that plan's (see `Session::fit_context`).
+    if evicted_before > 0 && !ladder.evicts_all_before(&items, 0, &sizes) {
+        return Ok(None);
+    }
     let start: Vec<(Resolution, bool)> = items.iter().map(|i| (i.level, i.sent)).collect();
     sizes.first_pass(&mut items);
     if items.iter().any(|i| i.sent && i.unmeasured()) {
@@ -585,8 +648,10 @@ pub(crate) fn plan_bodies(
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
     parse_sent(&mut items, lines, summarized_from_sketch)?;
+    let mut made = summarized_renderings(&items).into_iter();
     for item in &mut items {
-        planner.settle(item, limit);
+        let made = made.next().flatten();
+        planner.settle_rendered(item, limit, made);
     }
     let mut total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
     let mut next_turn = 0;
@@ -596,7 +661,8 @@ pub(crate) fn plan_bodies(
         });
         // Counted from the messages `settle` kept (the same ones, in the same order, as
         // `assemble` sends), or from the messages projected again.
-        let (counted, messages) = if MessageStream::new(&options.project).is_some() {
+        // Counted by role, as the statistics count the messages sent (kept for them).
+        let (by_role, messages) = if MessageStream::new(&options.project).is_some() {
             let kept = || {
                 items
                     .iter()
@@ -604,20 +670,25 @@ pub(crate) fn plan_bodies(
                     .flat_map(|i| &i.messages)
             };
             let aborted = rho::aborted_results(kept());
-            let tokens: u64 = kept()
-                .chain(&aborted)
-                .map(|m| message_tokens(m, count))
-                .sum();
-            (summary_tokens + tokens, None)
+            let mut by_role = RoleTokens::default();
+            for message in summary.iter().chain(kept()).chain(&aborted) {
+                by_role.add(message, count);
+            }
+            (by_role, None)
         } else {
             let messages = assemble(summary.as_ref(), &mut items, options);
-            let counted = messages.iter().map(|m| message_tokens(m, count)).sum();
-            (counted, Some(messages))
+            let mut by_role = RoleTokens::default();
+            for message in &messages {
+                by_role.add(message, count);
+            }
+            (by_role, Some(messages))
         };
+        let counted = by_role.total();
         if counted <= budget || next_turn >= latest_turn {
             let messages =
                 messages.unwrap_or_else(|| assemble(summary.as_ref(), &mut items, options));
-            return Ok(finish(messages, items, options, facts));
+            let counted = Counted { messages, by_role };
+            return Ok(Some(finish(counted, items, options, facts)));
         }
         total = counted;
     }
@@ -757,6 +828,56 @@ fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: boo
         items[at].body = Body::Value(value);
     }
     Ok(())
+}
+
+/// The lines sent Summarized from their sketches: from this many on, their renderings are made
+/// on two threads.
+const PARALLEL_SUMMARIES: usize = 256;
+
+/// The Summarized rendering of each item that is a line sent Summarized and sketched
+/// ([`Sketch::summarized`], which reads nothing else), by item; with many, the newer half is
+/// made on a second thread while this one makes the older half.
+fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
+    fn sketch_of(item: &Item) -> Option<&Sketch> {
+        match &item.body {
+            Body::Line(_, Some(sketch)) if item.sent && item.level == Resolution::Summarized => {
+                Some(sketch)
+            }
+            _ => None,
+        }
+    }
+    let render = |items: &[Item]| -> Vec<Option<JsonValue>> {
+        items
+            .iter()
+            .map(|item| sketch_of(item).map(|sketch| sketch.summarized()))
+            .collect()
+    };
+    let many = items.iter().filter(|i| sketch_of(i).is_some()).count();
+    if many < PARALLEL_SUMMARIES {
+        return render(items);
+    }
+    // Split where half of them are before.
+    let half = items
+        .iter()
+        .scan(0, |seen, item| {
+            *seen += usize::from(sketch_of(item).is_some());
+            Some(*seen)
+        })
+        .position(|seen| seen * 2 >= many)
+        .map_or(items.len(), |at| at + 1);
+    let (older, newer) = items.split_at(half);
+    std::thread::scope(|scope| {
+        // Without a second thread (none could be made), or if it failed: made here.
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, || render(newer))
+            .ok();
+        let mut made = render(older);
+        match second.map(std::thread::ScopedJoinHandle::join) {
+            Some(Ok(newer)) => made.extend(newer),
+            _ => made.extend(render(newer)),
+        }
+        made
+    })
 }
 
 /// The bound of an output sent at `level`: tool results at Full or Attached only.
@@ -953,6 +1074,7 @@ struct FinishFacts<'m> {
     covered: usize,
     branch_len: usize,
     entry_count: usize,
+    evicted_before: usize,
     model: &'m str,
 }
 
@@ -986,14 +1108,26 @@ pub(crate) fn complete(stats: &mut ContextStats, tallies: Tallies) {
     stats.evicted_entries = tallies.evicted_entries;
 }
 
-fn finish(
+/// The messages sent and their tokens by role (the messages' own counts, added up).
+struct Counted {
     messages: Vec<Message>,
+    by_role: RoleTokens,
+}
+
+fn finish(
+    counted: Counted,
     items: Vec<Item>,
     options: &PrepareOptions<'_>,
     facts: FinishFacts<'_>,
 ) -> PreparedContext {
-    let mut stats =
-        ContextStats::from_messages(&messages, facts.branch_len, facts.model, &options.stats);
+    let Counted { messages, by_role } = counted;
+    let mut stats = ContextStats::from_role_tokens(
+        by_role,
+        messages.len(),
+        facts.branch_len,
+        facts.model,
+        &options.stats,
+    );
     let mut by_resolution = ResolutionTokens::default();
     let mut by_phase = PhaseTokens::default();
     let mut compacted = facts.covered;
@@ -1014,7 +1148,7 @@ fn finish(
             by_phase,
             summary_tokens: facts.summary_tokens,
             compacted_entries: compacted,
-            evicted_entries: items.iter().filter(|i| i.evicted).count(),
+            evicted_entries: facts.evicted_before + items.iter().filter(|i| i.evicted).count(),
             entry_count: facts.entry_count,
         },
     );
@@ -1079,12 +1213,113 @@ impl Session {
                 entry_count,
                 &self.model,
                 options,
-            );
+            )?
+            .ok_or_else(reread_failed);
         }
         // rho's part of the branch: what the plan reads (the kept range, what follows, and the
         // compacted messages that may name attachments); the rest stays unread.
         let values = self.rho_branch_values()?;
         plan(values, &overlay, entry_count, &self.model, options)
+    }
+
+    /// [`prepare_context`](Self::prepare_context)'s messages and statistics, without the plan
+    /// of each entry: with a budget, of a long branch only the newest lines the plan keeps
+    /// are read, when that is shown to plan the same.
+    ///
+    /// The plan is made of the newest entries only (from a user message on; first a line per
+    /// 16 tokens of the budget, at least 1,024, four times more each time that is not enough)
+    /// when its first pass is shown to evict every older entry whatever it weighs (as for
+    /// the lines it does not measure, `Ladder::evicts_all_before`), no older entry is stamped
+    /// (none is pinned, nor left out by its stamp) and every tool result of the newest
+    /// entries answers a call among them (so no group or phase reaches the older ones): the
+    /// whole branch's plan then evicts each older entry and plans the newest as alone. Else
+    /// the whole branch is planned. A test compares both on every fixture and corpus file.
+    pub fn fit_context(&self, options: &PrepareOptions<'_>) -> Result<FittedContext> {
+        let first_tail = options.budget.map_or(0, |budget| {
+            usize::try_from(budget / TAIL_TOKENS_PER_LINE)
+                .unwrap_or(usize::MAX)
+                .max(MIN_TAIL_LINES)
+        });
+        Ok(self.fit_from(options, first_tail)?.0)
+    }
+
+    /// [`fit_context`](Self::fit_context) planning first the newest `first_tail` entries (then
+    /// four times more each time), and how many entries before them it left out unread.
+    fn fit_from(
+        &self,
+        options: &PrepareOptions<'_>,
+        first_tail: usize,
+    ) -> Result<(FittedContext, usize)> {
+        let whole = || Ok((self.prepare_context(options)?.into(), 0));
+        if options.budget.is_none() || options.project.inputs.pdf {
+            return whole();
+        }
+        let Some((positions, head)) = self.budget_branch()? else {
+            return whole();
+        };
+        let overlay = self.resolutions()?;
+        let entry_count = self.log().index.len();
+        let mut tail = first_tail.max(1);
+        while tail < positions.len() {
+            let from = positions.len() - tail;
+            // Nearly every line of a tail that is long enough is measured: read with its
+            // sketch in one pass.
+            let bodies = self.bodies_of(&positions[from..], true)?;
+            if let Some(start) = bodies.iter().position(|(facts, _)| facts.kind == "user") {
+                let cut = from + start;
+                if self.stamped_any(&overlay, &positions[..cut]) {
+                    break;
+                }
+                let bodies: Bodies = bodies.into_iter().skip(start).collect();
+                if answered_within(&bodies) {
+                    let tail_head = Head {
+                        summary: head.summary.clone(),
+                        covered: head.covered,
+                        branch_len: head.branch_len,
+                        evicted_before: cut,
+                    };
+                    let planned = plan_bodies(
+                        bodies,
+                        &FileLines(self),
+                        tail_head,
+                        &overlay,
+                        entry_count,
+                        &self.model,
+                        options,
+                    )?;
+                    if let Some(planned) = planned {
+                        return Ok((planned.into(), cut));
+                    }
+                }
+            }
+            tail = tail.saturating_mul(4);
+        }
+        let bodies = self.bodies_of(&positions, false)?;
+        plan_bodies(
+            bodies,
+            &FileLines(self),
+            head,
+            &overlay,
+            entry_count,
+            &self.model,
+            options,
+        )?
+        .map(|planned| (planned.into(), 0))
+        .ok_or_else(reread_failed)
+    }
+
+    /// Whether this cursor stamped an entry at one of `positions`.
+    fn stamped_any(&self, overlay: &Overlay, positions: &[usize]) -> bool {
+        if overlay.is_empty() {
+            return false;
+        }
+        let log = self.log();
+        positions.iter().any(|&at| {
+            log.index
+                .node(at)
+                .and_then(|node| node.id)
+                .is_some_and(|id| overlay.contains_key(id))
+        })
     }
 
     /// The branch for a plan with a budget, with what its latest compaction leaves: the
@@ -1094,20 +1329,42 @@ impl Session {
     /// the bodies they need ([`super::streamed::compaction_head`]). `None` when the file is
     /// migrated (its entries are not its lines).
     fn sketched_branch(&self) -> Result<Option<(Bodies, Head)>> {
+        let Some((positions, head)) = self.budget_branch()? else {
+            return Ok(None);
+        };
+        Ok(Some((self.bodies_of(&positions, false)?, head)))
+    }
+
+    /// The log positions of the entries the branch's latest compaction leaves, and its head;
+    /// `None` when the file is migrated (its entries are not its lines).
+    fn budget_branch(&self) -> Result<Option<(Vec<usize>, Head)>> {
         let log = self.log();
         let leaf = self.leaf_in(&log);
         let branch = log.branch_positions(leaf.as_deref());
-        let Some(file) = log.file.as_ref().filter(|f| !f.is_migrated()) else {
+        if log.file.as_ref().is_none_or(|f| f.is_migrated()) {
             return Ok(None);
-        };
+        }
         let compaction =
             super::streamed::compaction_head(&crate::session::LogSource { log: &log }, &branch)?;
         let head = Head {
             summary: compaction.summary,
             covered: compaction.covered,
             branch_len: branch.len(),
+            evicted_before: 0,
         };
-        let positions: Vec<usize> = compaction.on.iter().map(|&at| branch[at]).collect();
+        let positions = compaction.on.iter().map(|&at| branch[at]).collect();
+        Ok(Some((positions, head)))
+    }
+
+    /// The entries at `positions` (the log's) for a plan: each line's [`Facts`] read without
+    /// its texts and the line left to be sketched (with `sketched`: read with its sketch in
+    /// the same pass, [`Facts::sketched`], when that pass reads it); an entry appended since
+    /// opening, or one that only a parse can read, parsed.
+    fn bodies_of(&self, positions: &[usize], sketched: bool) -> Result<Bodies> {
+        let log = self.log();
+        let Some(file) = log.file.as_ref() else {
+            return Ok(Vec::new());
+        };
         let in_file: Vec<usize> = positions
             .iter()
             .copied()
@@ -1119,7 +1376,14 @@ impl Session {
                 if kind == "title" || kind == "session" {
                     return None;
                 }
-                let facts = Facts::of_line(line, kind, at.envelope.id())?;
+                let id = at.envelope.id();
+                if sketched && let Some((facts, sketch)) = Facts::sketched(line, kind, id) {
+                    return Some((
+                        Box::new(facts),
+                        Body::Line(position, Some(Box::new(sketch))),
+                    ));
+                }
+                let facts = Facts::of_line(line, kind, id)?;
                 Some((Box::new(facts), Body::Line(position, None)))
             })?
             .into_iter();
@@ -1140,8 +1404,32 @@ impl Session {
         for (at, value) in unread.into_iter().zip(log.values_at(&unread_positions)?) {
             bodies[at] = Some((Box::new(Facts::of(&value)), Body::Value(value)));
         }
-        Ok(Some((bodies.into_iter().flatten().collect(), head)))
+        Ok(bodies.into_iter().flatten().collect())
     }
+}
+
+/// [`Session::fit_context`] plans first a line of the newest entries per this many tokens of
+/// the budget.
+const TAIL_TOKENS_PER_LINE: u64 = 16;
+
+/// The fewest lines [`Session::fit_context`] plans first.
+const MIN_TAIL_LINES: usize = 1024;
+
+/// Whether every tool result among `bodies` (and every entry naming a call) answers a call of
+/// an assistant message before it among them: no group or phase reaches an entry before.
+fn answered_within(bodies: &Bodies) -> bool {
+    let mut calls: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for (facts, _) in bodies {
+        if let Some(id) = &facts.tool_call_id
+            && !calls.contains(id.as_str())
+        {
+            return false;
+        }
+        if facts.kind == "assistant" {
+            calls.extend(facts.call_ids.iter().map(String::as_str));
+        }
+    }
+    true
 }
 
 /// The lines of a session's file, read again by position.
@@ -1206,6 +1494,44 @@ mod tests {
         assert!(compared > 10, "{compared}");
     }
 
+    /// The context fitted from the newest entries only equals the whole branch's plan's, on
+    /// every fixture and corpus file, at every tip, for budgets from tiny to larger than the
+    /// file, from every first tail (1 entry: most plans take several tries).
+    #[test]
+    fn fitted_contexts_equal_the_plans_of_the_whole_branch() {
+        let (mut compared, mut tails) = (0, 0);
+        for path in fixture_and_corpus_files() {
+            let Ok((session, _)) = Session::read_in(&Store::Files, &path, "anthropic:claude-x")
+            else {
+                continue;
+            };
+            let mut cursors = vec![session.fork()];
+            cursors.extend(session.tip_cursors().unwrap());
+            for cursor in &cursors {
+                for budget in [40, 300, 2_000, 30_000, 300_000] {
+                    let options = PrepareOptions {
+                        budget: Some(budget),
+                        ..PrepareOptions::default()
+                    };
+                    let planned = FittedContext::from(cursor.prepare_context(&options).unwrap());
+                    assert_eq!(
+                        cursor.fit_context(&options).unwrap(),
+                        planned,
+                        "{} at {budget}",
+                        path.display()
+                    );
+                    for first_tail in [1, 7] {
+                        let (fitted, unread) = cursor.fit_from(&options, first_tail).unwrap();
+                        assert_eq!(fitted, planned, "{} at {budget}", path.display());
+                        tails += usize::from(unread > 0);
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 10 && tails > 10, "{compared} {tails}");
+    }
+
     /// [`FileLines`], counting the lines sketched.
     struct Counted<'s>(FileLines<'s>, std::cell::Cell<usize>);
 
@@ -1258,7 +1584,8 @@ mod tests {
                 pinned = result.id().map(str::to_owned);
             }
         }
-        session.pin_entry(&pinned.unwrap()).unwrap();
+        let pinned_id = pinned.unwrap();
+        session.pin_entry(&pinned_id).unwrap();
         let path = session.path().unwrap().to_owned();
         let (opened, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
         for budget in [2_000, 6_000, 20_000, 200_000] {
@@ -1279,6 +1606,7 @@ mod tests {
                 &opened.model,
                 &options,
             )
+            .unwrap()
             .unwrap();
             let parsed = plan(
                 opened.rho_branch_values().unwrap(),
@@ -1289,6 +1617,11 @@ mod tests {
             )
             .unwrap();
             assert_eq!(planned, parsed, "{budget}");
+            // Fitted from the newest entries: the same, and with the pinned entry unstamped
+            // (below) the older ones are left unread.
+            let (fitted, unread) = opened.fit_from(&options, 64).unwrap();
+            assert_eq!(fitted, FittedContext::from(parsed), "{budget}");
+            assert_eq!(unread, 0, "{budget}: an older entry is pinned");
             let sent = planned
                 .entries
                 .iter()
@@ -1302,6 +1635,23 @@ mod tests {
                 // About a fifth of the turns fit: a third of the lines at most are measured.
                 assert!(measured < planned.entries.len() / 3, "{budget}: {measured}");
             }
+        }
+        // Unpinned, a small budget's context is planned from the newest entries only.
+        session.unpin_entry(&pinned_id).unwrap();
+        let (opened, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+        for budget in [1_000, 2_000] {
+            let options = PrepareOptions {
+                budget: Some(budget),
+                ..PrepareOptions::default()
+            };
+            let planned = opened.prepare_context(&options).unwrap();
+            let (fitted, unread) = opened.fit_from(&options, 64).unwrap();
+            assert_eq!(fitted, FittedContext::from(planned), "{budget}");
+            assert!(unread > 100, "{budget}: {unread}");
+            // The writer's session holds its entries as appended, not as lines: the same.
+            let planned = session.prepare_context(&options).unwrap();
+            let (fitted, _) = session.fit_from(&options, 64).unwrap();
+            assert_eq!(fitted, FittedContext::from(planned), "{budget}");
         }
     }
 }

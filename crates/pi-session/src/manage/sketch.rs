@@ -104,6 +104,9 @@ struct Message<'a> {
     /// Present (whatever its value): rho sends nothing of the message.
     #[serde(rename = "retryRecovery", default, deserialize_with = "present_at_all")]
     retry_recovery: bool,
+    /// A `bashExecution`'s command (its phase, [`Facts`]).
+    #[serde(borrow, default)]
+    command: Str<'a>,
 }
 
 /// `true` for a present field (`null` included), its value skipped unparsed.
@@ -404,58 +407,105 @@ impl Facts {
         if as_str(&line.kind) != Some(kind) || as_str(&line.id) != id {
             return None;
         }
-        let message = line.message.as_ref();
-        let role = message.and_then(|m| as_str(&m.role));
-        let calls = || {
-            message
-                .and_then(|m| m.content.as_ref())
-                .into_iter()
+        let message = line.message.as_ref().map(|m| FactsOf {
+            role: as_str(&m.role),
+            tool_call_id: as_str(&m.tool_call_id),
+            tool_name: as_str(&m.tool_name),
+            command: as_str(&m.command),
+            calls: m
+                .content
+                .iter()
                 .flat_map(|c| &c.0)
                 .filter(|p| as_str(&p.kind) == Some("toolCall"))
-        };
+                .map(|p| (as_str(&p.id), as_str(&p.name), p.arguments.as_ref()))
+                .collect(),
+        });
+        Some(Self::of_message(kind, id, message))
+    }
+
+    /// The facts and the sketch of the entry written as `line`, read in one pass (texts as
+    /// [`Sketch::of_line`] reads them); `None` when that pass cannot read it (then
+    /// [`Facts::of_line`] may).
+    pub(crate) fn sketched(line: &[u8], kind: &str, id: Option<&str>) -> Option<(Self, Sketch)> {
+        let line: Line<'_> = serde_json::from_slice(line).ok()?;
+        if as_str(&line.kind) != Some(kind) || as_str(&line.id) != id {
+            return None;
+        }
+        let message = line.message.as_ref().map(|m| FactsOf {
+            role: as_str(&m.role),
+            tool_call_id: as_str(&m.tool_call_id),
+            tool_name: as_str(&m.tool_name),
+            command: as_str(&m.command),
+            calls: m
+                .content
+                .iter()
+                .flat_map(Content::calls)
+                .map(|p| (as_str(&p.id), as_str(&p.name), p.arguments.as_ref()))
+                .collect(),
+        });
+        Some((Self::of_message(kind, id, message), Sketch::of(&line)))
+    }
+
+    /// The facts of an entry of type `kind` and id `id` from what its message says.
+    fn of_message(kind: &str, id: Option<&str>, message: Option<FactsOf<'_>>) -> Self {
+        let message = message.as_ref();
+        let role = message.and_then(|m| m.role);
+        let calls = || message.into_iter().flat_map(|m| &m.calls);
+        let line_kind = kind;
         let kind = match (kind, role) {
             ("message", Some(role)) => role.to_owned(),
             (kind, _) => kind.to_owned(),
         };
         let call_ids = if kind == "assistant" {
             calls()
-                .filter_map(|c| as_str(&c.id).map(str::to_owned))
+                .filter_map(|(id, _, _)| id.map(str::to_owned))
                 .collect()
         } else {
             Vec::new()
         };
-        let tool_call_id = message.and_then(|m| as_str(&m.tool_call_id).map(str::to_owned));
-        let phase = match (as_str(&line.kind), message) {
-            (Some("message"), Some(message)) => match role {
+        let tool_call_id = message.and_then(|m| m.tool_call_id.map(str::to_owned));
+        let phase = match (line_kind, message) {
+            ("message", Some(message)) => match role {
                 Some("assistant") => PhaseInput::Assistant(
                     calls()
-                        .map(|call| {
-                            let name = as_str(&call.name).unwrap_or("");
-                            let arguments = call.arguments.as_ref().unwrap_or(&JsonValue::Null);
-                            let id = as_str(&call.id).unwrap_or("");
-                            (id.to_owned(), call_phase(name, arguments))
+                        .map(|&(id, name, arguments)| {
+                            let arguments = arguments.unwrap_or(&JsonValue::Null);
+                            (
+                                id.unwrap_or("").to_owned(),
+                                call_phase(name.unwrap_or(""), arguments),
+                            )
                         })
                         .collect(),
                 ),
                 Some("toolResult") => PhaseInput::ToolResult {
                     call_id: tool_call_id.clone(),
-                    tool_name: as_str(&message.tool_name).map(str::to_owned),
+                    tool_name: message.tool_name.map(str::to_owned),
                 },
                 Some("bashExecution") => {
-                    PhaseInput::Shell(runs_checks(as_str(&message.command).unwrap_or("")))
+                    PhaseInput::Shell(runs_checks(message.command.unwrap_or("")))
                 }
                 _ => PhaseInput::Other,
             },
             _ => PhaseInput::Other,
         };
-        Some(Self {
+        Self {
             id: id.map(str::to_owned),
             kind,
             tool_call_id,
             call_ids,
             phase,
-        })
+        }
     }
+}
+
+/// What [`Facts`] read of a message: its role, call links and command (strings), and each tool
+/// call's id, name and arguments.
+struct FactsOf<'a> {
+    role: Option<&'a str>,
+    tool_call_id: Option<&'a str>,
+    tool_name: Option<&'a str>,
+    command: Option<&'a str>,
+    calls: Vec<(Option<&'a str>, Option<&'a str>, Option<&'a JsonValue>)>,
 }
 
 /// How an entry is sized: the estimator's cases.
@@ -840,7 +890,16 @@ mod tests {
                 "{context}"
             );
         }
+        // Read in one pass: the same facts and sketch (and read whenever both are apart).
+        let sketched = Facts::sketched(line, kind, id);
+        if let Some((both, sketch)) = &sketched {
+            let apart = facts.as_ref().map(|f| format!("{f:?}"));
+            assert_eq!(Some(format!("{both:?}")), apart, "{context}");
+            let apart = Sketch::of_line(line, kind, id).map(|s| format!("{s:?}"));
+            assert_eq!(Some(format!("{sketch:?}")), apart, "{context}");
+        }
         let Some(sketch) = Sketch::of_line(line, kind, id) else {
+            assert!(sketched.is_none(), "{context}");
             return (facts.is_some(), false);
         };
         for level in Resolution::ALL {
