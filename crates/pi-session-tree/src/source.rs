@@ -651,3 +651,52 @@ fn placeholder(node: NodeRef<'_>) -> Value {
     entry.insert("message".into(), Value::Object(message));
     Value::Object(entry)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{UNREAD_ROLE, context_path_positioned};
+    use crate::{Dialect, EntrySource, TreeIndex};
+    use serde_json::{Value, json};
+
+    fn message(id: &str, parent: Option<&str>, role: &str) -> Value {
+        json!({"type":"message","id":id,"parentId":parent,"timestamp":"2025-01-01T00:00:00.000Z",
+               "message":{"role":role,"content":"t","provider":"p","model":"m","timestamp":1}})
+    }
+
+    fn compaction(id: &str, parent: &str, first_kept: &str) -> Value {
+        json!({"type":"compaction","id":id,"parentId":parent,"timestamp":"2025-01-01T00:00:00.000Z",
+               "summary":"s","firstKeptEntryId":first_kept,"tokensBefore":1})
+    }
+
+    /// x is named by an older compaction before the sent part (a stand-in, no position), y is
+    /// left out, z (named by the latest compaction) is read in place of its stand-in; with
+    /// no assistant turn after the cut, the messages before it are read backwards instead.
+    #[test]
+    fn stand_ins_and_reads_are_merged_in_path_order() {
+        let path_of = |last_role: &str| {
+            let entries = vec![
+                message("x", None, "user"),
+                compaction("c1", "x", "x"),
+                message("y", Some("c1"), "assistant"),
+                message("z", Some("y"), "user"),
+                compaction("c2", "z", "z"),
+                message("w", Some("c2"), last_role),
+            ];
+            let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+            let read =
+                context_path_positioned(&entries[..], &index, &[0, 1, 2, 3, 4, 5], Dialect::PI);
+            (entries.clone(), read.unwrap())
+        };
+        let (entries, (from, path)) = path_of("assistant");
+        assert_eq!(from, [None, Some(1), Some(3), Some(4), Some(5)]);
+        assert_eq!(path[0]["id"], "x");
+        assert_eq!(path[0]["message"], json!({"role": UNREAD_ROLE}));
+        assert_eq!(
+            path[1..],
+            [&entries[1], &entries[3], &entries[4], &entries[5]].map(Clone::clone)
+        );
+        let (entries, (from, path)) = path_of("user");
+        assert_eq!(from, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)]);
+        assert_eq!(path, entries);
+    }
+}
