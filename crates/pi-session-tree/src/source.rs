@@ -367,58 +367,121 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
 ) -> Result<PositionedPath, S::Error> {
     let node = |at: usize| index.node(positions[at]);
     let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
-    let mut path: BTreeMap<usize, Value> = BTreeMap::new();
+    // Every list below holds path indices in ascending order (the last one once reversed), so
+    // the path is merged from them at the end, without a map of every entry.
     let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
-    fill(source, positions, &mut path, &others)?;
-    let named: HashSet<&str> = path
-        .values()
+    let other_values = read(source, positions, &others)?;
+    let named: HashSet<&str> = other_values
+        .iter()
         .flat_map(|entry| {
             ID_REFERENCES
                 .iter()
                 .filter_map(|key| entry.get(*key)?.as_str())
         })
         .collect();
-    let mut placeholders: Vec<(usize, Value)> = Vec::new();
-    for at in (0..positions.len()).filter(|&at| unread(at)) {
-        if let Some(n) = node(at).filter(|n| n.id.is_some_and(|id| named.contains(id))) {
-            placeholders.push((at, placeholder(n)));
+    let stand_ins: Vec<usize> = if named.is_empty() {
+        Vec::new()
+    } else {
+        (0..positions.len())
+            .filter(|&at| unread(at))
+            .filter(|&at| node(at).is_some_and(|n| n.id.is_some_and(|id| named.contains(id))))
+            .collect()
+    };
+    // The entries read so far and the stand-ins, in path order.
+    let mut sparse_at: Vec<usize> = Vec::with_capacity(others.len() + stand_ins.len());
+    let mut sparse: Vec<Value> = Vec::with_capacity(others.len() + stand_ins.len());
+    {
+        let mut read_so_far = others.iter().copied().zip(other_values).peekable();
+        let mut stand_ins = stand_ins.iter().copied().peekable();
+        loop {
+            let take_read = match (read_so_far.peek(), stand_ins.peek()) {
+                (Some((read_at, _)), Some(stand_in)) => read_at < stand_in,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if take_read {
+                if let Some((at, entry)) = read_so_far.next() {
+                    sparse_at.push(at);
+                    sparse.push(entry);
+                }
+            } else if let Some(at) = stand_ins.next()
+                && let Some(n) = node(at)
+            {
+                sparse_at.push(at);
+                sparse.push(placeholder(n));
+            }
         }
     }
-    let mut stand_ins: HashSet<usize> = placeholders.iter().map(|&(at, _)| at).collect();
-    path.extend(placeholders);
+    let is_stand_in = |at: usize| stand_ins.binary_search(&at).is_ok();
     // Left-out messages are read by no rule that finds the first sent entry, so the answer on
     // this shorter path is the same entry.
-    let (order, sparse): (Vec<usize>, Vec<Value>) = std::mem::take(&mut path).into_iter().unzip();
     let first = dialect.build_context().first_sent(&sparse);
     let start = match first {
         FirstSent::Start => 0,
-        FirstSent::At(i) => order.get(i).copied().unwrap_or(positions.len()),
-        FirstSent::After(i) => order.get(i).map_or(positions.len(), |at| at + 1),
+        FirstSent::At(i) => sparse_at.get(i).copied().unwrap_or(positions.len()),
+        FirstSent::After(i) => sparse_at.get(i).map_or(positions.len(), |at| at + 1),
     };
-    path.extend(order.into_iter().zip(sparse));
     let sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
-    fill(source, positions, &mut path, &sent)?;
-    stand_ins.retain(|&at| at < start);
+    let sent_values = read(source, positions, &sent)?;
     let is_assistant =
         |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
-    if !path.range(start..).any(|(_, entry)| is_assistant(entry)) {
+    // Read backwards from `start`, batch by batch: path indices descending.
+    let mut before_at: Vec<usize> = Vec::new();
+    let mut before_values: Vec<Value> = Vec::new();
+    let assistant_sent = sent_values.iter().any(is_assistant)
+        || sparse_at
+            .iter()
+            .zip(&sparse)
+            .any(|(&at, entry)| at >= start && !is_stand_in(at) && is_assistant(entry));
+    if !assistant_sent {
         let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread(at)).collect();
         while !before.is_empty() {
             let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
-            fill(source, positions, &mut path, &batch)?;
-            stand_ins.retain(|at| !batch.contains(at));
-            if batch
-                .iter()
-                .any(|at| path.get(at).is_some_and(is_assistant))
-            {
+            let values = read(source, positions, &batch)?;
+            let found = values.iter().any(is_assistant);
+            before_at.extend(batch);
+            before_values.extend(values);
+            if found {
                 break;
             }
         }
     }
-    Ok(path
-        .into_iter()
-        .map(|(at, entry)| ((!stand_ins.contains(&at)).then(|| positions[at]), entry))
-        .unzip())
+    before_at.reverse();
+    before_values.reverse();
+    // Every unread message at or after `start` was read (`sent`), and so was each one in
+    // `before`: a stand-in of those gives way to the entry read.
+    let read_at = before_at.into_iter().chain(sent);
+    let read_values = before_values.into_iter().chain(sent_values);
+    if sparse.is_empty() {
+        return Ok(read_at
+            .map(|at| Some(positions[at]))
+            .zip(read_values)
+            .unzip());
+    }
+    let total = sparse.len() + read_values.size_hint().0;
+    let mut from: Vec<Option<usize>> = Vec::with_capacity(total);
+    let mut path: Vec<Value> = Vec::with_capacity(total);
+    let mut sparse = sparse_at.into_iter().zip(sparse).peekable();
+    let mut reads = read_at.zip(read_values).peekable();
+    loop {
+        let (next, was_read) = match (sparse.peek(), reads.peek()) {
+            (Some((at, _)), Some((read, _))) if at == read => {
+                // A stand-in replaced by the entry read.
+                sparse.next();
+                (reads.next(), true)
+            }
+            (Some((at, _)), Some((read, _))) if at > read => (reads.next(), true),
+            (Some(_), _) => (sparse.next(), false),
+            (None, Some(_)) => (reads.next(), true),
+            (None, None) => break,
+        };
+        if let Some((at, entry)) = next {
+            from.push((was_read || !is_stand_in(at)).then(|| positions[at]));
+            path.push(entry);
+        }
+    }
+    Ok((from, path))
 }
 
 /// The entries of the branch `positions` that rho's `context/2` reads (req_llm messages, and
@@ -549,6 +612,19 @@ fn envelope_only(node: NodeRef<'_>) -> Value {
     Value::Object(map)
 }
 
+/// The bodies of the path entries `at` (indices into `positions`), in that order.
+fn read<S: EntrySource + ?Sized>(
+    source: &S,
+    positions: &[usize],
+    at: &[usize],
+) -> Result<Vec<Value>, S::Error> {
+    if at.is_empty() {
+        return Ok(Vec::new());
+    }
+    let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
+    source.entry_values(&wanted)
+}
+
 /// Reads the bodies of the path entries `at` (indices into `positions`) into `path`.
 fn fill<S: EntrySource + ?Sized>(
     source: &S,
@@ -574,4 +650,53 @@ fn placeholder(node: NodeRef<'_>) -> Value {
     message.insert("role".into(), Value::from(UNREAD_ROLE));
     entry.insert("message".into(), Value::Object(message));
     Value::Object(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{UNREAD_ROLE, context_path_positioned};
+    use crate::{Dialect, EntrySource, TreeIndex};
+    use serde_json::{Value, json};
+
+    fn message(id: &str, parent: Option<&str>, role: &str) -> Value {
+        json!({"type":"message","id":id,"parentId":parent,"timestamp":"2025-01-01T00:00:00.000Z",
+               "message":{"role":role,"content":"t","provider":"p","model":"m","timestamp":1}})
+    }
+
+    fn compaction(id: &str, parent: &str, first_kept: &str) -> Value {
+        json!({"type":"compaction","id":id,"parentId":parent,"timestamp":"2025-01-01T00:00:00.000Z",
+               "summary":"s","firstKeptEntryId":first_kept,"tokensBefore":1})
+    }
+
+    /// x is named by an older compaction before the sent part (a stand-in, no position), y is
+    /// left out, z (named by the latest compaction) is read in place of its stand-in; with
+    /// no assistant turn after the cut, the messages before it are read backwards instead.
+    #[test]
+    fn stand_ins_and_reads_are_merged_in_path_order() {
+        let path_of = |last_role: &str| {
+            let entries = vec![
+                message("x", None, "user"),
+                compaction("c1", "x", "x"),
+                message("y", Some("c1"), "assistant"),
+                message("z", Some("y"), "user"),
+                compaction("c2", "z", "z"),
+                message("w", Some("c2"), last_role),
+            ];
+            let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+            let read =
+                context_path_positioned(&entries[..], &index, &[0, 1, 2, 3, 4, 5], Dialect::PI);
+            (entries.clone(), read.unwrap())
+        };
+        let (entries, (from, path)) = path_of("assistant");
+        assert_eq!(from, [None, Some(1), Some(3), Some(4), Some(5)]);
+        assert_eq!(path[0]["id"], "x");
+        assert_eq!(path[0]["message"], json!({"role": UNREAD_ROLE}));
+        assert_eq!(
+            path[1..],
+            [&entries[1], &entries[3], &entries[4], &entries[5]].map(Clone::clone)
+        );
+        let (entries, (from, path)) = path_of("user");
+        assert_eq!(from, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)]);
+        assert_eq!(path, entries);
+    }
 }

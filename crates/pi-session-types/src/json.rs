@@ -422,6 +422,56 @@ const CANONICAL_MAX_KEYS: usize = 64;
 /// }
 /// ```
 pub fn is_js_canonical(bytes: &[u8]) -> bool {
+    canonical_walk(bytes, None)
+}
+
+/// Where a member handed out by [`canonical_members`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberOf {
+    /// A member of the top-level object.
+    Top,
+    /// A member of the object that is the value of the top-level member named `inner`.
+    Inner,
+}
+
+/// [`is_js_canonical`] of `bytes`, handing `each` on the way every member of the top-level
+/// object ([`MemberOf::Top`]) and of the object that is the value of its member `inner`
+/// ([`MemberOf::Inner`]): the key as written between its quotes and the value's bytes, in
+/// order (an inner object's members before the top-level member that holds it). One pass over
+/// the bytes does both, where [`for_each_member`] and [`is_js_canonical`] would take one each.
+/// What was handed out before a `false` is to be dropped: it may be part of a value that is
+/// not canonical (or not JSON).
+///
+/// ```
+/// use pi_session_types::json::{MemberOf, canonical_members};
+/// let line = br#"{"id":"a","message":{"role":"user","content":"hi"}}"#;
+/// let mut members = Vec::new();
+/// assert!(canonical_members(line, "message", |of, key, value| members.push((of, key, value))));
+/// assert_eq!(members, [
+///     (MemberOf::Top, &b"id"[..], &br#""a""#[..]),
+///     (MemberOf::Inner, b"role", br#""user""#),
+///     (MemberOf::Inner, b"content", br#""hi""#),
+///     (MemberOf::Top, b"message", br#"{"role":"user","content":"hi"}"#),
+/// ]);
+/// assert!(!canonical_members(br#"{"id": "a"}"#, "message", |_, _, _| {}));
+/// ```
+pub fn canonical_members<'b>(
+    bytes: &'b [u8],
+    inner: &str,
+    mut each: impl FnMut(MemberOf, &'b [u8], &'b [u8]),
+) -> bool {
+    canonical_walk(
+        bytes,
+        Some(Reporter {
+            inner: inner.as_bytes(),
+            in_inner: false,
+            each: &mut each,
+        }),
+    )
+}
+
+/// [`is_js_canonical`], with what [`canonical_members`] hands out.
+fn canonical_walk<'b>(bytes: &'b [u8], report: Option<Reporter<'_, 'b>>) -> bool {
     if std::str::from_utf8(bytes).is_err() || crate::js::carrier_bytes(bytes) {
         return false;
     }
@@ -429,20 +479,32 @@ pub fn is_js_canonical(bytes: &[u8]) -> bool {
         bytes,
         at: 0,
         keys: Vec::new(),
+        report,
     };
     scanner.value(0) && scanner.at == bytes.len()
 }
 
+/// Who is handed the members of [`canonical_members`].
+struct Reporter<'r, 'b> {
+    /// The top-level member whose object's members are handed out too.
+    inner: &'r [u8],
+    /// Whether the walk is inside that member's value.
+    in_inner: bool,
+    each: &'r mut dyn FnMut(MemberOf, &'b [u8], &'b [u8]),
+}
+
 /// The walk of [`is_js_canonical`] (the bytes are valid UTF-8, so every structural byte is
 /// ASCII and a string's other bytes are copied through).
-struct Canonical<'b> {
+struct Canonical<'r, 'b> {
     bytes: &'b [u8],
     at: usize,
     /// The keys (byte ranges, quotes excluded) of the objects open on the way down.
     keys: Vec<(usize, usize)>,
+    /// For [`canonical_members`].
+    report: Option<Reporter<'r, 'b>>,
 }
 
-impl Canonical<'_> {
+impl Canonical<'_, '_> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -529,8 +591,29 @@ impl Canonical<'_> {
                 return false;
             }
             self.keys.push((start, self.at - 1));
-            if !self.eat(b':') || !self.value(depth + 1) {
+            if !self.eat(b':') {
                 return false;
+            }
+            let value_start = self.at;
+            let descend = depth == 0
+                && self
+                    .report
+                    .as_ref()
+                    .is_some_and(|report| report.inner == key);
+            if descend && let Some(report) = &mut self.report {
+                report.in_inner = true;
+            }
+            if !self.value(depth + 1) {
+                return false;
+            }
+            if let Some(report) = &mut self.report {
+                let value = &bytes[value_start..self.at];
+                if depth == 0 {
+                    report.in_inner = false;
+                    (report.each)(MemberOf::Top, key, value);
+                } else if depth == 1 && report.in_inner {
+                    (report.each)(MemberOf::Inner, key, value);
+                }
             }
             match self.after_item(b'}') {
                 Some(true) => return true,

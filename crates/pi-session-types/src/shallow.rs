@@ -49,6 +49,68 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
     Some((entry, message?))
 }
 
+/// [`entry_with_message_keys`] of a line that is `JSON.stringify`'s spelling as a whole
+/// ([`json::is_js_canonical`]), so that its message is too: the check and the keys' search in
+/// one pass over the line ([`json::canonical_members`]) instead of a skip of the line, a
+/// search of the message's keys and a check of the message. `None` when the line is not
+/// canonical, or for what [`entry_with_message_keys`] refuses; a caller then tries that (a
+/// line may hold a canonical message and be spelled otherwise around it).
+///
+/// ```
+/// use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys};
+/// use serde_json::json;
+/// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"long"}}"#;
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"] };
+/// let (entry, message) = canonical_entry_with_message_keys(line, &keys).unwrap();
+/// assert_eq!(entry, json!({"type":"message","id":"a","message":{"role":"user"}}));
+/// assert_eq!(message, br#"{"role":"user","content":"long"}"#);
+/// let spaced = br#"{"type":"message", "message":{"role":"user"}}"#;
+/// assert_eq!(canonical_entry_with_message_keys(spaced, &keys), None);
+/// ```
+pub fn canonical_entry_with_message_keys<'l>(
+    line: &'l [u8],
+    keys: &Keys,
+) -> Option<(Value, &'l [u8])> {
+    let mut top: Vec<(&'static str, &'l [u8])> = Vec::with_capacity(keys.entry.len());
+    let mut inner: Vec<(&'static str, &'l [u8])> = Vec::with_capacity(keys.message.len());
+    let mut escaped = false;
+    let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
+        // A key spelled with an escape could spell a kept one.
+        escaped |= name.contains(&b'\\');
+        let (kept, found) = match of {
+            json::MemberOf::Top => (keys.entry, &mut top),
+            json::MemberOf::Inner => (keys.message, &mut inner),
+        };
+        if let Some(&name) = kept.iter().find(|k| k.as_bytes() == name) {
+            found.push((name, value));
+        }
+    });
+    if !canonical || escaped {
+        return None;
+    }
+    // A canonical object holds no key twice.
+    let (_, message) = *top.iter().find(|(name, _)| *name == key::MESSAGE)?;
+    if !message.starts_with(b"{") {
+        return None;
+    }
+    let mut inner = Some(inner);
+    let mut entry = Vec::with_capacity(top.len());
+    for (name, value) in top {
+        let value = if name == key::MESSAGE {
+            let members = inner.take()?;
+            let mut read = Vec::with_capacity(members.len());
+            for (name, value) in members {
+                read.push((name, value_of(value)?));
+            }
+            object_of(read)
+        } else {
+            value_of(value)?
+        };
+        entry.push((name, value));
+    }
+    Some((object_of(entry), message))
+}
+
 /// The members of `object` named in `kept` as a JSON object, each value read by `read`; `None`
 /// when `object` is not an object, a key is spelled with an escape, a kept key appears twice or
 /// `read` refuses a value.
@@ -57,8 +119,7 @@ fn members<'l>(
     kept: &[&'static str],
     mut read: impl FnMut(&'static str, &'l [u8]) -> Option<Value>,
 ) -> Option<Value> {
-    // Gathered first, so that the map is made as large as it needs to be (most messages hold
-    // one of the keys a rule reads).
+    // Gathered first, so that the map is made as large as it needs to be.
     let mut found: Vec<(&'static str, Value)> = Vec::with_capacity(kept.len());
     let mut refused = false;
     json::for_each_member(object, |name, value| {
@@ -82,11 +143,17 @@ fn members<'l>(
     if refused {
         return None;
     }
+    Some(object_of(found))
+}
+
+/// The members `found` (no key twice) as a JSON object, in that order.
+fn object_of(found: Vec<(&'static str, Value)>) -> Value {
+    // Made as large as it needs to be (most messages hold one of the keys a rule reads).
     let mut map = Map::with_capacity(found.len());
     for (name, value) in found {
         map.insert(name.to_owned(), value);
     }
-    Some(Value::Object(map))
+    Value::Object(map)
 }
 
 /// One value as `serde_json::from_slice` reads it; a string without escapes or control
@@ -106,7 +173,7 @@ fn value_of(bytes: &[u8]) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Keys, entry_with_message_keys, value_of};
+    use super::{Keys, canonical_entry_with_message_keys, entry_with_message_keys, value_of};
     use serde_json::{Value, json};
 
     const KEYS: Keys = Keys {
@@ -126,6 +193,28 @@ mod tests {
         full["message"] = json!({"role":"assistant","provider":"p","model":"m"});
         full.as_object_mut().unwrap().shift_remove("parentId");
         assert_eq!(shallow, full);
+    }
+
+    #[test]
+    fn a_canonical_line_reads_as_in_two_passes() {
+        let line = br#"{"type":"message","id":"ab","parentId":null,"message":{"role":"assistant","content":[{"type":"text","text":"x\ny"}],"provider":"p","model":"m","usage":{"input":1}},"extra":[1,2.5,"z\n\u0001"]}"#;
+        let read = canonical_entry_with_message_keys(line, &KEYS);
+        assert!(read.is_some());
+        assert_eq!(read, entry_with_message_keys(line, &KEYS));
+        // Spelled otherwise around a canonical message, or holding one spelled otherwise.
+        for other in [
+            &br#"{"type":"message","id":"a\u0062","message":{"role":"user"}}"#[..],
+            br#"{"type":"message", "message":{"role":"user"}}"#,
+            br#"{"type":"message","message":{"role":"user","n":1.0}}"#,
+            br#"{"type":"message","message":{"role":"user"},"0":1}"#,
+        ] {
+            assert_eq!(
+                canonical_entry_with_message_keys(other, &KEYS),
+                None,
+                "{other:?}"
+            );
+            assert!(entry_with_message_keys(other, &KEYS).is_some(), "{other:?}");
+        }
     }
 
     #[test]
@@ -165,6 +254,11 @@ mod tests {
             br#"{"message":{"role":"user"},"message":{"role":"user"}}"#,
         ] {
             assert_eq!(entry_with_message_keys(line, &KEYS), None, "{line:?}");
+            assert_eq!(
+                canonical_entry_with_message_keys(line, &KEYS),
+                None,
+                "{line:?}"
+            );
         }
     }
 }

@@ -7,7 +7,9 @@
 
 use std::borrow::Cow;
 
-use pi_session_types::json::{is_js_canonical, to_js_string, top_level_member};
+use pi_session_types::json::{
+    MemberOf, canonical_members, for_each_member, is_js_canonical, to_js_string, top_level_member,
+};
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -327,6 +329,39 @@ proptest! {
         let text = noisy(&value, &noise);
         if is_js_canonical(text.as_bytes()) {
             prop_assert_eq!(printed(text.as_bytes()), Some(text.clone()));
+        }
+    }
+
+    /// The members handed out on the canonical walk are those `for_each_member` finds in the
+    /// object and in its member `m`, and the walk says what `is_js_canonical` says.
+    #[test]
+    fn members_are_handed_out_on_the_canonical_walk(
+        value in json_value(),
+        (period, at, kind) in (1usize..40, 0usize..40, 0u8..8),
+    ) {
+        let mut noise = vec![0u8; period];
+        noise[at % period] = kind;
+        let mut object = Map::new();
+        object.insert("a".into(), value.clone());
+        object.insert("m".into(), value);
+        let text = noisy(&Value::Object(object), &noise);
+        let bytes = text.as_bytes();
+        let mut members = Vec::new();
+        let canonical = canonical_members(bytes, "m", |of, key, value| {
+            members.push((of, key.to_vec(), value.to_vec()));
+        });
+        prop_assert_eq!(canonical, is_js_canonical(bytes), "{}", text);
+        if canonical {
+            let mut expected = Vec::new();
+            for_each_member(bytes, |key, value| {
+                if key == b"m" {
+                    for_each_member(value, |key, value| {
+                        expected.push((MemberOf::Inner, key.to_vec(), value.to_vec()));
+                    });
+                }
+                expected.push((MemberOf::Top, key.to_vec(), value.to_vec()));
+            });
+            prop_assert_eq!(members, expected, "{}", text);
         }
     }
 

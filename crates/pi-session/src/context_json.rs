@@ -27,7 +27,7 @@ use pi_session_tree::source::context_path_positioned;
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members};
-use pi_session_types::shallow::{Keys, entry_with_message_keys};
+use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys, entry_with_message_keys};
 use pi_session_types::view::{EntryRef, MessageRef};
 
 use crate::diagnostic::Diagnostic;
@@ -142,6 +142,44 @@ impl Session {
         options: &ContextOptions<'_>,
         each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>), E> {
+        self.context_each_leaving(leaf, format, dialect, options, each)
+            .map(|(rest, diagnostics, _)| (rest, diagnostics))
+    }
+
+    /// [`Self::context_each_at`], handing back what the context was built from
+    /// ([`ContextLeftovers`]: an entry and a copy per message sent) instead of freeing it, for
+    /// a caller about to end (a process gives its memory back whole, not piece by piece).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Format, Session, UserOptions, user};
+    /// use pi_session::tree::{ContextOptions, Dialect, LeafSelector};
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let mut count = 0;
+    /// let (_, _, leftovers) = session.context_each_leaving(
+    ///     &LeafSelector::Default,
+    ///     Format::Llm,
+    ///     Dialect::PI,
+    ///     &ContextOptions::default(),
+    ///     |_| {
+    ///         count += 1;
+    ///         Ok::<(), pi_session::Error>(())
+    ///     },
+    /// )?;
+    /// // The model set when the session was made, and the message.
+    /// assert_eq!((count, leftovers.entries()), (1, 2));
+    /// std::mem::forget(leftovers); // the process ends here
+    /// # Ok(()) }
+    /// ```
+    pub fn context_each_leaving<E: From<Error>>(
+        &self,
+        leaf: &LeafSelector,
+        format: Format,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+        each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
         if !matches!(format, Format::Agent | Format::Llm) {
             return Err(Error::invalid_input(format!(
                 "context_json_at writes the agent and llm formats, not {format:?}: use project_at"
@@ -192,7 +230,41 @@ impl Session {
         } else {
             sent.agent(&context, each)?
         };
-        Ok((rest, self.located(branch.diagnostics)))
+        let leftovers = ContextLeftovers {
+            path,
+            built,
+            copies,
+            context,
+        };
+        Ok((rest, self.located(branch.diagnostics), leftovers))
+    }
+}
+
+/// What [`Session::context_each_leaving`] built a context from: the branch's entries as read,
+/// the built messages and the copies of those sent as written. Dropping it frees them; a
+/// caller about to exit may `std::mem::forget` it instead.
+pub struct ContextLeftovers {
+    path: Vec<JsonValue>,
+    built: Vec<Built>,
+    copies: Vec<Option<Copied>>,
+    context: pi_session_tree::AgentContext,
+}
+
+impl ContextLeftovers {
+    /// How many entries of the branch were read.
+    pub fn entries(&self) -> usize {
+        self.path.len()
+    }
+}
+
+impl std::fmt::Debug for ContextLeftovers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextLeftovers")
+            .field("entries", &self.path.len())
+            .field("messages", &self.built.len())
+            .field("copies", &self.copies.iter().flatten().count())
+            .field("context", &self.context)
+            .finish()
     }
 }
 
@@ -240,9 +312,14 @@ impl LineReader {
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
     /// they read no other) and the copy of its message, or `None` to read it the ordinary way.
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Copied)> {
-        if let Some(keys) = self.keys
-            && let Some((value, message)) = entry_with_message_keys(line, keys)
-        {
+        // A line spelled as `JSON.stringify` spells it is read and checked in one pass; any
+        // other may still hold a message spelled so.
+        let shallow = self.keys.and_then(|keys| {
+            canonical_entry_with_message_keys(line, keys)
+                .map(|read| (read, true))
+                .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false)))
+        });
+        if let Some(((value, message), canonical)) = shallow {
             // The entry indexed here (as the store checks before it serves a line as parsed),
             // sent as written.
             let envelope = EntryRef::new(&value);
@@ -250,7 +327,12 @@ impl LineReader {
                 && envelope.is("message")
                 && entry.envelope.id().is_some()
                 && envelope.id() == entry.envelope.id();
-            if same_entry && self.as_written(line, message) {
+            let as_written = if canonical {
+                !may_rewrite_message_line(self.dialect, line, self.blobs)
+            } else {
+                self.as_written(line, message)
+            };
+            if same_entry && as_written {
                 let copied = Copied {
                     text: message.to_vec(),
                     shallow: true,

@@ -77,7 +77,7 @@ pub use builders::{
     CustomEntry, CustomMessage, Label, ModelChange, ThinkingLevelChange, ToolResult, UsageBuilder,
     model_change_in, session_name,
 };
-pub use context_json::SentMessage;
+pub use context_json::{ContextLeftovers, SentMessage};
 pub use cursors::CURSOR_CUSTOM_TYPE;
 pub use diagnostic::Diagnostic;
 pub use discover::{

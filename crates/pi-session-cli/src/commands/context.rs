@@ -174,7 +174,7 @@ pub fn run(args: ContextArgs) -> Outcome {
             _ => (ProjectFormat::Llm, "", 0),
         };
         let mut array = out.array_after(before, depth);
-        let (rest, diagnostics) = session.context_each_at(
+        let (rest, diagnostics, leftovers) = session.context_each_leaving(
             &leaf,
             format,
             dialect,
@@ -191,6 +191,10 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.text("\n")?;
         warn_tree(&read, &diagnostics);
         out.flush()?;
+        // The process ends next and gives its memory back whole: the entries read (one per
+        // entry of the branch), the copies of the messages and the session are not freed
+        // piece by piece first.
+        std::mem::forget((leftovers, read));
         return Ok(EXIT_OK);
     }
     let format = match args.format {

@@ -132,11 +132,12 @@ pub(crate) fn build_extendable(
         if index > 0 && EntryRef::new(entry).is("compaction") {
             continue;
         }
-        let mut messages = entry_messages(at, entry, release);
+        let from = out.len();
+        entry_messages(at, entry, release, &mut out);
         if let Some(edit) = edits.for_entry(entry) {
-            messages = apply_edit(path, messages, edit, &mut diagnostics);
+            let messages = out.split_off(from);
+            out.extend(apply_edit(path, messages, edit, &mut diagnostics));
         }
-        out.extend(messages);
     }
     let tail = PiTail {
         release,
@@ -165,7 +166,7 @@ pub(crate) fn extend(
     let mut out = Vec::new();
     for (offset, entry) in added.iter().enumerate() {
         settle(context, entry, &mut settings_diagnostics);
-        out.extend(entry_messages(from + offset, entry, tail.release));
+        entry_messages(from + offset, entry, tail.release, &mut out);
     }
     let at = tail.settings_diagnostics.min(diagnostics.len());
     tail.settings_diagnostics += settings_diagnostics.len();
@@ -421,17 +422,22 @@ fn compaction_summary(entry: &Value) -> Value {
     ])
 }
 
-/// `sessionEntryToContextMessages`: the messages one context entry stands for.
-fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
+/// `sessionEntryToContextMessages`: the messages one context entry stands for, pushed onto
+/// `out` (no list of its own per entry: a long branch is mostly `message` entries, one message
+/// each).
+fn entry_messages(at: usize, entry: &Value, release: PiRelease, out: &mut Vec<Built>) {
     let pi16 = release == PiRelease::V1_6;
-    match EntryRef::new(entry).kind() {
-        Some("message") => match EntryRef::new(entry).message().filter(|m| !m.is_null()) {
-            Some(message) if pi16 && js::is_nullish(MessageRef::new(message).content()) => {
-                vec![Built::Made(normalise_content(message.clone()))]
+    let messages = match EntryRef::new(entry).kind() {
+        Some("message") => {
+            match EntryRef::new(entry).message().filter(|m| !m.is_null()) {
+                Some(message) if pi16 && js::is_nullish(MessageRef::new(message).content()) => {
+                    out.push(Built::Made(normalise_content(message.clone())));
+                }
+                Some(_) => out.push(Built::Entry(at)),
+                None => {}
             }
-            Some(_) => vec![Built::Entry(at)],
-            None => Vec::new(),
-        },
+            return;
+        }
         Some("custom_message") => {
             let content = match EntryRef::new(entry).content() {
                 Some(Value::Null) | None if pi16 => Some(Value::Array(Vec::new())),
@@ -466,7 +472,8 @@ fn entry_messages(at: usize, entry: &Value, release: PiRelease) -> Vec<Built> {
             messages
         }
         _ => Vec::new(),
-    }
+    };
+    out.extend(messages);
 }
 
 /// pi 1.6: `null`/missing content becomes `""` (system) or `[]`
