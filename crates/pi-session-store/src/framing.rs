@@ -277,6 +277,165 @@ impl<R: Read> ChunkReader<R> {
     }
 }
 
+/// One part of a file read by position ([`read_segment`]): the lines that *start* in
+/// `[index × len, (index + 1) × len)`, the last one read on to its newline, framed in chunks of
+/// at most [`MAX_LINES_PER_CHUNK`] lines over the one buffer they were read into.
+///
+/// Line numbers count from 0 within each chunk: only the fold, which sees every part in order,
+/// knows where the file's line numbers stand, and adds that.
+#[derive(Debug)]
+pub(crate) struct Segment {
+    /// The buffer read into (handed back to the pool once the chunks are folded).
+    pub buffer: SharedBytes,
+    /// The lines, in order (none when no line starts in the part).
+    pub chunks: Vec<Chunk>,
+    /// File offset of the first line's start (meaningless when there is no chunk).
+    pub start: u64,
+    /// File offset after the last line (meaningless when there is no chunk).
+    pub end: u64,
+    /// Whether the file ended inside (or before) the part as it was read: no later part counts.
+    pub at_eof: bool,
+    /// Whether the file begins with a UTF-8 BOM (only part 0 can say; its bytes are skipped).
+    pub had_bom: bool,
+}
+
+impl Segment {
+    /// The buffer to reuse for a later part (an empty one if a chunk still shares it).
+    pub fn into_spare(self) -> Vec<u8> {
+        drop(self.chunks);
+        Arc::try_unwrap(self.buffer).unwrap_or_default()
+    }
+}
+
+/// The first read past a part's end for the rest of its last line; each further read doubles.
+const FIRST_CONTINUATION: usize = 16 << 10;
+
+/// Reads part `index` of a file split in parts of `len` bytes through `read_at` (fills what it
+/// is given from a file offset, as `FileExt::read_at`; fewer bytes only at the end of the file)
+/// into `buffer` and frames its lines ([`Segment`]).
+///
+/// A line belongs to the part where it starts: the part reads one byte before its start (a
+/// line starts after a newline) and its last line on past its end, up to a newline or the end
+/// of the file. So the parts of a file that does not change while it is read frame exactly the
+/// lines [`ChunkReader`] frames, in order, each part's first line starting where the one
+/// before ended. The buffer grows to the part plus its last line (`max(len, longest line)`,
+/// as a chunk does) and is not written with zeros again when reused.
+pub(crate) fn read_segment(
+    mut read_at: impl FnMut(&mut [u8], u64) -> io::Result<usize>,
+    index: usize,
+    len: usize,
+    mut buffer: Vec<u8>,
+) -> io::Result<Segment> {
+    let len = len.max(16);
+    let part_start = (index as u64).saturating_mul(len as u64);
+    // One byte before the part: whether a line starts at its first byte.
+    let read_from = part_start.saturating_sub(1);
+    let want = if index == 0 { len } else { len + 1 };
+    if buffer.len() < want {
+        // Room for any part (part 0 reads one byte less) and the first read past its end:
+        // growing a full buffer would copy it into fresh pages.
+        buffer.reserve_exact(len + 1 + FIRST_CONTINUATION - buffer.len());
+        buffer.resize(want, 0);
+    }
+    let mut filled = read_into(&mut buffer[..want], |rest, before| {
+        read_at(rest, read_from + before as u64)
+    })?;
+    let mut at_eof = filled < want;
+    let mut had_bom = false;
+    let first = if index == 0 {
+        had_bom = buffer[..filled].starts_with(BOM);
+        Some(if had_bom { BOM.len() } else { 0 })
+    } else {
+        memchr::memchr(b'\n', &buffer[..filled]).map(|newline| newline + 1)
+    };
+    // The first line must start inside the part and before the end of the file (`filled` is
+    // at most the part: a line starting after it is the next part's).
+    let first = first.filter(|&first| first < filled);
+    let Some(first) = first else {
+        return Ok(Segment {
+            buffer: Arc::new(buffer),
+            chunks: Vec::new(),
+            start: part_start,
+            end: part_start,
+            at_eof,
+            had_bom,
+        });
+    };
+    // The last line: read on to its newline unless the part ends with one.
+    let end = if at_eof || buffer[filled - 1] == b'\n' {
+        filled
+    } else {
+        let mut more = FIRST_CONTINUATION;
+        loop {
+            if buffer.len() < filled + more {
+                buffer.reserve_exact(filled + more - buffer.len());
+                buffer.resize(filled + more, 0);
+            }
+            let read = read_into(&mut buffer[filled..filled + more], |rest, before| {
+                read_at(rest, read_from + (filled + before) as u64)
+            })?;
+            let newline = memchr::memchr(b'\n', &buffer[filled..filled + read]);
+            filled += read;
+            if let Some(newline) = newline {
+                break filled - read + newline + 1;
+            }
+            if read < more {
+                at_eof = true;
+                break filled;
+            }
+            more = more.saturating_mul(2);
+        }
+    };
+    let buffer = Arc::new(buffer);
+    let mut chunks = Vec::new();
+    let mut at = first;
+    while at < end {
+        let mut cut = end;
+        if let Some(newline) =
+            memchr::memchr_iter(b'\n', &buffer[at..end]).nth(MAX_LINES_PER_CHUNK - 1)
+        {
+            cut = cut.min(at + newline + 1);
+        }
+        let lines = split_lines(&buffer[at..cut], &mut 0);
+        chunks.push(Chunk {
+            seq: index,
+            base_offset: read_from + at as u64,
+            lines,
+            bytes: ChunkBytes::Shared {
+                all: Arc::clone(&buffer),
+                range: at..cut,
+            },
+        });
+        at = cut;
+    }
+    Ok(Segment {
+        buffer,
+        chunks,
+        start: read_from + first as u64,
+        end: read_from + end as u64,
+        at_eof,
+        had_bom,
+    })
+}
+
+/// Fills `buffer` from `read` (called with what is left to fill and how much is filled before
+/// it) until it is full or `read` says the end came; how many bytes were filled.
+pub(crate) fn read_into(
+    buffer: &mut [u8],
+    mut read: impl FnMut(&mut [u8], usize) -> io::Result<usize>,
+) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match read(&mut buffer[filled..], filled) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
 /// Splits `bytes` into lines, numbering them from `*next_line`.
 fn split_lines(bytes: &[u8], next_line: &mut u64) -> Vec<LineSpan> {
     let mut lines = Vec::new();
@@ -400,6 +559,116 @@ mod tests {
             assert_eq!(*number, i as u64 + 1);
             let start = *offset as usize;
             assert_eq!(&input[start..start + content.len()], content.as_slice());
+        }
+    }
+
+    /// Every line of `input` read part by part ([`read_segment`] with parts of `len` bytes),
+    /// numbered as the fold numbers them, up to the first part that met the end.
+    fn lines_by_parts(input: &[u8], len: usize) -> (Lines, bool) {
+        let read_at = |into: &mut [u8], at: u64| -> io::Result<usize> {
+            let rest = input.get(at as usize..).unwrap_or_default();
+            let n = rest.len().min(into.len());
+            into[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        };
+        let mut out = Vec::new();
+        let mut had_bom = false;
+        let mut next_line = 1;
+        let mut next_start = 0;
+        let mut spare = Vec::new();
+        for index in 0.. {
+            let segment = read_segment(read_at, index, len, spare).unwrap();
+            if index == 0 {
+                had_bom = segment.had_bom;
+            } else if !segment.chunks.is_empty() {
+                assert_eq!(
+                    segment.start, next_start,
+                    "part {index} starts where the last ended"
+                );
+            }
+            for chunk in &segment.chunks {
+                assert!(chunk.lines.len() <= MAX_LINES_PER_CHUNK);
+                for line in &chunk.lines {
+                    let offset = chunk.base_offset + line.content.start as u64;
+                    out.push((
+                        line.number + next_line,
+                        offset,
+                        chunk.bytes[line.content.clone()].to_vec(),
+                        line.terminated,
+                    ));
+                }
+                next_line += chunk.lines.len() as u64;
+            }
+            if !segment.chunks.is_empty() {
+                next_start = segment.end;
+            }
+            let at_eof = segment.at_eof;
+            spare = segment.into_spare();
+            if at_eof {
+                break;
+            }
+        }
+        (out, had_bom)
+    }
+
+    #[test]
+    fn parts_read_by_position_frame_the_lines_the_stream_frames() {
+        // Pseudo-random lines: empty ones, `\r\n`, lines longer than a part (read on past
+        // it), with and without a BOM and a final newline.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        for case in 0..300 {
+            let mut input = Vec::new();
+            if case % 5 == 0 {
+                input.extend_from_slice(BOM);
+            }
+            for _ in 0..next(40) {
+                let len = match next(10) {
+                    0 => 0,
+                    1 => 40 + next(200),
+                    _ => next(30),
+                };
+                input.extend((0..len).map(|_| b"ab{}\"x\r"[next(7) as usize]));
+                input.extend_from_slice(if next(4) == 0 { b"\r\n" } else { b"\n" });
+            }
+            if case % 3 == 0 {
+                input.extend_from_slice(b"tail");
+            }
+            let streamed = lines_of(ChunkReader::new(&input[..], 1 << 20));
+            for len in [16, 17, 23, 64, 1 << 20] {
+                assert_eq!(
+                    lines_by_parts(&input, len),
+                    streamed,
+                    "case {case}, parts of {len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn parts_of_tiny_lines_are_cut_at_max_lines() {
+        let input = b"{}\n".repeat(MAX_LINES_PER_CHUNK + 3);
+        let streamed = lines_of(ChunkReader::new(&input[..], 1 << 20));
+        assert_eq!(lines_by_parts(&input, 1 << 20), streamed);
+        assert_eq!(lines_by_parts(&input, 3 << 10), streamed);
+    }
+
+    #[test]
+    fn a_file_ending_at_a_part_boundary_or_empty_ends_there() {
+        for input in [
+            &b""[..],
+            b"0123456789abcde\n",
+            b"0123456789abcdef",
+            BOM,
+            b"\n",
+        ] {
+            let streamed = lines_of(ChunkReader::new(input, 1 << 20));
+            assert_eq!(lines_by_parts(input, 16), streamed, "{input:?}");
         }
     }
 
