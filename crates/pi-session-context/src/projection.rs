@@ -206,7 +206,9 @@ pub fn rho_items<E>(
             // rho's messages hold no system message, so no `system` blocks come back.
             stream.finish(&mut value).map(drop)
         }
-        Format::ReqLlmCompact => rho::context_each(entries, options, |m| value(m.to_compact_json())),
+        Format::ReqLlmCompact => {
+            rho::context_each(entries, options, |m| value(m.to_compact_json()))
+        }
         Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => {
             rho::context_each(entries, options, |m| each(RhoItem::Message(m)))
         }

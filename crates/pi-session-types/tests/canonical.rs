@@ -7,7 +7,9 @@
 
 use std::borrow::Cow;
 
-use pi_session_types::json::{is_js_canonical, to_js_string, top_level_member};
+use pi_session_types::json::{
+    is_js_canonical, to_js_string, to_js_vec, top_level_member, value_to_js_vec,
+};
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -328,6 +330,12 @@ proptest! {
         if is_js_canonical(text.as_bytes()) {
             prop_assert_eq!(printed(text.as_bytes()), Some(text.clone()));
         }
+    }
+
+    /// The value walk prints what the serde path prints, byte for byte.
+    #[test]
+    fn the_value_walk_prints_as_serde_does(value in json_value()) {
+        prop_assert_eq!(value_to_js_vec(&value), to_js_vec(&value).unwrap());
     }
 
     /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,

@@ -18,15 +18,15 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
-use pi_session_context::{llm_message, rho};
 use pi_session_context::projection::Format;
+use pi_session_context::{llm_message, rho};
 use pi_session_store::IndexEntry;
 use pi_session_tree::built::{Built, agent_context_prepared_indexed};
 use pi_session_tree::context::{may_rewrite_message_line, message_keys};
 use pi_session_tree::source::context_path_positioned;
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
-use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members};
+use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
 use pi_session_types::shallow::{Keys, entry_with_message_keys};
 use pi_session_types::view::{EntryRef, MessageRef};
 
@@ -53,7 +53,7 @@ impl SentMessage<'_> {
     pub fn to_compact(&self) -> Result<Cow<'_, [u8]>> {
         match self {
             Self::Written(text) => Ok(Cow::Borrowed(text)),
-            Self::Value(value) => print(*value).map(Cow::Owned),
+            Self::Value(value) => Ok(Cow::Owned(value_to_js_vec(value))),
         }
     }
 }
@@ -423,11 +423,7 @@ impl EntrySource for CopyingSource<'_> {
 /// message read from it gives: the line holds the entry indexed there (as the store checks
 /// before it serves a line as parsed) and the message is sent as written
 /// ([`CopyRule::as_written`]).
-fn message_as_written<'l>(
-    line: &'l [u8],
-    entry: &IndexEntry,
-    rule: CopyRule,
-) -> Option<&'l [u8]> {
+fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) -> Option<&'l [u8]> {
     let envelope = &entry.envelope;
     let id = envelope.id()?;
     let [kind, written_id, message] = top_level_members(line, ["type", "id", "message"])?;
