@@ -50,7 +50,7 @@ pub use dialect::omp::convert::{
 pub use dialect::omp::output_notice::format_output_notice;
 pub use dialect::{Dialect, llm_message, llm_messages};
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
-pub use projection::{Format, ProjectOptions, project, rho_items};
+pub use projection::{Format, ProjectOptions, RhoItem, project, rho_items};
 pub use providers::{
     AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
 };

@@ -13,7 +13,7 @@ use crate::documents::{DocumentSource, NoDocuments};
 use crate::providers::{
     AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
 };
-use crate::reqllm::{to_canonical_json, to_compact_json};
+use crate::reqllm::{Message, to_canonical_json, to_compact_json};
 use crate::rho::{self, Inputs};
 
 /// An output format of [`project`].
@@ -137,6 +137,37 @@ pub fn project(
     (value, Vec::new())
 }
 
+/// One element of a req_llm-based answer, as [`rho_items`] gives it: a req_llm message itself
+/// ([`Format::ReqLlm`]: its `Serialize` is the canonical form, written without a `Value` of
+/// it) or the element as a JSON value (the other formats).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RhoItem {
+    /// A req_llm message, serialised in its canonical form ([`Message::to_canonical_json`]).
+    Message(Message),
+    /// An element made as JSON.
+    Value(Value),
+}
+
+impl RhoItem {
+    /// The element as a JSON value (what [`project`] holds in its answer's array).
+    pub fn into_value(self) -> Value {
+        match self {
+            RhoItem::Message(message) => message.to_canonical_json(),
+            RhoItem::Value(value) => value,
+        }
+    }
+}
+
+impl serde::Serialize for RhoItem {
+    /// Serialises the element as [`Self::into_value`]'s value serialises.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RhoItem::Message(message) => message.serialize(serializer),
+            RhoItem::Value(value) => value.serialize(serializer),
+        }
+    }
+}
+
 /// A req_llm-based `format` ([`agent_dialect`] is `None`) of a branch (entries root first,
 /// as [`project`] takes them), an element at a time: `each` is given the elements of the
 /// answer's array in order ([`Format::Anthropic`]: of its `messages`), each made from one
@@ -152,30 +183,34 @@ pub fn project(
 ///     "message":{"role":"user","content":"hi","timestamp":1}})];
 /// let options = ProjectOptions::default();
 /// let mut items = Vec::new();
-/// rho_items(branch.clone(), Format::OpenAi, &options, |m| Ok::<_, ()>(items.push(m))).unwrap();
+/// rho_items(branch.clone(), Format::OpenAi, &options, |m| Ok::<_, ()>(items.push(m.into_value())))
+///     .unwrap();
 /// assert_eq!(serde_json::Value::Array(items), project(&branch, Format::OpenAi, &options).0);
 /// ```
 pub fn rho_items<E>(
     entries: Vec<Value>,
     format: Format,
     options: &ProjectOptions<'_>,
-    mut each: impl FnMut(Value) -> Result<(), E>,
+    mut each: impl FnMut(RhoItem) -> Result<(), E>,
 ) -> Result<(), E> {
+    let mut value = |v| each(RhoItem::Value(v));
     match format {
         Format::OpenAi => {
             let mut stream = OpenAiStream::new(options.openai);
-            rho::context_each(entries, options, |m| stream.push(&m, &mut each))?;
-            stream.finish(&mut each)
+            rho::context_each(entries, options, |m| stream.push(&m, &mut value))?;
+            stream.finish(&mut value)
         }
         Format::Anthropic => {
             let mut stream = AnthropicStream::default();
-            rho::context_each(entries, options, |m| stream.push(&m, &mut each))?;
+            rho::context_each(entries, options, |m| stream.push(&m, &mut value))?;
             // rho's messages hold no system message, so no `system` blocks come back.
-            stream.finish(&mut each).map(drop)
+            stream.finish(&mut value).map(drop)
         }
-        Format::ReqLlmCompact => rho::context_each(entries, options, |m| each(m.to_compact_json())),
+        Format::ReqLlmCompact => {
+            rho::context_each(entries, options, |m| value(m.to_compact_json()))
+        }
         Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => {
-            rho::context_each(entries, options, |m| each(m.to_canonical_json()))
+            rho::context_each(entries, options, |m| each(RhoItem::Message(m)))
         }
     }
 }

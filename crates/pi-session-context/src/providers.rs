@@ -317,13 +317,14 @@ impl AnthropicStream {
     }
 }
 
-/// A lone plain text block becomes its string; no blocks give `""`.
-fn collapse(blocks: Vec<Value>) -> Value {
-    match blocks.as_slice() {
+/// A lone plain text block becomes its string (moved out of the block, not copied); no blocks
+/// give `""`.
+fn collapse(mut blocks: Vec<Value>) -> Value {
+    match blocks.as_mut_slice() {
         [] => Value::String(String::new()),
         // Provider wire JSON (not the session schema): an Anthropic block.
-        [only] if only.get("type").and_then(Value::as_str) == Some("text") => {
-            only.get("text").cloned().unwrap_or_default()
+        [Value::Object(only)] if only.get("type").and_then(Value::as_str) == Some("text") => {
+            only.get_mut("text").map(Value::take).unwrap_or_default()
         }
         _ => Value::Array(blocks),
     }

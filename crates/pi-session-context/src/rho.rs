@@ -18,7 +18,25 @@ use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
-use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef};
+use pi_session_types::shallow::Keys;
+use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key};
+
+/// What rho reads of a `message` entry (its `type`, its `id`, which a compaction names, and
+/// its `message`) and of the message ([`Projector`]'s rules and the summary's attachments:
+/// `role`, `content`, `toolCallId`, `toolName`, `retryRecovery`, `attachments`). A reader
+/// may hand rho's projection a `message` entry cut down to these keys
+/// ([`pi_session_types::shallow::entry_with_message_keys`]): it projects the same.
+pub const MESSAGE_KEYS: Keys = Keys {
+    entry: &[key::TYPE, key::ID, key::MESSAGE],
+    message: &[
+        key::ROLE,
+        key::CONTENT,
+        key::TOOL_CALL_ID,
+        key::TOOL_NAME,
+        key::RETRY_RECOVERY,
+        key::ATTACHMENTS,
+    ],
+};
 
 /// The result text rho gives a tool call that never got a result.
 pub const ABORTED_TOOL_TEXT: &str = "Tool was not executed because the run was aborted.";

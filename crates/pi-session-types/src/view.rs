@@ -115,6 +115,10 @@ pub mod key {
         PRESERVE_DATA = "preserveData";
         /// omp's steering flag on a user message.
         STEERING = "steering";
+        /// rho's attachments on a user message.
+        ATTACHMENTS = "attachments";
+        /// omp's and rho's retry-recovery mark on an assistant message.
+        RETRY_RECOVERY = "retryRecovery";
         /// A v1 compaction's first kept entry, by index (migrated to `firstKeptEntryId`).
         FIRST_KEPT_ENTRY_INDEX = "firstKeptEntryIndex";
         /// omp's snapcompact archive under `preserveData`.
@@ -321,11 +325,11 @@ impl<'a> MessageRef<'a> {
         /// `usage` (assistant messages).
         usage => "usage";
         /// `attachments` (rho's user messages).
-        attachments => "attachments";
+        attachments => key::ATTACHMENTS;
         /// `sections` (pi 1.6's system messages).
         sections => "sections";
         /// `retryRecovery` (omp's and rho's assistant messages).
-        retry_recovery => "retryRecovery";
+        retry_recovery => key::RETRY_RECOVERY;
     }
 }
 

@@ -8,7 +8,8 @@
 use std::borrow::Cow;
 
 use pi_session_types::json::{
-    MemberOf, canonical_members, for_each_member, is_js_canonical, to_js_string, top_level_member,
+    MemberOf, canonical_members, for_each_member, is_js_canonical, to_js_string, to_js_vec,
+    top_level_member, value_to_js_vec,
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use proptest::prelude::*;
@@ -363,6 +364,12 @@ proptest! {
             });
             prop_assert_eq!(members, expected, "{}", text);
         }
+    }
+
+    /// The value walk prints what the serde path prints, byte for byte.
+    #[test]
+    fn the_value_walk_prints_as_serde_does(value in json_value()) {
+        prop_assert_eq!(value_to_js_vec(&value), to_js_vec(&value).unwrap());
     }
 
     /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,

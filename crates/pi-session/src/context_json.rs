@@ -18,21 +18,21 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
-use pi_session_context::llm_message;
 use pi_session_context::projection::Format;
+use pi_session_context::{llm_message, rho};
 use pi_session_store::IndexEntry;
 use pi_session_tree::built::{Built, agent_context_prepared_indexed};
 use pi_session_tree::context::{may_rewrite_message_line, message_keys};
 use pi_session_tree::source::context_path_positioned;
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
-use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members};
+use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
 use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys, entry_with_message_keys};
 use pi_session_types::view::{EntryRef, MessageRef};
 
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
-use crate::session::{Log, Session};
+use crate::session::{Log, LogSource, Session};
 
 /// How the printed context of [`Pi`](pi_session_tree::PiContext) and
 /// [`Omp`](pi_session_tree::OmpContext) starts when it has no messages (`messages` is the first
@@ -53,7 +53,7 @@ impl SentMessage<'_> {
     pub fn to_compact(&self) -> Result<Cow<'_, [u8]>> {
         match self {
             Self::Written(text) => Ok(Cow::Borrowed(text)),
-            Self::Value(value) => print(*value).map(Cow::Owned),
+            Self::Value(value) => Ok(Cow::Owned(value_to_js_vec(value))),
         }
     }
 }
@@ -193,9 +193,11 @@ impl Session {
         let source = CopyingSource {
             log: &log,
             reader: LineReader {
-                dialect,
-                blobs: options.blobs.is_some(),
                 keys,
+                copy: Some(CopyRule {
+                    dialect,
+                    blobs: options.blobs.is_some(),
+                }),
             },
             // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
             // otherwise the agent's messages are printed from the values read anyway.
@@ -277,6 +279,28 @@ fn take_copy(copies: &mut [(usize, Option<Copied>)], position: usize) -> Option<
     if *at == position { copy.take() } else { None }
 }
 
+impl Session {
+    /// rho's part of the branch at `positions` (file order positions, root first): only the
+    /// entries req_llm and the provider formats built on it read
+    /// ([`pi_session_tree::source::rho_sent_path`]); bodies nothing sends are left unread and
+    /// their entries out, and a `message` entry is read as the keys rho reads of it
+    /// ([`rho::MESSAGE_KEYS`]: the rest of its line is skipped, never built). Nothing is kept.
+    pub(crate) fn rho_values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        let log = self.log();
+        let source = CopyingSource {
+            log: &log,
+            reader: LineReader {
+                keys: Some(&rho::MESSAGE_KEYS),
+                copy: None,
+            },
+            copy: true,
+            convert: None,
+            copies: RefCell::new(Vec::new()),
+        };
+        pi_session_tree::source::rho_sent_path(&source, &log.index, positions)
+    }
+}
+
 /// A `message` entry's message as its line holds it: the bytes, and whether the entry read
 /// holds only the keys the rules read of it (then the bytes are the only whole copy).
 struct Copied {
@@ -284,14 +308,16 @@ struct Copied {
     shallow: bool,
 }
 
-/// The log as the tree's entry source for [`Session::context_each_at`]: a `message` line whose
-/// message may be copied ([`message_as_written`]) gives its bytes in the same read as its body,
-/// which is read as the rules' keys only where they read no other; every other entry is read
-/// as [`Log::values_at`] reads it.
+/// The log as the tree's entry source for [`Session::context_each_at`] and rho's formats
+/// ([`Session::rho_values_at`]): a `message` line is read as the rules' keys only where they
+/// read no other, and a line whose message may be copied ([`message_as_written`]) gives its
+/// bytes in the same read as its body; every other entry is read as [`Log::values_at`] reads
+/// it.
 struct CopyingSource<'a> {
     log: &'a Log,
     reader: LineReader,
-    /// Whether to take copies at all.
+    /// Whether to read `message` lines through `reader` at all (for copies or for a shallow
+    /// value).
     copy: bool,
     /// For llm: the conversion, which must pass a shallow message's role through unchanged.
     convert: Option<&'static dyn ConvertToLlm>,
@@ -302,58 +328,79 @@ struct CopyingSource<'a> {
 /// What is read of one line by [`CopyingSource`] (on the store's reading threads).
 #[derive(Clone, Copy)]
 struct LineReader {
+    /// What the rules read of a `message` entry ([`message_keys`], [`rho::MESSAGE_KEYS`]).
+    keys: Option<&'static Keys>,
+    /// When messages are copied, which rewrites may touch one; `None`: no copy is taken (a
+    /// `message` line is read as `keys` only, or the ordinary way).
+    copy: Option<CopyRule>,
+}
+
+/// Whether a message is sent as its line holds it ([`Self::as_written`]).
+#[derive(Clone, Copy)]
+struct CopyRule {
     dialect: Dialect,
     blobs: bool,
-    /// What the build reads of a `message` entry ([`message_keys`]).
-    keys: Option<&'static Keys>,
+}
+
+impl CopyRule {
+    /// Whether `message`, found in `line`, is sent as written: no load-time rewrite of the
+    /// dialect may touch it, and its bytes are `JSON.stringify`'s.
+    fn as_written(self, line: &[u8], message: &[u8]) -> bool {
+        !may_rewrite_message_line(self.dialect, line, self.blobs) && is_js_canonical(message)
+    }
+
+    /// [`Self::as_written`] for a message read from `line`, when `canonical` says the whole
+    /// line was found to be `JSON.stringify`'s (so is the message within it).
+    fn sent_as_written(self, line: &[u8], message: &[u8], canonical: bool) -> bool {
+        if canonical {
+            !may_rewrite_message_line(self.dialect, line, self.blobs)
+        } else {
+            self.as_written(line, message)
+        }
+    }
 }
 
 impl LineReader {
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
-    /// they read no other) and the copy of its message, or `None` to read it the ordinary way.
-    fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Copied)> {
-        // A line spelled as `JSON.stringify` spells it is read and checked in one pass; any
-        // other may still hold a message spelled so.
-        let shallow = self.keys.and_then(|keys| {
-            canonical_entry_with_message_keys(line, keys)
+    /// they read no other) and the copy of its message when copies are taken, or `None` to
+    /// read it the ordinary way.
+    fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
+        // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
+        // checked in one pass; any other may still hold a message spelled so.
+        let shallow = self.keys.and_then(|keys| match self.copy {
+            Some(_) => canonical_entry_with_message_keys(line, keys)
                 .map(|read| (read, true))
-                .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false)))
+                .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
+            None => entry_with_message_keys(line, keys).map(|read| (read, false)),
         });
         if let Some(((value, message), canonical)) = shallow {
             // The entry indexed here (as the store checks before it serves a line as parsed),
-            // sent as written.
+            // sent as written when copies are taken.
             let envelope = EntryRef::new(&value);
             let same_entry = entry.envelope.kind() == "message"
                 && envelope.is("message")
                 && entry.envelope.id().is_some()
                 && envelope.id() == entry.envelope.id();
-            let as_written = if canonical {
-                !may_rewrite_message_line(self.dialect, line, self.blobs)
-            } else {
-                self.as_written(line, message)
-            };
-            if same_entry && as_written {
-                let copied = Copied {
-                    text: message.to_vec(),
-                    shallow: true,
-                };
-                return Some((value, copied));
+            match self.copy {
+                None if same_entry => return Some((value, None)),
+                Some(rule) if same_entry && rule.sent_as_written(line, message, canonical) => {
+                    let copied = Copied {
+                        text: message.to_vec(),
+                        shallow: true,
+                    };
+                    return Some((value, Some(copied)));
+                }
+                _ => {}
             }
         }
-        let text = message_as_written(line, entry, self)?;
+        let text = message_as_written(line, entry, self.copy?)?;
         // As the store reads it: a line the parse rejects is repaired there.
         let value = serde_json::from_slice(line).ok()?;
         let copied = Copied {
             text: text.to_vec(),
             shallow: false,
         };
-        Some((value, copied))
-    }
-
-    /// Whether `message`, found in `line`, is sent as written: no load-time rewrite of the
-    /// dialect may touch it, and its bytes are `JSON.stringify`'s.
-    fn as_written(self, line: &[u8], message: &[u8]) -> bool {
-        !may_rewrite_message_line(self.dialect, line, self.blobs) && is_js_canonical(message)
+        Some((value, Some(copied)))
     }
 }
 
@@ -387,6 +434,11 @@ impl EntrySource for CopyingSource<'_> {
         self.entry_values(&[position])?
             .pop()
             .ok_or_else(|| Error::invalid_input(format!("no entry at position {position}")))
+    }
+
+    /// As [`Log`]'s own source answers (from the file's bytes).
+    fn may_contain(&self, positions: &[usize], needle: &str) -> Result<Vec<bool>> {
+        LogSource { log: self.log }.may_contain(positions, needle)
     }
 
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
@@ -428,9 +480,12 @@ impl EntrySource for CopyingSource<'_> {
             };
             // A message read shallow that the conversion does not pass through as it is is
             // read again whole, with the rest.
-            match hit.filter(|(value, copied)| !copied.shallow || self.may_be_shallow(value)) {
+            let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
+            match hit.filter(|(value, copied)| !shallow(copied) || self.may_be_shallow(value)) {
                 Some((value, copied)) => {
-                    copies.push((position, Some(copied)));
+                    if let Some(copied) = copied {
+                        copies.push((position, Some(copied)));
+                    }
                     values.push(Some(value));
                 }
                 None => {
@@ -455,12 +510,8 @@ impl EntrySource for CopyingSource<'_> {
 /// The bytes of the `message` of the `message` entry `line`, when they are what printing the
 /// message read from it gives: the line holds the entry indexed there (as the store checks
 /// before it serves a line as parsed) and the message is sent as written
-/// ([`LineReader::as_written`]).
-fn message_as_written<'l>(
-    line: &'l [u8],
-    entry: &IndexEntry,
-    reader: LineReader,
-) -> Option<&'l [u8]> {
+/// ([`CopyRule::as_written`]).
+fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) -> Option<&'l [u8]> {
     let envelope = &entry.envelope;
     let id = envelope.id()?;
     let [kind, written_id, message] = top_level_members(line, ["type", "id", "message"])?;
@@ -472,7 +523,7 @@ fn message_as_written<'l>(
     let same_entry = envelope.kind() == "message"
         && kind.is_some_and(|k| quoted(k, "message"))
         && written_id.is_some_and(|i| quoted(i, id));
-    message.filter(|message| same_entry && reader.as_written(line, message))
+    message.filter(|message| same_entry && rule.as_written(line, message))
 }
 
 /// A built context's messages with the copies of those sent as written.

@@ -1178,15 +1178,6 @@ impl Session {
         Ok(pi_session_context::rho::context(&entries, options))
     }
 
-    /// rho's part of the branch at `positions` (file order positions, root first): only the
-    /// entries req_llm and the provider formats built on it read
-    /// ([`pi_session_tree::source::rho_sent_path`]); bodies nothing sends are left unread and
-    /// their entries out. Nothing is kept.
-    pub(crate) fn rho_values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
-        let log = self.log();
-        pi_session_tree::source::rho_sent_path(&LogSource { log: &log }, &log.index, positions)
-    }
-
     /// The branch's entries a projection to `format` reads: the dialect's sent part
     /// ([`pi_session_tree::source::context_path`]) for the agent formats, rho's
     /// ([`pi_session_tree::source::rho_sent_path`]: only the entries it reads) for the others;

@@ -44,7 +44,7 @@ fn streamed_projections_equal_the_whole_answer_on_every_session() {
                 let (entries, _) = session.rho_branch_at(&leaf).unwrap();
                 let mut items = Vec::new();
                 rho_items(entries, format, &options, |item| {
-                    items.push(item);
+                    items.push(item.into_value());
                     Ok::<_, ()>(())
                 })
                 .unwrap();

@@ -6,7 +6,9 @@ use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
 use pi_session::projection::omp_agent_loop_each;
-use pi_session::projection::projection::{agent_dialect, omp_agent_loop_options, rho_items};
+use pi_session::projection::projection::{
+    RhoItem, agent_dialect, omp_agent_loop_options, rho_items,
+};
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
@@ -228,7 +230,7 @@ pub fn run(args: ContextArgs) -> Outcome {
         omp_agent_loop_each(
             context.messages(),
             &omp_agent_loop_options(args.inputs),
-            |message| array.item(&*message),
+            |message| array.item_value(&message),
         )?;
         array.finish()?;
     } else if agent_dialect(format, dialect).is_none() {
@@ -242,7 +244,10 @@ pub fn run(args: ContextArgs) -> Outcome {
             out.text("{\n  \"messages\": ")?;
         }
         let mut array = out.array(usize::from(anthropic));
-        rho_items(entries, format, &options, |item| array.item(&item))?;
+        rho_items(entries, format, &options, |item| match item {
+            RhoItem::Message(message) => array.item(&message),
+            RhoItem::Value(value) => array.item_value(&value),
+        })?;
         array.finish()?;
         if anthropic {
             out.text("\n}")?;
