@@ -32,7 +32,9 @@ use std::sync::{Arc, Mutex, mpsc};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenOptions {
     /// Files up to this many bytes are read whole and kept in memory, so materialising entries
-    /// needs no further I/O; larger files are streamed and re-read by offset. Default 8 MiB.
+    /// needs no further I/O; larger files are streamed and re-read by offset. Default 1 MiB
+    /// (measured against 8 MiB in docs/perf.md, round 10: streaming a 5 MB file touches fewer
+    /// fresh pages, and a context that sends part of it reads only that part again).
     pub keep_in_memory_up_to: u64,
     /// Size of each chunk of lines read and parsed at once (a longer line makes a longer chunk).
     /// Default 1 MiB; a file too large to hold is read in parts of at most 256 KiB.
@@ -57,7 +59,7 @@ impl OpenOptions {
 impl Default for OpenOptions {
     fn default() -> Self {
         Self {
-            keep_in_memory_up_to: 8 << 20,
+            keep_in_memory_up_to: 1 << 20,
             buffer_bytes: 1 << 20,
             threads: 0,
         }
