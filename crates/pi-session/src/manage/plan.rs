@@ -153,6 +153,36 @@ pub struct FittedContext {
     pub over_by: u64,
     /// The statistics of [`messages`](Self::messages).
     pub stats: ContextStats,
+    /// The planner's items, freed with the context.
+    spent: Spent,
+}
+
+/// The planner's working memory (an item per entry planned, with the lines' sketches and
+/// renderings it made), kept with the [`FittedContext`] made of it instead of freed before it
+/// is handed out: a caller about to exit may then forget the context whole (as the CLI does)
+/// rather than free it piece by piece. No part of the context's value: a clone has none, and
+/// equality ignores it.
+#[derive(Default)]
+struct Spent(
+    #[expect(dead_code, reason = "held to be freed with the context, never read")] Vec<Item>,
+);
+
+impl Clone for Spent {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PartialEq for Spent {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Spent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spent")
+    }
 }
 
 impl FittedContext {
@@ -169,6 +199,49 @@ impl From<PreparedContext> for FittedContext {
             budget: prepared.budget,
             over_by: prepared.over_by,
             stats: prepared.stats,
+            spent: Spent::default(),
+        }
+    }
+}
+
+impl From<Planned> for FittedContext {
+    fn from(planned: Planned) -> Self {
+        let Planned { context, items } = planned;
+        Self {
+            spent: Spent(items),
+            ..context.into()
+        }
+    }
+}
+
+/// A plan made: the context without the plan of each entry (`entries` empty), and the
+/// planner's items it is listed from ([`Planned::prepared`]).
+pub(crate) struct Planned {
+    context: PreparedContext,
+    items: Vec<Item>,
+}
+
+impl Planned {
+    /// The context with the plan of each entry.
+    pub(crate) fn prepared(self) -> PreparedContext {
+        let Planned { context, items } = self;
+        PreparedContext {
+            entries: items
+                .into_iter()
+                .map(|i| PlannedEntry {
+                    id: i.id,
+                    kind: i.kind,
+                    stamp: i.stamp,
+                    level: i.level,
+                    evicted: i.evicted,
+                    latest: i.latest,
+                    protected: i.protected,
+                    tokens: i.tokens,
+                    phase: i.phase,
+                    bounded: i.bounded,
+                })
+                .collect(),
+            ..context
         }
     }
 }
@@ -454,6 +527,7 @@ pub(crate) fn plan(
         evicted_before: 0,
     };
     plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)?
+        .map(Planned::prepared)
         .ok_or_else(reread_failed)
 }
 
@@ -481,7 +555,7 @@ pub(crate) fn plan_bodies(
     entry_count: usize,
     model: &str,
     options: &PrepareOptions<'_>,
-) -> Result<Option<PreparedContext>> {
+) -> Result<Option<Planned>> {
     let default_count = |text: &str| (text.len() as u64).div_ceil(BYTES_PER_TOKEN);
     let count: &dyn Fn(&str) -> u64 = match options.stats.counter {
         Some(counter) => counter,
@@ -1119,7 +1193,7 @@ fn finish(
     items: Vec<Item>,
     options: &PrepareOptions<'_>,
     facts: FinishFacts<'_>,
-) -> PreparedContext {
+) -> Planned {
     let Counted { messages, by_role } = counted;
     let mut stats = ContextStats::from_role_tokens(
         by_role,
@@ -1155,26 +1229,15 @@ fn finish(
     let over_by = options
         .budget
         .map_or(0, |budget| stats.estimated_tokens.saturating_sub(budget));
-    PreparedContext {
-        messages,
-        entries: items
-            .into_iter()
-            .map(|i| PlannedEntry {
-                id: i.id,
-                kind: i.kind,
-                stamp: i.stamp,
-                level: i.level,
-                evicted: i.evicted,
-                latest: i.latest,
-                protected: i.protected,
-                tokens: i.tokens,
-                phase: i.phase,
-                bounded: i.bounded,
-            })
-            .collect(),
-        budget: options.budget,
-        over_by,
-        stats,
+    Planned {
+        context: PreparedContext {
+            messages,
+            entries: Vec::new(),
+            budget: options.budget,
+            over_by,
+            stats,
+        },
+        items,
     }
 }
 
@@ -1214,6 +1277,7 @@ impl Session {
                 &self.model,
                 options,
             )?
+            .map(Planned::prepared)
             .ok_or_else(reread_failed);
         }
         // rho's part of the branch: what the plan reads (the kept range, what follows, and the
@@ -1607,7 +1671,8 @@ mod tests {
                 &options,
             )
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .prepared();
             let parsed = plan(
                 opened.rho_branch_values().unwrap(),
                 &overlay,
