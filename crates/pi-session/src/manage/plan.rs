@@ -415,7 +415,7 @@ impl Planner<'_, '_> {
     }
 
     /// [`settle`](Self::settle), with the rendering of a line sent Summarized from its sketch
-    /// when already made ([`summarized_renderings`]).
+    /// when already made ([`settle_kept`]).
     fn settle_rendered(&self, item: &mut Item, limit: Option<usize>, made: Option<JsonValue>) {
         item.rendered = Rendered::None;
         item.tokens = 0;
@@ -722,11 +722,7 @@ pub(crate) fn plan_bodies(
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
     parse_sent(&mut items, lines, summarized_from_sketch)?;
-    let mut made = summarized_renderings(&items).into_iter();
-    for item in &mut items {
-        let made = made.next().flatten();
-        planner.settle_rendered(item, limit, made);
-    }
+    settle_kept(&planner, &mut items, limit);
     let mut total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
     let mut next_turn = 0;
     loop {
@@ -908,10 +904,11 @@ fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: boo
 /// on two threads.
 const PARALLEL_SUMMARIES: usize = 256;
 
-/// The Summarized rendering of each item that is a line sent Summarized and sketched
-/// ([`Sketch::summarized`], which reads nothing else), by item; with many, the newer half is
-/// made on a second thread while this one makes the older half.
-fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
+/// Each item settled ([`Planner::settle_rendered`]), a line sent Summarized and sketched with
+/// its rendering made from the sketch ([`Sketch::summarized`], which reads nothing else); with
+/// many, the newer half's renderings are made on a second thread while this one makes and
+/// settles the older half.
+fn settle_kept(planner: &Planner<'_, '_>, items: &mut [Item], limit: Option<usize>) {
     fn sketch_of(item: &Item) -> Option<&Sketch> {
         match &item.body {
             Body::Line(_, Some(sketch)) if item.sent && item.level == Resolution::Summarized => {
@@ -926,9 +923,15 @@ fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
             .map(|item| sketch_of(item).map(|sketch| sketch.summarized()))
             .collect()
     };
+    let settle = |items: &mut [Item], made: Vec<Option<JsonValue>>| {
+        for (item, made) in items.iter_mut().zip(made) {
+            planner.settle_rendered(item, limit, made);
+        }
+    };
     let many = items.iter().filter(|i| sketch_of(i).is_some()).count();
     if many < PARALLEL_SUMMARIES {
-        return render(items);
+        let made = render(items);
+        return settle(items, made);
     }
     // Split where half of them are before.
     let half = items
@@ -939,19 +942,21 @@ fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
         })
         .position(|seen| seen * 2 >= many)
         .map_or(items.len(), |at| at + 1);
-    let (older, newer) = items.split_at(half);
-    std::thread::scope(|scope| {
+    let (older, newer) = items.split_at_mut(half);
+    let newer_made = std::thread::scope(|scope| {
+        let newer = &*newer;
         // Without a second thread (none could be made), or if it failed: made here.
         let second = std::thread::Builder::new()
             .spawn_scoped(scope, || render(newer))
             .ok();
-        let mut made = render(older);
+        let made = render(older);
+        settle(older, made);
         match second.map(std::thread::ScopedJoinHandle::join) {
-            Some(Ok(newer)) => made.extend(newer),
-            _ => made.extend(render(newer)),
+            Some(Ok(made)) => made,
+            _ => render(newer),
         }
-        made
-    })
+    });
+    settle(newer, newer_made);
 }
 
 /// The bound of an output sent at `level`: tool results at Full or Attached only.
