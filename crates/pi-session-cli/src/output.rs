@@ -96,7 +96,7 @@ pub struct JsonArray<'o, W: Write> {
 }
 
 impl<'o, W: Write> JsonArray<'o, W> {
-    fn new(out: &'o mut W, depth: usize) -> Self {
+    pub(crate) fn new(out: &'o mut W, depth: usize) -> Self {
         JsonArray {
             out,
             depth,
@@ -130,6 +130,32 @@ impl<'o, W: Write> JsonArray<'o, W> {
         newline(self.out, self.depth + 1).map_err(write_failure)?;
         indent_to(compact, self.out, self.depth + 1).map_err(write_failure)?;
         self.len += 1;
+        Ok(())
+    }
+
+    /// How deep the array sits in the answer (see [`Out::array`]).
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Elements after the first of an array `depth` deep, written apart to `out` as
+    /// [`Self::item`] writes them after another (then [`Self::items_written`] adds them to
+    /// that array); not to be finished.
+    pub fn continued(out: &'o mut W, depth: usize) -> Self {
+        JsonArray {
+            out,
+            depth,
+            len: 1,
+            before: "",
+        }
+    }
+
+    /// Writes `count` elements written apart ([`Self::continued_in`]), after at least one
+    /// element of this array.
+    pub fn items_written(&mut self, written: &[u8], count: usize) -> Result<(), Failure> {
+        debug_assert!(self.len > 0, "written after a first element only");
+        self.out.write_all(written).map_err(write_failure)?;
+        self.len += count;
         Ok(())
     }
 

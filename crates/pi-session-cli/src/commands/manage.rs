@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::context::{ContextArgs, Format};
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input;
-use crate::output::{Out, warn};
+use crate::output::{JsonArray, Out, warn};
 
 /// The model statistics assume when the branch names none (rho's default window).
 const NO_MODEL: &str = "unknown:unknown";
@@ -79,6 +79,13 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
     Ok(EXIT_OK)
 }
 
+/// From this many messages `context --budget --format req-llm` lays out its answer on two
+/// threads ([`write_req_llm`]).
+const PARALLEL_MESSAGES: usize = 256;
+
+/// The messages each thread lays out at a time ([`write_req_llm`]).
+const RUN_MESSAGES: usize = 16;
+
 /// What `context --budget` prints the fitted messages as.
 #[derive(Clone, Copy)]
 enum Shape {
@@ -109,11 +116,7 @@ fn write_messages(
     let mut array = out.array(usize::from(matches!(shape, Shape::Anthropic)));
     let mut each = |value: Value| array.item(&value);
     match shape {
-        Shape::ReqLlm => {
-            for message in messages {
-                array.item(message)?;
-            }
-        }
+        Shape::ReqLlm => write_req_llm(&mut array, messages)?,
         Shape::OpenAi => {
             let mut stream = OpenAiStream::new(OpenAiOptions::default());
             for message in messages {
@@ -134,6 +137,79 @@ fn write_messages(
         out.text("\n}")?;
     }
     out.text("\n")
+}
+
+/// Writes rho's req_llm `messages` to `array`. A long answer is laid out on two threads: this
+/// one writes runs of messages from the oldest on, a second lays out runs from the newest
+/// back (the newest messages, a turn's in full, are the largest), until they meet; the
+/// second's runs are written after, in order.
+fn write_req_llm<W: std::io::Write>(
+    array: &mut JsonArray<'_, W>,
+    messages: &[reqllm::Message],
+) -> Result<(), Failure> {
+    if messages.len() < PARALLEL_MESSAGES {
+        return messages.iter().try_for_each(|message| array.item(message));
+    }
+    // What is left to claim: `front..back`; this thread has the first run already, so the
+    // second's are never the array's first element.
+    let left = std::sync::Mutex::new((RUN_MESSAGES, messages.len()));
+    let claim_front = || {
+        let mut left = left.lock().ok()?;
+        let (front, back) = *left;
+        (front < back).then(|| {
+            let end = (front + RUN_MESSAGES).min(back);
+            left.0 = end;
+            front..end
+        })
+    };
+    let claim_back = || {
+        let mut left = left.lock().ok()?;
+        let (front, back) = *left;
+        (front < back).then(|| {
+            let start = back.saturating_sub(RUN_MESSAGES).max(front);
+            left.1 = start;
+            start..back
+        })
+    };
+    let depth = array.depth();
+    std::thread::scope(|scope| {
+        let second = std::thread::Builder::new()
+            .spawn_scoped(scope, || {
+                // Runs newest first, each with its count.
+                let mut runs: Vec<(Vec<u8>, std::ops::Range<usize>)> = Vec::new();
+                while let Some(run) = claim_back() {
+                    let mut written = Vec::new();
+                    let mut rest = JsonArray::continued(&mut written, depth);
+                    for message in &messages[run.clone()] {
+                        rest.item(message)?;
+                    }
+                    runs.push((written, run));
+                }
+                Ok::<_, Failure>(runs)
+            })
+            .ok();
+        let mut run = Some(0..RUN_MESSAGES);
+        let mut end = 0;
+        while let Some(at) = run {
+            for message in &messages[at.clone()] {
+                array.item(message)?;
+            }
+            end = at.end;
+            run = claim_front();
+        }
+        let runs = match second.map(std::thread::ScopedJoinHandle::join) {
+            Some(Ok(runs)) => runs?,
+            // Without a second thread (none could be made), or if it failed: written here.
+            _ => Vec::new(),
+        };
+        for (written, run) in runs.iter().rev() {
+            array.items_written(written, run.len())?;
+            end = run.end;
+        }
+        messages[end..]
+            .iter()
+            .try_for_each(|message| array.item(message))
+    })
 }
 
 /// The session at `path` as cursor `name` (its saved tip; a new cursor there when the name was
@@ -269,4 +345,46 @@ pub fn append_stamp(
         .parse()
         .map_err(|e: pi_session::manage::UnknownResolution| Failure::new(e.to_string()))?;
     Ok(Some(session.set_resolution(id, level)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{JsonArray, PARALLEL_MESSAGES, RUN_MESSAGES, write_req_llm};
+    use pi_session::projection::reqllm::Message;
+
+    /// Laid out on two threads, a long answer is byte for byte the one written a message at a
+    /// time, at every length around the threshold and the runs' edges.
+    #[test]
+    fn req_llm_answers_laid_out_on_two_threads_are_written_in_order() {
+        let lengths = [
+            0,
+            1,
+            PARALLEL_MESSAGES - 1,
+            PARALLEL_MESSAGES,
+            PARALLEL_MESSAGES + 1,
+        ]
+        .into_iter()
+        .chain((0..=RUN_MESSAGES * 2).map(|n| PARALLEL_MESSAGES * 3 + n));
+        for len in lengths {
+            // Sizes that differ, the newest largest, as a turn's messages are.
+            let messages: Vec<Message> = (0..len)
+                .map(|n| Message::user_text(format!("{n}: {}", "x\n\"".repeat(n % 37 + n / 50))))
+                .collect();
+            let mut one = Vec::new();
+            let mut array = JsonArray::new(&mut one, 1);
+            for message in &messages {
+                array.item(message).unwrap();
+            }
+            array.finish().unwrap();
+            let mut two = Vec::new();
+            let mut array = JsonArray::new(&mut two, 1);
+            write_req_llm(&mut array, &messages).unwrap();
+            array.finish().unwrap();
+            assert_eq!(
+                String::from_utf8(two).unwrap(),
+                String::from_utf8(one).unwrap(),
+                "{len} messages"
+            );
+        }
+    }
 }

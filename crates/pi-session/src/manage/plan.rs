@@ -153,6 +153,36 @@ pub struct FittedContext {
     pub over_by: u64,
     /// The statistics of [`messages`](Self::messages).
     pub stats: ContextStats,
+    /// The planner's items, freed with the context.
+    spent: Spent,
+}
+
+/// The planner's working memory (an item per entry planned, with the lines' sketches and
+/// renderings it made), kept with the [`FittedContext`] made of it instead of freed before it
+/// is handed out: a caller about to exit may then forget the context whole (as the CLI does)
+/// rather than free it piece by piece. No part of the context's value: a clone has none, and
+/// equality ignores it.
+#[derive(Default)]
+struct Spent(
+    #[expect(dead_code, reason = "held to be freed with the context, never read")] Vec<Item>,
+);
+
+impl Clone for Spent {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PartialEq for Spent {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Spent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spent")
+    }
 }
 
 impl FittedContext {
@@ -169,6 +199,49 @@ impl From<PreparedContext> for FittedContext {
             budget: prepared.budget,
             over_by: prepared.over_by,
             stats: prepared.stats,
+            spent: Spent::default(),
+        }
+    }
+}
+
+impl From<Planned> for FittedContext {
+    fn from(planned: Planned) -> Self {
+        let Planned { context, items } = planned;
+        Self {
+            spent: Spent(items),
+            ..context.into()
+        }
+    }
+}
+
+/// A plan made: the context without the plan of each entry (`entries` empty), and the
+/// planner's items it is listed from ([`Planned::prepared`]).
+pub(crate) struct Planned {
+    context: PreparedContext,
+    items: Vec<Item>,
+}
+
+impl Planned {
+    /// The context with the plan of each entry.
+    pub(crate) fn prepared(self) -> PreparedContext {
+        let Planned { context, items } = self;
+        PreparedContext {
+            entries: items
+                .into_iter()
+                .map(|i| PlannedEntry {
+                    id: i.id,
+                    kind: i.kind,
+                    stamp: i.stamp,
+                    level: i.level,
+                    evicted: i.evicted,
+                    latest: i.latest,
+                    protected: i.protected,
+                    tokens: i.tokens,
+                    phase: i.phase,
+                    bounded: i.bounded,
+                })
+                .collect(),
+            ..context
         }
     }
 }
@@ -342,7 +415,7 @@ impl Planner<'_, '_> {
     }
 
     /// [`settle`](Self::settle), with the rendering of a line sent Summarized from its sketch
-    /// when already made ([`summarized_renderings`]).
+    /// when already made ([`settle_kept`]).
     fn settle_rendered(&self, item: &mut Item, limit: Option<usize>, made: Option<JsonValue>) {
         item.rendered = Rendered::None;
         item.tokens = 0;
@@ -454,6 +527,7 @@ pub(crate) fn plan(
         evicted_before: 0,
     };
     plan_bodies(bodies, &NoLines, head, overlay, entry_count, model, options)?
+        .map(Planned::prepared)
         .ok_or_else(reread_failed)
 }
 
@@ -481,7 +555,7 @@ pub(crate) fn plan_bodies(
     entry_count: usize,
     model: &str,
     options: &PrepareOptions<'_>,
-) -> Result<Option<PreparedContext>> {
+) -> Result<Option<Planned>> {
     let default_count = |text: &str| (text.len() as u64).div_ceil(BYTES_PER_TOKEN);
     let count: &dyn Fn(&str) -> u64 = match options.stats.counter {
         Some(counter) => counter,
@@ -648,11 +722,7 @@ pub(crate) fn plan_bodies(
     // 4. Only what is kept is rendered and counted; while that is over, the same ladder goes
     // on from there with the real counts, and the final messages are counted again.
     parse_sent(&mut items, lines, summarized_from_sketch)?;
-    let mut made = summarized_renderings(&items).into_iter();
-    for item in &mut items {
-        let made = made.next().flatten();
-        planner.settle_rendered(item, limit, made);
-    }
+    settle_kept(&planner, &mut items, limit);
     let mut total = summary_tokens + items.iter().map(|i| i.tokens).sum::<u64>();
     let mut next_turn = 0;
     loop {
@@ -834,10 +904,11 @@ fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: boo
 /// on two threads.
 const PARALLEL_SUMMARIES: usize = 256;
 
-/// The Summarized rendering of each item that is a line sent Summarized and sketched
-/// ([`Sketch::summarized`], which reads nothing else), by item; with many, the newer half is
-/// made on a second thread while this one makes the older half.
-fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
+/// Each item settled ([`Planner::settle_rendered`]), a line sent Summarized and sketched with
+/// its rendering made from the sketch ([`Sketch::summarized`], which reads nothing else); with
+/// many, the newer half's renderings are made on a second thread while this one makes and
+/// settles the older half.
+fn settle_kept(planner: &Planner<'_, '_>, items: &mut [Item], limit: Option<usize>) {
     fn sketch_of(item: &Item) -> Option<&Sketch> {
         match &item.body {
             Body::Line(_, Some(sketch)) if item.sent && item.level == Resolution::Summarized => {
@@ -852,9 +923,15 @@ fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
             .map(|item| sketch_of(item).map(|sketch| sketch.summarized()))
             .collect()
     };
+    let settle = |items: &mut [Item], made: Vec<Option<JsonValue>>| {
+        for (item, made) in items.iter_mut().zip(made) {
+            planner.settle_rendered(item, limit, made);
+        }
+    };
     let many = items.iter().filter(|i| sketch_of(i).is_some()).count();
     if many < PARALLEL_SUMMARIES {
-        return render(items);
+        let made = render(items);
+        return settle(items, made);
     }
     // Split where half of them are before.
     let half = items
@@ -865,19 +942,21 @@ fn summarized_renderings(items: &[Item]) -> Vec<Option<JsonValue>> {
         })
         .position(|seen| seen * 2 >= many)
         .map_or(items.len(), |at| at + 1);
-    let (older, newer) = items.split_at(half);
-    std::thread::scope(|scope| {
+    let (older, newer) = items.split_at_mut(half);
+    let newer_made = std::thread::scope(|scope| {
+        let newer = &*newer;
         // Without a second thread (none could be made), or if it failed: made here.
         let second = std::thread::Builder::new()
             .spawn_scoped(scope, || render(newer))
             .ok();
-        let mut made = render(older);
+        let made = render(older);
+        settle(older, made);
         match second.map(std::thread::ScopedJoinHandle::join) {
-            Some(Ok(newer)) => made.extend(newer),
-            _ => made.extend(render(newer)),
+            Some(Ok(made)) => made,
+            _ => render(newer),
         }
-        made
-    })
+    });
+    settle(newer, newer_made);
 }
 
 /// The bound of an output sent at `level`: tool results at Full or Attached only.
@@ -1119,7 +1198,7 @@ fn finish(
     items: Vec<Item>,
     options: &PrepareOptions<'_>,
     facts: FinishFacts<'_>,
-) -> PreparedContext {
+) -> Planned {
     let Counted { messages, by_role } = counted;
     let mut stats = ContextStats::from_role_tokens(
         by_role,
@@ -1155,26 +1234,15 @@ fn finish(
     let over_by = options
         .budget
         .map_or(0, |budget| stats.estimated_tokens.saturating_sub(budget));
-    PreparedContext {
-        messages,
-        entries: items
-            .into_iter()
-            .map(|i| PlannedEntry {
-                id: i.id,
-                kind: i.kind,
-                stamp: i.stamp,
-                level: i.level,
-                evicted: i.evicted,
-                latest: i.latest,
-                protected: i.protected,
-                tokens: i.tokens,
-                phase: i.phase,
-                bounded: i.bounded,
-            })
-            .collect(),
-        budget: options.budget,
-        over_by,
-        stats,
+    Planned {
+        context: PreparedContext {
+            messages,
+            entries: Vec::new(),
+            budget: options.budget,
+            over_by,
+            stats,
+        },
+        items,
     }
 }
 
@@ -1214,6 +1282,7 @@ impl Session {
                 &self.model,
                 options,
             )?
+            .map(Planned::prepared)
             .ok_or_else(reread_failed);
         }
         // rho's part of the branch: what the plan reads (the kept range, what follows, and the
@@ -1607,7 +1676,8 @@ mod tests {
                 &options,
             )
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .prepared();
             let parsed = plan(
                 opened.rho_branch_values().unwrap(),
                 &overlay,
