@@ -857,13 +857,18 @@ fn measure_lines(items: &mut [Item], wanted: &[usize], lines: &dyn Lines) -> Res
             None => refused.push(at),
         }
     }
-    let positions: Vec<usize> = refused.iter().map(|&at| items[at].position()).collect();
+    parse_lines(items, lines, refused)
+}
+
+/// Parses the lines of the items at `at` (each still a [`Body::Line`]), read in one pass.
+fn parse_lines(items: &mut [Item], lines: &dyn Lines, at: Vec<usize>) -> Result<()> {
+    let positions: Vec<usize> = at.iter().map(|&i| items[i].position()).collect();
     let values = lines.values(&positions)?;
-    if values.len() != refused.len() {
+    if values.len() != at.len() {
         return Err(reread_failed());
     }
-    for (at, value) in refused.into_iter().zip(values) {
-        items[at].body = Body::Value(value);
+    for (i, value) in at.into_iter().zip(values) {
+        items[i].body = Body::Value(value);
     }
     Ok(())
 }
@@ -876,7 +881,7 @@ fn reread_failed() -> Error {
 /// those sent Summarized when `summarized_from_sketch`: their renderings are built from their
 /// sketches ([`Sketch::summarized`]; not when rho reads attachments, for PDF inputs).
 fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: bool) -> Result<()> {
-    let (at, positions): (Vec<usize>, Vec<usize>) = items
+    let at: Vec<usize> = items
         .iter()
         .enumerate()
         .filter_map(|(at, item)| match &item.body {
@@ -886,18 +891,11 @@ fn parse_sent(items: &mut [Item], lines: &dyn Lines, summarized_from_sketch: boo
             {
                 None
             }
-            Body::Line(position, _) if item.sent => Some((at, *position)),
+            Body::Line(..) if item.sent => Some(at),
             _ => None,
         })
-        .unzip();
-    let values = lines.values(&positions)?;
-    if values.len() != at.len() {
-        return Err(reread_failed());
-    }
-    for (at, value) in at.into_iter().zip(values) {
-        items[at].body = Body::Value(value);
-    }
-    Ok(())
+        .collect();
+    parse_lines(items, lines, at)
 }
 
 /// The lines sent Summarized from their sketches: from this many on, their renderings are made
