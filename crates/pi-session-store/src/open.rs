@@ -118,19 +118,19 @@ pub fn open_with(
         });
     }
     let size = metadata.len();
-    if size <= options.keep_in_memory_up_to {
-        // The core count (read from the cgroup files) is asked once here for the read, the
-        // parse and the session's later batch reads, not once by each.
-        let resolved;
-        let options = if size >= PARALLEL_MIN_BYTES && options.threads == 0 {
-            resolved = OpenOptions {
-                threads: effective_threads(0),
-                ..options.clone()
-            };
-            &resolved
-        } else {
-            options
+    // The core count (read from the cgroup files) is asked once here for the read, the parse
+    // and the session's later batch reads, not once by each.
+    let resolved;
+    let options = if size >= PARALLEL_MIN_BYTES && options.threads == 0 {
+        resolved = OpenOptions {
+            threads: effective_threads(0),
+            ..options.clone()
         };
+        &resolved
+    } else {
+        options
+    };
+    if size <= options.keep_in_memory_up_to {
         let bytes = read_whole(&mut file, size, options)
             .map_err(|e| StoreError::io("could not read", path, e))?;
         let source = Source::Memory {
