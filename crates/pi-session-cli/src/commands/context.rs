@@ -127,7 +127,7 @@ fn parse_inputs(text: &str) -> Result<Inputs, String> {
 
 /// Runs `context`: the session opened for reading through the facade ([`Session`]), projected
 /// at `--leaf` with [`Session::project_at`] (the agent and llm contexts a message at a time
-/// with [`Session::context_each_at`], request bodies with [`Session::agent_context_at`], rho's
+/// with [`Session::context_each_leaving`], request bodies with [`Session::agent_context_at`], rho's
 /// formats an element at a time: each written straight out).
 pub fn run(args: ContextArgs) -> Outcome {
     if let Some(budget) = args.budget {
