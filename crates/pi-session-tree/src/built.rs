@@ -141,11 +141,24 @@ pub fn agent_context_prepared_indexed(
     dialect: Dialect,
     options: &crate::context::ContextOptions<'_>,
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>) {
+    let (context, messages, diagnostics, _) =
+        agent_context_prepared_extendable(path, dialect, options);
+    (context, messages, diagnostics)
+}
+
+/// [`agent_context_prepared_indexed`], with what continuing the build needs
+/// ([`Extendable::extend_alone`]: the `message` entries that follow a path read a part at a
+/// time, [`crate::source::context_path_streamed`]).
+pub fn agent_context_prepared_extendable(
+    path: &mut [Value],
+    dialect: Dialect,
+    options: &crate::context::ContextOptions<'_>,
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
     let rules = dialect.build_context();
     let mut diagnostics = rules.prepare(path, options.blobs);
-    let (context, messages, more, _) = rules.build(path, options.blobs);
+    let (context, messages, more, extendable) = rules.build(path, options.blobs);
     diagnostics.extend(more);
-    (context, messages, diagnostics)
+    (context, messages, diagnostics, extendable)
 }
 
 /// A built context that can be continued with what a host's turn appended
@@ -183,6 +196,52 @@ impl Extendable {
         Self {
             state: Tail::Omp(tail),
         }
+    }
+
+    /// Whether [`Self::extend_alone`] continues this build with any run of `message` entries:
+    /// a build of a release whose rules read nothing before such a run (pi's; not omp's, whose
+    /// passes reach back), without a rule that reaches forward (pi 1.6's context edits).
+    pub fn extends_alone(&self) -> bool {
+        match &self.state {
+            Tail::Pi(tail) => pi_context::extends_alone(tail),
+            Tail::Omp(_) => false,
+        }
+    }
+
+    /// [`Self::extend`] given only the entries added (`message` entries that follow the path
+    /// built so far, which is not needed): the [`Built::Entry`] indices returned are into
+    /// `added`. `None` when [`Self::extends_alone`] is `false` or `added` holds an entry that
+    /// is not a `message`.
+    ///
+    /// ```
+    /// use pi_session_tree::built::{agent_context_extendable, Built};
+    /// use pi_session_tree::Dialect;
+    /// use serde_json::json;
+    ///
+    /// let message = |id: &str, role: &str| json!({"type":"message","id":id,"parentId":null,
+    ///     "message":{"role":role,"content":"hi","provider":"p","model":"m"}});
+    /// let path = vec![message("a", "user"), message("b", "assistant")];
+    /// let (mut context, messages, mut diagnostics, mut tail) =
+    ///     agent_context_extendable(&path[..1], Dialect::PI);
+    /// assert!(tail.extends_alone());
+    /// let added = tail.extend_alone(&mut context, &path[1..], &mut diagnostics).unwrap();
+    /// assert_eq!(added, [Built::Entry(0)]);
+    /// let (fresh, all, _, _) = agent_context_extendable(&path, Dialect::PI);
+    /// assert_eq!((context, messages.len() + added.len()), (fresh, all.len()));
+    /// let (_, _, _, omp) = agent_context_extendable(&path[..1], Dialect::OMP);
+    /// assert!(!omp.extends_alone());
+    /// ```
+    pub fn extend_alone(
+        &mut self,
+        context: &mut AgentContext,
+        added: &[Value],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Built>> {
+        if !self.extends_alone() {
+            return None;
+        }
+        // pi's `extend` reads only `path[from..]`.
+        self.extend(context, added, 0, diagnostics)
     }
 
     /// Continues a build over `path[..from]` (this one) to all of `path`, when what was added

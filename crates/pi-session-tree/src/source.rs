@@ -365,6 +365,54 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
     positions: &[usize],
     dialect: Dialect,
 ) -> Result<PositionedPath, S::Error> {
+    Ok(context_path_split(source, index, positions, dialect, false)?.0)
+}
+
+/// [`context_path_positioned`] cut in two for a caller that reads and sends the end of a long
+/// branch a part at a time: the path up to the last entry that is not a `message` (the
+/// head, read), and the positions of the `message` entries after it (the tail, left unread),
+/// when the dialect continues a build with such entries without reading what came before
+/// (`BuildContext::extends_by_messages`: pi) and the whole branch may be sent (no compaction
+/// cut: nothing before the sent part is read). The head followed by the tail's entries, read
+/// in order, is [`context_path_positioned`]'s path; the tail is empty where the dialect or the
+/// branch does not allow the cut. A caller builds over the head
+/// ([`crate::built::agent_context_prepared_extendable`]) and continues with each part of the
+/// tail ([`crate::built::Extendable::extend_alone`]), so only one part is held at a time.
+///
+/// ```
+/// use pi_session_tree::{Dialect, TreeIndex, EntrySource};
+/// use pi_session_tree::source::{context_path_positioned, context_path_streamed};
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"1"}}),
+///     json!({"type":"model_change","id":"b","parentId":"a","provider":"p","modelId":"m"}),
+///     json!({"type":"message","id":"c","parentId":"b","message":{"role":"user","content":"2"}}),
+///     json!({"type":"message","id":"d","parentId":"c","message":{"role":"user","content":"3"}}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// let ((from, head), tail) = context_path_streamed(&entries, &index, &[0, 1, 2, 3], Dialect::PI).unwrap();
+/// assert_eq!((from, &head[..], tail), (vec![Some(0), Some(1)], &entries[..2], vec![2, 3]));
+/// let (_, tail) = context_path_streamed(&entries, &index, &[0, 1, 2, 3], Dialect::OMP).unwrap();
+/// assert!(tail.is_empty());
+/// ```
+pub fn context_path_streamed<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+    dialect: Dialect,
+) -> Result<(PositionedPath, Vec<usize>), S::Error> {
+    context_path_split(source, index, positions, dialect, true)
+}
+
+/// [`context_path_positioned`], and with `split` [`context_path_streamed`]'s tail.
+fn context_path_split<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+    dialect: Dialect,
+    split: bool,
+) -> Result<(PositionedPath, Vec<usize>), S::Error> {
     let node = |at: usize| index.node(positions[at]);
     let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
     // Every list below holds path indices in ascending order (the last one once reversed), so
@@ -422,7 +470,20 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
         FirstSent::At(i) => sparse_at.get(i).copied().unwrap_or(positions.len()),
         FirstSent::After(i) => sparse_at.get(i).map_or(positions.len(), |at| at + 1),
     };
-    let sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
+    let mut sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
+    // The messages after every entry of `sparse` come last on the path, in order: with
+    // nothing before the sent part (so nothing read backwards below), they may be left to the
+    // caller.
+    let tail: Vec<usize> = if split && start == 0 && dialect.build_context().extends_by_messages() {
+        let last = sparse_at.last().copied();
+        let cut = sent.partition_point(|&at| last.is_some_and(|last| at < last));
+        sent.split_off(cut)
+            .into_iter()
+            .map(|at| positions[at])
+            .collect()
+    } else {
+        Vec::new()
+    };
     let sent_values = read(source, positions, &sent)?;
     let is_assistant =
         |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
@@ -454,10 +515,11 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
     let read_at = before_at.into_iter().chain(sent);
     let read_values = before_values.into_iter().chain(sent_values);
     if sparse.is_empty() {
-        return Ok(read_at
+        let path = read_at
             .map(|at| Some(positions[at]))
             .zip(read_values)
-            .unzip());
+            .unzip();
+        return Ok((path, tail));
     }
     let total = sparse.len() + read_values.size_hint().0;
     let mut from: Vec<Option<usize>> = Vec::with_capacity(total);
@@ -481,7 +543,7 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
             path.push(entry);
         }
     }
-    Ok((from, path))
+    Ok(((from, path), tail))
 }
 
 /// The entries of the branch `positions` that rho's `context/2` reads (req_llm messages, and

@@ -21,9 +21,11 @@ use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{llm_message, rho};
 use pi_session_store::IndexEntry;
-use pi_session_tree::built::{Built, agent_context_prepared_indexed};
+use pi_session_tree::built::{
+    Built, agent_context_prepared_extendable, agent_context_prepared_indexed,
+};
 use pi_session_tree::context::{may_rewrite_message_line, message_keys};
-use pi_session_tree::source::context_path_positioned;
+use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
@@ -178,7 +180,7 @@ impl Session {
         format: Format,
         dialect: Dialect,
         options: &ContextOptions<'_>,
-        each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+        mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
         if !matches!(format, Format::Agent | Format::Llm) {
             return Err(Error::invalid_input(format!(
@@ -187,84 +189,170 @@ impl Session {
             .into());
         }
         let llm = format == Format::Llm;
-        let keys = message_keys(dialect);
         let log = self.log();
         let mut branch = log.index.branch_for(leaf);
-        let source = CopyingSource {
-            log: &log,
-            reader: LineReader {
-                keys,
-                copy: Some(CopyRule {
-                    dialect,
-                    blobs: options.blobs.is_some(),
-                }),
-            },
-            // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
-            // otherwise the agent's messages are printed from the values read anyway.
-            copy: llm || keys.is_some(),
-            convert: llm.then(|| convert_to_llm(dialect)),
-            copies: RefCell::new(Vec::new()),
-        };
-        let (from, mut path) =
-            context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
-        let mut by_position = source.copies.into_inner();
+        let source = CopyingSource::for_context(&log, dialect, llm, options);
+        let ((from, mut path), tail) =
+            context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
+        let copies = source.copies_along(&from);
         drop(log);
-        // Sorted by position, a later copy of a position after an earlier one (a stable sort).
-        if !by_position.is_sorted_by_key(|(position, _)| *position) {
-            by_position.sort_by_key(|(position, _)| *position);
-        }
-        let copies: Vec<Option<Copied>> = from
-            .iter()
-            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
-            .collect();
-        drop(by_position);
-        let (context, built, mut diagnostics) =
-            agent_context_prepared_indexed(&mut path, dialect, options);
-        branch.diagnostics.append(&mut diagnostics);
-        let sent = Sent {
-            path: &path,
-            built: &built,
-            copies: &copies,
-        };
-        let rest = if llm {
-            sent.llm(dialect, each)?;
-            Vec::new()
-        } else {
-            sent.agent(&context, each)?
-        };
-        let leftovers = ContextLeftovers {
+        let (mut context, built, mut diagnostics, mut extendable) =
+            agent_context_prepared_extendable(&mut path, dialect, options);
+        let head = Segment {
             path,
             built,
             copies,
+        };
+        if !tail.is_empty() && !extendable.extends_alone() {
+            // A rule of this build reaches forward (pi 1.6's context edits): the branch is
+            // read and built whole instead.
+            drop(head);
+            return self.context_each_whole(&mut branch, format, dialect, options, each);
+        }
+        let mut stream = Stream {
+            llm,
+            dialect,
+            last: None,
+            entries: 0,
+        };
+        stream.push(head, &mut each)?;
+        // The messages after the head: read, built on and sent a part at a time, so the
+        // memory of one part is reused by the next (a part's entries, copies and built
+        // messages are freed once it is sent).
+        for part in tail.chunks(STREAMED_ENTRIES) {
+            let mut segment = self.read_part(part, dialect, llm, options)?;
+            segment.built = extendable
+                .extend_alone(&mut context, &segment.path, &mut diagnostics)
+                .ok_or_else(|| {
+                    Error::invalid_input("a build refused the branch's last messages (a bug)")
+                })?;
+            stream.push(segment, &mut each)?;
+        }
+        let last = stream.finish(&mut each)?;
+        branch.diagnostics.append(&mut diagnostics);
+        let rest = if llm { Vec::new() } else { rest_of(&context)? };
+        let leftovers = ContextLeftovers {
+            entries: stream.entries,
+            last,
             context,
         };
         Ok((rest, self.located(branch.diagnostics), leftovers))
     }
+
+    /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go.
+    fn context_each_whole<E: From<Error>>(
+        &self,
+        branch: &mut pi_session_tree::Branch,
+        format: Format,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+        mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
+        let llm = format == Format::Llm;
+        let log = self.log();
+        let source = CopyingSource::for_context(&log, dialect, llm, options);
+        let (from, mut path) =
+            context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
+        let copies = source.copies_along(&from);
+        drop(log);
+        let (context, built, mut diagnostics) =
+            agent_context_prepared_indexed(&mut path, dialect, options);
+        branch.diagnostics.append(&mut diagnostics);
+        let mut stream = Stream {
+            llm,
+            dialect,
+            last: None,
+            entries: 0,
+        };
+        stream.push(
+            Segment {
+                path,
+                built,
+                copies,
+            },
+            &mut each,
+        )?;
+        let last = stream.finish(&mut each)?;
+        let rest = if llm { Vec::new() } else { rest_of(&context)? };
+        let leftovers = ContextLeftovers {
+            entries: stream.entries,
+            last,
+            context,
+        };
+        Ok((
+            rest,
+            self.located(std::mem::take(&mut branch.diagnostics)),
+            leftovers,
+        ))
+    }
+
+    /// The entries at `positions` (`message` entries of the branch, in order) read as
+    /// [`Self::context_each_leaving`] reads the branch, with their copies; no message built.
+    fn read_part(
+        &self,
+        positions: &[usize],
+        dialect: Dialect,
+        llm: bool,
+        options: &ContextOptions<'_>,
+    ) -> Result<Segment> {
+        let log = self.log();
+        let source = CopyingSource::for_context(&log, dialect, llm, options);
+        let path = source.entry_values(positions)?;
+        let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
+        let copies = source.copies_along(&from);
+        Ok(Segment {
+            path,
+            built: Vec::new(),
+            copies,
+        })
+    }
 }
 
-/// What [`Session::context_each_leaving`] built a context from: the branch's entries as read,
-/// the built messages and the copies of those sent as written. Dropping it frees them; a
-/// caller about to exit may `std::mem::forget` it instead.
+/// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
+/// last entry of another type (a long branch's tail): about 1 MB of lines for short
+/// messages, enough for the store to read them on every core.
+const STREAMED_ENTRIES: usize = 2048;
+
+/// The text of `context` (its messages left out) after its empty messages array.
+fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
+    let skeleton = print(context)?;
+    skeleton
+        .strip_prefix(NO_MESSAGES)
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| {
+            Error::invalid_input(
+                "the context's text does not start with its messages (a new context shape?)",
+            )
+        })
+}
+
+/// What [`Session::context_each_leaving`] built a context from: the entries of the branch as
+/// read last, the messages built of them and the copies of those sent as written (earlier
+/// parts of a long branch are freed as they are sent). Dropping it frees them; a caller about
+/// to exit may `std::mem::forget` it instead.
 pub struct ContextLeftovers {
-    path: Vec<JsonValue>,
-    built: Vec<Built>,
-    copies: Vec<Option<Copied>>,
+    entries: usize,
+    last: Option<Segment>,
     context: pi_session_tree::AgentContext,
 }
 
 impl ContextLeftovers {
     /// How many entries of the branch were read.
     pub fn entries(&self) -> usize {
-        self.path.len()
+        self.entries
     }
 }
 
 impl std::fmt::Debug for ContextLeftovers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let last = self.last.as_ref();
         f.debug_struct("ContextLeftovers")
-            .field("entries", &self.path.len())
-            .field("messages", &self.built.len())
-            .field("copies", &self.copies.iter().flatten().count())
+            .field("entries", &self.entries)
+            .field("messages", &last.map_or(0, |s| s.built.len()))
+            .field(
+                "copies",
+                &last.map_or(0, |s| s.copies.iter().flatten().count()),
+            )
             .field("context", &self.context)
             .finish()
     }
@@ -404,7 +492,45 @@ impl LineReader {
     }
 }
 
-impl CopyingSource<'_> {
+impl<'a> CopyingSource<'a> {
+    /// The source [`Session::context_each_leaving`] reads `log` through for `dialect`'s agent
+    /// context or (`llm`) its `convertToLlm`.
+    fn for_context(
+        log: &'a Log,
+        dialect: Dialect,
+        llm: bool,
+        options: &ContextOptions<'_>,
+    ) -> Self {
+        let keys = message_keys(dialect);
+        CopyingSource {
+            log,
+            reader: LineReader {
+                keys,
+                copy: Some(CopyRule {
+                    dialect,
+                    blobs: options.blobs.is_some(),
+                }),
+            },
+            // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
+            // otherwise the agent's messages are printed from the values read anyway.
+            copy: llm || keys.is_some(),
+            convert: llm.then(|| convert_to_llm(dialect)),
+            copies: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The copies taken, one slot per entry of a path read from the positions `from`.
+    fn copies_along(self, from: &[Option<usize>]) -> Vec<Option<Copied>> {
+        let mut by_position = self.copies.into_inner();
+        // Sorted by position, a later copy of a position after an earlier one (a stable sort).
+        if !by_position.is_sorted_by_key(|(position, _)| *position) {
+            by_position.sort_by_key(|(position, _)| *position);
+        }
+        from.iter()
+            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
+            .collect()
+    }
+
     /// Whether the rules of the format read no more of this entry's message than its shallow
     /// value holds: always for the agent context; for llm, when the conversion passes its role
     /// through as it is.
@@ -526,14 +652,15 @@ fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) ->
     message.filter(|message| same_entry && rule.as_written(line, message))
 }
 
-/// A built context's messages with the copies of those sent as written.
-struct Sent<'a> {
-    path: &'a [JsonValue],
-    built: &'a [Built],
-    copies: &'a [Option<Copied>],
+/// A part of a branch as read (a path), the messages built of it and the copies of those
+/// sent as written (by path index).
+struct Segment {
+    path: Vec<JsonValue>,
+    built: Vec<Built>,
+    copies: Vec<Option<Copied>>,
 }
 
-impl Sent<'_> {
+impl Segment {
     /// The copy of `message`'s text, when it is a path entry's message sent as written.
     fn copy_of(&self, message: &Built) -> Option<&Copied> {
         match message {
@@ -542,39 +669,41 @@ impl Sent<'_> {
         }
     }
 
-    /// The dialect's `buildSessionContext` result: each message handed to `each`, then the
-    /// text of `context` (its messages left out) after its empty messages array.
+    /// Its built messages in `range`, each handed to `each` (the dialect's
+    /// `buildSessionContext` result).
     fn agent<E: From<Error>>(
         &self,
-        context: &pi_session_tree::AgentContext,
-        mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
-    ) -> std::result::Result<Vec<u8>, E> {
-        let skeleton = print(context)?;
-        let Some(rest) = skeleton.strip_prefix(NO_MESSAGES) else {
-            return Err(Error::invalid_input(
-                "the context's text does not start with its messages (a new context shape?)",
-            )
-            .into());
-        };
-        for message in self.built {
+        range: std::ops::Range<usize>,
+        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        for message in self.built.get(range).unwrap_or_default() {
             match self.copy_of(message) {
                 Some(copy) => each(SentMessage::Written(&copy.text))?,
-                None => each(SentMessage::Value(message.resolve(self.path)))?,
+                None => each(SentMessage::Value(message.resolve(&self.path)))?,
             }
         }
-        Ok(rest.to_vec())
+        Ok(())
     }
 
-    /// The dialect's `convertToLlm` of the messages, each handed to `each`: one a rule leaves
-    /// as it is (borrowed) is its copy when there is one.
+    /// The dialect's `convertToLlm` of its built messages in `range`, each handed to `each`:
+    /// one a rule leaves as it is (borrowed) is its copy when there is one. The message after
+    /// the last one of the segment is `after` (the first of the next part).
     fn llm<E: From<Error>>(
         &self,
         dialect: Dialect,
-        mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+        range: std::ops::Range<usize>,
+        after: Option<&JsonValue>,
+        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        let messages: Vec<&JsonValue> = self.built.iter().map(|m| m.resolve(self.path)).collect();
-        for (i, (built, &message)) in self.built.iter().zip(&messages).enumerate() {
-            let next = messages.get(i + 1).copied();
+        for i in range {
+            let Some(built) = self.built.get(i) else {
+                break;
+            };
+            let message = built.resolve(&self.path);
+            let next = match self.built.get(i + 1) {
+                Some(next) => Some(next.resolve(&self.path)),
+                None => after,
+            };
             let copy = self.copy_of(built);
             for converted in llm_message(message, next, dialect) {
                 match (&converted, copy) {
@@ -594,6 +723,63 @@ impl Sent<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The messages of a context handed out segment by segment, in order. For llm the last
+/// message of a segment waits for the next segment's first (the conversion of a message may
+/// read the one after it), so the last segment with messages is kept until then.
+struct Stream {
+    llm: bool,
+    dialect: Dialect,
+    /// The last segment pushed that holds messages (for llm its last message not yet sent).
+    last: Option<Segment>,
+    /// How many entries the segments held.
+    entries: usize,
+}
+
+impl Stream {
+    fn push<E: From<Error>>(
+        &mut self,
+        segment: Segment,
+        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        self.entries += segment.path.len();
+        let count = segment.built.len();
+        if count == 0 {
+            // Nothing to send; for llm the message waiting still waits for a next one.
+            if self.last.is_none() {
+                self.last = Some(segment);
+            }
+            return Ok(());
+        }
+        if self.llm {
+            if let Some(last) = &self.last {
+                let first = segment.built.first().map(|m| m.resolve(&segment.path));
+                let end = last.built.len();
+                last.llm(self.dialect, end.saturating_sub(1)..end, first, each)?;
+            }
+            segment.llm(self.dialect, 0..count - 1, None, each)?;
+        } else {
+            segment.agent(0..count, each)?;
+        }
+        // The segment before is freed here: its memory serves the next part.
+        self.last = Some(segment);
+        Ok(())
+    }
+
+    /// Sends what waits (llm: the last message), handing back the last segment.
+    fn finish<E: From<Error>>(
+        &mut self,
+        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Option<Segment>, E> {
+        if self.llm
+            && let Some(last) = &self.last
+        {
+            let end = last.built.len();
+            last.llm(self.dialect, end.saturating_sub(1)..end, None, each)?;
+        }
+        Ok(self.last.take())
     }
 }
 

@@ -120,3 +120,99 @@ fn other_spellings_print_as_the_parsed_value() {
         assert!(text.contains(expected), "{expected} not in {text}");
     }
 }
+
+/// A pi session of `count` message entries after a few entries of other types: mostly short
+/// user turns, an assistant turn (a new model) and a tool result now and then, some lines
+/// spelled otherwise than `JSON.stringify` writes them, and `message` entries without a
+/// message (diagnostics). With `edit`, a pi 1.6 `context_edit` before them names one of them.
+fn long_branch(count: usize, edit: bool) -> String {
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    );
+    text.push('\n');
+    let mut parent = "null".to_owned();
+    let mut line = |text: &mut String, id: &str, body: &str| {
+        text.push_str(&format!(
+            r#"{{"type":{body},"id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z"}}"#
+        ));
+        text.push('\n');
+        parent = format!("\"{id}\"");
+    };
+    line(
+        &mut text,
+        "m0",
+        r#""model_change","provider":"p0","modelId":"first""#,
+    );
+    line(
+        &mut text,
+        "c0",
+        r#""custom_message","customType":"note","content":"remember","display":true"#,
+    );
+    if edit {
+        line(
+            &mut text,
+            "e0",
+            r#""context_edit","targetId":"u7","replacement":{"content":"edited"}"#,
+        );
+    }
+    for i in 0..count {
+        let id = format!("u{i}");
+        let body = match i % 1000 {
+            17 => format!(
+                r#""message","message":{{"role":"assistant","content":[{{"type":"text","text":"a{i}"}}],"provider":"p{i}","model":"m{i}","stopReason":"stop","timestamp":{i}}}"#
+            ),
+            18 => format!(
+                r#""message","message":{{"role":"toolResult","toolCallId":"t{i}","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":{i}}}"#
+            ),
+            400 => {
+                format!(r#""message","message":{{ "role" : "user", "content" : "spaced {i}" }}"#)
+            }
+            401 => r#""message","message":null"#.to_owned(),
+            _ => format!(
+                r#""message","message":{{"role":"user","content":"turn {i} \"q\"","timestamp":{i}}}"#
+            ),
+        };
+        line(&mut text, &id, &body);
+    }
+    text
+}
+
+/// A branch much longer than one part of what `context_each_at` reads at a time after the
+/// last entry of another type: every message, the model (set late in the branch), the
+/// diagnostics and, for llm, each conversion are what the whole branch read at once gives, in
+/// every dialect; and with a pi 1.6 context edit naming a later message.
+#[test]
+fn a_long_branch_read_in_parts_is_the_whole_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    for edit in [false, true] {
+        let path = dir.path().join(format!("long-{edit}.jsonl"));
+        std::fs::write(&path, long_branch(9_500, edit)).unwrap();
+        let (session, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+        for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
+            for format in [Format::Agent, Format::Llm] {
+                let options = ProjectOptions {
+                    dialect,
+                    ..ProjectOptions::default()
+                };
+                let leaf = LeafSelector::Default;
+                let (value, diagnostics) = session.project_at(&leaf, format, &options).unwrap();
+                let (text, text_diagnostics) = session
+                    .context_json_at(&leaf, format, dialect, &ContextOptions::default())
+                    .unwrap();
+                assert!(
+                    text == to_js_vec(&value).unwrap(),
+                    "{dialect:?} {format:?} edit={edit}"
+                );
+                assert_eq!(
+                    format!("{text_diagnostics:?}"),
+                    format!("{diagnostics:?}"),
+                    "{dialect:?} {format:?} edit={edit}"
+                );
+                if format == Format::Agent && dialect == Dialect::PI {
+                    assert_eq!(value["model"]["modelId"], "m9017");
+                    assert_eq!(value["messages"].as_array().map(Vec::len), Some(9_491));
+                }
+            }
+        }
+    }
+}

@@ -135,6 +135,17 @@ pub(crate) trait BuildContext {
         None
     }
 
+    /// Whether every build of this release, continued with a run of `message` entries only,
+    /// reads nothing of the path before them and changes no message built before
+    /// ([`Extendable::extends_alone`] then says so for a given build, unless a rule of that
+    /// build reaches forward: pi 1.6's context edits), and the release has no load-time
+    /// rewrites: a caller may then read and send such a run after the rest, a part at a time
+    /// ([`crate::source::context_path_streamed`]). `false` (the default): omp's passes reach
+    /// back.
+    fn extends_by_messages(&self) -> bool {
+        false
+    }
+
     /// The load-time rewrites of the path's entries, in place (omp's; pi has none).
     fn prepare(&self, _path: &mut [Value], _blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
         Vec::new()

@@ -147,10 +147,18 @@ pub(crate) fn build_extendable(
     (context, out, diagnostics, tail)
 }
 
+/// Whether [`extend`] continues the build `tail` describes with any run of `message` entries
+/// (no pi 1.6 context edit among its entries: one may name an entry added later).
+pub(crate) fn extends_alone(tail: &PiTail) -> bool {
+    !tail.edits
+}
+
 /// The messages `path[from..]` add to a context built over `path[..from]` when those are
 /// `message` entries (a host's turn): each entry's messages at the end, the model and the
 /// diagnostics updated, exactly as a build over the whole `path` gives them. `None` when the
-/// context must be built again (an entry that is not a `message`, or pi 1.6 edits).
+/// context must be built again (an entry that is not a `message`, or pi 1.6 edits). Nothing
+/// of `path[..from]` is read, so `path` may hold only the entries added (`from` 0; their
+/// [`Built::Entry`] indices are then into them).
 pub(crate) fn extend(
     tail: &mut PiTail,
     context: &mut PiContext,

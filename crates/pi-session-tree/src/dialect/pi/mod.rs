@@ -48,6 +48,13 @@ impl BuildContext for Pi {
         }
     }
 
+    /// pi's build is a fold over its context entries: a `message` entry after the others adds
+    /// its message (and, for an assistant, the model) and reads nothing before it
+    /// (`context::extend`); pi rewrites nothing at load.
+    fn extends_by_messages(&self) -> bool {
+        true
+    }
+
     fn build(
         &self,
         path: &[Value],
