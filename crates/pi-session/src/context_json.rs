@@ -224,16 +224,19 @@ impl Session {
         std::thread::scope(|scope| {
             let (parts, read) = mpsc::sync_channel::<Result<Segment>>(1);
             let (done, to_free) = mpsc::channel::<Segment>();
-            scope.spawn(move || {
-                for part in tail.chunks(STREAMED_ENTRIES) {
-                    drop(to_free.try_iter().collect::<Vec<_>>());
-                    let segment = self.read_part(part, dialect, llm, blobs);
-                    let failed = segment.is_err();
-                    if parts.send(segment).is_err() || failed {
-                        break;
+            std::thread::Builder::new()
+                .name("pi-session-context".into())
+                .spawn_scoped(scope, move || {
+                    for part in tail.chunks(STREAMED_ENTRIES) {
+                        drop(to_free.try_iter().collect::<Vec<_>>());
+                        let segment = self.read_part(part, dialect, llm, blobs);
+                        let failed = segment.is_err();
+                        if parts.send(segment).is_err() || failed {
+                            break;
+                        }
                     }
-                }
-            });
+                })
+                .map_err(|e| Error::io("could not start the thread that reads the branch", e))?;
             for segment in read {
                 let mut segment = segment?;
                 segment.built = extendable

@@ -222,3 +222,68 @@ fn pi_messages_sent_as_written_are_read_as_their_role_only() {
         );
     }
 }
+
+/// The most bytes held (allocated and not yet freed) while the messages of a chain of `turns`
+/// short user turns are handed out as `format` (open not counted), and the messages' length.
+fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize, usize) {
+    let path = dir.join(format!("chain-{turns}.jsonl"));
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    );
+    text.push('\n');
+    let mut parent = "null".to_owned();
+    for i in 0..turns {
+        text.push_str(&format!(
+            r#"{{"type":"message","id":"m{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"turn {i}: a short question of about a hundred bytes, as a long chain holds","timestamp":{i}}}}}"#
+        ));
+        text.push('\n');
+        parent = format!("\"m{i}\"");
+    }
+    std::fs::write(&path, text).unwrap();
+    let (session, _) = Session::read_in(&pi_session::store::Store::Files, &path, MODEL).unwrap();
+    let region = Region::new(GLOBAL);
+    let (mut length, mut held) = (0usize, 0usize);
+    session
+        .context_each_at(
+            &pi_session::tree::LeafSelector::Default,
+            format,
+            Dialect::PI,
+            &pi_session::tree::ContextOptions::default(),
+            |message| {
+                length += message.to_compact()?.len();
+                let change = region.change();
+                // A reallocation is counted in both as what it added or gave back.
+                held = held.max(
+                    change
+                        .bytes_allocated
+                        .saturating_sub(change.bytes_deallocated),
+                );
+                Ok::<(), pi_session::Error>(())
+            },
+        )
+        .unwrap();
+    (held, length)
+}
+
+/// A long branch of `message` entries is read, built on and sent a part at a time, each part
+/// freed once sent: what is held while the messages are handed out grows with the branch by
+/// its positions (a few words an entry: ~64 bytes), not by its entries and copies (~1 KB an
+/// entry read whole). 30,000 more short turns (~3.6 MB more of messages) hold less memory more
+/// than those messages' size (read whole: ~30 MB more).
+#[test]
+fn a_long_branch_is_held_a_part_at_a_time() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    for format in [Format::Agent, Format::Llm] {
+        let (short_held, short_length) = held_for_chain(dir.path(), 10_000, format);
+        let (long_held, long_length) = held_for_chain(dir.path(), 40_000, format);
+        let more = long_length - short_length;
+        assert!(more > 3_000_000, "{format:?}: {more}");
+        assert!(
+            long_held.saturating_sub(short_held) < more,
+            "{format:?}: {short_held} then {long_held} bytes held for {short_length} then {long_length} bytes of messages"
+        );
+    }
+}
