@@ -164,18 +164,101 @@ pub fn open_with(
 /// each chunk's lines parsed; or why it could not read it (or the bug it hit).
 type ReadPart = std::thread::Result<std::io::Result<(Segment, Vec<Vec<LineOutcome>>)>>;
 
-/// Indexes a file too large to hold on `threads` workers that each read a part of it by
+/// The read buffers of [`index_parts_in_parallel`], handed out last in, first out: the buffer
+/// folded last (its pages faulted in and warm in cache) is the next one read into, so a file
+/// touches only as many buffers as are in flight at once, not the whole pool (a channel hands
+/// them round in turn: every buffer of the pool faulted in, ~270 KiB each).
+struct BufferPool {
+    state: Mutex<PoolState>,
+    returned: std::sync::Condvar,
+}
+
+struct PoolState {
+    free: Vec<Vec<u8>>,
+    /// The fold has stopped: no buffer will come back.
+    closed: bool,
+}
+
+impl BufferPool {
+    /// A pool of `count` empty buffers (each grows to a part's size on first use).
+    fn new(count: usize) -> Self {
+        Self {
+            state: Mutex::new(PoolState {
+                free: (0..count).map(|_| Vec::new()).collect(),
+                closed: false,
+            }),
+            returned: std::sync::Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        // The state is a list and a flag, whole after any panic.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The buffer returned last, waiting for one if none is free; `None` once closed.
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut state = self.state();
+        loop {
+            if state.closed {
+                return None;
+            }
+            if let Some(buffer) = state.free.pop() {
+                return Some(buffer);
+            }
+            state = self
+                .returned
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    /// The buffer returned last, if one is free now.
+    fn try_take(&self) -> Option<Vec<u8>> {
+        let mut state = self.state();
+        if state.closed {
+            return None;
+        }
+        state.free.pop()
+    }
+
+    fn give_back(&self, buffer: Vec<u8>) {
+        self.state().free.push(buffer);
+        self.returned.notify_one();
+    }
+
+    fn close(&self) {
+        self.state().closed = true;
+        self.returned.notify_all();
+    }
+}
+
+/// Closes the pool when the fold ends, however it ends (returned, failed, a worker's panic
+/// resumed): workers waiting for a buffer stop, and the scope can join them.
+struct CloseOnDrop<'a>(&'a BufferPool);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// Indexes a file too large to hold on `threads` threads that each read a part of it by
 /// position (`read_at`: no reader thread hands chunks out), frame it ([`read_segment`]: a
-/// line belongs to the part where it starts) and parse its lines while they are in cache;
-/// this thread folds the parts in file order, numbering the lines as it goes.
+/// line belongs to the part where it starts) and parse its lines while they are in cache.
+/// This thread is one of them (`threads - 1` workers are started): between its own parts it
+/// folds the parts in file order, numbering the lines as it goes, and it waits only when no
+/// buffer is free or no part is left.
 ///
-/// Memory is bounded as in [`index_in_parallel`]: a worker takes a buffer from a pool of
-/// `3 × threads` before it claims the next part, and a buffer goes back only once its part
-/// is folded. The file ends at the first part (in file order) that met its end as it was read,
-/// so a file growing meanwhile is read on to where it ended then (as one reader reading on to
-/// the end would), and one that shrank ends where the read found its end; a part whose first
-/// line does not start where the part before it ended (the file was rewritten meanwhile) ends
-/// it there too. A panicking worker (a bug) is re-raised here.
+/// Memory is bounded as in [`index_in_parallel`]: a thread takes a buffer from a pool of
+/// `3 × threads` ([`BufferPool`]) before it claims the next part, and a buffer goes back only
+/// once its part is folded. The file ends at the first part (in file order) that met its end
+/// as it was read, so a file growing meanwhile is read on to where it ended then (as one
+/// reader reading on to the end would), and one that shrank ends where the read found its end;
+/// a part whose first line does not start where the part before it ended (the file was
+/// rewritten meanwhile) ends it there too. A panicking worker (a bug) is re-raised here.
 ///
 /// `read_at` fills what it is given from a file offset (`FileExt::read_at`), fewer bytes only
 /// at the end of the file.
@@ -187,50 +270,42 @@ fn index_parts_in_parallel(
 ) -> std::io::Result<(Builder, bool)> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next_part = AtomicUsize::new(0);
-    // The first part known to have met the end of the file: no worker claims one after it.
+    // The first part known to have met the end of the file: no thread claims one after it.
     let last_part = AtomicUsize::new(usize::MAX);
-    let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
-    for _ in 0..threads * 3 {
-        // Empty buffers: each grows to the part's size on first use.
-        let _ = pool_tx.send(Vec::new());
-    }
-    let pool_rx = Mutex::new(pool_rx);
+    let pool = BufferPool::new(threads.max(1) * 3);
+    // Claims the next part (`None`: none is left) and reads, frames and parses it.
+    let read_part = |buffer: Vec<u8>| -> Option<(usize, ReadPart)> {
+        let index = next_part.fetch_add(1, Ordering::Relaxed);
+        if index > last_part.load(Ordering::Relaxed) {
+            return None;
+        }
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            read_segment(&read_at, index, part_len, buffer).map(|segment| {
+                let outcomes = segment.chunks.iter().map(parse_lines).collect();
+                (segment, outcomes)
+            })
+        }));
+        if let Ok(Ok((segment, _))) = &read
+            && segment.at_eof
+        {
+            last_part.fetch_min(index, Ordering::Relaxed);
+        }
+        Some((index, read))
+    };
+    // Whether a thread stops after this part: it could not read it (or hit a bug).
+    let failed = |read: &ReadPart| !matches!(read, Ok(Ok(_)));
     std::thread::scope(|scope| {
-        // Moved in: dropped when the fold returns, which releases workers waiting for a buffer
-        // before the scope joins them.
-        let pool_tx = pool_tx;
         let (done_tx, done_rx) = mpsc::channel::<(usize, ReadPart)>();
-        for _ in 0..threads {
+        for _ in 1..threads {
             let done_tx = done_tx.clone();
-            let (pool_rx, next_part, last_part, read_at) =
-                (&pool_rx, &next_part, &last_part, &read_at);
+            let (pool, read_part) = (&pool, &read_part);
             scope.spawn(move || {
-                loop {
-                    // `recv` fails only when the fold has stopped: then stop too.
-                    let buffer = match pool_rx.lock() {
-                        Ok(pool) => pool.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(buffer) = buffer else { return };
-                    let index = next_part.fetch_add(1, Ordering::Relaxed);
-                    if index > last_part.load(Ordering::Relaxed) {
+                // `take` fails only when the fold has stopped: then stop too.
+                while let Some(buffer) = pool.take() {
+                    let Some((index, read)) = read_part(buffer) else {
                         return;
-                    }
-                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_segment(read_at, index, part_len, buffer).map(|segment| {
-                            let outcomes = segment.chunks.iter().map(parse_lines).collect();
-                            (segment, outcomes)
-                        })
-                    }));
-                    let stop = match &read {
-                        Ok(Ok((segment, _))) => {
-                            if segment.at_eof {
-                                last_part.fetch_min(index, Ordering::Relaxed);
-                            }
-                            false
-                        }
-                        _ => true,
                     };
+                    let stop = failed(&read);
                     if done_tx.send((index, read)).is_err() || stop {
                         return;
                     }
@@ -238,6 +313,7 @@ fn index_parts_in_parallel(
             });
         }
         drop(done_tx);
+        let _close = CloseOnDrop(&pool);
         let mut builder = Builder::expecting(size);
         let mut had_bom = false;
         let mut waiting = BTreeMap::new();
@@ -245,16 +321,18 @@ fn index_parts_in_parallel(
         let mut next_line = 1;
         // Where the next part's first line must start.
         let mut next_start = 0;
-        for (index, read) in done_rx {
-            waiting.insert(index, read);
+        // Whether this thread still reads parts (not after one it could not read, nor once
+        // none is left).
+        let mut reading = true;
+        let mut workers_left = threads > 1;
+        loop {
+            while let Ok((index, read)) = done_rx.try_recv() {
+                waiting.insert(index, read);
+            }
             while let Some(read) = waiting.remove(&next_index) {
                 let (segment, outcomes) = match read {
                     Ok(read) => read?,
-                    Err(panic) => {
-                        // Release the workers waiting for a buffer.
-                        drop(pool_tx);
-                        std::panic::resume_unwind(panic);
-                    }
+                    Err(panic) => std::panic::resume_unwind(panic),
                 };
                 if next_index == 0 {
                     had_bom = segment.had_bom;
@@ -279,9 +357,30 @@ fn index_parts_in_parallel(
                 if at_eof {
                     return Ok((builder, had_bom));
                 }
-                // The workers may have stopped; then the buffer is simply dropped.
-                let _ = pool_tx.send(segment.into_spare());
+                pool.give_back(segment.into_spare());
                 next_index += 1;
+            }
+            if reading && let Some(buffer) = pool.try_take() {
+                match read_part(buffer) {
+                    Some((index, read)) => {
+                        reading = !failed(&read);
+                        waiting.insert(index, read);
+                    }
+                    None => reading = false,
+                }
+                continue;
+            }
+            // Wait for a worker's part: every part not yet folded is claimed by now (else a
+            // buffer would be free), so the one the fold needs comes.
+            if !workers_left {
+                break;
+            }
+            match done_rx.recv() {
+                Ok((index, read)) => {
+                    waiting.insert(index, read);
+                }
+                // Every worker has stopped: this thread reads on alone while it can.
+                Err(_) => workers_left = false,
             }
         }
         Err(std::io::Error::other(
@@ -485,15 +584,14 @@ fn index_in_parallel<C: Chunks>(
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
     let chunk_rx = Mutex::new(chunk_rx);
     let (done_tx, done_rx) = mpsc::channel::<Parsed>();
-    let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
-    for _ in 0..threads * 3 {
-        // Empty buffers: each grows to the chunk size on first use.
-        let _ = pool_tx.send(Vec::new());
-    }
+    let pool = BufferPool::new(threads * 3);
     std::thread::scope(|scope| {
+        let pool = &pool;
+        // However the fold ends, the reader waiting for a buffer is released.
+        let close = CloseOnDrop(pool);
         let reader = scope.spawn(move || -> std::io::Result<bool> {
-            // `recv` fails only when the folding side has stopped: then stop too.
-            while let Ok(buffer) = pool_rx.recv() {
+            // `take` fails only when the folding side has stopped: then stop too.
+            while let Some(buffer) = pool.take() {
                 let Some(chunk) = chunks.next_chunk(Some(buffer))? else {
                     break;
                 };
@@ -531,21 +629,18 @@ fn index_in_parallel<C: Chunks>(
         for parsed in done_rx {
             let (chunk, outcomes) = match parsed {
                 Ok(parsed) => parsed,
-                Err(panic) => {
-                    // Release the reader (its pool closes) and through it the workers.
-                    drop(pool_tx);
-                    std::panic::resume_unwind(panic);
-                }
+                // The pool closes as this unwinds: that releases the reader and through it the
+                // workers.
+                Err(panic) => std::panic::resume_unwind(panic),
             };
             waiting.insert(chunk.seq, (chunk, outcomes));
             while let Some((chunk, outcomes)) = waiting.remove(&next_seq) {
                 builder.absorb(&chunk, outcomes);
                 next_seq += 1;
-                // The reader may have finished; then the buffer is simply dropped.
-                let _ = pool_tx.send(chunk.bytes.into_spare());
+                pool.give_back(chunk.bytes.into_spare());
             }
         }
-        drop(pool_tx);
+        drop(close);
         let had_bom = match reader.join() {
             Ok(result) => result?,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -1149,6 +1244,64 @@ mod parts_tests {
                 assert!(entries.len() <= 200 + short.len());
             }
         }
+    }
+    #[test]
+    fn one_thread_reads_every_part_into_the_buffer_folded_last() {
+        // The fold hands its buffer back before the next part is claimed: taken last in, first
+        // out, that one buffer is read into again (a pool handing buffers round in turn would
+        // fault in all three).
+        let bytes = session(300);
+        let buffers = Mutex::new(std::collections::BTreeSet::new());
+        let read_at = |into: &mut [u8], at: u64| {
+            if (at + 1) % 256 == 0 || at == 0 {
+                buffers.lock().unwrap().insert(into.as_ptr() as usize);
+            }
+            let rest = bytes.get(at as usize..).unwrap_or_default();
+            let n = rest.len().min(into.len());
+            into[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        };
+        let parts = index_parts_in_parallel(read_at, bytes.len() as u64, 1, 256).unwrap();
+        assert_eq!(finished(parts), sequential(&bytes));
+        assert!(bytes.len() > 10 * 256);
+        assert_eq!(buffers.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_read_is_the_error_on_any_number_of_threads() {
+        let bytes = session(300);
+        for threads in [1, 2, 3] {
+            let read_at = |into: &mut [u8], at: u64| {
+                if at >= 2_000 {
+                    return Err(std::io::Error::other("bad sector"));
+                }
+                let rest = bytes.get(at as usize..).unwrap_or_default();
+                let n = rest.len().min(into.len());
+                into[..n].copy_from_slice(&rest[..n]);
+                Ok(n)
+            };
+            let error = index_parts_in_parallel(read_at, bytes.len() as u64, threads, 256)
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(error.as_deref(), Some("bad sector"), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn the_pool_hands_out_the_buffer_returned_last_and_releases_waiters_when_closed() {
+        let pool = super::BufferPool::new(0);
+        assert!(pool.try_take().is_none());
+        pool.give_back(vec![1]);
+        pool.give_back(vec![2]);
+        assert_eq!(pool.take(), Some(vec![2]));
+        assert_eq!(pool.try_take(), Some(vec![1]));
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| pool.take());
+            pool.close();
+            assert_eq!(waiter.join().unwrap(), None);
+        });
+        pool.give_back(vec![3]);
+        assert_eq!(pool.try_take(), None);
     }
 }
 
