@@ -2,8 +2,9 @@
 //!
 //! The file is read in chunks of whole lines. Each chunk's lines are parsed for their
 //! envelope (`type`, `id`, `parentId`, `timestamp`) on one of [`OpenOptions::threads`] workers
-//! (a file too large to hold: each worker reads its own parts by position, frames and parses
-//! them; a file held whole, a stream: chunks handed out while the next are framed); the
+//! (a file too large to hold: each thread, the opening one too, reads its own parts by
+//! position, frames and parses them; a file held whole, a stream: chunks handed out while the
+//! next are framed); the
 //! results are then folded in file order by one `Builder`, which owns every cross-line rule
 //! (title slot, header, duplicates, migration).
 
@@ -215,15 +216,6 @@ impl BufferPool {
         }
     }
 
-    /// The buffer returned last, if one is free now.
-    fn try_take(&self) -> Option<Vec<u8>> {
-        let mut state = self.state();
-        if state.closed {
-            return None;
-        }
-        state.free.pop()
-    }
-
     fn give_back(&self, buffer: Vec<u8>) {
         self.state().free.push(buffer);
         self.returned.notify_one();
@@ -245,20 +237,85 @@ impl Drop for CloseOnDrop<'_> {
     }
 }
 
-/// Indexes a file too large to hold on `threads` threads that each read a part of it by
-/// position (`read_at`: no reader thread hands chunks out), frame it ([`read_segment`]: a
-/// line belongs to the part where it starts) and parse its lines while they are in cache.
-/// This thread is one of them (`threads - 1` workers are started): between its own parts it
-/// folds the parts in file order, numbering the lines as it goes, and it waits only when no
-/// buffer is free or no part is left.
+/// The fold of [`index_parts_in_parallel`]: the parts read and not yet folded, and where the
+/// fold is; shared by the threads under a lock (whichever thread reads the part the fold waits
+/// for folds it, and every part after it that is waiting).
+struct PartsFold {
+    builder: Builder,
+    had_bom: bool,
+    waiting: BTreeMap<usize, ReadPart>,
+    next_index: usize,
+    next_line: u64,
+    /// Where the next part's first line must start.
+    next_start: u64,
+    /// How the fold ended: the file indexed, a part that could not be read, a thread's panic
+    /// (a bug, re-raised by the opening thread). `None` while parts are still to come.
+    ended: Option<std::thread::Result<std::io::Result<()>>>,
+}
+
+impl PartsFold {
+    /// Folds every waiting part that comes next in file order, handing each part's buffer back
+    /// to `pool`; closes the pool once the fold has ended.
+    fn fold_waiting(&mut self, pool: &BufferPool) {
+        while self.ended.is_none() {
+            let Some(read) = self.waiting.remove(&self.next_index) else {
+                return;
+            };
+            match read {
+                Ok(Ok((segment, outcomes))) => self.fold(segment, outcomes, pool),
+                Ok(Err(error)) => self.ended = Some(Ok(Err(error))),
+                Err(panic) => self.ended = Some(Err(panic)),
+            }
+        }
+        pool.close();
+    }
+
+    fn fold(&mut self, mut segment: Segment, outcomes: Vec<Vec<LineOutcome>>, pool: &BufferPool) {
+        if self.next_index == 0 {
+            self.had_bom = segment.had_bom;
+        } else if !segment.chunks.is_empty() && segment.start != self.next_start {
+            // Rewritten meanwhile: the file ends where the part before ended.
+            self.ended = Some(Ok(Ok(())));
+            return;
+        }
+        if !segment.chunks.is_empty() {
+            self.next_start = segment.end;
+        }
+        for (mut chunk, outcomes) in std::mem::take(&mut segment.chunks)
+            .into_iter()
+            .zip(outcomes)
+        {
+            for line in &mut chunk.lines {
+                line.number += self.next_line;
+            }
+            self.next_line += chunk.lines.len() as u64;
+            self.builder.absorb(&chunk, outcomes);
+        }
+        if segment.at_eof {
+            self.ended = Some(Ok(Ok(())));
+            return;
+        }
+        pool.give_back(segment.into_spare());
+        self.next_index += 1;
+    }
+}
+
+/// Indexes a file too large to hold on `threads` threads (the calling thread and `threads - 1`
+/// started) that each read a part of it by position (`read_at`: no reader thread hands chunks
+/// out), frame it ([`read_segment`]: a line belongs to the part where it starts), parse its
+/// lines while they are in cache, and fold what it can: the part the fold waits for and the
+/// parts after it that are waiting, in file order, numbering the lines as it goes
+/// ([`PartsFold`], under a lock). No channel, and a buffer comes back as soon as its part is
+/// folded.
 ///
 /// Memory is bounded as in [`index_in_parallel`]: a thread takes a buffer from a pool of
-/// `3 × threads` ([`BufferPool`]) before it claims the next part, and a buffer goes back only
-/// once its part is folded. The file ends at the first part (in file order) that met its end
-/// as it was read, so a file growing meanwhile is read on to where it ended then (as one
-/// reader reading on to the end would), and one that shrank ends where the read found its end;
-/// a part whose first line does not start where the part before it ended (the file was
-/// rewritten meanwhile) ends it there too. A panicking worker (a bug) is re-raised here.
+/// `3 × threads` ([`BufferPool`], last returned first out) before it claims the next part, and
+/// a buffer goes back only once its part is folded. The file ends at the first part (in file
+/// order) that met its end as it was read, so a file growing meanwhile is read on to where it
+/// ended then (as one reader reading on to the end would), and one that shrank ends where the
+/// read found its end; a part whose first line does not start where the part before it ended
+/// (the file was rewritten meanwhile) ends it there too. A part that cannot be read is the
+/// error once the parts before it are folded; a panicking thread (a bug) is re-raised here.
 ///
 /// `read_at` fills what it is given from a file offset (`FileExt::read_at`), fewer bytes only
 /// at the end of the file.
@@ -273,120 +330,88 @@ fn index_parts_in_parallel(
     // The first part known to have met the end of the file: no thread claims one after it.
     let last_part = AtomicUsize::new(usize::MAX);
     let pool = BufferPool::new(threads.max(1) * 3);
-    // Claims the next part (`None`: none is left) and reads, frames and parses it.
-    let read_part = |buffer: Vec<u8>| -> Option<(usize, ReadPart)> {
-        let index = next_part.fetch_add(1, Ordering::Relaxed);
-        if index > last_part.load(Ordering::Relaxed) {
-            return None;
-        }
-        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            read_segment(&read_at, index, part_len, buffer).map(|segment| {
-                let outcomes = segment.chunks.iter().map(parse_lines).collect();
-                (segment, outcomes)
-            })
-        }));
-        if let Ok(Ok((segment, _))) = &read
-            && segment.at_eof
-        {
-            last_part.fetch_min(index, Ordering::Relaxed);
-        }
-        Some((index, read))
+    let state = Mutex::new(PartsFold {
+        builder: Builder::expecting(size),
+        had_bom: false,
+        waiting: BTreeMap::new(),
+        next_index: 0,
+        next_line: 1,
+        next_start: 0,
+        ended: None,
+    });
+    let lock = || {
+        // A thread that panics while folding leaves the fold for its panic to end
+        // (`ended` is set before the lock is released, or the pool closes as it unwinds).
+        state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     };
-    // Whether a thread stops after this part: it could not read it (or hit a bug).
-    let failed = |read: &ReadPart| !matches!(read, Ok(Ok(_)));
+    let work = || {
+        // However this thread ends (a panic while folding: a bug), the others are released.
+        let _close = CloseOnPanic(&pool);
+        // `take` fails once the fold has ended: then stop.
+        while let Some(buffer) = pool.take() {
+            let index = next_part.fetch_add(1, Ordering::Relaxed);
+            if index > last_part.load(Ordering::Relaxed) {
+                return;
+            }
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                read_segment(&read_at, index, part_len, buffer).map(|segment| {
+                    let outcomes = segment.chunks.iter().map(parse_lines).collect();
+                    (segment, outcomes)
+                })
+            }));
+            // A thread stops after a part it could not read (or a bug it hit).
+            let stop = !matches!(read, Ok(Ok(_)));
+            if let Ok(Ok((segment, _))) = &read
+                && segment.at_eof
+            {
+                last_part.fetch_min(index, Ordering::Relaxed);
+            }
+            let mut fold = lock();
+            fold.waiting.insert(index, read);
+            let folded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fold.fold_waiting(&pool);
+            }));
+            if let Err(panic) = folded {
+                fold.ended = Some(Err(panic));
+                pool.close();
+            }
+            drop(fold);
+            if stop {
+                return;
+            }
+        }
+    };
     std::thread::scope(|scope| {
-        let (done_tx, done_rx) = mpsc::channel::<(usize, ReadPart)>();
         for _ in 1..threads {
-            let done_tx = done_tx.clone();
-            let (pool, read_part) = (&pool, &read_part);
-            scope.spawn(move || {
-                // `take` fails only when the fold has stopped: then stop too.
-                while let Some(buffer) = pool.take() {
-                    let Some((index, read)) = read_part(buffer) else {
-                        return;
-                    };
-                    let stop = failed(&read);
-                    if done_tx.send((index, read)).is_err() || stop {
-                        return;
-                    }
-                }
-            });
+            scope.spawn(work);
         }
-        drop(done_tx);
-        let _close = CloseOnDrop(&pool);
-        let mut builder = Builder::expecting(size);
-        let mut had_bom = false;
-        let mut waiting = BTreeMap::new();
-        let mut next_index = 0;
-        let mut next_line = 1;
-        // Where the next part's first line must start.
-        let mut next_start = 0;
-        // Whether this thread still reads parts (not after one it could not read, nor once
-        // none is left).
-        let mut reading = true;
-        let mut workers_left = threads > 1;
-        loop {
-            while let Ok((index, read)) = done_rx.try_recv() {
-                waiting.insert(index, read);
-            }
-            while let Some(read) = waiting.remove(&next_index) {
-                let (segment, outcomes) = match read {
-                    Ok(read) => read?,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                };
-                if next_index == 0 {
-                    had_bom = segment.had_bom;
-                } else if !segment.chunks.is_empty() && segment.start != next_start {
-                    return Ok((builder, had_bom));
-                }
-                if !segment.chunks.is_empty() {
-                    next_start = segment.end;
-                }
-                let at_eof = segment.at_eof;
-                let mut segment = segment;
-                for (mut chunk, outcomes) in std::mem::take(&mut segment.chunks)
-                    .into_iter()
-                    .zip(outcomes)
-                {
-                    for line in &mut chunk.lines {
-                        line.number += next_line;
-                    }
-                    next_line += chunk.lines.len() as u64;
-                    builder.absorb(&chunk, outcomes);
-                }
-                if at_eof {
-                    return Ok((builder, had_bom));
-                }
-                pool.give_back(segment.into_spare());
-                next_index += 1;
-            }
-            if reading && let Some(buffer) = pool.try_take() {
-                match read_part(buffer) {
-                    Some((index, read)) => {
-                        reading = !failed(&read);
-                        waiting.insert(index, read);
-                    }
-                    None => reading = false,
-                }
-                continue;
-            }
-            // Wait for a worker's part: every part not yet folded is claimed by now (else a
-            // buffer would be free), so the one the fold needs comes.
-            if !workers_left {
-                break;
-            }
-            match done_rx.recv() {
-                Ok((index, read)) => {
-                    waiting.insert(index, read);
-                }
-                // Every worker has stopped: this thread reads on alone while it can.
-                Err(_) => workers_left = false,
-            }
-        }
-        Err(std::io::Error::other(
+        work();
+    });
+    let fold = state
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match fold.ended {
+        Some(Ok(Ok(()))) => Ok((fold.builder, fold.had_bom)),
+        Some(Ok(Err(error))) => Err(error),
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => Err(std::io::Error::other(
             "the parallel read stopped before the end of the file",
-        ))
-    })
+        )),
+    }
+}
+
+/// Closes the pool if the thread holding this unwinds: the other threads waiting for a
+/// buffer stop instead of waiting for one that will not come back.
+struct CloseOnPanic<'a>(&'a BufferPool);
+
+impl Drop for CloseOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.close();
+        }
+    }
 }
 
 /// The `size` bytes of `file` (fewer if it shrank meanwhile), read straight into the shared
@@ -1247,13 +1272,13 @@ mod parts_tests {
     }
     #[test]
     fn one_thread_reads_every_part_into_the_buffer_folded_last() {
-        // The fold hands its buffer back before the next part is claimed: taken last in, first
-        // out, that one buffer is read into again (a pool handing buffers round in turn would
-        // fault in all three).
+        // The part is folded, its buffer handed back, before the next part is claimed: taken
+        // last in, first out, that one buffer is read into again (a pool handing buffers round
+        // in turn would fault in all three).
         let bytes = session(300);
         let buffers = Mutex::new(std::collections::BTreeSet::new());
         let read_at = |into: &mut [u8], at: u64| {
-            if (at + 1) % 256 == 0 || at == 0 {
+            if (at + 1).is_multiple_of(256) || at == 0 {
                 buffers.lock().unwrap().insert(into.as_ptr() as usize);
             }
             let rest = bytes.get(at as usize..).unwrap_or_default();
@@ -1290,18 +1315,17 @@ mod parts_tests {
     #[test]
     fn the_pool_hands_out_the_buffer_returned_last_and_releases_waiters_when_closed() {
         let pool = super::BufferPool::new(0);
-        assert!(pool.try_take().is_none());
         pool.give_back(vec![1]);
         pool.give_back(vec![2]);
         assert_eq!(pool.take(), Some(vec![2]));
-        assert_eq!(pool.try_take(), Some(vec![1]));
+        assert_eq!(pool.take(), Some(vec![1]));
         std::thread::scope(|scope| {
             let waiter = scope.spawn(|| pool.take());
             pool.close();
             assert_eq!(waiter.join().unwrap(), None);
         });
         pool.give_back(vec![3]);
-        assert_eq!(pool.try_take(), None);
+        assert_eq!(pool.take(), None);
     }
 }
 

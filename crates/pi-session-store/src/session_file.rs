@@ -833,9 +833,12 @@ mod window_tests {
         }
     }
 
+    /// What each line got: its bytes, or `None` (past the end of the file).
+    type Got = Vec<Option<Vec<u8>>>;
+
     /// The reads `read_windows` makes over `file` for `lines` (offset, length), and the bytes
-    /// each line got (`None`: past the end).
-    fn windows(file: &[u8], lines: &[IndexEntry]) -> (Vec<(u64, usize)>, Vec<Option<Vec<u8>>>) {
+    /// each line got.
+    fn windows(file: &[u8], lines: &[IndexEntry]) -> (Vec<(u64, usize)>, Got) {
         let lines: Vec<(usize, &IndexEntry)> = lines.iter().enumerate().collect();
         let (mut reads, mut got) = (Vec::new(), Vec::new());
         read_windows(
