@@ -120,9 +120,11 @@ pub fn open_with(
     }
     let size = metadata.len();
     // The core count (read from the cgroup files) is asked once here for the read, the parse
-    // and the session's later batch reads, not once by each.
+    // and the session's later batch reads, not once by each; not at all for a file held whole
+    // in one chunk (parsed on this thread, too short for a batch read on threads).
+    let one_held_chunk = size <= options.keep_in_memory_up_to && fits_one_chunk(size, options);
     let resolved;
-    let options = if size >= PARALLEL_MIN_BYTES && options.threads == 0 {
+    let options = if size >= PARALLEL_MIN_BYTES && options.threads == 0 && !one_held_chunk {
         resolved = OpenOptions {
             threads: effective_threads(0),
             ..options.clone()
@@ -565,13 +567,20 @@ fn index_chunks<C: Chunks>(
 ) -> std::io::Result<(Builder, bool)> {
     // A small file is indexed here without asking how many cores there are (read from the
     // cgroup files: a visible share of a small file's open).
-    if size < PARALLEL_MIN_BYTES {
+    if size < PARALLEL_MIN_BYTES || fits_one_chunk(size, options) {
         return index_sequentially(chunks, size);
     }
     match effective_threads(options.threads) {
         0 | 1 => index_sequentially(chunks, size),
         threads => index_in_parallel(chunks, threads, size),
     }
+}
+
+/// Whether an input of `size` bytes is one chunk ([`OpenOptions::buffer_bytes`]): only one
+/// thread could parse it, so it is parsed on the calling thread (a reader and two parsers
+/// started for a 700 KB file cost more than they saved).
+fn fits_one_chunk(size: u64, options: &OpenOptions) -> bool {
+    size <= options.buffer_bytes as u64
 }
 
 fn effective_threads(requested: usize) -> usize {
