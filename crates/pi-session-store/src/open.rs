@@ -163,11 +163,12 @@ pub fn open_with(
     index_reader(file, size, source, options).map_err(|e| StoreError::io("could not read", path, e))
 }
 
-/// What a worker of [`index_parts_in_parallel`] hands the fold for one part: the part framed,
+/// What a thread of [`index_parts_in_parallel`] hands the fold for one part: the part framed,
 /// each chunk's lines parsed; or why it could not read it (or the bug it hit).
 type ReadPart = std::thread::Result<std::io::Result<(Segment, Vec<Vec<LineOutcome>>)>>;
 
-/// The read buffers of [`index_parts_in_parallel`], handed out last in, first out: the buffer
+/// The read buffers of an open on several threads ([`index_parts_in_parallel`],
+/// [`index_in_parallel`]), handed out last in, first out: the buffer
 /// folded last (its pages faulted in and warm in cache) is the next one read into, so a file
 /// touches only as many buffers as are in flight at once, not the whole pool (a channel hands
 /// them round in turn: every buffer of the pool faulted in, ~270 KiB each).
@@ -229,8 +230,9 @@ impl BufferPool {
     }
 }
 
-/// Closes the pool when the fold ends, however it ends (returned, failed, a worker's panic
-/// resumed): workers waiting for a buffer stop, and the scope can join them.
+/// Closes the pool when the fold of [`index_in_parallel`] ends, however it ends (returned,
+/// failed, a worker's panic resumed): the reader waiting for a buffer stops, and the scope can
+/// join it.
 struct CloseOnDrop<'a>(&'a BufferPool);
 
 impl Drop for CloseOnDrop<'_> {
