@@ -2,8 +2,9 @@
 //!
 //! The file is read in chunks of whole lines. Each chunk's lines are parsed for their
 //! envelope (`type`, `id`, `parentId`, `timestamp`) on one of [`OpenOptions::threads`] workers
-//! (a file too large to hold: each worker reads its own parts by position, frames and parses
-//! them; a file held whole, a stream: chunks handed out while the next are framed); the
+//! (a file too large to hold: each thread, the opening one too, reads its own parts by
+//! position, frames and parses them; a file held whole, a stream: chunks handed out while the
+//! next are framed); the
 //! results are then folded in file order by one `Builder`, which owns every cross-line rule
 //! (title slot, header, duplicates, migration).
 
@@ -119,9 +120,11 @@ pub fn open_with(
     }
     let size = metadata.len();
     // The core count (read from the cgroup files) is asked once here for the read, the parse
-    // and the session's later batch reads, not once by each.
+    // and the session's later batch reads, not once by each; not at all for a file held whole
+    // in one chunk (parsed on this thread, too short for a batch read on threads).
+    let one_held_chunk = size <= options.keep_in_memory_up_to && fits_one_chunk(size, options);
     let resolved;
-    let options = if size >= PARALLEL_MIN_BYTES && options.threads == 0 {
+    let options = if size >= PARALLEL_MIN_BYTES && options.threads == 0 && !one_held_chunk {
         resolved = OpenOptions {
             threads: effective_threads(0),
             ..options.clone()
@@ -160,22 +163,163 @@ pub fn open_with(
     index_reader(file, size, source, options).map_err(|e| StoreError::io("could not read", path, e))
 }
 
-/// What a worker of [`index_parts_in_parallel`] hands the fold for one part: the part framed,
+/// What a thread of [`index_parts_in_parallel`] hands the fold for one part: the part framed,
 /// each chunk's lines parsed; or why it could not read it (or the bug it hit).
 type ReadPart = std::thread::Result<std::io::Result<(Segment, Vec<Vec<LineOutcome>>)>>;
 
-/// Indexes a file too large to hold on `threads` workers that each read a part of it by
-/// position (`read_at`: no reader thread hands chunks out), frame it ([`read_segment`]: a
-/// line belongs to the part where it starts) and parse its lines while they are in cache;
-/// this thread folds the parts in file order, numbering the lines as it goes.
+/// The read buffers of an open on several threads ([`index_parts_in_parallel`],
+/// [`index_in_parallel`]), handed out last in, first out: the buffer
+/// folded last (its pages faulted in and warm in cache) is the next one read into, so a file
+/// touches only as many buffers as are in flight at once, not the whole pool (a channel hands
+/// them round in turn: every buffer of the pool faulted in, ~270 KiB each).
+struct BufferPool {
+    state: Mutex<PoolState>,
+    returned: std::sync::Condvar,
+}
+
+struct PoolState {
+    free: Vec<Vec<u8>>,
+    /// The fold has stopped: no buffer will come back.
+    closed: bool,
+}
+
+impl BufferPool {
+    /// A pool of `count` empty buffers (each grows to a part's size on first use).
+    fn new(count: usize) -> Self {
+        Self {
+            state: Mutex::new(PoolState {
+                free: (0..count).map(|_| Vec::new()).collect(),
+                closed: false,
+            }),
+            returned: std::sync::Condvar::new(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        // The state is a list and a flag, whole after any panic.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The buffer returned last, waiting for one if none is free; `None` once closed.
+    fn take(&self) -> Option<Vec<u8>> {
+        let mut state = self.state();
+        loop {
+            if state.closed {
+                return None;
+            }
+            if let Some(buffer) = state.free.pop() {
+                return Some(buffer);
+            }
+            state = self
+                .returned
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn give_back(&self, buffer: Vec<u8>) {
+        self.state().free.push(buffer);
+        self.returned.notify_one();
+    }
+
+    fn close(&self) {
+        self.state().closed = true;
+        self.returned.notify_all();
+    }
+}
+
+/// Closes the pool when the fold of [`index_in_parallel`] ends, however it ends (returned,
+/// failed, a worker's panic resumed): the reader waiting for a buffer stops, and the scope can
+/// join it.
+struct CloseOnDrop<'a>(&'a BufferPool);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// The fold of [`index_parts_in_parallel`]: the parts read and not yet folded, and where the
+/// fold is; shared by the threads under a lock (whichever thread reads the part the fold waits
+/// for folds it, and every part after it that is waiting).
+struct PartsFold {
+    builder: Builder,
+    had_bom: bool,
+    waiting: BTreeMap<usize, ReadPart>,
+    next_index: usize,
+    next_line: u64,
+    /// Where the next part's first line must start.
+    next_start: u64,
+    /// How the fold ended: the file indexed, a part that could not be read, a thread's panic
+    /// (a bug, re-raised by the opening thread). `None` while parts are still to come.
+    ended: Option<std::thread::Result<std::io::Result<()>>>,
+}
+
+impl PartsFold {
+    /// Folds every waiting part that comes next in file order, handing each part's buffer back
+    /// to `pool`; closes the pool once the fold has ended.
+    fn fold_waiting(&mut self, pool: &BufferPool) {
+        while self.ended.is_none() {
+            let Some(read) = self.waiting.remove(&self.next_index) else {
+                return;
+            };
+            match read {
+                Ok(Ok((segment, outcomes))) => self.fold(segment, outcomes, pool),
+                Ok(Err(error)) => self.ended = Some(Ok(Err(error))),
+                Err(panic) => self.ended = Some(Err(panic)),
+            }
+        }
+        pool.close();
+    }
+
+    fn fold(&mut self, mut segment: Segment, outcomes: Vec<Vec<LineOutcome>>, pool: &BufferPool) {
+        if self.next_index == 0 {
+            self.had_bom = segment.had_bom;
+        } else if !segment.chunks.is_empty() && segment.start != self.next_start {
+            // Rewritten meanwhile: the file ends where the part before ended.
+            self.ended = Some(Ok(Ok(())));
+            return;
+        }
+        if !segment.chunks.is_empty() {
+            self.next_start = segment.end;
+        }
+        for (mut chunk, outcomes) in std::mem::take(&mut segment.chunks)
+            .into_iter()
+            .zip(outcomes)
+        {
+            for line in &mut chunk.lines {
+                line.number += self.next_line;
+            }
+            self.next_line += chunk.lines.len() as u64;
+            self.builder.absorb(&chunk, outcomes);
+        }
+        if segment.at_eof {
+            self.ended = Some(Ok(Ok(())));
+            return;
+        }
+        pool.give_back(segment.into_spare());
+        self.next_index += 1;
+    }
+}
+
+/// Indexes a file too large to hold on `threads` threads (the calling thread and `threads - 1`
+/// started) that each read a part of it by position (`read_at`: no reader thread hands chunks
+/// out), frame it ([`read_segment`]: a line belongs to the part where it starts), parse its
+/// lines while they are in cache, and fold what it can: the part the fold waits for and the
+/// parts after it that are waiting, in file order, numbering the lines as it goes
+/// ([`PartsFold`], under a lock). No channel, and a buffer comes back as soon as its part is
+/// folded.
 ///
-/// Memory is bounded as in [`index_in_parallel`]: a worker takes a buffer from a pool of
-/// `3 × threads` before it claims the next part, and a buffer goes back only once its part
-/// is folded. The file ends at the first part (in file order) that met its end as it was read,
-/// so a file growing meanwhile is read on to where it ended then (as one reader reading on to
-/// the end would), and one that shrank ends where the read found its end; a part whose first
-/// line does not start where the part before it ended (the file was rewritten meanwhile) ends
-/// it there too. A panicking worker (a bug) is re-raised here.
+/// Memory is bounded as in [`index_in_parallel`]: a thread takes a buffer from a pool of
+/// `3 × threads` ([`BufferPool`], last returned first out) before it claims the next part, and
+/// a buffer goes back only once its part is folded. The file ends at the first part (in file
+/// order) that met its end as it was read, so a file growing meanwhile is read on to where it
+/// ended then (as one reader reading on to the end would), and one that shrank ends where the
+/// read found its end; a part whose first line does not start where the part before it ended
+/// (the file was rewritten meanwhile) ends it there too. A part that cannot be read is the
+/// error once the parts before it are folded; a panicking thread (a bug) is re-raised here.
 ///
 /// `read_at` fills what it is given from a file offset (`FileExt::read_at`), fewer bytes only
 /// at the end of the file.
@@ -187,107 +331,91 @@ fn index_parts_in_parallel(
 ) -> std::io::Result<(Builder, bool)> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let next_part = AtomicUsize::new(0);
-    // The first part known to have met the end of the file: no worker claims one after it.
+    // The first part known to have met the end of the file: no thread claims one after it.
     let last_part = AtomicUsize::new(usize::MAX);
-    let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
-    for _ in 0..threads * 3 {
-        // Empty buffers: each grows to the part's size on first use.
-        let _ = pool_tx.send(Vec::new());
-    }
-    let pool_rx = Mutex::new(pool_rx);
-    std::thread::scope(|scope| {
-        // Moved in: dropped when the fold returns, which releases workers waiting for a buffer
-        // before the scope joins them.
-        let pool_tx = pool_tx;
-        let (done_tx, done_rx) = mpsc::channel::<(usize, ReadPart)>();
-        for _ in 0..threads {
-            let done_tx = done_tx.clone();
-            let (pool_rx, next_part, last_part, read_at) =
-                (&pool_rx, &next_part, &last_part, &read_at);
-            scope.spawn(move || {
-                loop {
-                    // `recv` fails only when the fold has stopped: then stop too.
-                    let buffer = match pool_rx.lock() {
-                        Ok(pool) => pool.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(buffer) = buffer else { return };
-                    let index = next_part.fetch_add(1, Ordering::Relaxed);
-                    if index > last_part.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        read_segment(read_at, index, part_len, buffer).map(|segment| {
-                            let outcomes = segment.chunks.iter().map(parse_lines).collect();
-                            (segment, outcomes)
-                        })
-                    }));
-                    let stop = match &read {
-                        Ok(Ok((segment, _))) => {
-                            if segment.at_eof {
-                                last_part.fetch_min(index, Ordering::Relaxed);
-                            }
-                            false
-                        }
-                        _ => true,
-                    };
-                    if done_tx.send((index, read)).is_err() || stop {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
-        let mut builder = Builder::expecting(size);
-        let mut had_bom = false;
-        let mut waiting = BTreeMap::new();
-        let mut next_index = 0;
-        let mut next_line = 1;
-        // Where the next part's first line must start.
-        let mut next_start = 0;
-        for (index, read) in done_rx {
-            waiting.insert(index, read);
-            while let Some(read) = waiting.remove(&next_index) {
-                let (segment, outcomes) = match read {
-                    Ok(read) => read?,
-                    Err(panic) => {
-                        // Release the workers waiting for a buffer.
-                        drop(pool_tx);
-                        std::panic::resume_unwind(panic);
-                    }
-                };
-                if next_index == 0 {
-                    had_bom = segment.had_bom;
-                } else if !segment.chunks.is_empty() && segment.start != next_start {
-                    return Ok((builder, had_bom));
-                }
-                if !segment.chunks.is_empty() {
-                    next_start = segment.end;
-                }
-                let at_eof = segment.at_eof;
-                let mut segment = segment;
-                for (mut chunk, outcomes) in std::mem::take(&mut segment.chunks)
-                    .into_iter()
-                    .zip(outcomes)
-                {
-                    for line in &mut chunk.lines {
-                        line.number += next_line;
-                    }
-                    next_line += chunk.lines.len() as u64;
-                    builder.absorb(&chunk, outcomes);
-                }
-                if at_eof {
-                    return Ok((builder, had_bom));
-                }
-                // The workers may have stopped; then the buffer is simply dropped.
-                let _ = pool_tx.send(segment.into_spare());
-                next_index += 1;
+    let pool = BufferPool::new(threads.max(1) * 3);
+    let state = Mutex::new(PartsFold {
+        builder: Builder::expecting(size),
+        had_bom: false,
+        waiting: BTreeMap::new(),
+        next_index: 0,
+        next_line: 1,
+        next_start: 0,
+        ended: None,
+    });
+    let lock = || {
+        // A thread that panics while folding leaves the fold for its panic to end
+        // (`ended` is set before the lock is released, or the pool closes as it unwinds).
+        state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let work = || {
+        // However this thread ends (a panic while folding: a bug), the others are released.
+        let _close = CloseOnPanic(&pool);
+        // `take` fails once the fold has ended: then stop.
+        while let Some(buffer) = pool.take() {
+            let index = next_part.fetch_add(1, Ordering::Relaxed);
+            if index > last_part.load(Ordering::Relaxed) {
+                return;
+            }
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                read_segment(&read_at, index, part_len, buffer).map(|segment| {
+                    let outcomes = segment.chunks.iter().map(parse_lines).collect();
+                    (segment, outcomes)
+                })
+            }));
+            // A thread stops after a part it could not read (or a bug it hit).
+            let stop = !matches!(read, Ok(Ok(_)));
+            if let Ok(Ok((segment, _))) = &read
+                && segment.at_eof
+            {
+                last_part.fetch_min(index, Ordering::Relaxed);
+            }
+            let mut fold = lock();
+            fold.waiting.insert(index, read);
+            let folded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fold.fold_waiting(&pool);
+            }));
+            if let Err(panic) = folded {
+                fold.ended = Some(Err(panic));
+                pool.close();
+            }
+            drop(fold);
+            if stop {
+                return;
             }
         }
-        Err(std::io::Error::other(
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
+    });
+    let fold = state
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    match fold.ended {
+        Some(Ok(Ok(()))) => Ok((fold.builder, fold.had_bom)),
+        Some(Ok(Err(error))) => Err(error),
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => Err(std::io::Error::other(
             "the parallel read stopped before the end of the file",
-        ))
-    })
+        )),
+    }
+}
+
+/// Closes the pool if the thread holding this unwinds: the other threads waiting for a
+/// buffer stop instead of waiting for one that will not come back.
+struct CloseOnPanic<'a>(&'a BufferPool);
+
+impl Drop for CloseOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.close();
+        }
+    }
 }
 
 /// The `size` bytes of `file` (fewer if it shrank meanwhile), read straight into the shared
@@ -441,13 +569,20 @@ fn index_chunks<C: Chunks>(
 ) -> std::io::Result<(Builder, bool)> {
     // A small file is indexed here without asking how many cores there are (read from the
     // cgroup files: a visible share of a small file's open).
-    if size < PARALLEL_MIN_BYTES {
+    if size < PARALLEL_MIN_BYTES || fits_one_chunk(size, options) {
         return index_sequentially(chunks, size);
     }
     match effective_threads(options.threads) {
         0 | 1 => index_sequentially(chunks, size),
         threads => index_in_parallel(chunks, threads, size),
     }
+}
+
+/// Whether an input of `size` bytes is one chunk ([`OpenOptions::buffer_bytes`]): only one
+/// thread could parse it, so it is parsed on the calling thread (a reader and two parsers
+/// started for a 700 KB file cost more than they saved).
+fn fits_one_chunk(size: u64, options: &OpenOptions) -> bool {
+    size <= options.buffer_bytes as u64
 }
 
 fn effective_threads(requested: usize) -> usize {
@@ -485,15 +620,14 @@ fn index_in_parallel<C: Chunks>(
     let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(threads);
     let chunk_rx = Mutex::new(chunk_rx);
     let (done_tx, done_rx) = mpsc::channel::<Parsed>();
-    let (pool_tx, pool_rx) = mpsc::channel::<Vec<u8>>();
-    for _ in 0..threads * 3 {
-        // Empty buffers: each grows to the chunk size on first use.
-        let _ = pool_tx.send(Vec::new());
-    }
+    let pool = BufferPool::new(threads * 3);
     std::thread::scope(|scope| {
+        let pool = &pool;
+        // However the fold ends, the reader waiting for a buffer is released.
+        let close = CloseOnDrop(pool);
         let reader = scope.spawn(move || -> std::io::Result<bool> {
-            // `recv` fails only when the folding side has stopped: then stop too.
-            while let Ok(buffer) = pool_rx.recv() {
+            // `take` fails only when the folding side has stopped: then stop too.
+            while let Some(buffer) = pool.take() {
                 let Some(chunk) = chunks.next_chunk(Some(buffer))? else {
                     break;
                 };
@@ -531,21 +665,18 @@ fn index_in_parallel<C: Chunks>(
         for parsed in done_rx {
             let (chunk, outcomes) = match parsed {
                 Ok(parsed) => parsed,
-                Err(panic) => {
-                    // Release the reader (its pool closes) and through it the workers.
-                    drop(pool_tx);
-                    std::panic::resume_unwind(panic);
-                }
+                // The pool closes as this unwinds: that releases the reader and through it the
+                // workers.
+                Err(panic) => std::panic::resume_unwind(panic),
             };
             waiting.insert(chunk.seq, (chunk, outcomes));
             while let Some((chunk, outcomes)) = waiting.remove(&next_seq) {
                 builder.absorb(&chunk, outcomes);
                 next_seq += 1;
-                // The reader may have finished; then the buffer is simply dropped.
-                let _ = pool_tx.send(chunk.bytes.into_spare());
+                pool.give_back(chunk.bytes.into_spare());
             }
         }
-        drop(pool_tx);
+        drop(close);
         let had_bom = match reader.join() {
             Ok(result) => result?,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -1149,6 +1280,63 @@ mod parts_tests {
                 assert!(entries.len() <= 200 + short.len());
             }
         }
+    }
+    #[test]
+    fn one_thread_reads_every_part_into_the_buffer_folded_last() {
+        // The part is folded, its buffer handed back, before the next part is claimed: taken
+        // last in, first out, that one buffer is read into again (a pool handing buffers round
+        // in turn would fault in all three).
+        let bytes = session(300);
+        let buffers = Mutex::new(std::collections::BTreeSet::new());
+        let read_at = |into: &mut [u8], at: u64| {
+            if (at + 1).is_multiple_of(256) || at == 0 {
+                buffers.lock().unwrap().insert(into.as_ptr() as usize);
+            }
+            let rest = bytes.get(at as usize..).unwrap_or_default();
+            let n = rest.len().min(into.len());
+            into[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        };
+        let parts = index_parts_in_parallel(read_at, bytes.len() as u64, 1, 256).unwrap();
+        assert_eq!(finished(parts), sequential(&bytes));
+        assert!(bytes.len() > 10 * 256);
+        assert_eq!(buffers.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_read_is_the_error_on_any_number_of_threads() {
+        let bytes = session(300);
+        for threads in [1, 2, 3] {
+            let read_at = |into: &mut [u8], at: u64| {
+                if at >= 2_000 {
+                    return Err(std::io::Error::other("bad sector"));
+                }
+                let rest = bytes.get(at as usize..).unwrap_or_default();
+                let n = rest.len().min(into.len());
+                into[..n].copy_from_slice(&rest[..n]);
+                Ok(n)
+            };
+            let error = index_parts_in_parallel(read_at, bytes.len() as u64, threads, 256)
+                .err()
+                .map(|e| e.to_string());
+            assert_eq!(error.as_deref(), Some("bad sector"), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn the_pool_hands_out_the_buffer_returned_last_and_releases_waiters_when_closed() {
+        let pool = super::BufferPool::new(0);
+        pool.give_back(vec![1]);
+        pool.give_back(vec![2]);
+        assert_eq!(pool.take(), Some(vec![2]));
+        assert_eq!(pool.take(), Some(vec![1]));
+        std::thread::scope(|scope| {
+            let waiter = scope.spawn(|| pool.take());
+            pool.close();
+            assert_eq!(waiter.join().unwrap(), None);
+        });
+        pool.give_back(vec![3]);
+        assert_eq!(pool.take(), None);
     }
 }
 

@@ -10,7 +10,7 @@ use pi_session_types::{
 };
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -470,7 +470,6 @@ impl SessionFile {
         RangeReader {
             source: &self.source,
             file: None,
-            sequential: None,
         }
     }
 
@@ -495,12 +494,16 @@ impl SessionFile {
         let converted: Vec<Result<Vec<T>, StoreError>> = if runs.len() <= 1 {
             vec![self.convert_run(indices, &order, &convert)]
         } else {
+            // The first run is converted on this thread, the others on threads started for
+            // them.
             std::thread::scope(|scope| {
-                let workers: Vec<_> = runs
+                let workers: Vec<_> = runs[1..]
                     .iter()
                     .map(|run| scope.spawn(|| self.convert_run(indices, run, &convert)))
                     .collect();
-                crate::scoped::join_in_order(workers)
+                let mut converted = vec![self.convert_run(indices, runs[0], &convert)];
+                converted.extend(crate::scoped::join_in_order(workers));
+                converted
             })
         };
         let mut slots: Vec<Option<T>> = Vec::new();
@@ -545,25 +548,56 @@ impl SessionFile {
         runs
     }
 
-    /// Converts the lines of one run (slots of `indices`, in file order) on this thread.
+    /// Converts the lines of one run (slots of `indices`, in file order) on this thread: borrowed
+    /// from a session held in memory, else read in windows ([`read_windows`]).
     fn convert_run<T>(
         &self,
         indices: &[usize],
         run: &[usize],
         convert: &impl Fn(usize, &IndexEntry, &[u8]) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
-        let mut reader = self.range_reader();
-        let mut buffer = Vec::new();
         let mut values = Vec::with_capacity(run.len());
+        let mut lines = Vec::with_capacity(run.len());
         for &slot in run {
             let index = indices[slot];
-            let at = self.index_entry(index)?;
-            let value = match reader.read_sequential(at, &mut buffer)? {
-                Some(bytes) => convert(index, at, bytes)?,
-                None => convert(index, at, &buffer)?,
-            };
-            values.push(value);
+            lines.push((index, self.index_entry(index)?));
         }
+        let path = match &self.source {
+            Source::Memory { .. } => {
+                let mut reader = self.range_reader();
+                for (index, at) in lines {
+                    values.push(convert(index, at, &reader.read(at)?)?);
+                }
+                return Ok(values);
+            }
+            Source::File(path) => path,
+        };
+        let mut file = None;
+        read_windows(
+            &lines,
+            |at, into| {
+                let file = match &mut file {
+                    Some(file) => file,
+                    slot => slot.insert(
+                        File::open(path).map_err(|e| StoreError::io("could not open", path, e))?,
+                    ),
+                };
+                crate::framing::read_into(into, |rest, before| {
+                    read_at(file, rest, at.saturating_add(before as u64))
+                })
+                .map_err(|e| StoreError::io("could not read", path, e))
+            },
+            |(index, at), bytes| match bytes {
+                Some(bytes) => {
+                    values.push(convert(*index, at, bytes)?);
+                    Ok(())
+                }
+                None => Err(StoreError::Changed {
+                    path: path.clone(),
+                    line: at.line,
+                }),
+            },
+        )?;
         Ok(values)
     }
 
@@ -655,71 +689,81 @@ const PARALLEL_READ_MIN_BYTES: u64 = 1 << 20;
 /// At most this many threads convert one batch read (as many as the machine has, up to this).
 const MAX_READ_THREADS: usize = 4;
 
-/// Read-ahead of the sequential reader: large enough that consecutive lines of a branch come in
-/// a few big reads, small enough to be nothing next to the entries read.
-const SEQUENTIAL_BUFFER_BYTES: usize = 256 * 1024;
+/// The most bytes one read of [`read_windows`] takes in (a longer line is read alone): large
+/// enough that consecutive lines of a branch come in a few big reads, small enough to be
+/// nothing next to the entries read.
+const WINDOW_BYTES: u64 = 256 * 1024;
+
+/// The largest gap between two lines that [`read_windows`] reads through rather than reading
+/// the two apart: a read costs about as much as copying this many bytes more.
+const WINDOW_GAP_BYTES: u64 = 16 * 1024;
+
+/// Reads the lines `lines` (in file order) in windows and hands each line's bytes to `line`
+/// (`None`: the file ended before the line did, it changed since it was opened). A window is
+/// one read (`read(offset, into)`: fills `into` from `offset`, less only at the end of the
+/// file) of consecutive lines up to [`WINDOW_BYTES`], where the gap between two of them is at
+/// most [`WINDOW_GAP_BYTES`]: lines far apart are read apart, each exactly, never the 256 KiB
+/// around them. One buffer serves every window.
+fn read_windows<L>(
+    lines: &[(L, &IndexEntry)],
+    mut read: impl FnMut(u64, &mut [u8]) -> Result<usize, StoreError>,
+    mut line: impl FnMut(&(L, &IndexEntry), Option<&[u8]>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let end_of = |at: &IndexEntry| at.byte_offset.saturating_add(at.byte_len);
+    let mut buffer = Vec::new();
+    let mut first = 0;
+    while let Some(&(_, head)) = lines.get(first) {
+        let start = head.byte_offset;
+        let mut stop = end_of(head);
+        let mut last = first + 1;
+        while let Some(&(_, next)) = lines.get(last) {
+            let fits = next.byte_offset >= start
+                && next.byte_offset <= stop.saturating_add(WINDOW_GAP_BYTES)
+                && end_of(next) - start <= WINDOW_BYTES;
+            if !fits {
+                break;
+            }
+            stop = stop.max(end_of(next));
+            last += 1;
+        }
+        let len = usize::try_from(stop - start).unwrap_or(usize::MAX);
+        if buffer.len() < len {
+            buffer.resize(len, 0);
+        }
+        let filled = read(start, &mut buffer[..len])?;
+        for entry in &lines[first..last] {
+            let (_, at) = entry;
+            let from = usize::try_from(at.byte_offset - start).unwrap_or(usize::MAX);
+            let to = from.saturating_add(usize::try_from(at.byte_len).unwrap_or(usize::MAX));
+            line(entry, buffer.get(from..to).filter(|_| to <= filled))?;
+        }
+        first = last;
+    }
+    Ok(())
+}
+
+/// Fills what it can of `into` from byte `at` of `file` in one call (fewer bytes only at the
+/// end of the file): by position on Unix, else by seeking first.
+fn read_at(file: &mut File, into: &mut [u8], at: u64) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_at(into, at)
+    }
+    #[cfg(not(unix))]
+    {
+        file.seek(SeekFrom::Start(at))?;
+        file.read(into)
+    }
+}
 
 /// Reads byte ranges from a session's source, opening the file at most once per reader.
 struct RangeReader<'a> {
     source: &'a Source,
     file: Option<File>,
-    /// The buffered file of [`read_sequential`](Self::read_sequential) and its position.
-    sequential: Option<(BufReader<File>, u64)>,
 }
 
 impl<'a> RangeReader<'a> {
-    /// The bytes of `at`'s range, for ranges asked in (mostly) increasing order: borrowed when
-    /// the source is in memory (`Some`), else read into `buffer` (`None`) through one buffered
-    /// handle that skips gaps by seeking. A file now too short gives [`StoreError::Changed`].
-    fn read_sequential(
-        &mut self,
-        at: &IndexEntry,
-        buffer: &mut Vec<u8>,
-    ) -> Result<Option<&'a [u8]>, StoreError> {
-        let path = match self.source {
-            Source::Memory { .. } => {
-                return match self.read(at)? {
-                    Cow::Borrowed(bytes) => Ok(Some(bytes)),
-                    Cow::Owned(bytes) => {
-                        *buffer = bytes;
-                        Ok(None)
-                    }
-                };
-            }
-            Source::File(path) => path,
-        };
-        let (reader, position) = match &mut self.sequential {
-            Some(open) => open,
-            slot => {
-                let file =
-                    File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
-                slot.insert((BufReader::with_capacity(SEQUENTIAL_BUFFER_BYTES, file), 0))
-            }
-        };
-        let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
-        buffer.clear();
-        buffer.resize(len, 0);
-        let gap = i128::from(at.byte_offset) - i128::from(*position);
-        let moved = match i64::try_from(gap) {
-            Ok(0) => Ok(()),
-            Ok(gap) => reader.seek_relative(gap),
-            Err(_) => reader.seek(SeekFrom::Start(at.byte_offset)).map(drop),
-        };
-        // Until the read succeeds the position is unknown: make the next call seek from scratch.
-        *position = u64::MAX;
-        match moved.and_then(|()| reader.read_exact(buffer)) {
-            Ok(()) => {
-                *position = at.byte_offset.saturating_add(at.byte_len);
-                Ok(None)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(StoreError::Changed {
-                path: path.clone(),
-                line: at.line,
-            }),
-            Err(e) => Err(StoreError::io("could not read", path, e)),
-        }
-    }
-
     /// The bytes of `at`'s range; a file now too short for it gives [`StoreError::Changed`].
     fn read(&mut self, at: &IndexEntry) -> Result<Cow<'a, [u8]>, StoreError> {
         let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
@@ -772,5 +816,103 @@ fn repaired(bytes: &[u8]) -> Option<String> {
         Cow::Owned(rewritten) => Some(rewritten),
         Cow::Borrowed(_) if fixed_utf8 => Some(text.into_owned()),
         Cow::Borrowed(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::{IndexEntry, IndexEnvelope, WINDOW_BYTES, WINDOW_GAP_BYTES, read_windows};
+    use crate::error::StoreError;
+
+    fn line(number: u64, byte_offset: u64, byte_len: u64) -> IndexEntry {
+        IndexEntry {
+            line: number,
+            byte_offset,
+            byte_len,
+            envelope: IndexEnvelope::new("label", Some("a"), None, None),
+        }
+    }
+
+    /// What each line got: its bytes, or `None` (past the end of the file).
+    type Got = Vec<Option<Vec<u8>>>;
+
+    /// The reads `read_windows` makes over `file` for `lines` (offset, length), and the bytes
+    /// each line got.
+    fn windows(file: &[u8], lines: &[IndexEntry]) -> (Vec<(u64, usize)>, Got) {
+        let lines: Vec<(usize, &IndexEntry)> = lines.iter().enumerate().collect();
+        let (mut reads, mut got) = (Vec::new(), Vec::new());
+        read_windows(
+            &lines,
+            |at, into| {
+                reads.push((at, into.len()));
+                let rest = file.get(at as usize..).unwrap_or_default();
+                let n = rest.len().min(into.len());
+                into[..n].copy_from_slice(&rest[..n]);
+                Ok(n)
+            },
+            |_, bytes| {
+                got.push(bytes.map(<[u8]>::to_vec));
+                Ok::<(), StoreError>(())
+            },
+        )
+        .unwrap();
+        (reads, got)
+    }
+
+    #[test]
+    fn lines_close_together_come_in_one_read_and_lines_far_apart_each_in_their_own() {
+        let file: Vec<u8> = (0..(3 * WINDOW_BYTES) as usize)
+            .map(|at| (at % 251) as u8)
+            .collect();
+        let gap = WINDOW_GAP_BYTES;
+        let lines = [
+            line(1, 10, 5),
+            line(2, 20, 5),
+            // Within the gap of the one before: the same read.
+            line(3, 25 + gap, 100),
+            // Further: a read of its own, exactly its bytes.
+            line(4, 126 + 2 * gap, 7),
+            // A line longer than a window: alone.
+            line(5, 200 + 2 * gap, WINDOW_BYTES + 1),
+            line(6, 201 + 2 * gap + WINDOW_BYTES, 3),
+        ];
+        let (reads, got) = windows(&file, &lines);
+        assert_eq!(
+            reads,
+            [
+                (10, (gap + 115) as usize),
+                (126 + 2 * gap, 7),
+                (200 + 2 * gap, (WINDOW_BYTES + 1) as usize),
+                (201 + 2 * gap + WINDOW_BYTES, 3),
+            ]
+        );
+        for (at, bytes) in lines.iter().zip(got) {
+            let range = at.byte_offset as usize..(at.byte_offset + at.byte_len) as usize;
+            assert_eq!(bytes.as_deref(), Some(&file[range]));
+        }
+    }
+
+    #[test]
+    fn a_window_stops_at_its_size_and_lines_past_the_end_of_the_file_get_nothing() {
+        let file = vec![b'x'; 1000];
+        let lines: Vec<IndexEntry> = (0..6).map(|at| line(at + 1, at * 300, 200)).collect();
+        let (reads, got) = windows(&file, &lines);
+        assert_eq!(reads, [(0, 1700)]);
+        let sizes: Vec<Option<usize>> = got
+            .iter()
+            .map(|bytes| bytes.as_ref().map(Vec::len))
+            .collect();
+        assert_eq!(sizes, [Some(200), Some(200), Some(200), None, None, None]);
+        let many: Vec<IndexEntry> = (0..3)
+            .map(|at| line(at + 1, at * WINDOW_BYTES / 2, WINDOW_BYTES / 2))
+            .collect();
+        let (reads, _) = windows(&vec![0; 2 * WINDOW_BYTES as usize], &many);
+        assert_eq!(
+            reads,
+            [
+                (0, WINDOW_BYTES as usize),
+                (WINDOW_BYTES, (WINDOW_BYTES / 2) as usize)
+            ]
+        );
     }
 }
