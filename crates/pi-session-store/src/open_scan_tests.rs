@@ -338,6 +338,50 @@ fn generated_lines_are_mostly_sure() {
 }
 
 #[test]
+fn escapes_agree_at_every_offset_of_the_scan_chunks() {
+    // The scan skips 16 bytes at a time, across escapes: put each escape (and runs of
+    // backslashes) at every offset of a chunk, and the string's end right after it or later.
+    let sequences: &[&[u8]] = &[
+        b"\\n",
+        b"\\\"",
+        b"\\\\",
+        b"\\\\\"",
+        b"\\\\\\\"",
+        b"\\\\n",
+        b"\\\\\\n",
+        b"\\t",
+        b"\\r",
+        b"\\/",
+        b"\\u00e9",
+        b"\\ud83d",
+        b"\\\\ud",
+        b"\\x",
+        b"\\",
+        b"\"",
+        b"\t",
+        "é".as_bytes(),
+        b"\xf4\x8f\xbf\xbf",
+        b"\xc3",
+    ];
+    let mut sure = 0;
+    for sequence in sequences {
+        for offset in 0..40 {
+            for tail in [0, 1, 15, 16, 17, 40] {
+                let mut line = br#"{"type":"a","x":""#.to_vec();
+                line.extend(std::iter::repeat_n(b'a', offset));
+                line.extend_from_slice(sequence);
+                line.extend(std::iter::repeat_n(b'b', tail));
+                line.extend_from_slice(br#"","y":"z"}"#);
+                sure += usize::from(agrees(&line));
+            }
+        }
+    }
+    // The valid ones without a surrogate escape or 0xF4: 11 sequences, and a lone `\` before
+    // a `b` (`\b`) rather than the closing quote.
+    assert_eq!(sure, 11 * 40 * 6 + 40 * 5);
+}
+
+#[test]
 fn nesting_agrees_at_every_depth() {
     for depth in (1..=3).chain(120..=140).chain([200, 1000]) {
         for (open, close) in [(&b"["[..], &b"]"[..]), (b"{\"a\":", b"}")] {

@@ -24,8 +24,12 @@
 //! - it nests at most [`MAX_DEPTH`] arrays and objects deep.
 //!
 //! Strings are most of a session's bytes (tool results, texts): they are scanned 16 bytes at a
-//! time (a mask of the bytes that are `"`, `\`, a control character or not ASCII, which the
-//! compiler turns into vector compares), and UTF-8 is decoded only where a byte is not ASCII.
+//! time, a chunk skipped whole when the only bytes in it a string ends or changes at (`"`, `\`,
+//! a control character, a byte that is not ASCII) are the escapes text is full of (`\n`, `\t`,
+//! `\"`) (`only_escapes`: folds of byte compares the compiler turns into vector compares and
+//! a move-mask: no branch per escape); elsewhere the scan goes to the next such byte
+//! (`has_stop`, `first_stop`) and reads it alone, decoding UTF-8 only where a byte is not
+//! ASCII.
 
 use crate::line::EnvelopeRef;
 use std::borrow::Cow;
@@ -61,11 +65,10 @@ pub fn scan_envelope(line: &[u8]) -> Option<EnvelopeRef<'_>> {
     loop {
         scan.whitespace();
         scan.expect(b'"')?;
-        let key_start = scan.at;
-        if scan.string()? {
+        let key = scan.string()?;
+        if key.contains(&b'\\') {
             return None;
         }
-        let key = line.get(key_start..scan.at - 1)?;
         scan.whitespace();
         scan.expect(b':')?;
         scan.whitespace();
@@ -142,6 +145,37 @@ fn has_stop(chunk: &[u8; 16]) -> bool {
     })
 }
 
+/// Whether `chunk` (inside a string, not starting inside an escape) can be skipped whole:
+/// each byte a string scan stops at is a `\` followed by `n`, `t` or `"` (in `after`, the
+/// chunk one byte on), or a `"` so escaped (a `\` before it in `before`, the chunk one byte
+/// back, not before the chunk's first byte); and the last byte is no `\` (its escape ends in
+/// the next chunk). A `\` inside the chunk escapes what follows it, as none is escaped: an
+/// escaped `\` follows a `\` not followed by `n`, `t` or `"`.
+#[inline]
+fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
+    const LAST: [bool; 16] = {
+        let mut last = [false; 16];
+        last[15] = true;
+        last
+    };
+    const FIRST: [bool; 16] = {
+        let mut first = [false; 16];
+        first[0] = true;
+        first
+    };
+    let mut bad = false;
+    for k in 0..16 {
+        let (byte, next, previous) = (chunk[k], after[k], before[k]);
+        let backslash = byte == b'\\';
+        let common = (next == b'n') | (next == b't') | (next == b'"');
+        let escaped_quote = (byte == b'"') & (previous == b'\\') & !FIRST[k];
+        bad |= (backslash & (!common | LAST[k]))
+            | (byte == b'"') & !escaped_quote
+            | (byte.cast_signed() < 0x20);
+    }
+    !bad
+}
+
 /// Where the first byte [`has_stop`] stops at is in `chunk` (16 when none): eight bytes at a
 /// time in a `u64` (Mycroft's zero-byte test, exact for the lowest byte it flags).
 #[inline]
@@ -212,11 +246,10 @@ impl<'a> Scan<'a> {
     fn envelope_value(&mut self) -> Option<Slot<'a>> {
         match self.next()? {
             b'"' => {
-                let start = self.at;
-                if self.string()? {
+                let text = self.string()?;
+                if text.contains(&b'\\') {
                     return None;
                 }
-                let text = self.bytes.get(start..self.at - 1)?;
                 // Already checked as UTF-8 by the scan; std checks again to make the `&str`.
                 std::str::from_utf8(text).ok().map(Slot::Str)
             }
@@ -225,13 +258,27 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The rest of a string whose opening quote was read, through its closing quote; `true`
-    /// when it held an escape.
-    fn string(&mut self) -> Option<bool> {
+    /// The rest of a string whose opening quote was read, through its closing quote; its
+    /// text as written (escapes not decoded).
+    fn string(&mut self) -> Option<&'a [u8]> {
         let bytes = self.bytes;
-        let mut at = self.at;
-        let mut escaped = false;
+        let start = self.at;
+        let mut at = start;
         loop {
+            // Skip 16 bytes at a time while their only stops are common escapes.
+            while let (Some(before), Some(chunk), Some(after)) = (
+                bytes.get(at.wrapping_sub(1)..at + 15),
+                bytes.get(at..at + 16),
+                bytes.get(at + 1..at + 17),
+            ) {
+                let before: &[u8; 16] = before.try_into().ok()?;
+                let chunk: &[u8; 16] = chunk.try_into().ok()?;
+                let after: &[u8; 16] = after.try_into().ok()?;
+                if !only_escapes(before, chunk, after) {
+                    break;
+                }
+                at += 16;
+            }
             // The next byte to look at: skip 16 plain bytes at a time.
             while let Some(chunk) = bytes.get(at..at + 16) {
                 let chunk: &[u8; 16] = chunk.try_into().ok()?;
@@ -244,10 +291,9 @@ impl<'a> Scan<'a> {
             match *bytes.get(at)? {
                 b'"' => {
                     self.at = at + 1;
-                    return Some(escaped);
+                    return bytes.get(start..at);
                 }
                 b'\\' => {
-                    escaped = true;
                     // The escapes text is full of (`\n`, `\"`, ...) without leaving the loop.
                     if let Some(b'"' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') = bytes.get(at + 1)
                     {
