@@ -18,8 +18,9 @@ use crate::framing::{
 use crate::fused::split_fused;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
 use crate::session_file::{IndexEntry, IndexEnvelope, SessionFile, Source};
+use pi_session_types::envelope_scan::scan_envelope;
 use pi_session_types::{
-    LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
+    EnvelopeRef, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
     parse_envelope_ref, parse_line, tags,
 };
 use std::collections::BTreeMap;
@@ -709,7 +710,18 @@ struct ReadValue {
 /// repairs what it can (lone surrogates, invalid UTF-8) or gives the error.
 fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
     match parse_envelope_ref(bytes) {
-        Ok(envelope) => Ok(ReadValue {
+        Ok(envelope) => Ok(ReadValue::clean(&envelope)),
+        Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
+            envelope: IndexEnvelope::from(&envelope),
+            warnings: envelope.warnings,
+        }),
+    }
+}
+
+impl ReadValue {
+    /// A borrowed envelope read without a repair or warning, copied into the index's form.
+    fn clean(envelope: &EnvelopeRef<'_>) -> Self {
+        Self {
             envelope: IndexEnvelope::new(
                 &envelope.kind,
                 envelope.id.as_deref(),
@@ -717,11 +729,7 @@ fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
                 envelope.timestamp.as_deref(),
             ),
             warnings: Vec::new(),
-        }),
-        Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
-            envelope: IndexEnvelope::from(&envelope),
-            warnings: envelope.warnings,
-        }),
+        }
     }
 }
 
@@ -737,6 +745,11 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
     let content = &bytes[line.content.clone()];
     if is_blank(content) {
         return LineOutcome::Blank;
+    }
+    // One scan of the line answers for ordinary lines; anything unusual takes the path below,
+    // unchanged.
+    if let Some(envelope) = scan_envelope(content) {
+        return LineOutcome::Value(ReadValue::clean(&envelope));
     }
     match read_envelope(content) {
         Ok(envelope) => LineOutcome::Value(with_encoding_warnings(content, envelope)),
@@ -759,19 +772,10 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
 
 /// The envelope parse skips the strings it does not need without decoding them, so a lone
 /// surrogate escape, invalid UTF-8 or a code point of the carrier range there goes unnoticed.
-/// Lines that may hold one (a cheap check: not UTF-8, a `\ud`/`\uD` escape somewhere, or a byte
-/// 0xF4 as U+10F800–U+10FFFF start with) get the full typed parse, which reads them and says
+/// Lines that may hold one ([`may_warn`]) get the full typed parse, which reads them and says
 /// so; the warnings are added to the envelope.
 fn with_encoding_warnings(content: &[u8], mut envelope: ReadValue) -> ReadValue {
-    /// Built once: a `Finder` costs more to make than to run over a short line.
-    static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
-    let suspicious = std::str::from_utf8(content).is_err()
-        || ESCAPE
-            .find_iter(content)
-            .any(|at| matches!(content.get(at + 2), Some(b'd' | b'D')))
-        || memchr::memchr(0xF4, content).is_some();
-    if suspicious
+    if may_warn(content)
         && envelope.warnings.is_empty()
         && let Ok(parsed) = parse_line(content)
     {
@@ -782,6 +786,20 @@ fn with_encoding_warnings(content: &[u8], mut envelope: ReadValue) -> ReadValue 
             .collect();
     }
     envelope
+}
+
+/// Whether a line's full parse may warn of what the envelope parse skips: the line is not
+/// UTF-8, holds the bytes `\ud`/`\uD` somewhere, or a byte 0xF4 (U+10F800–U+10FFFF start with
+/// it). [`scan_envelope`] is sure of no line this holds for.
+fn may_warn(content: &[u8]) -> bool {
+    /// Built once: a `Finder` costs more to make than to run over a short line.
+    static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u"));
+    std::str::from_utf8(content).is_err()
+        || ESCAPE
+            .find_iter(content)
+            .any(|at| matches!(content.get(at + 2), Some(b'd' | b'D')))
+        || memchr::memchr(0xF4, content).is_some()
 }
 
 /// Folds line outcomes, in file order, into a [`SessionFile`].
@@ -1373,3 +1391,7 @@ mod tests {
         assert_eq!(*read, bytes);
     }
 }
+
+#[cfg(test)]
+#[path = "open_scan_tests.rs"]
+mod scan_tests;

@@ -43,6 +43,7 @@
 mod object_keys;
 
 pub mod entry;
+pub mod envelope_scan;
 pub mod field;
 pub mod header;
 pub mod js;

@@ -1,0 +1,565 @@
+//! One pass over a line: JSON grammar, UTF-8 and the envelope, or "not sure".
+//!
+//! The store's open reads every line's envelope ([`crate::parse_envelope_ref`]: serde_json,
+//! the rest skipped) and then scans the line again for what that parse does not look at
+//! (invalid UTF-8 in skipped strings, a `\ud`/`\uD` escape, a byte 0xF4: the lines whose full
+//! parse may warn). [`scan_envelope`] does all of it in one scan of the bytes and answers only
+//! when it is sure the answer is the one that path gives without any warning; everything
+//! unusual gives `None`, and the caller takes that path unchanged, so its errors, repairs and
+//! warnings stay its own.
+//!
+//! It accepts exactly what serde_json accepts (RFC 8259: the whitespace `' '`, `\t`, `\n`, `\r`;
+//! strings without raw control characters and with only the escapes `\" \\ \/ \b \f \n \r \t
+//! \uXXXX`; numbers `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?` of any size, as the skipped
+//! values are never converted; `true`, `false`, `null`; nothing after the value but
+//! whitespace), and it is sure only when also:
+//! - the line is an object, and every byte is UTF-8 (no overlong form, no surrogate, nothing
+//!   past U+10FFFF);
+//! - it has no byte 0xF4 (the lead byte of U+100000..U+10FFFF, where the lone-surrogate
+//!   carriers live) and no bytes `\u` followed by `d` or `D` anywhere (a surrogate escape, or
+//!   an escaped backslash followed by `ud`: the store's check reads the bytes, not the tokens);
+//! - its top-level keys hold no escape, its `type` is a string, `id`, `parentId` and
+//!   `timestamp` are strings or `null`, none of the four is given twice and none of their
+//!   strings holds an escape (so each borrows from the line, as serde's parse borrows it);
+//! - it nests at most [`MAX_DEPTH`] arrays and objects deep.
+//!
+//! Strings are most of a session's bytes (tool results, texts): they are scanned 16 bytes at a
+//! time, a chunk skipped whole when the only bytes in it a string ends or changes at (`"`, `\`,
+//! a control character, a byte that is not ASCII) are the escapes text is full of (`\n`, `\t`,
+//! `\"`) (`only_escapes`: folds of byte compares the compiler turns into vector compares and
+//! a move-mask: no branch per escape); elsewhere the scan goes to the next such byte
+//! (`has_stop`, `first_stop`) and reads it alone, decoding UTF-8 only where a byte is not
+//! ASCII.
+
+use crate::line::EnvelopeRef;
+use std::borrow::Cow;
+
+/// The deepest nesting of arrays and objects (the line's own object counts as 1) the scan is
+/// sure about; serde_json's recursion limit is 128.
+pub const MAX_DEPTH: u32 = 127;
+
+/// The line's envelope as [`crate::parse_envelope_ref`] reads it, when one scan of the line
+/// proves that this parse succeeds and that the line needs no repair and gives no encoding
+/// warning (see the module documentation for what "sure" takes); `None` when it is not sure
+/// (the line may still be valid: the caller takes the full path).
+///
+/// ```
+/// use pi_session_types::envelope_scan::scan_envelope;
+/// let line = br#"{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"content":"hi \u00e9"}}"#;
+/// let envelope = scan_envelope(line).unwrap();
+/// assert_eq!((&*envelope.kind, envelope.id.as_deref(), envelope.parent_is_null), ("message", Some("a1"), true));
+/// assert_eq!(Ok(envelope), pi_session_types::parse_envelope_ref(line));
+/// assert_eq!(scan_envelope(br#"{"type":"x","text":"\ud83d"}"#), None); // a surrogate escape
+/// assert_eq!(scan_envelope(br#"{"type":"x",}"#), None); // not JSON
+/// ```
+pub fn scan_envelope(line: &[u8]) -> Option<EnvelopeRef<'_>> {
+    let mut scan = Scan { bytes: line, at: 0 };
+    scan.whitespace();
+    scan.expect(b'{')?;
+    let mut slots: [Slot<'_>; 4] = [Slot::Absent; 4];
+    scan.whitespace();
+    if scan.peek()? == b'}' {
+        // `{}` has no `type`: the full path says so.
+        return None;
+    }
+    loop {
+        scan.whitespace();
+        scan.expect(b'"')?;
+        let key = scan.string()?;
+        if key.contains(&b'\\') {
+            return None;
+        }
+        scan.whitespace();
+        scan.expect(b':')?;
+        scan.whitespace();
+        match envelope_key(key) {
+            Some(slot) => {
+                let value = scan.envelope_value()?;
+                let slot = slots.get_mut(slot)?;
+                if !matches!(slot, Slot::Absent) {
+                    return None;
+                }
+                *slot = value;
+            }
+            None => scan.value()?,
+        }
+        scan.whitespace();
+        match scan.next()? {
+            b',' => {}
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    scan.whitespace();
+    if scan.at != line.len() {
+        return None;
+    }
+    let [kind, id, parent_id, timestamp] = slots;
+    let Slot::Str(kind) = kind else {
+        return None;
+    };
+    Some(EnvelopeRef {
+        kind: Cow::Borrowed(kind),
+        id: id.into_str(),
+        parent_is_null: matches!(parent_id, Slot::Null),
+        parent_id: parent_id.into_str(),
+        timestamp: timestamp.into_str(),
+    })
+}
+
+/// One envelope key's value as the scan read it.
+#[derive(Debug, Clone, Copy)]
+enum Slot<'a> {
+    Absent,
+    Null,
+    Str(&'a str),
+}
+
+impl<'a> Slot<'a> {
+    fn into_str(self) -> Option<Cow<'a, str>> {
+        match self {
+            Slot::Str(s) => Some(Cow::Borrowed(s)),
+            Slot::Absent | Slot::Null => None,
+        }
+    }
+}
+
+/// The slot of an envelope key (`type`, `id`, `parentId`, `timestamp`), by its raw bytes.
+fn envelope_key(key: &[u8]) -> Option<usize> {
+    match key {
+        b"type" => Some(0),
+        b"id" => Some(1),
+        b"parentId" => Some(2),
+        b"timestamp" => Some(3),
+        _ => None,
+    }
+}
+
+/// Whether a string scan must stop in `chunk`: at a `"`, a `\`, a control character (< 0x20)
+/// or a byte that is not ASCII (>= 0x80). The signed compare catches the last two at once; the
+/// fold compiles to three vector compares and a move-mask.
+#[inline]
+fn has_stop(chunk: &[u8; 16]) -> bool {
+    chunk.iter().fold(false, |any, &byte| {
+        any | (byte.cast_signed() < 0x20) | (byte == b'"') | (byte == b'\\')
+    })
+}
+
+/// Whether `chunk` (inside a string, not starting inside an escape) can be skipped whole:
+/// each byte a string scan stops at is a `\` followed by `n`, `t` or `"` (in `after`, the
+/// chunk one byte on), or a `"` so escaped (a `\` before it in `before`, the chunk one byte
+/// back, not before the chunk's first byte); and the last byte is no `\` (its escape ends in
+/// the next chunk). A `\` inside the chunk escapes what follows it, as none is escaped: an
+/// escaped `\` follows a `\` not followed by `n`, `t` or `"`.
+#[inline]
+fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
+    const LAST: [bool; 16] = {
+        let mut last = [false; 16];
+        last[15] = true;
+        last
+    };
+    const FIRST: [bool; 16] = {
+        let mut first = [false; 16];
+        first[0] = true;
+        first
+    };
+    let mut bad = false;
+    for k in 0..16 {
+        let (byte, next, previous) = (chunk[k], after[k], before[k]);
+        let backslash = byte == b'\\';
+        let common = (next == b'n') | (next == b't') | (next == b'"');
+        let escaped_quote = (byte == b'"') & (previous == b'\\') & !FIRST[k];
+        bad |= (backslash & (!common | LAST[k]))
+            | (byte == b'"') & !escaped_quote
+            | (byte.cast_signed() < 0x20);
+    }
+    !bad
+}
+
+/// Where the first byte [`has_stop`] stops at is in `chunk` (16 when none): eight bytes at a
+/// time in a `u64` (Mycroft's zero-byte test, exact for the lowest byte it flags).
+#[inline]
+fn first_stop(chunk: &[u8; 16]) -> usize {
+    const ONES: u64 = u64::MAX / 255;
+    const HIGH: u64 = ONES << 7;
+    let (low, high) = chunk.split_at(8);
+    let mut offset = 0;
+    for half in [low, high] {
+        let Ok(half) = <[u8; 8]>::try_from(half) else {
+            return 16;
+        };
+        let word = u64::from_le_bytes(half);
+        let control = word.wrapping_sub(ONES * 0x20) & !word;
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let quote = quote.wrapping_sub(ONES) & !quote;
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let backslash = backslash.wrapping_sub(ONES) & !backslash;
+        let flags = (control | quote | backslash | word) & HIGH;
+        if flags != 0 {
+            return offset + (flags.trailing_zeros() / 8) as usize;
+        }
+        offset = 8;
+    }
+    16
+}
+
+/// A cursor over the line's bytes. Every read is bounds-checked (`get`): bad input ends the
+/// scan with `None`, never a panic.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    #[inline]
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
+    }
+
+    /// Skips JSON whitespace (serde_json's four bytes).
+    #[inline]
+    fn whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// The rest of a literal whose first byte was read.
+    fn literal(&mut self, rest: &[u8]) -> Option<()> {
+        let end = self.at + rest.len();
+        (self.bytes.get(self.at..end)? == rest).then(|| self.at = end)
+    }
+
+    /// An envelope key's value: a string without escapes (borrowed) or `null`.
+    fn envelope_value(&mut self) -> Option<Slot<'a>> {
+        match self.next()? {
+            b'"' => {
+                let text = self.string()?;
+                if text.contains(&b'\\') {
+                    return None;
+                }
+                // Already checked as UTF-8 by the scan; std checks again to make the `&str`.
+                std::str::from_utf8(text).ok().map(Slot::Str)
+            }
+            b'n' => self.literal(b"ull").map(|()| Slot::Null),
+            _ => None,
+        }
+    }
+
+    /// The rest of a string whose opening quote was read, through its closing quote; its
+    /// text as written (escapes not decoded).
+    fn string(&mut self) -> Option<&'a [u8]> {
+        let bytes = self.bytes;
+        let start = self.at;
+        let mut at = start;
+        loop {
+            // Skip 16 bytes at a time while their only stops are common escapes.
+            while let (Some(before), Some(chunk), Some(after)) = (
+                bytes.get(at.wrapping_sub(1)..at + 15),
+                bytes.get(at..at + 16),
+                bytes.get(at + 1..at + 17),
+            ) {
+                let before: &[u8; 16] = before.try_into().ok()?;
+                let chunk: &[u8; 16] = chunk.try_into().ok()?;
+                let after: &[u8; 16] = after.try_into().ok()?;
+                if !only_escapes(before, chunk, after) {
+                    break;
+                }
+                at += 16;
+            }
+            // The next byte to look at: skip 16 plain bytes at a time.
+            while let Some(chunk) = bytes.get(at..at + 16) {
+                let chunk: &[u8; 16] = chunk.try_into().ok()?;
+                if has_stop(chunk) {
+                    at += first_stop(chunk);
+                    break;
+                }
+                at += 16;
+            }
+            match *bytes.get(at)? {
+                b'"' => {
+                    self.at = at + 1;
+                    return bytes.get(start..at);
+                }
+                b'\\' => {
+                    // The escapes text is full of (`\n`, `\"`, ...) without leaving the loop.
+                    if let Some(b'"' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') = bytes.get(at + 1)
+                    {
+                        at += 2;
+                    } else {
+                        self.at = at;
+                        self.escape()?;
+                        at = self.at;
+                    }
+                }
+                0..0x20 => return None,
+                0x20..0x80 => at += 1,
+                lead => {
+                    self.at = at;
+                    self.utf8(lead)?;
+                    at = self.at;
+                }
+            }
+        }
+    }
+
+    /// One escape at the cursor (its `\`).
+    fn escape(&mut self) -> Option<()> {
+        let at = self.at;
+        match self.bytes.get(at + 1)? {
+            b'"' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at = at + 2,
+            b'\\' => {
+                // The second backslash and what follows read as `\ud` to a byte search.
+                if self.bytes.get(at + 2) == Some(&b'u')
+                    && matches!(self.bytes.get(at + 3), Some(b'd' | b'D'))
+                {
+                    return None;
+                }
+                self.at = at + 2;
+            }
+            b'u' => {
+                let hex = self.bytes.get(at + 2..at + 6)?;
+                if matches!(hex.first(), Some(b'd' | b'D'))
+                    || !hex.iter().all(u8::is_ascii_hexdigit)
+                {
+                    return None;
+                }
+                self.at = at + 6;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// One UTF-8 sequence of two to four bytes at the cursor, `lead` its first byte; none
+    /// starting with 0xF4 (U+100000..U+10FFFF).
+    #[inline]
+    fn utf8(&mut self, lead: u8) -> Option<()> {
+        let at = self.at;
+        let continuation = |k: usize| matches!(self.bytes.get(at + k), Some(0x80..=0xBF));
+        let len = match lead {
+            0xC2..=0xDF => continuation(1).then_some(2),
+            0xE0 => matches!(self.bytes.get(at + 1), Some(0xA0..=0xBF)).then_some(3),
+            0xE1..=0xEC | 0xEE..=0xEF => continuation(1).then_some(3),
+            0xED => matches!(self.bytes.get(at + 1), Some(0x80..=0x9F)).then_some(3),
+            0xF0 => (matches!(self.bytes.get(at + 1), Some(0x90..=0xBF)) && continuation(3))
+                .then_some(4),
+            0xF1..=0xF3 => (continuation(1) && continuation(3)).then_some(4),
+            _ => None,
+        }?;
+        if len >= 3 && !continuation(2) {
+            return None;
+        }
+        self.at = at + len;
+        Some(())
+    }
+
+    /// The rest of a number whose first byte (`-` or a digit) is at the cursor.
+    fn number(&mut self) -> Option<()> {
+        if self.peek() == Some(b'-') {
+            self.at += 1;
+        }
+        match self.next()? {
+            b'0' => {}
+            b'1'..=b'9' => self.digits(),
+            _ => return None,
+        }
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.some_digits()?;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            self.some_digits()?;
+        }
+        Some(())
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    fn some_digits(&mut self) -> Option<()> {
+        let start = self.at;
+        self.digits();
+        (self.at > start).then_some(())
+    }
+
+    /// An object key and its colon, after the `{` or `,` before it.
+    fn key(&mut self) -> Option<()> {
+        self.whitespace();
+        self.expect(b'"')?;
+        self.string()?;
+        self.whitespace();
+        self.expect(b':')
+    }
+
+    /// One value inside the line's object (at depth 1), skipped: iterative, the open
+    /// containers a bit each (1 = object) in `open`.
+    fn value(&mut self) -> Option<()> {
+        let mut open: u128 = 0;
+        let mut depth: u32 = 1;
+        loop {
+            // A value.
+            self.whitespace();
+            match self.next()? {
+                b'"' => {
+                    self.string()?;
+                }
+                b'{' => {
+                    if depth == MAX_DEPTH {
+                        return None;
+                    }
+                    self.whitespace();
+                    if self.peek()? == b'}' {
+                        self.at += 1;
+                    } else {
+                        depth += 1;
+                        open = open << 1 | 1;
+                        self.key()?;
+                        continue;
+                    }
+                }
+                b'[' => {
+                    if depth == MAX_DEPTH {
+                        return None;
+                    }
+                    self.whitespace();
+                    if self.peek()? == b']' {
+                        self.at += 1;
+                    } else {
+                        depth += 1;
+                        open <<= 1;
+                        continue;
+                    }
+                }
+                b't' => self.literal(b"rue")?,
+                b'f' => self.literal(b"alse")?,
+                b'n' => self.literal(b"ull")?,
+                b'-' | b'0'..=b'9' => {
+                    self.at -= 1;
+                    self.number()?;
+                }
+                _ => return None,
+            }
+            // After a value: close what ends here, up to the next value.
+            loop {
+                if depth == 1 {
+                    return Some(());
+                }
+                self.whitespace();
+                let in_object = open & 1 == 1;
+                match (self.next()?, in_object) {
+                    (b',', true) => {
+                        self.key()?;
+                        break;
+                    }
+                    (b',', false) => break,
+                    (b'}', true) | (b']', false) => {
+                        open >>= 1;
+                        depth -= 1;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scan_envelope;
+
+    #[test]
+    fn reads_the_envelope_of_an_ordinary_line() {
+        let mut line = br#" {"type":"message","id":"a","parentId":"p","timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"h\u00e9 \"q\" \\ / \n caf\u00e9 caf"#.to_vec();
+        line.extend_from_slice("\u{e9} \u{20ac} \u{1f600} \u{7f}".as_bytes());
+        line.extend_from_slice(br#""}],"n":[-0,1e999,0.5,1E+2,true,false,null,{},[]]}}"#);
+        line.extend_from_slice(b" \t\r\n");
+        let line = &line[..];
+        let envelope = scan_envelope(line).unwrap();
+        assert_eq!(&*envelope.kind, "message");
+        assert_eq!(envelope.id.as_deref(), Some("a"));
+        assert_eq!(envelope.parent_id.as_deref(), Some("p"));
+        assert!(!envelope.parent_is_null);
+        assert_eq!(
+            envelope.timestamp.as_deref(),
+            Some("2026-01-01T00:00:00.000Z")
+        );
+    }
+
+    #[test]
+    fn is_not_sure_of_anything_unusual() {
+        for line in [
+            &br#"{"type":"a","type":"b"}"#[..],
+            br#"{"type":"a","id":1}"#,
+            br#"{"type":"a\u0062"}"#,
+            br#"{"typ\u0065":"a"}"#,
+            br#"{"type":null}"#,
+            br#"{"id":"a"}"#,
+            br#"{}"#,
+            br#"[]"#,
+            br#""x""#,
+            br#"{"type":"a","x":"\uD800"}"#,
+            br#"{"type":"a","x":"\\ud"}"#,
+            br#"{"type":"a","x":"\u12"}"#,
+            br#"{"type":"a","x":"\u12g4"}"#,
+            br#"{"type":"a","x":"\x"}"#,
+            b"{\"type\":\"a\",\"x\":\"\t\"}",
+            b"{\"type\":\"a\",\"x\":\"\xf4\x80\x80\x80\"}",
+            b"{\"type\":\"a\",\"x\":\"\xc0\xaf\"}",
+            b"{\"type\":\"a\",\"x\":\"\xed\xa0\x80\"}",
+            b"{\"type\":\"a\",\"x\":\"\xe2\x82\"}",
+            b"\xef\xbb\xbf{\"type\":\"a\"}",
+            br#"{"type":"a","x":01}"#,
+            br#"{"type":"a","x":1.}"#,
+            br#"{"type":"a","x":.5}"#,
+            br#"{"type":"a","x":-}"#,
+            br#"{"type":"a","x":[1,]}"#,
+            br#"{"type":"a",}"#,
+            br#"{"type":"a"} x"#,
+            br#"{"type":"a"}{"type":"b"}"#,
+            br#"{"type":"a","x":tru}"#,
+            br#"{"type":"a""#,
+        ] {
+            assert_eq!(
+                scan_envelope(line),
+                None,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+    }
+
+    #[test]
+    fn nests_up_to_the_limit() {
+        let nested = |depth: usize| {
+            let mut line = br#"{"type":"a","x":"#.to_vec();
+            line.extend(std::iter::repeat_n(b'[', depth));
+            line.extend(std::iter::repeat_n(b']', depth));
+            line.push(b'}');
+            line
+        };
+        // The line's object is depth 1, so `MAX_DEPTH - 1` arrays fit.
+        let fits = super::MAX_DEPTH as usize - 1;
+        assert!(scan_envelope(&nested(fits)).is_some());
+        assert_eq!(scan_envelope(&nested(fits + 1)), None);
+    }
+}
