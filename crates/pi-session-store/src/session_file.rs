@@ -10,7 +10,7 @@ use pi_session_types::{
 };
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -558,10 +558,7 @@ impl SessionFile {
         for &slot in run {
             let index = indices[slot];
             let at = self.index_entry(index)?;
-            let value = match reader.read_sequential(at, &mut buffer)? {
-                Some(bytes) => convert(index, at, bytes)?,
-                None => convert(index, at, &buffer)?,
-            };
+            let value = convert(index, at, reader.read_sequential(at, &mut buffer)?)?;
             values.push(value);
         }
         Ok(values)
@@ -663,61 +660,108 @@ const SEQUENTIAL_BUFFER_BYTES: usize = 256 * 1024;
 struct RangeReader<'a> {
     source: &'a Source,
     file: Option<File>,
-    /// The buffered file of [`read_sequential`](Self::read_sequential) and its position.
-    sequential: Option<(BufReader<File>, u64)>,
+    /// The window of [`read_sequential`](Self::read_sequential): the file and the bytes last
+    /// read from it.
+    sequential: Option<Window>,
+}
+
+/// Bytes of a file read ahead from `start` ([`SEQUENTIAL_BUFFER_BYTES`] at a time), which
+/// the lines inside them are handed out of in place: read once from the kernel, not copied a
+/// second time into a line buffer as a `BufReader` copied them (round 11: at 200 MB, rho's
+/// formats read ~190 MB of lines this way to look for `attachments`).
+struct Window {
+    file: File,
+    /// Where `bytes` starts in the file.
+    start: u64,
+    /// `SEQUENTIAL_BUFFER_BYTES` long (zeroed once); its first `len` bytes are read.
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Window {
+    /// The bytes of `at`'s range when the window holds them.
+    fn get(&self, at: &IndexEntry) -> Option<&[u8]> {
+        let from = usize::try_from(at.byte_offset.checked_sub(self.start)?).ok()?;
+        let to = from.checked_add(usize::try_from(at.byte_len).ok()?)?;
+        self.bytes.get(from..to.min(self.len)).filter(|b| b.len() + from == to)
+    }
+
+    /// Reads the window again from `start`, as far as it goes or the file ends.
+    fn fill_from(&mut self, start: u64) -> std::io::Result<()> {
+        self.start = start;
+        self.len = 0;
+        self.file.seek(SeekFrom::Start(start))?;
+        while self.len < self.bytes.len() {
+            match self.file.read(&mut self.bytes[self.len..]) {
+                Ok(0) => break,
+                Ok(n) => self.len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.len = 0;
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<'a> RangeReader<'a> {
-    /// The bytes of `at`'s range, for ranges asked in (mostly) increasing order: borrowed when
-    /// the source is in memory (`Some`), else read into `buffer` (`None`) through one buffered
-    /// handle that skips gaps by seeking. A file now too short gives [`StoreError::Changed`].
-    fn read_sequential(
-        &mut self,
+    /// The bytes of `at`'s range, for ranges asked in (mostly) increasing order: borrowed from
+    /// the source when it is in memory, else from the reader's [`Window`] (read again from
+    /// `at` when it does not hold the range; a gap is read through, as a buffered reader
+    /// would), or read into `buffer` when the line is longer than the window. A file now too
+    /// short gives [`StoreError::Changed`].
+    fn read_sequential<'s>(
+        &'s mut self,
         at: &IndexEntry,
-        buffer: &mut Vec<u8>,
-    ) -> Result<Option<&'a [u8]>, StoreError> {
+        buffer: &'s mut Vec<u8>,
+    ) -> Result<&'s [u8], StoreError> {
         let path = match self.source {
             Source::Memory { .. } => {
                 return match self.read(at)? {
-                    Cow::Borrowed(bytes) => Ok(Some(bytes)),
+                    Cow::Borrowed(bytes) => Ok(bytes),
                     Cow::Owned(bytes) => {
                         *buffer = bytes;
-                        Ok(None)
+                        Ok(buffer)
                     }
                 };
             }
             Source::File(path) => path,
         };
-        let (reader, position) = match &mut self.sequential {
-            Some(open) => open,
+        let changed = || StoreError::Changed {
+            path: path.clone(),
+            line: at.line,
+        };
+        let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
+        if len > SEQUENTIAL_BUFFER_BYTES {
+            return match self.read(at)? {
+                Cow::Borrowed(bytes) => Ok(bytes),
+                Cow::Owned(bytes) => {
+                    *buffer = bytes;
+                    Ok(buffer)
+                }
+            };
+        }
+        let window = match &mut self.sequential {
+            Some(window) => window,
             slot => {
                 let file =
                     File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
-                slot.insert((BufReader::with_capacity(SEQUENTIAL_BUFFER_BYTES, file), 0))
+                slot.insert(Window {
+                    file,
+                    start: 0,
+                    bytes: vec![0; SEQUENTIAL_BUFFER_BYTES],
+                    len: 0,
+                })
             }
         };
-        let len = usize::try_from(at.byte_len).unwrap_or(usize::MAX);
-        buffer.clear();
-        buffer.resize(len, 0);
-        let gap = i128::from(at.byte_offset) - i128::from(*position);
-        let moved = match i64::try_from(gap) {
-            Ok(0) => Ok(()),
-            Ok(gap) => reader.seek_relative(gap),
-            Err(_) => reader.seek(SeekFrom::Start(at.byte_offset)).map(drop),
-        };
-        // Until the read succeeds the position is unknown: make the next call seek from scratch.
-        *position = u64::MAX;
-        match moved.and_then(|()| reader.read_exact(buffer)) {
-            Ok(()) => {
-                *position = at.byte_offset.saturating_add(at.byte_len);
-                Ok(None)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(StoreError::Changed {
-                path: path.clone(),
-                line: at.line,
-            }),
-            Err(e) => Err(StoreError::io("could not read", path, e)),
+        if window.get(at).is_none() {
+            window
+                .fill_from(at.byte_offset)
+                .map_err(|e| StoreError::io("could not read", path, e))?;
         }
+        window.get(at).ok_or_else(changed)
     }
 
     /// The bytes of `at`'s range; a file now too short for it gives [`StoreError::Changed`].
