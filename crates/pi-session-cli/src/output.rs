@@ -371,7 +371,9 @@ mod tests {
     /// whatever runs of backslashes, quotes and structural characters the strings hold.
     #[test]
     fn strings_end_at_the_first_quote_not_escaped() {
-        let pieces = ["\\", "\"", "\n", ",", "[", "{", ":", "]", "}", "a", "é", " "];
+        let pieces = [
+            "\\", "\"", "\n", ",", "[", "{", ":", "]", "}", "a", "é", " ",
+        ];
         let mut texts = Vec::new();
         for a in pieces {
             for b in pieces {
