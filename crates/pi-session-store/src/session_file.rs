@@ -683,7 +683,9 @@ impl Window {
     fn get(&self, at: &IndexEntry) -> Option<&[u8]> {
         let from = usize::try_from(at.byte_offset.checked_sub(self.start)?).ok()?;
         let to = from.checked_add(usize::try_from(at.byte_len).ok()?)?;
-        self.bytes.get(from..to.min(self.len)).filter(|b| b.len() + from == to)
+        self.bytes
+            .get(from..to.min(self.len))
+            .filter(|b| b.len() + from == to)
     }
 
     /// Reads the window again from `start`, as far as it goes or the file ends.
