@@ -196,8 +196,10 @@ fn indent(compact: &str) -> String {
 }
 
 /// [`indent`] over bytes, written to `out` as it goes: structural characters are ASCII, so
-/// string contents (UTF-8 or not) are copied through in runs up to the next quote or backslash.
-/// `depth` is how deep the value sits in a larger answer written around it (0: alone).
+/// string contents (UTF-8 or not) are copied through in runs up to the closing quote (the next
+/// quote not escaped: preceded by an even run of backslashes; a text's many `\n` escapes do
+/// not stop the search). `depth` is how deep the value sits in a larger answer written around
+/// it (0: alone).
 fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<()> {
     let mut depth = depth;
     let mut at = 0;
@@ -207,19 +209,26 @@ fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<
         let c = compact[at];
         match c {
             b'"' => {
+                let open = at;
                 at += 1;
-                // Through the closing quote, skipping escaped characters.
-                while at < compact.len() {
-                    at = memchr::memchr2(b'"', b'\\', &compact[at..])
-                        .map_or(compact.len(), |n| at + n);
-                    match compact.get(at) {
-                        Some(b'"') => {
-                            at += 1;
-                            break;
-                        }
-                        Some(_) => at = (at + 2).min(compact.len()),
-                        None => {}
+                // Through the closing quote (to the end without one): a quote after an odd run
+                // of backslashes is escaped.
+                let mut closed = false;
+                while let Some(n) = memchr::memchr(b'"', &compact[at..]) {
+                    let quote = at + n;
+                    at = quote + 1;
+                    let backslashes = compact[open + 1..quote]
+                        .iter()
+                        .rev()
+                        .take_while(|&&b| b == b'\\')
+                        .count();
+                    if backslashes % 2 == 0 {
+                        closed = true;
+                        break;
                     }
+                }
+                if !closed {
+                    at = compact.len();
                 }
                 continue;
             }
@@ -354,6 +363,32 @@ mod tests {
             assert_eq!(
                 indent(compact),
                 serde_json::to_string_pretty(&value).unwrap()
+            );
+        }
+    }
+
+    /// A string's end is found by the backslashes before a quote (an odd run escapes it),
+    /// whatever runs of backslashes, quotes and structural characters the strings hold.
+    #[test]
+    fn strings_end_at_the_first_quote_not_escaped() {
+        let pieces = [
+            "\\", "\"", "\n", ",", "[", "{", ":", "]", "}", "a", "é", " ",
+        ];
+        let mut texts = Vec::new();
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    texts.push(format!("{a}{b}{c}"));
+                }
+            }
+        }
+        for (i, text) in texts.iter().enumerate() {
+            let value = serde_json::json!({"t": text, "l": [text, {"k": text}], "n": i});
+            let compact = serde_json::to_string(&value).unwrap();
+            assert_eq!(
+                indent(&compact),
+                serde_json::to_string_pretty(&value).unwrap(),
+                "{compact}"
             );
         }
     }

@@ -172,7 +172,8 @@ impl serde::Serialize for RhoItem {
 /// as [`project`] takes them), an element at a time: `each` is given the elements of the
 /// answer's array in order ([`Format::Anthropic`]: of its `messages`), each made from one
 /// req_llm message ([`rho::context_each`]) and dropped by the caller once written, so the
-/// answer is never held whole. [`project`] gives the same elements; for
+/// answer is never held whole; the entries are borrowed (a caller about to end may leave them
+/// to the process's end). [`project`] gives the same elements; for
 /// [`Format::Anthropic`] it wraps them as `{"messages": [...]}`, with no `system` key (rho's
 /// projection makes no system message). The first error of `each` ends the walk.
 ///
@@ -183,12 +184,12 @@ impl serde::Serialize for RhoItem {
 ///     "message":{"role":"user","content":"hi","timestamp":1}})];
 /// let options = ProjectOptions::default();
 /// let mut items = Vec::new();
-/// rho_items(branch.clone(), Format::OpenAi, &options, |m| Ok::<_, ()>(items.push(m.into_value())))
+/// rho_items(&branch, Format::OpenAi, &options, |m| Ok::<_, ()>(items.push(m.into_value())))
 ///     .unwrap();
 /// assert_eq!(serde_json::Value::Array(items), project(&branch, Format::OpenAi, &options).0);
 /// ```
 pub fn rho_items<E>(
-    entries: Vec<Value>,
+    entries: &[Value],
     format: Format,
     options: &ProjectOptions<'_>,
     mut each: impl FnMut(RhoItem) -> Result<(), E>,

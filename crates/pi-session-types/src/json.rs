@@ -48,7 +48,34 @@ pub fn to_js_string<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonErro
 }
 
 /// Serialises `value` like [`to_js_string`], returning the bytes.
+///
+/// Written by this module's own serializer ([`fast::Walk`]: the formatter calls serde_json's
+/// `Serializer` makes, in the same order, with strings scanned eight bytes at a time as
+/// [`value_to_js_vec`] scans them); a value it does not take (a map key that is not a string,
+/// bytes, serde_json's private structs) is written by serde_json's `Serializer` instead
+/// ([`to_js_vec_through_serde_json`]), which gives the same bytes or the error.
 pub fn to_js_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, JsonError> {
+    let mut state = State::default();
+    let walked = value.serialize(&mut fast::Walk {
+        f: JsFormatter { state: &mut state },
+    });
+    match walked {
+        Ok(()) => Ok(state.out),
+        Err(fast::NotTaken) => to_js_vec_through_serde_json(value),
+    }
+}
+
+/// [`to_js_vec`] through serde_json's own `Serializer` (with this module's formatter): the
+/// reference the faster walk is checked against, and what it falls back on.
+///
+/// ```
+/// use pi_session_types::json::{to_js_vec, to_js_vec_through_serde_json};
+/// let v = serde_json::json!({"b": [2.0, "x\ny"], "1": null});
+/// assert_eq!(to_js_vec(&v).unwrap(), to_js_vec_through_serde_json(&v).unwrap());
+/// ```
+pub fn to_js_vec_through_serde_json<T: Serialize + ?Sized>(
+    value: &T,
+) -> Result<Vec<u8>, JsonError> {
     let mut state = State::default();
     {
         let formatter = JsFormatter { state: &mut state };
@@ -56,6 +83,500 @@ pub fn to_js_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, JsonError>
         value.serialize(&mut serializer)?;
     }
     Ok(state.out)
+}
+
+/// [`to_js_vec`]'s serializer.
+mod fast {
+    use super::{JsFormatter, write_str};
+    use serde::ser::{self, Serialize};
+    use serde_json::ser::Formatter;
+    use std::io;
+
+    /// A value the walk does not write (serde_json's `Serializer` writes it instead), or an
+    /// error a `Serialize` impl raised (serde_json's then reports it).
+    #[derive(Debug)]
+    pub(super) struct NotTaken;
+
+    impl std::fmt::Display for NotTaken {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("not written by the walk")
+        }
+    }
+
+    impl std::error::Error for NotTaken {}
+
+    impl ser::Error for NotTaken {
+        fn custom<T: std::fmt::Display>(_: T) -> Self {
+            NotTaken
+        }
+    }
+
+    type Done = Result<(), NotTaken>;
+
+    fn done(result: io::Result<()>) -> Done {
+        result.map_err(|_| NotTaken)
+    }
+
+    /// Drives [`JsFormatter`] as serde_json's `Serializer` drives its formatter.
+    pub(super) struct Walk<'a> {
+        pub(super) f: JsFormatter<'a>,
+    }
+
+    /// What serde_json's private structs (raw values, arbitrary-precision numbers) are named
+    /// after: left to serde_json.
+    const SERDE_JSON_PRIVATE: &str = "$serde_json::private";
+
+    impl Walk<'_> {
+        fn variant_key(&mut self, variant: &str) -> Done {
+            let w = &mut io::sink();
+            done(self.f.begin_object(w))?;
+            done(self.f.begin_object_key(w, true))?;
+            done(write_str(&mut self.f, variant))?;
+            done(self.f.end_object_key(w))?;
+            done(self.f.begin_object_value(w))
+        }
+
+        fn variant_end(&mut self) -> Done {
+            let w = &mut io::sink();
+            done(self.f.end_object_value(w))?;
+            done(self.f.end_object(w))
+        }
+    }
+
+    /// An array or object being written; `variant` closes the `{"Variant": ...}` around it.
+    pub(super) struct Compound<'w, 'a> {
+        walk: &'w mut Walk<'a>,
+        first: bool,
+        /// Opened and closed at once (`[]`, `{}`), as serde_json does for a length of 0.
+        empty: bool,
+        variant: bool,
+    }
+
+    impl<'w, 'a> ser::Serializer for &'w mut Walk<'a> {
+        type Ok = ();
+        type Error = NotTaken;
+        type SerializeSeq = Compound<'w, 'a>;
+        type SerializeTuple = Compound<'w, 'a>;
+        type SerializeTupleStruct = Compound<'w, 'a>;
+        type SerializeTupleVariant = Compound<'w, 'a>;
+        type SerializeMap = Compound<'w, 'a>;
+        type SerializeStruct = Compound<'w, 'a>;
+        type SerializeStructVariant = Compound<'w, 'a>;
+
+        fn serialize_bool(self, v: bool) -> Done {
+            done(self.f.write_bool(&mut io::sink(), v))
+        }
+        fn serialize_i8(self, v: i8) -> Done {
+            done(self.f.write_i8(&mut io::sink(), v))
+        }
+        fn serialize_i16(self, v: i16) -> Done {
+            done(self.f.write_i16(&mut io::sink(), v))
+        }
+        fn serialize_i32(self, v: i32) -> Done {
+            done(self.f.write_i32(&mut io::sink(), v))
+        }
+        fn serialize_i64(self, v: i64) -> Done {
+            done(self.f.write_i64(&mut io::sink(), v))
+        }
+        fn serialize_i128(self, v: i128) -> Done {
+            done(self.f.write_i128(&mut io::sink(), v))
+        }
+        fn serialize_u8(self, v: u8) -> Done {
+            done(self.f.write_u8(&mut io::sink(), v))
+        }
+        fn serialize_u16(self, v: u16) -> Done {
+            done(self.f.write_u16(&mut io::sink(), v))
+        }
+        fn serialize_u32(self, v: u32) -> Done {
+            done(self.f.write_u32(&mut io::sink(), v))
+        }
+        fn serialize_u64(self, v: u64) -> Done {
+            done(self.f.write_u64(&mut io::sink(), v))
+        }
+        fn serialize_u128(self, v: u128) -> Done {
+            done(self.f.write_u128(&mut io::sink(), v))
+        }
+        // serde_json writes `null` for a non-finite number; so does the formatter's own write.
+        fn serialize_f32(self, v: f32) -> Done {
+            done(self.f.write_f32(&mut io::sink(), v))
+        }
+        fn serialize_f64(self, v: f64) -> Done {
+            done(self.f.write_f64(&mut io::sink(), v))
+        }
+        fn serialize_char(self, v: char) -> Done {
+            done(write_str(&mut self.f, v.encode_utf8(&mut [0; 4])))
+        }
+        fn serialize_str(self, v: &str) -> Done {
+            done(write_str(&mut self.f, v))
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_none(self) -> Done {
+            done(self.f.write_null(&mut io::sink()))
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Done {
+            value.serialize(self)
+        }
+        fn serialize_unit(self) -> Done {
+            done(self.f.write_null(&mut io::sink()))
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Done {
+            done(self.f.write_null(&mut io::sink()))
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Done {
+            done(write_str(&mut self.f, variant))
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            name: &'static str,
+            value: &T,
+        ) -> Done {
+            if name.starts_with(SERDE_JSON_PRIVATE) {
+                return Err(NotTaken);
+            }
+            value.serialize(self)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            value: &T,
+        ) -> Done {
+            self.variant_key(variant)?;
+            value.serialize(&mut *self)?;
+            self.variant_end()
+        }
+        fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'w, 'a>, NotTaken> {
+            let w = &mut io::sink();
+            done(self.f.begin_array(w))?;
+            let empty = len == Some(0);
+            if empty {
+                done(self.f.end_array(w))?;
+            }
+            Ok(Compound {
+                walk: self,
+                first: true,
+                empty,
+                variant: false,
+            })
+        }
+        fn serialize_tuple(self, len: usize) -> Result<Compound<'w, 'a>, NotTaken> {
+            self.serialize_seq(Some(len))
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            len: usize,
+        ) -> Result<Compound<'w, 'a>, NotTaken> {
+            self.serialize_seq(Some(len))
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            len: usize,
+        ) -> Result<Compound<'w, 'a>, NotTaken> {
+            self.variant_key(variant)?;
+            let mut compound = self.serialize_seq(Some(len))?;
+            compound.variant = true;
+            Ok(compound)
+        }
+        fn serialize_map(self, len: Option<usize>) -> Result<Compound<'w, 'a>, NotTaken> {
+            let w = &mut io::sink();
+            done(self.f.begin_object(w))?;
+            let empty = len == Some(0);
+            if empty {
+                done(self.f.end_object(w))?;
+            }
+            Ok(Compound {
+                walk: self,
+                first: true,
+                empty,
+                variant: false,
+            })
+        }
+        fn serialize_struct(
+            self,
+            name: &'static str,
+            len: usize,
+        ) -> Result<Compound<'w, 'a>, NotTaken> {
+            if name.starts_with(SERDE_JSON_PRIVATE) {
+                return Err(NotTaken);
+            }
+            self.serialize_map(Some(len))
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            len: usize,
+        ) -> Result<Compound<'w, 'a>, NotTaken> {
+            self.variant_key(variant)?;
+            let mut compound = self.serialize_map(Some(len))?;
+            compound.variant = true;
+            Ok(compound)
+        }
+    }
+
+    impl Compound<'_, '_> {
+        fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            done(self.walk.f.begin_array_value(&mut io::sink(), self.first))?;
+            self.first = false;
+            value.serialize(&mut *self.walk)?;
+            done(self.walk.f.end_array_value(&mut io::sink()))
+        }
+
+        fn end_array(self) -> Done {
+            if !self.empty {
+                done(self.walk.f.end_array(&mut io::sink()))?;
+            }
+            if self.variant {
+                self.walk.variant_end()?;
+            }
+            Ok(())
+        }
+
+        /// A key: a string (or a char, written as one); any other key is left to serde_json,
+        /// which spells numbers and booleans as strings.
+        fn key<T: Serialize + ?Sized>(&mut self, key: &T) -> Done {
+            done(self.walk.f.begin_object_key(&mut io::sink(), self.first))?;
+            self.first = false;
+            key.serialize(KeyWalk {
+                walk: &mut *self.walk,
+            })?;
+            done(self.walk.f.end_object_key(&mut io::sink()))
+        }
+
+        fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            done(self.walk.f.begin_object_value(&mut io::sink()))?;
+            value.serialize(&mut *self.walk)?;
+            done(self.walk.f.end_object_value(&mut io::sink()))
+        }
+
+        fn end_object(self) -> Done {
+            if !self.empty {
+                done(self.walk.f.end_object(&mut io::sink()))?;
+            }
+            if self.variant {
+                self.walk.variant_end()?;
+            }
+            Ok(())
+        }
+    }
+
+    impl ser::SerializeSeq for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            self.element(value)
+        }
+        fn end(self) -> Done {
+            self.end_array()
+        }
+    }
+
+    impl ser::SerializeTuple for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            self.element(value)
+        }
+        fn end(self) -> Done {
+            self.end_array()
+        }
+    }
+
+    impl ser::SerializeTupleStruct for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            self.element(value)
+        }
+        fn end(self) -> Done {
+            self.end_array()
+        }
+    }
+
+    impl ser::SerializeTupleVariant for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            self.element(value)
+        }
+        fn end(self) -> Done {
+            self.end_array()
+        }
+    }
+
+    impl ser::SerializeMap for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Done {
+            self.key(key)
+        }
+        fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+            self.value(value)
+        }
+        fn end(self) -> Done {
+            self.end_object()
+        }
+    }
+
+    impl ser::SerializeStruct for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
+            self.key(key)?;
+            self.value(value)
+        }
+        fn end(self) -> Done {
+            self.end_object()
+        }
+    }
+
+    impl ser::SerializeStructVariant for Compound<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
+            self.key(key)?;
+            self.value(value)
+        }
+        fn end(self) -> Done {
+            self.end_object()
+        }
+    }
+
+    /// A map key: strings and chars only.
+    struct KeyWalk<'w, 'a> {
+        walk: &'w mut Walk<'a>,
+    }
+
+    impl ser::Serializer for KeyWalk<'_, '_> {
+        type Ok = ();
+        type Error = NotTaken;
+        type SerializeSeq = ser::Impossible<(), NotTaken>;
+        type SerializeTuple = ser::Impossible<(), NotTaken>;
+        type SerializeTupleStruct = ser::Impossible<(), NotTaken>;
+        type SerializeTupleVariant = ser::Impossible<(), NotTaken>;
+        type SerializeMap = ser::Impossible<(), NotTaken>;
+        type SerializeStruct = ser::Impossible<(), NotTaken>;
+        type SerializeStructVariant = ser::Impossible<(), NotTaken>;
+
+        fn serialize_str(self, v: &str) -> Done {
+            done(write_str(&mut self.walk.f, v))
+        }
+        fn serialize_char(self, v: char) -> Done {
+            done(write_str(&mut self.walk.f, v.encode_utf8(&mut [0; 4])))
+        }
+        fn serialize_bool(self, _: bool) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_i8(self, _: i8) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_i16(self, _: i16) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_i32(self, _: i32) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_i64(self, _: i64) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_u8(self, _: u8) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_u16(self, _: u16) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_u32(self, _: u32) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_u64(self, _: u64) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_f32(self, _: f32) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_f64(self, _: f64) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_none(self) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_unit(self) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Done {
+            Err(NotTaken)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, NotTaken> {
+            Err(NotTaken)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, NotTaken> {
+            Err(NotTaken)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, NotTaken> {
+            Err(NotTaken)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, NotTaken> {
+            Err(NotTaken)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, NotTaken> {
+            Err(NotTaken)
+        }
+        fn serialize_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStruct, NotTaken> {
+            Err(NotTaken)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, NotTaken> {
+            Err(NotTaken)
+        }
+    }
 }
 
 /// [`to_js_vec`] of a JSON value, written by walking the value through the same formatter (no
@@ -119,32 +640,57 @@ fn write_value(f: &mut JsFormatter<'_>, value: &serde_json::Value) -> io::Result
 /// the bytes `JSON.stringify` escapes as fragments, each of those bytes as its escape.
 fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
     let w = &mut io::sink();
-    f.begin_string(w)?;
     let bytes = text.as_bytes();
+    if !crate::js::has_lone_surrogate(text) {
+        // No carrier anywhere: each run is written as it is, without asking every fragment
+        // (a text's `\n` escapes cut it into many) whether it holds one.
+        let out = &mut f.state.out;
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        let mut start = 0;
+        while let Some(at) = next_escaped(bytes, start) {
+            out.extend_from_slice(bytes.get(start..at).unwrap_or_default());
+            push_escape(out, bytes.get(at).copied().unwrap_or_default());
+            start = at + 1;
+        }
+        out.extend_from_slice(bytes.get(start..).unwrap_or_default());
+        out.push(b'"');
+        return Ok(());
+    }
+    f.begin_string(w)?;
     let mut start = 0;
     while let Some(at) = next_escaped(bytes, start) {
         if start < at {
             // Escaped bytes are ASCII: the run ends on a character boundary.
             f.write_string_fragment(w, text.get(start..at).unwrap_or_default())?;
         }
-        let byte = bytes.get(at).copied().unwrap_or_default();
-        let escape = match byte {
-            b'"' => CharEscape::Quote,
-            b'\\' => CharEscape::ReverseSolidus,
-            0x08 => CharEscape::Backspace,
-            0x09 => CharEscape::Tab,
-            0x0a => CharEscape::LineFeed,
-            0x0c => CharEscape::FormFeed,
-            0x0d => CharEscape::CarriageReturn,
-            control => CharEscape::AsciiControl(control),
-        };
-        f.write_char_escape(w, escape)?;
+        f.write_char_escape(w, char_escape(bytes.get(at).copied().unwrap_or_default()))?;
         start = at + 1;
     }
     if start < bytes.len() {
         f.write_string_fragment(w, text.get(start..).unwrap_or_default())?;
     }
     f.end_string(w)
+}
+
+/// Writes the escape `JSON.stringify` writes for `byte` (`"`, `\` or U+0000–U+001F), as
+/// [`JsFormatter`]'s `write_char_escape` writes serde_json's escape of it.
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
+    write_escape(out, char_escape(byte));
+}
+
+/// serde_json's escape of a byte `JSON.stringify` escapes.
+fn char_escape(byte: u8) -> CharEscape {
+    match byte {
+        b'"' => CharEscape::Quote,
+        b'\\' => CharEscape::ReverseSolidus,
+        0x08 => CharEscape::Backspace,
+        0x09 => CharEscape::Tab,
+        0x0a => CharEscape::LineFeed,
+        0x0c => CharEscape::FormFeed,
+        0x0d => CharEscape::CarriageReturn,
+        control => CharEscape::AsciiControl(control),
+    }
 }
 
 /// The position of the first byte at or after `from` that `JSON.stringify` escapes (`"`, `\`,
@@ -386,26 +932,7 @@ impl Formatter for JsFormatter<'_> {
         _: &mut W,
         escape: CharEscape,
     ) -> io::Result<()> {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let out = &mut self.state.out;
-        match escape {
-            CharEscape::Quote => out.extend_from_slice(b"\\\""),
-            CharEscape::ReverseSolidus => out.extend_from_slice(b"\\\\"),
-            CharEscape::Solidus => out.push(b'/'),
-            CharEscape::Backspace => out.extend_from_slice(b"\\b"),
-            CharEscape::FormFeed => out.extend_from_slice(b"\\f"),
-            CharEscape::LineFeed => out.extend_from_slice(b"\\n"),
-            CharEscape::CarriageReturn => out.extend_from_slice(b"\\r"),
-            CharEscape::Tab => out.extend_from_slice(b"\\t"),
-            CharEscape::AsciiControl(byte) => out.extend_from_slice(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xf)],
-            ]),
-        }
+        write_escape(&mut self.state.out, escape);
         Ok(())
     }
     fn write_raw_fragment<W: ?Sized + Write>(
@@ -486,6 +1013,29 @@ impl Formatter for JsFormatter<'_> {
     }
     fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
         Ok(())
+    }
+}
+
+/// Writes serde_json's `escape` as `JSON.stringify` spells it (lowercase `\u00xx`).
+fn write_escape(out: &mut Vec<u8>, escape: CharEscape) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    match escape {
+        CharEscape::Quote => out.extend_from_slice(b"\\\""),
+        CharEscape::ReverseSolidus => out.extend_from_slice(b"\\\\"),
+        CharEscape::Solidus => out.push(b'/'),
+        CharEscape::Backspace => out.extend_from_slice(b"\\b"),
+        CharEscape::FormFeed => out.extend_from_slice(b"\\f"),
+        CharEscape::LineFeed => out.extend_from_slice(b"\\n"),
+        CharEscape::CarriageReturn => out.extend_from_slice(b"\\r"),
+        CharEscape::Tab => out.extend_from_slice(b"\\t"),
+        CharEscape::AsciiControl(byte) => out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[usize::from(byte >> 4)],
+            HEX[usize::from(byte & 0xf)],
+        ]),
     }
 }
 
@@ -994,6 +1544,121 @@ fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every shape serde hands a serializer, and the ones the walk leaves to serde_json (bytes,
+    /// keys that are not strings, an error raised midway), print as serde_json prints them.
+    #[test]
+    fn the_walk_writes_every_serde_shape_as_serde_json_does() {
+        use std::collections::BTreeMap;
+        #[derive(Serialize)]
+        struct Unit;
+        #[derive(Serialize)]
+        struct Newtype(String);
+        #[derive(Serialize)]
+        struct Pair(i8, f32);
+        #[derive(Serialize)]
+        enum Kind {
+            Plain,
+            Wrapped(u16),
+            Tuple(i64, Option<bool>),
+            Record { a: char, b: Vec<u8> },
+            EmptyTuple(),
+            EmptyRecord {},
+        }
+        #[derive(Serialize)]
+        #[serde(tag = "type", rename_all = "camelCase")]
+        enum Tagged {
+            One { x: u128 },
+            Two(BTreeMap<String, i128>),
+        }
+        #[derive(Serialize)]
+        struct All<'a> {
+            unit: Unit,
+            unit_value: (),
+            newtype: Newtype,
+            pair: Pair,
+            tuple: (u8, &'a str, char),
+            empty_tuple: (),
+            kinds: Vec<Kind>,
+            tagged: Vec<Tagged>,
+            none: Option<u32>,
+            some: Option<&'a str>,
+            floats: [f64; 6],
+            float32: [f32; 3],
+            nested: Vec<Vec<BTreeMap<String, Vec<()>>>>,
+            char_keys: BTreeMap<char, u8>,
+            text: String,
+        }
+        let mut strings = BTreeMap::new();
+        strings.insert("1".to_owned(), -5i128);
+        strings.insert("a\"\n".to_owned(), i128::MAX);
+        let mut nested = BTreeMap::new();
+        nested.insert("k".to_owned(), vec![(), ()]);
+        nested.insert("e".to_owned(), Vec::new());
+        let all = All {
+            unit: Unit,
+            unit_value: (),
+            newtype: Newtype("n\u{1}\u{10f800}".into()),
+            pair: Pair(-3, 1.5),
+            tuple: (7, "t\t", '"'),
+            empty_tuple: (),
+            kinds: vec![
+                Kind::Plain,
+                Kind::Wrapped(9),
+                Kind::Tuple(-1, None),
+                Kind::Record { a: 'é', b: vec![] },
+                Kind::EmptyTuple(),
+                Kind::EmptyRecord {},
+            ],
+            tagged: vec![Tagged::One { x: u128::MAX }, Tagged::Two(strings)],
+            none: None,
+            some: Some("\u{10f801}x"),
+            floats: [0.1, -0.0, 1e21, 1e-7, f64::NAN, f64::INFINITY],
+            float32: [0.1, f32::NAN, -2.5],
+            nested: vec![vec![nested, BTreeMap::new()], vec![]],
+            char_keys: [('z', 1), ('2', 2)].into_iter().collect(),
+            text: "x".repeat(50) + "\"\\\u{7f}\u{2028}",
+        };
+        assert_eq!(
+            to_js_vec(&all).unwrap(),
+            to_js_vec_through_serde_json(&all).unwrap()
+        );
+        // Left to serde_json: bytes, integer and boolean keys.
+        let bytes = serde_bytes_like(b"ab");
+        assert_eq!(to_js_vec(&bytes).unwrap(), b"[97,98]");
+        let numbered: BTreeMap<u32, &str> = [(10, "a"), (2, "b")].into_iter().collect();
+        assert_eq!(to_js_vec(&numbered).unwrap(), br#"{"2":"b","10":"a"}"#);
+        let flags: BTreeMap<bool, u8> = [(true, 1)].into_iter().collect();
+        assert_eq!(
+            to_js_vec(&flags).unwrap(),
+            to_js_vec_through_serde_json(&flags).unwrap()
+        );
+        // An error raised midway is serde_json's.
+        struct Fails;
+        impl Serialize for Fails {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                Err(serde::ser::Error::custom("no"))
+            }
+        }
+        let failing = (1, Fails);
+        assert_eq!(
+            to_js_vec(&failing).unwrap_err().to_string(),
+            to_js_vec_through_serde_json(&failing)
+                .unwrap_err()
+                .to_string()
+        );
+    }
+
+    /// A value serialized as bytes (`serialize_bytes`).
+    fn serde_bytes_like(bytes: &'static [u8]) -> impl Serialize {
+        struct Bytes(&'static [u8]);
+        impl Serialize for Bytes {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(self.0)
+            }
+        }
+        Bytes(bytes)
+    }
 
     #[test]
     fn the_value_walk_escapes_every_byte_at_every_place_of_a_word() {

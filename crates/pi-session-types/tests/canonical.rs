@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use pi_session_types::json::{
     MemberOf, canonical_members, for_each_member, is_js_canonical, to_js_string, to_js_vec,
-    top_level_member, value_to_js_vec,
+    to_js_vec_through_serde_json, top_level_member, value_to_js_vec,
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use proptest::prelude::*;
@@ -366,10 +366,13 @@ proptest! {
         }
     }
 
-    /// The value walk prints what the serde path prints, byte for byte.
+    /// The value walk and the serializer's walk print what serde_json's `Serializer` prints,
+    /// byte for byte.
     #[test]
     fn the_value_walk_prints_as_serde_does(value in json_value()) {
-        prop_assert_eq!(value_to_js_vec(&value), to_js_vec(&value).unwrap());
+        let reference = to_js_vec_through_serde_json(&value).unwrap();
+        prop_assert_eq!(&value_to_js_vec(&value), &reference);
+        prop_assert_eq!(&to_js_vec(&value).unwrap(), &reference);
     }
 
     /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,

@@ -43,7 +43,7 @@ fn streamed_projections_equal_the_whole_answer_on_every_session() {
                 let (whole, _) = session.project_at(&leaf, format, &options).unwrap();
                 let (entries, _) = session.rho_branch_at(&leaf).unwrap();
                 let mut items = Vec::new();
-                rho_items(entries, format, &options, |item| {
+                rho_items(&entries, format, &options, |item| {
                     items.push(item.into_value());
                     Ok::<_, ()>(())
                 })

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
-use pi_session::projection::omp_agent_loop_each;
+use pi_session::projection::omp_agent_loop_each_mut;
 use pi_session::projection::projection::{
     RhoItem, agent_dialect, omp_agent_loop_options, rho_items,
 };
@@ -221,30 +221,35 @@ pub fn run(args: ContextArgs) -> Outcome {
         blobs: blob_source,
         openai: OpenAiOptions::default(),
     };
+    // What the answer was made from, left to the process's end (it gives its memory back
+    // whole, not piece by piece): the agent context or the entries read.
+    let leftovers: Box<dyn std::any::Any>;
     if format == ProjectFormat::OmpAgentLoop {
-        let (context, diagnostics) =
+        let (mut context, diagnostics) =
             session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
         warn_tree(&read, &diagnostics);
-        // Each message written as omp's loop makes it, then dropped.
+        // Each message written as omp's loop makes it, then dropped; the context's messages
+        // are given up (what the loop only adds to one is added in place).
+        let mut messages = context.take_messages();
         let mut array = out.array(0);
-        omp_agent_loop_each(
-            context.messages(),
+        omp_agent_loop_each_mut(
+            &mut messages,
             &omp_agent_loop_options(args.inputs),
             |message| array.item_value(&message),
         )?;
         array.finish()?;
+        leftovers = Box::new((context, messages));
     } else if agent_dialect(format, dialect).is_none() {
         let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
         warn_tree(&read, &diagnostics);
-        // Each element written as it is made, then dropped; the entries are dropped as they
-        // are projected. rho's projection makes no system message: Anthropic's answer is
-        // `{"messages": [...]}`.
+        // Each element written as it is made, then dropped. rho's projection makes no system
+        // message: Anthropic's answer is `{"messages": [...]}`.
         let anthropic = format == ProjectFormat::Anthropic;
         if anthropic {
             out.text("{\n  \"messages\": ")?;
         }
         let mut array = out.array(usize::from(anthropic));
-        rho_items(entries, format, &options, |item| match item {
+        rho_items(&entries, format, &options, |item| match item {
             RhoItem::Message(message) => array.item(&message),
             RhoItem::Value(value) => array.item_value(&value),
         })?;
@@ -252,6 +257,7 @@ pub fn run(args: ContextArgs) -> Outcome {
         if anthropic {
             out.text("\n}")?;
         }
+        leftovers = Box::new(entries);
     } else {
         let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
         warn_tree(&read, &diagnostics);
@@ -261,6 +267,7 @@ pub fn run(args: ContextArgs) -> Outcome {
     }
     out.text("\n")?;
     out.flush()?;
+    std::mem::forget((leftovers, read));
     Ok(EXIT_OK)
 }
 
