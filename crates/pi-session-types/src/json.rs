@@ -368,49 +368,27 @@ mod fast {
         }
     }
 
-    impl ser::SerializeSeq for Compound<'_, '_> {
-        type Ok = ();
-        type Error = NotTaken;
-        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-            self.element(value)
-        }
-        fn end(self) -> Done {
-            self.end_array()
-        }
+    /// The array-like serializers: each element written by [`Compound::element`].
+    macro_rules! array_like {
+        ($($trait:ident::$method:ident),*) => {$(
+            impl ser::$trait for Compound<'_, '_> {
+                type Ok = ();
+                type Error = NotTaken;
+                fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
+                    self.element(value)
+                }
+                fn end(self) -> Done {
+                    self.end_array()
+                }
+            }
+        )*};
     }
-
-    impl ser::SerializeTuple for Compound<'_, '_> {
-        type Ok = ();
-        type Error = NotTaken;
-        fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-            self.element(value)
-        }
-        fn end(self) -> Done {
-            self.end_array()
-        }
-    }
-
-    impl ser::SerializeTupleStruct for Compound<'_, '_> {
-        type Ok = ();
-        type Error = NotTaken;
-        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-            self.element(value)
-        }
-        fn end(self) -> Done {
-            self.end_array()
-        }
-    }
-
-    impl ser::SerializeTupleVariant for Compound<'_, '_> {
-        type Ok = ();
-        type Error = NotTaken;
-        fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-            self.element(value)
-        }
-        fn end(self) -> Done {
-            self.end_array()
-        }
-    }
+    array_like!(
+        SerializeSeq::serialize_element,
+        SerializeTuple::serialize_element,
+        SerializeTupleStruct::serialize_field,
+        SerializeTupleVariant::serialize_field
+    );
 
     impl ser::SerializeMap for Compound<'_, '_> {
         type Ok = ();
@@ -426,29 +404,27 @@ mod fast {
         }
     }
 
-    impl ser::SerializeStruct for Compound<'_, '_> {
-        type Ok = ();
-        type Error = NotTaken;
-        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-            self.key(key)?;
-            self.value(value)
-        }
-        fn end(self) -> Done {
-            self.end_object()
-        }
+    /// The struct serializers: each field written as a key and its value.
+    macro_rules! struct_like {
+        ($($trait:ident),*) => {$(
+            impl ser::$trait for Compound<'_, '_> {
+                type Ok = ();
+                type Error = NotTaken;
+                fn serialize_field<T: Serialize + ?Sized>(
+                    &mut self,
+                    key: &'static str,
+                    value: &T,
+                ) -> Done {
+                    self.key(key)?;
+                    self.value(value)
+                }
+                fn end(self) -> Done {
+                    self.end_object()
+                }
+            }
+        )*};
     }
-
-    impl ser::SerializeStructVariant for Compound<'_, '_> {
-        type Ok = ();
-        type Error = NotTaken;
-        fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Done {
-            self.key(key)?;
-            self.value(value)
-        }
-        fn end(self) -> Done {
-            self.end_object()
-        }
-    }
+    struct_like!(SerializeStruct, SerializeStructVariant);
 
     /// A map key: strings and chars only.
     struct KeyWalk<'w, 'a> {
