@@ -11,6 +11,7 @@
 
 use crate::session_file::IndexEntry;
 use hashbrown::HashTable;
+use pi_session_types::envelope_scan::KeyFilter;
 use std::hash::BuildHasher;
 
 /// Positions of entries by id (the later entry wins, as pi and omp keep it).
@@ -90,8 +91,8 @@ pub fn named_parent(parent_id: Option<&str>) -> Option<&str> {
 const NO_PARENT: usize = usize::MAX;
 
 /// The index of an opened session: every entry's line, offset, length and envelope in file
-/// order ([`entries`](Self::entries)), the position of each id, and each entry's parent as a
-/// position. Built once by `open`; a [`SessionFile`](crate::SessionFile) shares it
+/// order ([`entries`](Self::entries)), the position of each id, each entry's parent as a
+/// position, and the keys each entry's line may hold (a [`KeyFilter`] from the open's scan). Built once by `open`; a [`SessionFile`](crate::SessionFile) shares it
 /// ([`SessionFile::table`](crate::SessionFile::table)) with whatever indexes the tree over it.
 #[derive(Debug, Default)]
 pub struct EntryTable {
@@ -101,12 +102,16 @@ pub struct EntryTable {
     parents: Vec<usize>,
     /// `(shadowed, position)` for each entry whose id an earlier entry had, in file order.
     duplicates: Vec<(usize, usize)>,
+    /// The keys each entry's line may hold, beside `entries` (kept apart: [`IndexEntry`]'s
+    /// fields are public). Shorter than `entries` only in a table built without them.
+    keys: Vec<KeyFilter>,
 }
 
 impl EntryTable {
     /// Builds the lookups over `entries`: ids (a later duplicate wins, as in pi and omp), then
-    /// every parent resolved against the final ids.
-    pub(crate) fn new(entries: Vec<IndexEntry>) -> Self {
+    /// every parent resolved against the final ids. `keys` is each entry's key filter (an
+    /// entry without one may hold any key).
+    pub(crate) fn new(entries: Vec<IndexEntry>, keys: Vec<KeyFilter>) -> Self {
         let mut by_id = IdTable::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for (position, entry) in entries.iter().enumerate() {
@@ -143,7 +148,14 @@ impl EntryTable {
             by_id,
             parents,
             duplicates,
+            keys,
         }
+    }
+
+    /// The keys the line of the entry at `position` may hold ([`KeyFilter::ANY`] when the
+    /// table has no filter for it).
+    pub(crate) fn key_filter(&self, position: usize) -> KeyFilter {
+        self.keys.get(position).copied().unwrap_or(KeyFilter::ANY)
     }
 
     /// Every entry's line, offset, length and envelope, in file order.

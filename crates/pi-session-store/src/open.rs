@@ -18,7 +18,7 @@ use crate::framing::{
 use crate::fused::split_fused;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
 use crate::session_file::{IndexEntry, IndexEnvelope, SessionFile, Source};
-use pi_session_types::envelope_scan::scan_envelope;
+use pi_session_types::envelope_scan::{KeyFilter, scan_envelope};
 use pi_session_types::{
     EnvelopeRef, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
     parse_envelope_ref, parse_line, tags,
@@ -698,11 +698,14 @@ enum LineOutcome {
     Failed(LineError),
 }
 
-/// One value's envelope in the index's form, with the repairs reading it took.
+/// One value's envelope in the index's form, with the repairs reading it took and the keys it
+/// may hold.
 #[derive(Debug)]
 struct ReadValue {
     envelope: IndexEnvelope,
     warnings: Vec<ParseWarning>,
+    /// From [`scan_envelope`]; [`KeyFilter::ANY`] for a value read any other way.
+    keys: KeyFilter,
 }
 
 /// Reads the envelope of one value: borrowed from the line and copied once, into the index's
@@ -710,17 +713,19 @@ struct ReadValue {
 /// repairs what it can (lone surrogates, invalid UTF-8) or gives the error.
 fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
     match parse_envelope_ref(bytes) {
-        Ok(envelope) => Ok(ReadValue::clean(&envelope)),
+        Ok(envelope) => Ok(ReadValue::clean(&envelope, KeyFilter::ANY)),
         Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
             envelope: IndexEnvelope::from(&envelope),
             warnings: envelope.warnings,
+            keys: KeyFilter::ANY,
         }),
     }
 }
 
 impl ReadValue {
-    /// A borrowed envelope read without a repair or warning, copied into the index's form.
-    fn clean(envelope: &EnvelopeRef<'_>) -> Self {
+    /// A borrowed envelope read without a repair or warning, copied into the index's form,
+    /// with the filter of the keys its line may hold.
+    fn clean(envelope: &EnvelopeRef<'_>, keys: KeyFilter) -> Self {
         Self {
             envelope: IndexEnvelope::new(
                 &envelope.kind,
@@ -729,6 +734,7 @@ impl ReadValue {
                 envelope.timestamp.as_deref(),
             ),
             warnings: Vec::new(),
+            keys,
         }
     }
 }
@@ -748,8 +754,8 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
     }
     // One scan of the line answers for ordinary lines; anything unusual takes the path below,
     // unchanged.
-    if let Some(envelope) = scan_envelope(content) {
-        return LineOutcome::Value(ReadValue::clean(&envelope));
+    if let Some(scanned) = scan_envelope(content) {
+        return LineOutcome::Value(ReadValue::clean(&scanned.envelope, scanned.keys));
     }
     match read_envelope(content) {
         Ok(envelope) => LineOutcome::Value(with_encoding_warnings(content, envelope)),
@@ -806,6 +812,8 @@ fn may_warn(content: &[u8]) -> bool {
 #[derive(Debug, Default)]
 struct Builder {
     entries: Vec<IndexEntry>,
+    /// The key filter of each entry's line, beside `entries`.
+    keys: Vec<KeyFilter>,
     diagnostics: DiagnosticLog,
     header: Option<SessionHeader>,
     /// (line, byte offset) of the header.
@@ -850,9 +858,9 @@ impl Builder {
             .saturating_add(at_this_rate / 4)
             .min(self.expected_size / 2)
             .saturating_sub(entries);
-        let _ = self
-            .entries
-            .try_reserve(usize::try_from(estimate).unwrap_or(0));
+        let estimate = usize::try_from(estimate).unwrap_or(0);
+        let _ = self.entries.try_reserve(estimate);
+        let _ = self.keys.try_reserve(estimate);
     }
 
     fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
@@ -943,6 +951,7 @@ impl Builder {
                 byte_len: bytes.len() as u64,
                 envelope,
             });
+            self.keys.push(read.keys);
         }
     }
 
@@ -1020,6 +1029,7 @@ impl Builder {
         let migration = self.migrate();
         // The index stays as long as the session: no growth slack.
         self.entries.shrink_to_fit();
+        self.keys.shrink_to_fit();
         let table = self.check_ids();
         let file = SessionFile {
             source,
@@ -1113,7 +1123,10 @@ impl Builder {
     /// Builds the entry table (id lookup, a later duplicate winning as in pi and omp, and parent
     /// links) and reports duplicate, missing and dangling ids.
     fn check_ids(&mut self) -> EntryTable {
-        let table = EntryTable::new(std::mem::take(&mut self.entries));
+        let table = EntryTable::new(
+            std::mem::take(&mut self.entries),
+            std::mem::take(&mut self.keys),
+        );
         let entries = table.entries();
         let mut duplicates = table.duplicate_ids().iter().peekable();
         for (index, entry) in entries.iter().enumerate() {

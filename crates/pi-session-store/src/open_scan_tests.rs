@@ -13,10 +13,26 @@ use std::sync::LazyLock;
 
 /// Checks the fast path's answer on `line` against today's path; returns whether it was sure.
 fn agrees(line: &[u8]) -> bool {
-    let Some(fast) = scan_envelope(line) else {
+    let Some(scanned) = scan_envelope(line) else {
         return false;
     };
+    let fast = scanned.envelope;
     let shown = String::from_utf8_lossy(line);
+    // The key filter may hold every key the line has, at every depth (serde_json's `Value`
+    // takes no number past f64, which the scan skips: those lines' keys go unchecked).
+    let value: serde_json::Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) if e.to_string().starts_with("number out of range") => serde_json::Value::Null,
+        Err(e) => panic!("sure of a line serde_json rejects ({e}): {shown}"),
+    };
+    let mut keys = Vec::new();
+    keys_of(&value, &mut keys);
+    for key in keys {
+        assert!(
+            scanned.keys.may_hold(key),
+            "the filter lacks the key {key:?}: {shown}"
+        );
+    }
     assert_eq!(parse_envelope_ref(line).as_ref(), Ok(&fast), "{shown}");
     assert!(
         !may_warn(line),
@@ -34,6 +50,20 @@ fn agrees(line: &[u8]) -> bool {
     );
     assert_eq!(today.envelope, envelope, "{shown}");
     true
+}
+
+/// Every key of `value`, at every depth, decoded.
+fn keys_of<'a>(value: &'a serde_json::Value, keys: &mut Vec<&'a str>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                keys.push(key);
+                keys_of(value, keys);
+            }
+        }
+        serde_json::Value::Array(values) => values.iter().for_each(|v| keys_of(v, keys)),
+        _ => {}
+    }
 }
 
 /// Every line of every fixture and corpus file.
@@ -464,4 +494,111 @@ fn every_ordinary_corpus_line_is_sure() {
         );
     }
     assert!(checked > 1000, "only {checked} lines");
+}
+
+/// The session of `lines` after a header, held in memory and read from a file in tiny parts on
+/// two threads; for each, every key of every entry (as `values_for` reads it) is one its
+/// `may_hold_key` says may be there, and both opens answer alike.
+fn keys_are_found(lines: &[Vec<u8>]) {
+    let mut text = br#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#.to_vec();
+    for line in lines {
+        text.push(b'\n');
+        text.extend_from_slice(line);
+    }
+    text.push(b'\n');
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let options = crate::OpenOptions {
+        keep_in_memory_up_to: 0,
+        buffer_bytes: 64,
+        threads: 2,
+    };
+    let (from_file, _) = crate::open_with(&path, &options).unwrap();
+    let (held, _) = crate::open_bytes(text);
+    assert_eq!(from_file.len(), held.len());
+    let all: Vec<usize> = (0..held.len()).collect();
+    for key in KEYS.iter().copied().chain(["attachments", "usage", "x"]) {
+        assert_eq!(
+            from_file.may_hold_key(&all, key),
+            held.may_hold_key(&all, key),
+            "{key}"
+        );
+    }
+    for session in [&from_file, &held] {
+        for at in 0..session.len() {
+            let Ok(values) = session.values_for(&[at]) else {
+                continue;
+            };
+            let mut keys = Vec::new();
+            keys_of(&values[0], &mut keys);
+            for key in keys {
+                assert_eq!(
+                    session.may_hold_key(&[at], key),
+                    [true],
+                    "entry {at} holds {key:?}: {}",
+                    String::from_utf8_lossy(&session.raw(at).unwrap())
+                );
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn may_hold_key_finds_every_key_of_generated_lines(
+        lines in proptest::collection::vec(line(), 1..12),
+        edits in proptest::collection::vec(edit(), 0..2),
+    ) {
+        let mut lines = lines;
+        if let Some(last) = lines.pop() {
+            lines.push(edited(last, &edits));
+        }
+        keys_are_found(&lines);
+    }
+}
+
+#[test]
+fn may_hold_key_finds_every_key_of_the_corpus() {
+    let lines: Vec<Vec<u8>> = LINES
+        .iter()
+        .filter(|line| !line.starts_with(br#"{"type":"session""#))
+        .take(4000)
+        .cloned()
+        .collect();
+    keys_are_found(&lines);
+}
+
+#[test]
+fn may_hold_key_says_no_for_most_absent_keys() {
+    // The filter must leave lines unread, not only be sound: an ordinary message line says
+    // "no" to `attachments` and to most other keys it lacks.
+    let line = br#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"toolResult","toolCallId":"c","toolName":"bash","content":[{"type":"text","text":"ok"}],"isError":false,"timestamp":1}}"#;
+    let mut text = br#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/"}"#.to_vec();
+    text.push(b'\n');
+    text.extend_from_slice(line);
+    let (session, _) = crate::open_bytes(text);
+    assert_eq!(session.may_hold_key(&[0], "attachments"), [false]);
+    assert_eq!(session.may_hold_key(&[0, 0], "toolCallId"), [true, true]);
+    let absent = (0..500)
+        .filter(|n| session.may_hold_key(&[0], &format!("absent{n}")) == [true])
+        .count();
+    assert!(absent < 150, "{absent} of 500 absent keys read as maybe");
+    // Out of range: maybe.
+    assert_eq!(session.may_hold_key(&[7], "attachments"), [true]);
+}
+
+#[test]
+fn may_hold_key_of_a_migrated_file_is_always_maybe() {
+    let text = concat!(
+        r#"{"type":"session","id":"s","timestamp":"t","cwd":"/"}"#,
+        "\n",
+        r#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"}}"#,
+        "\n",
+    );
+    let (session, _) = crate::open_bytes(text.as_bytes().to_vec());
+    assert!(session.is_migrated());
+    assert_eq!(session.may_hold_key(&[0], "attachments"), [true]);
 }

@@ -429,6 +429,33 @@ impl SessionFile {
         })
     }
 
+    /// Whether the line of each entry at `indices` (in the order asked) may hold the key
+    /// `key` (decoded, as a JSON object has it) at any depth: `false` means the entry surely
+    /// holds no such key, `true` means it may. Answered from the key filter the open kept for
+    /// each line ([`KeyFilter`](pi_session_types::envelope_scan::KeyFilter), a few bits a
+    /// line from the one scan it already made): nothing is read again. A line the open's scan
+    /// was not sure of, a key written with an escape, an index out of range and every entry of
+    /// a migrated file (version 1 or 2: its entries are not its lines) say `true`.
+    ///
+    /// ```
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"hi","attachments":[]}}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"a","label":"attachments"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// assert_eq!(session.may_hold_key(&[0, 1, 0], "attachments"), [true, false, true]);
+    /// ```
+    pub fn may_hold_key(&self, indices: &[usize], key: &str) -> Vec<bool> {
+        if self.is_migrated() {
+            return vec![true; indices.len()];
+        }
+        indices
+            .iter()
+            .map(|&index| self.table.key_filter(index).may_hold(key))
+            .collect()
+    }
+
     /// Hands the exact bytes of the entry at each of `indices` (any order, repeats allowed),
     /// with its index and index entry, to `convert`, and returns what it gives in the order
     /// asked: one pass over the lines in file order (on a few threads for a large request), as

@@ -54,6 +54,17 @@ pub trait EntrySource {
         Ok(vec![true; positions.len()])
     }
 
+    /// For each entry at `positions`, whether it may hold the key `key` (decoded, as the
+    /// JSON object has it) at any depth: `false` only when it surely does not, so a caller can
+    /// leave it unread. The default reads nothing and says `true`; the store's file answers
+    /// from the key filter its open kept for each line
+    /// ([`SessionFile::may_hold_key`](pi_session_store::SessionFile::may_hold_key)), reading
+    /// nothing either.
+    fn may_hold_key(&self, positions: &[usize], key: &str) -> Result<Vec<bool>, Self::Error> {
+        let _ = key;
+        Ok(vec![true; positions.len()])
+    }
+
     /// The header line as JSON, when there is one.
     fn header_value(&self) -> Option<Value> {
         None
@@ -552,8 +563,9 @@ fn context_path_split<S: EntrySource + ?Sized>(
 /// rho sends, after the latest compaction, its summary, the kept range and what follows; the
 /// summary names the attachments of user messages that are no longer sent. So the bodies read
 /// are the latest compaction's, every entry from its first kept entry on, and of the earlier
-/// `message` entries only those whose line may hold an `attachments` key
-/// ([`EntrySource::may_contain`]: the store's file answers from the raw bytes). Every other
+/// `message` entries only those that may hold an `attachments` key
+/// ([`EntrySource::may_hold_key`]: the store's file answers from the key filters its open
+/// kept, nothing read again). Every other
 /// entry is its envelope (`type`, `id`, `parentId`), which no rho rule looks past. Without a
 /// compaction everything is sent and read.
 ///
@@ -649,7 +661,7 @@ fn rho_bodies<S: EntrySource + ?Sized>(
         .filter(|&at| kind(at) == Some("message"))
         .collect();
     let away_positions: Vec<usize> = away.iter().map(|&at| positions[at]).collect();
-    let may_attach = source.may_contain(&away_positions, "attachments")?;
+    let may_attach = source.may_hold_key(&away_positions, "attachments")?;
     let mut read: Vec<usize> = away
         .into_iter()
         .zip(may_attach)

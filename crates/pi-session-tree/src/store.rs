@@ -71,6 +71,12 @@ impl EntrySource for SessionFile {
         Ok(self.lines_containing(positions, &[needle.as_bytes(), b"\\u"])?)
     }
 
+    /// From the key filter the open kept for each line ([`SessionFile::may_hold_key`]):
+    /// nothing read; every entry of a migrated file may.
+    fn may_hold_key(&self, positions: &[usize], key: &str) -> Result<Vec<bool>, EntryReadError> {
+        Ok(SessionFile::may_hold_key(self, positions, key))
+    }
+
     fn header_value(&self) -> Option<Value> {
         self.header()
             .and_then(|header| serde_json::to_value(header).ok())

@@ -439,3 +439,70 @@ fn archived_tips_are_hidden() {
         .collect();
     assert_eq!(visible, ["7"]);
 }
+
+/// rho's bodies read from the store's file, whose key filters leave unread the old messages
+/// that hold no `attachments` key, are the bodies read from every entry: the fixtures with
+/// attachments before a compaction, held in memory and read from a file in parts.
+#[test]
+fn rho_reads_from_the_key_filters_what_it_reads_from_every_body() {
+    use pi_session_tree::EntrySource;
+    use pi_session_tree::source::{rho_path, rho_sent_path};
+    let root = pi_session_test_support::workspace_root();
+    for name in [
+        "fixtures/context/compaction_with_attachments.jsonl",
+        "fixtures/context/pdf_documents.jsonl",
+        "fixtures/ours/pi/attachments-and-notices.jsonl",
+    ] {
+        let path = root.join(name);
+        let in_parts = pi_session_store::OpenOptions {
+            keep_in_memory_up_to: 0,
+            buffer_bytes: 64,
+            threads: 2,
+        };
+        for options in [pi_session_store::OpenOptions::default(), in_parts] {
+            let (file, _) = pi_session_store::open_with(&path, &options).unwrap();
+            let index = file.tree_index();
+            let all: Vec<usize> = (0..file.len()).collect();
+            let values = file.values_for(&all).unwrap();
+            let Some(leaf) = index.leaf_position() else {
+                continue;
+            };
+            let positions = index.branch(leaf).positions;
+            // An attachments key is held by some message of the branch, and found.
+            let holds: Vec<bool> = values
+                .iter()
+                .map(|v| v["message"].get("attachments").is_some())
+                .collect();
+            assert!(holds.contains(&true), "{name}");
+            let may = file.may_hold_key(&all, "attachments");
+            for (at, (&holds, &may)) in holds.iter().zip(&may).enumerate() {
+                assert!(!holds || may, "{name}: entry {at} holds attachments");
+            }
+            // What rho sends is the same (the envelopes stand in for bodies it does not read),
+            // and some old message was left unread.
+            let from_filters = rho_path(&file, &index, &positions).unwrap();
+            let from_bodies = rho_path(&values[..], &index, &positions).unwrap();
+            assert_eq!(compacted(&from_filters), compacted(&from_bodies), "{name}");
+            for (read, body) in from_filters.iter().zip(&from_bodies) {
+                if body["message"].get("attachments").is_some() {
+                    assert_eq!(read, body, "{name}: a message with attachments left unread");
+                }
+            }
+            // The bodies alone: those read (an envelope stand-in has its three keys only).
+            let read: Vec<Value> = from_filters
+                .iter()
+                .filter(|entry| entry.as_object().is_some_and(|o| o.len() > 3))
+                .cloned()
+                .collect();
+            let sent = rho_sent_path(&file, &index, &positions).unwrap();
+            assert_eq!(sent, read, "{name}");
+            if name.contains("compaction_with_attachments") {
+                let unread = from_filters
+                    .iter()
+                    .filter(|entry| entry["type"] == "message" && entry.get("message").is_none())
+                    .count();
+                assert!(unread > 0, "{name}: every old message was read");
+            }
+        }
+    }
+}

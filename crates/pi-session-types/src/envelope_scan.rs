@@ -30,6 +30,10 @@
 //! a move-mask: no branch per escape); elsewhere the scan goes to the next such byte
 //! (`has_stop`, `first_stop`) and reads it alone, decoding UTF-8 only where a byte is not
 //! ASCII.
+//!
+//! The scan also folds every key of the line, at any depth, into a [`KeyFilter`] (a 64-bit
+//! Bloom filter, two bits a key), so a reader that wants the lines holding a key can leave
+//! most others unread without reading them again.
 
 use crate::line::EnvelopeRef;
 use std::borrow::Cow;
@@ -38,22 +42,127 @@ use std::borrow::Cow;
 /// sure about; serde_json's recursion limit is 128.
 pub const MAX_DEPTH: u32 = 127;
 
-/// The line's envelope as [`crate::parse_envelope_ref`] reads it, when one scan of the line
-/// proves that this parse succeeds and that the line needs no repair and gives no encoding
-/// warning (see the module documentation for what "sure" takes); `None` when it is not sure
-/// (the line may still be valid: the caller takes the full path).
+/// Which keys a JSON line may hold: a Bloom filter of 64 bits, two set for each key the line
+/// holds at any depth (chosen by a hash of the key's length and its first, second and last
+/// bytes as written). A key written with an escape (any `\` in it) or with a byte that is
+/// not ASCII sets every bit, since an escape can spell any key; so does a line nobody scanned
+/// ([`KeyFilter::ANY`]).
+///
+/// [`may_hold`](Self::may_hold) is `false` only when the line surely holds no such key; about
+/// one absent key in five reads as "maybe" in a line of twenty keys.
+///
+/// ```
+/// use pi_session_types::envelope_scan::{KeyFilter, scan_envelope};
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","attachments":[{"name":"f"}]}}"#;
+/// let keys = scan_envelope(line).unwrap().keys;
+/// assert!(keys.may_hold("attachments") && keys.may_hold("name") && keys.may_hold("type"));
+/// assert!(KeyFilter::ANY.may_hold("anything"));
+/// let escaped = scan_envelope(br#"{"type":"message","message":{"\u0061":1}}"#).unwrap().keys;
+/// assert_eq!(escaped, KeyFilter::ANY);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyFilter(u64);
+
+impl KeyFilter {
+    /// May hold any key: what a line not scanned (or holding an escaped key) gets.
+    pub const ANY: Self = Self(u64::MAX);
+
+    /// Holds no key at all: the start of a fold.
+    pub const NONE: Self = Self(0);
+
+    /// The filter of one key, given as written between its quotes.
+    #[inline]
+    fn of_written(key: &[u8]) -> u64 {
+        let byte = |at: usize| key.get(at).copied().map_or(0, u64::from);
+        let last = key.last().copied().map_or(0, u64::from);
+        let mixed = (key.len() as u64 | byte(0) << 8 | last << 16 | byte(1) << 24)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        1 << (mixed >> 58) | 1 << ((mixed >> 52) & 63)
+    }
+
+    /// The bits of a key the scan read: its own when it is `plain` (no escape, every byte
+    /// ASCII), else every bit.
+    #[inline]
+    fn of_scanned(key: &[u8], plain: bool) -> u64 {
+        if plain {
+            Self::of_written(key)
+        } else {
+            u64::MAX
+        }
+    }
+
+    /// The filter of one key as written between its quotes in a line (escapes not decoded):
+    /// its two bits, or every bit when it holds a `\` or a byte that is not ASCII.
+    #[inline]
+    pub fn of_key(written: &[u8]) -> Self {
+        if written
+            .iter()
+            .any(|&byte| byte == b'\\' || !byte.is_ascii())
+        {
+            Self::ANY
+        } else {
+            Self(Self::of_written(written))
+        }
+    }
+
+    /// This filter and `other`'s keys: a line holding the keys of both.
+    #[must_use]
+    pub fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// Whether a line with this filter may hold the key `key` (decoded, as a JSON object
+    /// has it) at some depth: `false` only when it surely does not. A key that must be
+    /// written with an escape (a `"`, a `\`, a control character) is found in the
+    /// every-bit filter of the line that writes it so.
+    pub fn may_hold(self, key: &str) -> bool {
+        let bits = Self::of_written(key.as_bytes());
+        self.0 & bits == bits
+    }
+
+    /// The filter's 64 bits (for storing it).
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// A filter from [`bits`](Self::bits) stored earlier.
+    pub fn from_bits(bits: u64) -> Self {
+        Self(bits)
+    }
+}
+
+/// What one scan of a line proved: its envelope and the keys it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scanned<'a> {
+    /// The envelope, as [`crate::parse_envelope_ref`] reads it.
+    pub envelope: EnvelopeRef<'a>,
+    /// Every key of the line, at every depth (the top level's too).
+    pub keys: KeyFilter,
+}
+
+/// The line's envelope as [`crate::parse_envelope_ref`] reads it, and the filter of its keys,
+/// when one scan of the line proves that this parse succeeds and that the line needs no repair
+/// and gives no encoding warning (see the module documentation for what "sure" takes); `None`
+/// when it is not sure (the line may still be valid: the caller takes the full path, and
+/// whoever keeps a key filter for it keeps [`KeyFilter::ANY`]).
 ///
 /// ```
 /// use pi_session_types::envelope_scan::scan_envelope;
 /// let line = br#"{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"content":"hi \u00e9"}}"#;
-/// let envelope = scan_envelope(line).unwrap();
+/// let scanned = scan_envelope(line).unwrap();
+/// let envelope = scanned.envelope;
 /// assert_eq!((&*envelope.kind, envelope.id.as_deref(), envelope.parent_is_null), ("message", Some("a1"), true));
 /// assert_eq!(Ok(envelope), pi_session_types::parse_envelope_ref(line));
+/// assert!(scanned.keys.may_hold("content"));
 /// assert_eq!(scan_envelope(br#"{"type":"x","text":"\ud83d"}"#), None); // a surrogate escape
 /// assert_eq!(scan_envelope(br#"{"type":"x",}"#), None); // not JSON
 /// ```
-pub fn scan_envelope(line: &[u8]) -> Option<EnvelopeRef<'_>> {
-    let mut scan = Scan { bytes: line, at: 0 };
+pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
+    let mut scan = Scan {
+        bytes: line,
+        at: 0,
+        keys: 0,
+    };
     scan.whitespace();
     scan.expect(b'{')?;
     let mut slots: [Slot<'_>; 4] = [Slot::Absent; 4];
@@ -65,10 +174,11 @@ pub fn scan_envelope(line: &[u8]) -> Option<EnvelopeRef<'_>> {
     loop {
         scan.whitespace();
         scan.expect(b'"')?;
-        let key = scan.string()?;
-        if key.contains(&b'\\') {
+        let (key, plain) = scan.key_text()?;
+        if !plain && key.contains(&b'\\') {
             return None;
         }
+        scan.keys |= KeyFilter::of_scanned(key, plain);
         scan.whitespace();
         scan.expect(b':')?;
         scan.whitespace();
@@ -98,12 +208,16 @@ pub fn scan_envelope(line: &[u8]) -> Option<EnvelopeRef<'_>> {
     let Slot::Str(kind) = kind else {
         return None;
     };
-    Some(EnvelopeRef {
+    let envelope = EnvelopeRef {
         kind: Cow::Borrowed(kind),
         id: id.into_str(),
         parent_is_null: matches!(parent_id, Slot::Null),
         parent_id: parent_id.into_str(),
         timestamp: timestamp.into_str(),
+    };
+    Some(Scanned {
+        envelope,
+        keys: KeyFilter(scan.keys),
     })
 }
 
@@ -208,6 +322,8 @@ fn first_stop(chunk: &[u8; 16]) -> usize {
 struct Scan<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// The [`KeyFilter`] of the keys read so far.
+    keys: u64,
 }
 
 impl<'a> Scan<'a> {
@@ -261,12 +377,28 @@ impl<'a> Scan<'a> {
     /// The rest of a string whose opening quote was read, through its closing quote; its
     /// text as written (escapes not decoded).
     fn string(&mut self) -> Option<&'a [u8]> {
+        self.text::<false>().map(|(text, _)| text)
+    }
+
+    /// [`Scan::string`] for an object key: its text, and whether it is plain (no escape, every
+    /// byte ASCII). Keys are short: the skip over common escapes is not tried (a key holding
+    /// one reads it byte by byte, which is how the flag learns of it).
+    fn key_text(&mut self) -> Option<(&'a [u8], bool)> {
+        self.text::<true>()
+    }
+
+    /// [`Scan::string`] and [`Scan::key_text`]: `KEY` tracks whether the text is plain (for a
+    /// string, the flag is never read and compiles away).
+    #[inline(always)]
+    fn text<const KEY: bool>(&mut self) -> Option<(&'a [u8], bool)> {
         let bytes = self.bytes;
         let start = self.at;
         let mut at = start;
+        let mut plain = true;
         loop {
             // Skip 16 bytes at a time while their only stops are common escapes.
-            while let (Some(before), Some(chunk), Some(after)) = (
+            while let (false, Some(before), Some(chunk), Some(after)) = (
+                KEY,
                 bytes.get(at.wrapping_sub(1)..at + 15),
                 bytes.get(at..at + 16),
                 bytes.get(at + 1..at + 17),
@@ -291,9 +423,10 @@ impl<'a> Scan<'a> {
             match *bytes.get(at)? {
                 b'"' => {
                     self.at = at + 1;
-                    return bytes.get(start..at);
+                    return bytes.get(start..at).map(|text| (text, plain));
                 }
                 b'\\' => {
+                    plain = false;
                     // The escapes text is full of (`\n`, `\"`, ...) without leaving the loop.
                     if let Some(b'"' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') = bytes.get(at + 1)
                     {
@@ -307,6 +440,7 @@ impl<'a> Scan<'a> {
                 0..0x20 => return None,
                 0x20..0x80 => at += 1,
                 lead => {
+                    plain = false;
                     self.at = at;
                     self.utf8(lead)?;
                     at = self.at;
@@ -402,11 +536,13 @@ impl<'a> Scan<'a> {
         (self.at > start).then_some(())
     }
 
-    /// An object key and its colon, after the `{` or `,` before it.
+    /// An object key and its colon, after the `{` or `,` before it; the key folded into
+    /// [`Scan::keys`].
     fn key(&mut self) -> Option<()> {
         self.whitespace();
         self.expect(b'"')?;
-        self.string()?;
+        let (key, plain) = self.key_text()?;
+        self.keys |= KeyFilter::of_scanned(key, plain);
         self.whitespace();
         self.expect(b':')
     }
@@ -485,7 +621,71 @@ impl<'a> Scan<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::scan_envelope;
+    use super::{KeyFilter, scan_envelope};
+
+    #[test]
+    fn the_key_filter_holds_every_key_at_every_depth() {
+        let line = br#"{"type":"message","id":"a","top":1,"message":{"second":{"third":[{"deep_key":true}]},"list":[[{"in_arrays":null}]]}}"#;
+        let keys = scan_envelope(line).unwrap().keys;
+        for key in [
+            "type",
+            "id",
+            "top",
+            "message",
+            "second",
+            "third",
+            "deep_key",
+            "list",
+            "in_arrays",
+        ] {
+            assert!(keys.may_hold(key), "{key}");
+        }
+        assert_ne!(keys, KeyFilter::ANY);
+        // Values and strings are not keys.
+        let values = scan_envelope(br#"{"type":"attachments","x":["attachments"]}"#)
+            .unwrap()
+            .keys;
+        assert!(!values.may_hold("attachments"));
+    }
+
+    #[test]
+    fn the_key_filter_says_no_to_most_absent_keys() {
+        let line = br#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}}"#;
+        let keys = scan_envelope(line).unwrap().keys;
+        let absent: Vec<String> = (0..1000).map(|n| format!("key{n}_{}", n % 7)).collect();
+        let maybe = absent.iter().filter(|key| keys.may_hold(key)).count();
+        // Nine keys set at most 18 of 64 bits: about 8% of absent keys read as "maybe".
+        assert!(maybe < 200, "{maybe} of 1000 absent keys read as maybe");
+        assert!(!keys.may_hold("attachments"));
+    }
+
+    #[test]
+    fn an_escaped_or_non_ascii_key_sets_every_bit() {
+        for line in [
+            &br#"{"type":"m","x":{"\u0061ttachments":1}}"#[..],
+            br#"{"type":"m","x":[{"a\nb":1}]}"#,
+            br#"{"type":"m","x":{"\\":1}}"#,
+            br#"{"type":"m","x":{"a_long_key_of_more_than_sixteen_bytes_\"_":1}}"#,
+            "{\"type\":\"m\",\"x\":{\"caf\u{e9}\":1}}".as_bytes(),
+        ] {
+            let scanned = scan_envelope(line).unwrap();
+            assert_eq!(
+                scanned.keys,
+                KeyFilter::ANY,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        // The escape in a string value is no key.
+        let value = scan_envelope(br#"{"type":"m","x":"\u0061"}"#).unwrap().keys;
+        assert_ne!(value, KeyFilter::ANY);
+        assert_eq!(KeyFilter::of_key(b"a\\b"), KeyFilter::ANY);
+        assert_eq!(
+            KeyFilter::NONE.union(KeyFilter::of_key(b"ab")),
+            KeyFilter::of_key(b"ab")
+        );
+        assert!(KeyFilter::from_bits(KeyFilter::of_key(b"ab").bits()).may_hold("ab"));
+    }
 
     #[test]
     fn reads_the_envelope_of_an_ordinary_line() {
@@ -494,7 +694,7 @@ mod tests {
         line.extend_from_slice(br#""}],"n":[-0,1e999,0.5,1E+2,true,false,null,{},[]]}}"#);
         line.extend_from_slice(b" \t\r\n");
         let line = &line[..];
-        let envelope = scan_envelope(line).unwrap();
+        let envelope = scan_envelope(line).unwrap().envelope;
         assert_eq!(&*envelope.kind, "message");
         assert_eq!(envelope.id.as_deref(), Some("a"));
         assert_eq!(envelope.parent_id.as_deref(), Some("p"));

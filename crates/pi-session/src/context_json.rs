@@ -585,6 +585,11 @@ impl EntrySource for CopyingSource<'_> {
         LogSource { log: self.log }.may_contain(positions, needle)
     }
 
+    /// As [`Log`]'s own source answers (from the file's key filters).
+    fn may_hold_key(&self, positions: &[usize], key: &str) -> Result<Vec<bool>> {
+        LogSource { log: self.log }.may_hold_key(positions, key)
+    }
+
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
         // A migrated file's entries are not its lines.
         let file = self.log.file.as_ref().filter(|file| !file.is_migrated());

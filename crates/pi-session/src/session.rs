@@ -192,6 +192,34 @@ pub(crate) struct LogSource<'a> {
     pub(crate) log: &'a Log,
 }
 
+impl LogSource<'_> {
+    /// A "may this entry hold ..." question for each of `positions`: `ask` answers it for the
+    /// entries still as the file has them; every other entry (appended, or replaced in
+    /// memory) may.
+    fn ask_file(
+        &self,
+        positions: &[usize],
+        ask: impl FnOnce(&SessionFile, &[usize]) -> Result<Vec<bool>>,
+    ) -> Result<Vec<bool>> {
+        let file_len = self.log.file_len();
+        let as_in_file = |at: usize| at < file_len && !self.log.values.contains_key(&at);
+        let in_file: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&at| as_in_file(at))
+            .collect();
+        let mut answers = match &self.log.file {
+            Some(file) if !in_file.is_empty() => ask(file, &in_file)?,
+            _ => Vec::new(),
+        }
+        .into_iter();
+        Ok(positions
+            .iter()
+            .map(|&at| !as_in_file(at) || answers.next().unwrap_or(true))
+            .collect())
+    }
+}
+
 impl pi_session_tree::EntrySource for LogSource<'_> {
     type Error = Error;
 
@@ -215,29 +243,18 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
 
     /// The file's lines answer from their bytes; appended entries may (they are few).
     fn may_contain(&self, positions: &[usize], needle: &str) -> Result<Vec<bool>> {
-        let file_len = self.log.file_len();
-        let in_file: Vec<usize> = positions
-            .iter()
-            .copied()
-            .filter(|&at| at < file_len && !self.log.values.contains_key(&at))
-            .collect();
-        let mut answers = match &self.log.file {
-            Some(file) if !in_file.is_empty() => {
-                pi_session_tree::EntrySource::may_contain(file, &in_file, needle)?
-            }
-            _ => Vec::new(),
-        }
-        .into_iter();
-        Ok(positions
-            .iter()
-            .map(|&at| {
-                if at < file_len && !self.log.values.contains_key(&at) {
-                    answers.next().unwrap_or(true)
-                } else {
-                    true
-                }
-            })
-            .collect())
+        self.ask_file(positions, |file, in_file| {
+            Ok(pi_session_tree::EntrySource::may_contain(
+                file, in_file, needle,
+            )?)
+        })
+    }
+
+    /// The file's lines answer from the key filters its open kept; appended entries may.
+    fn may_hold_key(&self, positions: &[usize], key: &str) -> Result<Vec<bool>> {
+        self.ask_file(positions, |file, in_file| {
+            Ok(file.may_hold_key(in_file, key))
+        })
     }
 }
 
