@@ -11,6 +11,15 @@ use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+/// Sets its flag when dropped, also while unwinding.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A reader polls the folder while sessions are created in it: every session file it ever
 /// sees already holds its header and first entry (a crash at any moment leaves no less).
 #[test]
@@ -37,6 +46,9 @@ fn a_new_session_file_never_appears_without_its_header() {
             }
             (seen, headerless)
         });
+        // Stops the reader however the writing ends: a panic below would otherwise leave the
+        // scope waiting for the reader forever (a hang instead of the failure).
+        let _stop_reader = StopOnDrop(&stop);
         for i in 0..SESSIONS {
             let path = dir.path().join(format!("s{i}.jsonl"));
             let mut writer =
@@ -49,7 +61,7 @@ fn a_new_session_file_never_appears_without_its_header() {
                 }
             }
         }
-        stop.store(true, Ordering::Relaxed);
+        drop(_stop_reader);
         reader.join().unwrap()
     });
     assert!(seen > 0, "the reader never saw a session");
