@@ -25,7 +25,7 @@ use pi_session_store::IndexEntry;
 use pi_session_tree::built::{
     Built, agent_context_prepared_extendable, agent_context_prepared_indexed,
 };
-use pi_session_tree::context::{may_rewrite_message_line, message_keys};
+use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
@@ -403,7 +403,7 @@ impl Session {
         let source = CopyingSource {
             log: &log,
             reader: LineReader {
-                keys: Some(&rho::MESSAGE_KEYS),
+                keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
                 copy: None,
             },
             copy: true,
@@ -441,11 +441,32 @@ struct CopyingSource<'a> {
 /// What is read of one line by [`CopyingSource`] (on the store's reading threads).
 #[derive(Clone, Copy)]
 struct LineReader {
-    /// What the rules read of a `message` entry ([`message_keys`], [`rho::MESSAGE_KEYS`]).
-    keys: Option<&'static Keys>,
+    /// What the rules read of a `message` entry ([`message_keys_of_line`],
+    /// [`rho::MESSAGE_KEYS`]).
+    keys: Option<LineKeys>,
     /// When messages are copied, which rewrites may touch one; `None`: no copy is taken (a
     /// `message` line is read as `keys` only, or the ordinary way).
     copy: Option<CopyRule>,
+}
+
+/// Which keys of a `message` line [`LineReader`] reads.
+#[derive(Clone, Copy)]
+enum LineKeys {
+    /// These, of every line (rho's).
+    Every(&'static Keys),
+    /// The dialect's rules', line by line ([`message_keys_of_line`]: a line whose message is
+    /// not `JSON.stringify`'s is never sent as read, [`CopyRule::sent_as_written`]).
+    Rules(Dialect),
+}
+
+impl LineKeys {
+    /// The keys read of `line`, `None`: the line is read whole.
+    fn of(self, line: &[u8]) -> Option<&'static Keys> {
+        match self {
+            Self::Every(keys) => Some(keys),
+            Self::Rules(dialect) => message_keys_of_line(dialect, line),
+        }
+    }
 }
 
 /// Whether a message is sent as its line holds it ([`Self::as_written`]).
@@ -480,12 +501,15 @@ impl LineReader {
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
         // checked in one pass; any other may still hold a message spelled so.
-        let shallow = self.keys.and_then(|keys| match self.copy {
-            Some(_) => canonical_entry_with_message_keys(line, keys)
-                .map(|read| (read, true))
-                .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
-            None => entry_with_message_keys(line, keys).map(|read| (read, false)),
-        });
+        let shallow = self
+            .keys
+            .and_then(|keys| keys.of(line))
+            .and_then(|keys| match self.copy {
+                Some(_) => canonical_entry_with_message_keys(line, keys)
+                    .map(|read| (read, true))
+                    .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
+                None => entry_with_message_keys(line, keys).map(|read| (read, false)),
+            });
         if let Some(((value, message), canonical)) = shallow {
             // The entry indexed here (as the store checks before it serves a line as parsed),
             // sent as written when copies are taken.
@@ -522,17 +546,22 @@ impl<'a> CopyingSource<'a> {
     /// context or (`llm`) its `convertToLlm`.
     /// `blobs`: whether omp's blob references are resolved.
     fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool) -> Self {
-        let keys = message_keys(dialect);
+        let convert = llm.then(|| convert_to_llm(dialect));
+        // For llm, a message read as a few keys is sent only when the conversion passes its
+        // role through as it is: for a conversion that passes none (omp's), it would be read
+        // twice.
+        let keys = message_keys(dialect)
+            .filter(|_| convert.is_none_or(|convert| convert.passes_some_unchanged()));
         CopyingSource {
             log,
             reader: LineReader {
-                keys,
+                keys: keys.map(|_| LineKeys::Rules(dialect)),
                 copy: Some(CopyRule { dialect, blobs }),
             },
             // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
             // otherwise the agent's messages are printed from the values read anyway.
             copy: llm || keys.is_some(),
-            convert: llm.then(|| convert_to_llm(dialect)),
+            convert,
             copies: RefCell::new(Vec::new()),
         }
     }

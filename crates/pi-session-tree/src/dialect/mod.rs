@@ -135,6 +135,15 @@ pub(crate) trait BuildContext {
         None
     }
 
+    /// Whether the build may read more of the `message` entry whose line is `line` than
+    /// [`BuildContext::message_keys`], or send its message changed: such a line is read whole.
+    /// Decided from the bytes for a line whose message is spelled as `JSON.stringify` spells
+    /// it (the only ones a caller reads as keys: in another spelling a word may hide behind an
+    /// escape). `false` (the default): every line may be read as the keys.
+    fn reads_whole_message_line(&self, _line: &[u8]) -> bool {
+        false
+    }
+
     /// Whether every build of this release, continued with a run of `message` entries only,
     /// reads nothing of the path before them and changes no message built before
     /// ([`Extendable::extends_alone`] then says so for a given build, unless a rule of that

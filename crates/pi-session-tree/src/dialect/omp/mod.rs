@@ -9,6 +9,7 @@ pub mod notes;
 pub mod prompt;
 pub mod snapcompact;
 
+use pi_session_types::shallow::Keys;
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde_json::Value;
 
@@ -49,6 +50,44 @@ impl BuildContext for Omp {
     fn may_rewrite_message_line(&self, line: &[u8], blobs: bool) -> bool {
         (blobs && memchr::memmem::find(line, blobs::BLOB_REF_PREFIX.as_bytes()).is_some())
             || memchr::memmem::find(line, b"github-copilot").is_some()
+    }
+
+    /// omp 18.2 reads of a `message` entry its type and id (kept ranges, replay ends and
+    /// notes are found by id), its timestamp (an Anthropic compaction's summary is dated by
+    /// the entry it keeps), and of its message: the role; an assistant's provider and model
+    /// (the default model), `retryRecovery` and `stopReason` (turns left out or dropped as
+    /// failed); a tool result's `toolCallId` (pairing); a custom message's `customType` and
+    /// `attribution` (an interrupted-thinking mark, a user request). Its content only for an
+    /// assistant turn with tool calls (stripped when dangling, their results dropped with a
+    /// failed turn) or one that ended in an error (an empty one is left out): those lines are
+    /// read whole ([`Self::reads_whole_message_line`]), every other message is sent as
+    /// stored or not at all. The load-time rewrites are the copy rule's
+    /// ([`Self::may_rewrite_message_line`]).
+    fn message_keys(&self) -> Option<&'static Keys> {
+        const OMP_18_2: Keys = Keys {
+            entry: &[key::TYPE, key::ID, key::TIMESTAMP, key::MESSAGE],
+            message: &[
+                key::ROLE,
+                key::PROVIDER,
+                key::MODEL,
+                key::STOP_REASON,
+                key::RETRY_RECOVERY,
+                key::TOOL_CALL_ID,
+                key::CUSTOM_TYPE,
+                key::ATTRIBUTION,
+            ],
+        };
+        match self.0 {
+            OmpRelease::V18_2 => Some(&OMP_18_2),
+        }
+    }
+
+    /// A line holding a tool call block (`"toolCall"`: a tool result's `"toolCallId"` is
+    /// another word) or an error turn's stop reason, as `JSON.stringify` spells them: its
+    /// content is read ([`Self::message_keys`]).
+    fn reads_whole_message_line(&self, line: &[u8]) -> bool {
+        memchr::memmem::find(line, br#""toolCall""#).is_some()
+            || memchr::memmem::find(line, br#""stopReason":"error""#).is_some()
     }
 
     fn prepare(&self, path: &mut [Value], blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
