@@ -208,6 +208,17 @@ impl Extendable {
         }
     }
 
+    /// Whether this build sent a `message` entry's message changed that
+    /// [`crate::context::message_keys_of_line`] lets a reader cut down to a few keys: omp's
+    /// stripped tool calls (an assistant turn whose calls have no result on the path). A
+    /// reader that cut its entries so builds again from whole ones.
+    pub fn rewrote_keyed_messages(&self) -> bool {
+        match &self.state {
+            Tail::Pi(_) => false,
+            Tail::Omp(tail) => omp_context::stripped_calls(tail),
+        }
+    }
+
     /// [`Self::extend`] given only the entries added (`message` entries that follow the path
     /// built so far, which is not needed): the [`Built::Entry`] indices returned are into
     /// `added`. `None` when [`Self::extends_alone`] is `false` or `added` holds an entry that

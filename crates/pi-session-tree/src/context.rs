@@ -349,10 +349,7 @@ pub fn message_keys_of_line(
     dialect: Dialect,
     line: &[u8],
 ) -> Option<&'static pi_session_types::shallow::Keys> {
-    let rules = dialect.build_context();
-    rules
-        .message_keys()
-        .filter(|_| !rules.reads_whole_message_line(line))
+    dialect.build_context().message_keys_of_line(line)
 }
 
 /// [`agent_context`] of a path whose entries already went through the dialect's load-time

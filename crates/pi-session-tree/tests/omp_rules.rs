@@ -265,22 +265,28 @@ fn blob_references_resolve_from_a_folder_and_missing_ones_are_reported() {
 /// omp's build reads no more of a `message` entry than [`message_keys_of_line`] gives for its
 /// line (where the facade reads those keys only: a message spelled as `JSON.stringify` spells
 /// it, which no load-time rewrite touches): on every fixture, at each entry as leaf and over
-/// the file in its order, the build over entries so cut down sends the same messages (those
-/// sent unchanged from the same entries), with the same settings and diagnostics, as the build
-/// over whole entries.
+/// the file in its order, the build over entries so cut down reports a message sent changed
+/// when the build over whole entries does, and otherwise sends the same messages (those sent
+/// unchanged from the same entries), with the same settings and diagnostics.
 #[test]
 fn omp_reads_only_the_message_keys_of_each_line() {
     use pi_session_test_support::{fixtures_dir, jsonl_files};
-    use pi_session_tree::built::agent_context_prepared_indexed;
+    use pi_session_tree::built::agent_context_prepared_extendable;
     use pi_session_tree::context::{may_rewrite_message_line, message_keys_of_line};
     use pi_session_tree::{ContextOptions, Dialect};
     use pi_session_types::json::is_js_canonical;
     use pi_session_types::shallow::entry_with_message_keys;
     use pi_session_types::view::EntryRef;
 
+    // The context, the messages and diagnostics, and whether a message was sent changed.
     let build = |entries: &[Value], at: &[usize]| {
         let mut path: Vec<Value> = at.iter().map(|&i| entries[i].clone()).collect();
-        agent_context_prepared_indexed(&mut path, Dialect::OMP, &ContextOptions::default())
+        let (context, built, diagnostics, build) =
+            agent_context_prepared_extendable(&mut path, Dialect::OMP, &ContextOptions::default());
+        (
+            (context, built, diagnostics),
+            build.rewrote_keyed_messages(),
+        )
     };
     let mut sessions: Vec<(String, Vec<u8>)> = jsonl_files(&fixtures_dir())
         .into_iter()
@@ -289,7 +295,7 @@ fn omp_reads_only_the_message_keys_of_each_line() {
     // What no fixture holds in a `message` entry: a retried turn, an aborted turn an
     // interrupted-thinking message keeps, a user's skill prompt a rollover replays.
     sessions.push(("made up".into(), OMP_KEYS_SESSION.as_bytes().to_vec()));
-    let (mut cut, mut compared) = (0, 0);
+    let (mut cut, mut compared, mut rewrites) = (0, 0, 0);
     for (file, text) in sessions {
         let (mut whole, mut shallow) = (Vec::new(), Vec::new());
         for line in text.split(|&b| b == b'\n') {
@@ -330,17 +336,20 @@ fn omp_reads_only_the_message_keys_of_each_line() {
             paths.push(path);
         }
         for (n, path) in paths.iter().enumerate() {
-            assert_eq!(
-                build(&whole, path),
-                build(&shallow, path),
-                "{file} path {n}"
-            );
-            compared += 1;
+            let (expected, rewrote) = build(&whole, path);
+            let (found, reported) = build(&shallow, path);
+            assert_eq!(rewrote, reported, "{file} path {n}");
+            // A reader builds again from whole entries when a message was sent changed.
+            if !rewrote {
+                assert_eq!(expected, found, "{file} path {n}");
+                compared += 1;
+            }
+            rewrites += usize::from(rewrote);
         }
     }
     assert!(
-        cut > 500 && compared > 1000,
-        "{cut} lines cut, {compared} paths"
+        cut > 500 && compared > 1000 && rewrites > 10,
+        "{cut} lines cut, {compared} paths compared, {rewrites} rewrote"
     );
 }
 

@@ -22,9 +22,7 @@ use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{llm_message, rho};
 use pi_session_store::IndexEntry;
-use pi_session_tree::built::{
-    Built, agent_context_prepared_extendable, agent_context_prepared_indexed,
-};
+use pi_session_tree::built::{Built, agent_context_prepared_extendable};
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
@@ -192,7 +190,7 @@ impl Session {
         let llm = format == Format::Llm;
         let log = self.log();
         let mut branch = log.index.branch_for(leaf);
-        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
+        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some(), true);
         let ((from, mut path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
@@ -204,11 +202,17 @@ impl Session {
             built,
             copies,
         };
+        if head.rewrote_keyed(&extendable) {
+            // A message read as a few keys was sent changed (omp's stripped tool calls): the
+            // branch is read again, every entry whole.
+            drop(head);
+            return self.context_each_whole(&mut branch, format, dialect, options, each, false);
+        }
         if !tail.is_empty() && !extendable.extends_alone() {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
             drop(head);
-            return self.context_each_whole(&mut branch, format, dialect, options, each);
+            return self.context_each_whole(&mut branch, format, dialect, options, each, true);
         }
         let mut stream = Stream {
             llm,
@@ -262,7 +266,8 @@ impl Session {
         Ok((rest, self.located(branch.diagnostics), leftovers))
     }
 
-    /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go.
+    /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go;
+    /// `keyed`: a `message` entry may be read as the keys the rules read of it (else whole).
     fn context_each_whole<E: From<Error>>(
         &self,
         branch: &mut pi_session_tree::Branch,
@@ -270,16 +275,27 @@ impl Session {
         dialect: Dialect,
         options: &ContextOptions<'_>,
         mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+        keyed: bool,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
         let llm = format == Format::Llm;
         let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
+        let blobs = options.blobs.is_some();
+        let source = CopyingSource::for_context(&log, dialect, llm, blobs, keyed);
         let (from, mut path) =
             context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
         drop(log);
-        let (context, built, mut diagnostics) =
-            agent_context_prepared_indexed(&mut path, dialect, options);
+        let (context, built, mut diagnostics, extendable) =
+            agent_context_prepared_extendable(&mut path, dialect, options);
+        let segment = Segment {
+            path,
+            built,
+            copies,
+        };
+        if keyed && segment.rewrote_keyed(&extendable) {
+            drop(segment);
+            return self.context_each_whole(branch, format, dialect, options, each, false);
+        }
         branch.diagnostics.append(&mut diagnostics);
         let mut stream = Stream {
             llm,
@@ -287,14 +303,7 @@ impl Session {
             last: None,
             entries: 0,
         };
-        stream.push(
-            Segment {
-                path,
-                built,
-                copies,
-            },
-            &mut each,
-        )?;
+        stream.push(segment, &mut each)?;
         let last = stream.finish(&mut each)?;
         let rest = if llm { Vec::new() } else { rest_of(&context)? };
         let leftovers = ContextLeftovers {
@@ -319,7 +328,7 @@ impl Session {
         blobs: bool,
     ) -> Result<Segment> {
         let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, llm, blobs);
+        let source = CopyingSource::for_context(&log, dialect, llm, blobs, true);
         let path = source.entry_values(positions)?;
         let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
         let copies = source.copies_along(&from);
@@ -544,14 +553,15 @@ impl LineReader {
 impl<'a> CopyingSource<'a> {
     /// The source [`Session::context_each_leaving`] reads `log` through for `dialect`'s agent
     /// context or (`llm`) its `convertToLlm`.
-    /// `blobs`: whether omp's blob references are resolved.
-    fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool) -> Self {
+    /// `blobs`: whether omp's blob references are resolved; `keyed`: whether a `message` line
+    /// may be read as the keys the rules read of it ([`message_keys_of_line`]).
+    fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool, keyed: bool) -> Self {
         let convert = llm.then(|| convert_to_llm(dialect));
         // For llm, a message read as a few keys is sent only when the conversion passes its
         // role through as it is: for a conversion that passes none (omp's), it would be read
         // twice.
         let keys = message_keys(dialect)
-            .filter(|_| convert.is_none_or(|convert| convert.passes_some_unchanged()));
+            .filter(|_| keyed && convert.is_none_or(|convert| convert.passes_some_unchanged()));
         CopyingSource {
             log,
             reader: LineReader {
@@ -713,6 +723,12 @@ struct Segment {
 }
 
 impl Segment {
+    /// Whether its build sent changed a message read as a few keys
+    /// ([`pi_session_tree::built::Extendable::rewrote_keyed_messages`]): it must be read whole.
+    fn rewrote_keyed(&self, build: &pi_session_tree::built::Extendable) -> bool {
+        build.rewrote_keyed_messages() && self.copies.iter().flatten().any(|copy| copy.shallow)
+    }
+
     /// The copy of `message`'s text, when it is a path entry's message sent as written.
     fn copy_of(&self, message: &Built) -> Option<&Copied> {
         match message {
