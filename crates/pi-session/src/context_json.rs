@@ -22,7 +22,8 @@ use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{llm_message, rho};
 use pi_session_store::IndexEntry;
-use pi_session_tree::built::{Built, agent_context_prepared_extendable};
+use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
+use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
@@ -190,29 +191,18 @@ impl Session {
         let llm = format == Format::Llm;
         let log = self.log();
         let mut branch = log.index.branch_for(leaf);
-        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some(), true);
-        let ((from, mut path), tail) =
+        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
+        let ((from, path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
         drop(log);
-        let (mut context, built, mut diagnostics, mut extendable) =
-            agent_context_prepared_extendable(&mut path, dialect, options);
-        let head = Segment {
-            path,
-            built,
-            copies,
-        };
-        if head.rewrote_keyed(&extendable) {
-            // A message read as a few keys was sent changed (omp's stripped tool calls): the
-            // branch is read again, every entry whole.
-            drop(head);
-            return self.context_each_whole(&mut branch, format, dialect, options, each, false);
-        }
+        let (mut context, head, mut diagnostics, mut extendable) =
+            self.build_read(path, &from, copies, dialect, options)?;
         if !tail.is_empty() && !extendable.extends_alone() {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
             drop(head);
-            return self.context_each_whole(&mut branch, format, dialect, options, each, true);
+            return self.context_each_whole(&mut branch, format, dialect, options, each);
         }
         let mut stream = Stream {
             llm,
@@ -266,8 +256,71 @@ impl Session {
         Ok((rest, self.located(branch.diagnostics), leftovers))
     }
 
-    /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go;
-    /// `keyed`: a `message` entry may be read as the keys the rules read of it (else whole).
+    /// The dialect's build over `path` (read from the positions `from`, with its `copies`),
+    /// its load-time rewrites applied in place. When the build sent changed a message whose
+    /// `content` was read cut to a few keys ([`Copied::cut`]; omp's stripped tool calls,
+    /// [`Extendable::rewrote_keyed_messages`]), those entries are read again whole and the
+    /// (prepared) path built again: a message is never sent cut short.
+    fn build_read(
+        &self,
+        mut path: Vec<JsonValue>,
+        from: &[Option<usize>],
+        mut copies: Vec<Option<Copied>>,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+    ) -> Result<(
+        pi_session_tree::AgentContext,
+        Segment,
+        Vec<pi_session_tree::Diagnostic>,
+        Extendable,
+    )> {
+        let mut diagnostics = prepare_entries(&mut path, dialect, options.blobs);
+        let prepared = diagnostics.len();
+        let (mut context, mut built, more, mut extendable) =
+            agent_context_built_extendable(&path, dialect, options);
+        diagnostics.extend(more);
+        let cut: Vec<usize> = copies
+            .iter()
+            .enumerate()
+            .filter(|(_, copy)| copy.as_ref().is_some_and(|copy| copy.cut))
+            .map(|(at, _)| at)
+            .collect();
+        if extendable.rewrote_keyed_messages() && !cut.is_empty() {
+            let positions = cut
+                .iter()
+                .map(|&at| from.get(at).copied().flatten())
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| {
+                    Error::invalid_input("a copy of no line (a bug: please report it)")
+                })?;
+            // A line read as keys is one no load-time rewrite touches: read whole, it is
+            // prepared as it is.
+            let whole = self.log().values_at(&positions)?;
+            if whole.len() != cut.len() {
+                return Err(Error::invalid_input("an entry was not read (a bug)"));
+            }
+            for (at, entry) in cut.into_iter().zip(whole) {
+                if let (Some(slot), Some(Some(copy))) = (path.get_mut(at), copies.get_mut(at)) {
+                    *slot = entry;
+                    copy.shallow = false;
+                    copy.cut = false;
+                }
+            }
+            let more;
+            (context, built, more, extendable) =
+                agent_context_built_extendable(&path, dialect, options);
+            diagnostics.truncate(prepared);
+            diagnostics.extend(more);
+        }
+        let segment = Segment {
+            path,
+            built,
+            copies,
+        };
+        Ok((context, segment, diagnostics, extendable))
+    }
+
+    /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go.
     fn context_each_whole<E: From<Error>>(
         &self,
         branch: &mut pi_session_tree::Branch,
@@ -275,27 +328,16 @@ impl Session {
         dialect: Dialect,
         options: &ContextOptions<'_>,
         mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
-        keyed: bool,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
         let llm = format == Format::Llm;
         let log = self.log();
-        let blobs = options.blobs.is_some();
-        let source = CopyingSource::for_context(&log, dialect, llm, blobs, keyed);
-        let (from, mut path) =
+        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
+        let (from, path) =
             context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
         drop(log);
-        let (context, built, mut diagnostics, extendable) =
-            agent_context_prepared_extendable(&mut path, dialect, options);
-        let segment = Segment {
-            path,
-            built,
-            copies,
-        };
-        if keyed && segment.rewrote_keyed(&extendable) {
-            drop(segment);
-            return self.context_each_whole(branch, format, dialect, options, each, false);
-        }
+        let (context, segment, mut diagnostics, _) =
+            self.build_read(path, &from, copies, dialect, options)?;
         branch.diagnostics.append(&mut diagnostics);
         let mut stream = Stream {
             llm,
@@ -328,7 +370,7 @@ impl Session {
         blobs: bool,
     ) -> Result<Segment> {
         let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, llm, blobs, true);
+        let source = CopyingSource::for_context(&log, dialect, llm, blobs);
         let path = source.entry_values(positions)?;
         let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
         let copies = source.copies_along(&from);
@@ -428,6 +470,10 @@ impl Session {
 struct Copied {
     text: Vec<u8>,
     shallow: bool,
+    /// Read with its message's `content` cut to a few keys of each block ([`Keys::blocks`]):
+    /// the only kind of message a build may send changed ([`BuildContext`'s
+    /// `message_keys`](pi_session_tree::context::message_keys)).
+    cut: bool,
 }
 
 /// The log as the tree's entry source for [`Session::context_each_at`] and rho's formats
@@ -510,15 +556,13 @@ impl LineReader {
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
         // checked in one pass; any other may still hold a message spelled so.
-        let shallow = self
-            .keys
-            .and_then(|keys| keys.of(line))
-            .and_then(|keys| match self.copy {
-                Some(_) => canonical_entry_with_message_keys(line, keys)
-                    .map(|read| (read, true))
-                    .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
-                None => entry_with_message_keys(line, keys).map(|read| (read, false)),
-            });
+        let keys = self.keys.and_then(|keys| keys.of(line));
+        let shallow = keys.and_then(|keys| match self.copy {
+            Some(_) => canonical_entry_with_message_keys(line, keys)
+                .map(|read| (read, true))
+                .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
+            None => entry_with_message_keys(line, keys).map(|read| (read, false)),
+        });
         if let Some(((value, message), canonical)) = shallow {
             // The entry indexed here (as the store checks before it serves a line as parsed),
             // sent as written when copies are taken.
@@ -533,6 +577,7 @@ impl LineReader {
                     let copied = Copied {
                         text: message.to_vec(),
                         shallow: true,
+                        cut: keys.is_some_and(|keys| !keys.blocks.is_empty()),
                     };
                     return Some((value, Some(copied)));
                 }
@@ -545,6 +590,7 @@ impl LineReader {
         let copied = Copied {
             text: text.to_vec(),
             shallow: false,
+            cut: false,
         };
         Some((value, Some(copied)))
     }
@@ -553,15 +599,14 @@ impl LineReader {
 impl<'a> CopyingSource<'a> {
     /// The source [`Session::context_each_leaving`] reads `log` through for `dialect`'s agent
     /// context or (`llm`) its `convertToLlm`.
-    /// `blobs`: whether omp's blob references are resolved; `keyed`: whether a `message` line
-    /// may be read as the keys the rules read of it ([`message_keys_of_line`]).
-    fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool, keyed: bool) -> Self {
+    /// `blobs`: whether omp's blob references are resolved.
+    fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool) -> Self {
         let convert = llm.then(|| convert_to_llm(dialect));
         // For llm, a message read as a few keys is sent only when the conversion passes its
         // role through as it is: for a conversion that passes none (omp's), it would be read
         // twice.
         let keys = message_keys(dialect)
-            .filter(|_| keyed && convert.is_none_or(|convert| convert.passes_some_unchanged()));
+            .filter(|_| convert.is_none_or(|convert| convert.passes_some_unchanged()));
         CopyingSource {
             log,
             reader: LineReader {
@@ -723,12 +768,6 @@ struct Segment {
 }
 
 impl Segment {
-    /// Whether its build sent changed a message read as a few keys
-    /// ([`pi_session_tree::built::Extendable::rewrote_keyed_messages`]): it must be read whole.
-    fn rewrote_keyed(&self, build: &pi_session_tree::built::Extendable) -> bool {
-        build.rewrote_keyed_messages() && self.copies.iter().flatten().any(|copy| copy.shallow)
-    }
-
     /// The copy of `message`'s text, when it is a path entry's message sent as written.
     fn copy_of(&self, message: &Built) -> Option<&Copied> {
         match message {

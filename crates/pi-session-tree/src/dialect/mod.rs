@@ -129,7 +129,8 @@ pub(crate) trait BuildContext {
 
     /// The keys of a `message` entry and of its message that the build reads, when it reads no
     /// other and sends such a message only unchanged ([`Built::Entry`]), not at all, or changed
-    /// where the build reports it ([`crate::built::Extendable::rewrote_keyed_messages`]): a
+    /// where the build reports it ([`crate::built::Extendable::rewrote_keyed_messages`]; only
+    /// a message whose line's keys cut its `content`, [`Keys::blocks`]): a
     /// caller that has the message's bytes may then read just these keys (line by line:
     /// [`BuildContext::message_keys_of_line`]). `None` (the default): the build may read or
     /// copy the whole entry.
