@@ -9,9 +9,12 @@
 //! pi's `convertToLlm`: an owned [`Cow`]), the text is copied; everything else is printed from
 //! the parsed value. The bytes are taken in the same read as the entry's body; when the
 //! dialect's `buildSessionContext` reads only a few keys of a message it sends unchanged
-//! ([`message_keys`]: pi 0.73's role, provider and model) and, for llm, `convertToLlm` passes
-//! its role through as it is ([`ConvertToLlm::passes_unchanged`]), the copied message is
-//! parsed as those keys only ([`entry_with_message_keys`]). The result is byte-equal to
+//! ([`message_keys_of_line`]: pi 0.73's role, provider and model; omp 18.2's few more, with a
+//! tool-call turn's blocks cut to their type and id) and, for llm, `convertToLlm` passes its
+//! role through as it is ([`ConvertToLlm::passes_unchanged`]), the copied message is parsed as
+//! those keys only ([`entry_with_message_keys`]); when the build changes a message whose
+//! content was cut (omp's stripped tool calls), those entries are read again whole and the
+//! context built again. The result is byte-equal to
 //! printing [`Session::project_at`]'s value (tested on every fixture, each leaf and dialect).
 
 use std::borrow::Cow;
