@@ -36,6 +36,7 @@ pub const MESSAGE_KEYS: Keys = Keys {
         key::RETRY_RECOVERY,
         key::ATTACHMENTS,
     ],
+    blocks: &[],
 };
 
 /// The result text rho gives a tool call that never got a result.

@@ -154,11 +154,22 @@ pub fn agent_context_prepared_extendable(
     dialect: Dialect,
     options: &crate::context::ContextOptions<'_>,
 ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
-    let rules = dialect.build_context();
-    let mut diagnostics = rules.prepare(path, options.blobs);
-    let (context, messages, more, extendable) = rules.build(path, options.blobs);
+    let mut diagnostics = dialect.build_context().prepare(path, options.blobs);
+    let (context, messages, more, extendable) =
+        agent_context_built_extendable(path, dialect, options);
     diagnostics.extend(more);
     (context, messages, diagnostics, extendable)
+}
+
+/// [`agent_context_prepared_extendable`] of a path whose entries already went through the
+/// dialect's load-time rewrites ([`crate::context::prepare_entries`]): the build alone, with
+/// its own diagnostics (a caller that patched a prepared path builds it again so).
+pub fn agent_context_built_extendable(
+    path: &[Value],
+    dialect: Dialect,
+    options: &crate::context::ContextOptions<'_>,
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+    dialect.build_context().build(path, options.blobs)
 }
 
 /// A built context that can be continued with what a host's turn appended
@@ -205,6 +216,19 @@ impl Extendable {
         match &self.state {
             Tail::Pi(tail) => pi_context::extends_alone(tail),
             Tail::Omp(_) => false,
+        }
+    }
+
+    /// Whether this build sent a `message` entry's message changed that
+    /// [`crate::context::message_keys_of_line`] lets a reader cut down to a few keys: omp's
+    /// stripped tool calls (an assistant turn whose calls have no result on the path). Such a
+    /// message is always one whose `content` those keys cut
+    /// ([`pi_session_types::shallow::Keys::blocks`]): a reader reads those entries again
+    /// whole and builds again.
+    pub fn rewrote_keyed_messages(&self) -> bool {
+        match &self.state {
+            Tail::Pi(_) => false,
+            Tail::Omp(tail) => omp_context::stripped_calls(tail),
         }
     }
 

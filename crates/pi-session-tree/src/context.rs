@@ -332,12 +332,24 @@ pub fn may_rewrite_message_line(dialect: Dialect, line: &[u8], blobs: bool) -> b
 
 /// The keys of a `message` entry and of its message that `dialect`'s `buildSessionContext`
 /// reads, when it reads no other and sends such a message only unchanged
-/// ([`crate::built::Built::Entry`]) or not at all (pi 0.73: the entry's `type`, `id` and
-/// `message`, the message's `role`, `provider` and `model`); `None` when it may read or copy
-/// the whole entry (pi 1.6, omp). A caller that copies the messages it sends from their lines
-/// may read only these keys of them ([`pi_session_types::shallow::entry_with_message_keys`]).
+/// ([`crate::built::Built::Entry`]) or not at all, for the lines [`message_keys_of_line`]
+/// gives them to (pi 0.73: the entry's `type`, `id` and `message`, the message's `role`,
+/// `provider` and `model`, every line; omp 18.2: a few more, lines without a tool call or
+/// an error turn); `None` when it may read or copy the whole entry (pi 1.6).
 pub fn message_keys(dialect: Dialect) -> Option<&'static pi_session_types::shallow::Keys> {
     dialect.build_context().message_keys()
+}
+
+/// [`message_keys`] for the `message` entry whose line is `line`, when its message is spelled
+/// as `JSON.stringify` spells it; `None` when the build may read more of this one (omp: its
+/// content, for a tool call or an error turn) or of any. A caller that copies the messages it
+/// sends from such lines may read only these keys of them
+/// ([`pi_session_types::shallow::entry_with_message_keys`]).
+pub fn message_keys_of_line(
+    dialect: Dialect,
+    line: &[u8],
+) -> Option<&'static pi_session_types::shallow::Keys> {
+    dialect.build_context().message_keys_of_line(line)
 }
 
 /// [`agent_context`] of a path whose entries already went through the dialect's load-time

@@ -261,3 +261,128 @@ fn blob_references_resolve_from_a_folder_and_missing_ones_are_reported() {
     );
     assert!(diagnostics.is_empty());
 }
+
+/// omp's build reads no more of a `message` entry than [`message_keys_of_line`] gives for its
+/// line (where the facade reads those keys only: a message spelled as `JSON.stringify` spells
+/// it, which no load-time rewrite touches): on every fixture, at each entry as leaf and over
+/// the file in its order, the build over entries so cut down reports a message sent changed
+/// when the build over whole entries does, and sends the same messages (those sent unchanged
+/// from the same entries), with the same settings and diagnostics; when it reports one, once
+/// the entries whose content was cut are whole again.
+#[test]
+fn omp_reads_only_the_message_keys_of_each_line() {
+    use pi_session_test_support::{fixtures_dir, jsonl_files};
+    use pi_session_tree::built::agent_context_prepared_extendable;
+    use pi_session_tree::context::{may_rewrite_message_line, message_keys_of_line};
+    use pi_session_tree::{ContextOptions, Dialect};
+    use pi_session_types::json::is_js_canonical;
+    use pi_session_types::shallow::entry_with_message_keys;
+    use pi_session_types::view::EntryRef;
+
+    // The context, the messages and diagnostics, and whether a message was sent changed.
+    let build = |entries: &[Value], at: &[usize]| {
+        let mut path: Vec<Value> = at.iter().map(|&i| entries[i].clone()).collect();
+        let (context, built, diagnostics, build) =
+            agent_context_prepared_extendable(&mut path, Dialect::OMP, &ContextOptions::default());
+        (
+            (context, built, diagnostics),
+            build.rewrote_keyed_messages(),
+        )
+    };
+    let mut sessions: Vec<(String, Vec<u8>)> = jsonl_files(&fixtures_dir())
+        .into_iter()
+        .map(|file| (file.display().to_string(), std::fs::read(&file).unwrap()))
+        .collect();
+    // What no fixture holds in a `message` entry: a retried turn, an aborted turn an
+    // interrupted-thinking message keeps, a user's skill prompt a rollover replays.
+    sessions.push(("made up".into(), OMP_KEYS_SESSION.as_bytes().to_vec()));
+    let (mut cut, mut compared, mut rewrites) = (0, 0, 0);
+    for (file, text) in sessions {
+        let (mut whole, mut shallow, mut blocks_cut) = (Vec::new(), Vec::new(), Vec::new());
+        for line in text.split(|&b| b == b'\n') {
+            let Ok(entry) = serde_json::from_slice::<Value>(line) else {
+                continue;
+            };
+            let keys = message_keys_of_line(Dialect::OMP, line).filter(|_| {
+                EntryRef::new(&entry).is("message")
+                    && !may_rewrite_message_line(Dialect::OMP, line, false)
+            });
+            let read = keys
+                .and_then(|keys| entry_with_message_keys(line, keys))
+                .filter(|(_, message)| is_js_canonical(message));
+            cut += usize::from(read.is_some());
+            // Whether its content was cut (the only messages a build may send changed).
+            blocks_cut.push(read.is_some() && keys.is_some_and(|keys| !keys.blocks.is_empty()));
+            shallow.push(read.map_or_else(|| entry.clone(), |(value, _)| value));
+            whole.push(entry);
+        }
+        // Each entry's branch, by `parentId`, and the file in its order.
+        let by_id: std::collections::HashMap<&str, usize> = whole
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| Some((EntryRef::new(e).id()?, i)))
+            .collect();
+        let mut paths: Vec<Vec<usize>> = vec![(0..whole.len()).collect()];
+        for leaf in 0..whole.len() {
+            let mut path = vec![leaf];
+            while let Some(&parent) = whole[path[path.len() - 1]]
+                .get("parentId")
+                .and_then(Value::as_str)
+                .and_then(|id| by_id.get(id))
+            {
+                if path.len() > whole.len() {
+                    break;
+                }
+                path.push(parent);
+            }
+            path.reverse();
+            paths.push(path);
+        }
+        for (n, path) in paths.iter().enumerate() {
+            let (expected, rewrote) = build(&whole, path);
+            let (mut found, reported) = build(&shallow, path);
+            assert_eq!(rewrote, reported, "{file} path {n}");
+            // A reader then reads again whole the entries whose content it cut, and builds
+            // again.
+            if rewrote {
+                let patched: Vec<Value> = (0..whole.len())
+                    .map(|i| {
+                        if blocks_cut[i] {
+                            &whole[i]
+                        } else {
+                            &shallow[i]
+                        }
+                        .clone()
+                    })
+                    .collect();
+                found = build(&patched, path).0;
+                rewrites += 1;
+            }
+            assert_eq!(expected, found, "{file} path {n}");
+            compared += 1;
+        }
+    }
+    assert!(
+        cut > 500 && compared > 1000 && rewrites > 10,
+        "{cut} lines cut, {compared} paths compared, {rewrites} rewrote"
+    );
+}
+
+/// An omp session whose `message` entries need the keys no fixture's do (see
+/// [`omp_reads_only_the_message_keys_of_each_line`]).
+const OMP_KEYS_SESSION: &str = concat!(
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    "\n",
+    r#"{"type":"message","id":"u0","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"custom","customType":"skill-prompt","content":"do it","display":false,"attribution":"user","timestamp":1}}"#,
+    "\n",
+    r#"{"type":"message","id":"a0","parentId":"u0","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"again"}],"provider":"p","model":"m","stopReason":"stop","retryRecovery":true,"timestamp":2}}"#,
+    "\n",
+    r#"{"type":"message","id":"a1","parentId":"a0","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"}],"provider":"p","model":"m","stopReason":"aborted","timestamp":3}}"#,
+    "\n",
+    r#"{"type":"message","id":"i1","parentId":"a1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"custom","customType":"interrupted-thinking","content":"cut","display":false,"timestamp":4}}"#,
+    "\n",
+    r#"{"type":"compaction","id":"c1","parentId":"i1","timestamp":"2026-01-01T00:00:06.000Z","summary":"s","firstKeptEntryId":"a0","tokensBefore":9,"details":{"kind":"experimental-context-rollover"}}"#,
+    "\n",
+    r#"{"type":"message","id":"u3","parentId":"c1","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"user","content":"next","timestamp":7}}"#,
+    "\n",
+);

@@ -1463,6 +1463,40 @@ pub fn for_each_member<'a>(
     }
 }
 
+/// Calls `each` with the bytes of every item of the JSON array `array`, in order; `None` when
+/// it is not an array (or is cut short). Items are skipped as [`for_each_member`] skips values:
+/// for text known to be JSON.
+///
+/// ```
+/// use pi_session_types::json::for_each_element;
+/// let mut items = Vec::new();
+/// for_each_element(br#"[1, {"b":[2]} ,"c"]"#, |item| items.push(item));
+/// assert_eq!(items, [&b"1"[..], br#"{"b":[2]}"#, br#""c""#]);
+/// assert_eq!(for_each_element(b"[]", |_| {}), Some(()));
+/// assert_eq!(for_each_element(b"{}", |_| {}), None);
+/// ```
+pub fn for_each_element<'a>(array: &'a [u8], mut each: impl FnMut(&'a [u8])) -> Option<()> {
+    let mut at = skip_whitespace(array, 0);
+    if array.get(at) != Some(&b'[') {
+        return None;
+    }
+    at = skip_whitespace(array, at + 1);
+    if array.get(at) == Some(&b']') {
+        return (skip_whitespace(array, at + 1) == array.len()).then_some(());
+    }
+    loop {
+        let start = at;
+        at = skip_value(array, at)?;
+        each(&array[start..at]);
+        at = skip_whitespace(array, at);
+        match array.get(at) {
+            Some(b',') => at = skip_whitespace(array, at + 1),
+            Some(b']') => return (skip_whitespace(array, at + 1) == array.len()).then_some(()),
+            _ => return None,
+        }
+    }
+}
+
 fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at += 1;

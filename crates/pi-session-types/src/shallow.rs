@@ -16,6 +16,10 @@ pub struct Keys {
     pub entry: &'static [&'static str],
     /// The keys of its `message` kept.
     pub message: &'static [&'static str],
+    /// The keys kept of each object in the message's `content`, when `message` keeps
+    /// `content` and it is an array (its other items, and a `content` of another kind, are
+    /// read whole); empty: `content` is read whole.
+    pub blocks: &'static [&'static str],
 }
 
 /// The line's object as `serde_json::from_slice` reads it, cut down to `keys.entry`, its
@@ -30,7 +34,7 @@ pub struct Keys {
 /// use pi_session_types::shallow::{Keys, entry_with_message_keys};
 /// use serde_json::json;
 /// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"long"}}"#;
-/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"] };
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"], blocks: &[] };
 /// let (entry, message) = entry_with_message_keys(line, &keys).unwrap();
 /// assert_eq!(entry, json!({"type":"message","id":"a","message":{"role":"user"}}));
 /// assert_eq!(message, br#"{"role":"user","content":"long"}"#);
@@ -41,7 +45,9 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
     let entry = members(line, keys.entry, |name, value| {
         if name == key::MESSAGE {
             message = Some(value);
-            members(value, keys.message, |_, value| value_of(value))
+            members(value, keys.message, |name, value| {
+                member_of(keys, name, value)
+            })
         } else {
             value_of(value)
         }
@@ -60,7 +66,7 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
 /// use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys};
 /// use serde_json::json;
 /// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"long"}}"#;
-/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"] };
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"], blocks: &[] };
 /// let (entry, message) = canonical_entry_with_message_keys(line, &keys).unwrap();
 /// assert_eq!(entry, json!({"type":"message","id":"a","message":{"role":"user"}}));
 /// assert_eq!(message, br#"{"role":"user","content":"long"}"#);
@@ -100,7 +106,7 @@ pub fn canonical_entry_with_message_keys<'l>(
             let members = inner.take()?;
             let mut read = Vec::with_capacity(members.len());
             for (name, value) in members {
-                read.push((name, value_of(value)?));
+                read.push((name, member_of(keys, name, value)?));
             }
             object_of(read)
         } else {
@@ -156,6 +162,35 @@ fn object_of(found: Vec<(&'static str, Value)>) -> Value {
     Value::Object(map)
 }
 
+/// The member `name` of a message, `value` its bytes: its `content` cut down to
+/// `keys.blocks` ([`Keys::blocks`]), any other value whole.
+fn member_of(keys: &Keys, name: &str, value: &[u8]) -> Option<Value> {
+    if name != key::CONTENT || keys.blocks.is_empty() {
+        return value_of(value);
+    }
+    let mut blocks = Vec::new();
+    let mut refused = false;
+    let array = json::for_each_element(value, |item| {
+        if refused {
+            return;
+        }
+        let block = if item.starts_with(b"{") {
+            members(item, keys.blocks, |_, value| value_of(value))
+        } else {
+            value_of(item)
+        };
+        match block {
+            Some(block) => blocks.push(block),
+            None => refused = true,
+        }
+    });
+    match array {
+        Some(()) if !refused => Some(Value::Array(blocks)),
+        Some(()) => None,
+        None => value_of(value),
+    }
+}
+
 /// One value as `serde_json::from_slice` reads it; a string without escapes or control
 /// characters (an id, a role) is taken as it is.
 fn value_of(bytes: &[u8]) -> Option<Value> {
@@ -179,6 +214,7 @@ mod tests {
     const KEYS: Keys = Keys {
         entry: &["type", "id", "message", "extra"],
         message: &["role", "provider", "model"],
+        blocks: &[],
     };
 
     #[test]
@@ -260,5 +296,29 @@ mod tests {
                 "{line:?}"
             );
         }
+    }
+
+    #[test]
+    fn cuts_the_content_blocks_to_their_keys() {
+        const BLOCKS: Keys = Keys {
+            entry: &["type", "message"],
+            message: &["role", "content"],
+            blocks: &["type", "id"],
+        };
+        let line = br#"{"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"long"},"odd",{"type":"toolCall","id":"c1","arguments":{"path":"a"}}],"usage":{}}}"#;
+        let expected = json!({"type":"message","message":{"role":"assistant","content":[{"type":"text"},"odd",{"type":"toolCall","id":"c1"}]}});
+        let read = entry_with_message_keys(line, &BLOCKS).unwrap();
+        assert_eq!(read.0, expected);
+        assert_eq!(canonical_entry_with_message_keys(line, &BLOCKS), Some(read));
+        // A content that is not an array is read whole.
+        let text = br#"{"type":"message","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(
+            entry_with_message_keys(text, &BLOCKS).unwrap().0,
+            json!({"type":"message","message":{"role":"user","content":"hi"}})
+        );
+        // A block's key spelled with an escape could spell a kept one.
+        let escaped =
+            br#"{"type":"message","message":{"role":"user","content":[{"\u0069d":"x"}]}}"#;
+        assert_eq!(entry_with_message_keys(escaped, &BLOCKS), None);
     }
 }

@@ -81,6 +81,8 @@ pub mod key {
         ERROR_MESSAGE = "errorMessage";
         /// A custom message's or entry's type name.
         CUSTOM_TYPE = "customType";
+        /// omp's attribution of a message or custom entry (`user` or `agent`).
+        ATTRIBUTION = "attribution";
         /// A block's or an entry's type.
         TYPE = "type";
         /// A text block's text.
@@ -275,7 +277,7 @@ impl<'a> MessageRef<'a> {
         /// `stopDetails` (omp assistant messages).
         stop_details => "stopDetails";
         /// `attribution` (omp: who a message is from).
-        attribution => "attribution";
+        attribution => key::ATTRIBUTION;
         /// `summary` (summary messages).
         summary => key::SUMMARY;
         /// `excludeFromContext` (bash and python runs).
@@ -522,7 +524,7 @@ impl<'a> EntryRef<'a> {
         /// `warning` (omp compactions).
         warning => "warning";
         /// `attribution` (omp's custom message entries: who it is from).
-        attribution => "attribution";
+        attribution => key::ATTRIBUTION;
         /// `label` (`label` entries: the label given, or none to clear it).
         label => "label";
         /// `name` (`session_info` entries: the session's name).

@@ -9,9 +9,12 @@
 //! pi's `convertToLlm`: an owned [`Cow`]), the text is copied; everything else is printed from
 //! the parsed value. The bytes are taken in the same read as the entry's body; when the
 //! dialect's `buildSessionContext` reads only a few keys of a message it sends unchanged
-//! ([`message_keys`]: pi 0.73's role, provider and model) and, for llm, `convertToLlm` passes
-//! its role through as it is ([`ConvertToLlm::passes_unchanged`]), the copied message is
-//! parsed as those keys only ([`entry_with_message_keys`]). The result is byte-equal to
+//! ([`message_keys_of_line`]: pi 0.73's role, provider and model; omp 18.2's few more, with a
+//! tool-call turn's blocks cut to their type and id) and, for llm, `convertToLlm` passes its
+//! role through as it is ([`ConvertToLlm::passes_unchanged`]), the copied message is parsed as
+//! those keys only ([`entry_with_message_keys`]); when the build changes a message whose
+//! content was cut (omp's stripped tool calls), those entries are read again whole and the
+//! context built again. The result is byte-equal to
 //! printing [`Session::project_at`]'s value (tested on every fixture, each leaf and dialect).
 
 use std::borrow::Cow;
@@ -22,10 +25,9 @@ use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{llm_message, rho};
 use pi_session_store::IndexEntry;
-use pi_session_tree::built::{
-    Built, agent_context_prepared_extendable, agent_context_prepared_indexed,
-};
-use pi_session_tree::context::{may_rewrite_message_line, message_keys};
+use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
+use pi_session_tree::context::prepare_entries;
+use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
@@ -193,17 +195,12 @@ impl Session {
         let log = self.log();
         let mut branch = log.index.branch_for(leaf);
         let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
-        let ((from, mut path), tail) =
+        let ((from, path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
         drop(log);
-        let (mut context, built, mut diagnostics, mut extendable) =
-            agent_context_prepared_extendable(&mut path, dialect, options);
-        let head = Segment {
-            path,
-            built,
-            copies,
-        };
+        let (mut context, head, mut diagnostics, mut extendable) =
+            self.build_read(path, &from, copies, dialect, options)?;
         if !tail.is_empty() && !extendable.extends_alone() {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
@@ -262,6 +259,70 @@ impl Session {
         Ok((rest, self.located(branch.diagnostics), leftovers))
     }
 
+    /// The dialect's build over `path` (read from the positions `from`, with its `copies`),
+    /// its load-time rewrites applied in place. When the build sent changed a message whose
+    /// `content` was read cut to a few keys ([`Copied::cut`]; omp's stripped tool calls,
+    /// [`Extendable::rewrote_keyed_messages`]), those entries are read again whole and the
+    /// (prepared) path built again: a message is never sent cut short.
+    fn build_read(
+        &self,
+        mut path: Vec<JsonValue>,
+        from: &[Option<usize>],
+        mut copies: Vec<Option<Copied>>,
+        dialect: Dialect,
+        options: &ContextOptions<'_>,
+    ) -> Result<(
+        pi_session_tree::AgentContext,
+        Segment,
+        Vec<pi_session_tree::Diagnostic>,
+        Extendable,
+    )> {
+        let mut diagnostics = prepare_entries(&mut path, dialect, options.blobs);
+        let prepared = diagnostics.len();
+        let (mut context, mut built, more, mut extendable) =
+            agent_context_built_extendable(&path, dialect, options);
+        diagnostics.extend(more);
+        let cut: Vec<usize> = copies
+            .iter()
+            .enumerate()
+            .filter(|(_, copy)| copy.as_ref().is_some_and(|copy| copy.cut))
+            .map(|(at, _)| at)
+            .collect();
+        if extendable.rewrote_keyed_messages() && !cut.is_empty() {
+            let positions = cut
+                .iter()
+                .map(|&at| from.get(at).copied().flatten())
+                .collect::<Option<Vec<usize>>>()
+                .ok_or_else(|| {
+                    Error::invalid_input("a copy of no line (a bug: please report it)")
+                })?;
+            // A line read as keys is one no load-time rewrite touches: read whole, it is
+            // prepared as it is.
+            let whole = self.log().values_at(&positions)?;
+            if whole.len() != cut.len() {
+                return Err(Error::invalid_input("an entry was not read (a bug)"));
+            }
+            for (at, entry) in cut.into_iter().zip(whole) {
+                if let (Some(slot), Some(Some(copy))) = (path.get_mut(at), copies.get_mut(at)) {
+                    *slot = entry;
+                    copy.shallow = false;
+                    copy.cut = false;
+                }
+            }
+            let more;
+            (context, built, more, extendable) =
+                agent_context_built_extendable(&path, dialect, options);
+            diagnostics.truncate(prepared);
+            diagnostics.extend(more);
+        }
+        let segment = Segment {
+            path,
+            built,
+            copies,
+        };
+        Ok((context, segment, diagnostics, extendable))
+    }
+
     /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go.
     fn context_each_whole<E: From<Error>>(
         &self,
@@ -274,12 +335,12 @@ impl Session {
         let llm = format == Format::Llm;
         let log = self.log();
         let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
-        let (from, mut path) =
+        let (from, path) =
             context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
         drop(log);
-        let (context, built, mut diagnostics) =
-            agent_context_prepared_indexed(&mut path, dialect, options);
+        let (context, segment, mut diagnostics, _) =
+            self.build_read(path, &from, copies, dialect, options)?;
         branch.diagnostics.append(&mut diagnostics);
         let mut stream = Stream {
             llm,
@@ -287,14 +348,7 @@ impl Session {
             last: None,
             entries: 0,
         };
-        stream.push(
-            Segment {
-                path,
-                built,
-                copies,
-            },
-            &mut each,
-        )?;
+        stream.push(segment, &mut each)?;
         let last = stream.finish(&mut each)?;
         let rest = if llm { Vec::new() } else { rest_of(&context)? };
         let leftovers = ContextLeftovers {
@@ -403,7 +457,7 @@ impl Session {
         let source = CopyingSource {
             log: &log,
             reader: LineReader {
-                keys: Some(&rho::MESSAGE_KEYS),
+                keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
                 copy: None,
             },
             copy: true,
@@ -419,6 +473,10 @@ impl Session {
 struct Copied {
     text: Vec<u8>,
     shallow: bool,
+    /// Read with its message's `content` cut to a few keys of each block ([`Keys::blocks`]):
+    /// the only kind of message a build may send changed ([`BuildContext`'s
+    /// `message_keys`](pi_session_tree::context::message_keys)).
+    cut: bool,
 }
 
 /// The log as the tree's entry source for [`Session::context_each_at`] and rho's formats
@@ -441,11 +499,32 @@ struct CopyingSource<'a> {
 /// What is read of one line by [`CopyingSource`] (on the store's reading threads).
 #[derive(Clone, Copy)]
 struct LineReader {
-    /// What the rules read of a `message` entry ([`message_keys`], [`rho::MESSAGE_KEYS`]).
-    keys: Option<&'static Keys>,
+    /// What the rules read of a `message` entry ([`message_keys_of_line`],
+    /// [`rho::MESSAGE_KEYS`]).
+    keys: Option<LineKeys>,
     /// When messages are copied, which rewrites may touch one; `None`: no copy is taken (a
     /// `message` line is read as `keys` only, or the ordinary way).
     copy: Option<CopyRule>,
+}
+
+/// Which keys of a `message` line [`LineReader`] reads.
+#[derive(Clone, Copy)]
+enum LineKeys {
+    /// These, of every line (rho's).
+    Every(&'static Keys),
+    /// The dialect's rules', line by line ([`message_keys_of_line`]: a line whose message is
+    /// not `JSON.stringify`'s is never sent as read, [`CopyRule::sent_as_written`]).
+    Rules(Dialect),
+}
+
+impl LineKeys {
+    /// The keys read of `line`, `None`: the line is read whole.
+    fn of(self, line: &[u8]) -> Option<&'static Keys> {
+        match self {
+            Self::Every(keys) => Some(keys),
+            Self::Rules(dialect) => message_keys_of_line(dialect, line),
+        }
+    }
 }
 
 /// Whether a message is sent as its line holds it ([`Self::as_written`]).
@@ -480,7 +559,8 @@ impl LineReader {
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
         // checked in one pass; any other may still hold a message spelled so.
-        let shallow = self.keys.and_then(|keys| match self.copy {
+        let keys = self.keys.and_then(|keys| keys.of(line));
+        let shallow = keys.and_then(|keys| match self.copy {
             Some(_) => canonical_entry_with_message_keys(line, keys)
                 .map(|read| (read, true))
                 .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
@@ -500,6 +580,7 @@ impl LineReader {
                     let copied = Copied {
                         text: message.to_vec(),
                         shallow: true,
+                        cut: keys.is_some_and(|keys| !keys.blocks.is_empty()),
                     };
                     return Some((value, Some(copied)));
                 }
@@ -512,6 +593,7 @@ impl LineReader {
         let copied = Copied {
             text: text.to_vec(),
             shallow: false,
+            cut: false,
         };
         Some((value, Some(copied)))
     }
@@ -522,17 +604,22 @@ impl<'a> CopyingSource<'a> {
     /// context or (`llm`) its `convertToLlm`.
     /// `blobs`: whether omp's blob references are resolved.
     fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool) -> Self {
-        let keys = message_keys(dialect);
+        let convert = llm.then(|| convert_to_llm(dialect));
+        // For llm, a message read as a few keys is sent only when the conversion passes its
+        // role through as it is: for a conversion that passes none (omp's), it would be read
+        // twice.
+        let keys = message_keys(dialect)
+            .filter(|_| convert.is_none_or(|convert| convert.passes_some_unchanged()));
         CopyingSource {
             log,
             reader: LineReader {
-                keys,
+                keys: keys.map(|_| LineKeys::Rules(dialect)),
                 copy: Some(CopyRule { dialect, blobs }),
             },
             // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
             // otherwise the agent's messages are printed from the values read anyway.
             copy: llm || keys.is_some(),
-            convert: llm.then(|| convert_to_llm(dialect)),
+            convert,
             copies: RefCell::new(Vec::new()),
         }
     }

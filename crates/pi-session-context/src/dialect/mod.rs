@@ -37,6 +37,13 @@ pub trait ConvertToLlm {
         false
     }
 
+    /// Whether [`ConvertToLlm::passes_unchanged`] holds for some role (pi's: three or four):
+    /// when it holds for none (omp's conversion reads every message), a caller gains nothing
+    /// by reading a few keys of the messages it converts.
+    fn passes_some_unchanged(&self) -> bool {
+        false
+    }
+
     /// The pi-ai whose provider requests take what this conversion gives, when this crate
     /// reproduces it ([`crate::provider_request::PiAi::for_dialect`]).
     fn pi_ai(&self) -> Option<PiAi>;

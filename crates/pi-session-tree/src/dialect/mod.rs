@@ -128,11 +128,23 @@ pub(crate) trait BuildContext {
     }
 
     /// The keys of a `message` entry and of its message that the build reads, when it reads no
-    /// other and sends such a message only unchanged ([`Built::Entry`]) or not at all: a caller
-    /// that has the message's bytes may then read just these keys. `None` (the default): the
-    /// build may read or copy the whole entry.
+    /// other and sends such a message only unchanged ([`Built::Entry`]), not at all, or changed
+    /// where the build reports it ([`crate::built::Extendable::rewrote_keyed_messages`]; only
+    /// a message whose line's keys cut its `content`, [`Keys::blocks`]): a
+    /// caller that has the message's bytes may then read just these keys (line by line:
+    /// [`BuildContext::message_keys_of_line`]). `None` (the default): the build may read or
+    /// copy the whole entry.
     fn message_keys(&self) -> Option<&'static Keys> {
         None
+    }
+
+    /// [`BuildContext::message_keys`] for the `message` entry whose line is `line`: fewer
+    /// where the rules read less of it, `None` where they may read more (or send it changed
+    /// unreported); a line read whole. Decided from the bytes for a line whose message is
+    /// spelled as `JSON.stringify` spells it (the only ones a caller reads as keys: in another
+    /// spelling a word may hide behind an escape). The default: `message_keys`, every line.
+    fn message_keys_of_line(&self, _line: &[u8]) -> Option<&'static Keys> {
+        self.message_keys()
     }
 
     /// Whether every build of this release, continued with a run of `message` entries only,

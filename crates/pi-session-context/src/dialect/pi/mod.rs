@@ -67,6 +67,10 @@ impl ConvertToLlm for Pi {
             || (role == "system" && self.system_passes)
     }
 
+    fn passes_some_unchanged(&self) -> bool {
+        true
+    }
+
     fn pi_ai(&self) -> Option<PiAi> {
         self.pi_ai
     }

@@ -196,6 +196,12 @@ pub(crate) fn build_extendable(
     (context, builder.messages, builder.diagnostics, tail)
 }
 
+/// Whether the build stripped tool calls from an assistant turn (the only message omp's build
+/// sends changed; [`crate::built::Extendable::rewrote_keyed_messages`]).
+pub(crate) fn stripped_calls(tail: &OmpTail) -> bool {
+    !tail.dangling.is_empty()
+}
+
 fn is_by_identity(key: &SameValueKey) -> bool {
     matches!(key, SameValueKey::Reference(_))
 }

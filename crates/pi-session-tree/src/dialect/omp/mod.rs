@@ -9,6 +9,7 @@ pub mod notes;
 pub mod prompt;
 pub mod snapcompact;
 
+use pi_session_types::shallow::Keys;
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde_json::Value;
 
@@ -51,6 +52,38 @@ impl BuildContext for Omp {
             || memchr::memmem::find(line, b"github-copilot").is_some()
     }
 
+    /// omp 18.2 reads of a `message` entry its type and id (kept ranges, replay ends and
+    /// notes are found by id), its timestamp (an Anthropic compaction's summary is dated by
+    /// the entry it keeps), and of its message: the role; an assistant's provider and model
+    /// (the default model), `retryRecovery` and `stopReason` (turns left out or dropped as
+    /// failed); a tool result's `toolCallId`; a custom message's `customType` and
+    /// `attribution` (an interrupted-thinking mark, a user request). Of a turn with tool calls
+    /// it reads the `type` and `id` of its content's blocks too, and of an error turn all of
+    /// it ([`Self::message_keys_of_line`]). It sends a message changed only when it strips
+    /// tool calls from it, which the build reports
+    /// ([`crate::built::Extendable::rewrote_keyed_messages`]). The load-time rewrites are the
+    /// copy rule's ([`Self::may_rewrite_message_line`]).
+    fn message_keys(&self) -> Option<&'static Keys> {
+        match self.0 {
+            OmpRelease::V18_2 => Some(&OMP_18_2),
+        }
+    }
+
+    /// A line without a tool call block or an error turn's stop reason (as `JSON.stringify`
+    /// spells them: `"toolCall"`, which a tool result's `"toolCallId"` is not, and
+    /// `"stopReason":"error"`) gives [`Self::message_keys`]; one with a tool call, those and
+    /// its blocks' `type` and `id` (the content of a tool result, most of a file, is left
+    /// unread); an error turn is read whole (an empty one is left out).
+    fn message_keys_of_line(&self, line: &[u8]) -> Option<&'static Keys> {
+        if memchr::memmem::find(line, br#""stopReason":"error""#).is_some() {
+            return None;
+        }
+        if memchr::memmem::find(line, br#""toolCall""#).is_some() {
+            return Some(&OMP_18_2_CALLS);
+        }
+        self.message_keys()
+    }
+
     fn prepare(&self, path: &mut [Value], blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
         path.iter_mut()
             .flat_map(|entry| prepare_omp_entry(entry, blobs))
@@ -72,6 +105,48 @@ impl BuildContext for Omp {
         )
     }
 }
+
+/// What omp 18.2's build reads of a `message` entry ([`Omp::message_keys`]).
+const OMP_18_2: Keys = Keys {
+    entry: &[key::TYPE, key::ID, key::TIMESTAMP, key::MESSAGE],
+    message: &OMP_18_2_MESSAGE,
+    blocks: &[],
+};
+
+/// [`OMP_18_2`] of a turn with tool calls: its blocks' `type` and `id` too.
+const OMP_18_2_CALLS: Keys = Keys {
+    entry: OMP_18_2.entry,
+    message: &with_content::<8, 9>(OMP_18_2_MESSAGE),
+    blocks: &[key::TYPE, key::ID],
+};
+
+// Every key of the message's, and `content`.
+const _: () = assert!(OMP_18_2_CALLS.message.len() == OMP_18_2_MESSAGE.len() + 1);
+
+/// `content` and `keys` (`M` is `N + 1`).
+const fn with_content<const N: usize, const M: usize>(
+    keys: [&'static str; N],
+) -> [&'static str; M] {
+    let mut out = [key::CONTENT; M];
+    let mut i = 0;
+    while i < N && i + 1 < M {
+        out[i + 1] = keys[i];
+        i += 1;
+    }
+    out
+}
+
+/// The message's keys of [`OMP_18_2`].
+const OMP_18_2_MESSAGE: [&str; 8] = [
+    key::ROLE,
+    key::PROVIDER,
+    key::MODEL,
+    key::STOP_REASON,
+    key::RETRY_RECOVERY,
+    key::TOOL_CALL_ID,
+    key::CUSTOM_TYPE,
+    key::ATTRIBUTION,
+];
 
 /// Applies omp's load-time rewrites to one entry in place: snapcompact frame
 /// repair, blob references resolved, Copilot replay metadata stripped.

@@ -41,6 +41,7 @@ impl BuildContext for Pi {
         const PI_0_73: Keys = Keys {
             entry: &[key::TYPE, key::ID, key::MESSAGE],
             message: &[key::ROLE, key::PROVIDER, key::MODEL],
+            blocks: &[],
         };
         match self.0 {
             PiRelease::V0_73 => Some(&PI_0_73),
