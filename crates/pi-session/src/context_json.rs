@@ -207,12 +207,7 @@ impl Session {
             drop(head);
             return self.context_each_whole(&mut branch, format, dialect, options, each);
         }
-        let mut stream = Stream {
-            llm,
-            dialect,
-            last: None,
-            entries: 0,
-        };
+        let mut stream = Stream::new(llm, dialect);
         stream.push(head, &mut each)?;
         // The messages after the head: read a part at a time on a thread of their own while
         // this one builds on and sends the part before, which then goes back to be freed
@@ -248,14 +243,8 @@ impl Session {
             }
             Ok::<(), E>(())
         })?;
-        let last = stream.finish(&mut each)?;
+        let (rest, leftovers) = stream.close(context, &mut each)?;
         branch.diagnostics.append(&mut diagnostics);
-        let rest = if llm { Vec::new() } else { rest_of(&context)? };
-        let leftovers = ContextLeftovers {
-            entries: stream.entries,
-            last,
-            context,
-        };
         Ok((rest, self.located(branch.diagnostics), leftovers))
     }
 
@@ -342,20 +331,9 @@ impl Session {
         let (context, segment, mut diagnostics, _) =
             self.build_read(path, &from, copies, dialect, options)?;
         branch.diagnostics.append(&mut diagnostics);
-        let mut stream = Stream {
-            llm,
-            dialect,
-            last: None,
-            entries: 0,
-        };
+        let mut stream = Stream::new(llm, dialect);
         stream.push(segment, &mut each)?;
-        let last = stream.finish(&mut each)?;
-        let rest = if llm { Vec::new() } else { rest_of(&context)? };
-        let leftovers = ContextLeftovers {
-            entries: stream.entries,
-            last,
-            context,
-        };
+        let (rest, leftovers) = stream.close(context, &mut each)?;
         Ok((
             rest,
             self.located(std::mem::take(&mut branch.diagnostics)),
@@ -879,18 +857,39 @@ impl Stream {
         Ok(self.last.replace(segment))
     }
 
-    /// Sends what waits (llm: the last message), handing back the last segment.
-    fn finish<E: From<Error>>(
-        &mut self,
-        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
-    ) -> std::result::Result<Option<Segment>, E> {
-        if self.llm
-            && let Some(last) = &self.last
-        {
-            let end = last.built.len();
-            last.llm(self.dialect, end.saturating_sub(1)..end, None, each)?;
+    /// A stream of `dialect`'s agent context's messages (`llm`: their `convertToLlm`).
+    fn new(llm: bool, dialect: Dialect) -> Self {
+        Self {
+            llm,
+            dialect,
+            last: None,
+            entries: 0,
         }
-        Ok(self.last.take())
+    }
+
+    /// Ends the stream of `context`'s messages: sends what waits (llm: the last message) and
+    /// gives the text of `context` after its messages (agent; nothing for llm) and what was
+    /// built.
+    fn close<E: From<Error>>(
+        self,
+        context: pi_session_tree::AgentContext,
+        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(Vec<u8>, ContextLeftovers), E> {
+        let rest = if self.llm {
+            if let Some(last) = &self.last {
+                let end = last.built.len();
+                last.llm(self.dialect, end.saturating_sub(1)..end, None, each)?;
+            }
+            Vec::new()
+        } else {
+            rest_of(&context)?
+        };
+        let leftovers = ContextLeftovers {
+            entries: self.entries,
+            last: self.last,
+            context,
+        };
+        Ok((rest, leftovers))
     }
 }
 
