@@ -603,12 +603,7 @@ impl SessionFile {
         read_windows(
             &lines,
             |at, into| {
-                let file = match &mut file {
-                    Some(file) => file,
-                    slot => slot.insert(
-                        File::open(path).map_err(|e| StoreError::io("could not open", path, e))?,
-                    ),
-                };
+                let file = open_once(&mut file, path)?;
                 crate::framing::read_into(into, |rest, before| {
                     read_at(file, rest, at.saturating_add(before as u64))
                 })
@@ -769,6 +764,17 @@ fn read_windows<L>(
     Ok(())
 }
 
+/// The file in `slot`, opened from `path` the first time it is asked for.
+fn open_once<'f>(slot: &'f mut Option<File>, path: &Path) -> Result<&'f mut File, StoreError> {
+    match slot {
+        Some(file) => Ok(file),
+        slot => {
+            Ok(slot
+                .insert(File::open(path).map_err(|e| StoreError::io("could not open", path, e))?))
+        }
+    }
+}
+
 /// Fills what it can of `into` from byte `at` of `file` in one call (fewer bytes only at the
 /// end of the file): by position on Unix, else by seeking first.
 fn read_at(file: &mut File, into: &mut [u8], at: u64) -> std::io::Result<usize> {
@@ -807,12 +813,7 @@ impl<'a> RangeReader<'a> {
                     })
             }
             Source::File(path) => {
-                let file = match &mut self.file {
-                    Some(file) => file,
-                    slot => slot.insert(
-                        File::open(path).map_err(|e| StoreError::io("could not open", path, e))?,
-                    ),
-                };
+                let file = open_once(&mut self.file, path)?;
                 let mut buf = vec![0; len];
                 match file
                     .seek(SeekFrom::Start(at.byte_offset))
