@@ -231,14 +231,21 @@ impl BufferPool {
     }
 }
 
-/// Closes the pool when the fold of [`index_in_parallel`] ends, however it ends (returned,
-/// failed, a worker's panic resumed): the reader waiting for a buffer stops, and the scope can
-/// join it.
-struct CloseOnDrop<'a>(&'a BufferPool);
+/// Closes the pool when dropped (`only_on_panic`: only while its thread unwinds), so that the
+/// threads waiting for a buffer stop instead of waiting for one that will not come back: the
+/// fold of [`index_in_parallel`] closes it however it ends (returned, failed, a worker's panic
+/// resumed); a thread of [`index_parts_in_parallel`] only when it panics (the others still
+/// read).
+struct ClosePool<'a> {
+    pool: &'a BufferPool,
+    only_on_panic: bool,
+}
 
-impl Drop for CloseOnDrop<'_> {
+impl Drop for ClosePool<'_> {
     fn drop(&mut self) {
-        self.0.close();
+        if !self.only_on_panic || std::thread::panicking() {
+            self.pool.close();
+        }
     }
 }
 
@@ -353,7 +360,10 @@ fn index_parts_in_parallel(
     };
     let work = || {
         // However this thread ends (a panic while folding: a bug), the others are released.
-        let _close = CloseOnPanic(&pool);
+        let _close = ClosePool {
+            pool: &pool,
+            only_on_panic: true,
+        };
         // `take` fails once the fold has ended: then stop.
         while let Some(buffer) = pool.take() {
             let index = next_part.fetch_add(1, Ordering::Relaxed);
@@ -404,18 +414,6 @@ fn index_parts_in_parallel(
         None => Err(std::io::Error::other(
             "the parallel read stopped before the end of the file",
         )),
-    }
-}
-
-/// Closes the pool if the thread holding this unwinds: the other threads waiting for a
-/// buffer stop instead of waiting for one that will not come back.
-struct CloseOnPanic<'a>(&'a BufferPool);
-
-impl Drop for CloseOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.close();
-        }
     }
 }
 
@@ -625,7 +623,10 @@ fn index_in_parallel<C: Chunks>(
     std::thread::scope(|scope| {
         let pool = &pool;
         // However the fold ends, the reader waiting for a buffer is released.
-        let close = CloseOnDrop(pool);
+        let close = ClosePool {
+            pool,
+            only_on_panic: false,
+        };
         let reader = scope.spawn(move || -> std::io::Result<bool> {
             // `take` fails only when the folding side has stopped: then stop too.
             while let Some(buffer) = pool.take() {
