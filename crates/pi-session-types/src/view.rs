@@ -117,6 +117,8 @@ pub mod key {
         PRESERVE_DATA = "preserveData";
         /// omp's steering flag on a user message.
         STEERING = "steering";
+        /// omp's mark of a pruned tool result.
+        PRUNED_AT = "prunedAt";
         /// rho's attachments on a user message.
         ATTACHMENTS = "attachments";
         /// omp's and rho's retry-recovery mark on an assistant message.
@@ -309,7 +311,7 @@ impl<'a> MessageRef<'a> {
         /// `providerPayload` (omp).
         provider_payload => key::PROVIDER_PAYLOAD;
         /// `prunedAt` (omp pruned tool results).
-        pruned_at => "prunedAt";
+        pruned_at => key::PRUNED_AT;
         /// `synthetic` (omp's user messages the agent wrote).
         synthetic => "synthetic";
         /// `steering` (omp steering user messages).

@@ -1,29 +1,34 @@
-//! The agent and llm contexts as JSON text, each message a rule sends unchanged copied from the
-//! file instead of printed again (and, where the dialect's rules read only a few keys of such a
-//! message, never parsed beyond those keys).
+//! The agent and llm contexts (and omp's agent loop's messages) as JSON text, each message a
+//! rule sends unchanged copied from the file instead of printed again (and, where the rules
+//! read only a few keys of such a message, never parsed beyond those keys).
 //!
 //! pi and omp write their lines with `JSON.stringify`, so the bytes of a `message` entry's
 //! `message` are, almost always, exactly what printing the parsed message gives. Where
 //! [`is_js_canonical`] says so, and nothing rewrote the message on the way (the dialect's
-//! load-time rewrites: [`may_rewrite_message_line`]; a build rule: [`Built::Made`]; omp's or
-//! pi's `convertToLlm`: an owned [`Cow`]), the text is copied; everything else is printed from
-//! the parsed value. The bytes are taken in the same read as the entry's body; when the
-//! dialect's `buildSessionContext` reads only a few keys of a message it sends unchanged
+//! load-time rewrites: [`may_rewrite_message_line`]; a build rule: [`Built::Made`]; a
+//! conversion that changes it), the text is copied; everything else is printed from the parsed
+//! value. The bytes are taken in the same read as the entry's body; when the dialect's
+//! `buildSessionContext` reads only a few keys of a message it sends unchanged
 //! ([`message_keys_of_line`]: pi 0.73's role, provider and model; omp 18.2's few more, with a
-//! tool-call turn's blocks cut to their type and id) and, for llm, `convertToLlm` passes its
-//! role through as it is ([`ConvertToLlm::passes_unchanged`]), the copied message is parsed as
-//! those keys only ([`entry_with_message_keys`]); when the build changes a message whose
-//! content was cut (omp's stripped tool calls), those entries are read again whole and the
-//! context built again. The result is byte-equal to
-//! printing [`Session::project_at`]'s value (tested on every fixture, each leaf and dialect).
+//! tool-call turn's blocks cut to their type and id) and, for a conversion (`convertToLlm`,
+//! omp's agent loop), those keys tell it how it passes the message on
+//! ([`ConvertToLlm::passes`]: as it is, or with omp's default `attribution` added at its
+//! end, which is then added to the copy's text), the copied message is parsed as those keys
+//! only ([`entry_with_message_keys`]). When the build changes a message whose content was cut
+//! (omp's stripped tool calls), those entries are read again whole and the context built
+//! again; when the message after one read so changes how the conversion passes it on (omp's
+//! interrupted thinking), that entry is read again whole and converted. The result is
+//! byte-equal to printing [`Session::project_at`]'s value (tested on every fixture, each leaf
+//! and dialect).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::mpsc;
 
-use pi_session_context::dialect::{ConvertToLlm, convert_to_llm};
+use pi_session_context::dialect::omp::convert::OmpAgentLoop;
+use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
-use pi_session_context::{llm_message, rho};
+use pi_session_context::{OmpAgentLoopOptions, rho};
 use pi_session_store::IndexEntry;
 use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
 use pi_session_tree::context::prepare_entries;
@@ -33,7 +38,7 @@ use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeIn
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
 use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys, entry_with_message_keys};
-use pi_session_types::view::{EntryRef, MessageRef};
+use pi_session_types::view::{EntryRef, key};
 
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
@@ -183,18 +188,74 @@ impl Session {
         format: Format,
         dialect: Dialect,
         options: &ContextOptions<'_>,
+        each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
+        let convert = match format {
+            Format::Agent => None,
+            Format::Llm => Some(convert_to_llm(dialect)),
+            _ => {
+                return Err(Error::invalid_input(format!(
+                    "context_json_at writes the agent and llm formats, not {format:?}: use project_at"
+                ))
+                .into());
+            }
+        };
+        self.context_each_converted(leaf, dialect, convert, options, each)
+    }
+
+    /// The messages omp's agent loop hands its provider ([`Format::OmpAgentLoop`]: omp's
+    /// agent context, its `convertToLlm` and the loop's steps around it, with `loop_options`)
+    /// a message at a time, as [`Self::context_each_leaving`] hands out llm messages: those
+    /// sent as the file holds them copied from it (with the attribution omp adds), the others
+    /// to print. The same messages as [`Self::project_at`] with that format and options.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, UserOptions, user};
+    /// use pi_session::projection::OmpAgentLoopOptions;
+    /// use pi_session::tree::{ContextOptions, LeafSelector};
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let mut texts = Vec::new();
+    /// let (_, leftovers) = session.omp_agent_loop_each_leaving(
+    ///     &LeafSelector::Default,
+    ///     &OmpAgentLoopOptions::default(),
+    ///     &ContextOptions::default(),
+    ///     |message| {
+    ///         texts.push(message.to_compact()?.into_owned());
+    ///         Ok::<(), pi_session::Error>(())
+    ///     },
+    /// )?;
+    /// assert_eq!(texts.len(), 1);
+    /// assert!(texts[0].starts_with(br#"{"role":"user","content":[{"type":"text","text":"hi"}]"#));
+    /// # drop(leftovers);
+    /// # Ok(()) }
+    /// ```
+    pub fn omp_agent_loop_each_leaving<E: From<Error>>(
+        &self,
+        leaf: &LeafSelector,
+        loop_options: &OmpAgentLoopOptions,
+        options: &ContextOptions<'_>,
+        each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(Vec<Diagnostic>, ContextLeftovers), E> {
+        let convert: &'static dyn ConvertToLlm = OmpAgentLoop::of(loop_options);
+        self.context_each_converted(leaf, Dialect::OMP, Some(convert), options, each)
+            .map(|(_, diagnostics, leftovers)| (diagnostics, leftovers))
+    }
+
+    /// [`Self::context_each_leaving`] with `convert` applied to the agent context's messages
+    /// (`None`: the agent context itself).
+    fn context_each_converted<E: From<Error>>(
+        &self,
+        leaf: &LeafSelector,
+        dialect: Dialect,
+        convert: Option<&'static dyn ConvertToLlm>,
+        options: &ContextOptions<'_>,
         mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
-        if !matches!(format, Format::Agent | Format::Llm) {
-            return Err(Error::invalid_input(format!(
-                "context_json_at writes the agent and llm formats, not {format:?}: use project_at"
-            ))
-            .into());
-        }
-        let llm = format == Format::Llm;
         let log = self.log();
         let mut branch = log.index.branch_for(leaf);
-        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
+        let source = CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
         let ((from, path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
@@ -205,9 +266,10 @@ impl Session {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
             drop(head);
-            return self.context_each_whole(&mut branch, format, dialect, options, each);
+            return self.context_each_whole(&mut branch, dialect, convert, options, each);
         }
-        let mut stream = Stream::new(llm, dialect);
+        let reread = |position| self.whole_entry(position);
+        let mut stream = Stream::new(convert, &reread);
         stream.push(head, &mut each)?;
         // The messages after the head: read a part at a time on a thread of their own while
         // this one builds on and sends the part before, which then goes back to be freed
@@ -221,7 +283,7 @@ impl Session {
                 .spawn_scoped(scope, move || {
                     for part in tail.chunks(STREAMED_ENTRIES) {
                         drop(to_free.try_iter().collect::<Vec<_>>());
-                        let segment = self.read_part(part, dialect, llm, blobs);
+                        let segment = self.read_part(part, dialect, convert, blobs);
                         let failed = segment.is_err();
                         if parts.send(segment).is_err() || failed {
                             break;
@@ -306,6 +368,7 @@ impl Session {
         }
         let segment = Segment {
             path,
+            from: from.to_vec(),
             built,
             copies,
         };
@@ -316,14 +379,13 @@ impl Session {
     fn context_each_whole<E: From<Error>>(
         &self,
         branch: &mut pi_session_tree::Branch,
-        format: Format,
         dialect: Dialect,
+        convert: Option<&'static dyn ConvertToLlm>,
         options: &ContextOptions<'_>,
         mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
-        let llm = format == Format::Llm;
         let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, llm, options.blobs.is_some());
+        let source = CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
         let (from, path) =
             context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
@@ -331,7 +393,8 @@ impl Session {
         let (context, segment, mut diagnostics, _) =
             self.build_read(path, &from, copies, dialect, options)?;
         branch.diagnostics.append(&mut diagnostics);
-        let mut stream = Stream::new(llm, dialect);
+        let reread = |position| self.whole_entry(position);
+        let mut stream = Stream::new(convert, &reread);
         stream.push(segment, &mut each)?;
         let (rest, leftovers) = stream.close(context, &mut each)?;
         Ok((
@@ -341,22 +404,32 @@ impl Session {
         ))
     }
 
+    /// The entry at `position` read whole, as the log reads it (for a message read as a few
+    /// keys that a conversion turns out to read more of).
+    fn whole_entry(&self, position: usize) -> Result<JsonValue> {
+        self.log()
+            .values_at(&[position])?
+            .pop()
+            .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)"))
+    }
+
     /// The entries at `positions` (`message` entries of the branch, in order) read as
     /// [`Self::context_each_leaving`] reads the branch, with their copies; no message built.
     fn read_part(
         &self,
         positions: &[usize],
         dialect: Dialect,
-        llm: bool,
+        convert: Option<&'static dyn ConvertToLlm>,
         blobs: bool,
     ) -> Result<Segment> {
         let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, llm, blobs);
+        let source = CopyingSource::for_context(&log, dialect, convert, blobs);
         let path = source.entry_values(positions)?;
         let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
         let copies = source.copies_along(&from);
         Ok(Segment {
             path,
+            from,
             built: Vec::new(),
             copies,
         })
@@ -437,6 +510,7 @@ impl Session {
             reader: LineReader {
                 keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
                 copy: None,
+                reads: &[],
             },
             copy: true,
             convert: None,
@@ -468,7 +542,8 @@ struct CopyingSource<'a> {
     /// Whether to read `message` lines through `reader` at all (for copies or for a shallow
     /// value).
     copy: bool,
-    /// For llm: the conversion, which must pass a shallow message's role through unchanged.
+    /// The conversion of the messages sent, if any: it is handed a message read as a few keys
+    /// only when it tells from them how it passes it on ([`ConvertToLlm::passes`]).
     convert: Option<&'static dyn ConvertToLlm>,
     /// The copies taken, with their positions, in the order they were read.
     copies: RefCell<Vec<(usize, Option<Copied>)>>,
@@ -483,6 +558,9 @@ struct LineReader {
     /// When messages are copied, which rewrites may touch one; `None`: no copy is taken (a
     /// `message` line is read as `keys` only, or the ordinary way).
     copy: Option<CopyRule>,
+    /// The keys the conversion reads to tell how it passes a message on
+    /// ([`ConvertToLlm::reads`]): a line is read as `keys` only when they hold these.
+    reads: &'static [&'static str],
 }
 
 /// Which keys of a `message` line [`LineReader`] reads.
@@ -537,7 +615,10 @@ impl LineReader {
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
         // checked in one pass; any other may still hold a message spelled so.
-        let keys = self.keys.and_then(|keys| keys.of(line));
+        let keys = self
+            .keys
+            .and_then(|keys| keys.of(line))
+            .filter(|keys| self.reads.iter().all(|key| keys.message.contains(key)));
         let shallow = keys.and_then(|keys| match self.copy {
             Some(_) => canonical_entry_with_message_keys(line, keys)
                 .map(|read| (read, true))
@@ -579,24 +660,33 @@ impl LineReader {
 
 impl<'a> CopyingSource<'a> {
     /// The source [`Session::context_each_leaving`] reads `log` through for `dialect`'s agent
-    /// context or (`llm`) its `convertToLlm`.
+    /// context or (`convert`) a conversion of its messages.
     /// `blobs`: whether omp's blob references are resolved.
-    fn for_context(log: &'a Log, dialect: Dialect, llm: bool, blobs: bool) -> Self {
-        let convert = llm.then(|| convert_to_llm(dialect));
-        // For llm, a message read as a few keys is sent only when the conversion passes its
-        // role through as it is: for a conversion that passes none (omp's), it would be read
-        // twice.
-        let keys = message_keys(dialect)
-            .filter(|_| convert.is_none_or(|convert| convert.passes_some_unchanged()));
+    fn for_context(
+        log: &'a Log,
+        dialect: Dialect,
+        convert: Option<&'static dyn ConvertToLlm>,
+        blobs: bool,
+    ) -> Self {
+        // A conversion may be handed a message read as a few keys only when it can tell from
+        // them how it passes the message on ([`ConvertToLlm::passes`]): those it reads are
+        // among the keys read. Otherwise every message it converts would be read twice.
+        let keys = message_keys(dialect).filter(|keys| {
+            convert.is_none_or(|convert| {
+                let reads = convert.reads();
+                !reads.is_empty() && reads.iter().all(|key| keys.message.contains(key))
+            })
+        });
         CopyingSource {
             log,
             reader: LineReader {
                 keys: keys.map(|_| LineKeys::Rules(dialect)),
                 copy: Some(CopyRule { dialect, blobs }),
+                reads: convert.map_or(&[], |convert| convert.reads()),
             },
-            // A copy spares printing (llm) or parsing (a dialect that reads a few keys);
-            // otherwise the agent's messages are printed from the values read anyway.
-            copy: llm || keys.is_some(),
+            // A copy spares printing (a conversion) or parsing (a dialect that reads a few
+            // keys); otherwise the agent's messages are printed from the values read anyway.
+            copy: convert.is_some() || keys.is_some(),
             convert,
             copies: RefCell::new(Vec::new()),
         }
@@ -615,16 +705,16 @@ impl<'a> CopyingSource<'a> {
     }
 
     /// Whether the rules of the format read no more of this entry's message than its shallow
-    /// value holds: always for the agent context; for llm, when the conversion passes its role
-    /// through as it is.
+    /// value holds: always for the agent context; for a conversion, when it tells from those
+    /// keys how it passes the message on (the message after it aside: when that one changes
+    /// the answer, the message is read again whole then, [`Segment::convert`]).
     fn may_be_shallow(&self, entry: &JsonValue) -> bool {
         let Some(convert) = self.convert else {
             return true;
         };
-        let message = EntryRef::new(entry).message();
-        MessageRef::new(message)
-            .role()
-            .is_some_and(|role| convert.passes_unchanged(role))
+        EntryRef::new(entry)
+            .message()
+            .is_some_and(|message| convert.passes(message, None).is_some())
     }
 }
 
@@ -740,13 +830,17 @@ fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) ->
     message.filter(|message| same_entry && rule.as_written(line, message))
 }
 
-/// A part of a branch as read (a path), the messages built of it and the copies of those
-/// sent as written (by path index).
+/// A part of a branch as read (a path, with the positions its entries were read from), the
+/// messages built of it and the copies of those sent as written (by path index).
 struct Segment {
     path: Vec<JsonValue>,
+    from: Vec<Option<usize>>,
     built: Vec<Built>,
     copies: Vec<Option<Copied>>,
 }
+
+/// Reads the entry at a position whole ([`Session::whole_entry`]).
+type Reread<'r> = &'r dyn Fn(usize) -> Result<JsonValue>;
 
 impl Segment {
     /// The copy of `message`'s text, when it is a path entry's message sent as written.
@@ -773,14 +867,18 @@ impl Segment {
         Ok(())
     }
 
-    /// The dialect's `convertToLlm` of its built messages in `range`, each handed to `each`:
-    /// one a rule leaves as it is (borrowed) is its copy when there is one. The message after
-    /// the last one of the segment is `after` (the first of the next part).
-    fn llm<E: From<Error>>(
+    /// `convert` of its built messages in `range`, each handed to `each`. A message with a
+    /// copy that the conversion passes on as it is, or with members added
+    /// ([`ConvertToLlm::passes`]), is sent as its copy; one read as a few keys that it does
+    /// not pass so (the message after it decided) is read again whole (`reread`) and
+    /// converted. The message after the last one of the segment is `after` (the first of the
+    /// next part).
+    fn convert<E: From<Error>>(
         &self,
-        dialect: Dialect,
+        convert: &dyn ConvertToLlm,
         range: std::ops::Range<usize>,
         after: Option<&JsonValue>,
+        reread: Reread<'_>,
         each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
         for i in range {
@@ -792,43 +890,94 @@ impl Segment {
                 Some(next) => Some(next.resolve(&self.path)),
                 None => after,
             };
-            let copy = self.copy_of(built);
-            for converted in llm_message(message, next, dialect) {
-                match (&converted, copy) {
-                    (Cow::Borrowed(same), Some(copy)) if std::ptr::eq(*same, message) => {
-                        each(SentMessage::Written(&copy.text))?;
+            let Some(copy) = self.copy_of(built) else {
+                for converted in convert.convert(message, next) {
+                    each(SentMessage::Value(converted.as_ref()))?;
+                }
+                continue;
+            };
+            match convert.passes(message, next) {
+                Some(Passed::Unchanged) => each(SentMessage::Written(&copy.text))?,
+                Some(Passed::Appended { key, value }) => {
+                    each(SentMessage::Written(&with_member(&copy.text, key, value)))?;
+                }
+                None if copy.shallow => {
+                    let whole = self.whole_message(built, reread)?;
+                    for converted in convert.convert(&whole, next) {
+                        each(SentMessage::Value(converted.as_ref()))?;
                     }
-                    // Read as a few keys only because the conversion passes it through as
-                    // it is: anything else would print a message cut short.
-                    (_, Some(copy)) if copy.shallow => {
-                        return Err(Error::invalid_input(
-                            "convertToLlm changed a message read as its role only (a bug: please report it)",
-                        )
-                        .into());
+                }
+                None => {
+                    for converted in convert.convert(message, next) {
+                        match &converted {
+                            Cow::Borrowed(same) if std::ptr::eq(*same, message) => {
+                                each(SentMessage::Written(&copy.text))?;
+                            }
+                            _ => each(SentMessage::Value(converted.as_ref()))?,
+                        }
                     }
-                    _ => each(SentMessage::Value(converted.as_ref()))?,
                 }
             }
         }
         Ok(())
     }
+
+    /// The message of the path entry `built` resolves to, read again whole.
+    fn whole_message(&self, built: &Built, reread: Reread<'_>) -> Result<JsonValue> {
+        let position = match built {
+            Built::Entry(at) => self.from.get(*at).copied().flatten(),
+            Built::Made(_) => None,
+        }
+        .ok_or_else(|| Error::invalid_input("a copy of no line (a bug: please report it)"))?;
+        let mut entry = reread(position)?;
+        Ok(entry
+            .get_mut(key::MESSAGE)
+            .map(JsonValue::take)
+            .unwrap_or_default())
+    }
 }
 
-/// The messages of a context handed out segment by segment, in order. For llm the last
+/// `message`'s compact text with the string member `key: value` added after its last one
+/// (both plain ASCII, as [`Passed::Appended`] says): what `JSON.stringify` prints for
+/// `{...m, key: value}`.
+fn with_member(message: &[u8], key: &str, value: &str) -> Vec<u8> {
+    let body = message.strip_suffix(b"}").unwrap_or(message);
+    let mut out = Vec::with_capacity(message.len() + key.len() + value.len() + 6);
+    out.extend_from_slice(body);
+    if body.len() > 1 {
+        out.push(b',');
+    }
+    for text in [key, value] {
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+        out.push(b':');
+    }
+    // The colon after the value becomes the closing brace.
+    if let Some(last) = out.last_mut() {
+        *last = b'}';
+    }
+    out
+}
+
+/// The messages of a context handed out segment by segment, in order. A conversion's last
 /// message of a segment waits for the next segment's first (the conversion of a message may
 /// read the one after it), so the last segment with messages is kept until then.
-struct Stream {
-    llm: bool,
-    dialect: Dialect,
-    /// The last segment pushed that holds messages (for llm its last message not yet sent).
+struct Stream<'r> {
+    /// The conversion of the messages sent (`None`: the agent context's messages as built).
+    convert: Option<&'static dyn ConvertToLlm>,
+    /// Reads an entry whole, for a message read as a few keys the conversion reads more of.
+    reread: Reread<'r>,
+    /// The last segment pushed that holds messages (for a conversion its last message not
+    /// yet sent).
     last: Option<Segment>,
     /// How many entries the segments held.
     entries: usize,
 }
 
-impl Stream {
-    /// Sends what `segment` holds (for llm, all but its last message, and the one waiting
-    /// before it), and hands back the segment no longer needed, to free.
+impl<'r> Stream<'r> {
+    /// Sends what `segment` holds (for a conversion, all but its last message, and the one
+    /// waiting before it), and hands back the segment no longer needed, to free.
     fn push<E: From<Error>>(
         &mut self,
         segment: Segment,
@@ -837,52 +986,57 @@ impl Stream {
         self.entries += segment.path.len();
         let count = segment.built.len();
         if count == 0 {
-            // Nothing to send; for llm the message waiting still waits for a next one.
+            // Nothing to send; a message waiting for its conversion still waits for a next one.
             if self.last.is_none() {
                 self.last = Some(segment);
                 return Ok(None);
             }
             return Ok(Some(segment));
         }
-        if self.llm {
-            if let Some(last) = &self.last {
-                let first = segment.built.first().map(|m| m.resolve(&segment.path));
-                let end = last.built.len();
-                last.llm(self.dialect, end.saturating_sub(1)..end, first, each)?;
+        match self.convert {
+            Some(convert) => {
+                if let Some(last) = &self.last {
+                    let first = segment.built.first().map(|m| m.resolve(&segment.path));
+                    let end = last.built.len();
+                    let range = end.saturating_sub(1)..end;
+                    last.convert(convert, range, first, self.reread, each)?;
+                }
+                segment.convert(convert, 0..count - 1, None, self.reread, each)?;
             }
-            segment.llm(self.dialect, 0..count - 1, None, each)?;
-        } else {
-            segment.agent(0..count, each)?;
+            None => segment.agent(0..count, each)?,
         }
         Ok(self.last.replace(segment))
     }
 
-    /// A stream of `dialect`'s agent context's messages (`llm`: their `convertToLlm`).
-    fn new(llm: bool, dialect: Dialect) -> Self {
+    /// A stream of an agent context's messages, `convert`ed if given; `reread` reads an entry
+    /// whole.
+    fn new(convert: Option<&'static dyn ConvertToLlm>, reread: Reread<'r>) -> Self {
         Self {
-            llm,
-            dialect,
+            convert,
+            reread,
             last: None,
             entries: 0,
         }
     }
 
-    /// Ends the stream of `context`'s messages: sends what waits (llm: the last message) and
-    /// gives the text of `context` after its messages (agent; nothing for llm) and what was
-    /// built.
+    /// Ends the stream of `context`'s messages: sends what waits (a conversion's last
+    /// message) and gives the text of `context` after its messages (agent; nothing for a
+    /// conversion) and what was built.
     fn close<E: From<Error>>(
         self,
         context: pi_session_tree::AgentContext,
         each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, ContextLeftovers), E> {
-        let rest = if self.llm {
-            if let Some(last) = &self.last {
-                let end = last.built.len();
-                last.llm(self.dialect, end.saturating_sub(1)..end, None, each)?;
+        let rest = match self.convert {
+            Some(convert) => {
+                if let Some(last) = &self.last {
+                    let end = last.built.len();
+                    let range = end.saturating_sub(1)..end;
+                    last.convert(convert, range, None, self.reread, each)?;
+                }
+                Vec::new()
             }
-            Vec::new()
-        } else {
-            rest_of(&context)?
+            None => rest_of(&context)?,
         };
         let leftovers = ContextLeftovers {
             entries: self.entries,

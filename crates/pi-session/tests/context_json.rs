@@ -1,5 +1,6 @@
 //! `Session::context_json_at` (the agent and llm contexts as text, messages sent as written
-//! copied from the file) prints exactly what printing `project_at`'s value gives: on every
+//! copied from the file) and `Session::omp_agent_loop_each_leaving` (omp's agent loop's
+//! messages, the same way) print exactly what printing `project_at`'s value gives: on every
 //! fixture and corpus session (up to 4 MB), at each tip, the default leaf and `null`, in each
 //! dialect, with and without a blob folder; and on lines written in other spellings than
 //! `JSON.stringify`'s (whitespace, escapes, numbers, duplicate keys, lone surrogates), where
@@ -7,9 +8,10 @@
 
 use std::path::Path;
 
+use pi_session::projection::projection::omp_agent_loop_options;
 use pi_session::store::Store;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
-use pi_session::{Format, ProjectOptions, Session};
+use pi_session::{Format, Inputs, ProjectOptions, Session};
 use pi_session_test_support::fixture_and_corpus_files;
 use pi_session_types::json::to_js_vec;
 
@@ -58,8 +60,69 @@ fn compare_all(path: &Path) -> usize {
                 }
             }
         }
+        for blobs in [None, Some(&folder as &dyn BlobSource)] {
+            for image in [true, false] {
+                compare_agent_loop(&session, path, leaf, blobs, image);
+                compared += 1;
+            }
+        }
     }
     compared
+}
+
+/// omp's agent loop a message at a time (`omp_agent_loop_each_leaving`) against printing
+/// `project_at`'s value of `Format::OmpAgentLoop`, for a model that takes pictures or not.
+fn compare_agent_loop(
+    session: &Session,
+    path: &Path,
+    leaf: &LeafSelector,
+    blobs: Option<&dyn BlobSource>,
+    image: bool,
+) {
+    let inputs = Inputs {
+        image,
+        ..Inputs::default()
+    };
+    let options = ProjectOptions {
+        dialect: Dialect::OMP,
+        blobs,
+        inputs,
+        ..ProjectOptions::default()
+    };
+    let (value, diagnostics) = session
+        .project_at(leaf, Format::OmpAgentLoop, &options)
+        .unwrap();
+    let mut text = b"[".to_vec();
+    let (text_diagnostics, _) = session
+        .omp_agent_loop_each_leaving(
+            leaf,
+            &omp_agent_loop_options(inputs),
+            &ContextOptions { blobs },
+            |message| {
+                if text.len() > 1 {
+                    text.push(b',');
+                }
+                text.extend_from_slice(&message.to_compact()?);
+                Ok::<(), pi_session::Error>(())
+            },
+        )
+        .unwrap();
+    text.push(b']');
+    let printed = to_js_vec(&value).unwrap();
+    assert!(
+        text == printed,
+        "{} {leaf:?} omp-agent-loop image={image} blobs={}:\n  copied:  {}\n  printed: {}",
+        path.display(),
+        blobs.is_some(),
+        String::from_utf8_lossy(&text),
+        String::from_utf8_lossy(&printed),
+    );
+    assert_eq!(
+        text_diagnostics.len(),
+        diagnostics.len(),
+        "{}",
+        path.display()
+    );
 }
 
 #[test]
@@ -119,6 +182,60 @@ fn other_spellings_print_as_the_parsed_value() {
     ] {
         assert!(text.contains(expected), "{expected} not in {text}");
     }
+}
+
+/// An omp session whose messages omp's `convertToLlm` and agent loop change in ways a few
+/// keys do not tell alone: an assistant turn whose thinking an `interrupted-thinking` message
+/// after it strips (the message read as a few keys must be read again whole), a `null`
+/// attribution (replaced in place, not added), a pruned tool result, a steering message and
+/// pictures (for a model that takes none).
+const OMP_RULES: &str = concat!(
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    "\n",
+    r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"null attribution","attribution":null,"timestamp":1}}"#,
+    "\n",
+    r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Starting"},{"type":"thinking","thinking":"partial thought"}],"provider":"anthropic","model":"claude-x","usage":{"input":1,"output":1},"stopReason":"stop","timestamp":2}}"#,
+    "\n",
+    r#"{"type":"custom_message","customType":"interrupted-thinking","content":"Your previous turn was interrupted while thinking.","display":false,"attribution":"agent","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z"}"#,
+    "\n",
+    r#"{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"steer","steering":true,"timestamp":4}}"#,
+    "\n",
+    r#"{"type":"message","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"ls"}}],"provider":"anthropic","model":"claude-x","usage":{"input":1,"output":1},"stopReason":"toolUse","timestamp":5}}"#,
+    "\n",
+    r#"{"type":"message","id":"f","parentId":"e","timestamp":"2026-01-01T00:00:06.000Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"long "},{"type":"text","text":"output"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"isError":false,"prunedAt":6,"timestamp":6}}"#,
+    "\n",
+    r#"{"type":"message","id":"g","parentId":"f","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"user","content":[{"type":"text","text":"see"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"attribution":"user","timestamp":7}}"#,
+    "\n",
+    r#"{"type":"message","id":"h","parentId":"g","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"provider":"anthropic","model":"claude-x","usage":{"input":1,"output":1},"stopReason":"stop","timestamp":8}}"#,
+    "\n",
+);
+
+#[test]
+fn omp_rules_that_read_more_than_a_few_keys_print_as_the_parsed_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("omp-rules.jsonl");
+    std::fs::write(&path, OMP_RULES).unwrap();
+    assert!(compare_all(&path) > 0);
+    // The case is real: omp's llm messages strip the thinking its agent context holds.
+    let (session, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+    let text = |format| {
+        let (text, _) = session
+            .context_json_at(
+                &LeafSelector::Default,
+                format,
+                Dialect::OMP,
+                &ContextOptions::default(),
+            )
+            .unwrap();
+        String::from_utf8(text).unwrap()
+    };
+    assert!(text(Format::Agent).contains("partial thought"));
+    let llm = text(Format::Llm);
+    assert!(!llm.contains("partial thought"), "{llm}");
+    assert!(
+        llm.contains(r#""content":"null attribution","attribution":"user""#),
+        "{llm}"
+    );
 }
 
 /// A pi session of `count` message entries after a few entries of other types: mostly short
@@ -213,6 +330,44 @@ fn a_long_branch_read_in_parts_is_the_whole_branch() {
                     assert_eq!(value["messages"].as_array().map(Vec::len), Some(9_491));
                 }
             }
+        }
+    }
+}
+
+/// Every conversion's keys ([`ConvertToLlm::reads`]) are among those its dialect's build reads
+/// of a message (pi 0.73's and omp's), so the conversions take messages read as those keys: were one missing, every
+/// message sent would be parsed whole (slower, and the same output, so nothing else fails).
+#[test]
+fn the_conversions_read_keys_the_build_reads() {
+    use pi_session::projection::dialect::omp::convert::OmpAgentLoop;
+    use pi_session::projection::dialect::{ConvertToLlm, convert_to_llm};
+    use pi_session::projection::{OmpAgentLoopOptions, OmpImageGate};
+    use pi_session::tree::context::message_keys;
+    let looped = [
+        OmpImageGate::Allow,
+        OmpImageGate::Blocked,
+        OmpImageGate::ModelWithoutImages,
+    ]
+    .map(|gate| {
+        let options = OmpAgentLoopOptions::default().with_images(gate);
+        (
+            Dialect::OMP,
+            OmpAgentLoop::of(&options) as &dyn ConvertToLlm,
+        )
+    });
+    let conversions = [Dialect::PI, Dialect::PI16, Dialect::OMP]
+        .map(|dialect| (dialect, convert_to_llm(dialect)))
+        .into_iter()
+        .chain(looped);
+    for (dialect, convert) in conversions {
+        let Some(keys) = message_keys(dialect) else {
+            // pi 1.6's build reads whole messages (its context edits): nothing to check.
+            assert_eq!(dialect, Dialect::PI16);
+            continue;
+        };
+        assert!(!convert.reads().is_empty(), "{dialect:?}");
+        for key in convert.reads() {
+            assert!(keys.message.contains(key), "{dialect:?}: {key}");
         }
     }
 }

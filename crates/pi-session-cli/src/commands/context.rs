@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
-use pi_session::projection::omp_agent_loop_each_mut;
 use pi_session::projection::projection::{
     RhoItem, agent_dialect, omp_agent_loop_options, rho_items,
 };
@@ -225,20 +224,23 @@ pub fn run(args: ContextArgs) -> Outcome {
     // whole, not piece by piece): the agent context or the entries read.
     let leftovers: Box<dyn std::any::Any>;
     if format == ProjectFormat::OmpAgentLoop {
-        let (mut context, diagnostics) =
-            session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
-        warn_tree(&read, &diagnostics);
-        // Each message written as omp's loop makes it, then dropped; the context's messages
-        // are given up (what the loop only adds to one is added in place).
-        let mut messages = context.take_messages();
+        // As llm above: a message at a time, those sent as the file holds them (or with the
+        // attribution omp adds) copied from it.
         let mut array = out.array(0);
-        omp_agent_loop_each_mut(
-            &mut messages,
+        let (diagnostics, built) = session.omp_agent_loop_each_leaving(
+            &leaf,
             &omp_agent_loop_options(args.inputs),
-            |message| array.item_value(&message),
+            &ContextOptions { blobs: blob_source },
+            |message| {
+                let compact = message
+                    .to_compact()
+                    .map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+                array.item_text(&compact)
+            },
         )?;
         array.finish()?;
-        leftovers = Box::new((context, messages));
+        warn_tree(&read, &diagnostics);
+        leftovers = Box::new(built);
     } else if agent_dialect(format, dialect).is_none() {
         let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
         warn_tree(&read, &diagnostics);

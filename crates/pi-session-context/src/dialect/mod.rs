@@ -18,7 +18,9 @@ use crate::provider_request::PiAi;
 pub use pi_session_tree::Dialect;
 
 /// `convertToLlm` of one dialect release, one message at a time.
-pub trait ConvertToLlm {
+///
+/// `Sync`: a conversion is shared by the threads that read and convert a branch.
+pub trait ConvertToLlm: Sync {
     /// The LLM messages `message` becomes, given the message after it (`None` for the last).
     /// A message a rule leaves as it is comes back borrowed ([`Cow::Borrowed`]).
     fn convert<'a>(&self, message: &'a Value, next: Option<&Value>) -> Vec<Cow<'a, Value>>;
@@ -29,24 +31,55 @@ pub trait ConvertToLlm {
         false
     }
 
-    /// Whether a message of `role` comes back from [`ConvertToLlm::convert`] as it is
-    /// (borrowed, alone), whatever its other keys and the next message hold: a caller may then
-    /// read only its role (pi: `user`, `assistant`, `toolResult`, and 1.6's `system`). `false`
-    /// (the default) when the conversion may read more of it.
-    fn passes_unchanged(&self, _role: &str) -> bool {
-        false
+    /// The keys of a message [`ConvertToLlm::passes`] reads (of the message and of the one
+    /// after it). Empty (the default): `passes` never answers, and a caller gains nothing by
+    /// reading only a few keys of the messages it converts.
+    fn reads(&self) -> &'static [&'static str] {
+        &[]
     }
 
-    /// Whether [`ConvertToLlm::passes_unchanged`] holds for some role (pi's: three or four):
-    /// when it holds for none (omp's conversion reads every message), a caller gains nothing
-    /// by reading a few keys of the messages it converts.
-    fn passes_some_unchanged(&self) -> bool {
-        false
+    /// How [`ConvertToLlm::convert`] passes `message` on, decided by its keys in
+    /// [`ConvertToLlm::reads`] (and those of `next`) alone, or `None` when the conversion may
+    /// read more of it or change it otherwise. So a caller may read only those keys of a
+    /// message (every one it holds among them, in its order; the others left out) and, when
+    /// this answers, send the message's own text, as it is or with the members added. The
+    /// answer for a message read so must be the answer for the whole message.
+    ///
+    /// ```
+    /// use pi_session_context::dialect::{convert_to_llm, Dialect, Passed};
+    /// use serde_json::json;
+    /// let omp = convert_to_llm(Dialect::OMP);
+    /// // Read as its role only: omp adds an attribution to a user message that has none.
+    /// let user = json!({"role":"user"});
+    /// assert_eq!(omp.passes(&user, None), Some(Passed::Appended { key: "attribution", value: "user" }));
+    /// let whole = json!({"role":"user","content":"hi","timestamp":1});
+    /// assert_eq!(omp.convert(&whole, None)[0].as_ref(),
+    ///     &json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"}));
+    /// ```
+    fn passes(&self, _message: &Value, _next: Option<&Value>) -> Option<Passed> {
+        None
     }
 
     /// The pi-ai whose provider requests take what this conversion gives, when this crate
     /// reproduces it ([`crate::provider_request::PiAi::for_dialect`]).
     fn pi_ai(&self) -> Option<PiAi>;
+}
+
+/// How a conversion passes a message on without reading more of it
+/// ([`ConvertToLlm::passes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Passed {
+    /// As it is: the one message the conversion gives is the message itself.
+    Unchanged,
+    /// With one string member added after its last key, one the message does not hold
+    /// (JavaScript's `{...m, key: value}`): the message's text with `,"key":"value"` before
+    /// its closing brace.
+    Appended {
+        /// The key added (plain ASCII, no escape needed).
+        key: &'static str,
+        /// Its string value (plain ASCII, no escape needed).
+        value: &'static str,
+    },
 }
 
 /// The `convertToLlm` of `dialect`.

@@ -22,7 +22,7 @@ use super::prompt::{
 use crate::dialect::run_text::{
     PYTHON_WORDING, bash_text_head, run_outcome_text, string_to_blocks,
 };
-use crate::dialect::{ConvertToLlm, Dialect, llm_message};
+use crate::dialect::{ConvertToLlm, Dialect, Passed, llm_message};
 use crate::provider_request::PiAi;
 use pi_session_tree::dialect::omp::prompt::render;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
@@ -60,6 +60,182 @@ impl ConvertToLlm for Omp {
         next.and_then(MessageRef::of).is_some_and(|next| {
             next.is_role("custom") && next.custom_type() == Some(INTERRUPTED_THINKING_TYPE)
         })
+    }
+
+    /// The role, and what decides whether a rule touches the message: its attribution, a
+    /// tool result's `prunedAt`, an assistant's `stopReason`, the next message's `customType`.
+    fn reads(&self) -> &'static [&'static str] {
+        &OMP_READS
+    }
+
+    /// An assistant message passes as it is unless it was aborted or an
+    /// `interrupted-thinking` message follows; a user or developer message, and a tool result
+    /// not pruned, get their default attribution added when they hold none (one that holds
+    /// `null` is changed in place: not answered).
+    fn passes(&self, message: &Value, next: Option<&Value>) -> Option<Passed> {
+        let m = MessageRef::of(message)?;
+        let attributed = |fallback: &'static str| match m.attribution() {
+            None => Some(Passed::Appended {
+                key: key::ATTRIBUTION,
+                value: fallback,
+            }),
+            Some(Value::Null) => None,
+            Some(_) => Some(Passed::Unchanged),
+        };
+        match m.role()? {
+            "assistant" => (m.stop_reason() != Some("aborted") && !self.depends_on_next(next))
+                .then_some(Passed::Unchanged),
+            "user" => attributed("user"),
+            "developer" => attributed("agent"),
+            "toolResult" if m.pruned_at().is_none() => attributed("agent"),
+            _ => None,
+        }
+    }
+}
+
+/// The keys [`Omp::passes`] reads.
+const OMP_READS: [&str; 5] = [
+    key::ROLE,
+    key::ATTRIBUTION,
+    key::PRUNED_AT,
+    key::STOP_REASON,
+    key::CUSTOM_TYPE,
+];
+
+/// The keys [`OmpAgentLoop::passes`] reads: [`OMP_READS`] and a user message's `steering`.
+const OMP_AGENT_LOOP_READS: [&str; 6] = [
+    key::ROLE,
+    key::ATTRIBUTION,
+    key::PRUNED_AT,
+    key::STOP_REASON,
+    key::CUSTOM_TYPE,
+    key::STEERING,
+];
+
+// The agent loop reads what omp's conversion reads, and more.
+const _: () = {
+    let mut i = 0;
+    while i < OMP_READS.len() {
+        assert!(const_str_eq(OMP_READS[i], OMP_AGENT_LOOP_READS[i]));
+        i += 1;
+    }
+};
+
+/// `a == b` in a constant.
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// omp's agent loop around its `convertToLlm`, a message at a time: the steering wrapper,
+/// [`Omp`]'s conversion, the image gate and the provider-replay filter
+/// ([`omp_agent_loop_each`] is this over a list of messages).
+#[derive(Debug, Clone, Copy)]
+pub struct OmpAgentLoop {
+    options: OmpAgentLoopOptions,
+}
+
+/// The agent loop with pictures allowed, blocked, and for a model that takes none.
+static OMP_AGENT_LOOPS: [OmpAgentLoop; 3] = [
+    OmpAgentLoop {
+        options: OmpAgentLoopOptions {
+            images: OmpImageGate::Allow,
+        },
+    },
+    OmpAgentLoop {
+        options: OmpAgentLoopOptions {
+            images: OmpImageGate::Blocked,
+        },
+    },
+    OmpAgentLoop {
+        options: OmpAgentLoopOptions {
+            images: OmpImageGate::ModelWithoutImages,
+        },
+    },
+];
+
+impl OmpAgentLoop {
+    /// The agent loop that projects with `options`.
+    ///
+    /// ```
+    /// use pi_session_context::dialect::ConvertToLlm;
+    /// use pi_session_context::dialect::omp::convert::OmpAgentLoop;
+    /// use pi_session_context::OmpAgentLoopOptions;
+    /// use serde_json::json;
+    /// let looped = OmpAgentLoop::of(&OmpAgentLoopOptions::default());
+    /// let steering = json!({"role":"user","content":"stop","steering":true,"timestamp":1});
+    /// let sent = looped.convert(&steering, None);
+    /// assert_eq!(sent[0]["attribution"], "user");
+    /// assert!(sent[0].get("steering").is_none());
+    /// ```
+    pub fn of(options: &OmpAgentLoopOptions) -> &'static Self {
+        let index = match options.images {
+            OmpImageGate::Allow => 0,
+            OmpImageGate::Blocked => 1,
+            OmpImageGate::ModelWithoutImages => 2,
+        };
+        &OMP_AGENT_LOOPS[index]
+    }
+}
+
+impl ConvertToLlm for OmpAgentLoop {
+    fn convert<'a>(&self, message: &'a Value, next: Option<&Value>) -> Vec<Cow<'a, Value>> {
+        let next = next.map(wrap_steering_one);
+        let converted: Vec<Cow<'a, Value>> = match wrap_steering_one(message) {
+            Cow::Borrowed(message) => llm_message(message, next.as_deref(), Dialect::OMP),
+            Cow::Owned(wrapped) => llm_message(&wrapped, next.as_deref(), Dialect::OMP)
+                .into_iter()
+                .map(|converted| Cow::Owned(converted.into_owned()))
+                .collect(),
+        };
+        let placeholder = self.options.images.placeholder();
+        converted
+            .into_iter()
+            .map(|converted| match placeholder {
+                Some(placeholder) => replace_images_one(converted, placeholder),
+                None => converted,
+            })
+            // `omp_filter_provider_replay` without copying what is kept.
+            .filter(|gated| !omp_is_provider_refusal(gated))
+            .collect()
+    }
+
+    fn depends_on_next(&self, next: Option<&Value>) -> bool {
+        Omp.depends_on_next(next.map(wrap_steering_one).as_deref())
+    }
+
+    fn reads(&self) -> &'static [&'static str] {
+        &OMP_AGENT_LOOP_READS
+    }
+
+    /// [`Omp::passes`], but for a steering user message (wrapped), an assistant message
+    /// that ended with an error (a refusal is dropped) and, when pictures are gated, a user,
+    /// developer or tool result message (its pictures replaced).
+    fn passes(&self, message: &Value, next: Option<&Value>) -> Option<Passed> {
+        let m = MessageRef::of(message)?;
+        let role = m.role()?;
+        let steering = role == "user" && m.steering() == Some(&Value::Bool(true));
+        let refusal = role == "assistant" && m.stop_reason() == Some("error");
+        let gated = self.options.images.placeholder().is_some()
+            && matches!(role, "user" | "developer" | "toolResult");
+        if steering || refusal || gated {
+            return None;
+        }
+        Omp.passes(message, next.map(wrap_steering_one).as_deref())
+    }
+
+    fn pi_ai(&self) -> Option<PiAi> {
+        Some(PiAi::Omp)
     }
 }
 
@@ -856,28 +1032,15 @@ pub fn omp_agent_loop_each_mut<E>(
 /// omp_agent_loop_each(&agent, &options, |m| Ok::<_, ()>(seen.push(m.into_owned()))).unwrap();
 /// assert_eq!(seen, omp_agent_loop_messages(&agent, &options));
 /// ```
-pub fn omp_agent_loop_each<'a, E>(
-    messages: &'a [Value],
+pub fn omp_agent_loop_each<E>(
+    messages: &[Value],
     options: &OmpAgentLoopOptions,
     mut each: impl FnMut(Cow<'_, Value>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let placeholder = options.images.placeholder();
-    let wrapped = |at: usize| messages.get(at).map(wrap_steering_one);
-    let mut next: Option<Cow<'a, Value>> = wrapped(0);
-    for at in 0..messages.len() {
-        let Some(message) = next.take() else {
-            break;
-        };
-        next = wrapped(at + 1);
-        for converted in llm_message(&message, next.as_deref(), Dialect::OMP) {
-            let gated = match placeholder {
-                Some(placeholder) => replace_images_one(converted, placeholder),
-                None => converted,
-            };
-            // `omp_filter_provider_replay` without copying what is kept.
-            if !omp_is_provider_refusal(&gated) {
-                each(gated)?;
-            }
+    let looped = OmpAgentLoop::of(options);
+    for (at, message) in messages.iter().enumerate() {
+        for sent in looped.convert(message, messages.get(at + 1)) {
+            each(sent)?;
         }
     }
     Ok(())

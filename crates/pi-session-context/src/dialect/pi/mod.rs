@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use pi_session_tree::PiRelease;
 use pi_session_types::js::{object, string_of, text_block, truthy};
-use pi_session_types::view::MessageRef;
+use pi_session_types::view::{MessageRef, key};
 
-use super::ConvertToLlm;
 use super::run_text::{bash_text_head, string_to_blocks};
+use super::{ConvertToLlm, Passed};
 use crate::provider_request::PiAi;
 
 /// pi's text before a compaction summary.
@@ -62,17 +62,27 @@ impl ConvertToLlm for Pi {
         pi_convert(message, self).into_iter().collect()
     }
 
-    fn passes_unchanged(&self, role: &str) -> bool {
-        matches!(role, "user" | "assistant" | "toolResult")
-            || (role == "system" && self.system_passes)
+    /// The role alone decides.
+    fn reads(&self) -> &'static [&'static str] {
+        &[key::ROLE]
     }
 
-    fn passes_some_unchanged(&self) -> bool {
-        true
+    /// A `user`, `assistant` or `toolResult` message (and pi 1.6's `system`) passes as it is.
+    fn passes(&self, message: &Value, _next: Option<&Value>) -> Option<Passed> {
+        let role = MessageRef::of(message)?.role()?;
+        self.passes_unchanged(role).then_some(Passed::Unchanged)
     }
 
     fn pi_ai(&self) -> Option<PiAi> {
         self.pi_ai
+    }
+}
+
+impl Pi {
+    /// Whether a message of `role` comes back as it is, whatever else it holds.
+    fn passes_unchanged(&self, role: &str) -> bool {
+        matches!(role, "user" | "assistant" | "toolResult")
+            || (role == "system" && self.system_passes)
     }
 }
 

@@ -116,7 +116,7 @@ const OMP_18_2: Keys = Keys {
 /// [`OMP_18_2`] of a turn with tool calls: its blocks' `type` and `id` too.
 const OMP_18_2_CALLS: Keys = Keys {
     entry: OMP_18_2.entry,
-    message: &with_content::<8, 9>(OMP_18_2_MESSAGE),
+    message: &with_content::<10, 11>(OMP_18_2_MESSAGE),
     blocks: &[key::TYPE, key::ID],
 };
 
@@ -136,8 +136,11 @@ const fn with_content<const N: usize, const M: usize>(
     out
 }
 
-/// The message's keys of [`OMP_18_2`].
-const OMP_18_2_MESSAGE: [&str; 8] = [
+/// The message's keys of [`OMP_18_2`]: those the build reads, and `prunedAt` and
+/// `steering`, which omp's `convertToLlm` and its agent loop read to tell whether they pass a
+/// message on as it is (the context crate's `ConvertToLlm::reads`; the facade's tests check
+/// that these hold them), so a message sent unchanged is read as these keys in every format.
+const OMP_18_2_MESSAGE: [&str; 10] = [
     key::ROLE,
     key::PROVIDER,
     key::MODEL,
@@ -146,6 +149,8 @@ const OMP_18_2_MESSAGE: [&str; 8] = [
     key::TOOL_CALL_ID,
     key::CUSTOM_TYPE,
     key::ATTRIBUTION,
+    key::PRUNED_AT,
+    key::STEERING,
 ];
 
 /// Applies omp's load-time rewrites to one entry in place: snapcompact frame
