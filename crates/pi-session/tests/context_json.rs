@@ -14,6 +14,7 @@ use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSele
 use pi_session::{Format, Inputs, ProjectOptions, Session};
 use pi_session_test_support::fixture_and_corpus_files;
 use pi_session_types::json::to_js_vec;
+use serde_json::Value;
 
 const LARGEST: u64 = 4 << 20;
 
@@ -41,20 +42,12 @@ fn compare_all(path: &Path) -> usize {
                     let (text, text_diagnostics) = session
                         .context_json_at(leaf, format, dialect, &ContextOptions { blobs })
                         .unwrap();
-                    let printed = to_js_vec(&value).unwrap();
-                    assert!(
-                        text == printed,
-                        "{} {leaf:?} {dialect:?} {format:?} blobs={}:\n  copied:  {}\n  printed: {}",
-                        path.display(),
-                        blobs.is_some(),
-                        String::from_utf8_lossy(&text),
-                        String::from_utf8_lossy(&printed),
-                    );
-                    assert_eq!(
-                        text_diagnostics.len(),
-                        diagnostics.len(),
-                        "{}",
-                        path.display()
+                    let case = format!("{leaf:?} {dialect:?} {format:?} blobs={}", blobs.is_some());
+                    assert_same(
+                        path,
+                        &case,
+                        (&text, &text_diagnostics),
+                        (&value, &diagnostics),
                     );
                     compared += 1;
                 }
@@ -108,19 +101,35 @@ fn compare_agent_loop(
         )
         .unwrap();
     text.push(b']');
-    let printed = to_js_vec(&value).unwrap();
+    let case = format!(
+        "{leaf:?} omp-agent-loop image={image} blobs={}",
+        blobs.is_some()
+    );
+    assert_same(
+        path,
+        &case,
+        (&text, &text_diagnostics),
+        (&value, &diagnostics),
+    );
+}
+
+/// Asserts that the text written a message at a time (and its diagnostics) is what printing
+/// the projected value gives (and as many diagnostics).
+fn assert_same<D, E>(path: &Path, case: &str, written: (&[u8], &[D]), projected: (&Value, &[E])) {
+    let (text, text_diagnostics) = written;
+    let (value, diagnostics) = projected;
+    let printed = to_js_vec(value).unwrap();
     assert!(
         text == printed,
-        "{} {leaf:?} omp-agent-loop image={image} blobs={}:\n  copied:  {}\n  printed: {}",
+        "{} {case}:\n  copied:  {}\n  printed: {}",
         path.display(),
-        blobs.is_some(),
-        String::from_utf8_lossy(&text),
+        String::from_utf8_lossy(text),
         String::from_utf8_lossy(&printed),
     );
     assert_eq!(
         text_diagnostics.len(),
         diagnostics.len(),
-        "{}",
+        "{} {case}",
         path.display()
     );
 }

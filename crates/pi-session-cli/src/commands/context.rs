@@ -11,7 +11,7 @@ use pi_session::projection::projection::{
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
-use pi_session::{Inputs, ProjectOptions, Session};
+use pi_session::{Inputs, ProjectOptions, SentMessage, Session};
 use serde_json::Value;
 
 use crate::failure::{EXIT_OK, Failure, Outcome};
@@ -167,26 +167,37 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    if matches!(args.format, Format::Agent | Format::Llm) {
+    if matches!(
+        args.format,
+        Format::Agent | Format::Llm | Format::OmpAgentLoop
+    ) {
         // Messages written one at a time (no text of the whole answer is held); those sent as
-        // the file holds them are copied from it, not parsed and printed.
-        let (format, before, depth) = match args.format {
-            Format::Agent => (ProjectFormat::Agent, "{\n  \"messages\": ", 1),
-            _ => (ProjectFormat::Llm, "", 0),
+        // the file holds them (omp: or with the attribution it adds) are copied from it, not
+        // parsed and printed.
+        let (before, depth) = match args.format {
+            Format::Agent => ("{\n  \"messages\": ", 1),
+            _ => ("", 0),
         };
         let mut array = out.array_after(before, depth);
-        let (rest, diagnostics, leftovers) = session.context_each_leaving(
-            &leaf,
-            format,
-            dialect,
-            &ContextOptions { blobs: blob_source },
-            |message| {
-                let compact = message
-                    .to_compact()
-                    .map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
-                array.item_text(&compact)
-            },
-        )?;
+        let each = |message: SentMessage<'_>| {
+            let compact = message
+                .to_compact()
+                .map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
+            array.item_text(&compact)
+        };
+        let blobs = ContextOptions { blobs: blob_source };
+        let (rest, diagnostics, leftovers) = match args.format {
+            Format::OmpAgentLoop => {
+                let loop_options = omp_agent_loop_options(args.inputs);
+                let (diagnostics, leftovers) =
+                    session.omp_agent_loop_each_leaving(&leaf, &loop_options, &blobs, each)?;
+                (Vec::new(), diagnostics, leftovers)
+            }
+            Format::Agent => {
+                session.context_each_leaving(&leaf, ProjectFormat::Agent, dialect, &blobs, each)?
+            }
+            _ => session.context_each_leaving(&leaf, ProjectFormat::Llm, dialect, &blobs, each)?,
+        };
         array.finish()?;
         out.indented(&rest, depth)?;
         out.text("\n")?;
@@ -199,14 +210,14 @@ pub fn run(args: ContextArgs) -> Outcome {
         return Ok(EXIT_OK);
     }
     let format = match args.format {
-        Format::OmpAgentLoop => ProjectFormat::OmpAgentLoop,
         Format::ReqLlm => ProjectFormat::ReqLlm,
         Format::Openai | Format::ReqLlmOpenai => ProjectFormat::OpenAi,
         Format::Anthropic | Format::ReqLlmAnthropic => ProjectFormat::Anthropic,
-        // Handled above (the agent context and its llm messages, or provider_api is Some for
-        // them).
+        // Handled above (the agent context, its llm messages and omp's agent loop, or
+        // provider_api is Some for them).
         Format::Agent
         | Format::Llm
+        | Format::OmpAgentLoop
         | Format::OpenaiChat
         | Format::OpenaiResponses
         | Format::Google => ProjectFormat::Agent,
@@ -220,56 +231,37 @@ pub fn run(args: ContextArgs) -> Outcome {
         blobs: blob_source,
         openai: OpenAiOptions::default(),
     };
-    // What the answer was made from, left to the process's end (it gives its memory back
-    // whole, not piece by piece): the agent context or the entries read.
-    let leftovers: Box<dyn std::any::Any>;
-    if format == ProjectFormat::OmpAgentLoop {
-        // As llm above: a message at a time, those sent as the file holds them (or with the
-        // attribution omp adds) copied from it.
-        let mut array = out.array(0);
-        let (diagnostics, built) = session.omp_agent_loop_each_leaving(
-            &leaf,
-            &omp_agent_loop_options(args.inputs),
-            &ContextOptions { blobs: blob_source },
-            |message| {
-                let compact = message
-                    .to_compact()
-                    .map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
-                array.item_text(&compact)
-            },
-        )?;
-        array.finish()?;
-        warn_tree(&read, &diagnostics);
-        leftovers = Box::new(built);
-    } else if agent_dialect(format, dialect).is_none() {
-        let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
-        warn_tree(&read, &diagnostics);
-        // Each element written as it is made, then dropped. rho's projection makes no system
-        // message: Anthropic's answer is `{"messages": [...]}`.
-        let anthropic = format == ProjectFormat::Anthropic;
-        if anthropic {
-            out.text("{\n  \"messages\": ")?;
-        }
-        let mut array = out.array(usize::from(anthropic));
-        rho_items(&entries, format, &options, |item| match item {
-            RhoItem::Message(message) => array.item(&message),
-            RhoItem::Value(value) => array.item_value(&value),
-        })?;
-        array.finish()?;
-        if anthropic {
-            out.text("\n}")?;
-        }
-        leftovers = Box::new(entries);
-    } else {
+    if agent_dialect(format, dialect).is_some() {
+        // Not reached (the agent context's formats are written above); kept whole for a
+        // format added later.
         let (value, diagnostics) = session.project_at(&leaf, format, &options)?;
         warn_tree(&read, &diagnostics);
         out.json(&value)?;
         out.flush()?;
         return Ok(EXIT_OK);
     }
+    let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
+    warn_tree(&read, &diagnostics);
+    // Each element written as it is made, then dropped. rho's projection makes no system
+    // message: Anthropic's answer is `{"messages": [...]}`.
+    let anthropic = format == ProjectFormat::Anthropic;
+    if anthropic {
+        out.text("{\n  \"messages\": ")?;
+    }
+    let mut array = out.array(usize::from(anthropic));
+    rho_items(&entries, format, &options, |item| match item {
+        RhoItem::Message(message) => array.item(&message),
+        RhoItem::Value(value) => array.item_value(&value),
+    })?;
+    array.finish()?;
+    if anthropic {
+        out.text("\n}")?;
+    }
     out.text("\n")?;
     out.flush()?;
-    std::mem::forget((leftovers, read));
+    // The entries read are left to the process's end (it gives its memory back whole, not
+    // piece by piece).
+    std::mem::forget((entries, read));
     Ok(EXIT_OK)
 }
 
