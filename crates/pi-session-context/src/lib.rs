@@ -45,7 +45,7 @@ pub mod reqllm;
 pub mod rho;
 
 pub use dialect::omp::convert::{
-    OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_each, omp_agent_loop_each_mut,
+    OmpAgentLoop, OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_each, omp_agent_loop_each_mut,
     omp_agent_loop_messages,
 };
 pub use dialect::omp::output_notice::format_output_notice;

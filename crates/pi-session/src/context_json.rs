@@ -25,10 +25,9 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::mpsc;
 
-use pi_session_context::dialect::omp::convert::OmpAgentLoop;
 use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
-use pi_session_context::{OmpAgentLoopOptions, rho};
+use pi_session_context::{OmpAgentLoop, OmpAgentLoopOptions, rho};
 use pi_session_store::IndexEntry;
 use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
 use pi_session_tree::context::prepare_entries;

@@ -348,7 +348,7 @@ fn a_long_branch_read_in_parts_is_the_whole_branch() {
 /// message sent would be parsed whole (slower, and the same output, so nothing else fails).
 #[test]
 fn the_conversions_read_keys_the_build_reads() {
-    use pi_session::projection::dialect::omp::convert::OmpAgentLoop;
+    use pi_session::projection::OmpAgentLoop;
     use pi_session::projection::dialect::{ConvertToLlm, convert_to_llm};
     use pi_session::projection::{OmpAgentLoopOptions, OmpImageGate};
     use pi_session::tree::context::message_keys;
