@@ -71,7 +71,7 @@ impl KeyFilter {
     pub const NONE: Self = Self(0);
 
     /// The filter of one key, given as written between its quotes.
-    #[inline]
+    #[inline(always)]
     fn of_written(key: &[u8]) -> u64 {
         let byte = |at: usize| key.get(at).copied().map_or(0, u64::from);
         let last = key.last().copied().map_or(0, u64::from);
@@ -249,14 +249,40 @@ fn envelope_key(key: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether a string scan must stop in `chunk`: at a `"`, a `\`, a control character (< 0x20)
-/// or a byte that is not ASCII (>= 0x80). The signed compare catches the last two at once; the
-/// fold compiles to three vector compares and a move-mask.
-#[inline]
-fn has_stop(chunk: &[u8; 16]) -> bool {
-    chunk.iter().fold(false, |any, &byte| {
-        any | (byte.cast_signed() < 0x20) | (byte == b'"') | (byte == b'\\')
+/// The bytes of `chunk` a string scan stops at, bit `k` for byte `k`: a `"`, a `\\`, a control
+/// character (< 0x20) or a byte that is not ASCII (>= 0x80; one signed compare catches the last
+/// two). Three vector compares and a move-mask: SSE2 (baseline on x86_64) through `safe_arch`'s
+/// safe wrappers of `core::arch` (LLVM builds no `pmovmskb` from a safe fold of compares).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn stops(chunk: &[u8; 16]) -> u16 {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
+        move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let bytes = load_unaligned_m128i(chunk);
+    let quote = cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(b'"'.cast_signed()));
+    let backslash = cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(b'\\'.cast_signed()));
+    let special = cmp_lt_mask_i8_m128i(bytes, set_splat_i8_m128i(0x20));
+    // The move-mask of 16 lanes fills the low 16 bits.
+    move_mask_i8_m128i(bitor_m128i(bitor_m128i(quote, backslash), special)) as u16
+}
+
+/// [`stops`] byte by byte: the other targets' answer (and the one the x86_64 mask is tested
+/// against).
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn stops_portable(chunk: &[u8; 16]) -> u16 {
+    chunk.iter().enumerate().fold(0, |mask, (k, &byte)| {
+        let stop = (byte.cast_signed() < 0x20) | (byte == b'"') | (byte == b'\\');
+        mask | u16::from(stop) << k
     })
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn stops(chunk: &[u8; 16]) -> u16 {
+    stops_portable(chunk)
 }
 
 /// Whether `chunk` (inside a string, not starting inside an escape) can be skipped whole:
@@ -288,33 +314,6 @@ fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
             | (byte.cast_signed() < 0x20);
     }
     !bad
-}
-
-/// Where the first byte [`has_stop`] stops at is in `chunk` (16 when none): eight bytes at a
-/// time in a `u64` (Mycroft's zero-byte test, exact for the lowest byte it flags).
-#[inline]
-fn first_stop(chunk: &[u8; 16]) -> usize {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
-    let (low, high) = chunk.split_at(8);
-    let mut offset = 0;
-    for half in [low, high] {
-        let Ok(half) = <[u8; 8]>::try_from(half) else {
-            return 16;
-        };
-        let word = u64::from_le_bytes(half);
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        let flags = (control | quote | backslash | word) & HIGH;
-        if flags != 0 {
-            return offset + (flags.trailing_zeros() / 8) as usize;
-        }
-        offset = 8;
-    }
-    16
 }
 
 /// A cursor over the line's bytes. Every read is bounds-checked (`get`): bad input ends the
@@ -376,6 +375,7 @@ impl<'a> Scan<'a> {
 
     /// The rest of a string whose opening quote was read, through its closing quote; its
     /// text as written (escapes not decoded).
+    #[inline(always)]
     fn string(&mut self) -> Option<&'a [u8]> {
         self.text::<false>().map(|(text, _)| text)
     }
@@ -383,6 +383,7 @@ impl<'a> Scan<'a> {
     /// [`Scan::string`] for an object key: its text, and whether it is plain (no escape, every
     /// byte ASCII). Keys are short: the skip over common escapes is not tried (a key holding
     /// one reads it byte by byte, which is how the flag learns of it).
+    #[inline(always)]
     fn key_text(&mut self) -> Option<(&'a [u8], bool)> {
         self.text::<true>()
     }
@@ -395,6 +396,16 @@ impl<'a> Scan<'a> {
         let start = self.at;
         let mut at = start;
         let mut plain = true;
+        // Most strings (keys, ids, short values) end in their first 16 bytes, at their first
+        // stop: read so, without trying the skip below.
+        if let Some(chunk) = bytes.get(at..at + 16) {
+            let chunk: &[u8; 16] = chunk.try_into().ok()?;
+            let first = stops(chunk).trailing_zeros() as usize;
+            if chunk.get(first) == Some(&b'"') {
+                self.at = at + first + 1;
+                return bytes.get(start..at + first).map(|text| (text, plain));
+            }
+        }
         loop {
             // Skip 16 bytes at a time while their only stops are common escapes.
             while let (false, Some(before), Some(chunk), Some(after)) = (
@@ -414,8 +425,9 @@ impl<'a> Scan<'a> {
             // The next byte to look at: skip 16 plain bytes at a time.
             while let Some(chunk) = bytes.get(at..at + 16) {
                 let chunk: &[u8; 16] = chunk.try_into().ok()?;
-                if has_stop(chunk) {
-                    at += first_stop(chunk);
+                let stops = stops(chunk);
+                if stops != 0 {
+                    at += stops.trailing_zeros() as usize;
                     break;
                 }
                 at += 16;
@@ -538,6 +550,7 @@ impl<'a> Scan<'a> {
 
     /// An object key and its colon, after the `{` or `,` before it; the key folded into
     /// [`Scan::keys`].
+    #[inline(always)]
     fn key(&mut self) -> Option<()> {
         self.whitespace();
         self.expect(b'"')?;
@@ -622,6 +635,27 @@ impl<'a> Scan<'a> {
 #[cfg(test)]
 mod tests {
     use super::{KeyFilter, scan_envelope};
+
+    #[test]
+    fn the_stop_mask_flags_exactly_the_stops_on_every_target() {
+        // Every byte value at every position of a chunk, among plain bytes and among other
+        // stops: the x86_64 move-mask, the portable fold and the definition agree.
+        let is_stop = |byte: u8| byte < 0x20 || byte >= 0x80 || byte == b'"' || byte == b'\\';
+        for background in [b'a', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff] {
+            for at in 0..16 {
+                for byte in 0..=u8::MAX {
+                    let mut chunk = [background; 16];
+                    chunk[at] = byte;
+                    let expected = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0u16, |mask, (k, &b)| mask | u16::from(is_stop(b)) << k);
+                    assert_eq!(super::stops(&chunk), expected, "{chunk:?}");
+                    assert_eq!(super::stops_portable(&chunk), expected, "{chunk:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_key_filter_holds_every_key_at_every_depth() {
