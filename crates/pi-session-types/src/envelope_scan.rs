@@ -701,7 +701,7 @@ mod tests {
     fn the_masks_flag_exactly_their_bytes_on_every_target() {
         // Every byte value at every position of a chunk, among plain bytes and among other
         // flagged ones: the x86_64 move-masks, the portable folds and the definitions agree.
-        let is_stop = |byte: u8| byte < 0x20 || byte >= 0x80 || byte == b'"' || byte == b'\\';
+        let is_stop = |byte: u8| !(0x20..0x80).contains(&byte) || byte == b'"' || byte == b'\\';
         for background in [b'a', b'n', b't', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff] {
             for at in 0..16 {
                 for byte in 0..=u8::MAX {
@@ -722,7 +722,7 @@ mod tests {
                     let escapes = super::EscapeMasks {
                         quote: mask(|b| b == b'"'),
                         backslash: mask(|b| b == b'\\'),
-                        special: mask(|b| b < 0x20 || b >= 0x80),
+                        special: mask(|b| !(0x20..0x80).contains(&b)),
                         letter: mask(|b| b == b'n' || b == b't' || b == b'"'),
                     };
                     assert_eq!(super::escape_masks(&chunk), escapes, "{chunk:?}");
