@@ -458,10 +458,13 @@ impl<'a> Scan<'a> {
         // stop: read so, without trying the skip below.
         if let Some(chunk) = bytes.get(at..at + 16) {
             let chunk: &[u8; 16] = chunk.try_into().ok()?;
-            let first = stops(chunk).trailing_zeros() as usize;
-            if chunk.get(first) == Some(&b'"') {
-                self.at = at + first + 1;
-                return bytes.get(start..at + first).map(|text| (text, plain));
+            let masks = escape_masks(chunk);
+            let stops = masks.quote | masks.backslash | masks.special;
+            let first = stops & stops.wrapping_neg();
+            if first & masks.quote != 0 {
+                let end = at + first.trailing_zeros() as usize;
+                self.at = end + 1;
+                return bytes.get(start..end).map(|text| (text, plain));
             }
         }
         loop {
