@@ -412,6 +412,72 @@ fn escapes_agree_at_every_offset_of_the_scan_chunks() {
 }
 
 #[test]
+fn keys_and_line_ends_agree_at_every_offset_of_the_scan_chunks() {
+    // Strings that end in their first 16 bytes at their first stop are read from one move-mask
+    // of stops: put each escape, control or non-ASCII byte at every offset of a key and of the
+    // line's last string (whose last chunk runs past the line's end), and check that the scan
+    // is sure exactly of the lines serde_json accepts that the full parse would not warn of.
+    let sequences: &[&[u8]] = &[
+        b"",
+        b"\\n",
+        b"\\\"",
+        b"\\\\",
+        b"\\u0061",
+        b"\\ud83d",
+        b"\\\\ud",
+        b"\\x",
+        b"\\",
+        b"\t",
+        b"\x00",
+        b"\x1f",
+        b"\x7f",
+        b" ",
+        "\u{e9}".as_bytes(),
+        "\u{20ac}".as_bytes(),
+        "\u{1f600}".as_bytes(),
+        b"\xf4\x8f\xbf\xbf",
+        b"\xc3",
+        b"\x80",
+    ];
+    let mut sure = 0;
+    let mut lines = 0;
+    for sequence in sequences {
+        for offset in 0..40 {
+            let text = || {
+                let mut text = vec![b'a'; offset];
+                text.extend_from_slice(sequence);
+                text
+            };
+            let mut key = br#"{"type":"a","x":{""#.to_vec();
+            key.extend(text());
+            key.extend_from_slice(br#"":1}}"#);
+            let mut last = br#"{"type":"a","x":""#.to_vec();
+            last.extend(text());
+            last.extend_from_slice(br#""}"#);
+            let mut envelope = br#"{"type":""#.to_vec();
+            envelope.extend(text());
+            envelope.extend_from_slice(br#"","id":"b"}"#);
+            // An escape in an envelope value is left to the full path.
+            let escaped = sequence.contains(&b'\\');
+            for (line, in_envelope) in [(key, false), (last, false), (envelope, true)] {
+                let valid = serde_json::from_slice::<serde_json::Value>(&line).is_ok();
+                let unusual = may_warn(&line) || (in_envelope && escaped);
+                let scanned = agrees(&line);
+                assert_eq!(
+                    scanned,
+                    valid && !unusual,
+                    "{}",
+                    String::from_utf8_lossy(&line)
+                );
+                sure += usize::from(scanned);
+                lines += 1;
+            }
+        }
+    }
+    assert!(sure > lines / 3, "sure of {sure} of {lines} lines");
+}
+
+#[test]
 fn nesting_agrees_at_every_depth() {
     for depth in (1..=3).chain(120..=140).chain([200, 1000]) {
         for (open, close) in [(&b"["[..], &b"]"[..]), (b"{\"a\":", b"}")] {

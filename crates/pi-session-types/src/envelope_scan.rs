@@ -23,13 +23,16 @@
 //!   strings holds an escape (so each borrows from the line, as serde's parse borrows it);
 //! - it nests at most [`MAX_DEPTH`] arrays and objects deep.
 //!
-//! Strings are most of a session's bytes (tool results, texts): they are scanned 16 bytes at a
-//! time, a chunk skipped whole when the only bytes in it a string ends or changes at (`"`, `\`,
-//! a control character, a byte that is not ASCII) are the escapes text is full of (`\n`, `\t`,
-//! `\"`) (`only_escapes`: folds of byte compares the compiler turns into vector compares and
-//! a move-mask: no branch per escape); elsewhere the scan goes to the next such byte
-//! (`has_stop`, `first_stop`) and reads it alone, decoding UTF-8 only where a byte is not
-//! ASCII.
+//! Strings are most of a session's bytes (tool results, texts): they are scanned 16 or 32
+//! bytes at a time, a run skipped whole when the only bytes in it a string ends or changes at
+//! (`"`, `\`, a control character, a byte that is not ASCII) are the escapes text is full of
+//! (`\n`, `\t`, `\"`) (`only_escapes`: bit masks of the quotes, backslashes, escape letters
+//! and other stops, checked with shifts: no branch per escape); elsewhere the scan goes to the
+//! next such byte (`stops`) and reads it alone, decoding UTF-8 only where a byte is not ASCII.
+//! Most strings (keys, ids, short values) end at the first stop of their first 16 bytes: that
+//! is tried first. The masks come from SSE2 byte compares and `pmovmskb` (baseline on x86_64)
+//! through `safe_arch`'s safe wrappers of `core::arch`; other targets fold the bytes into the
+//! same masks.
 //!
 //! The scan also folds every key of the line, at any depth, into a [`KeyFilter`] (a 64-bit
 //! Bloom filter, two bits a key), so a reader that wants the lines holding a key can leave
@@ -71,7 +74,7 @@ impl KeyFilter {
     pub const NONE: Self = Self(0);
 
     /// The filter of one key, given as written between its quotes.
-    #[inline]
+    #[inline(always)]
     fn of_written(key: &[u8]) -> u64 {
         let byte = |at: usize| key.get(at).copied().map_or(0, u64::from);
         let last = key.last().copied().map_or(0, u64::from);
@@ -249,72 +252,126 @@ fn envelope_key(key: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether a string scan must stop in `chunk`: at a `"`, a `\`, a control character (< 0x20)
-/// or a byte that is not ASCII (>= 0x80). The signed compare catches the last two at once; the
-/// fold compiles to three vector compares and a move-mask.
-#[inline]
-fn has_stop(chunk: &[u8; 16]) -> bool {
-    chunk.iter().fold(false, |any, &byte| {
-        any | (byte.cast_signed() < 0x20) | (byte == b'"') | (byte == b'\\')
+/// The bytes of `chunk` a string scan stops at, bit `k` for byte `k`: a `"`, a `\\`, a control
+/// character (< 0x20) or a byte that is not ASCII (>= 0x80; one signed compare catches the last
+/// two). Three vector compares and a move-mask: SSE2 (baseline on x86_64) through `safe_arch`'s
+/// safe wrappers of `core::arch` (LLVM builds no `pmovmskb` from a safe fold of compares).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn stops(chunk: &[u8; 16]) -> u16 {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
+        move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let bytes = load_unaligned_m128i(chunk);
+    let quote = cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(b'"'.cast_signed()));
+    let backslash = cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(b'\\'.cast_signed()));
+    let special = cmp_lt_mask_i8_m128i(bytes, set_splat_i8_m128i(0x20));
+    // The move-mask of 16 lanes fills the low 16 bits.
+    move_mask_i8_m128i(bitor_m128i(bitor_m128i(quote, backslash), special)) as u16
+}
+
+/// [`stops`] byte by byte: the other targets' answer (and the one the x86_64 mask is tested
+/// against).
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn stops_portable(chunk: &[u8; 16]) -> u16 {
+    chunk.iter().enumerate().fold(0, |mask, (k, &byte)| {
+        let stop = (byte.cast_signed() < 0x20) | (byte == b'"') | (byte == b'\\');
+        mask | u16::from(stop) << k
     })
 }
 
-/// Whether `chunk` (inside a string, not starting inside an escape) can be skipped whole:
-/// each byte a string scan stops at is a `\` followed by `n`, `t` or `"` (in `after`, the
-/// chunk one byte on), or a `"` so escaped (a `\` before it in `before`, the chunk one byte
-/// back, not before the chunk's first byte); and the last byte is no `\` (its escape ends in
-/// the next chunk). A `\` inside the chunk escapes what follows it, as none is escaped: an
-/// escaped `\` follows a `\` not followed by `n`, `t` or `"`.
-#[inline]
-fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
-    const LAST: [bool; 16] = {
-        let mut last = [false; 16];
-        last[15] = true;
-        last
-    };
-    const FIRST: [bool; 16] = {
-        let mut first = [false; 16];
-        first[0] = true;
-        first
-    };
-    let mut bad = false;
-    for k in 0..16 {
-        let (byte, next, previous) = (chunk[k], after[k], before[k]);
-        let backslash = byte == b'\\';
-        let common = (next == b'n') | (next == b't') | (next == b'"');
-        let escaped_quote = (byte == b'"') & (previous == b'\\') & !FIRST[k];
-        bad |= (backslash & (!common | LAST[k]))
-            | (byte == b'"') & !escaped_quote
-            | (byte.cast_signed() < 0x20);
-    }
-    !bad
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn stops(chunk: &[u8; 16]) -> u16 {
+    stops_portable(chunk)
 }
 
-/// Where the first byte [`has_stop`] stops at is in `chunk` (16 when none): eight bytes at a
-/// time in a `u64` (Mycroft's zero-byte test, exact for the lowest byte it flags).
-#[inline]
-fn first_stop(chunk: &[u8; 16]) -> usize {
-    const ONES: u64 = u64::MAX / 255;
-    const HIGH: u64 = ONES << 7;
-    let (low, high) = chunk.split_at(8);
-    let mut offset = 0;
-    for half in [low, high] {
-        let Ok(half) = <[u8; 8]>::try_from(half) else {
-            return 16;
-        };
-        let word = u64::from_le_bytes(half);
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        let flags = (control | quote | backslash | word) & HIGH;
-        if flags != 0 {
-            return offset + (flags.trailing_zeros() / 8) as usize;
+/// The bit masks (bit `k` for byte `k`) of a run of bytes that [`only_escapes`] reads: 16 bytes
+/// (one chunk) or 32 ([`EscapeMasks::then`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct EscapeMasks {
+    /// `"`.
+    quote: u32,
+    /// `\\`.
+    backslash: u32,
+    /// A control character or a byte that is not ASCII (one signed compare).
+    special: u32,
+    /// `n`, `t` or `"`: what follows the `\\` of an escape text is full of.
+    letter: u32,
+}
+
+impl EscapeMasks {
+    /// The masks of this chunk's 16 bytes followed by `next`'s.
+    #[inline(always)]
+    fn then(self, next: Self) -> Self {
+        Self {
+            quote: self.quote | next.quote << 16,
+            backslash: self.backslash | next.backslash << 16,
+            special: self.special | next.special << 16,
+            letter: self.letter | next.letter << 16,
         }
-        offset = 8;
     }
-    16
+}
+
+/// [`EscapeMasks`] of `chunk`: SSE2 compares and move-masks (as [`stops`]).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn escape_masks(chunk: &[u8; 16]) -> EscapeMasks {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
+        move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let bytes = load_unaligned_m128i(chunk);
+    let equal = |byte: u8| cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(byte.cast_signed()));
+    let quote = equal(b'"');
+    let letter = bitor_m128i(bitor_m128i(equal(b'n'), equal(b't')), quote);
+    // The move-mask of 16 lanes fills the low 16 bits.
+    EscapeMasks {
+        quote: move_mask_i8_m128i(quote) as u32,
+        backslash: move_mask_i8_m128i(equal(b'\\')) as u32,
+        special: move_mask_i8_m128i(cmp_lt_mask_i8_m128i(bytes, set_splat_i8_m128i(0x20))) as u32,
+        letter: move_mask_i8_m128i(letter) as u32,
+    }
+}
+
+/// [`escape_masks`] byte by byte (as [`stops_portable`]).
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn escape_masks_portable(chunk: &[u8; 16]) -> EscapeMasks {
+    let mask = |is: fn(u8) -> bool| {
+        chunk
+            .iter()
+            .enumerate()
+            .fold(0, |mask, (k, &byte)| mask | u32::from(is(byte)) << k)
+    };
+    EscapeMasks {
+        quote: mask(|byte| byte == b'"'),
+        backslash: mask(|byte| byte == b'\\'),
+        special: mask(|byte| byte.cast_signed() < 0x20),
+        letter: mask(|byte| matches!(byte, b'n' | b't' | b'"')),
+    }
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn escape_masks(chunk: &[u8; 16]) -> EscapeMasks {
+    escape_masks_portable(chunk)
+}
+
+/// Whether a run of 16 or 32 bytes of a string (not starting inside an escape) can be skipped
+/// whole, from the masks of its chunks joined (bit `k` for byte `k`): each byte a string scan
+/// stops at is a `\\` followed by `n`, `t` or `"` in the run (so not its last byte), or a `"`
+/// so escaped (a `\\` before it, not before the run's first byte). A `\\` inside the run
+/// escapes what follows it, as none is escaped: an escaped `\\` follows a `\\` not followed
+/// by `n`, `t` or `"`.
+#[inline(always)]
+fn only_escapes(masks: EscapeMasks) -> bool {
+    let bad = masks.special
+        | masks.backslash & !(masks.letter >> 1)
+        | masks.quote & !(masks.backslash << 1);
+    bad == 0
 }
 
 /// A cursor over the line's bytes. Every read is bounds-checked (`get`): bad input ends the
@@ -376,6 +433,7 @@ impl<'a> Scan<'a> {
 
     /// The rest of a string whose opening quote was read, through its closing quote; its
     /// text as written (escapes not decoded).
+    #[inline(always)]
     fn string(&mut self) -> Option<&'a [u8]> {
         self.text::<false>().map(|(text, _)| text)
     }
@@ -383,6 +441,7 @@ impl<'a> Scan<'a> {
     /// [`Scan::string`] for an object key: its text, and whether it is plain (no escape, every
     /// byte ASCII). Keys are short: the skip over common escapes is not tried (a key holding
     /// one reads it byte by byte, which is how the flag learns of it).
+    #[inline(always)]
     fn key_text(&mut self) -> Option<(&'a [u8], bool)> {
         self.text::<true>()
     }
@@ -395,18 +454,34 @@ impl<'a> Scan<'a> {
         let start = self.at;
         let mut at = start;
         let mut plain = true;
+        // Most strings (keys, ids, short values) end in their first 16 bytes, at their first
+        // stop: read so, without trying the skip below.
+        if let Some(chunk) = bytes.get(at..at + 16) {
+            let chunk: &[u8; 16] = chunk.try_into().ok()?;
+            let masks = escape_masks(chunk);
+            let stops = masks.quote | masks.backslash | masks.special;
+            let first = stops & stops.wrapping_neg();
+            if first & masks.quote != 0 {
+                let end = at + first.trailing_zeros() as usize;
+                self.at = end + 1;
+                return bytes.get(start..end).map(|text| (text, plain));
+            }
+        }
         loop {
             // Skip 16 bytes at a time while their only stops are common escapes.
-            while let (false, Some(before), Some(chunk), Some(after)) = (
-                KEY,
-                bytes.get(at.wrapping_sub(1)..at + 15),
-                bytes.get(at..at + 16),
-                bytes.get(at + 1..at + 17),
-            ) {
-                let before: &[u8; 16] = before.try_into().ok()?;
+            while let (false, Some(run)) = (KEY, bytes.get(at..at + 32)) {
+                let (Some(low), Some(high)) = (run.first_chunk(), run.last_chunk()) else {
+                    break;
+                };
+                if !only_escapes(escape_masks(low).then(escape_masks(high))) {
+                    break;
+                }
+                at += 32;
+            }
+            // The 16 bytes before the stop that ended the run may be skipped still.
+            while let (false, Some(chunk)) = (KEY, bytes.get(at..at + 16)) {
                 let chunk: &[u8; 16] = chunk.try_into().ok()?;
-                let after: &[u8; 16] = after.try_into().ok()?;
-                if !only_escapes(before, chunk, after) {
+                if !only_escapes(escape_masks(chunk)) {
                     break;
                 }
                 at += 16;
@@ -414,8 +489,9 @@ impl<'a> Scan<'a> {
             // The next byte to look at: skip 16 plain bytes at a time.
             while let Some(chunk) = bytes.get(at..at + 16) {
                 let chunk: &[u8; 16] = chunk.try_into().ok()?;
-                if has_stop(chunk) {
-                    at += first_stop(chunk);
+                let stops = stops(chunk);
+                if stops != 0 {
+                    at += stops.trailing_zeros() as usize;
                     break;
                 }
                 at += 16;
@@ -538,6 +614,7 @@ impl<'a> Scan<'a> {
 
     /// An object key and its colon, after the `{` or `,` before it; the key folded into
     /// [`Scan::keys`].
+    #[inline(always)]
     fn key(&mut self) -> Option<()> {
         self.whitespace();
         self.expect(b'"')?;
@@ -622,6 +699,81 @@ impl<'a> Scan<'a> {
 #[cfg(test)]
 mod tests {
     use super::{KeyFilter, scan_envelope};
+
+    #[test]
+    fn the_masks_flag_exactly_their_bytes_on_every_target() {
+        // Every byte value at every position of a chunk, among plain bytes and among other
+        // flagged ones: the x86_64 move-masks, the portable folds and the definitions agree.
+        let is_stop = |byte: u8| !(0x20..0x80).contains(&byte) || byte == b'"' || byte == b'\\';
+        for background in [b'a', b'n', b't', b'"', b'\\', 0x1f, 0x20, 0x7f, 0x80, 0xff] {
+            for at in 0..16 {
+                for byte in 0..=u8::MAX {
+                    let mut chunk = [background; 16];
+                    chunk[at] = byte;
+                    let expected = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0u16, |mask, (k, &b)| mask | u16::from(is_stop(b)) << k);
+                    assert_eq!(super::stops(&chunk), expected, "{chunk:?}");
+                    assert_eq!(super::stops_portable(&chunk), expected, "{chunk:?}");
+                    let mask = |is: fn(u8) -> bool| {
+                        chunk
+                            .iter()
+                            .enumerate()
+                            .fold(0u32, |mask, (k, &b)| mask | u32::from(is(b)) << k)
+                    };
+                    let escapes = super::EscapeMasks {
+                        quote: mask(|b| b == b'"'),
+                        backslash: mask(|b| b == b'\\'),
+                        special: mask(|b| !(0x20..0x80).contains(&b)),
+                        letter: mask(|b| b == b'n' || b == b't' || b == b'"'),
+                    };
+                    assert_eq!(super::escape_masks(&chunk), escapes, "{chunk:?}");
+                    assert_eq!(super::escape_masks_portable(&chunk), escapes, "{chunk:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn runs_of_common_escapes_are_skipped_whole() {
+        use super::{escape_masks, only_escapes};
+        let run_of = |run: &[u8; 32], len: usize| match (run.first_chunk(), run.last_chunk()) {
+            (Some(low), _) if len == 16 => only_escapes(escape_masks(low)),
+            (Some(low), Some(high)) => only_escapes(escape_masks(low).then(escape_masks(high))),
+            _ => unreachable!(),
+        };
+        for len in [16, 32] {
+            for at in 0..len {
+                for (sequence, skipped) in [
+                    (&b"\\n"[..], true),
+                    (b"\\t", true),
+                    (b"\\\"", true),
+                    (b"\\\\", false),
+                    (b"\\r", false),
+                    (b"\\u", false),
+                    (b"\"", false),
+                    (b"\x1f", false),
+                    (b"\x80", false),
+                ] {
+                    let mut run = [b'a'; 32];
+                    for (k, &byte) in sequence.iter().enumerate() {
+                        if let Some(slot) = run.get_mut(at + k) {
+                            *slot = byte;
+                        }
+                    }
+                    // An escape whose letter is past the run is not skipped with it.
+                    let whole = at + sequence.len() <= len;
+                    assert_eq!(
+                        run_of(&run, len),
+                        skipped && whole,
+                        "{len} {at} {}",
+                        String::from_utf8_lossy(sequence)
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_key_filter_holds_every_key_at_every_depth() {
