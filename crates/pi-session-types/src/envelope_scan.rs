@@ -253,7 +253,7 @@ fn envelope_key(key: &[u8]) -> Option<usize> {
 /// or a byte that is not ASCII (>= 0x80). The signed compare catches the last two at once; the
 /// fold compiles to three vector compares and a move-mask.
 #[inline]
-fn has_stop(chunk: &[u8; 16]) -> bool {
+pub(crate) fn has_stop(chunk: &[u8; 16]) -> bool {
     chunk.iter().fold(false, |any, &byte| {
         any | (byte.cast_signed() < 0x20) | (byte == b'"') | (byte == b'\\')
     })
@@ -266,7 +266,7 @@ fn has_stop(chunk: &[u8; 16]) -> bool {
 /// the next chunk). A `\` inside the chunk escapes what follows it, as none is escaped: an
 /// escaped `\` follows a `\` not followed by `n`, `t` or `"`.
 #[inline]
-fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
+pub(crate) fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
     const LAST: [bool; 16] = {
         let mut last = [false; 16];
         last[15] = true;
@@ -293,7 +293,7 @@ fn only_escapes(before: &[u8; 16], chunk: &[u8; 16], after: &[u8; 16]) -> bool {
 /// Where the first byte [`has_stop`] stops at is in `chunk` (16 when none): eight bytes at a
 /// time in a `u64` (Mycroft's zero-byte test, exact for the lowest byte it flags).
 #[inline]
-fn first_stop(chunk: &[u8; 16]) -> usize {
+pub(crate) fn first_stop(chunk: &[u8; 16]) -> usize {
     const ONES: u64 = u64::MAX / 255;
     const HIGH: u64 = ONES << 7;
     let (low, high) = chunk.split_at(8);

@@ -1271,30 +1271,70 @@ impl Canonical<'_, '_> {
         }
     }
 
-    /// A string from its opening quote: only the escapes `JSON.stringify` writes.
+    /// A string from its opening quote: only the escapes `JSON.stringify` writes. Text full
+    /// of the common escapes (`\n`, `\t`, `\"`, all of them `JSON.stringify`'s) is skipped 16
+    /// bytes at a time as the open's scan skips it ([`envelope_scan`](crate::envelope_scan)),
+    /// plain text too; the bytes are valid UTF-8, so one that is not ASCII is passed over.
     fn string(&mut self) -> bool {
+        use crate::envelope_scan::{first_stop, has_stop, only_escapes};
         self.at += 1;
         let bytes = self.bytes;
+        let mut at = self.at;
         loop {
-            // Up to the next quote or backslash; no control character on the way.
-            let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[self.at..]) else {
+            while let (Some(before), Some(chunk), Some(after)) = (
+                bytes.get(at.wrapping_sub(1)..at + 15),
+                bytes.get(at..at + 16),
+                bytes.get(at + 1..at + 17),
+            ) {
+                let (Ok(before), Ok(chunk), Ok(after)) =
+                    (before.try_into(), chunk.try_into(), after.try_into())
+                else {
+                    break;
+                };
+                if !only_escapes(before, chunk, after) {
+                    break;
+                }
+                at += 16;
+            }
+            while let Some(chunk) = bytes.get(at..at + 16) {
+                let Ok(chunk) = chunk.try_into() else {
+                    break;
+                };
+                if has_stop(chunk) {
+                    at += first_stop(chunk);
+                    break;
+                }
+                at += 16;
+            }
+            let Some(&byte) = bytes.get(at) else {
                 return false;
             };
-            if bytes[self.at..self.at + offset].iter().any(|&b| b < 0x20) {
-                return false;
-            }
-            self.at += offset;
-            match bytes[self.at] {
+            match byte {
                 b'"' => {
-                    self.at += 1;
+                    self.at = at + 1;
                     return true;
                 }
                 b'\\' => {
+                    self.at = at;
                     if !self.escape() {
                         return false;
                     }
+                    at = self.at;
                 }
-                _ => return false,
+                0..0x20 => return false,
+                0x20..0x80 => at += 1,
+                // Text that is not ASCII (where the chunks stop at every byte): up to the
+                // next quote or backslash, with no control character on the way.
+                _ => {
+                    let rest = bytes.get(at..).unwrap_or_default();
+                    let Some(offset) = memchr::memchr2(b'"', b'\\', rest) else {
+                        return false;
+                    };
+                    if rest[..offset].iter().any(|&b| b < 0x20) {
+                        return false;
+                    }
+                    at += offset;
+                }
             }
         }
     }
