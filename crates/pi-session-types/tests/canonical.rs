@@ -79,7 +79,13 @@ fn a_long_string_is_checked_at_every_byte() {
                 );
             }
             // Bytes that are not UTF-8, and a carrier (printed as a lone surrogate's escape).
-            for bytes in [&b"\xff"[..], b"\x80", b"\xc3", b"\xe2\x9c", b"\xf4\x8f\xa0\x80"] {
+            for bytes in [
+                &b"\xff"[..],
+                b"\x80",
+                b"\xc3",
+                b"\xe2\x9c",
+                b"\xf4\x8f\xa0\x80",
+            ] {
                 let mut line = br#"{"message":{"content":""#.to_vec();
                 line.extend_from_slice(&text.as_bytes()[..at]);
                 line.extend_from_slice(bytes);
