@@ -210,52 +210,33 @@ impl Session {
         let mut stream = Stream::new(llm, dialect);
         stream.push(head, &mut each)?;
         // The messages after the head: read a part at a time on a thread of their own while
-        // this one builds on and sends the part before (and, with two cores, reads every
-        // second part itself: reading costs more than building and sending), a part sent
-        // then freed on the thread that read it (where it was allocated: that thread's next
-        // part reuses its memory).
+        // this one builds on and sends the part before, which then goes back to be freed
+        // there (where it was allocated: the next part reuses its memory).
         let blobs = options.blobs.is_some();
-        let parts = tail.chunks(STREAMED_ENTRIES);
-        // Every `shared`-th part is read here, between the parts this thread builds on.
-        let shared = shared_reading(parts.len());
         std::thread::scope(|scope| {
-            let (send, read) = mpsc::sync_channel::<Result<Segment>>(1);
-            let (done, freed) = mpsc::channel::<Segment>();
-            let theirs = parts
-                .clone()
-                .enumerate()
-                .filter(|(at, _)| shared.is_none_or(|shared| at % shared != shared - 1));
+            let (parts, read) = mpsc::sync_channel::<Result<Segment>>(1);
+            let (done, to_free) = mpsc::channel::<Segment>();
             std::thread::Builder::new()
                 .name("pi-session-context".into())
                 .spawn_scoped(scope, move || {
-                    for (_, part) in theirs {
-                        drop(freed.try_iter().collect::<Vec<_>>());
-                        let segment = self.read_part(part, dialect, llm, blobs, true);
+                    for part in tail.chunks(STREAMED_ENTRIES) {
+                        drop(to_free.try_iter().collect::<Vec<_>>());
+                        let segment = self.read_part(part, dialect, llm, blobs);
                         let failed = segment.is_err();
-                        if send.send(segment).is_err() || failed {
+                        if parts.send(segment).is_err() || failed {
                             break;
                         }
                     }
                 })
                 .map_err(|e| Error::io("could not start the thread that reads the branch", e))?;
-            for (at, part) in parts.enumerate() {
-                let segment = if shared.is_some_and(|shared| at % shared == shared - 1) {
-                    self.read_part(part, dialect, llm, blobs, false)
-                } else {
-                    let Ok(segment) = read.recv() else {
-                        break;
-                    };
-                    segment
-                };
+            for segment in read {
                 let mut segment = segment?;
                 segment.built = extendable
                     .extend_alone(&mut context, &segment.path, &mut diagnostics)
                     .ok_or_else(|| {
                         Error::invalid_input("a build refused the branch's last messages (a bug)")
                     })?;
-                if let Some(sent) = stream.push(segment, &mut each)?
-                    && sent.by_reader
-                {
+                if let Some(sent) = stream.push(segment, &mut each)? {
                     // Freed here if the reader has ended.
                     drop(done.send(sent));
                 }
@@ -327,7 +308,6 @@ impl Session {
             path,
             built,
             copies,
-            by_reader: false,
         };
         Ok((context, segment, diagnostics, extendable))
     }
@@ -369,7 +349,6 @@ impl Session {
         dialect: Dialect,
         llm: bool,
         blobs: bool,
-        by_reader: bool,
     ) -> Result<Segment> {
         let log = self.log();
         let source = CopyingSource::for_context(&log, dialect, llm, blobs);
@@ -380,7 +359,6 @@ impl Session {
             path,
             built: Vec::new(),
             copies,
-            by_reader,
         })
     }
 }
@@ -391,17 +369,6 @@ impl Session {
 /// thread alone, below the store's 1 MiB for a read on every core). Measured on the 100k chain: 1,024 and 2,048 alike; 8,192 cost ~15% more CPU
 /// (parts read on two more threads, their memory freed across threads, more pages).
 const STREAMED_ENTRIES: usize = 1024;
-
-/// Of a branch's tail in `parts` parts, which share [`Session::context_each_leaving`]'s
-/// thread reads itself between the parts it builds on (`Some(2)`: every second part), the
-/// reading thread the others; `None` (the reading thread reads every part) for one part, or
-/// on a machine of one core. Reading a part (a shallow parse, the canonical check and a copy
-/// of each line) costs several times what building on it and printing it does, so with one
-/// reader the caller's thread mostly waited (the 100k chain: ~106 ms read against ~18 ms
-/// built and printed).
-fn shared_reading(parts: usize) -> Option<usize> {
-    (parts >= 2 && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)).then_some(2)
-}
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
@@ -779,9 +746,6 @@ struct Segment {
     path: Vec<JsonValue>,
     built: Vec<Built>,
     copies: Vec<Option<Copied>>,
-    /// Whether [`Session::context_each_leaving`]'s reading thread read it (not the caller's):
-    /// then it goes back there to be freed.
-    by_reader: bool,
 }
 
 impl Segment {
