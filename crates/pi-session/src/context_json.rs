@@ -364,9 +364,9 @@ impl Session {
 }
 
 /// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
-/// last entry of another type (a long branch's tail), on its reading thread (or, every second
-/// part, the caller's: [`shared_reading`]): ~280 KB of lines for short turns (read on that
-/// thread alone, below the store's 1 MiB for a read on every core). Measured on the 100k chain: 1,024 and 2,048 alike; 8,192 cost ~15% more CPU
+/// last entry of another type (a long branch's tail), on its reading thread: ~280 KB of
+/// lines for short turns (read on that thread alone, below the store's 1 MiB for a read on
+/// every core). Measured on the 100k chain: 1,024 and 2,048 alike; 8,192 cost ~15% more CPU
 /// (parts read on two more threads, their memory freed across threads, more pages).
 const STREAMED_ENTRIES: usize = 1024;
 
