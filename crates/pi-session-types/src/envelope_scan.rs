@@ -374,6 +374,45 @@ fn only_escapes(masks: EscapeMasks) -> bool {
     bad == 0
 }
 
+/// From `at` inside a string (not inside an escape), past the runs whose only stops are the
+/// common escapes ([`only_escapes`]): 32 bytes at a time, then 16; where such a run ends (at
+/// most 15 bytes before the end of `bytes`, which it never reads past). Shared with
+/// [`crate::json`]'s canonical walk.
+#[inline(always)]
+pub(crate) fn skip_common_escapes(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(run) = bytes.get(at..at + 32) {
+        let (Some(low), Some(high)) = (run.first_chunk(), run.last_chunk()) else {
+            break;
+        };
+        if !only_escapes(escape_masks(low).then(escape_masks(high))) {
+            break;
+        }
+        at += 32;
+    }
+    // The 16 bytes before the stop that ended the run may be skipped still.
+    while let Some(chunk) = bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
+        if !only_escapes(escape_masks(chunk)) {
+            break;
+        }
+        at += 16;
+    }
+    at
+}
+
+/// From `at` inside a string, past plain bytes 16 at a time: the first byte a string scan
+/// stops at ([`stops`]) in the chunk that holds one, or where fewer than 16 bytes are left.
+#[inline(always)]
+pub(crate) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
+        let stops = stops(chunk);
+        if stops != 0 {
+            return at + stops.trailing_zeros() as usize;
+        }
+        at += 16;
+    }
+    at
+}
+
 /// A cursor over the line's bytes. Every read is bounds-checked (`get`): bad input ends the
 /// scan with `None`, never a panic.
 struct Scan<'a> {
@@ -468,34 +507,10 @@ impl<'a> Scan<'a> {
             }
         }
         loop {
-            // Skip 16 bytes at a time while their only stops are common escapes.
-            while let (false, Some(run)) = (KEY, bytes.get(at..at + 32)) {
-                let (Some(low), Some(high)) = (run.first_chunk(), run.last_chunk()) else {
-                    break;
-                };
-                if !only_escapes(escape_masks(low).then(escape_masks(high))) {
-                    break;
-                }
-                at += 32;
+            if !KEY {
+                at = skip_common_escapes(bytes, at);
             }
-            // The 16 bytes before the stop that ended the run may be skipped still.
-            while let (false, Some(chunk)) = (KEY, bytes.get(at..at + 16)) {
-                let chunk: &[u8; 16] = chunk.try_into().ok()?;
-                if !only_escapes(escape_masks(chunk)) {
-                    break;
-                }
-                at += 16;
-            }
-            // The next byte to look at: skip 16 plain bytes at a time.
-            while let Some(chunk) = bytes.get(at..at + 16) {
-                let chunk: &[u8; 16] = chunk.try_into().ok()?;
-                let stops = stops(chunk);
-                if stops != 0 {
-                    at += stops.trailing_zeros() as usize;
-                    break;
-                }
-                at += 16;
-            }
+            at = skip_plain(bytes, at);
             match *bytes.get(at)? {
                 b'"' => {
                     self.at = at + 1;

@@ -1120,9 +1120,8 @@ pub fn canonical_members<'b>(
 
 /// [`is_js_canonical`], with what [`canonical_members`] hands out.
 fn canonical_walk<'b>(bytes: &'b [u8], report: Option<Reporter<'_, 'b>>) -> bool {
-    if std::str::from_utf8(bytes).is_err() || crate::js::carrier_bytes(bytes) {
-        return false;
-    }
+    // Invalid UTF-8 and the carriers are found where the walk meets a byte that is not ASCII
+    // (in a string: anywhere else the walk refuses it), not in a pass of their own.
     let mut scanner = Canonical {
         bytes,
         at: 0,
@@ -1141,8 +1140,9 @@ struct Reporter<'r, 'b> {
     each: &'r mut dyn FnMut(MemberOf, &'b [u8], &'b [u8]),
 }
 
-/// The walk of [`is_js_canonical`] (the bytes are valid UTF-8, so every structural byte is
-/// ASCII and a string's other bytes are copied through).
+/// The walk of [`is_js_canonical`]: every byte outside strings is ASCII (anything else is
+/// refused where a token is expected); a string's run of text that is not ASCII is checked as
+/// UTF-8 holding no carrier ([`Canonical::string`]).
 struct Canonical<'r, 'b> {
     bytes: &'b [u8],
     at: usize,
@@ -1271,30 +1271,53 @@ impl Canonical<'_, '_> {
         }
     }
 
-    /// A string from its opening quote: only the escapes `JSON.stringify` writes.
+    /// A string from its opening quote: only the escapes `JSON.stringify` writes. Text full
+    /// of the common escapes (`\n`, `\t`, `\"`, all of them `JSON.stringify`'s) is skipped 16
+    /// bytes at a time as the open's scan skips it ([`envelope_scan`](crate::envelope_scan)),
+    /// plain text too; a run of text that is not ASCII (up to the next quote or backslash) must
+    /// be valid UTF-8 without a carrier (U+10F800–U+10FFFF, printed as a lone surrogate's
+    /// escape).
     fn string(&mut self) -> bool {
+        use crate::envelope_scan::{skip_common_escapes, skip_plain};
         self.at += 1;
         let bytes = self.bytes;
+        let mut at = self.at;
         loop {
-            // Up to the next quote or backslash; no control character on the way.
-            let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[self.at..]) else {
+            at = skip_plain(bytes, skip_common_escapes(bytes, at));
+            let Some(&byte) = bytes.get(at) else {
                 return false;
             };
-            if bytes[self.at..self.at + offset].iter().any(|&b| b < 0x20) {
-                return false;
-            }
-            self.at += offset;
-            match bytes[self.at] {
+            match byte {
                 b'"' => {
-                    self.at += 1;
+                    self.at = at + 1;
                     return true;
                 }
                 b'\\' => {
+                    self.at = at;
                     if !self.escape() {
                         return false;
                     }
+                    at = self.at;
                 }
-                _ => return false,
+                0..0x20 => return false,
+                0x20..0x80 => at += 1,
+                // Text that is not ASCII (where the chunks stop at every byte): up to the
+                // next quote or backslash (a character's boundary in UTF-8), valid UTF-8 with
+                // no control character and no carrier on the way.
+                _ => {
+                    let rest = bytes.get(at..).unwrap_or_default();
+                    let Some(run) = memchr::memchr2(b'"', b'\\', rest).and_then(|n| rest.get(..n))
+                    else {
+                        return false;
+                    };
+                    if run.iter().any(|&b| b < 0x20)
+                        || std::str::from_utf8(run).is_err()
+                        || crate::js::carrier_bytes(run)
+                    {
+                        return false;
+                    }
+                    at += run.len();
+                }
             }
         }
     }

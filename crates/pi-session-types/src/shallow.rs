@@ -77,44 +77,51 @@ pub fn canonical_entry_with_message_keys<'l>(
     line: &'l [u8],
     keys: &Keys,
 ) -> Option<(Value, &'l [u8])> {
-    let mut top: Vec<(&'static str, &'l [u8])> = Vec::with_capacity(keys.entry.len());
-    let mut inner: Vec<(&'static str, &'l [u8])> = Vec::with_capacity(keys.message.len());
-    let mut escaped = false;
+    // Built on the walk itself (a canonical object holds no key twice, and the walk hands out
+    // a member's object's members before the member): no list of the members found first.
+    let mut entry = Map::with_capacity(keys.entry.len());
+    let mut inner = Map::with_capacity(keys.message.len());
+    let mut message = None;
+    let mut refused = false;
     let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
         // A key spelled with an escape could spell a kept one.
-        escaped |= name.contains(&b'\\');
-        let (kept, found) = match of {
-            json::MemberOf::Top => (keys.entry, &mut top),
-            json::MemberOf::Inner => (keys.message, &mut inner),
+        refused |= name.contains(&b'\\');
+        if refused {
+            return;
+        }
+        let kept = match of {
+            json::MemberOf::Top => keys.entry,
+            json::MemberOf::Inner => keys.message,
         };
-        if let Some(&name) = kept.iter().find(|k| k.as_bytes() == name) {
-            found.push((name, value));
+        let Some(&name) = kept.iter().find(|k| k.as_bytes() == name) else {
+            return;
+        };
+        let read = match of {
+            json::MemberOf::Inner => member_of(keys, name, value),
+            json::MemberOf::Top if name == key::MESSAGE => {
+                message = Some(value);
+                Some(Value::Object(std::mem::take(&mut inner)))
+            }
+            json::MemberOf::Top => value_of(value),
+        };
+        match (read, of) {
+            (Some(read), json::MemberOf::Inner) => {
+                inner.insert(name.to_owned(), read);
+            }
+            (Some(read), json::MemberOf::Top) => {
+                entry.insert(name.to_owned(), read);
+            }
+            (None, _) => refused = true,
         }
     });
-    if !canonical || escaped {
+    if !canonical || refused {
         return None;
     }
-    // A canonical object holds no key twice.
-    let (_, message) = *top.iter().find(|(name, _)| *name == key::MESSAGE)?;
+    let message = message?;
     if !message.starts_with(b"{") {
         return None;
     }
-    let mut inner = Some(inner);
-    let mut entry = Vec::with_capacity(top.len());
-    for (name, value) in top {
-        let value = if name == key::MESSAGE {
-            let members = inner.take()?;
-            let mut read = Vec::with_capacity(members.len());
-            for (name, value) in members {
-                read.push((name, member_of(keys, name, value)?));
-            }
-            object_of(read)
-        } else {
-            value_of(value)?
-        };
-        entry.push((name, value));
-    }
-    Some((object_of(entry), message))
+    Some((Value::Object(entry), message))
 }
 
 /// The members of `object` named in `kept` as a JSON object, each value read by `read`; `None`

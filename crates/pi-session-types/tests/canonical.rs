@@ -51,6 +51,52 @@ fn what_json_stringify_writes_is_copied() {
     }
 }
 
+/// Long strings are skipped 16 bytes at a time where they hold only plain text and the
+/// common escapes: a spelling `JSON.stringify` never writes is still found at every place in
+/// them (at a chunk's first or last byte, after an escape, amid text that is not ASCII).
+#[test]
+fn a_long_string_is_checked_at_every_byte() {
+    let texts = [
+        r#"line one \n \"quoted\" \t tab \\ backslash \n more text to fill two chunks or three"#,
+        r#"\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\t\t\t\t\t\t\t\t\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\""#,
+        "caf\u{e9} \u{2713} \u{1f600} \\n text that is not ASCII, é é é é é é é é é é é é é é é é",
+    ];
+    let bad = [
+        r"\/", r"\u00e9", r"\u0041", r"\uD83D", "\u{1}", "\t", "\n", " \\", r#"""#,
+    ];
+    for text in texts {
+        let line = format!(r#"{{"message":{{"content":"{text}","n":1}}}}"#);
+        assert!(is_js_canonical(line.as_bytes()), "{line}");
+        assert_eq!(printed(line.as_bytes()).as_deref(), Some(line.as_str()));
+        for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+            for spelling in bad {
+                let spelled = format!("{}{spelling}{}", &text[..at], &text[at..]);
+                let line = format!(r#"{{"message":{{"content":"{spelled}","n":1}}}}"#);
+                assert_eq!(
+                    is_js_canonical(line.as_bytes()),
+                    printed(line.as_bytes()).as_deref() == Some(line.as_str()),
+                    "{line}"
+                );
+            }
+            // Bytes that are not UTF-8, and a carrier (printed as a lone surrogate's escape).
+            for bytes in [
+                &b"\xff"[..],
+                b"\x80",
+                b"\xc3",
+                b"\xe2\x9c",
+                b"\xf4\x8f\xa0\x80",
+            ] {
+                let mut line = br#"{"message":{"content":""#.to_vec();
+                line.extend_from_slice(&text.as_bytes()[..at]);
+                line.extend_from_slice(bytes);
+                line.extend_from_slice(&text.as_bytes()[at..]);
+                line.extend_from_slice(br#"","n":1}}"#);
+                assert!(!is_js_canonical(&line), "{line:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn every_other_spelling_takes_the_parsed_path() {
     let cases = [
