@@ -70,7 +70,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     let chain = if chain > 0 {
-        chain_case(&root, &binary, chain)?
+        chain_case(&root, &binary, chain, runs)?
     } else {
         Value::Null
     };
@@ -99,9 +99,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The chain case: a chain of `entries` entries written by `store_bench chain` (built here),
-/// then `tree`, `stats --json` and `context --format agent` on it, each timed once with its peak
-/// RSS.
-fn chain_case(root: &Path, binary: &Path, entries: usize) -> Result<Value, String> {
+/// then `check` and `context --format agent` on it, each the median of `runs` runs (a single
+/// run of a ~50 ms command is noise: one slow `check` made the ratio look 1.5x better), and
+/// `tree` and `stats --json` once, each with its peak RSS.
+fn chain_case(root: &Path, binary: &Path, entries: usize, runs: usize) -> Result<Value, String> {
     let file = root.join(format!("target/bench/chain-{entries}.jsonl"));
     if !file.exists() {
         let worker = crate::bench::store_worker(root)?;
@@ -115,8 +116,10 @@ fn chain_case(root: &Path, binary: &Path, entries: usize) -> Result<Value, Strin
         |args: &[&str]| crate::bench_compare::timed(Command::new(binary).args(args).arg(&file));
     // `check` reads and validates the file (and opens it as a session): what a context with no
     // compaction, which sends everything, is measured against (issue #10: at most 2x).
-    let check = run(&["check"])?;
-    let context = run(&["context", "--format", "agent"])?;
+    let median =
+        |args: &[&str]| crate::bench_compare::median_of(runs.max(1), "wall_ms", || run(args));
+    let check = median(&["check"])?;
+    let context = median(&["context", "--format", "agent"])?;
     let wall = |measured: &Value| measured["wall_ms"].as_f64().unwrap_or(f64::NAN);
     let context_over_check = (wall(&context) / wall(&check) * 100.0).round() / 100.0;
     println!(

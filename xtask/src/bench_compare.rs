@@ -187,7 +187,7 @@ fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize, usize), String> {
 
 /// Runs `measure` `runs` times and keeps the run whose `key` is the median, with every run's
 /// `key` as `runs_ms` beside it.
-fn median_of(
+pub(crate) fn median_of(
     runs: usize,
     key: &str,
     mut measure: impl FnMut() -> Result<Value, String>,
