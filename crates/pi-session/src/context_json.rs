@@ -667,15 +667,12 @@ impl<'a> CopyingSource<'a> {
         convert: Option<&'static dyn ConvertToLlm>,
         blobs: bool,
     ) -> Self {
-        // A conversion may be handed a message read as a few keys only when it can tell from
-        // them how it passes the message on ([`ConvertToLlm::passes`]): those it reads are
-        // among the keys read. Otherwise every message it converts would be read twice.
-        let keys = message_keys(dialect).filter(|keys| {
-            convert.is_none_or(|convert| {
-                let reads = convert.reads();
-                !reads.is_empty() && reads.iter().all(|key| keys.message.contains(key))
-            })
-        });
+        // A conversion that tells from no keys how it passes a message on
+        // ([`ConvertToLlm::passes`]) would have every message read as keys read again whole.
+        // (Whether a line's keys hold those the conversion reads is checked line by line,
+        // [`LineReader::read`].)
+        let keys = message_keys(dialect)
+            .filter(|_| convert.is_none_or(|convert| !convert.reads().is_empty()));
         CopyingSource {
             log,
             reader: LineReader {
@@ -946,16 +943,11 @@ fn with_member(message: &[u8], key: &str, value: &str) -> Vec<u8> {
     if body.len() > 1 {
         out.push(b',');
     }
-    for text in [key, value] {
-        out.push(b'"');
-        out.extend_from_slice(text.as_bytes());
-        out.push(b'"');
-        out.push(b':');
-    }
-    // The colon after the value becomes the closing brace.
-    if let Some(last) = out.last_mut() {
-        *last = b'}';
-    }
+    out.push(b'"');
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":\"");
+    out.extend_from_slice(value.as_bytes());
+    out.extend_from_slice(b"\"}");
     out
 }
 

@@ -112,31 +112,6 @@ const OMP_AGENT_LOOP_READS: [&str; 6] = [
     key::STEERING,
 ];
 
-// The agent loop reads what omp's conversion reads, and more.
-const _: () = {
-    let mut i = 0;
-    while i < OMP_READS.len() {
-        assert!(const_str_eq(OMP_READS[i], OMP_AGENT_LOOP_READS[i]));
-        i += 1;
-    }
-};
-
-/// `a == b` in a constant.
-const fn const_str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 /// omp's agent loop around its `convertToLlm`, a message at a time: the steering wrapper,
 /// [`Omp`]'s conversion, the image gate and the provider-replay filter
 /// ([`omp_agent_loop_each`] is this over a list of messages).
@@ -1044,4 +1019,16 @@ pub fn omp_agent_loop_each<E>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_agent_loop_reads_what_omps_conversion_reads() {
+        // `OmpAgentLoop::passes` asks `Omp::passes`: a line read as the loop's keys must hold
+        // the conversion's.
+        for key in super::OMP_READS {
+            assert!(super::OMP_AGENT_LOOP_READS.contains(&key), "{key}");
+        }
+    }
 }
