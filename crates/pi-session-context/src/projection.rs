@@ -194,24 +194,66 @@ pub fn rho_items<E>(
     options: &ProjectOptions<'_>,
     mut each: impl FnMut(RhoItem) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut value = |v| each(RhoItem::Value(v));
-    match format {
-        Format::OpenAi => {
-            let mut stream = OpenAiStream::new(options.openai);
-            rho::context_each(entries, options, |m| stream.push(&m, &mut value))?;
-            stream.finish(&mut value)
+    let mut items = RhoItems::new(format, options);
+    rho::context_each(entries, options, |m| items.push(m, &mut each))?;
+    items.finish(&mut each)
+}
+
+/// The elements of a req_llm-based `format` made from rho's messages as they come, for a
+/// caller that makes the messages itself ([`rho::ContextParts`] over a branch read in parts):
+/// [`push`](Self::push) each message in order, then [`finish`](Self::finish). What
+/// [`rho_items`] gives for the same messages.
+#[derive(Debug)]
+pub struct RhoItems {
+    made: Made,
+}
+
+/// How [`RhoItems`] makes a format's elements.
+#[derive(Debug)]
+enum Made {
+    OpenAi(OpenAiStream),
+    Anthropic(AnthropicStream),
+    Compact,
+    Canonical,
+}
+
+impl RhoItems {
+    /// The elements of `format` (an agent-based one: the req_llm messages themselves), with
+    /// `options.openai` for [`Format::OpenAi`].
+    pub fn new(format: Format, options: &ProjectOptions<'_>) -> Self {
+        let made = match format {
+            Format::OpenAi => Made::OpenAi(OpenAiStream::new(options.openai)),
+            Format::Anthropic => Made::Anthropic(AnthropicStream::default()),
+            Format::ReqLlmCompact => Made::Compact,
+            Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => Made::Canonical,
+        };
+        RhoItems { made }
+    }
+
+    /// Gives `each` the elements complete once `message` has come.
+    pub fn push<E>(
+        &mut self,
+        message: Message,
+        each: &mut impl FnMut(RhoItem) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut value = |v| each(RhoItem::Value(v));
+        match &mut self.made {
+            Made::OpenAi(stream) => stream.push(&message, &mut value),
+            Made::Anthropic(stream) => stream.push(&message, &mut value),
+            Made::Compact => value(message.to_compact_json()),
+            Made::Canonical => each(RhoItem::Message(message)),
         }
-        Format::Anthropic => {
-            let mut stream = AnthropicStream::default();
-            rho::context_each(entries, options, |m| stream.push(&m, &mut value))?;
+    }
+
+    /// Gives `each` what the last messages still owe (a run of tool results' pictures or
+    /// turn).
+    pub fn finish<E>(self, each: &mut impl FnMut(RhoItem) -> Result<(), E>) -> Result<(), E> {
+        let mut value = |v| each(RhoItem::Value(v));
+        match self.made {
+            Made::OpenAi(stream) => stream.finish(&mut value),
             // rho's messages hold no system message, so no `system` blocks come back.
-            stream.finish(&mut value).map(drop)
-        }
-        Format::ReqLlmCompact => {
-            rho::context_each(entries, options, |m| value(m.to_compact_json()))
-        }
-        Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => {
-            rho::context_each(entries, options, |m| each(RhoItem::Message(m)))
+            Made::Anthropic(stream) => stream.finish(&mut value).map(drop),
+            Made::Compact | Made::Canonical => Ok(()),
         }
     }
 }

@@ -171,48 +171,126 @@ pub fn context_each<E>(
     options: &ProjectOptions<'_>,
     mut each: impl FnMut(Message) -> Result<(), E>,
 ) -> Result<(), E> {
-    let Some(mut stream) = MessageStream::new(options) else {
+    let Some(mut parts) = ContextParts::new(options) else {
         return context(entries, options).into_iter().try_for_each(each);
     };
-    let split = compacted(entries);
-    if let Some(summary) = summary_message(entries, &split) {
-        each(summary)?;
+    parts.head(entries, [], &mut each)?;
+    parts.finish(&mut each)
+}
+
+/// [`context_each`] of a branch read in parts, for a caller that reads a long branch a part
+/// at a time and frees each part once its messages are given: [`head`](Self::head) takes the
+/// branch up to its latest compaction (with the ids of the entries after it, which the
+/// summary's attachments note reads), [`part`](Self::part) each later part in order, and
+/// [`finish`](Self::finish) closes the calls still unanswered. The messages given are
+/// [`context_each`]'s over the whole branch.
+///
+/// ```
+/// use pi_session_context::{ProjectOptions, rho::{ContextParts, context}};
+/// use serde_json::json;
+/// let branch = vec![
+///     json!({"type":"message","id":"a","message":{"role":"user","content":"old"}}),
+///     json!({"type":"compaction","id":"c","summary":"S","firstKeptEntryId":"a"}),
+///     json!({"type":"message","id":"d","message":{"role":"user","content":"new"}}),
+/// ];
+/// let options = ProjectOptions::default();
+/// let mut parts = ContextParts::new(&options).unwrap();
+/// let mut seen = Vec::new();
+/// let mut each = |m| Ok::<_, ()>(seen.push(m));
+/// parts.head(&branch[..2], [Some("d")], &mut each).unwrap();
+/// parts.part(&branch[2..], &mut each).unwrap();
+/// parts.finish(&mut each).unwrap();
+/// assert_eq!(seen, context(&branch, &options));
+/// ```
+#[derive(Debug)]
+pub struct ContextParts<'a> {
+    stream: MessageStream<'a>,
+    /// Messages made and not yet given (reused from entry to entry).
+    out: Vec<Message>,
+}
+
+impl<'a> ContextParts<'a> {
+    /// A projection with `options`; `None` when they take PDF documents (chosen over the whole
+    /// branch, newest first: [`context`] alone can say).
+    pub fn new(options: &'a ProjectOptions<'a>) -> Option<Self> {
+        MessageStream::new(options).map(|stream| Self {
+            stream,
+            out: Vec::new(),
+        })
     }
-    let sent = |at: usize| split.kept.contains(&at) || split.later.contains(&at);
-    let mut out = Vec::new();
-    for (at, entry) in entries.iter().enumerate() {
-        if !sent(at) {
-            continue;
+
+    /// Gives `each` the messages of `head`, the branch up to its latest compaction or further
+    /// (the whole branch when it has none): the summary message first when it holds one, then
+    /// the messages of the kept and later entries. `later_ids` are the ids of the branch's
+    /// entries after `head` (the summary's note leaves out the attachments of an entry that
+    /// shares an id with an entry sent).
+    pub fn head<'e, E>(
+        &mut self,
+        head: &'e [Value],
+        later_ids: impl IntoIterator<Item = Option<&'e str>>,
+        each: &mut impl FnMut(Message) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let split = compacted(head);
+        if let Some(summary) = summary_with(head, &split, later_ids) {
+            each(summary)?;
         }
-        for message in stream.entry(entry) {
-            stream.push(message, &mut out);
-        }
-        out.drain(..).try_for_each(&mut each)?;
+        self.part(&head[split.kept.clone()], each)?;
+        self.part(&head[split.later], each)
     }
-    stream.finish(&mut out);
-    out.into_iter().try_for_each(each)
+
+    /// Gives `each` the messages of `entries`, the next entries of the branch after the head
+    /// and the parts before (none of them a compaction).
+    pub fn part<E>(
+        &mut self,
+        entries: &[Value],
+        each: &mut impl FnMut(Message) -> Result<(), E>,
+    ) -> Result<(), E> {
+        for entry in entries {
+            for message in self.stream.entry(entry) {
+                self.stream.push(message, &mut self.out);
+            }
+            self.out.drain(..).try_for_each(&mut *each)?;
+        }
+        Ok(())
+    }
+
+    /// Gives `each` rho's results for the calls still unanswered at the end.
+    pub fn finish<E>(mut self, each: &mut impl FnMut(Message) -> Result<(), E>) -> Result<(), E> {
+        self.stream.finish(&mut self.out);
+        self.out.into_iter().try_for_each(each)
+    }
 }
 
 /// The first message of [`context`] when `split` (of `entries`) has a compaction: one user
 /// message with the summary and the attachments it took away.
 pub fn summary_message(entries: &[Value], split: &Compacted) -> Option<Message> {
-    let on_context = || {
-        entries[split.kept.clone()]
-            .iter()
-            .chain(&entries[split.later.clone()])
-    };
-    split
+    summary_with(entries, split, [])
+}
+
+/// [`summary_message`] of a branch whose entries after `entries` (all sent) have the ids
+/// `later_ids`.
+fn summary_with<'e>(
+    entries: &'e [Value],
+    split: &Compacted,
+    later_ids: impl IntoIterator<Item = Option<&'e str>>,
+) -> Option<Message> {
+    let summary = split
         .compaction
         .and_then(|c| entries.get(c))
         .and_then(|c| EntryRef::new(c).summary())
-        .and_then(Value::as_str)
-        .map(|summary| {
-            let ids: HashSet<Option<&str>> = on_context().map(|e| EntryRef::new(e).id()).collect();
-            let away = entries
-                .iter()
-                .filter(|e| !ids.contains(&EntryRef::new(e).id()));
-            Message::user_text(compaction_context(summary) + &attachments_note(away))
-        })
+        .and_then(Value::as_str)?;
+    let ids: HashSet<Option<&str>> = entries[split.kept.clone()]
+        .iter()
+        .chain(&entries[split.later.clone()])
+        .map(|e| EntryRef::new(e).id())
+        .chain(later_ids)
+        .collect();
+    let away = entries
+        .iter()
+        .filter(|e| !ids.contains(&EntryRef::new(e).id()));
+    Some(Message::user_text(
+        compaction_context(summary) + &attachments_note(away),
+    ))
 }
 
 /// The summary text as pi/rho render it, with no trailing newline.

@@ -642,9 +642,69 @@ fn rho_bodies<S: EntrySource + ?Sized>(
     index: &TreeIndex,
     positions: &[usize],
 ) -> Result<Option<BTreeMap<usize, Value>>, S::Error> {
+    let RhoRead {
+        compaction: Some((latest, compaction)),
+        head,
+        later,
+    } = rho_read(source, index, positions)?
+    else {
+        return Ok(None);
+    };
+    let mut path: BTreeMap<usize, Value> = BTreeMap::new();
+    let read: Vec<usize> = head.into_iter().chain(later).collect();
+    fill(source, positions, &mut path, &read)?;
+    path.insert(latest, compaction);
+    Ok(Some(path))
+}
+
+/// What rho's formats read of a branch ([`rho_sent_path`]), planned from its envelopes and its
+/// latest compaction alone: for a caller that reads the rest a part at a time. The entries
+/// [`rho_sent_path`] gives are `head`'s, then `compaction`'s, then `later`'s, in that order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RhoRead {
+    /// The latest compaction (its index into the branch's positions) and its entry, read.
+    pub compaction: Option<(usize, Value)>,
+    /// The entries read before the compaction (indices into the positions, in order): the
+    /// `message` entries before its kept range that may hold attachments (the summary names
+    /// them), then the kept range. Empty without a compaction.
+    pub head: Vec<usize>,
+    /// The entries read after the compaction: every one (the whole branch without one).
+    pub later: std::ops::Range<usize>,
+}
+
+/// [`RhoRead`] of the branch at `positions`: reads the latest compaction's body and asks the
+/// source which earlier messages may hold `attachments`; no other body is read.
+///
+/// ```
+/// use pi_session_tree::{TreeIndex, EntrySource};
+/// use pi_session_tree::source::rho_read;
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"old"}}),
+///     json!({"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"kept"}}),
+///     json!({"type":"compaction","id":"c","parentId":"b","summary":"s","firstKeptEntryId":"b"}),
+///     json!({"type":"message","id":"d","parentId":"c","message":{"role":"user","content":"new"}}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// let read = rho_read(&entries, &index, &[0, 1, 2, 3]).unwrap();
+/// assert_eq!(read.compaction, Some((2, entries[2].clone())));
+/// // "a" (before the kept range) read as a message that may hold attachments (a slice of
+/// // values cannot tell: a file's key filters can), then the kept "b".
+/// assert_eq!((read.head, read.later), (vec![0, 1], 3..4));
+/// ```
+pub fn rho_read<S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &[usize],
+) -> Result<RhoRead, S::Error> {
     let kind = |at: usize| index.node(positions[at]).map(|n| n.kind);
     let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
-        return Ok(None);
+        return Ok(RhoRead {
+            compaction: None,
+            head: Vec::new(),
+            later: 0..positions.len(),
+        });
     };
     let compaction = source.entry_value(positions[latest])?;
     let first_kept = js::as_str(EntryRef::new(&compaction).first_kept_entry_id());
@@ -662,16 +722,17 @@ fn rho_bodies<S: EntrySource + ?Sized>(
         .collect();
     let away_positions: Vec<usize> = away.iter().map(|&at| positions[at]).collect();
     let may_attach = source.may_hold_key(&away_positions, "attachments")?;
-    let mut read: Vec<usize> = away
+    let mut head: Vec<usize> = away
         .into_iter()
         .zip(may_attach)
         .filter_map(|(at, may)| may.then_some(at))
         .collect();
-    read.extend((start..positions.len()).filter(|&at| at != latest));
-    let mut path: BTreeMap<usize, Value> = BTreeMap::new();
-    fill(source, positions, &mut path, &read)?;
-    path.insert(latest, compaction);
-    Ok(Some(path))
+    head.extend(start..latest);
+    Ok(RhoRead {
+        compaction: Some((latest, compaction)),
+        head,
+        later: latest + 1..positions.len(),
+    })
 }
 
 /// An entry as its envelope alone (`type`, `id`, `parentId`).

@@ -440,7 +440,7 @@ impl Session {
 /// lines for short turns (read on that thread alone, below the store's 1 MiB for a read on
 /// every core). Measured on the 100k chain: 1,024 and 2,048 alike; 8,192 cost ~15% more CPU
 /// (parts read on two more threads, their memory freed across threads, more pages).
-const STREAMED_ENTRIES: usize = 1024;
+pub(crate) const STREAMED_ENTRIES: usize = 1024;
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
@@ -504,17 +504,7 @@ impl Session {
     /// ([`rho::MESSAGE_KEYS`]: the rest of its line is skipped, never built). Nothing is kept.
     pub(crate) fn rho_values_at(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
         let log = self.log();
-        let source = CopyingSource {
-            log: &log,
-            reader: LineReader {
-                keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
-                copy: None,
-                reads: &[],
-            },
-            copy: true,
-            convert: None,
-            copies: RefCell::new(Vec::new()),
-        };
+        let source = CopyingSource::for_rho(&log);
         pi_session_tree::source::rho_sent_path(&source, &log.index, positions)
     }
 }
@@ -535,7 +525,7 @@ struct Copied {
 /// read no other, and a line whose message may be copied ([`message_as_written`]) gives its
 /// bytes in the same read as its body; every other entry is read as [`Log::values_at`] reads
 /// it.
-struct CopyingSource<'a> {
+pub(crate) struct CopyingSource<'a> {
     log: &'a Log,
     reader: LineReader,
     /// Whether to read `message` lines through `reader` at all (for copies or for a shallow
@@ -658,6 +648,22 @@ impl LineReader {
 }
 
 impl<'a> CopyingSource<'a> {
+    /// The source rho's formats read `log` through: a `message` line as the keys rho reads of
+    /// it ([`rho::MESSAGE_KEYS`]), no copy taken.
+    pub(crate) fn for_rho(log: &'a Log) -> Self {
+        CopyingSource {
+            log,
+            reader: LineReader {
+                keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
+                copy: None,
+                reads: &[],
+            },
+            copy: true,
+            convert: None,
+            copies: RefCell::new(Vec::new()),
+        }
+    }
+
     /// The source [`Session::context_each_leaving`] reads `log` through for `dialect`'s agent
     /// context or (`convert`) a conversion of its messages.
     /// `blobs`: whether omp's blob references are resolved.

@@ -63,6 +63,7 @@ mod project;
 mod queries;
 mod read;
 mod rho_sessions;
+mod rho_stream;
 mod search;
 mod session;
 mod stats;

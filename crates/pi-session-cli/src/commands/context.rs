@@ -5,9 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
-use pi_session::projection::projection::{
-    RhoItem, agent_dialect, omp_agent_loop_options, rho_items,
-};
+use pi_session::projection::projection::{RhoItem, agent_dialect, omp_agent_loop_options};
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
@@ -240,16 +238,14 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.flush()?;
         return Ok(EXIT_OK);
     }
-    let (entries, diagnostics) = session.rho_branch_at(&leaf)?;
-    warn_tree(&read, &diagnostics);
-    // Each element written as it is made, then dropped. rho's projection makes no system
-    // message: Anthropic's answer is `{"messages": [...]}`.
+    // Each element written as it is made, then dropped; the branch read a part at a time.
+    // rho's projection makes no system message: Anthropic's answer is `{"messages": [...]}`.
     let anthropic = format == ProjectFormat::Anthropic;
     if anthropic {
         out.text("{\n  \"messages\": ")?;
     }
     let mut array = out.array(usize::from(anthropic));
-    rho_items(&entries, format, &options, |item| match item {
+    let diagnostics = session.rho_items_each(&leaf, format, &options, |item| match item {
         RhoItem::Message(message) => array.item(&message),
         RhoItem::Value(value) => array.item_value(&value),
     })?;
@@ -258,10 +254,11 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.text("\n}")?;
     }
     out.text("\n")?;
+    warn_tree(&read, &diagnostics);
     out.flush()?;
-    // The entries read are left to the process's end (it gives its memory back whole, not
-    // piece by piece).
-    std::mem::forget((entries, read));
+    // The session is left to the process's end (it gives its memory back whole, not piece by
+    // piece).
+    std::mem::forget(read);
     Ok(EXIT_OK)
 }
 

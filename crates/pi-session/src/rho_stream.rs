@@ -1,0 +1,119 @@
+//! rho's formats (`req-llm`, `openai`, `anthropic` and req_llm's compact form) written an
+//! element at a time while the branch is read a part at a time: the entries after the latest
+//! compaction are read on a thread of their own while this one projects and writes the part
+//! before, so reading and projecting overlap (as the agent context's
+//! [`Session::context_each_leaving`] does).
+
+use std::convert::Infallible;
+use std::sync::mpsc;
+
+use pi_session_context::ProjectOptions;
+use pi_session_context::projection::{Format, RhoItem, RhoItems, rho_items};
+use pi_session_context::reqllm::Message;
+use pi_session_context::rho::ContextParts;
+use pi_session_tree::source::rho_read;
+use pi_session_tree::{EntrySource, LeafSelector};
+use pi_session_types::JsonValue;
+
+use crate::context_json::{CopyingSource, STREAMED_ENTRIES};
+use crate::{Diagnostic, Error, Result, Session};
+
+impl Session {
+    /// The req_llm-based `format` of the branch `leaf` picks, an element at a time: `each` is
+    /// given the elements of the answer's array in order (for [`Format::Anthropic`], of its
+    /// `messages`), as [`crate::projection::rho_items`] gives them over
+    /// [`Self::rho_branch_at`]'s entries, and the branch's diagnostics are returned. Only the
+    /// bodies rho reads are read ([`pi_session_tree::source::rho_read`]); those after the
+    /// latest compaction a part at a time on a second thread, each part freed there once its
+    /// elements are given, so neither the entries nor the answer are ever held whole. The
+    /// session is not locked while `each` runs. With `options.inputs.pdf` (documents are
+    /// chosen over the whole branch) the branch is read first, then projected. The first error
+    /// of `each` ends the walk.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Format, ProjectOptions, Session, UserOptions, user};
+    /// use pi_session::tree::LeafSelector;
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// session.append(user("hello", UserOptions::new()))?;
+    /// let mut items = Vec::new();
+    /// let options = ProjectOptions::default();
+    /// session.rho_items_each(&LeafSelector::Default, Format::OpenAi, &options, |item| {
+    ///     items.push(item.into_value());
+    ///     Ok::<_, pi_session::Error>(())
+    /// })?;
+    /// let (whole, _) = session.project_at(&LeafSelector::Default, Format::OpenAi, &options)?;
+    /// assert_eq!(serde_json::Value::Array(items), whole);
+    /// # Ok(()) }
+    /// ```
+    pub fn rho_items_each<E: From<Error>>(
+        &self,
+        leaf: &LeafSelector,
+        format: Format,
+        options: &ProjectOptions<'_>,
+        mut each: impl FnMut(RhoItem) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Vec<Diagnostic>, E> {
+        let Some(mut parts) = ContextParts::new(options) else {
+            let (entries, diagnostics) = self.rho_branch_at(leaf)?;
+            rho_items(&entries, format, options, each)?;
+            return Ok(diagnostics);
+        };
+        let mut items = RhoItems::new(format, options);
+        // The head (up to the latest compaction) read and projected under the lock, its
+        // messages given after it; the summary's note needs the ids of the entries after it,
+        // which the index holds.
+        let (branch, later, first) = {
+            let log = self.log();
+            let branch = log.index.branch_for(leaf);
+            let source = CopyingSource::for_rho(&log);
+            let read = rho_read(&source, &log.index, &branch.positions)?;
+            let wanted: Vec<usize> = read.head.iter().map(|&at| branch.positions[at]).collect();
+            let mut head = source.entry_values(&wanted)?;
+            head.extend(read.compaction.map(|(_, compaction)| compaction));
+            let later: Vec<usize> = branch.positions[read.later].to_vec();
+            let later_ids = later
+                .iter()
+                .map(|&position| log.index.node(position).and_then(|node| node.id));
+            let mut first: Vec<Message> = Vec::new();
+            let gathered = parts.head(&head, later_ids, &mut |message| {
+                first.push(message);
+                Ok::<(), Infallible>(())
+            });
+            let Ok(()) = gathered;
+            (branch, later, first)
+        };
+        for message in first {
+            items.push(message, &mut each)?;
+        }
+        std::thread::scope(|scope| {
+            let (parts_read, read) = mpsc::sync_channel::<Result<Vec<JsonValue>>>(1);
+            let (done, to_free) = mpsc::channel::<Vec<JsonValue>>();
+            std::thread::Builder::new()
+                .name("pi-session-rho".into())
+                .spawn_scoped(scope, move || {
+                    for part in later.chunks(STREAMED_ENTRIES) {
+                        drop(to_free.try_iter().collect::<Vec<_>>());
+                        let entries = {
+                            let log = self.log();
+                            CopyingSource::for_rho(&log).entry_values(part)
+                        };
+                        let failed = entries.is_err();
+                        if parts_read.send(entries).is_err() || failed {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| Error::io("could not start the thread that reads the branch", e))?;
+            for entries in read {
+                let entries = entries?;
+                parts.part(&entries, &mut |message| items.push(message, &mut each))?;
+                // Freed on the reading thread if it is still reading (where it was allocated).
+                drop(done.send(entries));
+            }
+            Ok::<(), E>(())
+        })?;
+        parts.finish(&mut |message| items.push(message, &mut each))?;
+        items.finish(&mut each)?;
+        Ok(self.located(branch.diagnostics))
+    }
+}
