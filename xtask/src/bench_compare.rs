@@ -13,9 +13,12 @@
 //! process start, peak RSS) and from inside where the process can say:
 //!
 //! - ours: `pi-session check` (open only) and `pi-session context --format F` for every format
-//!   (release CLI, output to `/dev/null`), and the host loop (`Session::open`, then per turn
-//!   append user + append assistant + `agent_context` + `llm_messages`) in a release build of
-//!   xtask (`bench compare --worker loop FILE TURNS DIALECT`);
+//!   (release CLI, output to `/dev/null`); the same open + context timed inside one process
+//!   as theirs are (`bench compare --worker context FILE FORMAT DIALECT` in a release build of
+//!   xtask: the session read as the CLI reads it, the context made and serialised into a
+//!   sink, one cold run per process); and the host loop (`Session::open`, then per turn
+//!   append user + append assistant + `agent_context` + `llm_messages`) in that xtask
+//!   (`bench compare --worker loop FILE TURNS DIALECT`);
 //! - pi 0.73.1 (node) and omp 18.2.3 (bun): `xtask/recorder/bench.mjs` (open +
 //!   `buildSessionContext` + `convertToLlm`, and the same host loop).
 //!
@@ -24,8 +27,10 @@
 //! beside it (`runs_ms`), so one disturbed run on a shared machine does not decide a ratio. The
 //! loops run once (each already reports per-turn medians). The loops append to a copy of the
 //! file. Ratios are ours over theirs (below 1 is faster);
-//! for the context they compare our whole process (start included) with their in-process
-//! open + `buildSessionContext`. Results: stdout and `bench-results/compare.json`.
+//! for the context, `context_over_*` compare our whole process (start included, output written)
+//! with their in-process open + `buildSessionContext` (nothing serialised), and
+//! `context_inprocess_over_*` our in-process open + context (serialised) with the same.
+//! Results: stdout and `bench-results/compare.json`.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -101,6 +106,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 )
             })?;
             case["ours_context"][format] = ours;
+        }
+        for format in FORMATS {
+            let dialect = if format == "omp-agent-loop" {
+                "omp"
+            } else {
+                "pi"
+            };
+            case["ours_context_inprocess"][format] = median_of(runs, "open_context_ms", || {
+                timed_json(
+                    Command::new(&xtask)
+                        .args(["bench", "compare", "--worker", "context"])
+                        .arg(&file)
+                        .args([format, dialect]),
+                )
+            })?;
         }
         let ours_omp = median_of(runs, "wall_ms", || {
             timed(
@@ -309,6 +329,9 @@ fn summarise(case: &mut Value) {
         let ours = number(case, &["ours_context", format, "wall_ms"]);
         ratios["context_over_omp"][format] = json!(ratio(ours, omp_context));
         ratios["context_over_pi"][format] = json!(ratio(ours, pi_context));
+        let inside = number(case, &["ours_context_inprocess", format, "open_context_ms"]);
+        ratios["context_inprocess_over_omp"][format] = json!(ratio(inside, omp_context));
+        ratios["context_inprocess_over_pi"][format] = json!(ratio(inside, pi_context));
         ratios["context_rss_over_omp"][format] = json!(ratio(
             number(case, &["ours_context", format, "peak_rss_mb"]),
             omp_rss
@@ -344,8 +367,110 @@ fn median(values: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
+/// `--worker context FILE FORMAT DIALECT`: our open + context timed inside one (release)
+/// process, as omp's and pi's are (`bench.mjs`: module loading excluded): the session read as
+/// `pi-session context` reads it, then the context in `FORMAT` made and serialised into a
+/// sink (what the CLI writes, without its indentation). One cold run per process.
+fn context_worker(args: &[String]) -> Result<(), String> {
+    let [file, format, dialect] = args
+        .get(..3)
+        .and_then(|a| <&[String; 3]>::try_from(a).ok())
+        .ok_or("usage: bench compare --worker context FILE FORMAT pi|omp")?;
+    let dialect =
+        pi_session_tree::Dialect::parse(dialect).ok_or("the dialect must be pi, pi16 or omp")?;
+    let format: pi_session::Format = format.parse().map_err(|e| format!("{e}"))?;
+    let started = Instant::now();
+    let (session, _) =
+        pi_session::Session::read_in(&pi_session::store::Store::Files, file, "unknown:unknown")
+            .map_err(|e| e.to_string())?;
+    let opened = Instant::now();
+    let leaf = pi_session_tree::LeafSelector::Default;
+    let mut sink = CountingSink::default();
+    let options = pi_session::ProjectOptions {
+        dialect,
+        ..pi_session::ProjectOptions::default()
+    };
+    let written = |sink: &mut CountingSink, bytes: &[u8]| -> Result<(), Failed> {
+        sink.bytes += bytes.len();
+        Ok(())
+    };
+    let mut leftovers = None;
+    match format {
+        pi_session::Format::Agent | pi_session::Format::Llm => {
+            let (rest, _, left) = session
+                .context_each_leaving(
+                    &leaf,
+                    format,
+                    dialect,
+                    &pi_session_tree::ContextOptions::default(),
+                    |message| written(&mut sink, &message.to_compact()?),
+                )
+                .map_err(|e| e.0)?;
+            written(&mut sink, &rest).map_err(|e| e.0)?;
+            leftovers = Some(left);
+        }
+        pi_session::Format::OmpAgentLoop => {
+            let (_, left) = session
+                .omp_agent_loop_each_leaving(
+                    &leaf,
+                    &pi_session_context::projection::omp_agent_loop_options(options.inputs),
+                    &pi_session_tree::ContextOptions::default(),
+                    |message| written(&mut sink, &message.to_compact()?),
+                )
+                .map_err(|e| e.0)?;
+            leftovers = Some(left);
+        }
+        _ => {
+            session
+                .rho_items_each(&leaf, format, &options, |item| {
+                    serde_json::to_writer(&mut sink, &item).map_err(|e| Failed(e.to_string()))
+                })
+                .map_err(|e| e.0)?;
+        }
+    }
+    let done = Instant::now();
+    let ms = |from: Instant, to: Instant| (to - from).as_secs_f64() * 1000.0;
+    println!(
+        "{}",
+        json!({"open_ms": ms(started, opened), "context_ms": ms(opened, done),
+               "open_context_ms": ms(started, done), "bytes": sink.bytes})
+    );
+    // As the CLI: the process's end gives the memory back.
+    std::mem::forget((leftovers, session));
+    Ok(())
+}
+
+/// A failure of [`context_worker`]'s walk, as text.
+struct Failed(String);
+
+impl From<pi_session::Error> for Failed {
+    fn from(error: pi_session::Error) -> Self {
+        Failed(pi_session::error_chain(&error))
+    }
+}
+
+/// A writer that keeps nothing and counts what it is given.
+#[derive(Default)]
+struct CountingSink {
+    bytes: usize,
+}
+
+impl Write for CountingSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// `--worker loop FILE TURNS DIALECT`: the host loop over our facade, in this (release) process.
 fn worker(args: &[String]) -> Result<(), String> {
+    if args.first().map(String::as_str) == Some("context") {
+        return context_worker(&args[1..]);
+    }
     let [mode, file, turns, dialect] = args
         .get(..4)
         .and_then(|a| <&[String; 4]>::try_from(a).ok())
