@@ -183,7 +183,9 @@ pub fn context_each<E>(
 /// branch up to its latest compaction (with the ids of the entries after it, which the
 /// summary's attachments note reads), [`part`](Self::part) each later part in order, and
 /// [`finish`](Self::finish) closes the calls still unanswered. The messages given are
-/// [`context_each`]'s over the whole branch.
+/// [`context_each`]'s over the whole branch. The head may leave out the compaction's kept
+/// range (then given in parts, its ids among those after the head) and any entry before it
+/// that names no attachment: the summary is the same.
 ///
 /// ```
 /// use pi_session_context::{ProjectOptions, rho::{ContextParts, context}};
@@ -239,7 +241,7 @@ impl<'a> ContextParts<'a> {
     }
 
     /// Gives `each` the messages of `entries`, the next entries of the branch after the head
-    /// and the parts before (none of them a compaction).
+    /// and the parts before (a compaction among them is not sent, as in [`context_each`]).
     pub fn part<E>(
         &mut self,
         entries: &[Value],

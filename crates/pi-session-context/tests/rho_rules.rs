@@ -56,6 +56,63 @@ fn summary_lists_attachments_it_took_away() {
     assert_eq!(outline(&out)[1..], ["user: next"]);
 }
 
+/// rho's context given in parts (`rho::ContextParts`: the head up to the compaction, without
+/// its kept range, the ids of the entries after it, then the rest in parts of every size) is
+/// `context` of the whole branch: the summary's note leaves out an attachment taken away whose
+/// entry shares its id with an entry sent later, and calls left unanswered across a part's
+/// border are closed where `context` closes them.
+#[test]
+fn context_in_parts_is_the_context_of_the_whole_branch() {
+    let attached = |id: &str, name: &str| {
+        let mut entry = msg(json!({"role": "user", "content": "see",
+            "attachments": [{"name": name, "mimeType": "text/plain", "path": name}]}));
+        entry["id"] = json!(id);
+        entry
+    };
+    let mut shares_id = user("sent later, same id as an entry taken away");
+    shares_id["id"] = json!("dup");
+    let entries = branch(vec![
+        attached("a1", "away.txt"),
+        attached("dup", "hidden.txt"),
+        user("kept"),
+        assistant("calls", &[("c1", "read")]),
+        json!({"type": "compaction", "summary": "S", "firstKeptEntryId": "e3"}),
+        user("after"),
+        assistant("more", &[("c2", "read")]),
+        shares_id,
+        tool_result("c2", "read", "late result"),
+    ]);
+    let options = ProjectOptions::default();
+    let whole = context(&entries, &options);
+    assert!(whole[0].text().contains("away.txt") && !whole[0].text().contains("hidden.txt"));
+    let compaction = 4;
+    let head: Vec<_> = vec![
+        entries[0].clone(),
+        entries[1].clone(),
+        entries[compaction].clone(),
+    ];
+    let rest: Vec<_> = entries[2..compaction]
+        .iter()
+        .chain(&entries[compaction + 1..])
+        .cloned()
+        .collect();
+    for size in 1..=rest.len() {
+        let mut parts = rho::ContextParts::new(&options).unwrap();
+        let mut given = Vec::new();
+        let mut each = |m| {
+            given.push(m);
+            Ok::<_, ()>(())
+        };
+        let ids = rest.iter().map(|e| e["id"].as_str());
+        parts.head(&head, ids, &mut each).unwrap();
+        for part in rest.chunks(size) {
+            parts.part(part, &mut each).unwrap();
+        }
+        parts.finish(&mut each).unwrap();
+        assert_eq!(given, whole, "parts of {size}");
+    }
+}
+
 #[test]
 fn kept_attachments_are_not_listed_and_no_note_without_attachments() {
     let entries = branch(vec![

@@ -644,14 +644,15 @@ fn rho_bodies<S: EntrySource + ?Sized>(
 ) -> Result<Option<BTreeMap<usize, Value>>, S::Error> {
     let RhoRead {
         compaction: Some((latest, compaction)),
-        head,
+        away,
+        kept,
         later,
     } = rho_read(source, index, positions)?
     else {
         return Ok(None);
     };
     let mut path: BTreeMap<usize, Value> = BTreeMap::new();
-    let read: Vec<usize> = head.into_iter().chain(later).collect();
+    let read: Vec<usize> = away.into_iter().chain(kept).chain(later).collect();
     fill(source, positions, &mut path, &read)?;
     path.insert(latest, compaction);
     Ok(Some(path))
@@ -659,16 +660,19 @@ fn rho_bodies<S: EntrySource + ?Sized>(
 
 /// What rho's formats read of a branch ([`rho_sent_path`]), planned from its envelopes and its
 /// latest compaction alone: for a caller that reads the rest a part at a time. The entries
-/// [`rho_sent_path`] gives are `head`'s, then `compaction`'s, then `later`'s, in that order.
+/// [`rho_sent_path`] gives are `away`'s, `kept`'s, `compaction`'s, then `later`'s, in that
+/// order (indices into the branch's positions).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RhoRead {
     /// The latest compaction (its index into the branch's positions) and its entry, read.
     pub compaction: Option<(usize, Value)>,
-    /// The entries read before the compaction (indices into the positions, in order): the
-    /// `message` entries before its kept range that may hold attachments (the summary names
-    /// them), then the kept range. Empty without a compaction.
-    pub head: Vec<usize>,
-    /// The entries read after the compaction: every one (the whole branch without one).
+    /// The `message` entries before the compaction's kept range that may hold attachments
+    /// (the summary names them), in order. Empty without a compaction.
+    pub away: Vec<usize>,
+    /// The compaction's kept range (empty without a compaction, or when the entry it names is
+    /// not before it on the branch).
+    pub kept: std::ops::Range<usize>,
+    /// The entries after the compaction: every one (the whole branch without one).
     pub later: std::ops::Range<usize>,
 }
 
@@ -689,9 +693,9 @@ pub struct RhoRead {
 /// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
 /// let read = rho_read(&entries, &index, &[0, 1, 2, 3]).unwrap();
 /// assert_eq!(read.compaction, Some((2, entries[2].clone())));
-/// // "a" (before the kept range) read as a message that may hold attachments (a slice of
-/// // values cannot tell: a file's key filters can), then the kept "b".
-/// assert_eq!((read.head, read.later), (vec![0, 1], 3..4));
+/// // "a" (before the kept range) is read as a message that may hold attachments (a slice of
+/// // values cannot tell: a file's key filters can).
+/// assert_eq!((read.away, read.kept, read.later), (vec![0], 1..2, 3..4));
 /// ```
 pub fn rho_read<S: EntrySource + ?Sized>(
     source: &S,
@@ -702,7 +706,8 @@ pub fn rho_read<S: EntrySource + ?Sized>(
     let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
         return Ok(RhoRead {
             compaction: None,
-            head: Vec::new(),
+            away: Vec::new(),
+            kept: 0..0,
             later: 0..positions.len(),
         });
     };
@@ -722,15 +727,15 @@ pub fn rho_read<S: EntrySource + ?Sized>(
         .collect();
     let away_positions: Vec<usize> = away.iter().map(|&at| positions[at]).collect();
     let may_attach = source.may_hold_key(&away_positions, "attachments")?;
-    let mut head: Vec<usize> = away
+    let away = away
         .into_iter()
         .zip(may_attach)
         .filter_map(|(at, may)| may.then_some(at))
         .collect();
-    head.extend(start..latest);
     Ok(RhoRead {
         compaction: Some((latest, compaction)),
-        head,
+        away,
+        kept: start..latest,
         later: latest + 1..positions.len(),
     })
 }

@@ -23,9 +23,10 @@ impl Session {
     /// given the elements of the answer's array in order (for [`Format::Anthropic`], of its
     /// `messages`), as [`crate::projection::rho_items`] gives them over
     /// [`Self::rho_branch_at`]'s entries, and the branch's diagnostics are returned. Only the
-    /// bodies rho reads are read ([`pi_session_tree::source::rho_read`]); those after the
-    /// latest compaction a part at a time on a second thread, each part freed there once its
-    /// elements are given, so neither the entries nor the answer are ever held whole. The
+    /// bodies rho reads are read ([`pi_session_tree::source::rho_read`]); those it sends (from
+    /// the latest compaction's kept range on) a part at a time on a second thread, each part
+    /// freed there once its elements are given, so neither the entries nor the answer are
+    /// ever held whole. The
     /// session is not locked while `each` runs. With `options.inputs.pdf` (documents are
     /// chosen over the whole branch) the branch is read first, then projected. The first error
     /// of `each` ends the walk.
@@ -59,18 +60,22 @@ impl Session {
             return Ok(diagnostics);
         };
         let mut items = RhoItems::new(format, options);
-        // The head (up to the latest compaction) read and projected under the lock, its
-        // messages given after it; the summary's note needs the ids of the entries after it,
-        // which the index holds.
+        // The head (the messages before the kept range that may hold attachments, and the
+        // latest compaction) read and projected under the lock: the summary, given after it.
+        // Its note needs the ids of the entries sent, which the index holds.
         let (branch, later, first) = {
             let log = self.log();
             let branch = log.index.branch_for(leaf);
             let source = CopyingSource::for_rho(&log);
             let read = rho_read(&source, &log.index, &branch.positions)?;
-            let wanted: Vec<usize> = read.head.iter().map(|&at| branch.positions[at]).collect();
+            let wanted: Vec<usize> = read.away.iter().map(|&at| branch.positions[at]).collect();
             let mut head = source.entry_values(&wanted)?;
             head.extend(read.compaction.map(|(_, compaction)| compaction));
-            let later: Vec<usize> = branch.positions[read.later].to_vec();
+            let later: Vec<usize> = branch.positions[read.kept]
+                .iter()
+                .chain(&branch.positions[read.later])
+                .copied()
+                .collect();
             let later_ids = later
                 .iter()
                 .map(|&position| log.index.node(position).and_then(|node| node.id));
