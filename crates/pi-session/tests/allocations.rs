@@ -243,40 +243,53 @@ fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize
     let (session, _) = Session::read_in(&pi_session::store::Store::Files, &path, MODEL).unwrap();
     let region = Region::new(GLOBAL);
     let (mut length, mut held) = (0usize, 0usize);
-    session
-        .context_each_at(
-            &pi_session::tree::LeafSelector::Default,
-            format,
-            Dialect::PI,
-            &pi_session::tree::ContextOptions::default(),
-            |message| {
-                length += message.to_compact()?.len();
-                let change = region.change();
-                // A reallocation is counted in both as what it added or gave back.
-                held = held.max(
-                    change
-                        .bytes_allocated
-                        .saturating_sub(change.bytes_deallocated),
-                );
+    let mut sent = |text: &[u8]| {
+        length += text.len();
+        let change = region.change();
+        // A reallocation is counted in both as what it added or gave back.
+        held = held.max(
+            change
+                .bytes_allocated
+                .saturating_sub(change.bytes_deallocated),
+        );
+    };
+    let leaf = pi_session::tree::LeafSelector::Default;
+    if matches!(format, Format::Agent | Format::Llm) {
+        session
+            .context_each_at(
+                &leaf,
+                format,
+                Dialect::PI,
+                &pi_session::tree::ContextOptions::default(),
+                |message| {
+                    sent(&message.to_compact()?);
+                    Ok::<(), pi_session::Error>(())
+                },
+            )
+            .unwrap();
+    } else {
+        session
+            .rho_items_each(&leaf, format, &ProjectOptions::default(), |item| {
+                sent(&serde_json::to_vec(&item).unwrap());
                 Ok::<(), pi_session::Error>(())
-            },
-        )
-        .unwrap();
+            })
+            .unwrap();
+    }
     (held, length)
 }
 
-/// A long branch of `message` entries is read, built on and sent a part at a time, each part
-/// freed once sent: what is held while the messages are handed out grows with the branch by
-/// its positions (a few words an entry: ~64 bytes), not by its entries and copies (~1 KB an
-/// entry read whole). 30,000 more short turns (~3.6 MB more of messages) hold less memory more
-/// than those messages' size (read whole: ~30 MB more).
+/// A long branch of `message` entries is read, built on (projected, for rho's formats) and
+/// sent a part at a time, each part freed once sent: what is held while the messages are
+/// handed out grows with the branch by its positions (a few words an entry: ~64 bytes), not
+/// by its entries and copies (~1 KB an entry read whole). 30,000 more short turns (~3.6 MB more
+/// of messages) hold less memory more than those messages' size (read whole: ~30 MB more).
 #[test]
 fn a_long_branch_is_held_a_part_at_a_time() {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
-    for format in [Format::Agent, Format::Llm] {
+    for format in [Format::Agent, Format::Llm, Format::ReqLlm, Format::OpenAi] {
         let (short_held, short_length) = held_for_chain(dir.path(), 10_000, format);
         let (long_held, long_length) = held_for_chain(dir.path(), 40_000, format);
         let more = long_length - short_length;
