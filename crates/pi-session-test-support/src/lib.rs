@@ -208,6 +208,60 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The text of a pi v3 session whose entries each follow the one before (a linear branch), for
+/// tests that need a long one: [`push`](Self::push) each entry's `type` and body, then
+/// [`into_text`](Self::into_text).
+///
+/// ```
+/// let mut session = pi_session_test_support::LinearSession::new();
+/// session.push("m0", r#""model_change","provider":"p","modelId":"m""#);
+/// session.push("u1", r#""message","message":{"role":"user","content":"hi"}"#);
+/// let text = session.into_text();
+/// assert_eq!(text.lines().count(), 3);
+/// assert!(text.lines().nth(2).unwrap().contains(r#""id":"u1","parentId":"m0""#));
+/// ```
+#[derive(Debug, Clone)]
+pub struct LinearSession {
+    text: String,
+    parent: String,
+}
+
+impl LinearSession {
+    /// The header line (`{"type":"session","version":3,…}`) alone.
+    pub fn new() -> Self {
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        );
+        text.push('\n');
+        LinearSession {
+            text,
+            parent: "null".to_owned(),
+        }
+    }
+
+    /// Adds the entry `id`, the child of the last one: `body` is its JSON after `"type":` (the
+    /// type's string, then its own members), followed by its id, parent id and timestamp.
+    pub fn push(&mut self, id: &str, body: &str) {
+        let parent = &self.parent;
+        self.text.push_str(&format!(
+            r#"{{"type":{body},"id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z"}}"#
+        ));
+        self.text.push('\n');
+        self.parent = format!("\"{id}\"");
+    }
+
+    /// The session's text, one line per entry.
+    pub fn into_text(self) -> String {
+        self.text
+    }
+}
+
+impl Default for LinearSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Writes `dir/s.jsonl`, a session with pi 1.6's marks: a system message with `sections`, then
 /// a user message (`long`) that a `context_edit` replaces with `replacement` (JSON text: an
 /// object such as `{"content":"short"}`, or `null`). Returns the file's path.

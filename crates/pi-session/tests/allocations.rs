@@ -14,6 +14,7 @@ use pi_session::tree::Dialect;
 use pi_session::{
     Format, ProjectOptions, Reply, Session, UserOptions, assistant, compaction, user,
 };
+use pi_session_test_support::LinearSession;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 #[global_allocator]
@@ -227,19 +228,16 @@ fn pi_messages_sent_as_written_are_read_as_their_role_only() {
 /// short user turns are handed out as `format` (open not counted), and the messages' length.
 fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize, usize) {
     let path = dir.join(format!("chain-{turns}.jsonl"));
-    let mut text = String::from(
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-    );
-    text.push('\n');
-    let mut parent = "null".to_owned();
+    let mut session = LinearSession::new();
     for i in 0..turns {
-        text.push_str(&format!(
-            r#"{{"type":"message","id":"m{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":"turn {i}: a short question of about a hundred bytes, as a long chain holds","timestamp":{i}}}}}"#
-        ));
-        text.push('\n');
-        parent = format!("\"m{i}\"");
+        session.push(
+            &format!("m{i}"),
+            &format!(
+                r#""message","message":{{"role":"user","content":"turn {i}: a short question of about a hundred bytes, as a long chain holds","timestamp":{i}}}"#
+            ),
+        );
     }
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, session.into_text()).unwrap();
     let (session, _) = Session::read_in(&pi_session::store::Store::Files, &path, MODEL).unwrap();
     let region = Region::new(GLOBAL);
     let (mut length, mut held) = (0usize, 0usize);

@@ -12,7 +12,7 @@ use pi_session::projection::projection::omp_agent_loop_options;
 use pi_session::store::Store;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
 use pi_session::{Format, Inputs, ProjectOptions, Session};
-use pi_session_test_support::fixture_and_corpus_files;
+use pi_session_test_support::{LinearSession, fixture_and_corpus_files};
 use pi_session_types::json::to_js_vec;
 use serde_json::Value;
 
@@ -252,31 +252,14 @@ fn omp_rules_that_read_more_than_a_few_keys_print_as_the_parsed_value() {
 /// spelled otherwise than `JSON.stringify` writes them, and `message` entries without a
 /// message (diagnostics). With `edit`, a pi 1.6 `context_edit` before them names one of them.
 fn long_branch(count: usize, edit: bool) -> String {
-    let mut text = String::from(
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-    );
-    text.push('\n');
-    let mut parent = "null".to_owned();
-    let mut line = |text: &mut String, id: &str, body: &str| {
-        text.push_str(&format!(
-            r#"{{"type":{body},"id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z"}}"#
-        ));
-        text.push('\n');
-        parent = format!("\"{id}\"");
-    };
-    line(
-        &mut text,
-        "m0",
-        r#""model_change","provider":"p0","modelId":"first""#,
-    );
-    line(
-        &mut text,
+    let mut session = LinearSession::new();
+    session.push("m0", r#""model_change","provider":"p0","modelId":"first""#);
+    session.push(
         "c0",
         r#""custom_message","customType":"note","content":"remember","display":true"#,
     );
     if edit {
-        line(
-            &mut text,
+        session.push(
             "e0",
             r#""context_edit","targetId":"u7","replacement":{"content":"edited"}"#,
         );
@@ -298,9 +281,9 @@ fn long_branch(count: usize, edit: bool) -> String {
                 r#""message","message":{{"role":"user","content":"turn {i} \"q\"","timestamp":{i}}}"#
             ),
         };
-        line(&mut text, &id, &body);
+        session.push(&id, &body);
     }
-    text
+    session.into_text()
 }
 
 /// A branch much longer than one part of what `context_each_at` reads at a time after the

@@ -11,7 +11,7 @@ use pi_session::projection::{anthropic_messages, openai_chat_messages};
 use pi_session::store::Store;
 use pi_session::tree::{ContextOptions, Dialect, LeafSelector};
 use pi_session::{Format, ProjectOptions, Session};
-use pi_session_test_support::fixture_and_corpus_files;
+use pi_session_test_support::{LinearSession, fixture_and_corpus_files};
 use serde_json::{Value, json};
 
 #[test]
@@ -121,18 +121,7 @@ fn rho_items_each(
 /// parts read), custom messages, user messages with attachments, and with `compaction` a
 /// compaction after two thirds of them that keeps the last third before it.
 fn long_rho_branch(count: usize, compaction: bool) -> String {
-    let mut text = String::from(
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-    );
-    text.push('\n');
-    let mut parent = "null".to_owned();
-    let mut line = |text: &mut String, id: &str, body: &str| {
-        text.push_str(&format!(
-            r#"{{"type":{body},"id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z"}}"#
-        ));
-        text.push('\n');
-        parent = format!("\"{id}\"");
-    };
+    let mut session = LinearSession::new();
     for i in 0..count {
         let id = format!("u{i}");
         let call = format!(
@@ -157,11 +146,10 @@ fn long_rho_branch(count: usize, compaction: bool) -> String {
                 r#""message","message":{{"role":"user","content":"turn {i} \"q\"","timestamp":{i}}}"#
             ),
         };
-        line(&mut text, &id, &body);
+        session.push(&id, &body);
         if compaction && i == count * 2 / 3 {
             let kept = format!("u{}", count / 3);
-            line(
-                &mut text,
+            session.push(
                 "c",
                 &format!(
                     r#""compaction","summary":"what happened","firstKeptEntryId":"{kept}","tokensBefore":1000"#
@@ -169,7 +157,7 @@ fn long_rho_branch(count: usize, compaction: bool) -> String {
             );
         }
     }
-    text
+    session.into_text()
 }
 
 /// A branch much longer than one part of what `rho_items_each` reads at a time (with and
