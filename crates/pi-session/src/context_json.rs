@@ -28,7 +28,7 @@ use std::sync::mpsc;
 use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{OmpAgentLoop, OmpAgentLoopOptions, rho};
-use pi_session_store::IndexEntry;
+use pi_session_store::{IndexEntry, SessionFile};
 use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
 use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
@@ -257,6 +257,7 @@ impl Session {
         let source = CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
         let ((from, path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
+        let reading = (!tail.is_empty()).then(|| PartReader::of(&source));
         let copies = source.copies_along(&from);
         drop(log);
         let (mut context, head, mut diagnostics, mut extendable) =
@@ -270,40 +271,59 @@ impl Session {
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
         stream.push(head, &mut each)?;
-        // The messages after the head: read a part at a time on a thread of their own while
-        // this one builds on and sends the part before, which then goes back to be freed
-        // there (where it was allocated: the next part reuses its memory).
-        let blobs = options.blobs.is_some();
-        std::thread::scope(|scope| {
-            let (parts, read) = mpsc::sync_channel::<Result<Segment>>(1);
-            let (done, to_free) = mpsc::channel::<Segment>();
-            std::thread::Builder::new()
-                .name("pi-session-context".into())
-                .spawn_scoped(scope, move || {
-                    for part in tail.chunks(STREAMED_ENTRIES) {
-                        drop(to_free.try_iter().collect::<Vec<_>>());
-                        let segment = self.read_part(part, dialect, convert, blobs);
-                        let failed = segment.is_err();
-                        if parts.send(segment).is_err() || failed {
-                            break;
-                        }
-                    }
-                })
-                .map_err(|e| Error::io("could not start the thread that reads the branch", e))?;
-            for segment in read {
-                let mut segment = segment?;
-                segment.built = extendable
-                    .extend_alone(&mut context, &segment.path, &mut diagnostics)
-                    .ok_or_else(|| {
-                        Error::invalid_input("a build refused the branch's last messages (a bug)")
-                    })?;
-                if let Some(sent) = stream.push(segment, &mut each)? {
-                    // Freed here if the reader has ended.
-                    drop(done.send(sent));
+        // The messages after the head: read a part at a time on threads of their own (the
+        // parts dealt to them in turn, read without the log's lock) while this one builds on
+        // and sends the part before, which then goes back to be freed on the thread that read
+        // it (where it was allocated: its next part reuses that memory).
+        let parts: Vec<&[usize]> = tail.chunks(STREAMED_ENTRIES).collect();
+        if let Some(reading) = reading.as_ref().filter(|_| !parts.is_empty()) {
+            let threads = reading.threads(parts.len());
+            std::thread::scope(|scope| {
+                let mut readers = Vec::with_capacity(threads);
+                for first in 0..threads {
+                    let (sent, read) = mpsc::sync_channel::<Result<Segment>>(1);
+                    let (done, to_free) = mpsc::channel::<Segment>();
+                    let parts = &parts;
+                    std::thread::Builder::new()
+                        .name("pi-session-context".into())
+                        .spawn_scoped(scope, move || {
+                            for part in parts.iter().skip(first).step_by(threads) {
+                                drop(to_free.try_iter().collect::<Vec<_>>());
+                                let segment = self.read_part(reading, part, first);
+                                let failed = segment.is_err();
+                                if sent.send(segment).is_err() || failed {
+                                    break;
+                                }
+                            }
+                        })
+                        .map_err(|e| {
+                            Error::io("could not start a thread that reads the branch", e)
+                        })?;
+                    readers.push((read, done));
                 }
-            }
-            Ok::<(), E>(())
-        })?;
+                for at in 0..parts.len() {
+                    let read = readers.get(at % threads).map(|(read, _)| read);
+                    let mut segment =
+                        read.and_then(|read| read.recv().ok()).ok_or_else(|| {
+                            Error::invalid_input("a thread reading the branch ended early (a bug)")
+                        })??;
+                    segment.built = extendable
+                        .extend_alone(&mut context, &segment.path, &mut diagnostics)
+                        .ok_or_else(|| {
+                            Error::invalid_input(
+                                "a build refused the branch's last messages (a bug)",
+                            )
+                        })?;
+                    if let Some(sent) = stream.push(segment, &mut each)?
+                        && let Some((_, done)) = readers.get(sent.read_by)
+                    {
+                        // Freed here if that reader has ended.
+                        drop(done.send(sent));
+                    }
+                }
+                Ok::<(), E>(())
+            })?;
+        }
         let (rest, leftovers) = stream.close(context, &mut each)?;
         branch.diagnostics.append(&mut diagnostics);
         Ok((rest, self.located(branch.diagnostics), leftovers))
@@ -370,6 +390,7 @@ impl Session {
             from: from.to_vec(),
             built,
             copies,
+            read_by: 0,
         };
         Ok((context, segment, diagnostics, extendable))
     }
@@ -414,26 +435,78 @@ impl Session {
 
     /// The entries at `positions` (`message` entries of the branch, in order) read as
     /// [`Self::context_each_leaving`] reads the branch, with their copies; no message built.
+    /// The log's lock is held only to learn which of them are the file's lines and to read
+    /// those that are not (or that the lines do not answer), not while the lines are read and
+    /// parsed: threads reading parts at once do not take turns. `read_by`: the reading thread.
     fn read_part(
         &self,
+        reading: &PartReader,
         positions: &[usize],
-        dialect: Dialect,
-        convert: Option<&'static dyn ConvertToLlm>,
-        blobs: bool,
+        read_by: usize,
     ) -> Result<Segment> {
-        let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, convert, blobs);
-        let path = source.entry_values(positions)?;
+        let mut copies = Vec::new();
+        let path = match &reading.file {
+            Some(file) => {
+                let candidates = message_lines(&self.log(), positions);
+                let read = reading.reader.read_lines(file, &candidates)?;
+                gather(
+                    positions,
+                    candidates,
+                    read,
+                    reading.convert,
+                    &mut copies,
+                    |rest| self.log().values_at(rest),
+                )?
+            }
+            None => self.log().values_at(positions)?,
+        };
         let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
-        let copies = source.copies_along(&from);
+        let copies = copies_along(copies, &from);
         Ok(Segment {
             path,
             from,
             built: Vec::new(),
             copies,
+            read_by,
         })
     }
 }
+
+/// How [`Session::context_each_leaving`]'s reading threads read the parts of a branch's tail:
+/// what its [`CopyingSource`] reads them with, taken once under the log's lock.
+struct PartReader {
+    /// The file whose `message` lines are read through `reader` ([`lines_read_from`],
+    /// shared: the store's index behind an `Arc`, the lines read by position), `None`: every
+    /// entry is read as the log reads it.
+    file: Option<SessionFile>,
+    reader: LineReader,
+    convert: Option<&'static dyn ConvertToLlm>,
+}
+
+impl PartReader {
+    /// What `source` reads the parts with.
+    fn of(source: &CopyingSource<'_>) -> Self {
+        Self {
+            file: lines_read_from(source.log, source.copy).cloned(),
+            reader: source.reader,
+            convert: source.convert,
+        }
+    }
+
+    /// How many threads read `parts` parts: one per core up to [`READING_THREADS`] when they
+    /// are more than one and read without the log's lock, else one.
+    fn threads(&self, parts: usize) -> usize {
+        match &self.file {
+            Some(file) if parts > 1 => file.read_threads().clamp(1, READING_THREADS),
+            _ => 1,
+        }
+    }
+}
+
+/// The most threads [`Session::context_each_leaving`] reads a branch's tail on: two, which
+/// with the thread that builds and sends keep two cores busy (the parts are short and each
+/// one read alone, [`STREAMED_ENTRIES`]).
+const READING_THREADS: usize = 2;
 
 /// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
 /// last entry of another type (a long branch's tail), on its reading thread: ~280 KB of
@@ -608,6 +681,11 @@ impl CopyRule {
 }
 
 impl LineReader {
+    /// The lines of `file` at `positions` ([`Self::read`] of each).
+    fn read_lines(self, file: &SessionFile, positions: &[usize]) -> Result<Vec<LineRead>> {
+        Ok(file.map_raw(positions, |_, entry, line| self.read(entry, line))?)
+    }
+
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
     /// they read no other) and the copy of its message when copies are taken, or `None` to
     /// read it the ordinary way.
@@ -690,28 +768,23 @@ impl<'a> CopyingSource<'a> {
 
     /// The copies taken, one slot per entry of a path read from the positions `from`.
     fn copies_along(self, from: &[Option<usize>]) -> Vec<Option<Copied>> {
-        let mut by_position = self.copies.into_inner();
-        // Sorted by position, a later copy of a position after an earlier one (a stable sort).
-        if !by_position.is_sorted_by_key(|(position, _)| *position) {
-            by_position.sort_by_key(|(position, _)| *position);
-        }
-        from.iter()
-            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
-            .collect()
+        copies_along(self.copies.into_inner(), from)
     }
+}
 
-    /// Whether the rules of the format read no more of this entry's message than its shallow
-    /// value holds: always for the agent context; for a conversion, when it tells from those
-    /// keys how it passes the message on (the message after it aside: when that one changes
-    /// the answer, the message is read again whole then, [`Segment::convert`]).
-    fn may_be_shallow(&self, entry: &JsonValue) -> bool {
-        let Some(convert) = self.convert else {
-            return true;
-        };
-        EntryRef::new(entry)
-            .message()
-            .is_some_and(|message| convert.passes(message, None).is_some())
+/// The copies `by_position` (with their positions, in the order they were read), one slot per
+/// entry of a path read from the positions `from`.
+fn copies_along(
+    mut by_position: Vec<(usize, Option<Copied>)>,
+    from: &[Option<usize>],
+) -> Vec<Option<Copied>> {
+    // Sorted by position, a later copy of a position after an earlier one (a stable sort).
+    if !by_position.is_sorted_by_key(|(position, _)| *position) {
+        by_position.sort_by_key(|(position, _)| *position);
     }
+    from.iter()
+        .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
+        .collect()
 }
 
 impl EntrySource for CopyingSource<'_> {
@@ -742,69 +815,115 @@ impl EntrySource for CopyingSource<'_> {
     }
 
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
-        // A migrated file's entries are not its lines.
-        let file = self.log.file.as_ref().filter(|file| !file.is_migrated());
-        let (Some(file), true) = (file, self.copy) else {
+        let Some(file) = lines_read_from(self.log, self.copy) else {
             return self.log.values_at(positions);
         };
-        let candidates: Vec<usize> = positions
-            .iter()
-            .copied()
-            .filter(|&position| {
-                self.log.in_file(position)
-                    && self
-                        .log
-                        .index
-                        .node(position)
-                        .is_some_and(|node| node.kind == "message")
-            })
-            .collect();
-        let reader = self.reader;
-        let read = file.map_raw(&candidates, |_, entry, line| reader.read(entry, line))?;
-        let wanted = candidates.len();
-        // The candidates are a part of `positions`, in the same order.
-        let mut found = candidates.into_iter().zip(read).peekable();
+        let candidates = message_lines(self.log, positions);
+        let read = self.reader.read_lines(file, &candidates)?;
         let mut copies = self
             .copies
             .try_borrow_mut()
             .map_err(|_| Error::invalid_input("the copies are in use (a bug: please report it)"))?;
-        copies.reserve(wanted);
-        let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
-        let mut rest: Vec<usize> = Vec::new();
-        for &position in positions {
-            let hit = match found.peek() {
-                Some(&(candidate, _)) if candidate == position => {
-                    found.next().and_then(|(_, hit)| hit)
+        gather(
+            positions,
+            candidates,
+            read,
+            self.convert,
+            &mut copies,
+            |rest| self.log.values_at(rest),
+        )
+    }
+}
+
+/// The file whose `message` lines [`CopyingSource`] reads through its [`LineReader`] (when it
+/// reads them that way at all, `copy`): `None` for a migrated file (its entries are not its
+/// lines) or no file.
+fn lines_read_from(log: &Log, copy: bool) -> Option<&SessionFile> {
+    log.file.as_ref().filter(|file| copy && !file.is_migrated())
+}
+
+/// Those of `positions` that are `message` entries still as the file has them (the lines a
+/// [`LineReader`] reads), in the same order.
+fn message_lines(log: &Log, positions: &[usize]) -> Vec<usize> {
+    positions
+        .iter()
+        .copied()
+        .filter(|&position| {
+            log.in_file(position)
+                && log
+                    .index
+                    .node(position)
+                    .is_some_and(|node| node.kind == "message")
+        })
+        .collect()
+}
+
+/// What a [`LineReader`] read of one line ([`LineReader::read`]).
+type LineRead = Option<(JsonValue, Option<Copied>)>;
+
+/// The entries at `positions`: those of `candidates` (a part of `positions`, in the same
+/// order) that `read` holds, their copies pushed to `copies`; the others (not read, or read
+/// as a few keys that `convert` does not pass on as they are) read by `rest` in one batch.
+fn gather(
+    positions: &[usize],
+    candidates: Vec<usize>,
+    read: Vec<LineRead>,
+    convert: Option<&'static dyn ConvertToLlm>,
+    copies: &mut Vec<(usize, Option<Copied>)>,
+    rest: impl FnOnce(&[usize]) -> Result<Vec<JsonValue>>,
+) -> Result<Vec<JsonValue>> {
+    copies.reserve(candidates.len());
+    let mut found = candidates.into_iter().zip(read).peekable();
+    let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
+    let mut others: Vec<usize> = Vec::new();
+    for &position in positions {
+        let hit = match found.peek() {
+            Some(&(candidate, _)) if candidate == position => found.next().and_then(|(_, hit)| hit),
+            _ => None,
+        };
+        // A message read shallow that the conversion does not pass through as it is is read
+        // again whole, with the rest.
+        let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
+        match hit.filter(|(value, copied)| !shallow(copied) || may_be_shallow(convert, value)) {
+            Some((value, copied)) => {
+                if let Some(copied) = copied {
+                    copies.push((position, Some(copied)));
                 }
-                _ => None,
-            };
-            // A message read shallow that the conversion does not pass through as it is is
-            // read again whole, with the rest.
-            let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
-            match hit.filter(|(value, copied)| !shallow(copied) || self.may_be_shallow(value)) {
-                Some((value, copied)) => {
-                    if let Some(copied) = copied {
-                        copies.push((position, Some(copied)));
-                    }
-                    values.push(Some(value));
-                }
-                None => {
-                    rest.push(position);
-                    values.push(None);
-                }
+                values.push(Some(value));
+            }
+            None => {
+                others.push(position);
+                values.push(None);
             }
         }
-        let mut rest_values = self.log.values_at(&rest)?.into_iter();
-        values
-            .into_iter()
-            .map(|value| match value {
-                Some(value) => Ok(value),
-                None => rest_values
-                    .next()
-                    .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)")),
-            })
-            .collect()
     }
+    let mut rest_values = if others.is_empty() {
+        Vec::new().into_iter()
+    } else {
+        rest(&others)?.into_iter()
+    };
+    values
+        .into_iter()
+        .map(|value| match value {
+            Some(value) => Ok(value),
+            None => rest_values
+                .next()
+                .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)")),
+        })
+        .collect()
+}
+
+/// Whether the rules of the format read no more of this entry's message than its shallow
+/// value holds: always for the agent context (`convert` is `None`); for a conversion, when it
+/// tells from those keys how it passes the message on (the message after it aside: when that
+/// one changes the answer, the message is read again whole then, [`Segment::convert`]).
+fn may_be_shallow(convert: Option<&'static dyn ConvertToLlm>, entry: &JsonValue) -> bool {
+    let Some(convert) = convert else {
+        return true;
+    };
+    EntryRef::new(entry)
+        .message()
+        .is_some_and(|message| convert.passes(message, None).is_some())
 }
 
 /// The bytes of the `message` of the `message` entry `line`, when they are what printing the
@@ -833,6 +952,9 @@ struct Segment {
     from: Vec<Option<usize>>,
     built: Vec<Built>,
     copies: Vec<Option<Copied>>,
+    /// The reading thread it goes back to, to be freed ([`Session::read_part`]; 0 for one
+    /// read on the caller's thread).
+    read_by: usize,
 }
 
 /// Reads the entry at a position whole ([`Session::whole_entry`]).
