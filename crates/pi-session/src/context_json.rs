@@ -509,11 +509,12 @@ impl PartReader {
 const READING_THREADS: usize = 2;
 
 /// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
-/// last entry of another type (a long branch's tail), on its reading thread: ~280 KB of
+/// last entry of another type (a long branch's tail), on each reading thread: ~140 KB of
 /// lines for short turns (read on that thread alone, below the store's 1 MiB for a read on
-/// every core). Measured on the 100k chain: 1,024 and 2,048 alike; 8,192 cost ~15% more CPU
-/// (parts read on two more threads, their memory freed across threads, more pages).
-const STREAMED_ENTRIES: usize = 1024;
+/// every core). Measured on the 100k chain with one reading thread: 1,024 and 2,048 alike;
+/// 8,192 cost ~15% more CPU (parts read on two more threads, their memory freed across
+/// threads, more pages); with two, 512 holds ~3 MB less than 1,024 at the same wall time.
+const STREAMED_ENTRIES: usize = 512;
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {

@@ -375,7 +375,10 @@ fn appends_by_another_cursor_while_a_long_branch_is_read_change_nothing() {
             _ => &value,
         };
         assert_eq!(Some(&sent), messages.as_array(), "{format:?}");
-        assert!(sent.len() > 9_000 && appended == sent.len() / 500, "{format:?}");
+        assert!(
+            sent.len() > 9_000 && appended == sent.len() / 500,
+            "{format:?}"
+        );
     }
 }
 
