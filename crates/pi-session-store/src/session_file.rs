@@ -486,6 +486,23 @@ impl SessionFile {
         self.range_reader().read(at).map(Cow::into_owned)
     }
 
+    /// The most threads a batch read of this file reads on
+    /// ([`OpenOptions::threads`](crate::OpenOptions::threads) as the open resolved it; left
+    /// at 0 for a file too small to be read on threads, the machine's count, read from the
+    /// cgroup files when asked: a caller that reads on threads of its own asks it only for a
+    /// large read).
+    ///
+    /// ```
+    /// let (session, _) = pi_session_store::open_bytes(Vec::new());
+    /// assert!(session.read_threads() >= 1);
+    /// ```
+    pub fn read_threads(&self) -> usize {
+        match self.read_threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS)),
+            chosen => chosen,
+        }
+    }
+
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
         self.index().get(index).ok_or(StoreError::NoSuchEntry {
             index,
@@ -552,10 +569,7 @@ impl SessionFile {
             return vec![order];
         }
         // Asked only for a large request: the machine's count is read from the cgroup files.
-        let threads = match self.read_threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_READ_THREADS)),
-            chosen => chosen,
-        };
+        let threads = self.read_threads();
         if threads <= 1 {
             return vec![order];
         }

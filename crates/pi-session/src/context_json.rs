@@ -28,7 +28,7 @@ use std::sync::mpsc;
 use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{OmpAgentLoop, OmpAgentLoopOptions, rho};
-use pi_session_store::IndexEntry;
+use pi_session_store::{IndexEntry, SessionFile};
 use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
 use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
@@ -257,6 +257,7 @@ impl Session {
         let source = CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
         let ((from, path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
+        let reading = (!tail.is_empty()).then(|| PartReader::of(&source));
         let copies = source.copies_along(&from);
         drop(log);
         let (mut context, head, mut diagnostics, mut extendable) =
@@ -270,40 +271,27 @@ impl Session {
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
         stream.push(head, &mut each)?;
-        // The messages after the head: read a part at a time on a thread of their own while
-        // this one builds on and sends the part before, which then goes back to be freed
-        // there (where it was allocated: the next part reuses its memory).
-        let blobs = options.blobs.is_some();
-        std::thread::scope(|scope| {
-            let (parts, read) = mpsc::sync_channel::<Result<Segment>>(1);
-            let (done, to_free) = mpsc::channel::<Segment>();
-            std::thread::Builder::new()
-                .name("pi-session-context".into())
-                .spawn_scoped(scope, move || {
-                    for part in tail.chunks(STREAMED_ENTRIES) {
-                        drop(to_free.try_iter().collect::<Vec<_>>());
-                        let segment = self.read_part(part, dialect, convert, blobs);
-                        let failed = segment.is_err();
-                        if parts.send(segment).is_err() || failed {
-                            break;
-                        }
-                    }
-                })
-                .map_err(|e| Error::io("could not start the thread that reads the branch", e))?;
-            for segment in read {
-                let mut segment = segment?;
-                segment.built = extendable
-                    .extend_alone(&mut context, &segment.path, &mut diagnostics)
-                    .ok_or_else(|| {
-                        Error::invalid_input("a build refused the branch's last messages (a bug)")
-                    })?;
-                if let Some(sent) = stream.push(segment, &mut each)? {
-                    // Freed here if the reader has ended.
-                    drop(done.send(sent));
-                }
-            }
-            Ok::<(), E>(())
-        })?;
+        // The messages after the head: read a part at a time on threads of their own while
+        // this one builds on and sends the part before ([`read_parts_in_turn`]).
+        let parts: Vec<&[usize]> = tail.chunks(STREAMED_ENTRIES).collect();
+        if let Some(reading) = reading.as_ref().filter(|_| !parts.is_empty()) {
+            read_parts_in_turn(
+                &parts,
+                reading.threads(parts.len()),
+                |part, read_by| self.read_part(reading, part, read_by),
+                |segment| segment.read_by,
+                |mut segment| {
+                    segment.built = extendable
+                        .extend_alone(&mut context, &segment.path, &mut diagnostics)
+                        .ok_or_else(|| {
+                            Error::invalid_input(
+                                "a build refused the branch's last messages (a bug)",
+                            )
+                        })?;
+                    stream.push(segment, &mut each)
+                },
+            )?;
+        }
         let (rest, leftovers) = stream.close(context, &mut each)?;
         branch.diagnostics.append(&mut diagnostics);
         Ok((rest, self.located(branch.diagnostics), leftovers))
@@ -370,6 +358,7 @@ impl Session {
             from: from.to_vec(),
             built,
             copies,
+            read_by: 0,
         };
         Ok((context, segment, diagnostics, extendable))
     }
@@ -414,33 +403,159 @@ impl Session {
 
     /// The entries at `positions` (`message` entries of the branch, in order) read as
     /// [`Self::context_each_leaving`] reads the branch, with their copies; no message built.
+    /// The log's lock is held only to learn which of them are the file's lines and to read
+    /// those that are not (or that the lines do not answer), not while the lines are read and
+    /// parsed: threads reading parts at once do not take turns. `read_by`: the reading thread.
     fn read_part(
         &self,
+        reading: &PartReader,
         positions: &[usize],
-        dialect: Dialect,
-        convert: Option<&'static dyn ConvertToLlm>,
-        blobs: bool,
+        read_by: usize,
     ) -> Result<Segment> {
-        let log = self.log();
-        let source = CopyingSource::for_context(&log, dialect, convert, blobs);
-        let path = source.entry_values(positions)?;
+        let (path, copies) = reading.values(self, positions)?;
         let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
-        let copies = source.copies_along(&from);
+        let copies = copies_along(copies, &from);
         Ok(Segment {
             path,
             from,
             built: Vec::new(),
             copies,
+            read_by,
         })
     }
 }
 
+/// Reads `parts` (positions of a branch, in order) on up to `threads` threads of their own,
+/// the parts dealt to them in turn (`read`, given the part and the thread's number), while
+/// this thread takes each in order (`take`); what `take` is done with (it may hold a part back
+/// and give up an earlier one) goes back to the thread that read it (`reader_of`) to be freed
+/// there, where it was allocated (that thread's next part reuses the memory). Each thread
+/// reads at most one part ahead. The first error, of a read or of `take`, ends the walk.
+pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
+    parts: &[&[usize]],
+    threads: usize,
+    read: impl Fn(&[usize], usize) -> Result<T> + Sync,
+    reader_of: impl Fn(&T) -> usize,
+    mut take: impl FnMut(T) -> std::result::Result<Option<T>, E>,
+) -> std::result::Result<(), E> {
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let threads = threads.clamp(1, parts.len());
+    let read = &read;
+    std::thread::scope(|scope| {
+        let mut readers = Vec::with_capacity(threads);
+        for first in 0..threads {
+            let (sent, received) = mpsc::sync_channel::<Result<T>>(1);
+            let (done, to_free) = mpsc::channel::<T>();
+            std::thread::Builder::new()
+                .name("pi-session-read".into())
+                .spawn_scoped(scope, move || {
+                    for part in parts.iter().skip(first).step_by(threads) {
+                        drop(to_free.try_iter().collect::<Vec<_>>());
+                        let part = read(part, first);
+                        let failed = part.is_err();
+                        if sent.send(part).is_err() || failed {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| Error::io("could not start a thread that reads the branch", e))?;
+            readers.push((received, done));
+        }
+        for at in 0..parts.len() {
+            let received = readers.get(at % threads).map(|(received, _)| received);
+            let part = received
+                .and_then(|received| received.recv().ok())
+                .ok_or_else(|| {
+                    Error::invalid_input("a thread reading the branch ended early (a bug)")
+                })??;
+            if let Some(done_with) = take(part)?
+                && let Some((_, done)) = readers.get(reader_of(&done_with))
+            {
+                // Freed here if that reader has ended.
+                drop(done.send(done_with));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// How [`Session::context_each_leaving`]'s reading threads read the parts of a branch's tail:
+/// what its [`CopyingSource`] reads them with, taken once under the log's lock.
+pub(crate) struct PartReader {
+    /// The file whose `message` lines are read through `reader` ([`lines_read_from`],
+    /// shared: the store's index behind an `Arc`, the lines read by position), `None`: every
+    /// entry is read as the log reads it.
+    file: Option<SessionFile>,
+    reader: LineReader,
+    convert: Option<&'static dyn ConvertToLlm>,
+}
+
+impl PartReader {
+    /// What `source` reads the parts with.
+    pub(crate) fn of(source: &CopyingSource<'_>) -> Self {
+        Self {
+            file: lines_read_from(source.log, source.copy).cloned(),
+            reader: source.reader,
+            convert: source.convert,
+        }
+    }
+
+    /// The entries at `positions` of `session`'s log, read as its [`CopyingSource`] reads them,
+    /// with the copies taken (by position). The log's lock is held only to learn which of them
+    /// are the file's lines and to read those that are not (or that the lines do not answer),
+    /// not while the lines are read and parsed: threads reading parts at once do not take
+    /// turns.
+    fn values(
+        &self,
+        session: &Session,
+        positions: &[usize],
+    ) -> Result<(Vec<JsonValue>, CopiesTaken)> {
+        let Some(file) = &self.file else {
+            return Ok((session.log().values_at(positions)?, Vec::new()));
+        };
+        let mut copies = Vec::new();
+        let candidates = message_lines(&session.log(), positions);
+        let read = self.reader.read_lines(file, &candidates)?;
+        let values = gather(
+            positions,
+            candidates,
+            read,
+            self.convert,
+            &mut copies,
+            |rest| session.log().values_at(rest),
+        )?;
+        Ok((values, copies))
+    }
+
+    /// [`Self::values`] without the copies (a reader that takes none: rho's).
+    pub(crate) fn entries(&self, session: &Session, positions: &[usize]) -> Result<Vec<JsonValue>> {
+        self.values(session, positions).map(|(values, _)| values)
+    }
+
+    /// How many threads read `parts` parts: one per core up to [`READING_THREADS`] when they
+    /// are more than one and read without the log's lock, else one.
+    pub(crate) fn threads(&self, parts: usize) -> usize {
+        match &self.file {
+            Some(file) if parts > 1 => file.read_threads().clamp(1, READING_THREADS),
+            _ => 1,
+        }
+    }
+}
+
+/// The most threads [`Session::context_each_leaving`] reads a branch's tail on: two, which
+/// with the thread that builds and sends keep two cores busy (the parts are short and each
+/// one read alone, [`STREAMED_ENTRIES`]).
+const READING_THREADS: usize = 2;
+
 /// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
-/// last entry of another type (a long branch's tail), on its reading thread: ~280 KB of
+/// last entry of another type (a long branch's tail), on each reading thread: ~140 KB of
 /// lines for short turns (read on that thread alone, below the store's 1 MiB for a read on
-/// every core). Measured on the 100k chain: 1,024 and 2,048 alike; 8,192 cost ~15% more CPU
-/// (parts read on two more threads, their memory freed across threads, more pages).
-pub(crate) const STREAMED_ENTRIES: usize = 1024;
+/// every core). Measured on the 100k chain with one reading thread: 1,024 and 2,048 alike;
+/// 8,192 cost ~15% more CPU (parts read on two more threads, their memory freed across
+/// threads, more pages); with two, 512 holds ~3 MB less than 1,024 at the same wall time.
+pub(crate) const STREAMED_ENTRIES: usize = 512;
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
@@ -509,6 +624,9 @@ impl Session {
     }
 }
 
+/// Copies taken as lines are read, with their positions, in the order they were read.
+type CopiesTaken = Vec<(usize, Option<Copied>)>;
+
 /// A `message` entry's message as its line holds it: the bytes, and whether the entry read
 /// holds only the keys the rules read of it (then the bytes are the only whole copy).
 struct Copied {
@@ -535,7 +653,7 @@ pub(crate) struct CopyingSource<'a> {
     /// only when it tells from them how it passes it on ([`ConvertToLlm::passes`]).
     convert: Option<&'static dyn ConvertToLlm>,
     /// The copies taken, with their positions, in the order they were read.
-    copies: RefCell<Vec<(usize, Option<Copied>)>>,
+    copies: RefCell<CopiesTaken>,
 }
 
 /// What is read of one line by [`CopyingSource`] (on the store's reading threads).
@@ -598,6 +716,11 @@ impl CopyRule {
 }
 
 impl LineReader {
+    /// The lines of `file` at `positions` ([`Self::read`] of each).
+    fn read_lines(self, file: &SessionFile, positions: &[usize]) -> Result<Vec<LineRead>> {
+        Ok(file.map_raw(positions, |_, entry, line| self.read(entry, line))?)
+    }
+
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
     /// they read no other) and the copy of its message when copies are taken, or `None` to
     /// read it the ordinary way.
@@ -696,28 +819,20 @@ impl<'a> CopyingSource<'a> {
 
     /// The copies taken, one slot per entry of a path read from the positions `from`.
     fn copies_along(self, from: &[Option<usize>]) -> Vec<Option<Copied>> {
-        let mut by_position = self.copies.into_inner();
-        // Sorted by position, a later copy of a position after an earlier one (a stable sort).
-        if !by_position.is_sorted_by_key(|(position, _)| *position) {
-            by_position.sort_by_key(|(position, _)| *position);
-        }
-        from.iter()
-            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
-            .collect()
+        copies_along(self.copies.into_inner(), from)
     }
+}
 
-    /// Whether the rules of the format read no more of this entry's message than its shallow
-    /// value holds: always for the agent context; for a conversion, when it tells from those
-    /// keys how it passes the message on (the message after it aside: when that one changes
-    /// the answer, the message is read again whole then, [`Segment::convert`]).
-    fn may_be_shallow(&self, entry: &JsonValue) -> bool {
-        let Some(convert) = self.convert else {
-            return true;
-        };
-        EntryRef::new(entry)
-            .message()
-            .is_some_and(|message| convert.passes(message, None).is_some())
+/// The copies `by_position` (with their positions, in the order they were read), one slot per
+/// entry of a path read from the positions `from`.
+fn copies_along(mut by_position: CopiesTaken, from: &[Option<usize>]) -> Vec<Option<Copied>> {
+    // Sorted by position, a later copy of a position after an earlier one (a stable sort).
+    if !by_position.is_sorted_by_key(|(position, _)| *position) {
+        by_position.sort_by_key(|(position, _)| *position);
     }
+    from.iter()
+        .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
+        .collect()
 }
 
 impl EntrySource for CopyingSource<'_> {
@@ -748,69 +863,115 @@ impl EntrySource for CopyingSource<'_> {
     }
 
     fn entry_values(&self, positions: &[usize]) -> Result<Vec<JsonValue>> {
-        // A migrated file's entries are not its lines.
-        let file = self.log.file.as_ref().filter(|file| !file.is_migrated());
-        let (Some(file), true) = (file, self.copy) else {
+        let Some(file) = lines_read_from(self.log, self.copy) else {
             return self.log.values_at(positions);
         };
-        let candidates: Vec<usize> = positions
-            .iter()
-            .copied()
-            .filter(|&position| {
-                self.log.in_file(position)
-                    && self
-                        .log
-                        .index
-                        .node(position)
-                        .is_some_and(|node| node.kind == "message")
-            })
-            .collect();
-        let reader = self.reader;
-        let read = file.map_raw(&candidates, |_, entry, line| reader.read(entry, line))?;
-        let wanted = candidates.len();
-        // The candidates are a part of `positions`, in the same order.
-        let mut found = candidates.into_iter().zip(read).peekable();
+        let candidates = message_lines(self.log, positions);
+        let read = self.reader.read_lines(file, &candidates)?;
         let mut copies = self
             .copies
             .try_borrow_mut()
             .map_err(|_| Error::invalid_input("the copies are in use (a bug: please report it)"))?;
-        copies.reserve(wanted);
-        let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
-        let mut rest: Vec<usize> = Vec::new();
-        for &position in positions {
-            let hit = match found.peek() {
-                Some(&(candidate, _)) if candidate == position => {
-                    found.next().and_then(|(_, hit)| hit)
+        gather(
+            positions,
+            candidates,
+            read,
+            self.convert,
+            &mut copies,
+            |rest| self.log.values_at(rest),
+        )
+    }
+}
+
+/// The file whose `message` lines [`CopyingSource`] reads through its [`LineReader`] (when it
+/// reads them that way at all, `copy`): `None` for a migrated file (its entries are not its
+/// lines) or no file.
+fn lines_read_from(log: &Log, copy: bool) -> Option<&SessionFile> {
+    log.file.as_ref().filter(|file| copy && !file.is_migrated())
+}
+
+/// Those of `positions` that are `message` entries still as the file has them (the lines a
+/// [`LineReader`] reads), in the same order.
+fn message_lines(log: &Log, positions: &[usize]) -> Vec<usize> {
+    positions
+        .iter()
+        .copied()
+        .filter(|&position| {
+            log.in_file(position)
+                && log
+                    .index
+                    .node(position)
+                    .is_some_and(|node| node.kind == "message")
+        })
+        .collect()
+}
+
+/// What a [`LineReader`] read of one line ([`LineReader::read`]).
+type LineRead = Option<(JsonValue, Option<Copied>)>;
+
+/// The entries at `positions`: those of `candidates` (a part of `positions`, in the same
+/// order) that `read` holds, their copies pushed to `copies`; the others (not read, or read
+/// as a few keys that `convert` does not pass on as they are) read by `rest` in one batch.
+fn gather(
+    positions: &[usize],
+    candidates: Vec<usize>,
+    read: Vec<LineRead>,
+    convert: Option<&'static dyn ConvertToLlm>,
+    copies: &mut CopiesTaken,
+    rest: impl FnOnce(&[usize]) -> Result<Vec<JsonValue>>,
+) -> Result<Vec<JsonValue>> {
+    copies.reserve(candidates.len());
+    let mut found = candidates.into_iter().zip(read).peekable();
+    let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
+    let mut others: Vec<usize> = Vec::new();
+    for &position in positions {
+        let hit = match found.peek() {
+            Some(&(candidate, _)) if candidate == position => found.next().and_then(|(_, hit)| hit),
+            _ => None,
+        };
+        // A message read shallow that the conversion does not pass through as it is is read
+        // again whole, with the rest.
+        let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
+        match hit.filter(|(value, copied)| !shallow(copied) || may_be_shallow(convert, value)) {
+            Some((value, copied)) => {
+                if let Some(copied) = copied {
+                    copies.push((position, Some(copied)));
                 }
-                _ => None,
-            };
-            // A message read shallow that the conversion does not pass through as it is is
-            // read again whole, with the rest.
-            let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
-            match hit.filter(|(value, copied)| !shallow(copied) || self.may_be_shallow(value)) {
-                Some((value, copied)) => {
-                    if let Some(copied) = copied {
-                        copies.push((position, Some(copied)));
-                    }
-                    values.push(Some(value));
-                }
-                None => {
-                    rest.push(position);
-                    values.push(None);
-                }
+                values.push(Some(value));
+            }
+            None => {
+                others.push(position);
+                values.push(None);
             }
         }
-        let mut rest_values = self.log.values_at(&rest)?.into_iter();
-        values
-            .into_iter()
-            .map(|value| match value {
-                Some(value) => Ok(value),
-                None => rest_values
-                    .next()
-                    .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)")),
-            })
-            .collect()
     }
+    let mut rest_values = if others.is_empty() {
+        Vec::new().into_iter()
+    } else {
+        rest(&others)?.into_iter()
+    };
+    values
+        .into_iter()
+        .map(|value| match value {
+            Some(value) => Ok(value),
+            None => rest_values
+                .next()
+                .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)")),
+        })
+        .collect()
+}
+
+/// Whether the rules of the format read no more of this entry's message than its shallow
+/// value holds: always for the agent context (`convert` is `None`); for a conversion, when it
+/// tells from those keys how it passes the message on (the message after it aside: when that
+/// one changes the answer, the message is read again whole then, [`Segment::convert`]).
+fn may_be_shallow(convert: Option<&'static dyn ConvertToLlm>, entry: &JsonValue) -> bool {
+    let Some(convert) = convert else {
+        return true;
+    };
+    EntryRef::new(entry)
+        .message()
+        .is_some_and(|message| convert.passes(message, None).is_some())
 }
 
 /// The bytes of the `message` of the `message` entry `line`, when they are what printing the
@@ -839,6 +1000,9 @@ struct Segment {
     from: Vec<Option<usize>>,
     built: Vec<Built>,
     copies: Vec<Option<Copied>>,
+    /// The reading thread it goes back to, to be freed ([`Session::read_part`]; 0 for one
+    /// read on the caller's thread).
+    read_by: usize,
 }
 
 /// Reads the entry at a position whole ([`Session::whole_entry`]).

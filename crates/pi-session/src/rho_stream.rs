@@ -1,11 +1,10 @@
 //! rho's formats (`req-llm`, `openai`, `anthropic` and req_llm's compact form) written an
-//! element at a time while the branch is read a part at a time: the entries after the latest
-//! compaction are read on a thread of their own while this one projects and writes the part
-//! before, so reading and projecting overlap (as the agent context's
-//! [`Session::context_each_leaving`] does).
+//! element at a time while the branch is read a part at a time: the entries rho sends are
+//! read on threads of their own while this one projects and writes the part before, so
+//! reading and projecting overlap (as the agent context's [`Session::context_each_leaving`]
+//! does, with the same reading threads).
 
 use std::convert::Infallible;
-use std::sync::mpsc;
 
 use pi_session_context::ProjectOptions;
 use pi_session_context::projection::{Format, RhoItem, RhoItems, rho_items};
@@ -13,10 +12,9 @@ use pi_session_context::reqllm::Message;
 use pi_session_context::rho::ContextParts;
 use pi_session_tree::source::rho_read;
 use pi_session_tree::{EntrySource, LeafSelector};
-use pi_session_types::JsonValue;
 
-use crate::context_json::{CopyingSource, STREAMED_ENTRIES};
-use crate::{Diagnostic, Error, Result, Session};
+use crate::context_json::{CopyingSource, PartReader, STREAMED_ENTRIES, read_parts_in_turn};
+use crate::{Diagnostic, Error, Session};
 
 impl Session {
     /// The req_llm-based `format` of the branch `leaf` picks, an element at a time: `each` is
@@ -24,9 +22,9 @@ impl Session {
     /// `messages`), as [`crate::projection::rho_items`] gives them over
     /// [`Self::rho_branch_at`]'s entries, and the branch's diagnostics are returned. Only the
     /// bodies rho reads are read ([`pi_session_tree::source::rho_read`]); those it sends (from
-    /// the latest compaction's kept range on) a part at a time on a second thread, each part
-    /// freed there once its elements are given, so neither the entries nor the answer are
-    /// ever held whole. The
+    /// the latest compaction's kept range on) a part at a time on threads of their own
+    /// (without the session's lock), each part freed there once its elements are given, so
+    /// neither the entries nor the answer are ever held whole. The
     /// session is not locked while `each` runs. With `options.inputs.pdf` (documents are
     /// chosen over the whole branch) the branch is read first, then projected. The first error
     /// of `each` ends the walk.
@@ -63,7 +61,7 @@ impl Session {
         // The head (the messages before the kept range that may hold attachments, and the
         // latest compaction) read and projected under the lock: the summary, given after it.
         // Its note needs the ids of the entries sent, which the index holds.
-        let (branch, later, first) = {
+        let (branch, later, first, reading) = {
             let log = self.log();
             let branch = log.index.branch_for(leaf);
             let source = CopyingSource::for_rho(&log);
@@ -85,38 +83,24 @@ impl Session {
                 Ok::<(), Infallible>(())
             });
             let Ok(()) = gathered;
-            (branch, later, first)
+            (branch, later, first, PartReader::of(&source))
         };
         for message in first {
             items.push(message, &mut each)?;
         }
-        std::thread::scope(|scope| {
-            let (parts_read, read) = mpsc::sync_channel::<Result<Vec<JsonValue>>>(1);
-            let (done, to_free) = mpsc::channel::<Vec<JsonValue>>();
-            std::thread::Builder::new()
-                .name("pi-session-rho".into())
-                .spawn_scoped(scope, move || {
-                    for part in later.chunks(STREAMED_ENTRIES) {
-                        drop(to_free.try_iter().collect::<Vec<_>>());
-                        let entries = {
-                            let log = self.log();
-                            CopyingSource::for_rho(&log).entry_values(part)
-                        };
-                        let failed = entries.is_err();
-                        if parts_read.send(entries).is_err() || failed {
-                            break;
-                        }
-                    }
-                })
-                .map_err(|e| Error::io("could not start the thread that reads the branch", e))?;
-            for entries in read {
-                let entries = entries?;
+        // The entries sent: read a part at a time on threads of their own, without the
+        // session's lock, while this one projects and writes the part before.
+        let chunks: Vec<&[usize]> = later.chunks(STREAMED_ENTRIES).collect();
+        read_parts_in_turn(
+            &chunks,
+            reading.threads(chunks.len()),
+            |part, read_by| Ok((reading.entries(self, part)?, read_by)),
+            |(_, read_by)| *read_by,
+            |(entries, read_by)| {
                 parts.part(&entries, &mut |message| items.push(message, &mut each))?;
-                // Freed on the reading thread if it is still reading (where it was allocated).
-                drop(done.send(entries));
-            }
-            Ok::<(), E>(())
-        })?;
+                Ok::<_, E>(Some((entries, read_by)))
+            },
+        )?;
         parts.finish(&mut |message| items.push(message, &mut each))?;
         items.finish(&mut each)?;
         Ok(self.located(branch.diagnostics))

@@ -11,7 +11,7 @@ use std::path::Path;
 use pi_session::projection::projection::omp_agent_loop_options;
 use pi_session::store::Store;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
-use pi_session::{Format, Inputs, ProjectOptions, Session};
+use pi_session::{Format, Inputs, ProjectOptions, Session, UserOptions};
 use pi_session_test_support::{LinearSession, fixture_and_corpus_files};
 use pi_session_types::json::to_js_vec;
 use serde_json::Value;
@@ -323,6 +323,45 @@ fn a_long_branch_read_in_parts_is_the_whole_branch() {
                 }
             }
         }
+    }
+}
+
+/// The parts of a long branch are read on threads of their own without the log's lock held
+/// while their lines are read; a cursor of the same log appending to the file meanwhile (from
+/// the callback that receives the messages, between parts) neither waits for the reads nor
+/// changes what they give: the messages are those of the branch as it was asked for.
+#[test]
+fn appends_by_another_cursor_while_a_long_branch_is_read_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    std::fs::write(&path, long_branch(9_500, false)).unwrap();
+    let session = Session::open(&path, "anthropic:claude-x").unwrap().session;
+    let leaf = LeafSelector::Default;
+    for format in [Format::Agent, Format::Llm] {
+        let options = ProjectOptions::default();
+        let (value, _) = session.project_at(&leaf, format, &options).unwrap();
+        let mut side = session.fork();
+        let (mut sent, mut appended) = (Vec::new(), 0);
+        let context = ContextOptions::default();
+        session
+            .context_each_at(&leaf, format, Dialect::PI, &context, |message| {
+                sent.push(serde_json::from_slice::<Value>(&message.to_compact()?)?);
+                if sent.len() % 500 == 0 {
+                    side.append(pi_session::user("meanwhile", UserOptions::new()))?;
+                    appended += 1;
+                }
+                Ok::<(), Box<dyn std::error::Error>>(())
+            })
+            .unwrap();
+        let messages = match format {
+            Format::Agent => &value["messages"],
+            _ => &value,
+        };
+        assert_eq!(Some(&sent), messages.as_array(), "{format:?}");
+        assert!(
+            sent.len() > 9_000 && appended == sent.len() / 500,
+            "{format:?}"
+        );
     }
 }
 
