@@ -7,7 +7,7 @@ use crate::keyed::{KeyedTarget, TitleMeta as KeyedTitle};
 use crate::lock::WriterLock;
 use crate::open::open_bytes;
 use crate::paths::session_file_name;
-use crate::publish_lock::PublishLock;
+use crate::publish_lock::{Claims, PublishLock};
 use crate::session_file::SessionFile;
 use crate::vfs::{FileIdentity, RealFs, Vfs, VfsFile};
 use pi_session_types::{
@@ -225,6 +225,8 @@ struct OpenFile<F: Vfs> {
     durability: Durability,
     /// How long to wait for omp's publish lock beyond its own 500 ms.
     busy_timeout: Option<Duration>,
+    /// How this writer claims omp's publish lock.
+    claims: Claims,
     _lock: WriterLock,
     /// Which file `file` is, to notice the path being replaced.
     identity: FileIdentity,
@@ -876,6 +878,7 @@ impl<F: Vfs> SessionWriter<F> {
         let (file, identity) = created?;
         self.state = State::Open(OpenFile {
             fs: self.fs.clone(),
+            claims: Claims::new(&path, false),
             path,
             file,
             pending: Vec::new(),
@@ -928,6 +931,7 @@ impl<F: Vfs> SessionWriter<F> {
                     != b'\n';
             self.state = State::Open(OpenFile {
                 fs: self.fs.clone(),
+                claims: Claims::new(&path, true),
                 path,
                 file,
                 pending: Vec::new(),
@@ -990,7 +994,7 @@ impl<F: Vfs> OpenFile<F> {
     /// One write of whole lines, under omp's publish lock, after checking that nobody else
     /// changed the file. A failed write is cut off again.
     fn publish(&mut self, lines: &[u8]) -> Result<(), StoreError> {
-        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let _publishing = self.claims.acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
         let newline: &[u8] = if self.needs_newline { b"\n" } else { b"" };
         let before = self.len;
@@ -1042,7 +1046,7 @@ impl<F: Vfs> OpenFile<F> {
         if self.check_unchanged().is_ok() {
             return Ok(None);
         }
-        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let _publishing = self.claims.acquire(&self.path, self.busy_timeout)?;
         let grown_to = match self.check_unchanged() {
             Ok(()) => return Ok(None),
             Err(StoreError::Conflict {
@@ -1066,7 +1070,7 @@ impl<F: Vfs> OpenFile<F> {
     /// unchanged. omp itself takes no lock for slot writes; taking it here keeps the check and
     /// the write together against omp's rewrites, which rename under the lock.
     fn rewrite_slot(&mut self, slot: &[u8]) -> Result<(), StoreError> {
-        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let _publishing = self.claims.acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
         self.fs
             .write_at(&self.path, 0, slot)
@@ -1123,7 +1127,7 @@ fn create_whole<F: Vfs>(
     bytes: &[u8],
     durability: Durability,
 ) -> Result<(F::File, FileIdentity), StoreError> {
-    let temp = temp_path(path);
+    let temp = crate::paths::hidden_beside(path, "tmp");
     let mut file = fs
         .create_new(&temp)
         .map_err(|e| StoreError::io("could not create", &temp, e))?;
@@ -1194,18 +1198,6 @@ fn create_in_place<F: Vfs>(
             Err(StoreError::io("could not write", path, e))
         }
     }
-}
-
-/// A hidden temporary name beside `path`, unique to this process and call.
-fn temp_path(path: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }
 
 /// The entry as it reads back from `line` (without its newline).
