@@ -200,8 +200,8 @@ struct RecordFile {
     file: fs::File,
     /// Its device and inode.
     identity: (u64, u64),
-    /// The length of the record in it.
-    len: u64,
+    /// The record in it (empty: none yet).
+    record: String,
 }
 
 #[cfg(unix)]
@@ -216,7 +216,7 @@ impl RecordFile {
                 path,
                 file,
                 identity: (metadata.dev(), metadata.ino()),
-                len: 0,
+                record: String::new(),
             }),
             Err(_) => {
                 drop(file);
@@ -232,12 +232,14 @@ impl RecordFile {
     fn claim(&mut self, lock: &Path) -> io::Result<bool> {
         use std::os::unix::fs::{FileExt, MetadataExt};
         let record = holder_record();
-        self.file.write_all_at(record.as_bytes(), 0)?;
-        let len = record.len() as u64;
-        if self.len > len {
-            self.file.set_len(len)?;
+        // Two claims in the same millisecond hold the same record: it is there already.
+        if record != self.record {
+            self.file.write_all_at(record.as_bytes(), 0)?;
+            if self.record.len() > record.len() {
+                self.file.set_len(record.len() as u64)?;
+            }
+            self.record = record;
         }
-        self.len = len;
         match fs::hard_link(&self.path, lock) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),

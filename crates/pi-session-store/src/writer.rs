@@ -503,7 +503,7 @@ impl<F: Vfs> SessionWriter<F> {
     /// With [`WriterOptions::busy_timeout`], a session that others appended to meanwhile is
     /// caught up on first, and the entry built again (new id, parent, time) when another
     /// append slipped in before the write.
-    pub fn append(&mut self, entry: Entry) -> Result<Entry, StoreError> {
+    pub fn append(&mut self, mut entry: Entry) -> Result<Entry, StoreError> {
         if matches!(entry.kind(), "session" | "title") {
             return Err(StoreError::ReservedType {
                 kind: entry.kind().to_owned(),
@@ -516,7 +516,7 @@ impl<F: Vfs> SessionWriter<F> {
             if deadline.is_some() {
                 self.catch_up()?;
             }
-            let mut entry = entry.clone();
+            // A try again sets the whole envelope anew: no copy of the entry is kept for it.
             let id = self.fresh_id();
             entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
             let (line, read_back) = entry_line(&entry)?;
