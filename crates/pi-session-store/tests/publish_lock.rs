@@ -372,3 +372,64 @@ fn buffered_lines_meet_the_same_checks_when_they_are_flushed() {
     clean.flush().unwrap();
     assert_eq!(open(&clean_path).unwrap().0.len(), 2);
 }
+
+/// One claim of omp's publish lock as omp's `#tryCreatePublishLock` makes it: create the name
+/// exclusively, write the record, close, and check that the name still holds our record.
+fn omp_claim(lock: &Path) -> bool {
+    let record = format!("{}:{}\n", std::process::id(), now_ms());
+    let created = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(lock);
+    let Ok(mut file) = created else {
+        return false;
+    };
+    file.write_all(record.as_bytes()).unwrap();
+    drop(file);
+    fs::read_to_string(lock).is_ok_and(|content| content == record)
+}
+
+#[test]
+fn a_writer_and_an_omp_style_claimer_never_hold_the_lock_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = WriterOptions {
+        busy_timeout: Some(Duration::from_secs(30)),
+        ..WriterOptions::default()
+    };
+    let (mut writer, path) = written_session(dir.path(), options);
+    let lock = publish_lock_path(&path);
+    let (foreign, ours) = (150, 400);
+    // Both sides write a fixed number of lines at the same time (a failure on one side ends
+    // it without waiting for the other).
+    let overlaps = std::thread::scope(|scope| {
+        let omp = scope.spawn(|| {
+            let mut overlaps = Vec::new();
+            for n in 0..foreign {
+                while !omp_claim(&lock) {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                // Inside the lock nobody else may write: the size must hold still.
+                let before = fs::metadata(&path).unwrap().len();
+                std::thread::sleep(Duration::from_micros(200));
+                let after = fs::metadata(&path).unwrap().len();
+                foreign_append(
+                    &path,
+                    &FOREIGN_LINE.replace("f0f0f0f0", &format!("f{n:07x}")),
+                );
+                if fs::remove_file(&lock).is_err() || before != after {
+                    overlaps.push(n);
+                }
+            }
+            overlaps
+        });
+        for _ in 0..ours {
+            writer.append(entry("label", &[])).unwrap();
+        }
+        omp.join().unwrap()
+    });
+    assert_eq!(overlaps, Vec::<usize>::new(), "claims held together");
+    let (session, diagnostics) = open(&path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), 1 + ours + foreign);
+    assert!(!lock.exists());
+}
