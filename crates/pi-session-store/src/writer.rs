@@ -2,6 +2,7 @@
 //! append), one line per entry, serialised exactly as JavaScript's `JSON.stringify` would.
 
 use crate::diagnostic::Diagnostic;
+use crate::entry_table::EntryTable;
 use crate::error::StoreError;
 use crate::keyed::{KeyedTarget, TitleMeta as KeyedTitle};
 use crate::lock::WriterLock;
@@ -17,6 +18,7 @@ use pi_session_types::{
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How hard each append works to put the line on stable storage.
@@ -176,6 +178,10 @@ pub struct SessionWriter<F: Vfs = RealFs> {
     header: SessionHeader,
     options: WriterOptions,
     leaf: Option<String>,
+    /// The index of the file this writer resumed: its ids are the session's first ones (looked
+    /// up there, not copied; see [`SessionWriter::has_id`]).
+    resumed_ids: Option<Arc<EntryTable>>,
+    /// The ids written or caught up on since (all of them for a new session).
     ids: HashSet<String>,
     entry_count: usize,
     /// The id of the file's last entry as this writer knows it: the leaf follows foreign
@@ -348,6 +354,7 @@ impl<F: Vfs> SessionWriter<F> {
             header,
             options,
             leaf: None,
+            resumed_ids: None,
             ids: HashSet::new(),
             entry_count: 0,
             file_tip: None,
@@ -416,11 +423,7 @@ impl<F: Vfs> SessionWriter<F> {
             .title_slot()
             .map(|s| s.updated_at.clone())
             .or(writer.title_updated_at);
-        writer.ids = session
-            .index()
-            .iter()
-            .filter_map(|e| e.envelope.id().map(str::to_owned))
-            .collect();
+        writer.resumed_ids = Some(Arc::clone(session.table()));
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
         writer.file_tip = writer.leaf.clone();
@@ -479,14 +482,24 @@ impl<F: Vfs> SessionWriter<F> {
 
     /// Whether `id` names an entry of this session.
     pub fn contains_id(&self, id: &str) -> bool {
+        self.has_id(id)
+    }
+
+    /// Whether `id` names an entry of this session: one of the resumed file's, or one
+    /// written or caught up on since.
+    fn has_id(&self, id: &str) -> bool {
         self.ids.contains(id)
+            || self
+                .resumed_ids
+                .as_ref()
+                .is_some_and(|table| table.position_of(id).is_some())
     }
 
     /// Moves the leaf (pi's `branch` / `resetLeaf`): the next append becomes a child of `id`, or
     /// a new root for `None`. Nothing is written; an unknown id is refused.
     pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), StoreError> {
         if let Some(id) = id
-            && !self.ids.contains(id)
+            && !self.has_id(id)
         {
             return Err(StoreError::UnknownId { id: id.to_owned() });
         }
@@ -643,14 +656,14 @@ impl<F: Vfs> SessionWriter<F> {
                 detail: "a replicated entry needs a string `id`".to_owned(),
             });
         };
-        if self.ids.contains(&id) {
+        if self.has_id(&id) {
             return Err(StoreError::Serialize {
                 what: "entry",
                 detail: format!("the session already has an entry with id {id:?}"),
             });
         }
         if let Some(parent) = view.parent_id().and_then(|p| p.as_str())
-            && !self.ids.contains(parent)
+            && !self.has_id(parent)
         {
             return Err(StoreError::UnknownId {
                 id: parent.to_owned(),
@@ -768,7 +781,7 @@ impl<F: Vfs> SessionWriter<F> {
     fn fresh_id(&mut self) -> String {
         for _ in 0..100 {
             let id = self.stamps.entry_id();
-            if !self.ids.contains(&id) {
+            if !self.has_id(&id) {
                 return id;
             }
         }
