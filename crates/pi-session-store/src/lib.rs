@@ -19,7 +19,9 @@
 //! - Writers can wait: with a busy timeout, a writer waits for the lock and for omp's publish
 //!   lock, and catches up on foreign appends by reading only the bytes appended since.
 //! - Safe beside a running omp: every write takes omp's own publish lock, the `.<name>.lock` file
-//!   ([`publish_lock_path`]; created exclusively, `<pid>:<ms>` inside, stolen only from a dead
+//!   ([`publish_lock_path`]; created exclusively, `<pid>:<ms>` inside — from a writer's second
+//!   write on, by hard-linking a file of its own that holds the record, which it deletes when
+//!   closed —, stolen only from a dead
 //!   pid or, if malformed, after 500 ms; [`StoreError::PublishLockTimeout`] after 500 ms of
 //!   waiting), and first checks that the file still has the size and identity this writer last
 //!   saw; a foreign append or rewrite gives [`StoreError::Conflict`] and writes nothing (open the

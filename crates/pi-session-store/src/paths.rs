@@ -25,6 +25,19 @@ pub fn session_file_name(header_timestamp: &str, session_id: &str) -> String {
     )
 }
 
+/// A hidden name beside `path`, unique to this process and call: `.<name>.<pid>.<n>.<what>`
+/// (the writer's temporary files, and the file it claims omp's publish lock with).
+pub(crate) fn hidden_beside(path: &Path, what: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    path.with_file_name(format!(".{name}.{}.{n}.{what}", std::process::id()))
+}
+
 /// pi's per-project folder name for a working directory (pi.md §1.1): drop one leading `/` or
 /// `\`, replace every `/`, `\` and `:` with `-`, and wrap in `--`. The cwd is used verbatim.
 ///

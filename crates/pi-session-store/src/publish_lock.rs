@@ -68,7 +68,16 @@ impl PublishLock {
     /// Takes the publish lock of `session`, waiting up to [`PUBLISH_LOCK_WAIT`], or up to
     /// `busy_timeout` when that is longer (a host that chose to wait for busy sessions).
     pub fn acquire(session: &Path, busy_timeout: Option<Duration>) -> Result<Self, StoreError> {
-        let path = publish_lock_path(session);
+        Self::acquire_by(session, publish_lock_path(session), busy_timeout, claim)
+    }
+
+    /// [`acquire`](Self::acquire) with `claim` making each claim of `lock`.
+    fn acquire_by(
+        session: &Path,
+        path: PathBuf,
+        busy_timeout: Option<Duration>,
+        mut claim: impl FnMut(&Path) -> Result<bool, StoreError>,
+    ) -> Result<Self, StoreError> {
         let wait = busy_timeout.map_or(PUBLISH_LOCK_WAIT, |t| t.max(PUBLISH_LOCK_WAIT));
         let deadline = Instant::now() + wait;
         loop {
@@ -94,6 +103,156 @@ impl Drop for PublishLock {
     fn drop(&mut self) {
         // Nothing to do if it is already gone; any other failure leaves a lock file with our
         // pid, which others steal once this process has exited.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// A writer's claims of one session's publish lock, kept from one write to the next.
+///
+/// The first claim creates the lock file, as omp does. From the second on (Unix), the lock
+/// file is a hard link to a file of the writer's own (`.<name>.<pid>.<n>.publish` beside the
+/// session, made once, deleted when the writer closes), into which the holder record was
+/// written just before: `link` creates the name atomically and fails if it exists, exactly as
+/// an exclusive create does, and the record is there the moment the name is (omp never meets
+/// an empty lock of ours). Releasing deletes the name only, so no inode is created and freed
+/// per write: a third of an append's time went to that (`docs/perf.md`, round 14). Where
+/// links fail (a file system without them), claims create the lock file again.
+#[derive(Debug)]
+pub(crate) struct Claims {
+    lock: PathBuf,
+    way: Way,
+}
+
+#[derive(Debug)]
+enum Way {
+    /// The first claim: it creates the lock file, later ones link.
+    First,
+    /// Claims create the lock file (links do not work here).
+    Create,
+    /// Claims link the writer's own record file (`None`: not made yet).
+    #[cfg(unix)]
+    Link(Option<RecordFile>),
+}
+
+impl Claims {
+    /// The claims of `session`'s publish lock by a writer; `first_by_create`: its next claim
+    /// is its first (a writer that writes once makes no file of its own).
+    pub fn new(session: &Path, first_by_create: bool) -> Self {
+        let way = if first_by_create {
+            Way::First
+        } else {
+            Self::linking()
+        };
+        Self {
+            lock: publish_lock_path(session),
+            way,
+        }
+    }
+
+    /// What claims after the first do.
+    fn linking() -> Way {
+        #[cfg(unix)]
+        return Way::Link(None);
+        #[cfg(not(unix))]
+        return Way::Create;
+    }
+
+    /// [`PublishLock::acquire`] through these claims.
+    pub fn acquire(
+        &mut self,
+        session: &Path,
+        busy_timeout: Option<Duration>,
+    ) -> Result<PublishLock, StoreError> {
+        let lock = self.lock.clone();
+        PublishLock::acquire_by(session, lock, busy_timeout, |lock| {
+            self.claim(session, lock)
+        })
+    }
+
+    /// One claim of `session`'s publish lock `lock`.
+    fn claim(&mut self, session: &Path, lock: &Path) -> Result<bool, StoreError> {
+        #[cfg(unix)]
+        if let Way::Link(own) = &mut self.way {
+            if own.is_none() {
+                *own = RecordFile::beside(session);
+            }
+            match own.as_mut().map(|own| own.claim(lock)) {
+                Some(Ok(claimed)) => return Ok(claimed),
+                // No file of our own, or no links here: create the lock file from now on.
+                Some(Err(_)) | None => self.way = Way::Create,
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = session;
+        let claimed = claim(lock)?;
+        if claimed && matches!(self.way, Way::First) {
+            self.way = Self::linking();
+        }
+        Ok(claimed)
+    }
+}
+
+/// A writer's own file that its claims hard-link as the lock file (see [`Claims`]).
+#[cfg(unix)]
+#[derive(Debug)]
+struct RecordFile {
+    path: PathBuf,
+    file: fs::File,
+    /// Its device and inode.
+    identity: (u64, u64),
+    /// The record in it (empty: none yet).
+    record: String,
+}
+
+#[cfg(unix)]
+impl RecordFile {
+    /// A new file of ours beside `session` (`None` if it cannot be made).
+    fn beside(session: &Path) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let path = crate::paths::hidden_beside(session, "publish");
+        let file = exclusive_create(&path).ok()?;
+        match file.metadata() {
+            Ok(metadata) => Some(Self {
+                path,
+                file,
+                identity: (metadata.dev(), metadata.ino()),
+                record: String::new(),
+            }),
+            Err(_) => {
+                drop(file);
+                let _ = fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Writes our record into the file and links it as `lock`: `Ok(false)` when someone else
+    /// holds the lock (or stole our fresh link before we could verify it); an error when links
+    /// do not work here.
+    fn claim(&mut self, lock: &Path) -> io::Result<bool> {
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let record = holder_record();
+        // Two claims in the same millisecond hold the same record: it is there already.
+        if record != self.record {
+            self.file.write_all_at(record.as_bytes(), 0)?;
+            if self.record.len() > record.len() {
+                self.file.set_len(record.len() as u64)?;
+            }
+            self.record = record;
+        }
+        match fs::hard_link(&self.path, lock) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        // As `still_ours`: the name may have been stolen between the link and now.
+        Ok(fs::metadata(lock).is_ok_and(|named| (named.dev(), named.ino()) == self.identity))
+    }
+}
+
+#[cfg(unix)]
+impl Drop for RecordFile {
+    fn drop(&mut self) {
         let _ = fs::remove_file(&self.path);
     }
 }

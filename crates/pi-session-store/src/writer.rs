@@ -2,12 +2,13 @@
 //! append), one line per entry, serialised exactly as JavaScript's `JSON.stringify` would.
 
 use crate::diagnostic::Diagnostic;
+use crate::entry_table::EntryTable;
 use crate::error::StoreError;
 use crate::keyed::{KeyedTarget, TitleMeta as KeyedTitle};
 use crate::lock::WriterLock;
 use crate::open::open_bytes;
 use crate::paths::session_file_name;
-use crate::publish_lock::PublishLock;
+use crate::publish_lock::{Claims, PublishLock};
 use crate::session_file::SessionFile;
 use crate::vfs::{FileIdentity, RealFs, Vfs, VfsFile};
 use pi_session_types::{
@@ -17,6 +18,7 @@ use pi_session_types::{
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How hard each append works to put the line on stable storage.
@@ -176,6 +178,10 @@ pub struct SessionWriter<F: Vfs = RealFs> {
     header: SessionHeader,
     options: WriterOptions,
     leaf: Option<String>,
+    /// The index of the file this writer resumed: its ids are the session's first ones (looked
+    /// up there, not copied; see [`SessionWriter::has_id`]).
+    resumed_ids: Option<Arc<EntryTable>>,
+    /// The ids written or caught up on since (all of them for a new session).
     ids: HashSet<String>,
     entry_count: usize,
     /// The id of the file's last entry as this writer knows it: the leaf follows foreign
@@ -225,6 +231,8 @@ struct OpenFile<F: Vfs> {
     durability: Durability,
     /// How long to wait for omp's publish lock beyond its own 500 ms.
     busy_timeout: Option<Duration>,
+    /// How this writer claims omp's publish lock.
+    claims: Claims,
     _lock: WriterLock,
     /// Which file `file` is, to notice the path being replaced.
     identity: FileIdentity,
@@ -346,6 +354,7 @@ impl<F: Vfs> SessionWriter<F> {
             header,
             options,
             leaf: None,
+            resumed_ids: None,
             ids: HashSet::new(),
             entry_count: 0,
             file_tip: None,
@@ -414,11 +423,7 @@ impl<F: Vfs> SessionWriter<F> {
             .title_slot()
             .map(|s| s.updated_at.clone())
             .or(writer.title_updated_at);
-        writer.ids = session
-            .index()
-            .iter()
-            .filter_map(|e| e.envelope.id().map(str::to_owned))
-            .collect();
+        writer.resumed_ids = Some(Arc::clone(session.table()));
         writer.entry_count = session.len();
         writer.leaf = session.leaf_id().map(str::to_owned);
         writer.file_tip = writer.leaf.clone();
@@ -477,14 +482,24 @@ impl<F: Vfs> SessionWriter<F> {
 
     /// Whether `id` names an entry of this session.
     pub fn contains_id(&self, id: &str) -> bool {
+        self.has_id(id)
+    }
+
+    /// Whether `id` names an entry of this session: one of the resumed file's, or one
+    /// written or caught up on since.
+    fn has_id(&self, id: &str) -> bool {
         self.ids.contains(id)
+            || self
+                .resumed_ids
+                .as_ref()
+                .is_some_and(|table| table.position_of(id).is_some())
     }
 
     /// Moves the leaf (pi's `branch` / `resetLeaf`): the next append becomes a child of `id`, or
     /// a new root for `None`. Nothing is written; an unknown id is refused.
     pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), StoreError> {
         if let Some(id) = id
-            && !self.ids.contains(id)
+            && !self.has_id(id)
         {
             return Err(StoreError::UnknownId { id: id.to_owned() });
         }
@@ -501,7 +516,7 @@ impl<F: Vfs> SessionWriter<F> {
     /// With [`WriterOptions::busy_timeout`], a session that others appended to meanwhile is
     /// caught up on first, and the entry built again (new id, parent, time) when another
     /// append slipped in before the write.
-    pub fn append(&mut self, entry: Entry) -> Result<Entry, StoreError> {
+    pub fn append(&mut self, mut entry: Entry) -> Result<Entry, StoreError> {
         if matches!(entry.kind(), "session" | "title") {
             return Err(StoreError::ReservedType {
                 kind: entry.kind().to_owned(),
@@ -514,7 +529,7 @@ impl<F: Vfs> SessionWriter<F> {
             if deadline.is_some() {
                 self.catch_up()?;
             }
-            let mut entry = entry.clone();
+            // A try again sets the whole envelope anew: no copy of the entry is kept for it.
             let id = self.fresh_id();
             entry.set_envelope(id.clone(), self.leaf.clone(), self.stamps.now());
             let (line, read_back) = entry_line(&entry)?;
@@ -641,14 +656,14 @@ impl<F: Vfs> SessionWriter<F> {
                 detail: "a replicated entry needs a string `id`".to_owned(),
             });
         };
-        if self.ids.contains(&id) {
+        if self.has_id(&id) {
             return Err(StoreError::Serialize {
                 what: "entry",
                 detail: format!("the session already has an entry with id {id:?}"),
             });
         }
         if let Some(parent) = view.parent_id().and_then(|p| p.as_str())
-            && !self.ids.contains(parent)
+            && !self.has_id(parent)
         {
             return Err(StoreError::UnknownId {
                 id: parent.to_owned(),
@@ -766,7 +781,7 @@ impl<F: Vfs> SessionWriter<F> {
     fn fresh_id(&mut self) -> String {
         for _ in 0..100 {
             let id = self.stamps.entry_id();
-            if !self.ids.contains(&id) {
+            if !self.has_id(&id) {
                 return id;
             }
         }
@@ -876,6 +891,7 @@ impl<F: Vfs> SessionWriter<F> {
         let (file, identity) = created?;
         self.state = State::Open(OpenFile {
             fs: self.fs.clone(),
+            claims: Claims::new(&path, false),
             path,
             file,
             pending: Vec::new(),
@@ -928,6 +944,7 @@ impl<F: Vfs> SessionWriter<F> {
                     != b'\n';
             self.state = State::Open(OpenFile {
                 fs: self.fs.clone(),
+                claims: Claims::new(&path, true),
                 path,
                 file,
                 pending: Vec::new(),
@@ -990,7 +1007,7 @@ impl<F: Vfs> OpenFile<F> {
     /// One write of whole lines, under omp's publish lock, after checking that nobody else
     /// changed the file. A failed write is cut off again.
     fn publish(&mut self, lines: &[u8]) -> Result<(), StoreError> {
-        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let _publishing = self.claims.acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
         let newline: &[u8] = if self.needs_newline { b"\n" } else { b"" };
         let before = self.len;
@@ -1042,7 +1059,7 @@ impl<F: Vfs> OpenFile<F> {
         if self.check_unchanged().is_ok() {
             return Ok(None);
         }
-        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let _publishing = self.claims.acquire(&self.path, self.busy_timeout)?;
         let grown_to = match self.check_unchanged() {
             Ok(()) => return Ok(None),
             Err(StoreError::Conflict {
@@ -1066,7 +1083,7 @@ impl<F: Vfs> OpenFile<F> {
     /// unchanged. omp itself takes no lock for slot writes; taking it here keeps the check and
     /// the write together against omp's rewrites, which rename under the lock.
     fn rewrite_slot(&mut self, slot: &[u8]) -> Result<(), StoreError> {
-        let _publishing = PublishLock::acquire(&self.path, self.busy_timeout)?;
+        let _publishing = self.claims.acquire(&self.path, self.busy_timeout)?;
         self.check_unchanged()?;
         self.fs
             .write_at(&self.path, 0, slot)
@@ -1123,7 +1140,7 @@ fn create_whole<F: Vfs>(
     bytes: &[u8],
     durability: Durability,
 ) -> Result<(F::File, FileIdentity), StoreError> {
-    let temp = temp_path(path);
+    let temp = crate::paths::hidden_beside(path, "tmp");
     let mut file = fs
         .create_new(&temp)
         .map_err(|e| StoreError::io("could not create", &temp, e))?;
@@ -1194,18 +1211,6 @@ fn create_in_place<F: Vfs>(
             Err(StoreError::io("could not write", path, e))
         }
     }
-}
-
-/// A hidden temporary name beside `path`, unique to this process and call.
-fn temp_path(path: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }
 
 /// The entry as it reads back from `line` (without its newline).

@@ -94,6 +94,100 @@ fn the_lock_file_exists_only_during_a_write() {
     assert!(!lock.exists());
 }
 
+/// The hidden files beside `session` whose names start with its own (sorted).
+fn hidden_files_of(session: &Path) -> Vec<String> {
+    let prefix = format!(".{}.", session.file_name().unwrap().to_str().unwrap());
+    let mut names: Vec<String> = fs::read_dir(session.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&prefix))
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(unix)]
+#[test]
+fn later_claims_link_a_record_file_of_the_writers_own_which_closing_deletes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+    for _ in 0..3 {
+        writer.append(entry("label", &[])).unwrap();
+    }
+    let hidden = hidden_files_of(&path);
+    let publish: Vec<&String> = hidden.iter().filter(|n| n.ends_with(".publish")).collect();
+    assert_eq!(
+        publish.len(),
+        1,
+        "one record file for every claim: {hidden:?}"
+    );
+    let record = fs::read_to_string(dir.path().join(publish[0])).unwrap();
+    let (pid, millis) = record.trim_end().split_once(':').unwrap();
+    assert_eq!(pid, std::process::id().to_string(), "{record:?}");
+    assert!(millis.parse::<u128>().unwrap() <= now_ms());
+    assert!(record.ends_with('\n'), "{record:?}");
+    assert!(
+        !publish_lock_path(&path).exists(),
+        "released after each append"
+    );
+    assert_eq!(open(&path).unwrap().0.len(), 4);
+
+    drop(writer);
+    assert_eq!(hidden_files_of(&path), Vec::<String>::new(), "{name}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_record_file_removed_by_someone_else_makes_claims_create_the_lock_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    writer.append(entry("label", &[])).unwrap();
+    for name in hidden_files_of(&path) {
+        if name.ends_with(".publish") {
+            fs::remove_file(dir.path().join(name)).unwrap();
+        }
+    }
+    writer.append(entry("label", &[])).unwrap();
+    writer.append(entry("label", &[])).unwrap();
+    assert!(!publish_lock_path(&path).exists());
+    assert!(
+        hidden_files_of(&path)
+            .iter()
+            .all(|n| !n.ends_with(".publish")),
+        "no new record file: claims create the lock file"
+    );
+    let (session, diagnostics) = open(&path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), 4);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_lock_left_linked_by_a_dead_writer_is_stolen() {
+    let mut child = std::process::Command::new("true")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    // What a writer killed while holding the lock leaves: its record file, linked as the lock.
+    let record = dir.path().join(format!(
+        ".{}.{pid}.0.publish",
+        path.file_name().unwrap().to_str().unwrap()
+    ));
+    fs::write(&record, format!("{pid}:{}\n", now_ms())).unwrap();
+    let lock = publish_lock_path(&path);
+    fs::hard_link(&record, &lock).unwrap();
+    writer.append(entry("label", &[])).unwrap();
+    writer.append(entry("label", &[])).unwrap();
+    assert!(!lock.exists());
+    assert!(record.exists(), "only the lock's name is stolen");
+    assert_eq!(open(&path).unwrap().0.len(), 3);
+}
+
 #[test]
 fn a_lock_held_by_this_live_process_makes_append_wait_then_fail() {
     let dir = tempfile::tempdir().unwrap();
@@ -277,4 +371,65 @@ fn buffered_lines_meet_the_same_checks_when_they_are_flushed() {
     fs::remove_file(&lock).unwrap();
     clean.flush().unwrap();
     assert_eq!(open(&clean_path).unwrap().0.len(), 2);
+}
+
+/// One claim of omp's publish lock as omp's `#tryCreatePublishLock` makes it: create the name
+/// exclusively, write the record, close, and check that the name still holds our record.
+fn omp_claim(lock: &Path) -> bool {
+    let record = format!("{}:{}\n", std::process::id(), now_ms());
+    let created = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(lock);
+    let Ok(mut file) = created else {
+        return false;
+    };
+    file.write_all(record.as_bytes()).unwrap();
+    drop(file);
+    fs::read_to_string(lock).is_ok_and(|content| content == record)
+}
+
+#[test]
+fn a_writer_and_an_omp_style_claimer_never_hold_the_lock_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = WriterOptions {
+        busy_timeout: Some(Duration::from_secs(30)),
+        ..WriterOptions::default()
+    };
+    let (mut writer, path) = written_session(dir.path(), options);
+    let lock = publish_lock_path(&path);
+    let (foreign, ours) = (150, 400);
+    // Both sides write a fixed number of lines at the same time (a failure on one side ends
+    // it without waiting for the other).
+    let overlaps = std::thread::scope(|scope| {
+        let omp = scope.spawn(|| {
+            let mut overlaps = Vec::new();
+            for n in 0..foreign {
+                while !omp_claim(&lock) {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
+                // Inside the lock nobody else may write: the size must hold still.
+                let before = fs::metadata(&path).unwrap().len();
+                std::thread::sleep(Duration::from_micros(200));
+                let after = fs::metadata(&path).unwrap().len();
+                foreign_append(
+                    &path,
+                    &FOREIGN_LINE.replace("f0f0f0f0", &format!("f{n:07x}")),
+                );
+                if fs::remove_file(&lock).is_err() || before != after {
+                    overlaps.push(n);
+                }
+            }
+            overlaps
+        });
+        for _ in 0..ours {
+            writer.append(entry("label", &[])).unwrap();
+        }
+        omp.join().unwrap()
+    });
+    assert_eq!(overlaps, Vec::<usize>::new(), "claims held together");
+    let (session, diagnostics) = open(&path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), 1 + ours + foreign);
+    assert!(!lock.exists());
 }

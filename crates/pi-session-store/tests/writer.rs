@@ -671,3 +671,33 @@ fn a_lone_surrogate_a_host_appends_is_written_as_javascript_writes_it() {
         "{diagnostics:?}"
     );
 }
+
+#[test]
+fn a_resumed_writer_knows_the_files_ids_and_those_it_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let mut first = SessionWriter::create_at(&path, new_header("/w"), WriterOptions::default());
+    let a = first.append(label("a")).unwrap();
+    let b = first.append(label("b")).unwrap();
+    drop(first);
+    let (mut writer, _, _) =
+        SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
+    assert!(writer.contains_id(a.id().unwrap()) && writer.contains_id(b.id().unwrap()));
+    assert!(!writer.contains_id("nope"));
+    writer.set_leaf(a.id()).unwrap();
+    let c = writer.append(label("c")).unwrap();
+    assert_eq!(c.parent_id(), a.id());
+    assert!(writer.contains_id(c.id().unwrap()));
+    writer.set_leaf(c.id()).unwrap();
+    assert!(matches!(
+        writer.set_leaf(Some("nope")),
+        Err(StoreError::UnknownId { .. })
+    ));
+    let ids = [a.id(), b.id(), c.id()];
+    assert!(ids.iter().all(|id| id.is_some()));
+    assert_eq!(
+        ids.iter().collect::<std::collections::HashSet<_>>().len(),
+        3,
+        "fresh ids avoid the file's"
+    );
+}

@@ -383,19 +383,22 @@ impl Log {
     }
 
     pub(crate) fn entry(&self, position: usize) -> Result<Entry> {
-        let file_len = self.file_len();
         match &self.file {
-            Some(file) if position < file_len => Ok(file.entry(position)?),
-            _ => self
-                .appended
-                .get(position - file_len)
-                .cloned()
-                .ok_or_else(|| {
-                    Error::invalid_input(format!(
-                        "entry position {position} is past the end of the log"
-                    ))
-                }),
+            Some(file) if position < file.len() => Ok(file.entry(position)?),
+            _ => self.appended_at(position).cloned(),
         }
+    }
+
+    /// The entry appended at `position` (past the file's entries), borrowed.
+    fn appended_at(&self, position: usize) -> Result<&Entry> {
+        position
+            .checked_sub(self.file_len())
+            .and_then(|at| self.appended.get(at))
+            .ok_or_else(|| {
+                Error::invalid_input(format!(
+                    "entry position {position} is past the end of the log"
+                ))
+            })
     }
 
     pub(crate) fn value(&mut self, position: usize) -> Result<JsonValue> {
@@ -434,6 +437,7 @@ impl Log {
             .map(|&at| match (read.remove(&at), self.values.get(&at)) {
                 (Some(value), _) => Ok(value),
                 (None, Some(value)) => Ok(value.clone()),
+                (None, None) if at >= file_len => Ok(to_json(self.appended_at(at)?)),
                 (None, None) => Ok(to_json(&self.entry(at)?)),
             })
             .collect()
