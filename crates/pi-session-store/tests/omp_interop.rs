@@ -82,26 +82,44 @@ fn omp_waits_for_our_publish_lock_and_gives_up_without_writing() {
     let mut writer = SessionWriter::create(dir.path(), new_header("/w"), WriterOptions::default());
     writer.append(entry("label", &[])).unwrap();
     let path = writer.path().unwrap().to_path_buf();
-    let size = fs::metadata(&path).unwrap().len();
 
-    // The lock as this process writes it while appending (same name, same record).
-    let millis = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis();
+    // The lock as this process writes it while appending (same name, same record): created
+    // (a writer's first claim), then as a hard link to a record file of the writer's own (its
+    // later claims).
     let lock = publish_lock_path(&path);
-    fs::write(&lock, format!("{}:{millis}\n", std::process::id())).unwrap();
-    let printed = omp.append(&path, OMP_LINE);
-    assert!(printed.starts_with("ERROR SessionLockError"), "{printed}");
-    assert_eq!(
-        fs::metadata(&path).unwrap().len(),
-        size,
-        "omp wrote nothing"
-    );
+    let record_file = dir.path().join(".record.publish");
+    for linked in [false, true] {
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        let record = format!("{}:{millis}\n", std::process::id());
+        if linked {
+            fs::write(&record_file, record).unwrap();
+            fs::hard_link(&record_file, &lock).unwrap();
+        } else {
+            fs::write(&lock, record).unwrap();
+        }
+        let size = fs::metadata(&path).unwrap().len();
+        let printed = omp.append(&path, OMP_LINE);
+        assert!(
+            printed.starts_with("ERROR SessionLockError"),
+            "linked={linked}: {printed}"
+        );
+        assert_eq!(
+            fs::metadata(&path).unwrap().len(),
+            size,
+            "omp wrote nothing (linked={linked})"
+        );
 
-    fs::remove_file(&lock).unwrap();
-    assert_eq!(omp.append(&path, OMP_LINE), "APPENDED");
-    assert!(!lock.exists(), "omp releases its lock");
+        fs::remove_file(&lock).unwrap();
+        assert_eq!(omp.append(&path, OMP_LINE), "APPENDED", "linked={linked}");
+        assert!(!lock.exists(), "omp releases its lock");
+        assert!(
+            !linked || record_file.exists(),
+            "omp leaves the record file alone"
+        );
+    }
 }
 
 #[test]
