@@ -22,7 +22,9 @@
 //! - pi 0.73.1 (node) and omp 18.2.3 (bun): `xtask/recorder/bench.mjs` (open +
 //!   `buildSessionContext` + `convertToLlm`, and the same host loop).
 //!
-//! Each context and `check` (ours, omp's and pi's) runs `--runs` times (default 5): the figure
+//! Before every timed run the file is read through once, so each implementation starts with
+//! it in the page cache. Each context and `check` (ours, omp's and pi's) runs `--runs` times
+//! (default 5): the figure
 //! kept is the run with the median time (its peak RSS with it), and every run's time is kept
 //! beside it (`runs_ms`), so one disturbed run on a shared machine does not decide a ratio. The
 //! loops run once (each already reports per-turn medians). The loops append to a copy of the
@@ -89,6 +91,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         eprintln!("xtask: bench compare: {size} MB ({generated})");
         let mut case = json!({"size_mb": size, "file": generated});
         let check = median_of(runs, "wall_ms", || {
+            warm(&file)?;
             timed(Command::new(&cli).arg("check").arg(&file))
         })?;
         case["ours_check"] = check;
@@ -99,6 +102,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "pi"
             };
             let ours = median_of(runs, "wall_ms", || {
+                warm(&file)?;
                 timed(
                     Command::new(&cli)
                         .args(["context", "--dialect", dialect, "--format", format])
@@ -114,6 +118,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 "pi"
             };
             case["ours_context_inprocess"][format] = median_of(runs, "open_context_ms", || {
+                warm(&file)?;
                 timed_json(
                     Command::new(&xtask)
                         .args(["bench", "compare", "--worker", "context"])
@@ -123,6 +128,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             })?;
         }
         let ours_omp = median_of(runs, "wall_ms", || {
+            warm(&file)?;
             timed(
                 Command::new(&cli)
                     .args(["context", "--dialect", "omp", "--format", "llm"])
@@ -137,6 +143,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             } else {
                 PathBuf::from(runner)
             };
+            warm(path)?;
             let mut command = Command::new(program);
             command
                 .current_dir(&recorder)
@@ -248,6 +255,18 @@ fn timed_json(command: &mut Command) -> Result<Value, String> {
         }
     }
     Ok(measured)
+}
+
+/// Reads `file` through once, so every timed run starts with it in the page cache: a machine
+/// that pages out cold file pages in the background (DAMON's proactive reclaim on some VMs)
+/// would otherwise time a run that reads part of the file from disk against one that does
+/// not.
+fn warm(file: &Path) -> Result<(), String> {
+    let mut opened =
+        std::fs::File::open(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    std::io::copy(&mut opened, &mut std::io::sink())
+        .map(drop)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))
 }
 
 /// `capture`: the command's stdout is returned (it prints a JSON report); otherwise it goes to
