@@ -165,12 +165,7 @@ fn a_record_file_removed_by_someone_else_makes_claims_create_the_lock_again() {
 #[cfg(unix)]
 #[test]
 fn a_lock_left_linked_by_a_dead_writer_is_stolen() {
-    let mut child = std::process::Command::new("true")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    child.wait().unwrap();
+    let pid = dead_pid();
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
     // What a writer killed while holding the lock leaves: its record file, linked as the lock.
@@ -227,12 +222,7 @@ fn a_lock_held_by_another_live_process_is_not_stolen() {
 #[cfg(unix)]
 #[test]
 fn a_lock_of_a_dead_process_is_stolen() {
-    let mut child = std::process::Command::new("true")
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    child.wait().unwrap();
+    let pid = dead_pid();
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
     // A fresh timestamp: only the dead pid makes it stealable.
@@ -432,4 +422,16 @@ fn a_writer_and_an_omp_style_claimer_never_hold_the_lock_together() {
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     assert_eq!(session.len(), 1 + ours + foreign);
     assert!(!lock.exists());
+}
+
+/// The pid of a process that has ended (a child waited for: nothing else has it yet).
+#[cfg(unix)]
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
 }
