@@ -111,7 +111,8 @@ impl Drop for PublishLock {
 ///
 /// The first claim creates the lock file, as omp does. From the second on (Unix), the lock
 /// file is a hard link to a file of the writer's own (`.<name>.<pid>.<n>.publish` beside the
-/// session, made once, deleted when the writer closes), into which the holder record was
+/// session, made once, deleted when the writer closes; one a killed writer left is deleted by
+/// the next writer of the session that makes its own), into which the holder record was
 /// written just before: `link` creates the name atomically and fails if it exists, exactly as
 /// an exclusive create does, and the record is there the moment the name is (omp never meets
 /// an empty lock of ours). Releasing deletes the name only, so no inode is created and freed
@@ -209,6 +210,7 @@ impl RecordFile {
     /// A new file of ours beside `session` (`None` if it cannot be made).
     fn beside(session: &Path) -> Option<Self> {
         use std::os::unix::fs::MetadataExt;
+        remove_orphaned_records(session);
         let path = crate::paths::hidden_beside(session, "publish");
         let file = exclusive_create(&path).ok()?;
         match file.metadata() {
@@ -247,6 +249,45 @@ impl RecordFile {
         }
         // As `still_ours`: the name may have been stolen between the link and now.
         Ok(fs::metadata(lock).is_ok_and(|named| (named.dev(), named.ino()) == self.identity))
+    }
+}
+
+/// Deletes the record files of `session` that writers killed before they closed left behind
+/// (`.<name>.<pid>.<n>.publish` whose pid is dead; see [`Claims`]): one listing of the folder
+/// when a writer makes its own. A file whose pid is alive, or a name that is not one of
+/// these, is left alone; a lock name linked to a deleted record keeps its record (the name is
+/// stolen as any orphaned lock is). Best effort: what cannot be listed or deleted stays.
+#[cfg(unix)]
+fn remove_orphaned_records(session: &Path) {
+    let (Some(folder), Some(name)) = (
+        session.parent(),
+        session.file_name().and_then(|n| n.to_str()),
+    ) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    }) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(pid) = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".publish"))
+            .and_then(|rest| rest.split_once('.'))
+            .filter(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|(pid, _)| pid.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        if pid != u64::from(std::process::id()) && !pid_is_alive(pid) {
+            let _ = fs::remove_file(entry.path());
+        }
     }
 }
 

@@ -178,9 +178,65 @@ fn a_lock_left_linked_by_a_dead_writer_is_stolen() {
     fs::hard_link(&record, &lock).unwrap();
     writer.append(entry("label", &[])).unwrap();
     writer.append(entry("label", &[])).unwrap();
+    // The name is stolen (the holder is dead); the record file goes when this writer makes
+    // its own (its second claim, the first of these appends).
     assert!(!lock.exists());
-    assert!(record.exists(), "only the lock's name is stolen");
+    assert!(!record.exists(), "the dead writer's record file is deleted");
     assert_eq!(open(&path).unwrap().0.len(), 3);
+}
+
+/// Record files that writers killed before they closed left beside the session are deleted
+/// when the next writer makes its own (their pids are dead); one of a live process, another
+/// session's, and a name of another shape stay.
+#[cfg(unix)]
+#[test]
+fn record_files_of_dead_writers_are_deleted_by_the_next_writer() {
+    let Ok(sleeper) = std::process::Command::new("sleep").arg("30").spawn() else {
+        println!("SKIPPED: no `sleep` command to stand in for a live writer");
+        return;
+    };
+    let sleeper = KilledOnDrop(sleeper);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+    let dead = dead_pid();
+    let left = |what: &str| dir.path().join(what);
+    let orphans = [
+        left(&format!(".{name}.{dead}.0.publish")),
+        left(&format!(".{name}.{dead}.17.publish")),
+    ];
+    let kept = [
+        left(&format!(".{name}.{}.3.publish", sleeper.0.id())),
+        left(&format!(".other.jsonl.{dead}.0.publish")),
+        left(&format!(".{name}.{dead}.x.publish")),
+        left(&format!(".{name}.{dead}.0.tmp")),
+    ];
+    for file in orphans.iter().chain(&kept) {
+        fs::write(file, format!("{dead}:{}\n", now_ms())).unwrap();
+    }
+    writer.append(entry("label", &[])).unwrap();
+    writer.append(entry("label", &[])).unwrap();
+    for file in &orphans {
+        assert!(!file.exists(), "{} is deleted", file.display());
+    }
+    for file in &kept {
+        assert!(file.exists(), "{} stays", file.display());
+    }
+    let own = hidden_files_of(&path)
+        .into_iter()
+        .filter(|n| n.ends_with(".publish") && n.contains(&format!(".{}.", std::process::id())))
+        .count();
+    assert_eq!(own, 1, "the writer's own record file is made");
+}
+
+/// A child process killed and waited for when dropped (a test that fails does not leave it).
+struct KilledOnDrop(std::process::Child);
+
+impl Drop for KilledOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 #[test]
