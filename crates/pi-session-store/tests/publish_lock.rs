@@ -157,9 +157,7 @@ fn a_record_file_removed_by_someone_else_makes_claims_create_the_lock_again() {
             .all(|n| !n.ends_with(".publish")),
         "no new record file: claims create the lock file"
     );
-    let (session, diagnostics) = open(&path).unwrap();
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    assert_eq!(session.len(), 4);
+    assert_intact(&path, 4);
 }
 
 #[cfg(unix)]
@@ -191,11 +189,9 @@ fn a_lock_left_linked_by_a_dead_writer_is_stolen() {
 #[cfg(unix)]
 #[test]
 fn record_files_of_dead_writers_are_deleted_by_the_next_writer() {
-    let Ok(sleeper) = std::process::Command::new("sleep").arg("30").spawn() else {
-        println!("SKIPPED: no `sleep` command to stand in for a live writer");
+    let Some(sleeper) = live_process("a live writer") else {
         return;
     };
-    let sleeper = KilledOnDrop(sleeper);
     let dir = tempfile::tempdir().unwrap();
     let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
     let name = path.file_name().unwrap().to_str().unwrap().to_owned();
@@ -206,7 +202,7 @@ fn record_files_of_dead_writers_are_deleted_by_the_next_writer() {
         left(&format!(".{name}.{dead}.17.publish")),
     ];
     let kept = [
-        left(&format!(".{name}.{}.3.publish", sleeper.0.id())),
+        left(&format!(".{name}.{}.3.publish", sleeper.id())),
         left(&format!(".other.jsonl.{dead}.0.publish")),
         left(&format!(".{name}.{dead}.x.publish")),
         left(&format!(".{name}.{dead}.0.tmp")),
@@ -229,9 +225,31 @@ fn record_files_of_dead_writers_are_deleted_by_the_next_writer() {
     assert_eq!(own, 1, "the writer's own record file is made");
 }
 
+/// A process alive until dropped (`sleep 30`, standing in for `what`), or `None` with a
+/// printed `SKIPPED:` line when there is no `sleep` command.
+#[cfg(unix)]
+fn live_process(what: &str) -> Option<KilledOnDrop> {
+    match std::process::Command::new("sleep").arg("30").spawn() {
+        Ok(child) => Some(KilledOnDrop(child)),
+        Err(_) => {
+            println!("SKIPPED: no `sleep` command to stand in for {what}");
+            None
+        }
+    }
+}
+
 /// A child process killed and waited for when dropped (a test that fails does not leave it).
+#[cfg(unix)]
 struct KilledOnDrop(std::process::Child);
 
+#[cfg(unix)]
+impl KilledOnDrop {
+    fn id(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+#[cfg(unix)]
 impl Drop for KilledOnDrop {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -250,16 +268,13 @@ fn a_lock_held_by_this_live_process_makes_append_wait_then_fail() {
     // Once the holder releases it, appending works again and the session is intact.
     fs::remove_file(&lock).unwrap();
     writer.append(entry("label", &[])).unwrap();
-    let (session, diagnostics) = open(&path).unwrap();
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    assert_eq!(session.len(), 2);
+    assert_intact(&path, 2);
 }
 
 #[cfg(unix)]
 #[test]
 fn a_lock_held_by_another_live_process_is_not_stolen() {
-    let Ok(mut sleeper) = std::process::Command::new("sleep").arg("30").spawn() else {
-        println!("SKIPPED: no `sleep` command to stand in for a live lock holder");
+    let Some(sleeper) = live_process("a live lock holder") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -267,8 +282,7 @@ fn a_lock_held_by_another_live_process_is_not_stolen() {
     let holder = format!("{}:{}\n", sleeper.id(), now_ms());
     let lock = write_lock(&path, &holder);
     assert_times_out(&mut writer, &path, &lock, &holder);
-    sleeper.kill().unwrap();
-    sleeper.wait().unwrap();
+    drop(sleeper);
 
     // Now the holder is dead: its lock is stolen and the append goes through.
     writer.append(entry("label", &[])).unwrap();
@@ -347,9 +361,7 @@ fn a_foreign_append_between_two_of_ours_is_a_conflict_and_nothing_is_written() {
     assert_eq!(resumed.leaf_id(), Some("f0f0f0f0"));
     let ours = resumed.append(entry("label", &[])).unwrap();
     assert_eq!(ours.parent_id(), Some("f0f0f0f0"));
-    let (session, diagnostics) = open(&path).unwrap();
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    assert_eq!(session.len(), 3);
+    assert_intact(&path, 3);
 }
 
 #[test]
@@ -474,9 +486,7 @@ fn a_writer_and_an_omp_style_claimer_never_hold_the_lock_together() {
         omp.join().unwrap()
     });
     assert_eq!(overlaps, Vec::<usize>::new(), "claims held together");
-    let (session, diagnostics) = open(&path).unwrap();
-    assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    assert_eq!(session.len(), 1 + ours + foreign);
+    assert_intact(&path, 1 + ours + foreign);
     assert!(!lock.exists());
 }
 
@@ -490,4 +500,11 @@ fn dead_pid() -> u32 {
     let pid = child.id();
     child.wait().unwrap();
     pid
+}
+
+/// The session at `path` opens without diagnostics and holds `entries` entries.
+fn assert_intact(path: &Path, entries: usize) {
+    let (session, diagnostics) = open(path).unwrap();
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(session.len(), entries);
 }

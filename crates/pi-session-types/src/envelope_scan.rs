@@ -259,16 +259,30 @@ fn envelope_key(key: &[u8]) -> Option<usize> {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn stops(chunk: &[u8; 16]) -> u16 {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
-        move_mask_i8_m128i, set_splat_i8_m128i,
-    };
+    use safe_arch::{bitor_m128i, load_unaligned_m128i, move_mask_i8_m128i};
     let bytes = load_unaligned_m128i(chunk);
-    let quote = cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(b'"'.cast_signed()));
-    let backslash = cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(b'\\'.cast_signed()));
-    let special = cmp_lt_mask_i8_m128i(bytes, set_splat_i8_m128i(0x20));
+    let quote_or_backslash = bitor_m128i(sse2::equal(bytes, b'"'), sse2::equal(bytes, b'\\'));
     // The move-mask of 16 lanes fills the low 16 bits.
-    move_mask_i8_m128i(bitor_m128i(bitor_m128i(quote, backslash), special)) as u16
+    move_mask_i8_m128i(bitor_m128i(quote_or_backslash, sse2::special(bytes))) as u16
+}
+
+/// The lane compares [`stops`] and [`escape_masks`] share.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use safe_arch::{cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, m128i, set_splat_i8_m128i};
+
+    /// All ones in the lanes of `bytes` equal to `byte`.
+    #[inline(always)]
+    pub(super) fn equal(bytes: m128i, byte: u8) -> m128i {
+        cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(byte.cast_signed()))
+    }
+
+    /// All ones in the lanes of `bytes` that are a control character or not ASCII (one signed
+    /// compare below 0x20).
+    #[inline(always)]
+    pub(super) fn special(bytes: m128i) -> m128i {
+        cmp_lt_mask_i8_m128i(bytes, set_splat_i8_m128i(0x20))
+    }
 }
 
 /// [`stops`] byte by byte: the other targets' answer (and the one the x86_64 mask is tested
@@ -319,19 +333,18 @@ impl EscapeMasks {
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
 fn escape_masks(chunk: &[u8; 16]) -> EscapeMasks {
-    use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
-        move_mask_i8_m128i, set_splat_i8_m128i,
-    };
+    use safe_arch::{bitor_m128i, load_unaligned_m128i, move_mask_i8_m128i};
     let bytes = load_unaligned_m128i(chunk);
-    let equal = |byte: u8| cmp_eq_mask_i8_m128i(bytes, set_splat_i8_m128i(byte.cast_signed()));
-    let quote = equal(b'"');
-    let letter = bitor_m128i(bitor_m128i(equal(b'n'), equal(b't')), quote);
+    let quote = sse2::equal(bytes, b'"');
+    let letter = bitor_m128i(
+        bitor_m128i(sse2::equal(bytes, b'n'), sse2::equal(bytes, b't')),
+        quote,
+    );
     // The move-mask of 16 lanes fills the low 16 bits.
     EscapeMasks {
         quote: move_mask_i8_m128i(quote) as u32,
-        backslash: move_mask_i8_m128i(equal(b'\\')) as u32,
-        special: move_mask_i8_m128i(cmp_lt_mask_i8_m128i(bytes, set_splat_i8_m128i(0x20))) as u32,
+        backslash: move_mask_i8_m128i(sse2::equal(bytes, b'\\')) as u32,
+        special: move_mask_i8_m128i(sse2::special(bytes)) as u32,
         letter: move_mask_i8_m128i(letter) as u32,
     }
 }
