@@ -1527,13 +1527,17 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Past the string that starts (with its quote) at `at`.
+/// Past the string that starts (with its quote) at `at`. Text full of the common escapes
+/// (`\n`, `\t`, `\"`) is skipped 32 bytes at a time as the open's scan skips it
+/// ([`envelope_scan`](crate::envelope_scan)), not one search per escape.
 fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
+    use crate::envelope_scan::skip_common_escapes;
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
     at += 1;
     loop {
+        at = skip_common_escapes(bytes, at);
         at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
         if bytes[at] == b'"' {
             return Some(at + 1);

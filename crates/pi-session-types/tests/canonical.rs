@@ -421,6 +421,20 @@ proptest! {
         prop_assert_eq!(&to_js_vec(&value).unwrap(), &reference);
     }
 
+    /// A member's value is found whole however its strings are written: long runs of the
+    /// escapes text is full of (skipped 32 bytes at a time), other escapes, escaped
+    /// backslashes before a quote, text that is not ASCII.
+    #[test]
+    fn a_member_is_found_whole_past_strings_of_escapes(
+        texts in proptest::collection::vec("[a \n\t\"\\\\/é😀\u{1}]{0,120}", 1..4),
+    ) {
+        let value = serde_json::json!({"a": [texts, {"k": "v"}], "b": 1});
+        let line = serde_json::to_vec(&value).unwrap();
+        let a = serde_json::to_vec(&value["a"]).unwrap();
+        prop_assert_eq!(top_level_member(&line, "a"), Some(&a[..]));
+        prop_assert_eq!(top_level_member(&line, "b"), Some(&b"1"[..]));
+    }
+
     /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,
     /// which take the parsed path).
     #[test]
