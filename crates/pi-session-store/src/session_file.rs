@@ -503,6 +503,20 @@ impl SessionFile {
         }
     }
 
+    /// Sets the most threads a batch read of this file reads on (as
+    /// [`OpenOptions::threads`](crate::OpenOptions::threads) sets it at the open; 0: the
+    /// machine's count): 1 for a copy read by a caller that reads parts on threads of its own,
+    /// so that each part is read on the thread that asks for it.
+    ///
+    /// ```
+    /// let (mut session, _) = pi_session_store::open_bytes(Vec::new());
+    /// session.set_read_threads(1);
+    /// assert_eq!(session.read_threads(), 1);
+    /// ```
+    pub fn set_read_threads(&mut self, threads: usize) {
+        self.read_threads = threads;
+    }
+
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
         self.index().get(index).ok_or(StoreError::NoSuchEntry {
             index,

@@ -23,6 +23,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::ops::Range;
 use std::sync::mpsc;
 
 use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
@@ -257,7 +258,7 @@ impl Session {
         let source = CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
         let ((from, path), tail) =
             context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
-        let reading = (!tail.is_empty()).then(|| PartReader::of(&source));
+        let reading = (!tail.is_empty()).then(|| PartReader::of(&source, &tail));
         let copies = source.copies_along(&from);
         drop(log);
         let (mut context, head, mut diagnostics, mut extendable) =
@@ -273,11 +274,11 @@ impl Session {
         stream.push(head, &mut each)?;
         // The messages after the head: read a part at a time on threads of their own while
         // this one builds on and sends the part before ([`read_parts_in_turn`]).
-        let parts: Vec<&[usize]> = tail.chunks(STREAMED_ENTRIES).collect();
-        if let Some(reading) = reading.as_ref().filter(|_| !parts.is_empty()) {
+        if let Some((reading, parts)) = reading.as_ref().filter(|(_, parts)| !parts.is_empty()) {
+            let parts: Vec<&[usize]> = parts.iter().map(|part| &tail[part.clone()]).collect();
             read_parts_in_turn(
                 &parts,
-                reading.threads(parts.len()),
+                reading.threads(),
                 |part, read_by| self.read_part(reading, part, read_by),
                 |segment| segment.read_by,
                 |mut segment| {
@@ -490,16 +491,42 @@ pub(crate) struct PartReader {
     file: Option<SessionFile>,
     reader: LineReader,
     convert: Option<&'static dyn ConvertToLlm>,
+    /// How many threads read the parts.
+    threads: usize,
 }
 
 impl PartReader {
-    /// What `source` reads the parts with.
-    pub(crate) fn of(source: &CopyingSource<'_>) -> Self {
-        Self {
-            file: lines_read_from(source.log, source.copy).cloned(),
+    /// What `source` reads `positions` with (a branch's tail, in order), and the parts it
+    /// reads them in ([`STREAMED_ENTRIES`] entries and [`STREAMED_BYTES`] of lines at most,
+    /// one entry at least), on one thread per core up to [`READING_THREADS`] when they are
+    /// more than one and read without the log's lock, else one. Read on several, each part is
+    /// read on its thread alone (not split again across threads of the store's, which would
+    /// start a thread for every part over 1 MiB and keep more threads busy than there are
+    /// cores).
+    pub(crate) fn of(source: &CopyingSource<'_>, positions: &[usize]) -> (Self, Vec<Range<usize>>) {
+        let mut file = lines_read_from(source.log, source.copy).cloned();
+        let parts = parts_of(positions, |position| {
+            file.as_ref()
+                .and_then(|file| file.index().get(position))
+                .map_or(0, |entry| entry.byte_len)
+        });
+        let threads = match &mut file {
+            Some(file) if parts.len() > 1 => {
+                let threads = file.read_threads().clamp(1, READING_THREADS);
+                if threads > 1 {
+                    file.set_read_threads(1);
+                }
+                threads
+            }
+            _ => 1,
+        };
+        let reader = Self {
+            file,
             reader: source.reader,
             convert: source.convert,
-        }
+            threads,
+        };
+        (reader, parts)
     }
 
     /// The entries at `positions` of `session`'s log, read as its [`CopyingSource`] reads them,
@@ -534,14 +561,30 @@ impl PartReader {
         self.values(session, positions).map(|(values, _)| values)
     }
 
-    /// How many threads read `parts` parts: one per core up to [`READING_THREADS`] when they
-    /// are more than one and read without the log's lock, else one.
-    pub(crate) fn threads(&self, parts: usize) -> usize {
-        match &self.file {
-            Some(file) if parts > 1 => file.read_threads().clamp(1, READING_THREADS),
-            _ => 1,
-        }
+    /// How many threads read the parts ([`Self::of`]).
+    pub(crate) fn threads(&self) -> usize {
+        self.threads
     }
+}
+
+/// `positions` cut in order into parts (ranges of it) of at most [`STREAMED_ENTRIES`] entries
+/// and, past their first, at most [`STREAMED_BYTES`] bytes (`bytes_of` an entry: its line's
+/// length).
+fn parts_of(positions: &[usize], bytes_of: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (at, &position) in positions.iter().enumerate() {
+        let more = bytes_of(position);
+        if at > start && (at - start == STREAMED_ENTRIES || bytes + more > STREAMED_BYTES) {
+            parts.push(start..at);
+            (start, bytes) = (at, 0);
+        }
+        bytes += more;
+    }
+    if start < positions.len() {
+        parts.push(start..positions.len());
+    }
+    parts
 }
 
 /// The most threads [`Session::context_each_leaving`] reads a branch's tail on: two, which
@@ -556,6 +599,13 @@ const READING_THREADS: usize = 2;
 /// 8,192 cost ~15% more CPU (parts read on two more threads, their memory freed across
 /// threads, more pages); with two, 512 holds ~3 MB less than 1,024 at the same wall time.
 pub(crate) const STREAMED_ENTRIES: usize = 512;
+
+/// The most bytes of lines in a part of a branch's tail ([`STREAMED_ENTRIES`]), so that a part
+/// of long messages (tool results of ~10 KB) is not read whole into a few MB of values: the
+/// memory of the part before is used again while it is still in the caches. Measured on the
+/// 200 MB session's `req-llm` (~1,650 messages, ~17 MB): 512 entries a part (~5 MB) against
+/// 128 (~1.3 MB), ~9 ms less CPU; the 100k chain's short turns are cut by the count alone.
+const STREAMED_BYTES: u64 = 1 << 18;
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
@@ -1211,4 +1261,43 @@ impl<'r> Stream<'r> {
 fn print<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
     to_js_vec(value)
         .map_err(|e| Error::invalid_input(format!("the context cannot be printed: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{STREAMED_BYTES, STREAMED_ENTRIES, parts_of};
+
+    /// Parts end at the count or before the entry that would take them past the bytes, a part
+    /// holds one entry at least however long, and every position is in one part, in order.
+    #[test]
+    fn a_tail_is_cut_by_count_and_by_bytes() {
+        let short: Vec<usize> = (0..STREAMED_ENTRIES * 2 + 3).collect();
+        let parts = parts_of(&short, |_| 100);
+        assert_eq!(
+            parts,
+            [
+                0..STREAMED_ENTRIES,
+                STREAMED_ENTRIES..STREAMED_ENTRIES * 2,
+                STREAMED_ENTRIES * 2..STREAMED_ENTRIES * 2 + 3
+            ]
+        );
+        let quarter = STREAMED_BYTES / 4;
+        // Lengths by position: four of a quarter fill a part; a long one stands alone.
+        let lengths = [
+            quarter,
+            quarter,
+            quarter,
+            quarter,
+            quarter,
+            STREAMED_BYTES * 3,
+            1,
+            1,
+        ];
+        let positions: Vec<usize> = (0..lengths.len()).collect();
+        assert_eq!(
+            parts_of(&positions, |at| lengths[at]),
+            [0..4, 4..5, 5..6, 6..8]
+        );
+        assert!(parts_of(&[], |_| 1).is_empty());
+    }
 }

@@ -13,7 +13,7 @@ use pi_session_context::rho::ContextParts;
 use pi_session_tree::source::rho_read;
 use pi_session_tree::{EntrySource, LeafSelector};
 
-use crate::context_json::{CopyingSource, PartReader, STREAMED_ENTRIES, read_parts_in_turn};
+use crate::context_json::{CopyingSource, PartReader, read_parts_in_turn};
 use crate::{Diagnostic, Error, Session};
 
 impl Session {
@@ -61,7 +61,7 @@ impl Session {
         // The head (the messages before the kept range that may hold attachments, and the
         // latest compaction) read and projected under the lock: the summary, given after it.
         // Its note needs the ids of the entries sent, which the index holds.
-        let (branch, later, first, reading) = {
+        let (branch, later, first, (reading, parts_read)) = {
             let log = self.log();
             let branch = log.index.branch_for(leaf);
             let source = CopyingSource::for_rho(&log);
@@ -83,17 +83,18 @@ impl Session {
                 Ok::<(), Infallible>(())
             });
             let Ok(()) = gathered;
-            (branch, later, first, PartReader::of(&source))
+            let reading = PartReader::of(&source, &later);
+            (branch, later, first, reading)
         };
         for message in first {
             items.push(message, &mut each)?;
         }
         // The entries sent: read a part at a time on threads of their own, without the
         // session's lock, while this one projects and writes the part before.
-        let chunks: Vec<&[usize]> = later.chunks(STREAMED_ENTRIES).collect();
+        let chunks: Vec<&[usize]> = parts_read.into_iter().map(|part| &later[part]).collect();
         read_parts_in_turn(
             &chunks,
-            reading.threads(chunks.len()),
+            reading.threads(),
             |part, read_by| Ok((reading.entries(self, part)?, read_by)),
             |(_, read_by)| *read_by,
             |(entries, read_by)| {
