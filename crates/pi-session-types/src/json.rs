@@ -1457,33 +1457,75 @@ pub fn for_each_member<'a>(
     object: &'a [u8],
     mut each: impl FnMut(&'a [u8], &'a [u8]),
 ) -> Option<()> {
-    let mut at = skip_whitespace(object, 0);
-    if object.get(at) != Some(&b'{') {
+    let at = skip_whitespace(object, 0);
+    let len = read_members(object.get(at..)?, |key, rest| {
+        let len = value_len(rest)?;
+        each(key, &rest[..len]);
+        Some(len)
+    })?;
+    (skip_whitespace(object, at + len) == object.len()).then_some(())
+}
+
+/// The members of the object that starts `bytes` (with its `{`; what follows its `}` is left
+/// alone), each handed to `each` in order: its key as written between the quotes and the bytes
+/// from its value's first byte to the end of `bytes`. `each` gives back the length of the value
+/// there, having read it itself (a parse that ends where the value does, so that the value is
+/// not skipped first and read after) or measured it with [`value_len`]; `None` ends the walk.
+/// The object's length, or `None` when `bytes` do not start with an object (or `each` gave
+/// up). Nothing is checked but the object's own punctuation: for text known to be JSON.
+///
+/// ```
+/// use pi_session_types::json::{read_members, value_len};
+/// let mut keys = Vec::new();
+/// let bytes = br#"{"a":[1,{"b":2}], "c" : "d"} and more"#;
+/// let len = read_members(bytes, |key, rest| {
+///     keys.push(key);
+///     value_len(rest)
+/// });
+/// assert_eq!((len, keys), (Some(28), vec![&b"a"[..], b"c"]));
+/// assert_eq!(read_members(b"[1]", |_, rest| value_len(rest)), None);
+/// ```
+pub fn read_members<'a>(
+    bytes: &'a [u8],
+    mut each: impl FnMut(&'a [u8], &'a [u8]) -> Option<usize>,
+) -> Option<usize> {
+    if bytes.first() != Some(&b'{') {
         return None;
     }
-    at = skip_whitespace(object, at + 1);
-    if object.get(at) == Some(&b'}') {
-        return (skip_whitespace(object, at + 1) == object.len()).then_some(());
+    let mut at = skip_whitespace(bytes, 1);
+    if bytes.get(at) == Some(&b'}') {
+        return Some(at + 1);
     }
     loop {
         let key_start = at + 1;
-        at = skip_string(object, at)?;
-        let key = &object[key_start..at - 1];
-        at = skip_whitespace(object, at);
-        if object.get(at) != Some(&b':') {
+        at = skip_string(bytes, at)?;
+        let key = &bytes[key_start..at - 1];
+        at = skip_whitespace(bytes, at);
+        if bytes.get(at) != Some(&b':') {
             return None;
         }
-        at = skip_whitespace(object, at + 1);
-        let value_start = at;
-        at = skip_value(object, at)?;
-        each(key, &object[value_start..at]);
-        at = skip_whitespace(object, at);
-        match object.get(at) {
-            Some(b',') => at = skip_whitespace(object, at + 1),
-            Some(b'}') => return (skip_whitespace(object, at + 1) == object.len()).then_some(()),
+        at = skip_whitespace(bytes, at + 1);
+        let len = each(key, bytes.get(at..)?)?;
+        at = skip_whitespace(bytes, at.checked_add(len)?);
+        match bytes.get(at) {
+            Some(b',') => at = skip_whitespace(bytes, at + 1),
+            Some(b'}') => return Some(at + 1),
             _ => return None,
         }
     }
+}
+
+/// The length of the JSON value that starts `bytes` (strings and nesting followed, nothing
+/// checked: for text known to be JSON); `None` when none starts there or it is cut short.
+///
+/// ```
+/// use pi_session_types::json::value_len;
+/// assert_eq!(value_len(br#"{"a":"}"}, 1"#), Some(9));
+/// assert_eq!(value_len(b"12, 3"), Some(2));
+/// assert_eq!(value_len(b"[1"), None);
+/// ```
+pub fn value_len(bytes: &[u8]) -> Option<usize> {
+    skip_value(bytes, 0)
 }
 
 /// Calls `each` with the bytes of every item of the JSON array `array`, in order; `None` when

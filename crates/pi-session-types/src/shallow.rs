@@ -41,17 +41,24 @@ pub struct Keys {
 /// assert_eq!(entry_with_message_keys(br#"{"type":"message","message":null}"#, &keys), None);
 /// ```
 pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value, &'l [u8])> {
+    // The message's members read where they are (its kept values parsed in place, the others
+    // skipped): its bytes are known once they are, not skipped whole first.
     let mut message = None;
-    let entry = members(line, keys.entry, |name, value| {
+    let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    let (entry, len) = members(&line[start..], keys.entry, |name, rest| {
         if name == key::MESSAGE {
-            message = Some(value);
-            members(value, keys.message, |name, value| {
-                member_of(keys, name, value)
-            })
+            let (inner, len) =
+                members(rest, keys.message, |name, rest| member_of(keys, name, rest))?;
+            message = Some(&rest[..len]);
+            Some((inner, len))
         } else {
-            value_of(value)
+            value_at(rest)
         }
     })?;
+    let after = &line[start + len..];
+    if !after.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
     Some((entry, message?))
 }
 
@@ -97,7 +104,9 @@ pub fn canonical_entry_with_message_keys<'l>(
             return;
         };
         let read = match of {
-            json::MemberOf::Inner => member_of(keys, name, value),
+            json::MemberOf::Inner => member_of(keys, name, value)
+                .filter(|&(_, len)| len == value.len())
+                .map(|(read, _)| read),
             json::MemberOf::Top if name == key::MESSAGE => {
                 message = Some(value);
                 Some(Value::Object(std::mem::take(&mut inner)))
@@ -124,39 +133,41 @@ pub fn canonical_entry_with_message_keys<'l>(
     Some((Value::Object(entry), message))
 }
 
-/// The members of `object` named in `kept` as a JSON object, each value read by `read`; `None`
-/// when `object` is not an object, a key is spelled with an escape, a kept key appears twice or
-/// `read` refuses a value.
+/// The members named in `kept` of the object that starts `bytes` as a JSON object, each value
+/// read where it is by `read` (given the bytes from the value on, it gives the value and its
+/// length), and the object's length; `None` when no object starts `bytes`, a key is spelled
+/// with an escape, a kept key appears twice or `read` refuses a value.
 fn members<'l>(
-    object: &'l [u8],
+    bytes: &'l [u8],
     kept: &[&'static str],
-    mut read: impl FnMut(&'static str, &'l [u8]) -> Option<Value>,
-) -> Option<Value> {
+    mut read: impl FnMut(&'static str, &'l [u8]) -> Option<(Value, usize)>,
+) -> Option<(Value, usize)> {
     // Gathered first, so that the map is made as large as it needs to be.
     let mut found: Vec<(&'static str, Value)> = Vec::with_capacity(kept.len());
     let mut refused = false;
-    json::for_each_member(object, |name, value| {
-        if refused {
-            return;
-        }
-        if name.contains(&b'\\') {
+    let len = json::read_members(bytes, |name, rest| {
+        if refused || name.contains(&b'\\') {
             refused = true;
-            return;
+            return json::value_len(rest);
         }
         let Some(&name) = kept.iter().find(|k| k.as_bytes() == name) else {
-            return;
+            return json::value_len(rest);
         };
-        match read(name, value) {
-            Some(value) if found.iter().all(|(seen, _)| *seen != name) => {
+        match read(name, rest) {
+            Some((value, len)) if found.iter().all(|(seen, _)| *seen != name) => {
                 found.push((name, value));
+                Some(len)
             }
-            _ => refused = true,
+            _ => {
+                refused = true;
+                json::value_len(rest)
+            }
         }
     })?;
     if refused {
         return None;
     }
-    Some(object_of(found))
+    Some((object_of(found), len))
 }
 
 /// The members `found` (no key twice) as a JSON object, in that order.
@@ -169,12 +180,15 @@ fn object_of(found: Vec<(&'static str, Value)>) -> Value {
     Value::Object(map)
 }
 
-/// The member `name` of a message, `value` its bytes: its `content` cut down to
-/// `keys.blocks` ([`Keys::blocks`]), any other value whole.
-fn member_of(keys: &Keys, name: &str, value: &[u8]) -> Option<Value> {
+/// The member `name` of a message, read from `rest` (the bytes from its value on): its
+/// `content` cut down to `keys.blocks` ([`Keys::blocks`]), any other value whole; with the
+/// value's length.
+fn member_of(keys: &Keys, name: &str, rest: &[u8]) -> Option<(Value, usize)> {
     if name != key::CONTENT || keys.blocks.is_empty() {
-        return value_of(value);
+        return value_at(rest);
     }
+    let len = json::value_len(rest)?;
+    let value = &rest[..len];
     let mut blocks = Vec::new();
     let mut refused = false;
     let array = json::for_each_element(value, |item| {
@@ -182,7 +196,9 @@ fn member_of(keys: &Keys, name: &str, value: &[u8]) -> Option<Value> {
             return;
         }
         let block = if item.starts_with(b"{") {
-            members(item, keys.blocks, |_, value| value_of(value))
+            members(item, keys.blocks, |_, rest| value_at(rest))
+                .filter(|&(_, read)| read == item.len())
+                .map(|(block, _)| block)
         } else {
             value_of(item)
         };
@@ -191,11 +207,25 @@ fn member_of(keys: &Keys, name: &str, value: &[u8]) -> Option<Value> {
             None => refused = true,
         }
     });
-    match array {
+    let read = match array {
         Some(()) if !refused => Some(Value::Array(blocks)),
         Some(()) => None,
         None => value_of(value),
+    };
+    read.map(|read| (read, len))
+}
+
+/// The value that starts `rest` as `serde_json::from_slice` reads it, and its length: an
+/// object or an array parsed where it is (the parse ends where the value does), anything else
+/// measured first ([`value_of`]).
+fn value_at(rest: &[u8]) -> Option<(Value, usize)> {
+    if let Some(b'{' | b'[') = rest.first() {
+        let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+        let value = values.next()?.ok()?;
+        return Some((value, values.byte_offset()));
     }
+    let len = json::value_len(rest)?;
+    value_of(&rest[..len]).map(|value| (value, len))
 }
 
 /// One value as `serde_json::from_slice` reads it; a string without escapes or control

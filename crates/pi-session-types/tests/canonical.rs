@@ -12,6 +12,7 @@ use pi_session_types::json::{
     to_js_vec_through_serde_json, top_level_member, value_to_js_vec,
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
+use pi_session_types::shallow::{Keys, entry_with_message_keys};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 
@@ -409,6 +410,58 @@ proptest! {
                 expected.push((MemberOf::Top, key.to_vec(), value.to_vec()));
             });
             prop_assert_eq!(members, expected, "{}", text);
+        }
+    }
+
+    /// A line cut down to a few keys of the entry and of its message reads as its whole parse
+    /// cut down, its message's bytes as that parse's message, however the line is spelled;
+    /// spelled as `JSON.stringify` spells it (and without lone surrogates), it is read so, not
+    /// left to the whole parse.
+    #[test]
+    fn a_line_cut_to_its_keys_reads_as_its_whole_parse_cut(
+        content in json_value(),
+        other in json_value(),
+        (period, at, kind) in (1usize..40, 0usize..40, 0u8..8),
+    ) {
+        const KEYS: Keys = Keys {
+            entry: &["type", "id", "message"],
+            message: &["role", "content"],
+            blocks: &[],
+        };
+        let mut noise = vec![0u8; period];
+        noise[at % period] = kind;
+        let entry = serde_json::json!({
+            "type": "message",
+            "other": other.clone(),
+            "message": {"role": "user", "other": other, "content": content},
+            "id": "a",
+        });
+        let text = noisy(&entry, &noise);
+        let Some(whole) = read(text.as_bytes()) else {
+            return Ok(());
+        };
+        let cut = |value: &Value, keys: &[&str]| -> Value {
+            let Some(map) = value.as_object() else {
+                return value.clone();
+            };
+            Value::Object(map.iter().filter(|(k, _)| keys.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone())).collect())
+        };
+        let mut expected = cut(&whole, KEYS.entry);
+        expected["message"] = cut(&whole["message"], KEYS.message);
+        match entry_with_message_keys(text.as_bytes(), &KEYS) {
+            Some((shallow, message)) => {
+                prop_assert_eq!(shallow, expected, "{}", text);
+                let message = read(message);
+                prop_assert_eq!(message.as_ref(), Some(&whole["message"]), "{}", text);
+            }
+            // Refused: a line spelled otherwise, or holding a lone surrogate (serde_json's
+            // parse refuses it; the whole line is read as the store reads it).
+            None => prop_assert!(
+                noisy(&entry, &[]) != text
+                    || serde_json::from_slice::<Value>(text.as_bytes()).is_err(),
+                "refused: {}", text
+            ),
         }
     }
 
