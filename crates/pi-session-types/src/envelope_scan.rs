@@ -302,6 +302,39 @@ fn stops(chunk: &[u8; 16]) -> u16 {
     stops_portable(chunk)
 }
 
+/// The bytes of `chunk` that `JSON.stringify` escapes in a string, bit `k` for byte `k`: a
+/// `"`, a `\\` or a control character (U+0000–U+001F); [`stops`] but for the bytes that are
+/// not ASCII. For [`crate::json`]'s writer of strings.
+#[inline(always)]
+pub(crate) fn escaped(chunk: &[u8; 16]) -> u16 {
+    stops(chunk) & !not_ascii(chunk)
+}
+
+/// The bytes of `chunk` that are not ASCII, bit `k` for byte `k`: their top bits, one
+/// move-mask (SSE2).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn not_ascii(chunk: &[u8; 16]) -> u16 {
+    use safe_arch::{load_unaligned_m128i, move_mask_i8_m128i};
+    // The move-mask of 16 lanes fills the low 16 bits.
+    move_mask_i8_m128i(load_unaligned_m128i(chunk)) as u16
+}
+
+/// [`not_ascii`] byte by byte.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline(always)]
+fn not_ascii_portable(chunk: &[u8; 16]) -> u16 {
+    chunk.iter().enumerate().fold(0, |mask, (k, &byte)| {
+        mask | u16::from(!byte.is_ascii()) << k
+    })
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn not_ascii(chunk: &[u8; 16]) -> u16 {
+    not_ascii_portable(chunk)
+}
+
 /// The bit masks (bit `k` for byte `k`) of a run of bytes that [`only_escapes`] reads: 16 bytes
 /// (one chunk) or 32 ([`EscapeMasks::then`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -744,6 +777,12 @@ mod tests {
                         .fold(0u16, |mask, (k, &b)| mask | u16::from(is_stop(b)) << k);
                     assert_eq!(super::stops(&chunk), expected, "{chunk:?}");
                     assert_eq!(super::stops_portable(&chunk), expected, "{chunk:?}");
+                    let escaped = chunk.iter().enumerate().fold(0u16, |mask, (k, &b)| {
+                        mask | u16::from(b < 0x20 || b == b'"' || b == b'\\') << k
+                    });
+                    assert_eq!(super::escaped(&chunk), escaped, "{chunk:?}");
+                    let high = super::not_ascii_portable(&chunk);
+                    assert_eq!(super::not_ascii(&chunk), high, "{chunk:?}");
                     let mask = |is: fn(u8) -> bool| {
                         chunk
                             .iter()

@@ -623,13 +623,7 @@ fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
         let out = &mut f.state.out;
         out.reserve(bytes.len() + 2);
         out.push(b'"');
-        let mut start = 0;
-        while let Some(at) = next_escaped(bytes, start) {
-            out.extend_from_slice(bytes.get(start..at).unwrap_or_default());
-            push_escape(out, bytes.get(at).copied().unwrap_or_default());
-            start = at + 1;
-        }
-        out.extend_from_slice(bytes.get(start..).unwrap_or_default());
+        push_escaped(out, bytes);
         out.push(b'"');
         return Ok(());
     }
@@ -667,6 +661,32 @@ fn char_escape(byte: u8) -> CharEscape {
         0x0d => CharEscape::CarriageReturn,
         control => CharEscape::AsciiControl(control),
     }
+}
+
+/// `bytes` (a string's text) as `JSON.stringify` writes them between the quotes, pushed to
+/// `out`: the bytes it escapes (`"`, `\`, U+0000–U+001F) found 16 at a time
+/// ([`envelope_scan::escaped`](crate::envelope_scan)), every one of a chunk from its mask, the
+/// runs between them copied whole.
+fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+    let mut start = 0;
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
+        let mut mask = crate::envelope_scan::escaped(chunk);
+        while mask != 0 {
+            let escaped = at + mask.trailing_zeros() as usize;
+            out.extend_from_slice(bytes.get(start..escaped).unwrap_or_default());
+            push_escape(out, bytes.get(escaped).copied().unwrap_or_default());
+            start = escaped + 1;
+            mask &= mask - 1;
+        }
+        at += 16;
+    }
+    while let Some(escaped) = next_escaped(bytes, start.max(at)) {
+        out.extend_from_slice(bytes.get(start..escaped).unwrap_or_default());
+        push_escape(out, bytes.get(escaped).copied().unwrap_or_default());
+        start = escaped + 1;
+    }
+    out.extend_from_slice(bytes.get(start..).unwrap_or_default());
 }
 
 /// The position of the first byte at or after `from` that `JSON.stringify` escapes (`"`, `\`,
