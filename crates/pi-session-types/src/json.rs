@@ -1291,19 +1291,21 @@ impl Canonical<'_, '_> {
         }
     }
 
-    /// A string from its opening quote: only the escapes `JSON.stringify` writes. Text full
-    /// of the common escapes (`\n`, `\t`, `\"`, all of them `JSON.stringify`'s) is skipped 16
-    /// bytes at a time as the open's scan skips it ([`envelope_scan`](crate::envelope_scan)),
-    /// plain text too; a run of text that is not ASCII (up to the next quote or backslash) must
-    /// be valid UTF-8 without a carrier (U+10F800–U+10FFFF, printed as a lone surrogate's
-    /// escape).
+    /// A string from its opening quote: only the escapes `JSON.stringify` writes. Plain text
+    /// is skipped 16 bytes at a time and, from an escape on, text full of the common escapes
+    /// (`\n`, `\t`, `\"`, all of them `JSON.stringify`'s) 32 at a time, as the open's scan
+    /// skips them ([`envelope_scan`](crate::envelope_scan)); a run of text that is not ASCII
+    /// (up to the next quote or backslash) must be valid UTF-8 without a carrier
+    /// (U+10F800–U+10FFFF, printed as a lone surrogate's escape).
     fn string(&mut self) -> bool {
         use crate::envelope_scan::{skip_common_escapes, skip_plain};
         self.at += 1;
         let bytes = self.bytes;
         let mut at = self.at;
         loop {
-            at = skip_plain(bytes, skip_common_escapes(bytes, at));
+            // Most strings (keys, ids, short values) end at the first stop of their first 16
+            // bytes.
+            at = skip_plain(bytes, at);
             let Some(&byte) = bytes.get(at) else {
                 return false;
             };
@@ -1313,6 +1315,11 @@ impl Canonical<'_, '_> {
                     return true;
                 }
                 b'\\' => {
+                    let past = skip_common_escapes(bytes, at);
+                    if past > at {
+                        at = past;
+                        continue;
+                    }
                     self.at = at;
                     if !self.escape() {
                         return false;
@@ -1589,9 +1596,9 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Past the string that starts (with its quote) at `at`. Text full of the common escapes
-/// (`\n`, `\t`, `\"`) is skipped 32 bytes at a time as the open's scan skips it
-/// ([`envelope_scan`](crate::envelope_scan)), not one search per escape.
+/// Past the string that starts (with its quote) at `at`. From an escape on, text full of the
+/// common escapes (`\n`, `\t`, `\"`) is skipped 32 bytes at a time as the open's scan skips
+/// it ([`envelope_scan`](crate::envelope_scan)), not one search per escape.
 fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
     use crate::envelope_scan::skip_common_escapes;
     if bytes.get(at) != Some(&b'"') {
@@ -1599,12 +1606,13 @@ fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
     }
     at += 1;
     loop {
-        at = skip_common_escapes(bytes, at);
         at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
         if bytes[at] == b'"' {
             return Some(at + 1);
         }
-        at += 2;
+        // A run of escapes and text from this one on, else this escape alone.
+        let past = skip_common_escapes(bytes, at);
+        at = if past > at { past } else { at + 2 };
     }
 }
 
