@@ -12,8 +12,11 @@ use std::time::Duration;
 
 use pi_session_context::reqllm::Message;
 use pi_session_store::{Durability, SessionFile, SessionWriter, Store, WriterOptions, new_header};
-use pi_session_tree::{AgentContext, ContextOptions, Dialect, LeafSelector, NodeInfo, TreeIndex};
+use pi_session_tree::{
+    AgentContext, ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo, TreeIndex,
+};
 use pi_session_types::SessionHeader;
+use pi_session_types::view::key;
 use pi_session_types::{Entry, JsonValue, TitleSource};
 
 use crate::builders::model_change_in;
@@ -542,12 +545,22 @@ impl Log {
     /// time ([`Self::first_named`]: only the fields the rule reads, no body is built).
     fn model_on(&self, positions: &[usize]) -> Result<Option<String>> {
         for kind in ["model_change", "message"] {
-            let from_leaf: Vec<usize> = positions
+            let mut from_leaf: Vec<usize> = positions
                 .iter()
                 .rev()
                 .copied()
                 .filter(|&at| self.index.node(at).is_some_and(|n| n.kind == kind))
                 .collect();
+            if kind == "message" {
+                // An assistant message names a model with both keys (`named_model`): a line
+                // whose key filter says it holds no `provider` or no `model` is not read (a
+                // branch of user turns is not read through for a model none of it names).
+                let source = LogSource { log: self };
+                let provider = source.may_hold_key(&from_leaf, key::PROVIDER)?;
+                let model = source.may_hold_key(&from_leaf, key::MODEL)?;
+                let mut may_name = provider.into_iter().zip(model).map(|(p, m)| p && m);
+                from_leaf.retain(|_| may_name.next().unwrap_or(true));
+            }
             let (mut start, mut batch) = (0, 64);
             while start < from_leaf.len() {
                 let end = from_leaf.len().min(start + batch);
