@@ -1596,23 +1596,28 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Past the string that starts (with its quote) at `at`. From an escape on, text full of the
-/// common escapes (`\n`, `\t`, `\"`) is skipped 32 bytes at a time as the open's scan skips
-/// it ([`envelope_scan`](crate::envelope_scan)), not one search per escape.
-fn skip_string(bytes: &[u8], mut at: usize) -> Option<usize> {
-    use crate::envelope_scan::skip_common_escapes;
+/// Past the string that starts (with its quote) at `at`: one search for quotes, a quote after
+/// an odd run of backslashes (escaped) passed over. Text's many `\n` escapes do not stop the
+/// search (measured: half the time of a search that stops at every backslash, on the 50 MB
+/// session's strings and on the chain's).
+#[inline]
+fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
-    at += 1;
+    let open = at;
+    let mut at = at + 1;
     loop {
-        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
-        if bytes[at] == b'"' {
-            return Some(at + 1);
+        let quote = at + memchr::memchr(b'"', bytes.get(at..)?)?;
+        at = quote + 1;
+        let text = bytes.get(open + 1..quote)?;
+        if text.last() != Some(&b'\\') {
+            return Some(at);
         }
-        // A run of escapes and text from this one on, else this escape alone.
-        let past = skip_common_escapes(bytes, at);
-        at = if past > at { past } else { at + 2 };
+        let backslashes = text.iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(at);
+        }
     }
 }
 
