@@ -44,7 +44,8 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
     // The message's members read where they are (its kept values parsed in place, the others
     // skipped): its bytes are known once they are, not skipped whole first.
     let mut message = None;
-    let start = line.iter().position(|b| !b.is_ascii_whitespace())?;
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = line.iter().position(|b| !is_space(b))?;
     let (entry, len) = members(&line[start..], keys.entry, |name, rest| {
         if name == key::MESSAGE {
             let (inner, len) =
@@ -56,7 +57,7 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
         }
     })?;
     let after = &line[start + len..];
-    if !after.iter().all(u8::is_ascii_whitespace) {
+    if !after.iter().all(is_space) {
         return None;
     }
     Some((entry, message?))
@@ -318,6 +319,7 @@ mod tests {
             br#"{"message":"text"}"#,
             br#"{"message":[]}"#,
             br#"{"message":{"role":"user"}} x"#,
+            b"\x0c{\"message\":{\"role\":\"user\"}}",
             br#"{"message":{"role":"user""#,
             br#"{"message":{"r\u006fle":"user"}}"#,
             br#"{"mess\u0061ge":{"role":"user"}}"#,

@@ -594,8 +594,8 @@ const READING_THREADS: usize = 2;
 
 /// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
 /// last entry of another type (a long branch's tail), on each reading thread: ~140 KB of
-/// lines for short turns (read on that thread alone, below the store's 1 MiB for a read on
-/// every core). Measured on the 100k chain with one reading thread: 1,024 and 2,048 alike;
+/// lines for short turns ([`STREAMED_BYTES`] bounds a part of long ones). Measured on the 100k
+/// chain with one reading thread: 1,024 and 2,048 alike;
 /// 8,192 cost ~15% more CPU (parts read on two more threads, their memory freed across
 /// threads, more pages); with two, 512 holds ~3 MB less than 1,024 at the same wall time.
 pub(crate) const STREAMED_ENTRIES: usize = 512;
@@ -603,8 +603,10 @@ pub(crate) const STREAMED_ENTRIES: usize = 512;
 /// The most bytes of lines in a part of a branch's tail ([`STREAMED_ENTRIES`]), so that a part
 /// of long messages (tool results of ~10 KB) is not read whole into a few MB of values: the
 /// memory of the part before is used again while it is still in the caches. Measured on the
-/// 200 MB session's `req-llm` (~1,650 messages, ~17 MB): 512 entries a part (~5 MB) against
-/// 128 (~1.3 MB), ~9 ms less CPU; the 100k chain's short turns are cut by the count alone.
+/// 200 MB session's `req-llm` (~1,650 messages, ~17 MB): parts of 512 entries (~5 MB) cost ~9
+/// ms more CPU than parts of 128 (~1.3 MB); 256 KiB as little as 128 entries, 1 MiB no less
+/// than 512. The 100k chain's short turns are cut by the count alone (128 entries a part cost
+/// it ~12 ms more CPU).
 const STREAMED_BYTES: u64 = 1 << 18;
 
 /// The text of `context` (its messages left out) after its empty messages array.
