@@ -3,7 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use pi_session::types::json::{to_js_vec, value_to_js_vec};
+use pi_session::types::json::{string_len, to_js_vec, value_to_js_vec};
 
 use crate::failure::Failure;
 
@@ -196,9 +196,9 @@ fn indent(compact: &str) -> String {
 }
 
 /// [`indent`] over bytes, written to `out` as it goes: structural characters are ASCII, so
-/// string contents (UTF-8 or not) are copied through in runs up to the closing quote (the next
-/// quote not escaped: preceded by an even run of backslashes; a text's many `\n` escapes do
-/// not stop the search). `depth` is how deep the value sits in a larger answer written around
+/// string contents (UTF-8 or not) are copied through in runs up to the closing quote
+/// (`json::string_len`: the next quote not escaped, a text's many `\n` escapes not stopping
+/// the search). `depth` is how deep the value sits in a larger answer written around
 /// it (0: alone).
 fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<()> {
     let mut depth = depth;
@@ -209,27 +209,8 @@ fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<
         let c = compact[at];
         match c {
             b'"' => {
-                let open = at;
-                at += 1;
-                // Through the closing quote (to the end without one): a quote after an odd run
-                // of backslashes is escaped.
-                let mut closed = false;
-                while let Some(n) = memchr::memchr(b'"', &compact[at..]) {
-                    let quote = at + n;
-                    at = quote + 1;
-                    let backslashes = compact[open + 1..quote]
-                        .iter()
-                        .rev()
-                        .take_while(|&&b| b == b'\\')
-                        .count();
-                    if backslashes % 2 == 0 {
-                        closed = true;
-                        break;
-                    }
-                }
-                if !closed {
-                    at = compact.len();
-                }
+                // Through the closing quote (to the end without one).
+                at = string_len(&compact[at..]).map_or(compact.len(), |len| at + len);
                 continue;
             }
             b'{' | b'[' | b'}' | b']' | b',' | b':' => {}

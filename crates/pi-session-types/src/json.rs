@@ -1555,6 +1555,22 @@ pub fn value_len(bytes: &[u8]) -> Option<usize> {
     skip_value(bytes, 0)
 }
 
+/// [`value_len`] of a string (`bytes` start with its opening quote): through its closing
+/// quote, found by one search for quotes, a quote after an odd run of backslashes passed over
+/// (text's many `\n` escapes do not stop the search); `None` when no string starts `bytes` or
+/// it is not closed.
+///
+/// ```
+/// use pi_session_types::json::string_len;
+/// assert_eq!(string_len(br#""a\"b\\", 1"#), Some(8));
+/// assert_eq!(string_len(br#""open"#), None);
+/// assert_eq!(string_len(b"1"), None);
+/// ```
+#[inline]
+pub fn string_len(bytes: &[u8]) -> Option<usize> {
+    skip_string(bytes, 0)
+}
+
 /// Calls `each` with the bytes of every item of the JSON array `array`, in order; `None` when
 /// it is not an array (or is cut short). Items are skipped as [`for_each_member`] skips values:
 /// for text known to be JSON.
