@@ -21,6 +21,13 @@ fn written_session(dir: &Path, options: WriterOptions) -> (SessionWriter, PathBu
     (writer, path)
 }
 
+/// [`written_session`] (default options) in a new temporary folder, kept with it.
+fn temp_session() -> (tempfile::TempDir, SessionWriter, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (writer, path) = written_session(dir.path(), WriterOptions::default());
+    (dir, writer, path)
+}
+
 fn now_ms() -> u128 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -80,8 +87,7 @@ fn assert_times_out(writer: &mut SessionWriter, path: &Path, lock: &Path, holder
 
 #[test]
 fn the_lock_file_exists_only_during_a_write() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, mut writer, path) = temp_session();
     let lock = publish_lock_path(&path);
     let name = path.file_name().unwrap().to_str().unwrap();
     assert_eq!(lock, path.with_file_name(format!(".{name}.lock")));
@@ -109,8 +115,7 @@ fn hidden_files_of(session: &Path) -> Vec<String> {
 #[cfg(unix)]
 #[test]
 fn later_claims_link_a_record_file_of_the_writers_own_which_closing_deletes() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (dir, mut writer, path) = temp_session();
     let name = path.file_name().unwrap().to_str().unwrap().to_owned();
     for _ in 0..3 {
         writer.append(entry("label", &[])).unwrap();
@@ -140,8 +145,7 @@ fn later_claims_link_a_record_file_of_the_writers_own_which_closing_deletes() {
 #[cfg(unix)]
 #[test]
 fn a_record_file_removed_by_someone_else_makes_claims_create_the_lock_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (dir, mut writer, path) = temp_session();
     writer.append(entry("label", &[])).unwrap();
     for name in hidden_files_of(&path) {
         if name.ends_with(".publish") {
@@ -164,8 +168,7 @@ fn a_record_file_removed_by_someone_else_makes_claims_create_the_lock_again() {
 #[test]
 fn a_lock_left_linked_by_a_dead_writer_is_stolen() {
     let pid = dead_pid();
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (dir, mut writer, path) = temp_session();
     // What a writer killed while holding the lock leaves: its record file, linked as the lock.
     let record = dir.path().join(format!(
         ".{}.{pid}.0.publish",
@@ -192,8 +195,7 @@ fn record_files_of_dead_writers_are_deleted_by_the_next_writer() {
     let Some(sleeper) = live_process("a live writer") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (dir, mut writer, path) = temp_session();
     let name = path.file_name().unwrap().to_str().unwrap().to_owned();
     let dead = dead_pid();
     let left = |what: &str| dir.path().join(what);
@@ -259,8 +261,7 @@ impl Drop for KilledOnDrop {
 
 #[test]
 fn a_lock_held_by_this_live_process_makes_append_wait_then_fail() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, mut writer, path) = temp_session();
     let holder = format!("{}:{}\n", std::process::id(), now_ms());
     let lock = write_lock(&path, &holder);
     assert_times_out(&mut writer, &path, &lock, &holder);
@@ -277,8 +278,7 @@ fn a_lock_held_by_another_live_process_is_not_stolen() {
     let Some(sleeper) = live_process("a live lock holder") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, mut writer, path) = temp_session();
     let holder = format!("{}:{}\n", sleeper.id(), now_ms());
     let lock = write_lock(&path, &holder);
     assert_times_out(&mut writer, &path, &lock, &holder);
@@ -293,8 +293,7 @@ fn a_lock_held_by_another_live_process_is_not_stolen() {
 #[test]
 fn a_lock_of_a_dead_process_is_stolen() {
     let pid = dead_pid();
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, mut writer, path) = temp_session();
     // A fresh timestamp: only the dead pid makes it stealable.
     let lock = write_lock(&path, &format!("{pid}:{}\n", now_ms()));
     let started = Instant::now();
@@ -309,8 +308,7 @@ fn a_lock_of_a_dead_process_is_stolen() {
 
 #[test]
 fn a_malformed_lock_is_stolen_only_once_it_is_older_than_the_wait() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, mut writer, path) = temp_session();
     for content in ["", "not a lock\n", "12:\n"] {
         // Fresh: a claimer may be between create and write, so it is left alone. (Its mtime
         // is put in the future so that it stays fresh for the whole 500 ms wait.)
@@ -328,8 +326,7 @@ fn a_malformed_lock_is_stolen_only_once_it_is_older_than_the_wait() {
 
 #[test]
 fn a_foreign_append_between_two_of_ours_is_a_conflict_and_nothing_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, mut writer, path) = temp_session();
     let before = fs::metadata(&path).unwrap().len();
     foreign_append(&path, FOREIGN_LINE);
     let after = fs::metadata(&path).unwrap().len();
@@ -366,8 +363,7 @@ fn a_foreign_append_between_two_of_ours_is_a_conflict_and_nothing_is_written() {
 
 #[test]
 fn a_foreign_append_after_open_for_append_is_a_conflict() {
-    let dir = tempfile::tempdir().unwrap();
-    let (writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (_dir, writer, path) = temp_session();
     drop(writer);
     let (mut resumed, _, _) =
         SessionWriter::open_for_append(&path, WriterOptions::default()).unwrap();
@@ -384,8 +380,7 @@ fn a_foreign_append_after_open_for_append_is_a_conflict() {
 #[cfg(unix)]
 #[test]
 fn a_file_replaced_by_a_rewrite_is_a_conflict_even_at_the_same_size() {
-    let dir = tempfile::tempdir().unwrap();
-    let (mut writer, path) = written_session(dir.path(), WriterOptions::default());
+    let (dir, mut writer, path) = temp_session();
     // What omp's full rewrite does: write a temp file, rename it over the session.
     let temp = dir.path().join(".rewrite.tmp");
     fs::copy(&path, &temp).unwrap();

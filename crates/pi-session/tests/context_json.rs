@@ -166,10 +166,8 @@ const SPELLINGS: &str = concat!(
 #[test]
 fn other_spellings_print_as_the_parsed_value() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("spellings.jsonl");
-    std::fs::write(&path, SPELLINGS).unwrap();
+    let (session, path) = crate::written_and_read(dir.path(), "spellings.jsonl", SPELLINGS);
     assert!(compare_all(&path) > 0);
-    let (session, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
     let (text, _) = session
         .context_json_at(
             &LeafSelector::Default,
@@ -294,9 +292,8 @@ fn long_branch(count: usize, edit: bool) -> String {
 fn a_long_branch_read_in_parts_is_the_whole_branch() {
     let dir = tempfile::tempdir().unwrap();
     for edit in [false, true] {
-        let path = dir.path().join(format!("long-{edit}.jsonl"));
-        std::fs::write(&path, long_branch(9_500, edit)).unwrap();
-        let (session, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+        let name = format!("long-{edit}.jsonl");
+        let (session, _) = crate::written_and_read(dir.path(), &name, &long_branch(9_500, edit));
         for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
             for format in [Format::Agent, Format::Llm] {
                 let options = ProjectOptions {

@@ -8,7 +8,6 @@ use pi_session::projection::omp_agent_loop_each;
 use pi_session::projection::projection::{RhoItem, omp_agent_loop_options};
 use pi_session::projection::reqllm::{to_canonical_json, to_compact_json};
 use pi_session::projection::{anthropic_messages, openai_chat_messages};
-use pi_session::store::Store;
 use pi_session::tree::{ContextOptions, Dialect, LeafSelector};
 use pi_session::{Format, ProjectOptions, Session};
 use pi_session_test_support::{LinearSession, fixture_and_corpus_files};
@@ -166,9 +165,9 @@ fn long_rho_branch(count: usize, compaction: bool) -> String {
 fn a_long_branch_read_in_parts_projects_as_the_whole_branch() {
     let dir = tempfile::tempdir().unwrap();
     for compaction in [false, true] {
-        let path = dir.path().join(format!("long-{compaction}.jsonl"));
-        std::fs::write(&path, long_rho_branch(5_000, compaction)).unwrap();
-        let (session, _) = Session::read_in(&Store::Files, &path, "anthropic:claude-x").unwrap();
+        let name = format!("long-{compaction}.jsonl");
+        let text = long_rho_branch(5_000, compaction);
+        let (session, path) = crate::written_and_read(dir.path(), &name, &text);
         let opened = Session::open(&path, "anthropic:claude-x").unwrap();
         let options = ProjectOptions::default();
         let messages = pi_session::context(&opened.branch, &options);
