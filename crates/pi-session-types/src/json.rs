@@ -50,7 +50,7 @@ pub fn to_js_string<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonErro
 /// Serialises `value` like [`to_js_string`], returning the bytes.
 ///
 /// Written by this module's own serializer ([`fast::Walk`]: the formatter calls serde_json's
-/// `Serializer` makes, in the same order, with strings scanned eight bytes at a time as
+/// `Serializer` makes, in the same order, with strings scanned 16 bytes at a time as
 /// [`value_to_js_vec`] scans them); a value it does not take (a map key that is not a string,
 /// bytes, serde_json's private structs) is written by serde_json's `Serializer` instead
 /// ([`to_js_vec_through_serde_json`]), which gives the same bytes or the error.
@@ -557,7 +557,7 @@ mod fast {
 
 /// [`to_js_vec`] of a JSON value, written by walking the value through the same formatter (no
 /// serde `Serializer`): its strings are scanned for the characters `JSON.stringify` escapes
-/// eight bytes at a time instead of one, which is most of printing a long text. Byte-equal
+/// 16 bytes at a time instead of one (`push_escaped`), which is most of printing a long text. Byte-equal
 /// to [`to_js_vec`] of `value` (`tests/canonical.rs` compares both on generated values).
 ///
 /// ```
@@ -690,7 +690,9 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// The position of the first byte at or after `from` that `JSON.stringify` escapes (`"`, `\`,
-/// U+0000–U+001F), looked for eight bytes at a time.
+/// U+0000–U+001F), looked for eight bytes at a time: for the last bytes of a text after its
+/// 16-byte chunks ([`push_escaped`]) and for a text that holds a lone surrogate (written
+/// through the formatter a fragment at a time).
 fn next_escaped(bytes: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
