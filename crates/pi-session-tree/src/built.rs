@@ -7,6 +7,7 @@
 //! builds each turn's context without copying a message (see the facade's
 //! `Session::turn_context`). [`crate::agent_context`] is this with every message copied out.
 
+use pi_session_types::shallow::KeyedMessage;
 use pi_session_types::view::EntryRef;
 use serde_json::Value;
 
@@ -172,6 +173,18 @@ pub fn agent_context_built_extendable(
     dialect.build_context().build(path, options.blobs)
 }
 
+/// An entry added to a built path, as [`Extendable::extend_read`] is handed it.
+#[derive(Debug, Clone, Copy)]
+pub enum Added<'a> {
+    /// The entry, read whole (or cut to the keys the build reads, as a value).
+    Entry(&'a Value),
+    /// A `message` entry (its line checked to be the entry indexed, and to hold a message
+    /// object) read as the keys of its message that the build reads
+    /// ([`crate::context::message_keys`]); [`Built::Entry`] names it as any other entry, its
+    /// message being with the reader (copied from its line).
+    Message(&'a KeyedMessage),
+}
+
 /// A built context that can be continued with what a host's turn appended
 /// ([`agent_context_extendable`], [`Extendable::extend`]).
 #[derive(Debug, Clone)]
@@ -266,6 +279,46 @@ impl Extendable {
         }
         // pi's `extend` reads only `path[from..]`.
         self.extend(context, added, 0, diagnostics)
+    }
+
+    /// [`Self::extend_alone`] given the entries added as a reader read them ([`Added`]): a
+    /// `message` entry may come as the keys of its message that the build reads
+    /// ([`Added::Message`], read for [`crate::context::message_keys`]), never parsed into a
+    /// value. `None` as for [`Self::extend_alone`], and for a message read so that this
+    /// release reads more of (only pi 0.73 reads no more than its keys).
+    ///
+    /// ```
+    /// use pi_session_tree::built::{Added, Built, agent_context_extendable};
+    /// use pi_session_tree::Dialect;
+    /// use pi_session_types::shallow::{Keys, canonical_keyed_message};
+    /// use serde_json::json;
+    ///
+    /// let path = vec![json!({"type":"message","id":"a","parentId":null,
+    ///     "message":{"role":"user","content":"hi"}})];
+    /// let line = br#"{"type":"message","id":"b","parentId":"a","message":{"role":"assistant","content":[],"provider":"p","model":"m"}}"#;
+    /// let keys = pi_session_tree::context::message_keys(Dialect::PI).unwrap();
+    /// let (message, _) = canonical_keyed_message(line, keys, "b").unwrap();
+    /// let (mut context, _, mut diagnostics, mut tail) = agent_context_extendable(&path, Dialect::PI);
+    /// let added = tail.extend_read(&mut context, &[Added::Message(&message)], &mut diagnostics);
+    /// assert_eq!(added, Some(vec![Built::Entry(0)]));
+    /// let whole = [path[0].clone(), serde_json::from_slice(line).unwrap()];
+    /// assert_eq!(context, agent_context_extendable(&whole, Dialect::PI).0);
+    /// ```
+    pub fn extend_read(
+        &mut self,
+        context: &mut AgentContext,
+        added: &[Added<'_>],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Built>> {
+        if !self.extends_alone() {
+            return None;
+        }
+        match (&mut self.state, context) {
+            (Tail::Pi(tail), AgentContext::Pi(context)) => {
+                pi_context::extend_added(tail, context, added, 0, diagnostics)
+            }
+            _ => None,
+        }
     }
 
     /// Continues a build over `path[..from]` (this one) to all of `path`, when what was added

@@ -134,6 +134,102 @@ pub fn canonical_entry_with_message_keys<'l>(
     Some((Value::Object(entry), message))
 }
 
+/// The kept keys of a `message` entry's message ([`Keys::message`]) as
+/// [`canonical_keyed_message`] reads them: each key with its value, in the line's order, in a
+/// list instead of a map (no key hashed or copied: a rule that reads two or three of them
+/// finds them by a look down a list of as many).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyedMessage {
+    members: Vec<(&'static str, Value)>,
+}
+
+impl KeyedMessage {
+    /// The value of `key`, when the message holds it and it is among the keys read.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.members
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|(_, value)| value)
+    }
+
+    /// The keys read and their values, in the line's order.
+    pub fn members(&self) -> impl Iterator<Item = (&'static str, &Value)> {
+        self.members.iter().map(|(name, value)| (*name, value))
+    }
+}
+
+/// The line of the `message` entry with id `id` (as the store indexed it), spelled as
+/// `JSON.stringify` spells it ([`json::is_js_canonical`]), read as the keys `keys.message` of
+/// its message ([`KeyedMessage`]) and the bytes of that message; no map built. The entry's own
+/// keys are only checked: `type` must be `"message"` and `id` must be `id` as written (no
+/// escape), so `keys.entry` may name no key but `type`, `id` and `message`. `None` for
+/// anything else: a line that is not canonical, names another type or id (or spells it with an
+/// escape), has no message object, or that [`canonical_entry_with_message_keys`] refuses; a
+/// caller then reads it that way or whole.
+///
+/// ```
+/// use pi_session_types::shallow::{Keys, canonical_keyed_message};
+/// use serde_json::json;
+/// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"long"}}"#;
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "provider"], blocks: &[] };
+/// let (message, bytes) = canonical_keyed_message(line, &keys, "a").unwrap();
+/// assert_eq!(message.get("role"), Some(&json!("user")));
+/// assert_eq!(message.get("provider"), None);
+/// assert_eq!(bytes, br#"{"role":"user","content":"long"}"#);
+/// assert_eq!(canonical_keyed_message(line, &keys, "b"), None);
+/// ```
+pub fn canonical_keyed_message<'l>(
+    line: &'l [u8],
+    keys: &Keys,
+    id: &str,
+) -> Option<(KeyedMessage, &'l [u8])> {
+    const CHECKED: [&str; 3] = [key::TYPE, key::ID, key::MESSAGE];
+    if !keys.entry.iter().all(|name| CHECKED.contains(name)) {
+        return None;
+    }
+    // A canonical object holds no key twice: each member below is seen once at most.
+    let mut members = Vec::with_capacity(keys.message.len());
+    let mut message = None;
+    let (mut kind, mut named) = (false, false);
+    let mut refused = false;
+    let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
+        // A key spelled with an escape could spell a kept one.
+        refused |= name.contains(&b'\\');
+        if refused {
+            return;
+        }
+        match of {
+            json::MemberOf::Top if name == key::TYPE.as_bytes() => {
+                kind = quoted(value) == Some(b"message".as_slice());
+            }
+            json::MemberOf::Top if name == key::ID.as_bytes() => {
+                named = quoted(value) == Some(id.as_bytes());
+            }
+            json::MemberOf::Top if name == key::MESSAGE.as_bytes() => message = Some(value),
+            json::MemberOf::Top => {}
+            json::MemberOf::Inner => {
+                let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
+                    return;
+                };
+                match member_of(keys, name, value).filter(|&(_, len)| len == value.len()) {
+                    Some((read, _)) => members.push((name, read)),
+                    None => refused = true,
+                }
+            }
+        }
+    });
+    let message = message.filter(|message| message.starts_with(b"{"))?;
+    (canonical && !refused && kind && named).then_some((KeyedMessage { members }, message))
+}
+
+/// The text between the quotes of a string value as written, when it holds no escape.
+fn quoted(value: &[u8]) -> Option<&[u8]> {
+    value
+        .strip_prefix(b"\"")?
+        .strip_suffix(b"\"")
+        .filter(|inner| !inner.contains(&b'\\'))
+}
+
 /// The members named in `kept` of the object that starts `bytes` as a JSON object, each value
 /// read where it is by `read` (given the bytes from the value on, it gives the value and its
 /// length), and the object's length; `None` when no object starts `bytes`, a key is spelled
@@ -246,7 +342,10 @@ fn value_of(bytes: &[u8]) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Keys, canonical_entry_with_message_keys, entry_with_message_keys, value_of};
+    use super::{
+        Keys, canonical_entry_with_message_keys, canonical_keyed_message, entry_with_message_keys,
+        value_of,
+    };
     use serde_json::{Value, json};
 
     const KEYS: Keys = Keys {
@@ -335,6 +434,59 @@ mod tests {
                 "{line:?}"
             );
         }
+    }
+
+    /// Read as its message's keys only when the line is the entry the index names (its type
+    /// and id, as written) and is spelled as `JSON.stringify` spells it; those keys are the
+    /// message's in the canonical cut.
+    #[test]
+    fn a_message_is_read_as_its_keys_only_for_the_entry_indexed() {
+        const KEYS: Keys = Keys {
+            entry: &["type", "id", "message"],
+            ..super::tests::KEYS
+        };
+        let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"provider":"p","model":{"m":1}},"extra":[]}"#;
+        let (keyed, message) = canonical_keyed_message(line, &KEYS, "a").unwrap();
+        let (cut, bytes) = canonical_entry_with_message_keys(line, &KEYS).unwrap();
+        assert_eq!(message, bytes);
+        let members: serde_json::Map<String, Value> = keyed
+            .members()
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect();
+        assert_eq!(Value::Object(members), cut["message"]);
+        assert_eq!(keyed.get("model"), Some(&json!({"m":1})));
+        for (other, id) in [
+            (&line[..], "b"),
+            (
+                br#"{"type":"label","id":"a","message":{"role":"user"}}"#,
+                "a",
+            ),
+            (
+                br#"{"type":"message","id":"\u0061","message":{"role":"user"}}"#,
+                "a",
+            ),
+            (br#"{"type":"message","message":{"role":"user"}}"#, "a"),
+            (br#"{"type":"message","id":"a","message":"text"}"#, "a"),
+            (
+                br#"{"type":"message","id":"a","message":{"role":"user"},"n":1.0}"#,
+                "a",
+            ),
+            (
+                br#"{"type":"message", "id":"a","message":{"role":"user"}}"#,
+                "a",
+            ),
+            (
+                br#"{"type":"message","id":"a","message":{"r\u006fle":"user"}}"#,
+                "a",
+            ),
+        ] {
+            assert_eq!(canonical_keyed_message(other, &KEYS, id), None, "{other:?}");
+        }
+        // Entry keys it does not check (the caller would lose them): refused.
+        assert_eq!(
+            canonical_keyed_message(line, &super::tests::KEYS, "a"),
+            None
+        );
     }
 
     #[test]

@@ -12,7 +12,9 @@ use pi_session_types::json::{
     to_js_vec_through_serde_json, top_level_member, value_to_js_vec,
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
-use pi_session_types::shallow::{Keys, entry_with_message_keys};
+use pi_session_types::shallow::{
+    Keys, canonical_entry_with_message_keys, canonical_keyed_message, entry_with_message_keys,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 
@@ -451,7 +453,7 @@ proptest! {
         expected["message"] = cut(&whole["message"], KEYS.message);
         match entry_with_message_keys(text.as_bytes(), &KEYS) {
             Some((shallow, message)) => {
-                prop_assert_eq!(shallow, expected, "{}", text);
+                prop_assert_eq!(&shallow, &expected, "{}", text);
                 let message = read(message);
                 prop_assert_eq!(message.as_ref(), Some(&whole["message"]), "{}", text);
             }
@@ -462,6 +464,22 @@ proptest! {
                     || serde_json::from_slice::<Value>(text.as_bytes()).is_err(),
                 "refused: {}", text
             ),
+        }
+        // Read as its message's keys alone (the entry's type and id checked, not kept): the
+        // same keys, the same message, for the same lines as the canonical cut.
+        let keyed = canonical_keyed_message(text.as_bytes(), &KEYS, "a");
+        prop_assert_eq!(
+            keyed.is_some(),
+            canonical_entry_with_message_keys(text.as_bytes(), &KEYS).is_some(),
+            "{}", text
+        );
+        if let Some((keyed, message)) = keyed {
+            let members: Map<String, Value> =
+                keyed.members().map(|(k, v)| (k.to_owned(), v.clone())).collect();
+            prop_assert_eq!(&Value::Object(members), &expected["message"], "{}", text);
+            let message = read(message);
+            prop_assert_eq!(message.as_ref(), Some(&whole["message"]), "{}", text);
+            prop_assert!(canonical_keyed_message(text.as_bytes(), &KEYS, "b").is_none());
         }
     }
 

@@ -30,14 +30,17 @@ use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{OmpAgentLoop, OmpAgentLoopOptions, rho};
 use pi_session_store::{IndexEntry, SessionFile};
-use pi_session_tree::built::{Built, Extendable, agent_context_built_extendable};
+use pi_session_tree::built::{Added, Built, Extendable, agent_context_built_extendable};
 use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
-use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys, entry_with_message_keys};
+use pi_session_types::shallow::{
+    KeyedMessage, Keys, canonical_entry_with_message_keys, canonical_keyed_message,
+    entry_with_message_keys,
+};
 use pi_session_types::view::{EntryRef, key};
 
 use crate::diagnostic::Diagnostic;
@@ -283,7 +286,7 @@ impl Session {
                 |segment| segment.read_by,
                 |mut segment| {
                     segment.built = extendable
-                        .extend_alone(&mut context, &segment.path, &mut diagnostics)
+                        .extend_read(&mut context, &segment.added(), &mut diagnostics)
                         .ok_or_else(|| {
                             Error::invalid_input(
                                 "a build refused the branch's last messages (a bug)",
@@ -520,9 +523,15 @@ impl PartReader {
             }
             _ => 1,
         };
+        // The agent context's parts are built on by `Extendable::extend_read`, which takes a
+        // message as its keys; a conversion reads a message's value (`ConvertToLlm::passes`).
+        let reader = LineReader {
+            keyed: source.convert.is_none() && source.reader.copy.is_some(),
+            ..source.reader
+        };
         let reader = Self {
             file,
-            reader: source.reader,
+            reader,
             convert: source.convert,
             threads,
         };
@@ -688,6 +697,10 @@ struct Copied {
     /// the only kind of message a build may send changed ([`BuildContext`'s
     /// `message_keys`](pi_session_tree::context::message_keys)).
     cut: bool,
+    /// The keys the rules read of the message, when the entry was read as those alone
+    /// ([`LineReader::keyed`]): its value in the path is then a `null` in its place, never
+    /// read ([`Segment::added`]).
+    keyed: Option<KeyedMessage>,
 }
 
 /// The log as the tree's entry source for [`Session::context_each_at`] and rho's formats
@@ -720,6 +733,11 @@ struct LineReader {
     /// The keys the conversion reads to tell how it passes a message on
     /// ([`ConvertToLlm::reads`]): a line is read as `keys` only when they hold these.
     reads: &'static [&'static str],
+    /// Whether a line whose message is sent as written is read as the keys of its message
+    /// alone ([`canonical_keyed_message`]: no value built, the entry's own keys checked
+    /// against the index), for a build continued with [`Extendable::extend_read`]: a branch's
+    /// tail read a part at a time for the agent context ([`PartReader::of`]).
+    keyed: bool,
 }
 
 /// Which keys of a `message` line [`LineReader`] reads.
@@ -773,6 +791,24 @@ impl LineReader {
         Ok(file.map_raw(positions, |_, entry, line| self.read(entry, line))?)
     }
 
+    /// The copy of a `message` line's message with the keys `keys` of it ([`Copied::keyed`]),
+    /// when messages are read so ([`Self::keyed`]), the line is the entry indexed, spelled as
+    /// `JSON.stringify` spells it, and its message is sent as written and whole (no keys of
+    /// its content's blocks: those are read for a rule that may change the message).
+    fn read_keyed(self, entry: &IndexEntry, line: &[u8], keys: &Keys) -> Option<Copied> {
+        let rule = self.copy.filter(|_| self.keyed && keys.blocks.is_empty())?;
+        if entry.envelope.kind() != "message" {
+            return None;
+        }
+        let (keyed, message) = canonical_keyed_message(line, keys, entry.envelope.id()?)?;
+        rule.sent_as_written(line, message, true).then(|| Copied {
+            text: message.to_vec(),
+            shallow: true,
+            cut: false,
+            keyed: Some(keyed),
+        })
+    }
+
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
     /// they read no other) and the copy of its message when copies are taken, or `None` to
     /// read it the ordinary way.
@@ -783,6 +819,9 @@ impl LineReader {
             .keys
             .and_then(|keys| keys.of(line))
             .filter(|keys| self.reads.iter().all(|key| keys.message.contains(key)));
+        if let Some(copied) = keys.and_then(|keys| self.read_keyed(entry, line, keys)) {
+            return Some((JsonValue::Null, Some(copied)));
+        }
         let shallow = keys.and_then(|keys| match self.copy {
             Some(_) => canonical_entry_with_message_keys(line, keys)
                 .map(|read| (read, true))
@@ -804,6 +843,7 @@ impl LineReader {
                         text: message.to_vec(),
                         shallow: true,
                         cut: keys.is_some_and(|keys| !keys.blocks.is_empty()),
+                        keyed: None,
                     };
                     return Some((value, Some(copied)));
                 }
@@ -817,6 +857,7 @@ impl LineReader {
             text: text.to_vec(),
             shallow: false,
             cut: false,
+            keyed: None,
         };
         Some((value, Some(copied)))
     }
@@ -832,6 +873,7 @@ impl<'a> CopyingSource<'a> {
                 keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
                 copy: None,
                 reads: &[],
+                keyed: false,
             },
             copy: true,
             convert: None,
@@ -860,6 +902,7 @@ impl<'a> CopyingSource<'a> {
                 keys: keys.map(|_| LineKeys::Rules(dialect)),
                 copy: Some(CopyRule { dialect, blobs }),
                 reads: convert.map_or(&[], |convert| convert.reads()),
+                keyed: false,
             },
             // A copy spares printing (a conversion) or parsing (a dialect that reads a few
             // keys); otherwise the agent's messages are printed from the values read anyway.
@@ -1061,6 +1104,21 @@ struct Segment {
 type Reread<'r> = &'r dyn Fn(usize) -> Result<JsonValue>;
 
 impl Segment {
+    /// Its entries as [`Extendable::extend_read`] takes them: a message read as its keys
+    /// ([`Copied::keyed`]) as those, any other entry as its value.
+    fn added(&self) -> Vec<Added<'_>> {
+        self.path
+            .iter()
+            .zip(self.copies.iter().map(Some).chain(std::iter::repeat(None)))
+            .map(
+                |(entry, copy)| match copy.and_then(|copy| copy.as_ref()?.keyed.as_ref()) {
+                    Some(keyed) => Added::Message(keyed),
+                    None => Added::Entry(entry),
+                },
+            )
+            .collect()
+    }
+
     /// The copy of `message`'s text, when it is a path entry's message sent as written.
     fn copy_of(&self, message: &Built) -> Option<&Copied> {
         match message {

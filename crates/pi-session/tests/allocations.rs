@@ -171,8 +171,19 @@ fn each_bytes_allocated(
     dialect: Dialect,
 ) -> (usize, usize) {
     let (session, _) = Session::resume(path, MODEL).unwrap();
+    let (allocated, length, _) = each_allocated(&session, format, dialect);
+    (allocated.bytes_allocated, length)
+}
+
+/// What handing out the messages of `session` as `format` with `Session::context_each_at`
+/// allocates (nothing kept), the messages' length and their count.
+fn each_allocated(
+    session: &Session,
+    format: Format,
+    dialect: Dialect,
+) -> (stats_alloc::Stats, usize, usize) {
     let region = Region::new(GLOBAL);
-    let mut length = 0;
+    let (mut length, mut count) = (0, 0);
     session
         .context_each_at(
             &pi_session::tree::LeafSelector::Default,
@@ -181,11 +192,12 @@ fn each_bytes_allocated(
             &pi_session::tree::ContextOptions::default(),
             |message| {
                 length += message.to_compact()?.len();
+                count += 1;
                 Ok::<(), pi_session::Error>(())
             },
         )
         .unwrap();
-    (region.change().bytes_allocated, length)
+    (region.change(), length, count)
 }
 
 /// pi 0.73's rules read a message's role, provider and model only, and send it as stored: a
@@ -224,9 +236,8 @@ fn pi_messages_sent_as_written_are_read_as_their_role_only() {
     }
 }
 
-/// The most bytes held (allocated and not yet freed) while the messages of a chain of `turns`
-/// short user turns are handed out as `format` (open not counted), and the messages' length.
-fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize, usize) {
+/// A chain of `turns` short user turns (no compaction), written to a file in `dir` and read.
+fn chain_of(dir: &std::path::Path, turns: usize) -> Session {
     let path = dir.join(format!("chain-{turns}.jsonl"));
     let mut session = LinearSession::new();
     for i in 0..turns {
@@ -238,7 +249,15 @@ fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize
         );
     }
     std::fs::write(&path, session.into_text()).unwrap();
-    let (session, _) = Session::read_in(&pi_session::store::Store::Files, &path, MODEL).unwrap();
+    Session::read_in(&pi_session::store::Store::Files, &path, MODEL)
+        .unwrap()
+        .0
+}
+
+/// The most bytes held (allocated and not yet freed) while the messages of a chain of `turns`
+/// short user turns are handed out as `format` (open not counted), and the messages' length.
+fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize, usize) {
+    let session = chain_of(dir, turns);
     let region = Region::new(GLOBAL);
     let (mut length, mut held) = (0usize, 0usize);
     let mut sent = |text: &[u8]| {
@@ -297,4 +316,27 @@ fn a_long_branch_is_held_a_part_at_a_time() {
             "{format:?}: {short_held} then {long_held} bytes held for {short_length} then {long_length} bytes of messages"
         );
     }
+}
+
+/// The allocations made handing out the agent context of a chain of `turns` short user turns
+/// (open not counted), per message.
+fn allocations_per_message(dir: &std::path::Path, turns: usize) -> f64 {
+    let session = chain_of(dir, turns);
+    let (allocated, _, sent) = each_allocated(&session, Format::Agent, Dialect::PI);
+    assert_eq!(sent, turns);
+    allocated.allocations as f64 / turns as f64
+}
+
+/// The messages of a long branch sent as written are read as the keys pi 0.73's rules read of
+/// their messages, into a list, never into a value of the entry (two maps, a key and a value
+/// string each member: 13 allocations a message here): the list, its role, the copy of the
+/// message's text and the bookkeeping come to about four a message.
+#[test]
+fn a_long_branch_sent_as_written_builds_no_value_per_message() {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let per_message = allocations_per_message(dir.path(), 20_000);
+    assert!(per_message < 6.0, "{per_message} allocations a message");
 }

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::built::Built;
+use crate::built::{Added, Built};
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use pi_session_types::js;
@@ -166,15 +166,46 @@ pub(crate) fn extend(
     from: usize,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Built>> {
-    let added = path.get(from..)?;
-    if tail.edits || added.iter().any(|e| !EntryRef::new(e).is("message")) {
+    let added: Vec<Added<'_>> = path.get(from..)?.iter().map(Added::Entry).collect();
+    extend_added(tail, context, &added, from, diagnostics)
+}
+
+/// [`extend`] with the entries added as a reader read them, the first at index `from` of the
+/// path: a message read as the keys pi 0.73 reads of it ([`Added::Message`]) settles the model
+/// and is sent as stored, as [`settle`] and [`entry_messages`] do with it whole. `None` for
+/// such a message under pi 1.6 (which reads its content).
+pub(crate) fn extend_added(
+    tail: &mut PiTail,
+    context: &mut PiContext,
+    added: &[Added<'_>],
+    from: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<Built>> {
+    let is_message = |added: &Added<'_>| match added {
+        Added::Entry(entry) => EntryRef::new(entry).is("message"),
+        Added::Message(_) => tail.release == PiRelease::V0_73,
+    };
+    if tail.edits || !added.iter().all(is_message) {
         return None;
     }
     let mut settings_diagnostics = Vec::new();
     let mut out = Vec::new();
     for (offset, entry) in added.iter().enumerate() {
-        settle(context, entry, &mut settings_diagnostics);
-        entry_messages(from + offset, entry, tail.release, &mut out);
+        match entry {
+            Added::Entry(entry) => {
+                settle(context, entry, &mut settings_diagnostics);
+                entry_messages(from + offset, entry, tail.release, &mut out);
+            }
+            Added::Message(message) => {
+                settle_message(
+                    context,
+                    message.get(key::ROLE).and_then(Value::as_str),
+                    message.get(key::PROVIDER),
+                    message.get(key::MODEL),
+                );
+                out.push(Built::Entry(from + offset));
+            }
+        }
     }
     let at = tail.settings_diagnostics.min(diagnostics.len());
     tail.settings_diagnostics += settings_diagnostics.len();
@@ -210,16 +241,27 @@ fn settle(context: &mut PiContext, entry: &Value, diagnostics: &mut Vec<Diagnost
                 entry,
                 "message entry has no message object; pi throws here, the entry is skipped",
             )),
-            Some(message) => {
-                if MessageRef::new(message).is_role("assistant") {
-                    context.model = Some(model_object(
-                        MessageRef::new(message).provider(),
-                        MessageRef::new(message).model(),
-                    ));
-                }
-            }
+            Some(message) => settle_message(
+                context,
+                MessageRef::new(message).role(),
+                MessageRef::new(message).provider(),
+                MessageRef::new(message).model(),
+            ),
         },
         _ => {}
+    }
+}
+
+/// A message's part of [`settings`], given its `role`, `provider` and `model`: an assistant's
+/// names the model.
+fn settle_message(
+    context: &mut PiContext,
+    role: Option<&str>,
+    provider: Option<&Value>,
+    model: Option<&Value>,
+) {
+    if role == Some("assistant") {
+        context.model = Some(model_object(provider, model));
     }
 }
 
