@@ -523,10 +523,10 @@ impl PartReader {
             }
             _ => 1,
         };
-        // The agent context's parts are built on by `Extendable::extend_read`, which takes a
-        // message as its keys; a conversion reads a message's value (`ConvertToLlm::passes`).
+        // The parts are built on by `Extendable::extend_read`, which takes a message as its
+        // keys (and a conversion asked as those, `LineReader::read_keyed`).
         let reader = LineReader {
-            keyed: source.convert.is_none() && source.reader.copy.is_some(),
+            keyed: source.reader.copy.is_some(),
             ..source.reader
         };
         let reader = Self {
@@ -736,8 +736,11 @@ struct LineReader {
     /// Whether a line whose message is sent as written is read as the keys of its message
     /// alone ([`canonical_keyed_message`]: no value built, the entry's own keys checked
     /// against the index), for a build continued with [`Extendable::extend_read`]: a branch's
-    /// tail read a part at a time for the agent context ([`PartReader::of`]).
+    /// tail read a part at a time ([`PartReader::of`]). With a conversion, only a message it
+    /// passes on as read so ([`ConvertToLlm::passes_keyed`]).
     keyed: bool,
+    /// The conversion of the messages sent, if any.
+    convert: Option<&'static dyn ConvertToLlm>,
 }
 
 /// Which keys of a `message` line [`LineReader`] reads.
@@ -793,14 +796,21 @@ impl LineReader {
 
     /// The copy of a `message` line's message with the keys `keys` of it ([`Copied::keyed`]),
     /// when messages are read so ([`Self::keyed`]), the line is the entry indexed, spelled as
-    /// `JSON.stringify` spells it, and its message is sent as written and whole (no keys of
-    /// its content's blocks: those are read for a rule that may change the message).
+    /// `JSON.stringify` spells it, its message is sent as written and whole (no keys of its
+    /// content's blocks: those are read for a rule that may change the message) and the
+    /// conversion, if any, tells from those keys how it passes the message on
+    /// ([`ConvertToLlm::passes_keyed`]).
     fn read_keyed(self, entry: &IndexEntry, line: &[u8], keys: &Keys) -> Option<Copied> {
         let rule = self.copy.filter(|_| self.keyed && keys.blocks.is_empty())?;
         if entry.envelope.kind() != "message" {
             return None;
         }
         let (keyed, message) = canonical_keyed_message(line, keys, entry.envelope.id()?)?;
+        if let Some(convert) = self.convert
+            && convert.passes_keyed(&keyed).is_none()
+        {
+            return None;
+        }
         rule.sent_as_written(line, message, true).then(|| Copied {
             text: message.to_vec(),
             shallow: true,
@@ -874,6 +884,7 @@ impl<'a> CopyingSource<'a> {
                 copy: None,
                 reads: &[],
                 keyed: false,
+                convert: None,
             },
             copy: true,
             convert: None,
@@ -903,6 +914,7 @@ impl<'a> CopyingSource<'a> {
                 copy: Some(CopyRule { dialect, blobs }),
                 reads: convert.map_or(&[], |convert| convert.reads()),
                 keyed: false,
+                convert,
             },
             // A copy spares printing (a conversion) or parsing (a dialect that reads a few
             // keys); otherwise the agent's messages are printed from the values read anyway.
@@ -1027,7 +1039,9 @@ fn gather(
         // A message read shallow that the conversion does not pass through as it is is read
         // again whole, with the rest.
         let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
-        match hit.filter(|(value, copied)| !shallow(copied) || may_be_shallow(convert, value)) {
+        match hit
+            .filter(|(value, copied)| !shallow(copied) || may_be_shallow(convert, value, copied))
+        {
             Some((value, copied)) => {
                 if let Some(copied) = copied {
                     copies.push((position, Some(copied)));
@@ -1060,10 +1074,18 @@ fn gather(
 /// value holds: always for the agent context (`convert` is `None`); for a conversion, when it
 /// tells from those keys how it passes the message on (the message after it aside: when that
 /// one changes the answer, the message is read again whole then, [`Segment::convert`]).
-fn may_be_shallow(convert: Option<&'static dyn ConvertToLlm>, entry: &JsonValue) -> bool {
+/// A message read as its keys into a list ([`Copied::keyed`]) is asked as that.
+fn may_be_shallow(
+    convert: Option<&'static dyn ConvertToLlm>,
+    entry: &JsonValue,
+    copied: &Option<Copied>,
+) -> bool {
     let Some(convert) = convert else {
         return true;
     };
+    if let Some(keyed) = copied.as_ref().and_then(|copied| copied.keyed.as_ref()) {
+        return convert.passes_keyed(keyed).is_some();
+    }
     EntryRef::new(entry)
         .message()
         .is_some_and(|message| convert.passes(message, None).is_some())
@@ -1172,7 +1194,13 @@ impl Segment {
                 }
                 continue;
             };
-            match convert.passes(message, next) {
+            // Read as its keys (`message` is a placeholder): a conversion that answers for
+            // such a message reads no next one.
+            let passed = match &copy.keyed {
+                Some(keyed) => convert.passes_keyed(keyed),
+                None => convert.passes(message, next),
+            };
+            match passed {
                 Some(Passed::Unchanged) => each(SentMessage::Written(&copy.text))?,
                 Some(Passed::Appended { key, value }) => {
                     each(SentMessage::Written(&with_member(&copy.text, key, value)))?;

@@ -318,25 +318,30 @@ fn a_long_branch_is_held_a_part_at_a_time() {
     }
 }
 
-/// The allocations made handing out the agent context of a chain of `turns` short user turns
-/// (open not counted), per message.
-fn allocations_per_message(dir: &std::path::Path, turns: usize) -> f64 {
+/// The allocations made handing out `format` of a chain of `turns` short user turns (open not
+/// counted), per message.
+fn allocations_per_message(dir: &std::path::Path, turns: usize, format: Format) -> f64 {
     let session = chain_of(dir, turns);
-    let (allocated, _, sent) = each_allocated(&session, Format::Agent, Dialect::PI);
+    let (allocated, _, sent) = each_allocated(&session, format, Dialect::PI);
     assert_eq!(sent, turns);
     allocated.allocations as f64 / turns as f64
 }
 
-/// The messages of a long branch sent as written are read as the keys pi 0.73's rules read of
-/// their messages, into a list, never into a value of the entry (two maps, a key and a value
-/// string each member: 13 allocations a message here): the list, its role, the copy of the
-/// message's text and the bookkeeping come to about four a message.
+/// The messages of a long branch sent as written are read as the keys pi 0.73's rules (and its
+/// `convertToLlm`) read of their messages, into a list, never into a value of the entry (two
+/// maps, a key and a value string each member: 13 allocations a message here): the list, its
+/// role, the copy of the message's text and the bookkeeping come to about four a message.
 #[test]
 fn a_long_branch_sent_as_written_builds_no_value_per_message() {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
-    let per_message = allocations_per_message(dir.path(), 20_000);
-    assert!(per_message < 6.0, "{per_message} allocations a message");
+    for format in [Format::Agent, Format::Llm] {
+        let per_message = allocations_per_message(dir.path(), 20_000, format);
+        assert!(
+            per_message < 6.0,
+            "{format:?}: {per_message} allocations a message"
+        );
+    }
 }

@@ -271,6 +271,10 @@ fn long_branch(count: usize, edit: bool) -> String {
             18 => format!(
                 r#""message","message":{{"role":"toolResult","toolCallId":"t{i}","toolName":"bash","content":[{{"type":"text","text":"ok"}}],"isError":false,"timestamp":{i}}}"#
             ),
+            // A role pi's conversion makes a user message of: read whole for llm.
+            19 => format!(
+                r#""message","message":{{"role":"bashExecution","command":"ls","output":"a{i}","exitCode":0,"cancelled":false,"truncated":false,"timestamp":{i}}}"#
+            ),
             400 => {
                 format!(r#""message","message":{{ "role" : "user", "content" : "spaced {i}" }}"#)
             }

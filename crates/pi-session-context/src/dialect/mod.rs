@@ -11,6 +11,7 @@ pub(crate) mod run_text;
 
 use std::borrow::Cow;
 
+use pi_session_types::shallow::KeyedMessage;
 use serde_json::Value;
 
 use crate::provider_request::PiAi;
@@ -57,6 +58,25 @@ pub trait ConvertToLlm: Sync {
     ///     &json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"}));
     /// ```
     fn passes(&self, _message: &Value, _next: Option<&Value>) -> Option<Passed> {
+        None
+    }
+
+    /// [`ConvertToLlm::passes`] of a message read as its keys in [`ConvertToLlm::reads`] into
+    /// a list ([`KeyedMessage`]) rather than a value, for a conversion that never reads the
+    /// message after one (its `convert` and `passes` ignore `next`, so a caller converting
+    /// the messages around one read so may hand a placeholder for it). `None` (the default,
+    /// and omp's, whose answers read the next message): a caller asks `passes` of a value.
+    ///
+    /// ```
+    /// use pi_session_context::dialect::{convert_to_llm, Dialect, Passed};
+    /// use pi_session_types::shallow::{Keys, canonical_keyed_message};
+    /// let keys = Keys { entry: &["type", "id", "message"], message: &["role"], blocks: &[] };
+    /// let line = br#"{"type":"message","id":"a","message":{"role":"toolResult","content":[]}}"#;
+    /// let (message, _) = canonical_keyed_message(line, &keys, "a").unwrap();
+    /// assert_eq!(convert_to_llm(Dialect::PI).passes_keyed(&message), Some(Passed::Unchanged));
+    /// assert_eq!(convert_to_llm(Dialect::OMP).passes_keyed(&message), None);
+    /// ```
+    fn passes_keyed(&self, _message: &KeyedMessage) -> Option<Passed> {
         None
     }
 
