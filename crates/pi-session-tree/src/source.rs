@@ -430,7 +430,8 @@ fn context_path_split<S: EntrySource + ?Sized>(
     // the path is merged from them at the end, without a map of every entry.
     let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
     let other_values = read(source, positions, &others)?;
-    let named: HashSet<&str> = other_values
+    // foldhash, as the index's own tables: every message's id is looked up here.
+    let named: HashSet<&str, foldhash::fast::RandomState> = other_values
         .iter()
         .flat_map(|entry| {
             ID_REFERENCES
