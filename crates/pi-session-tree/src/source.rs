@@ -383,8 +383,10 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
 /// branch a part at a time: the path up to the last entry that is not a `message` (the
 /// head, read), and the positions of the `message` entries after it (the tail, left unread),
 /// when the dialect continues a build with such entries without reading what came before
-/// (`BuildContext::extends_by_messages`: pi) and the whole branch may be sent (no compaction
-/// cut: nothing before the sent part is read). The head followed by the tail's entries, read
+/// (`BuildContext::extends_by_messages`: pi), after a compaction as well (the head then holds
+/// it; when nothing in the head names the model, the tail is read with the head, since an
+/// assistant among its messages decides whether the messages before the sent part are read
+/// for it). The head followed by the tail's entries, read
 /// in order, is [`context_path_positioned`]'s path; the tail is empty where the dialect or the
 /// branch does not allow the cut. A caller builds over the head
 /// ([`crate::built::agent_context_prepared_extendable`]) and continues with each part of the
@@ -483,30 +485,35 @@ fn context_path_split<S: EntrySource + ?Sized>(
         FirstSent::After(i) => sparse_at.get(i).map_or(positions.len(), |at| at + 1),
     };
     let mut sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
-    // The messages after every entry of `sparse` come last on the path, in order: with
-    // nothing before the sent part (so nothing read backwards below), they may be left to the
-    // caller.
-    let tail: Vec<usize> = if split && start == 0 && dialect.build_context().extends_by_messages() {
+    // The messages after every entry of `sparse` come last on the path, in order: they may be
+    // left to the caller.
+    let mut tail: Vec<usize> = if split && dialect.build_context().extends_by_messages() {
         let last = sparse_at.last().copied();
         let cut = sent.partition_point(|&at| last.is_some_and(|last| at < last));
         sent.split_off(cut)
-            .into_iter()
-            .map(|at| positions[at])
-            .collect()
     } else {
         Vec::new()
     };
-    let sent_values = read(source, positions, &sent)?;
+    let mut sent_values = read(source, positions, &sent)?;
     let is_assistant =
         |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
     // Read backwards from `start`, batch by batch: path indices descending.
     let mut before_at: Vec<usize> = Vec::new();
     let mut before_values: Vec<Value> = Vec::new();
-    let assistant_sent = sent_values.iter().any(is_assistant)
-        || sparse_at
-            .iter()
-            .zip(&sparse)
-            .any(|(&at, entry)| at >= start && !is_stand_in(at) && is_assistant(entry));
+    let sparse_assistant = sparse_at
+        .iter()
+        .zip(&sparse)
+        .any(|(&at, entry)| at >= start && !is_stand_in(at) && is_assistant(entry));
+    let mut assistant_sent = sparse_assistant || sent_values.iter().any(is_assistant);
+    if !assistant_sent && start > 0 && !tail.is_empty() {
+        // Whether the messages before the sent part are read (for the model) depends on an
+        // assistant among the tail's: read here, the path is the one the uncut read gives.
+        let tail_values = read(source, positions, &tail)?;
+        assistant_sent = tail_values.iter().any(is_assistant);
+        sent.append(&mut tail);
+        sent_values.extend(tail_values);
+    }
+    let tail: Vec<usize> = tail.into_iter().map(|at| positions[at]).collect();
     if !assistant_sent {
         let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread(at)).collect();
         while !before.is_empty() {

@@ -236,11 +236,25 @@ fn pi_messages_sent_as_written_are_read_as_their_role_only() {
     }
 }
 
-/// A chain of `turns` short user turns (no compaction), written to a file in `dir` and read.
-fn chain_of(dir: &std::path::Path, turns: usize) -> Session {
-    let path = dir.join(format!("chain-{turns}.jsonl"));
+/// A chain of `turns` short user turns, written to a file in `dir` and read; with `compaction`,
+/// a compaction after the 20th keeps them from the 10th on (the 15th an assistant's turn, as a
+/// kept range holds: it names the model).
+fn chain_of(dir: &std::path::Path, turns: usize, compaction: bool) -> Session {
+    let path = dir.join(format!("chain-{turns}-{compaction}.jsonl"));
     let mut session = LinearSession::new();
     for i in 0..turns {
+        if compaction && i == 15 {
+            session.push(
+                "a0",
+                r#""message","message":{"role":"assistant","content":[],"provider":"p","model":"m","timestamp":1}"#,
+            );
+        }
+        if compaction && i == 20 {
+            session.push(
+                "k0",
+                r#""compaction","summary":"before","firstKeptEntryId":"m10","tokensBefore":100"#,
+            );
+        }
         session.push(
             &format!("m{i}"),
             &format!(
@@ -256,8 +270,13 @@ fn chain_of(dir: &std::path::Path, turns: usize) -> Session {
 
 /// The most bytes held (allocated and not yet freed) while the messages of a chain of `turns`
 /// short user turns are handed out as `format` (open not counted), and the messages' length.
-fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize, usize) {
-    let session = chain_of(dir, turns);
+fn held_for_chain(
+    dir: &std::path::Path,
+    turns: usize,
+    compaction: bool,
+    format: Format,
+) -> (usize, usize) {
+    let session = chain_of(dir, turns, compaction);
     let region = Region::new(GLOBAL);
     let (mut length, mut held) = (0usize, 0usize);
     let mut sent = |text: &[u8]| {
@@ -300,20 +319,25 @@ fn held_for_chain(dir: &std::path::Path, turns: usize, format: Format) -> (usize
 /// handed out grows with the branch by its positions (a few words an entry: ~64 bytes), not
 /// by its entries and copies (~1 KB an entry read whole). 30,000 more short turns (~3.6 MB more
 /// of messages) hold less memory more than those messages' size (read whole: ~30 MB more).
+/// The agent and llm contexts likewise when a compaction comes before the messages.
 #[test]
 fn a_long_branch_is_held_a_part_at_a_time() {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
-    for format in [Format::Agent, Format::Llm, Format::ReqLlm, Format::OpenAi] {
-        let (short_held, short_length) = held_for_chain(dir.path(), 10_000, format);
-        let (long_held, long_length) = held_for_chain(dir.path(), 40_000, format);
+    let cases = [Format::Agent, Format::Llm, Format::ReqLlm, Format::OpenAi]
+        .map(|format| (format, false))
+        .into_iter()
+        .chain([(Format::Agent, true), (Format::Llm, true)]);
+    for (format, compaction) in cases {
+        let (short_held, short_length) = held_for_chain(dir.path(), 10_000, compaction, format);
+        let (long_held, long_length) = held_for_chain(dir.path(), 40_000, compaction, format);
         let more = long_length - short_length;
-        assert!(more > 3_000_000, "{format:?}: {more}");
+        assert!(more > 3_000_000, "{format:?} {compaction}: {more}");
         assert!(
             long_held.saturating_sub(short_held) < more,
-            "{format:?}: {short_held} then {long_held} bytes held for {short_length} then {long_length} bytes of messages"
+            "{format:?} compaction={compaction}: {short_held} then {long_held} bytes held for {short_length} then {long_length} bytes of messages"
         );
     }
 }
@@ -321,7 +345,7 @@ fn a_long_branch_is_held_a_part_at_a_time() {
 /// The allocations made handing out `format` of a chain of `turns` short user turns (open not
 /// counted), per message.
 fn allocations_per_message(dir: &std::path::Path, turns: usize, format: Format) -> f64 {
-    let session = chain_of(dir, turns);
+    let session = chain_of(dir, turns, false);
     let (allocated, _, sent) = each_allocated(&session, format, Dialect::PI);
     assert_eq!(sent, turns);
     allocated.allocations as f64 / turns as f64

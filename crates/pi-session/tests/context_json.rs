@@ -248,8 +248,9 @@ fn omp_rules_that_read_more_than_a_few_keys_print_as_the_parsed_value() {
 /// A pi session of `count` message entries after a few entries of other types: mostly short
 /// user turns, an assistant turn (a new model) and a tool result now and then, some lines
 /// spelled otherwise than `JSON.stringify` writes them, and `message` entries without a
-/// message (diagnostics). With `edit`, a pi 1.6 `context_edit` before them names one of them.
-fn long_branch(count: usize, edit: bool) -> String {
+/// message (diagnostics). With `edit`, a pi 1.6 `context_edit` before them names one of them;
+/// with `kept`, a compaction after the 50th keeps them from the one with that id on.
+fn long_branch(count: usize, edit: bool, kept: Option<&str>) -> String {
     let mut session = LinearSession::new();
     session.push("m0", r#""model_change","provider":"p0","modelId":"first""#);
     session.push(
@@ -263,6 +264,16 @@ fn long_branch(count: usize, edit: bool) -> String {
         );
     }
     for i in 0..count {
+        if let Some(kept) = kept.filter(|_| i == 50) {
+            // The branch's last entry that is not a message: the messages after it are read
+            // in parts after a head that holds a compaction.
+            session.push(
+                "k0",
+                &format!(
+                    r#""compaction","summary":"before","firstKeptEntryId":"{kept}","tokensBefore":100"#
+                ),
+            );
+        }
         let id = format!("u{i}");
         let body = match i % 1000 {
             17 => format!(
@@ -278,7 +289,9 @@ fn long_branch(count: usize, edit: bool) -> String {
             400 => {
                 format!(r#""message","message":{{ "role" : "user", "content" : "spaced {i}" }}"#)
             }
-            401 => r#""message","message":null"#.to_owned(),
+            // Left out with a diagnostic when read (the one at 30 lies before the sent part of
+            // a compaction keeping from the 40th on).
+            30 | 401 => r#""message","message":null"#.to_owned(),
             _ => format!(
                 r#""message","message":{{"role":"user","content":"turn {i} \"q\"","timestamp":{i}}}"#
             ),
@@ -291,13 +304,21 @@ fn long_branch(count: usize, edit: bool) -> String {
 /// A branch much longer than one part of what `context_each_at` reads at a time after the
 /// last entry of another type: every message, the model (set late in the branch), the
 /// diagnostics and, for llm, each conversion are what the whole branch read at once gives, in
-/// every dialect; and with a pi 1.6 context edit naming a later message.
+/// every dialect; with a pi 1.6 context edit naming a later message, and with a compaction
+/// before the messages read in parts (its kept range holding the assistant turn `u17`, or
+/// not: then the head names no model and the tail is read with it).
 #[test]
 fn a_long_branch_read_in_parts_is_the_whole_branch() {
     let dir = tempfile::tempdir().unwrap();
-    for edit in [false, true] {
-        let name = format!("long-{edit}.jsonl");
-        let (session, _) = crate::written_and_read(dir.path(), &name, &long_branch(9_500, edit));
+    for (edit, kept) in [
+        (false, None),
+        (true, None),
+        (false, Some("u10")),
+        (false, Some("u40")),
+    ] {
+        let name = format!("long-{edit}-{kept:?}.jsonl");
+        let text = long_branch(9_500, edit, kept);
+        let (session, _) = crate::written_and_read(dir.path(), &name, &text);
         for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
             for format in [Format::Agent, Format::Llm] {
                 let options = ProjectOptions {
@@ -311,16 +332,23 @@ fn a_long_branch_read_in_parts_is_the_whole_branch() {
                     .unwrap();
                 assert!(
                     text == to_js_vec(&value).unwrap(),
-                    "{dialect:?} {format:?} edit={edit}"
+                    "{dialect:?} {format:?} edit={edit} kept={kept:?}"
                 );
                 assert_eq!(
                     format!("{text_diagnostics:?}"),
                     format!("{diagnostics:?}"),
-                    "{dialect:?} {format:?} edit={edit}"
+                    "{dialect:?} {format:?} edit={edit} kept={kept:?}"
                 );
                 if format == Format::Agent && dialect == Dialect::PI {
                     assert_eq!(value["model"]["modelId"], "m9017");
-                    assert_eq!(value["messages"].as_array().map(Vec::len), Some(9_491));
+                    // Every message (20 without one) and the custom one, or the summary
+                    // and the messages from the kept one on.
+                    let messages = value["messages"].as_array().unwrap();
+                    match kept {
+                        Some(_) => assert_eq!(messages[0]["role"], "compactionSummary"),
+                        None => assert_eq!(messages.len(), 9_481),
+                    }
+                    assert!(messages.len() > 9_400, "{}", messages.len());
                 }
             }
         }
@@ -335,7 +363,7 @@ fn a_long_branch_read_in_parts_is_the_whole_branch() {
 fn appends_by_another_cursor_while_a_long_branch_is_read_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("long.jsonl");
-    std::fs::write(&path, long_branch(9_500, false)).unwrap();
+    std::fs::write(&path, long_branch(9_500, false, None)).unwrap();
     let session = Session::open(&path, "anthropic:claude-x").unwrap().session;
     let leaf = LeafSelector::Default;
     for format in [Format::Agent, Format::Llm] {
