@@ -25,6 +25,14 @@ const MODEL: &str = "anthropic:claude-sonnet-4-5";
 /// Held while a test measures (see [`allocates_what_it_sends`]).
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// A test's turn to measure (held until dropped) and a folder of its own.
+fn measuring() -> (std::sync::MutexGuard<'static, ()>, tempfile::TempDir) {
+    let turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    (turn, tempfile::tempdir().unwrap())
+}
+
 /// A session file of `before` long turns (10 KB each way), then a compaction keeping the last
 /// short turn, then one more short turn.
 fn session_with(dir: &std::path::Path, before: usize) -> std::path::PathBuf {
@@ -107,10 +115,7 @@ fn allocates_what_it_sends(
     measure: fn(&std::path::Path, Format, Dialect) -> (usize, usize),
 ) {
     // The allocator's counts are the whole process's: the tests take turns.
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
+    let (_turn, dir) = measuring();
     let short = session_with(&dir.path().join("short"), 60);
     let long = session_with(&dir.path().join("long"), 400);
     let unsent = std::fs::metadata(&long).unwrap().len() - std::fs::metadata(&short).unwrap().len();
@@ -206,10 +211,7 @@ fn each_allocated(
 /// the bytes there.
 #[test]
 fn pi_messages_sent_as_written_are_read_as_their_role_only() {
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
+    let (_turn, dir) = measuring();
     let mut session = Session::new(dir.path(), MODEL, "/w");
     let long = "x".repeat(10_000);
     for _ in 0..40 {
@@ -322,10 +324,7 @@ fn held_for_chain(
 /// The agent and llm contexts likewise when a compaction comes before the messages.
 #[test]
 fn a_long_branch_is_held_a_part_at_a_time() {
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
+    let (_turn, dir) = measuring();
     let cases = [Format::Agent, Format::Llm, Format::ReqLlm, Format::OpenAi]
         .map(|format| (format, false))
         .into_iter()
@@ -357,10 +356,7 @@ fn allocations_per_message(dir: &std::path::Path, turns: usize, format: Format) 
 /// role, the copy of the message's text and the bookkeeping come to about four a message.
 #[test]
 fn a_long_branch_sent_as_written_builds_no_value_per_message() {
-    let _turn = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
+    let (_turn, dir) = measuring();
     for format in [Format::Agent, Format::Llm] {
         let per_message = allocations_per_message(dir.path(), 20_000, format);
         assert!(
