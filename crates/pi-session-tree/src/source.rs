@@ -390,7 +390,8 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
 /// in order, is [`context_path_positioned`]'s path; the tail is empty where the dialect or the
 /// branch does not allow the cut. A caller builds over the head
 /// ([`crate::built::agent_context_prepared_extendable`]) and continues with each part of the
-/// tail ([`crate::built::Extendable::extend_alone`]), so only one part is held at a time.
+/// tail ([`crate::built::Extendable::extend_alone`], or `extend_read` for messages read as
+/// their keys), so only one part is held at a time.
 ///
 /// ```
 /// use pi_session_tree::{Dialect, TreeIndex, EntrySource};
