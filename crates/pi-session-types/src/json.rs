@@ -26,6 +26,7 @@
 
 use serde::Serialize;
 use serde_json::ser::{CharEscape, Formatter};
+use std::cell::Cell;
 use std::io::{self, Write};
 
 /// An error while writing JSON.
@@ -1147,11 +1148,28 @@ fn canonical_walk<'b>(bytes: &'b [u8], report: Option<Reporter<'_, 'b>>) -> bool
     let mut scanner = Canonical {
         bytes,
         at: 0,
-        keys: Vec::new(),
+        keys: WALK_KEYS.with(Cell::take),
         report,
     };
-    scanner.value(0) && scanner.at == bytes.len()
+    let canonical = scanner.value(0) && scanner.at == bytes.len();
+    let mut keys = scanner.keys;
+    keys.clear();
+    // Kept for the thread's next walk unless a deep, wide line grew it past the usual.
+    if keys.capacity() <= KEPT_WALK_KEYS {
+        WALK_KEYS.with(|kept| kept.set(keys));
+    }
+    canonical
 }
+
+thread_local! {
+    /// The key stack of [`canonical_walk`], kept between the walks of a thread: a line's walk
+    /// would otherwise allocate it, and grow it, every time (a `message` line holds eight keys
+    /// or so: two allocations a line).
+    static WALK_KEYS: Cell<Vec<(usize, usize)>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest key stack kept between walks (keys of the objects open at once).
+const KEPT_WALK_KEYS: usize = 256;
 
 /// Who is handed the members of [`canonical_members`].
 struct Reporter<'r, 'b> {
