@@ -85,53 +85,79 @@ pub fn canonical_entry_with_message_keys<'l>(
     line: &'l [u8],
     keys: &Keys,
 ) -> Option<(Value, &'l [u8])> {
-    // Built on the walk itself (a canonical object holds no key twice, and the walk hands out
-    // a member's object's members before the member): no list of the members found first.
-    let mut entry = Map::with_capacity(keys.entry.len());
-    let mut inner = Map::with_capacity(keys.message.len());
-    let mut message = None;
+    // Built on the walk itself (a canonical object holds no key twice).
+    struct Read<'l> {
+        entry: Map<String, Value>,
+        inner: Map<String, Value>,
+        message: Option<&'l [u8]>,
+    }
+    let mut read = Read {
+        entry: Map::with_capacity(keys.entry.len()),
+        inner: Map::with_capacity(keys.message.len()),
+        message: None,
+    };
+    let whole = canonical_message_members(
+        line,
+        keys,
+        &mut read,
+        |read, name, value| {
+            let Some(&name) = keys.entry.iter().find(|k| k.as_bytes() == name) else {
+                return true;
+            };
+            let value = if name == key::MESSAGE {
+                read.message = Some(value);
+                Some(Value::Object(std::mem::take(&mut read.inner)))
+            } else {
+                value_of(value)
+            };
+            value
+                .map(|value| read.entry.insert(name.to_owned(), value))
+                .is_some()
+        },
+        |read, name, value| {
+            read.inner.insert(name.to_owned(), value);
+        },
+    );
+    let message = read
+        .message
+        .filter(|message| whole && message.starts_with(b"{"))?;
+    Some((Value::Object(read.entry), message))
+}
+
+/// The canonical walk of a `message` line for [`canonical_entry_with_message_keys`] and
+/// [`canonical_keyed_message`], over the caller's `state`: each top-level member is handed to
+/// `top` (its key as written and its bytes), each kept member of the message, read, to
+/// `inner` (before `top` is handed the `message` member: the walk hands out an object's
+/// members before the member that holds it). `false` when the line is not canonical, a key is
+/// spelled with an escape (it could spell a kept one), a kept member of the message does not
+/// read whole, or `top` refuses a member.
+fn canonical_message_members<'l, S>(
+    line: &'l [u8],
+    keys: &Keys,
+    state: &mut S,
+    mut top: impl FnMut(&mut S, &'l [u8], &'l [u8]) -> bool,
+    mut inner: impl FnMut(&mut S, &'static str, Value),
+) -> bool {
     let mut refused = false;
     let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
-        // A key spelled with an escape could spell a kept one.
         refused |= name.contains(&b'\\');
         if refused {
             return;
         }
-        let kept = match of {
-            json::MemberOf::Top => keys.entry,
-            json::MemberOf::Inner => keys.message,
-        };
-        let Some(&name) = kept.iter().find(|k| k.as_bytes() == name) else {
-            return;
-        };
-        let read = match of {
-            json::MemberOf::Inner => member_of(keys, name, value)
-                .filter(|&(_, len)| len == value.len())
-                .map(|(read, _)| read),
-            json::MemberOf::Top if name == key::MESSAGE => {
-                message = Some(value);
-                Some(Value::Object(std::mem::take(&mut inner)))
+        match of {
+            json::MemberOf::Top => refused = !top(state, name, value),
+            json::MemberOf::Inner => {
+                let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
+                    return;
+                };
+                match member_of(keys, name, value).filter(|&(_, len)| len == value.len()) {
+                    Some((read, _)) => inner(state, name, read),
+                    None => refused = true,
+                }
             }
-            json::MemberOf::Top => value_of(value),
-        };
-        match (read, of) {
-            (Some(read), json::MemberOf::Inner) => {
-                inner.insert(name.to_owned(), read);
-            }
-            (Some(read), json::MemberOf::Top) => {
-                entry.insert(name.to_owned(), read);
-            }
-            (None, _) => refused = true,
         }
     });
-    if !canonical || refused {
-        return None;
-    }
-    let message = message?;
-    if !message.starts_with(b"{") {
-        return None;
-    }
-    Some((Value::Object(entry), message))
+    canonical && !refused
 }
 
 /// The kept keys of a `message` entry's message ([`Keys::message`]) as
@@ -188,38 +214,41 @@ pub fn canonical_keyed_message<'l>(
         return None;
     }
     // A canonical object holds no key twice: each member below is seen once at most.
-    let mut members = Vec::with_capacity(keys.message.len());
-    let mut message = None;
-    let (mut kind, mut named) = (false, false);
-    let mut refused = false;
-    let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
-        // A key spelled with an escape could spell a kept one.
-        refused |= name.contains(&b'\\');
-        if refused {
-            return;
-        }
-        match of {
-            json::MemberOf::Top if name == key::TYPE.as_bytes() => {
-                kind = quoted(value) == Some(b"message".as_slice());
+    struct Read<'l> {
+        members: Vec<(&'static str, Value)>,
+        message: Option<&'l [u8]>,
+        kind: bool,
+        named: bool,
+    }
+    let mut read = Read {
+        members: Vec::with_capacity(keys.message.len()),
+        message: None,
+        kind: false,
+        named: false,
+    };
+    let whole = canonical_message_members(
+        line,
+        keys,
+        &mut read,
+        |read, name, value| {
+            if name == key::TYPE.as_bytes() {
+                read.kind = quoted(value) == Some(b"message".as_slice());
+            } else if name == key::ID.as_bytes() {
+                read.named = quoted(value) == Some(id.as_bytes());
+            } else if name == key::MESSAGE.as_bytes() {
+                read.message = Some(value);
             }
-            json::MemberOf::Top if name == key::ID.as_bytes() => {
-                named = quoted(value) == Some(id.as_bytes());
-            }
-            json::MemberOf::Top if name == key::MESSAGE.as_bytes() => message = Some(value),
-            json::MemberOf::Top => {}
-            json::MemberOf::Inner => {
-                let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
-                    return;
-                };
-                match member_of(keys, name, value).filter(|&(_, len)| len == value.len()) {
-                    Some((read, _)) => members.push((name, read)),
-                    None => refused = true,
-                }
-            }
-        }
-    });
-    let message = message.filter(|message| message.starts_with(b"{"))?;
-    (canonical && !refused && kind && named).then_some((KeyedMessage { members }, message))
+            true
+        },
+        |read, name, value| read.members.push((name, value)),
+    );
+    let message = read.message.filter(|message| message.starts_with(b"{"))?;
+    (whole && read.kind && read.named).then_some((
+        KeyedMessage {
+            members: read.members,
+        },
+        message,
+    ))
 }
 
 /// The text between the quotes of a string value as written, when it holds no escape.
@@ -328,10 +357,8 @@ fn value_at(rest: &[u8]) -> Option<(Value, usize)> {
 /// One value as `serde_json::from_slice` reads it; a string without escapes or control
 /// characters (an id, a role) is taken as it is.
 fn value_of(bytes: &[u8]) -> Option<Value> {
-    if let Some(inner) = bytes
-        .strip_prefix(b"\"")
-        .and_then(|b| b.strip_suffix(b"\""))
-        && !inner.iter().any(|&c| c == b'\\' || c < 0x20)
+    if let Some(inner) = quoted(bytes)
+        && !inner.iter().any(|&c| c < 0x20)
     {
         return std::str::from_utf8(inner)
             .ok()
