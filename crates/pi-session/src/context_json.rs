@@ -493,7 +493,6 @@ pub(crate) struct PartReader {
     /// entry is read as the log reads it.
     file: Option<SessionFile>,
     reader: LineReader,
-    convert: Option<&'static dyn ConvertToLlm>,
     /// How many threads read the parts.
     threads: usize,
 }
@@ -532,7 +531,6 @@ impl PartReader {
         let reader = Self {
             file,
             reader,
-            convert: source.convert,
             threads,
         };
         (reader, parts)
@@ -558,7 +556,7 @@ impl PartReader {
             positions,
             candidates,
             read,
-            self.convert,
+            self.reader.convert,
             &mut copies,
             |rest| session.log().values_at(rest),
         )?;
@@ -714,9 +712,6 @@ pub(crate) struct CopyingSource<'a> {
     /// Whether to read `message` lines through `reader` at all (for copies or for a shallow
     /// value).
     copy: bool,
-    /// The conversion of the messages sent, if any: it is handed a message read as a few keys
-    /// only when it tells from them how it passes it on ([`ConvertToLlm::passes`]).
-    convert: Option<&'static dyn ConvertToLlm>,
     /// The copies taken, with their positions, in the order they were read.
     copies: RefCell<CopiesTaken>,
 }
@@ -730,16 +725,15 @@ struct LineReader {
     /// When messages are copied, which rewrites may touch one; `None`: no copy is taken (a
     /// `message` line is read as `keys` only, or the ordinary way).
     copy: Option<CopyRule>,
-    /// The keys the conversion reads to tell how it passes a message on
-    /// ([`ConvertToLlm::reads`]): a line is read as `keys` only when they hold these.
-    reads: &'static [&'static str],
     /// Whether a line whose message is sent as written is read as the keys of its message
     /// alone ([`canonical_keyed_message`]: no value built, the entry's own keys checked
     /// against the index), for a build continued with [`Extendable::extend_read`]: a branch's
     /// tail read a part at a time ([`PartReader::of`]). With a conversion, only a message it
     /// passes on as read so ([`ConvertToLlm::passes_keyed`]).
     keyed: bool,
-    /// The conversion of the messages sent, if any.
+    /// The conversion of the messages sent, if any: a line is read as `keys` only when they
+    /// hold those it reads to tell how it passes a message on ([`ConvertToLlm::reads`]), and
+    /// only when it tells so ([`ConvertToLlm::passes`]) is the message kept read so.
     convert: Option<&'static dyn ConvertToLlm>,
 }
 
@@ -825,10 +819,10 @@ impl LineReader {
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
         // checked in one pass; any other may still hold a message spelled so.
-        let keys = self
-            .keys
-            .and_then(|keys| keys.of(line))
-            .filter(|keys| self.reads.iter().all(|key| keys.message.contains(key)));
+        let keys = self.keys.and_then(|keys| keys.of(line)).filter(|keys| {
+            let reads = self.convert.map_or(&[][..], |convert| convert.reads());
+            reads.iter().all(|key| keys.message.contains(key))
+        });
         if let Some(copied) = keys.and_then(|keys| self.read_keyed(entry, line, keys)) {
             return Some((JsonValue::Null, Some(copied)));
         }
@@ -882,12 +876,10 @@ impl<'a> CopyingSource<'a> {
             reader: LineReader {
                 keys: Some(LineKeys::Every(&rho::MESSAGE_KEYS)),
                 copy: None,
-                reads: &[],
                 keyed: false,
                 convert: None,
             },
             copy: true,
-            convert: None,
             copies: RefCell::new(Vec::new()),
         }
     }
@@ -912,14 +904,12 @@ impl<'a> CopyingSource<'a> {
             reader: LineReader {
                 keys: keys.map(|_| LineKeys::Rules(dialect)),
                 copy: Some(CopyRule { dialect, blobs }),
-                reads: convert.map_or(&[], |convert| convert.reads()),
                 keyed: false,
                 convert,
             },
             // A copy spares printing (a conversion) or parsing (a dialect that reads a few
             // keys); otherwise the agent's messages are printed from the values read anyway.
             copy: convert.is_some() || keys.is_some(),
-            convert,
             copies: RefCell::new(Vec::new()),
         }
     }
@@ -983,7 +973,7 @@ impl EntrySource for CopyingSource<'_> {
             positions,
             candidates,
             read,
-            self.convert,
+            self.reader.convert,
             &mut copies,
             |rest| self.log.values_at(rest),
         )
@@ -1074,7 +1064,8 @@ fn gather(
 /// value holds: always for the agent context (`convert` is `None`); for a conversion, when it
 /// tells from those keys how it passes the message on (the message after it aside: when that
 /// one changes the answer, the message is read again whole then, [`Segment::convert`]).
-/// A message read as its keys into a list ([`Copied::keyed`]) is asked as that.
+/// A message read as its keys into a list ([`Copied::keyed`]) was read so only where the
+/// conversion answers for it ([`LineReader::read_keyed`]): not asked again.
 fn may_be_shallow(
     convert: Option<&'static dyn ConvertToLlm>,
     entry: &JsonValue,
@@ -1083,8 +1074,8 @@ fn may_be_shallow(
     let Some(convert) = convert else {
         return true;
     };
-    if let Some(keyed) = copied.as_ref().and_then(|copied| copied.keyed.as_ref()) {
-        return convert.passes_keyed(keyed).is_some();
+    if copied.as_ref().is_some_and(|copied| copied.keyed.is_some()) {
+        return true;
     }
     EntryRef::new(entry)
         .message()
