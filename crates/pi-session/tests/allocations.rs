@@ -353,7 +353,8 @@ fn allocations_per_message(dir: &std::path::Path, turns: usize, format: Format) 
 /// The messages of a long branch sent as written are read as the keys pi 0.73's rules (and its
 /// `convertToLlm`) read of their messages, into a list, never into a value of the entry (two
 /// maps, a key and a value string each member: 13 allocations a message here): the list, its
-/// role, the copy of the message's text and the bookkeeping come to about four a message.
+/// role and the copy of the message's text come to three a message, the bookkeeping to a few
+/// a part.
 #[test]
 fn a_long_branch_sent_as_written_builds_no_value_per_message() {
     let (_turn, dir) = measuring();
