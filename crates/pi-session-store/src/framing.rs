@@ -331,26 +331,33 @@ pub(crate) fn read_segment(
     // One byte before the part: whether a line starts at its first byte.
     let read_from = part_start.saturating_sub(1);
     let want = if index == 0 { len } else { len + 1 };
-    if buffer.len() < want {
+    // The bytes land from `lead` on, where they sit in a cache line as they sit in the
+    // kernel's page ([`aligned_lead`]).
+    let room = want + CACHE_LINE;
+    if buffer.len() < room {
         // Room for any part (part 0 reads one byte less) and the first read past its end:
         // growing a full buffer would copy it into fresh pages.
-        buffer.reserve_exact(len + 1 + FIRST_CONTINUATION - buffer.len());
-        buffer.resize(want, 0);
+        buffer.reserve_exact(room + FIRST_CONTINUATION - buffer.len());
+        buffer.resize(room, 0);
     }
-    let mut filled = read_into(&mut buffer[..want], |rest, before| {
-        read_at(rest, read_from + before as u64)
-    })?;
-    let mut at_eof = filled < want;
+    let lead = aligned_lead(&buffer, read_from);
+    let mut filled = lead
+        + read_into(&mut buffer[lead..lead + want], |rest, before| {
+            read_at(rest, read_from + before as u64)
+        })?;
+    let mut at_eof = filled < lead + want;
     let mut had_bom = false;
     let first = if index == 0 {
-        had_bom = buffer[..filled].starts_with(BOM);
-        Some(if had_bom { BOM.len() } else { 0 })
+        had_bom = buffer[lead..filled].starts_with(BOM);
+        Some(lead + if had_bom { BOM.len() } else { 0 })
     } else {
-        memchr::memchr(b'\n', &buffer[..filled]).map(|newline| newline + 1)
+        memchr::memchr(b'\n', &buffer[lead..filled]).map(|newline| lead + newline + 1)
     };
     // The first line must start inside the part and before the end of the file (`filled` is
     // at most the part: a line starting after it is the next part's).
     let first = first.filter(|&first| first < filled);
+    // File offset of the byte at `at` in the buffer.
+    let offset = |at: usize| read_from + (at - lead) as u64;
     let Some(first) = first else {
         return Ok(Segment {
             buffer: Arc::new(buffer),
@@ -372,7 +379,7 @@ pub(crate) fn read_segment(
                 buffer.resize(filled + more, 0);
             }
             let read = read_into(&mut buffer[filled..filled + more], |rest, before| {
-                read_at(rest, read_from + (filled + before) as u64)
+                read_at(rest, offset(filled + before))
             })?;
             let newline = memchr::memchr(b'\n', &buffer[filled..filled + read]);
             filled += read;
@@ -399,7 +406,7 @@ pub(crate) fn read_segment(
         let lines = split_lines(&buffer[at..cut], &mut 0);
         chunks.push(Chunk {
             seq: index,
-            base_offset: read_from + at as u64,
+            base_offset: offset(at),
             lines,
             bytes: ChunkBytes::Shared {
                 all: Arc::clone(&buffer),
@@ -409,13 +416,29 @@ pub(crate) fn read_segment(
         at = cut;
     }
     Ok(Segment {
+        start: offset(first),
+        end: offset(end),
         buffer,
         chunks,
-        start: read_from + first as u64,
-        end: read_from + end as u64,
         at_eof,
         had_bom,
     })
+}
+
+/// The bytes of a cache line: what [`aligned_lead`] aligns to.
+pub(crate) const CACHE_LINE: usize = 64;
+
+/// Where in `buffer` (less than [`CACHE_LINE`] bytes in) to read bytes from file offset
+/// `at`, so that each lands at the same place in a cache line as it sits in the kernel's
+/// page cache (whose pages are aligned). The kernel's copy into a buffer at another place in
+/// the line is much slower: reading the 200 MB bench session in 256 KiB reads took 140 ms of
+/// system time into a buffer one or 16 bytes off, 35-44 ms into one at the same place
+/// (docs/perf.md, round 17). A caller leaves [`CACHE_LINE`] bytes of room before what it
+/// reads.
+pub(crate) fn aligned_lead(buffer: &[u8], at: u64) -> usize {
+    let address = buffer.as_ptr().addr() % CACHE_LINE;
+    let wanted = (at % CACHE_LINE as u64) as usize;
+    (CACHE_LINE + wanted - address) % CACHE_LINE
 }
 
 /// Fills `buffer` from `read` (called with what is left to fill and how much is filled before

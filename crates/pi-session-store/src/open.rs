@@ -1243,6 +1243,12 @@ mod parts_tests {
         assert!(expected.1.len() > 10, "damaged lines are reported");
         for (threads, part_len) in [(1, 64), (2, 16), (2, 100), (3, 257), (4, 1 << 20)] {
             let read_at = |into: &mut [u8], at: u64| {
+                // Every read lands where its bytes sit in a cache line (`aligned_lead`).
+                assert_eq!(
+                    into.as_ptr().addr() % crate::framing::CACHE_LINE,
+                    at as usize % crate::framing::CACHE_LINE,
+                    "the read at {at}"
+                );
                 let rest = bytes.get(at as usize..).unwrap_or_default();
                 let n = rest.len().min(into.len());
                 into[..n].copy_from_slice(&rest[..n]);
@@ -1332,7 +1338,11 @@ mod parts_tests {
         let parts = index_parts_in_parallel(read_at, bytes.len() as u64, 1, 256).unwrap();
         assert_eq!(finished(parts), sequential(&bytes));
         assert!(bytes.len() > 10 * 256);
-        assert_eq!(buffers.lock().unwrap().len(), 1);
+        // Each read starts within a cache line of the buffer's start (`aligned_lead`): one
+        // buffer when the reads start less than a line apart.
+        let buffers = buffers.lock().unwrap();
+        let (first, last) = (buffers.first().unwrap(), buffers.last().unwrap());
+        assert!(last - first < crate::framing::CACHE_LINE, "{buffers:?}");
     }
 
     #[test]
