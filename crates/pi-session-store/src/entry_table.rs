@@ -105,6 +105,24 @@ pub struct EntryTable {
     /// The keys each entry's line may hold, beside `entries` (kept apart: [`IndexEntry`]'s
     /// fields are public). Shorter than `entries` only in a table built without them.
     keys: Vec<KeyFilter>,
+    /// Each entry's `type` as its place in [`KINDS`] ([`OTHER_KIND`]: another type), one byte
+    /// an entry: a question over every entry's type (the dialect's evidence, the positions of
+    /// the labels) reads these instead of each envelope's text on the heap.
+    kinds: Vec<u8>,
+}
+
+/// The entry types [`EntryTable`] keeps as a number (fewer than [`OTHER_KIND`]).
+const KINDS: [&str; 20] = pi_session_types::ENTRY_TYPES;
+
+/// The number of a `type` that is not in [`KINDS`].
+const OTHER_KIND: u8 = u8::MAX;
+
+/// The number [`EntryTable`] keeps for the type `kind`.
+fn kind_code(kind: &str) -> u8 {
+    KINDS
+        .iter()
+        .position(|known| *known == kind)
+        .map_or(OTHER_KIND, |at| at as u8)
 }
 
 impl EntryTable {
@@ -143,13 +161,48 @@ impl EntryTable {
                 by_id.get(&entries, parent).unwrap_or(NO_PARENT)
             })
             .collect();
+        let kinds = entries
+            .iter()
+            .map(|entry| kind_code(entry.envelope.kind()))
+            .collect();
         Self {
             entries,
             by_id,
             parents,
             duplicates,
             keys,
+            kinds,
         }
+    }
+
+    /// The `type` of the entry at `position`.
+    pub fn kind(&self, position: usize) -> Option<&str> {
+        match *self.kinds.get(position)? {
+            OTHER_KIND => Some(self.entries.get(position)?.envelope.kind()),
+            code => KINDS.get(usize::from(code)).copied(),
+        }
+    }
+
+    /// The positions of the entries of type `kind`, in file order.
+    ///
+    /// ```
+    /// let bytes = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","label":"x"}"#, "\n",
+    ///     r#"{"type":"note","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z"}"#, "\n",
+    ///     r#"{"type":"label","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","label":"y"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(bytes.as_bytes().to_vec());
+    /// let table = session.table();
+    /// assert_eq!(table.positions_of_kind("label").collect::<Vec<_>>(), [0, 2]);
+    /// assert_eq!(table.positions_of_kind("note").collect::<Vec<_>>(), [1]);
+    /// assert_eq!(table.kind(1), Some("note"));
+    /// ```
+    pub fn positions_of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let code = kind_code(kind);
+        memchr::memchr_iter(code, &self.kinds).filter(move |&at| {
+            code != OTHER_KIND || self.entries.get(at).map(|e| e.envelope.kind()) == Some(kind)
+        })
     }
 
     /// The keys the line of the entry at `position` may hold ([`KeyFilter::ANY`] when the

@@ -112,11 +112,28 @@ impl Nodes {
     pub(crate) fn kind_at(&self, at: usize) -> Option<&str> {
         let table_len = self.table_len();
         if at < table_len {
-            return Some(self.table.as_ref()?.entries().get(at)?.envelope.kind());
+            return self.table.as_ref()?.kind(at);
         }
         self.given
             .get(at - table_len)
             .map(|node| node.kind.as_str())
+    }
+
+    /// The positions of the entries of type `kind`, in order: the store's table answers for
+    /// its entries (from a byte an entry, [`EntryTable::positions_of_kind`]).
+    fn positions_of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = usize> + 'a {
+        let table_len = self.table_len();
+        let table = self
+            .table
+            .iter()
+            .flat_map(move |table| table.positions_of_kind(kind));
+        let given = self
+            .given
+            .iter()
+            .enumerate()
+            .filter(move |(_, node)| node.kind == kind)
+            .map(move |(at, _)| table_len + at);
+        table.chain(given)
     }
 
     /// The id of the entry at `at`.
@@ -552,7 +569,7 @@ impl TreeIndex {
     /// Positions of every entry of the given `type`, in file order (e.g. all
     /// `label` entries, to load just those bodies).
     pub fn positions_of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = usize> + 'a {
-        (0..self.nodes.len()).filter(move |&pos| self.nodes.kind_at(pos) == Some(kind))
+        self.nodes.positions_of_kind(kind)
     }
 }
 

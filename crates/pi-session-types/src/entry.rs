@@ -543,6 +543,35 @@ pub enum Entry {
     Unknown(UnknownEntry),
 }
 
+/// Every entry `type` this crate types into a variant of its own (the ones [`Entry`] names;
+/// any other is [`Entry::Unknown`]). A reader may keep a type as its place in this list.
+///
+/// ```
+/// assert!(pi_session_types::ENTRY_TYPES.contains(&"compaction"));
+/// ```
+pub const ENTRY_TYPES: [&str; 20] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+    "usage",
+    "context_edit",
+    "model_usage",
+    "service_tier_change",
+    "reset_boundary",
+    "archive",
+    "title_change",
+    "ttsr_injection",
+    "credential_pin",
+    "session_init",
+    "mode_change",
+];
+
 /// Calls `$go::<Struct>(source, Entry::Variant)` for the struct of a known `type`, else
 /// evaluates `$otherwise`.
 macro_rules! dispatch_known {
@@ -742,5 +771,28 @@ impl<'de> Deserialize<'de> for Entry {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = JsonMap::deserialize(deserializer)?;
         Ok(Entry::from_map(value))
+    }
+}
+
+#[cfg(test)]
+mod entry_types_tests {
+    use super::{ENTRY_TYPES, Entry};
+
+    fn known<T>(_: (), _: fn(T) -> Entry) -> bool {
+        true
+    }
+
+    #[test]
+    fn entry_types_are_the_types_typed() {
+        for kind in ENTRY_TYPES {
+            assert!(dispatch_known!(kind, (), known, false), "{kind}");
+        }
+        for other in ["session", "Message", "note", ""] {
+            assert!(!dispatch_known!(other, (), known, false), "{other}");
+        }
+        let mut sorted = ENTRY_TYPES.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ENTRY_TYPES.len());
     }
 }
