@@ -219,44 +219,58 @@ fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<
                 continue;
             }
         }
-        out.write_all(&compact[plain..at])?;
+        // What comes before the character goes out with it: one write for both where the
+        // layout allows (a plain run is most often empty or short).
+        let before = &compact[plain..at];
         at += 1;
         match c {
             b'{' | b'[' => {
                 let close = if c == b'{' { b'}' } else { b']' };
                 if compact.get(at) == Some(&close) {
+                    out.write_all(before)?;
                     out.write_all(&[c, close])?;
                     at += 1;
                 } else {
-                    out.write_all(&[c])?;
+                    out.write_all(&compact[plain..at])?;
                     depth += 1;
                     newline(out, depth)?;
                 }
             }
             b'}' | b']' => {
+                out.write_all(before)?;
                 depth = depth.saturating_sub(1);
                 newline(out, depth)?;
                 out.write_all(&[c])?;
             }
             b',' => {
-                out.write_all(b",")?;
+                out.write_all(&compact[plain..at])?;
                 newline(out, depth)?;
             }
-            _ => out.write_all(b": ")?,
+            _ => {
+                out.write_all(before)?;
+                out.write_all(b": ")?;
+            }
         }
         plain = at;
     }
     out.write_all(&compact[plain..])
 }
 
-/// A newline and the indentation of `depth` levels (two spaces each).
+/// A newline and the indentation of `depth` levels (two spaces each): one write from a run of
+/// spaces up to 63 levels deep.
 fn newline<W: Write>(out: &mut W, depth: usize) -> io::Result<()> {
-    const SPACES: [u8; 64] = [b' '; 64];
-    out.write_all(b"\n")?;
+    const INDENT: [u8; 127] = {
+        let mut indent = [b' '; 127];
+        indent[0] = b'\n';
+        indent
+    };
     let mut left = depth * 2;
+    let first = left.min(INDENT.len() - 1);
+    out.write_all(&INDENT[..=first])?;
+    left -= first;
     while left > 0 {
-        let n = left.min(SPACES.len());
-        out.write_all(&SPACES[..n])?;
+        let n = left.min(INDENT.len() - 1);
+        out.write_all(&INDENT[1..=n])?;
         left -= n;
     }
     Ok(())
@@ -317,8 +331,8 @@ mod tests {
 
     #[test]
     fn indents_like_json_stringify() {
-        // Deeper than the 64 spaces written at once, escapes at a string's end.
-        let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+        // Deeper than the 63 levels of indentation written at once, escapes at a string's end.
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
         let deep_pretty = serde_json::to_string_pretty(
             &serde_json::from_str::<serde_json::Value>(&deep).unwrap(),
         )
