@@ -884,8 +884,8 @@ fn repaired(bytes: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod window_tests {
     use super::{IndexEntry, IndexEnvelope, WINDOW_BYTES, WINDOW_GAP_BYTES, read_windows};
-    use crate::framing::CACHE_LINE;
     use crate::error::StoreError;
+    use crate::framing::CACHE_LINE;
 
     fn line(number: u64, byte_offset: u64, byte_len: u64) -> IndexEntry {
         IndexEntry {
