@@ -7,30 +7,12 @@ use pi_session_types::{json::to_js_string, parse_envelope, parse_line};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 
-const KNOWN_TYPES: &[&str] = &[
-    "message",
-    "model_change",
-    "thinking_level_change",
-    "compaction",
-    "branch_summary",
-    "custom",
-    "custom_message",
-    "label",
-    "session_info",
-    "usage",
-    "context_edit",
-    "model_usage",
-    "service_tier_change",
-    "reset_boundary",
-    "archive",
-    "title_change",
-    "ttsr_injection",
-    "credential_pin",
-    "session_init",
-    "mode_change",
-    "session",
-    "title",
-];
+/// The typed entry types, and two that are not entries (the header's, rho's title line).
+fn known_types() -> Vec<&'static str> {
+    let mut types = pi_session_types::ENTRY_TYPES.to_vec();
+    types.extend(["session", "title"]);
+    types
+}
 
 /// Field names the typed model knows (so generated values hit typed fields, right or wrong).
 const KNOWN_KEYS: &[&str] = &[
@@ -220,7 +202,7 @@ fn message() -> impl Strategy<Value = Value> {
 
 fn entry() -> impl Strategy<Value = Value> {
     (
-        prop_oneof![4 => prop::sample::select(KNOWN_TYPES).prop_map(str::to_string), 1 => text()],
+        prop_oneof![4 => prop::sample::select(known_types()).prop_map(str::to_string), 1 => text()],
         prop::option::of(text()),
         prop_oneof![
             Just(None),
