@@ -85,18 +85,19 @@ pub fn canonical_entry_with_message_keys<'l>(
     line: &'l [u8],
     keys: &Keys,
 ) -> Option<(Value, &'l [u8])> {
+    if !keys.entry.contains(&key::MESSAGE) {
+        return None;
+    }
     // Built on the walk itself (a canonical object holds no key twice).
-    struct Read<'l> {
+    struct Read {
         entry: Map<String, Value>,
         inner: Map<String, Value>,
-        message: Option<&'l [u8]>,
     }
     let mut read = Read {
         entry: Map::with_capacity(keys.entry.len()),
         inner: Map::with_capacity(keys.message.len()),
-        message: None,
     };
-    let whole = canonical_message_members(
+    let message = canonical_message_members(
         line,
         keys,
         &mut read,
@@ -105,7 +106,6 @@ pub fn canonical_entry_with_message_keys<'l>(
                 return true;
             };
             let value = if name == key::MESSAGE {
-                read.message = Some(value);
                 Some(Value::Object(std::mem::take(&mut read.inner)))
             } else {
                 value_of(value)
@@ -117,10 +117,7 @@ pub fn canonical_entry_with_message_keys<'l>(
         |read, name, value| {
             read.inner.insert(name.to_owned(), value);
         },
-    );
-    let message = read
-        .message
-        .filter(|message| whole && message.starts_with(b"{"))?;
+    )?;
     Some((Value::Object(read.entry), message))
 }
 
@@ -128,24 +125,31 @@ pub fn canonical_entry_with_message_keys<'l>(
 /// [`canonical_keyed_message`], over the caller's `state`: each top-level member is handed to
 /// `top` (its key as written and its bytes), each kept member of the message, read, to
 /// `inner` (before `top` is handed the `message` member: the walk hands out an object's
-/// members before the member that holds it). `false` when the line is not canonical, a key is
-/// spelled with an escape (it could spell a kept one), a kept member of the message does not
-/// read whole, or `top` refuses a member.
+/// members before the member that holds it). The bytes of the line's message, an object;
+/// `None` when it has none, the line is not canonical, a key is spelled with an escape (it
+/// could spell a kept one), a kept member of the message does not read whole, or `top`
+/// refuses a member.
 fn canonical_message_members<'l, S>(
     line: &'l [u8],
     keys: &Keys,
     state: &mut S,
     mut top: impl FnMut(&mut S, &'l [u8], &'l [u8]) -> bool,
     mut inner: impl FnMut(&mut S, &'static str, Value),
-) -> bool {
+) -> Option<&'l [u8]> {
     let mut refused = false;
+    let mut message = None;
     let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
         refused |= name.contains(&b'\\');
         if refused {
             return;
         }
         match of {
-            json::MemberOf::Top => refused = !top(state, name, value),
+            json::MemberOf::Top => {
+                if name == key::MESSAGE.as_bytes() {
+                    message = Some(value);
+                }
+                refused = !top(state, name, value);
+            }
             json::MemberOf::Inner => {
                 let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
                     return;
@@ -157,7 +161,7 @@ fn canonical_message_members<'l, S>(
             }
         }
     });
-    canonical && !refused
+    message.filter(|message| canonical && !refused && message.starts_with(b"{"))
 }
 
 /// The kept keys of a `message` entry's message ([`Keys::message`]) as
@@ -214,19 +218,17 @@ pub fn canonical_keyed_message<'l>(
         return None;
     }
     // A canonical object holds no key twice: each member below is seen once at most.
-    struct Read<'l> {
+    struct Read {
         members: Vec<(&'static str, Value)>,
-        message: Option<&'l [u8]>,
         kind: bool,
         named: bool,
     }
     let mut read = Read {
         members: Vec::with_capacity(keys.message.len()),
-        message: None,
         kind: false,
         named: false,
     };
-    let whole = canonical_message_members(
+    let message = canonical_message_members(
         line,
         keys,
         &mut read,
@@ -235,15 +237,12 @@ pub fn canonical_keyed_message<'l>(
                 read.kind = quoted(value) == Some(b"message".as_slice());
             } else if name == key::ID.as_bytes() {
                 read.named = quoted(value) == Some(id.as_bytes());
-            } else if name == key::MESSAGE.as_bytes() {
-                read.message = Some(value);
             }
             true
         },
         |read, name, value| read.members.push((name, value)),
-    );
-    let message = read.message.filter(|message| message.starts_with(b"{"))?;
-    (whole && read.kind && read.named).then_some((
+    )?;
+    (read.kind && read.named).then_some((
         KeyedMessage {
             members: read.members,
         },
