@@ -118,7 +118,7 @@ const KINDS: [&str; 20] = pi_session_types::ENTRY_TYPES;
 const OTHER_KIND: u8 = u8::MAX;
 
 /// The number [`EntryTable`] keeps for the type `kind`.
-fn kind_code(kind: &str) -> u8 {
+pub(crate) fn kind_code(kind: &str) -> u8 {
     KINDS
         .iter()
         .position(|known| *known == kind)
@@ -163,7 +163,7 @@ impl EntryTable {
             .collect();
         let kinds = entries
             .iter()
-            .map(|entry| kind_code(entry.envelope.kind()))
+            .map(|entry| entry.envelope.kind_code())
             .collect();
         Self {
             entries,

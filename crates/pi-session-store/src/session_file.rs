@@ -60,6 +60,9 @@ pub struct IndexEnvelope {
     ends: [usize; 4],
     /// Whether `id`, `parentId` and `timestamp` are present (as strings).
     present: [bool; 3],
+    /// `type` as the entry table keeps it ([`crate::entry_table::kind_code`]), worked out where
+    /// the envelope is made (on the open's threads), not again when the table is built.
+    kind_code: u8,
 }
 
 impl IndexEnvelope {
@@ -81,7 +84,13 @@ impl IndexEnvelope {
             text: text.into_boxed_str(),
             ends,
             present: [id.is_some(), parent_id.is_some(), timestamp.is_some()],
+            kind_code: crate::entry_table::kind_code(kind),
         }
+    }
+
+    /// `type` as the entry table keeps it.
+    pub(crate) fn kind_code(&self) -> u8 {
+        self.kind_code
     }
 
     /// Field `at` (0: `type`, 1: `id`, 2: `parentId`, 3: `timestamp`).
