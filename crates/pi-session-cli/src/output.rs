@@ -227,9 +227,9 @@ fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<
             b'{' | b'[' => {
                 let close = if c == b'{' { b'}' } else { b']' };
                 if compact.get(at) == Some(&close) {
-                    out.write_all(before)?;
-                    out.write_all(&[c, close])?;
+                    // `{}` or `[]`, through the closing character.
                     at += 1;
+                    out.write_all(&compact[plain..at])?;
                 } else {
                     out.write_all(&compact[plain..at])?;
                     depth += 1;
