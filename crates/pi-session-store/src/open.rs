@@ -458,8 +458,10 @@ fn read_whole_in_parts(file: &File, len: usize, threads: usize) -> std::io::Resu
     use std::os::unix::fs::FileExt;
     // calloc's pages: untouched until each part's thread writes its zeros.
     let mut bytes = vec![0; len];
-    // Each part starts on a cache line of the file, as it does of the (aligned) buffer: the
-    // kernel's copy is several times faster so (`framing::aligned_lead`).
+    // Each part starts on a cache line of the file, and so of the buffer where the allocator
+    // hands out blocks on a cache line (mimalloc, the CLI's, does; glibc's large blocks sit
+    // 16 bytes into their page): the kernel's copy is several times faster so
+    // (`framing::aligned_lead`; the buffer's bytes are the file's from its first, so no lead).
     let part_len = len
         .div_ceil(threads)
         .next_multiple_of(crate::framing::CACHE_LINE)
