@@ -1093,7 +1093,7 @@ const CANONICAL_MAX_KEYS: usize = 64;
 /// }
 /// ```
 pub fn is_js_canonical(bytes: &[u8]) -> bool {
-    canonical_walk(bytes, None)
+    canonical_walk(bytes, NoReport)
 }
 
 /// Where a member handed out by [`canonical_members`] is.
@@ -1131,24 +1131,50 @@ pub fn canonical_members<'b>(
     inner: &str,
     mut each: impl FnMut(MemberOf, &'b [u8], &'b [u8]),
 ) -> bool {
+    canonical_members_marked(bytes, inner, |met| each(met.of, met.key, met.value))
+}
+
+/// A member [`canonical_members_marked`] hands out: what [`canonical_members`] hands out, and
+/// whether its key, and its value when a string, hold an escape (as the walk saw them: no
+/// second look at their bytes).
+pub(crate) struct Met<'b> {
+    /// Where the member is.
+    pub(crate) of: MemberOf,
+    /// The key as written between its quotes.
+    pub(crate) key: &'b [u8],
+    /// The value's bytes.
+    pub(crate) value: &'b [u8],
+    /// Whether the key holds an escape.
+    pub(crate) key_escaped: bool,
+    /// Whether the value is a string holding an escape (`false` for any other value).
+    pub(crate) value_escaped: bool,
+}
+
+/// [`canonical_members`], each member handed out as a [`Met`].
+pub(crate) fn canonical_members_marked<'b>(
+    bytes: &'b [u8],
+    inner: &str,
+    each: impl FnMut(Met<'b>),
+) -> bool {
     canonical_walk(
         bytes,
-        Some(Reporter {
+        Reporter {
             inner: inner.as_bytes(),
             in_inner: false,
-            each: &mut each,
-        }),
+            each,
+        },
     )
 }
 
 /// [`is_js_canonical`], with what [`canonical_members`] hands out.
-fn canonical_walk<'b>(bytes: &'b [u8], report: Option<Reporter<'_, 'b>>) -> bool {
+fn canonical_walk<'b>(bytes: &'b [u8], report: impl Report<'b>) -> bool {
     // Invalid UTF-8 and the carriers are found where the walk meets a byte that is not ASCII
     // (in a string: anywhere else the walk refuses it), not in a pass of their own.
     let mut scanner = Canonical {
         bytes,
         at: 0,
         keys: WALK_KEYS.with(Cell::take),
+        escaped: false,
         report,
     };
     let canonical = scanner.value(0) && scanner.at == bytes.len();
@@ -1171,28 +1197,87 @@ thread_local! {
 /// The largest key stack kept between walks (keys of the objects open at once).
 const KEPT_WALK_KEYS: usize = 256;
 
-/// Who is handed the members of [`canonical_members`].
-struct Reporter<'r, 'b> {
+/// Who is handed the members the walk meets ([`canonical_members_marked`]), or not
+/// ([`NoReport`]): a type of its own each, so that the walk is compiled for each and a walk
+/// without one does no work for it.
+trait Report<'b> {
+    /// The top-level member whose object's members are handed out too.
+    fn inner(&self) -> Option<&[u8]>;
+    /// Whether the walk is inside that member's value.
+    fn set_in_inner(&mut self, in_inner: bool);
+    /// Whether the walk is inside that member's value ([`Self::set_in_inner`]).
+    fn in_inner(&self) -> bool;
+    /// A member met.
+    fn member(&mut self, met: Met<'b>);
+}
+
+/// No one: [`is_js_canonical`]'s walk.
+struct NoReport;
+
+impl Report<'_> for NoReport {
+    #[inline(always)]
+    fn inner(&self) -> Option<&[u8]> {
+        None
+    }
+
+    #[inline(always)]
+    fn set_in_inner(&mut self, _: bool) {}
+
+    #[inline(always)]
+    fn in_inner(&self) -> bool {
+        false
+    }
+
+    #[inline(always)]
+    fn member(&mut self, _: Met<'_>) {}
+}
+
+/// Who is handed the members of [`canonical_members_marked`].
+struct Reporter<'r, F> {
     /// The top-level member whose object's members are handed out too.
     inner: &'r [u8],
     /// Whether the walk is inside that member's value.
     in_inner: bool,
-    each: &'r mut dyn FnMut(MemberOf, &'b [u8], &'b [u8]),
+    each: F,
+}
+
+impl<'b, F: FnMut(Met<'b>)> Report<'b> for Reporter<'_, F> {
+    #[inline(always)]
+    fn inner(&self) -> Option<&[u8]> {
+        Some(self.inner)
+    }
+
+    #[inline(always)]
+    fn set_in_inner(&mut self, in_inner: bool) {
+        self.in_inner = in_inner;
+    }
+
+    #[inline(always)]
+    fn in_inner(&self) -> bool {
+        self.in_inner
+    }
+
+    #[inline(always)]
+    fn member(&mut self, met: Met<'b>) {
+        (self.each)(met);
+    }
 }
 
 /// The walk of [`is_js_canonical`]: every byte outside strings is ASCII (anything else is
 /// refused where a token is expected); a string's run of text that is not ASCII is checked as
 /// UTF-8 holding no carrier ([`Canonical::string`]).
-struct Canonical<'r, 'b> {
+struct Canonical<'b, R> {
     bytes: &'b [u8],
     at: usize,
     /// The keys (byte ranges, quotes excluded) of the objects open on the way down.
     keys: Vec<(usize, usize)>,
-    /// For [`canonical_members`].
-    report: Option<Reporter<'r, 'b>>,
+    /// Whether the last string walked ([`Canonical::string`]) holds an escape.
+    escaped: bool,
+    /// Who is handed the members.
+    report: R,
 }
 
-impl Canonical<'_, '_> {
+impl<'b, R: Report<'b>> Canonical<'b, R> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
@@ -1278,30 +1363,35 @@ impl Canonical<'_, '_> {
             {
                 return false;
             }
+            let key_escaped = self.escaped;
             self.keys.push((start, self.at - 1));
             if !self.eat(b':') {
                 return false;
             }
             let value_start = self.at;
-            let descend = depth == 0
-                && self
-                    .report
-                    .as_ref()
-                    .is_some_and(|report| report.inner == key);
-            if descend && let Some(report) = &mut self.report {
-                report.in_inner = true;
+            let descend = depth == 0 && self.report.inner() == Some(key);
+            if descend {
+                self.report.set_in_inner(true);
             }
             if !self.value(depth + 1) {
                 return false;
             }
-            if let Some(report) = &mut self.report {
-                let value = &bytes[value_start..self.at];
-                if depth == 0 {
-                    report.in_inner = false;
-                    (report.each)(MemberOf::Top, key, value);
-                } else if depth == 1 && report.in_inner {
-                    (report.each)(MemberOf::Inner, key, value);
-                }
+            let value = &bytes[value_start..self.at];
+            let of = if depth == 0 {
+                self.report.set_in_inner(false);
+                Some(MemberOf::Top)
+            } else {
+                (depth == 1 && self.report.in_inner()).then_some(MemberOf::Inner)
+            };
+            if let Some(of) = of {
+                self.report.member(Met {
+                    of,
+                    key,
+                    value,
+                    key_escaped,
+                    // `escaped` is the last string's: the value's, when it is one.
+                    value_escaped: value.first() == Some(&b'"') && self.escaped,
+                });
             }
             match self.after_item(b'}') {
                 Some(true) => return true,
@@ -1320,6 +1410,7 @@ impl Canonical<'_, '_> {
     fn string(&mut self) -> bool {
         use crate::envelope_scan::{skip_common_escapes, skip_plain};
         self.at += 1;
+        self.escaped = false;
         let bytes = self.bytes;
         let mut at = self.at;
         loop {
@@ -1335,6 +1426,7 @@ impl Canonical<'_, '_> {
                     return true;
                 }
                 b'\\' => {
+                    self.escaped = true;
                     let past = skip_common_escapes(bytes, at);
                     if past > at {
                         at = past;

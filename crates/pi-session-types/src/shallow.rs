@@ -101,14 +101,14 @@ pub fn canonical_entry_with_message_keys<'l>(
         line,
         keys,
         &mut read,
-        |read, name, value| {
+        |read, name, value, escaped| {
             let Some(&name) = keys.entry.iter().find(|k| k.as_bytes() == name) else {
                 return true;
             };
             let value = if name == key::MESSAGE {
                 Some(Value::Object(std::mem::take(&mut read.inner)))
             } else {
-                value_of(value)
+                canonical_value(value, escaped)
             };
             value
                 .map(|value| read.entry.insert(name.to_owned(), value))
@@ -133,35 +133,55 @@ fn canonical_message_members<'l, S>(
     line: &'l [u8],
     keys: &Keys,
     state: &mut S,
-    mut top: impl FnMut(&mut S, &'l [u8], &'l [u8]) -> bool,
+    mut top: impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     mut inner: impl FnMut(&mut S, &'static str, Value),
 ) -> Option<&'l [u8]> {
     let mut refused = false;
     let mut message = None;
-    let canonical = json::canonical_members(line, key::MESSAGE, |of, name, value| {
-        refused |= name.contains(&b'\\');
+    let canonical = json::canonical_members_marked(line, key::MESSAGE, |met| {
+        refused |= met.key_escaped;
         if refused {
             return;
         }
-        match of {
+        let (name, value) = (met.key, met.value);
+        match met.of {
             json::MemberOf::Top => {
                 if name == key::MESSAGE.as_bytes() {
                     message = Some(value);
                 }
-                refused = !top(state, name, value);
+                refused = !top(state, name, value, met.value_escaped);
             }
             json::MemberOf::Inner => {
                 let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
                     return;
                 };
-                match member_of(keys, name, value).filter(|&(_, len)| len == value.len()) {
-                    Some((read, _)) => inner(state, name, read),
+                let read = if name == key::CONTENT && !keys.blocks.is_empty() {
+                    member_of(keys, name, value)
+                        .filter(|&(_, len)| len == value.len())
+                        .map(|(read, _)| read)
+                } else {
+                    canonical_value(value, met.value_escaped)
+                };
+                match read {
+                    Some(read) => inner(state, name, read),
                     None => refused = true,
                 }
             }
         }
     });
     message.filter(|message| canonical && !refused && message.starts_with(b"{"))
+}
+
+/// One value of a canonical line, exactly its bytes (`escaped`: a string holding an escape):
+/// a string without one taken as it is, anything else as [`value_of`] reads it.
+fn canonical_value(value: &[u8], escaped: bool) -> Option<Value> {
+    match value {
+        // A canonical string holds no control character but through an escape.
+        [b'"', inner @ .., b'"'] if !escaped => std::str::from_utf8(inner)
+            .ok()
+            .map(|text| Value::String(text.to_owned())),
+        _ => value_of(value),
+    }
 }
 
 /// The kept keys of a `message` entry's message ([`Keys::message`]) as
@@ -232,11 +252,16 @@ pub fn canonical_keyed_message<'l>(
         line,
         keys,
         &mut read,
-        |read, name, value| {
+        |read, name, value, escaped| {
+            // Equal bytes between the quotes are an equal string when they hold no escape.
+            let text = value
+                .strip_prefix(b"\"")
+                .and_then(|value| value.strip_suffix(b"\""))
+                .filter(|_| !escaped);
             if name == key::TYPE.as_bytes() {
-                read.kind = quoted(value) == Some(b"message".as_slice());
+                read.kind = text == Some(b"message".as_slice());
             } else if name == key::ID.as_bytes() {
-                read.named = quoted(value) == Some(id.as_bytes());
+                read.named = text == Some(id.as_bytes());
             }
             true
         },
