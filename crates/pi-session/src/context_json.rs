@@ -24,7 +24,6 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Range;
-use std::sync::mpsc;
 
 use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
@@ -46,6 +45,7 @@ use pi_session_types::view::{EntryRef, key};
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::session::{Log, LogSource, Session};
+use crate::turns::{TAKER, read_parts_in_turn};
 
 /// How the printed context of [`Pi`](pi_session_tree::PiContext) and
 /// [`Omp`](pi_session_tree::OmpContext) starts when it has no messages (`messages` is the first
@@ -275,8 +275,9 @@ impl Session {
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
         stream.push(head, &mut each)?;
-        // The messages after the head: read a part at a time on threads of their own while
-        // this one builds on and sends the part before ([`read_parts_in_turn`]).
+        // The messages after the head: read a part at a time on a thread per core, this one
+        // among them, while this one builds on and sends the parts in order
+        // ([`read_parts_in_turn`]).
         if let Some((reading, parts)) = reading.as_ref().filter(|(_, parts)| !parts.is_empty()) {
             let parts: Vec<&[usize]> = parts.iter().map(|part| &tail[part.clone()]).collect();
             read_parts_in_turn(
@@ -362,7 +363,7 @@ impl Session {
             from: from.to_vec(),
             built,
             copies,
-            read_by: 0,
+            read_by: TAKER,
         };
         Ok((context, segment, diagnostics, extendable))
     }
@@ -429,62 +430,6 @@ impl Session {
     }
 }
 
-/// Reads `parts` (positions of a branch, in order) on up to `threads` threads of their own,
-/// the parts dealt to them in turn (`read`, given the part and the thread's number), while
-/// this thread takes each in order (`take`); what `take` is done with (it may hold a part back
-/// and give up an earlier one) goes back to the thread that read it (`reader_of`) to be freed
-/// there, where it was allocated (that thread's next part reuses the memory). Each thread
-/// reads at most one part ahead. The first error, of a read or of `take`, ends the walk.
-pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
-    parts: &[&[usize]],
-    threads: usize,
-    read: impl Fn(&[usize], usize) -> Result<T> + Sync,
-    reader_of: impl Fn(&T) -> usize,
-    mut take: impl FnMut(T) -> std::result::Result<Option<T>, E>,
-) -> std::result::Result<(), E> {
-    if parts.is_empty() {
-        return Ok(());
-    }
-    let threads = threads.clamp(1, parts.len());
-    let read = &read;
-    std::thread::scope(|scope| {
-        let mut readers = Vec::with_capacity(threads);
-        for first in 0..threads {
-            let (sent, received) = mpsc::sync_channel::<Result<T>>(1);
-            let (done, to_free) = mpsc::channel::<T>();
-            std::thread::Builder::new()
-                .name("pi-session-read".into())
-                .spawn_scoped(scope, move || {
-                    for part in parts.iter().skip(first).step_by(threads) {
-                        drop(to_free.try_iter().collect::<Vec<_>>());
-                        let part = read(part, first);
-                        let failed = part.is_err();
-                        if sent.send(part).is_err() || failed {
-                            break;
-                        }
-                    }
-                })
-                .map_err(|e| Error::io("could not start a thread that reads the branch", e))?;
-            readers.push((received, done));
-        }
-        for at in 0..parts.len() {
-            let received = readers.get(at % threads).map(|(received, _)| received);
-            let part = received
-                .and_then(|received| received.recv().ok())
-                .ok_or_else(|| {
-                    Error::invalid_input("a thread reading the branch ended early (a bug)")
-                })??;
-            if let Some(done_with) = take(part)?
-                && let Some((_, done)) = readers.get(reader_of(&done_with))
-            {
-                // Freed here if that reader has ended.
-                drop(done.send(done_with));
-            }
-        }
-        Ok(())
-    })
-}
-
 /// How [`Session::context_each_leaving`]'s reading threads read the parts of a branch's tail:
 /// what its [`CopyingSource`] reads them with, taken once under the log's lock.
 pub(crate) struct PartReader {
@@ -493,15 +438,16 @@ pub(crate) struct PartReader {
     /// entry is read as the log reads it.
     file: Option<SessionFile>,
     reader: LineReader,
-    /// How many threads read the parts.
+    /// How many threads read the parts, the one that takes them included.
     threads: usize,
 }
 
 impl PartReader {
     /// What `source` reads `positions` with (a branch's tail, in order), and the parts it
     /// reads them in ([`STREAMED_ENTRIES`] entries and [`STREAMED_BYTES`] of lines at most,
-    /// one entry at least), on one thread per core up to [`READING_THREADS`] when they are
-    /// more than one and read without the log's lock, else one. Read on several, each part is
+    /// one entry at least), on one thread per core (the caller's included) up to
+    /// [`READING_THREADS`] when they are more than one and read without the log's lock, else
+    /// on the caller's alone. Read on several, each part is
     /// read on its thread alone (not split again across threads of the store's, which would
     /// start a thread for every part over 1 MiB and keep more threads busy than there are
     /// cores).
@@ -594,10 +540,10 @@ fn parts_of(positions: &[usize], bytes_of: impl Fn(usize) -> u64) -> Vec<Range<u
     parts
 }
 
-/// The most threads [`Session::context_each_leaving`] reads a branch's tail on: two, which
-/// with the thread that builds and sends keep two cores busy (the parts are short and each
-/// one read alone, [`STREAMED_ENTRIES`]).
-const READING_THREADS: usize = 2;
+/// The most threads [`Session::context_each_leaving`] reads a branch's tail on, the one that
+/// builds and sends included ([`read_parts_in_turn`]): one per core up to three (the parts are
+/// short and each one read alone, [`STREAMED_ENTRIES`]).
+const READING_THREADS: usize = 3;
 
 /// How many `message` entries [`Session::context_each_leaving`] reads at a time past the
 /// last entry of another type (a long branch's tail), on each reading thread: ~140 KB of

@@ -70,6 +70,7 @@ mod stats;
 mod summary;
 mod title;
 mod turn;
+mod turns;
 mod usage_report;
 
 pub use across::{MAX_DEPTH, session_files_under};

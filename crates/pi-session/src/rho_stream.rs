@@ -13,7 +13,8 @@ use pi_session_context::rho::ContextParts;
 use pi_session_tree::source::rho_read;
 use pi_session_tree::{EntrySource, LeafSelector};
 
-use crate::context_json::{CopyingSource, PartReader, read_parts_in_turn};
+use crate::context_json::{CopyingSource, PartReader};
+use crate::turns::read_parts_in_turn;
 use crate::{Diagnostic, Error, Session};
 
 impl Session {
@@ -89,8 +90,8 @@ impl Session {
         for message in first {
             items.push(message, &mut each)?;
         }
-        // The entries sent: read a part at a time on threads of their own, without the
-        // session's lock, while this one projects and writes the part before.
+        // The entries sent: read a part at a time on a thread per core (this one among them),
+        // without the session's lock, while this one projects and writes the parts in order.
         let chunks: Vec<&[usize]> = parts_read.into_iter().map(|part| &later[part]).collect();
         read_parts_in_turn(
             &chunks,

@@ -1,0 +1,367 @@
+//! Parts of a branch read on several threads and taken in their order on this one
+//! ([`read_parts_in_turn`]).
+//!
+//! The thread that takes the parts reads them too. With a thread of its own for each core
+//! besides it, the taking thread shared a core with a reader: woken by a part sent, it was put
+//! on the sender's core and waited there behind the other reader while a core stood idle
+//! (`perf sched` of the 100k chain's `context`: a core idle ~16% of the reading), and the
+//! readers, one part ahead, waited for it. Now there are as many threads as cores (this one
+//! included): no thread waits for a core, and a part not read yet is read by whichever of them
+//! is free.
+
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+use crate::error::{Error, Result};
+
+/// The reader number [`read_parts_in_turn`] gives its own thread (its helpers are `1..`).
+pub(crate) const TAKER: usize = 0;
+
+/// Reads `parts` (positions of a branch, in order) on up to `threads` threads, this one
+/// included (`read`, given the part and the number of the thread reading it: [`TAKER`] for
+/// this one), and takes each in order on this one (`take`). A part is read by the first
+/// thread free to, never more than [`AHEAD`] parts past the next one to take; this thread reads
+/// one while the next part to take is being read elsewhere. What `take` is done with (it may
+/// hold a part back and give up an earlier one) goes back to the thread that read it
+/// (`reader_of`) to be freed there, where it was allocated (that thread's next part reuses the
+/// memory). The first error, of a read or of `take`, ends the walk.
+pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
+    parts: &[&[usize]],
+    threads: usize,
+    read: impl Fn(&[usize], usize) -> Result<T> + Sync,
+    reader_of: impl Fn(&T) -> usize,
+    mut take: impl FnMut(T) -> std::result::Result<Option<T>, E>,
+) -> std::result::Result<(), E> {
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let helpers = threads.clamp(1, parts.len()) - 1;
+    let turns = Turns::new(parts.len(), helpers);
+    let (turns, read) = (&turns, &read);
+    std::thread::scope(|scope| {
+        // Whatever ends this walk, the helpers stop (and the scope can join them).
+        let _stop = StopOnDrop(turns);
+        let mut to_free = Vec::with_capacity(helpers);
+        for helper in 1..=helpers {
+            let (done, freed) = mpsc::channel::<T>();
+            std::thread::Builder::new()
+                .name("pi-session-read".into())
+                .spawn_scoped(scope, move || {
+                    while let Some(at) = turns.claim_ahead() {
+                        drop(freed.try_iter().collect::<Vec<_>>());
+                        let mut slot = Unfilled { turns, at };
+                        let part = parts.get(at).copied().unwrap_or_default();
+                        slot.fill(read(part, helper));
+                    }
+                })
+                .map_err(|e| Error::io("could not start a thread that reads the branch", e))?;
+            to_free.push(done);
+        }
+        for at in 0..parts.len() {
+            let part = turns.next_to_take(at, |other| {
+                let part = parts.get(other).copied().unwrap_or_default();
+                read(part, TAKER)
+            })?;
+            if let Some(done_with) = take(part)? {
+                let reader = reader_of(&done_with);
+                if let Some(done) = reader.checked_sub(1).and_then(|at| to_free.get(at)) {
+                    // Freed here if that reader has ended.
+                    drop(done.send(done_with));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// How far past the next part to take a part may be read: each thread about two parts ahead,
+/// as when each reader kept one part ready while it read the next.
+const AHEAD_PER_THREAD: usize = 2;
+
+/// The state [`read_parts_in_turn`]'s threads share.
+struct Turns<T> {
+    state: Mutex<State<T>>,
+    /// Signalled when a part is read, a part is taken, or the walk stops.
+    changed: Condvar,
+    /// How far past the next part to take a part may be claimed.
+    ahead: usize,
+}
+
+struct State<T> {
+    /// The first part no thread has claimed.
+    next: usize,
+    /// The next part to take.
+    taken: usize,
+    /// The parts read and not taken yet, by number.
+    read: Vec<Option<Result<T>>>,
+    /// The walk ended: no more parts are claimed.
+    stopped: bool,
+}
+
+impl<T> Turns<T> {
+    fn new(parts: usize, helpers: usize) -> Self {
+        let mut read = Vec::new();
+        read.resize_with(parts, || None);
+        Self {
+            state: Mutex::new(State {
+                next: 0,
+                taken: 0,
+                read,
+                stopped: false,
+            }),
+            changed: Condvar::new(),
+            ahead: AHEAD_PER_THREAD * (helpers + 1),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        // A thread that panicked holding the lock left the state whole: each change is one
+        // assignment.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'g>(&self, state: MutexGuard<'g, State<T>>) -> MutexGuard<'g, State<T>> {
+        self.changed
+            .wait(state)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A helper's next part, claimed: waits while the parts claimed run [`Self::ahead`] past
+    /// the next to take; `None` when every part is claimed or the walk has stopped.
+    fn claim_ahead(&self) -> Option<usize> {
+        let mut state = self.lock();
+        loop {
+            if state.stopped || state.next >= state.read.len() {
+                return None;
+            }
+            if state.next < state.taken + self.ahead {
+                state.next += 1;
+                return Some(state.next - 1);
+            }
+            state = self.wait(state);
+        }
+    }
+
+    /// Part `at` (the next to take), read: by a helper, or here (`read`) when no thread has
+    /// claimed it; while a helper reads it, this thread reads a later part if one may be
+    /// claimed, else waits.
+    fn next_to_take(&self, at: usize, read: impl Fn(usize) -> Result<T>) -> Result<T> {
+        let mut state = self.lock();
+        let part = loop {
+            if let Some(part) = state.read.get_mut(at).and_then(Option::take) {
+                break part;
+            }
+            if state.next == at {
+                state.next += 1;
+                drop(state);
+                let part = read(at);
+                state = self.lock();
+                break part;
+            }
+            if state.next < state.read.len() && state.next < at + self.ahead {
+                let other = state.next;
+                state.next += 1;
+                drop(state);
+                let part = read(other);
+                state = self.lock();
+                if let Some(slot) = state.read.get_mut(other) {
+                    *slot = Some(part);
+                }
+                continue;
+            }
+            state = self.wait(state);
+        };
+        state.taken = at + 1;
+        drop(state);
+        self.changed.notify_all();
+        part
+    }
+
+    /// Part `at`, read: kept for the taker.
+    fn fill(&self, at: usize, part: Result<T>) {
+        let mut state = self.lock();
+        if let Some(slot) = state.read.get_mut(at) {
+            *slot = Some(part);
+        }
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.changed.notify_all();
+    }
+}
+
+/// Stops the walk when [`read_parts_in_turn`] returns, however it does.
+struct StopOnDrop<'t, T>(&'t Turns<T>);
+
+impl<T> Drop for StopOnDrop<'_, T> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+/// A part a helper claimed and has not filled: filled with an error if the helper unwinds
+/// before it does, so that the taker waiting for it does not wait forever.
+struct Unfilled<'t, T> {
+    turns: &'t Turns<T>,
+    at: usize,
+}
+
+impl<T> Unfilled<'_, T> {
+    fn fill(&mut self, part: Result<T>) {
+        self.turns.fill(self.at, part);
+        self.at = usize::MAX;
+    }
+}
+
+impl<T> Drop for Unfilled<'_, T> {
+    fn drop(&mut self) {
+        if self.at != usize::MAX {
+            self.turns.fill(
+                self.at,
+                Err(Error::invalid_input(
+                    "a thread reading the branch ended early (a bug)",
+                )),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TAKER, read_parts_in_turn};
+    use crate::error::Error;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Parts of one position each, `0..n`.
+    fn parts(n: usize) -> Vec<Vec<usize>> {
+        (0..n).map(|at| vec![at]).collect()
+    }
+
+    #[test]
+    fn parts_are_taken_in_order_whoever_reads_them() {
+        for threads in 1..=4 {
+            for n in [1, 2, 3, 7, 40] {
+                let owned = parts(n);
+                let parts: Vec<&[usize]> = owned.iter().map(Vec::as_slice).collect();
+                let readers = Mutex::new(Vec::new());
+                let mut taken = Vec::new();
+                let walked = read_parts_in_turn(
+                    &parts,
+                    threads,
+                    |part, by| {
+                        readers.lock().unwrap().push(by);
+                        Ok((part[0], by))
+                    },
+                    |&(_, by)| by,
+                    |(at, by)| {
+                        taken.push(at);
+                        Ok::<_, Error>(Some((at, by)))
+                    },
+                );
+                assert!(walked.is_ok(), "{threads} threads, {n} parts");
+                assert_eq!(taken, (0..n).collect::<Vec<_>>(), "{threads} threads");
+                let readers = readers.into_inner().unwrap();
+                assert_eq!(readers.len(), n, "each part read once");
+                assert!(
+                    readers.iter().all(|&by| by < threads.min(n)),
+                    "{readers:?} with {threads} threads"
+                );
+                if threads == 1 {
+                    assert!(readers.iter().all(|&by| by == TAKER));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_read_ends_the_walk_with_its_error() {
+        for threads in 1..=3 {
+            let owned = parts(30);
+            let parts: Vec<&[usize]> = owned.iter().map(Vec::as_slice).collect();
+            let mut taken = Vec::new();
+            let walked = read_parts_in_turn(
+                &parts,
+                threads,
+                |part, _| match part[0] {
+                    11 => Err(Error::invalid_input("part 11 is bad")),
+                    at => Ok(at),
+                },
+                |_| TAKER,
+                |at| {
+                    taken.push(at);
+                    Ok::<_, Error>(None)
+                },
+            );
+            let error = walked.expect_err("the bad part ends the walk");
+            assert!(error.to_string().contains("part 11 is bad"), "{error}");
+            assert_eq!(taken, (0..11).collect::<Vec<_>>(), "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_failed_take_stops_the_readers() {
+        for threads in 1..=3 {
+            let owned = parts(500);
+            let parts: Vec<&[usize]> = owned.iter().map(Vec::as_slice).collect();
+            let read = Mutex::new(0usize);
+            let walked = read_parts_in_turn(
+                &parts,
+                threads,
+                |part, _| {
+                    *read.lock().unwrap() += 1;
+                    Ok(part[0])
+                },
+                |_| TAKER,
+                |at| match at {
+                    // Time for the helpers to read as far ahead as they may.
+                    3 => {
+                        std::thread::sleep(std::time::Duration::from_millis(50));
+                        Err(Error::invalid_input("took enough"))
+                    }
+                    _ => Ok::<_, Error>(None),
+                },
+            );
+            assert!(walked.is_err());
+            // No part is read more than two a thread past the last taken (part 3), and none
+            // after the walk ends.
+            let read = read.into_inner().unwrap();
+            assert!(
+                read <= 4 + 2 * threads,
+                "{read} parts read with {threads} threads"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reader_that_panics_is_an_error_not_a_hang() {
+        let owned = parts(2);
+        let parts: Vec<&[usize]> = owned.iter().map(Vec::as_slice).collect();
+        let helper_started = AtomicBool::new(false);
+        let walked = std::panic::catch_unwind(|| {
+            read_parts_in_turn(
+                &parts,
+                2,
+                |part, by| {
+                    if by != TAKER {
+                        helper_started.store(true, Ordering::SeqCst);
+                        panic!("a reader's bug");
+                    }
+                    // This thread reads one part and leaves the other to the helper.
+                    while !helper_started.load(Ordering::SeqCst) {
+                        std::thread::yield_now();
+                    }
+                    Ok(part[0])
+                },
+                |_| TAKER,
+                |_| Ok::<_, Error>(None),
+            )
+        });
+        // The helper's part is filled with an error (the walk does not wait for it forever)
+        // and its panic reaches the caller when the scope joins it.
+        assert!(walked.is_err());
+    }
+}
