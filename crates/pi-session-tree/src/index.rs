@@ -138,7 +138,11 @@ impl Nodes {
 
     /// The id of the entry at `at`.
     pub(crate) fn id_at(&self, at: usize) -> Option<&str> {
-        self.get(at)?.id
+        let table_len = self.table_len();
+        if at < table_len {
+            return self.table.as_ref()?.entries().get(at)?.envelope.id();
+        }
+        self.given.get(at - table_len)?.id.as_deref()
     }
 
     /// The `parentId` of the entry at `at`.
@@ -393,6 +397,17 @@ impl TreeIndex {
     /// The envelope of the entry at `position`.
     pub fn node(&self, position: usize) -> Option<NodeRef<'_>> {
         self.nodes.get(position)
+    }
+
+    /// The `type` of the entry at `position`: [`Self::node`]'s `kind` alone, for the store's
+    /// entries from a byte an entry (no envelope read).
+    pub fn kind(&self, position: usize) -> Option<&str> {
+        self.nodes.kind_at(position)
+    }
+
+    /// The id of the entry at `position`: [`Self::node`]'s `id` alone.
+    pub fn id(&self, position: usize) -> Option<&str> {
+        self.nodes.id_at(position)
     }
 
     /// The `type` of every entry in file order.

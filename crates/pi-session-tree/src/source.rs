@@ -428,7 +428,10 @@ fn context_path_split<S: EntrySource + ?Sized>(
     split: bool,
 ) -> Result<(PositionedPath, Vec<usize>), S::Error> {
     let node = |at: usize| index.node(positions[at]);
-    let unread = |at: usize| node(at).is_some_and(|n| n.kind == "message" && n.id.is_some());
+    let unread = |at: usize| {
+        let position = positions[at];
+        index.kind(position) == Some("message") && index.id(position).is_some()
+    };
     // Every list below holds path indices in ascending order (the last one once reversed), so
     // the path is merged from them at the end, without a map of every entry.
     let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
@@ -447,7 +450,7 @@ fn context_path_split<S: EntrySource + ?Sized>(
     } else {
         (0..positions.len())
             .filter(|&at| unread(at))
-            .filter(|&at| node(at).is_some_and(|n| n.id.is_some_and(|id| named.contains(id))))
+            .filter(|&at| index.id(positions[at]).is_some_and(|id| named.contains(id)))
             .collect()
     };
     // The entries read so far and the stand-ins, in path order.

@@ -939,13 +939,7 @@ fn message_lines(log: &Log, positions: &[usize]) -> Vec<usize> {
     positions
         .iter()
         .copied()
-        .filter(|&position| {
-            log.in_file(position)
-                && log
-                    .index
-                    .node(position)
-                    .is_some_and(|node| node.kind == "message")
-        })
+        .filter(|&position| log.in_file(position) && log.index.kind(position) == Some("message"))
         .collect()
 }
 

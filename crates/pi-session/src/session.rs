@@ -205,6 +205,13 @@ impl LogSource<'_> {
         ask: impl FnOnce(&SessionFile, &[usize]) -> Result<Vec<bool>>,
     ) -> Result<Vec<bool>> {
         let file_len = self.log.file_len();
+        // Most often every position asked is a line of the file, held as it is written.
+        if let Some(file) = &self.log.file
+            && self.log.values.is_empty()
+            && positions.iter().all(|&at| at < file_len)
+        {
+            return ask(file, positions);
+        }
         let as_in_file = |at: usize| at < file_len && !self.log.values.contains_key(&at);
         let in_file: Vec<usize> = positions
             .iter()
@@ -549,7 +556,7 @@ impl Log {
                 .iter()
                 .rev()
                 .copied()
-                .filter(|&at| self.index.node(at).is_some_and(|n| n.kind == kind))
+                .filter(|&at| self.index.kind(at) == Some(kind))
                 .collect();
             if kind == "message" {
                 // An assistant message names a model with both keys (`named_model`): a line
