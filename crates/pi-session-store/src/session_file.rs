@@ -9,6 +9,7 @@ use pi_session_types::{
     Entry, Envelope, JsonValue, Parsed, ParsedLine, SessionHeader, TitleSlot, parse_line,
 };
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -762,14 +763,41 @@ const WINDOW_GAP_BYTES: u64 = 16 * 1024;
 /// one read (`read(offset, into)`: fills `into` from `offset`, less only at the end of the
 /// file) of consecutive lines up to [`WINDOW_BYTES`], where the gap between two of them is at
 /// most [`WINDOW_GAP_BYTES`]: lines far apart are read apart, each exactly, never the 256 KiB
-/// around them. One buffer serves every window.
+/// around them. One buffer serves every window: the thread's, kept between calls
+/// ([`WINDOW_BUFFER`]).
 fn read_windows<L>(
+    lines: &[(L, &IndexEntry)],
+    read: impl FnMut(u64, &mut [u8]) -> Result<usize, StoreError>,
+    line: impl FnMut(&(L, &IndexEntry), Option<&[u8]>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut buffer = WINDOW_BUFFER.with(Cell::take);
+    let read = read_windows_into(&mut buffer, lines, read, line);
+    // Kept for the thread's next call unless a window of long lines grew it past the usual.
+    if buffer.len() <= KEPT_WINDOW_BUFFER {
+        WINDOW_BUFFER.with(|kept| kept.set(buffer));
+    }
+    read
+}
+
+thread_local! {
+    /// The buffer of [`read_windows`], kept between the calls of a thread: a branch read a
+    /// part at a time calls it once a part, and a new buffer would be zeroed every time (the
+    /// 100k chain's `context`: ~28M instructions of `memset`). What it holds past a call is
+    /// never read: each window is read over it before its lines are handed out.
+    static WINDOW_BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// The largest [`WINDOW_BUFFER`] kept between calls: a window of [`WINDOW_BYTES`].
+const KEPT_WINDOW_BUFFER: usize = WINDOW_BYTES as usize + CACHE_LINE;
+
+/// [`read_windows`] through `buffer`.
+fn read_windows_into<L>(
+    buffer: &mut Vec<u8>,
     lines: &[(L, &IndexEntry)],
     mut read: impl FnMut(u64, &mut [u8]) -> Result<usize, StoreError>,
     mut line: impl FnMut(&(L, &IndexEntry), Option<&[u8]>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     let end_of = |at: &IndexEntry| at.byte_offset.saturating_add(at.byte_len);
-    let mut buffer = Vec::new();
     let mut first = 0;
     while let Some(&(_, head)) = lines.get(first) {
         let start = head.byte_offset;
@@ -792,7 +820,7 @@ fn read_windows<L>(
         }
         // Read where each byte sits in a cache line as in the page cache: the kernel's copy
         // is several times faster so.
-        let lead = aligned_lead(&buffer, start);
+        let lead = aligned_lead(buffer, start);
         let window = &mut buffer[lead..lead + len];
         let filled = read(start, window)?;
         let window = &buffer[lead..lead + filled];
@@ -967,6 +995,16 @@ mod window_tests {
             let range = at.byte_offset as usize..(at.byte_offset + at.byte_len) as usize;
             assert_eq!(bytes.as_deref(), Some(&file[range]));
         }
+    }
+
+    #[test]
+    fn a_buffer_kept_from_a_longer_read_hands_out_nothing_of_it() {
+        // The thread's buffer keeps the first read's bytes; the second read, of a shorter
+        // file, fills less of it, and a line past that end gets nothing of what is left.
+        let (_, got) = windows(&[b'x'; 2000], &[line(1, 0, 1500)]);
+        assert_eq!(got, [Some(vec![b'x'; 1500])]);
+        let (_, got) = windows(&[b'y'; 500], &[line(1, 0, 400), line(2, 400, 300)]);
+        assert_eq!(got, [Some(vec![b'y'; 400]), None]);
     }
 
     #[test]
