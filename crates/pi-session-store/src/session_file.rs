@@ -555,7 +555,8 @@ impl SessionFile {
             self.index_entry(index)?;
         }
         let mut order: Vec<usize> = (0..indices.len()).collect();
-        if !indices.is_sorted() {
+        let sorted = indices.is_sorted();
+        if !sorted {
             order.sort_by_key(|&slot| indices[slot]);
         }
         let runs = self.runs_for_threads(indices, &order);
@@ -574,6 +575,16 @@ impl SessionFile {
                 converted
             })
         };
+        if sorted {
+            // The runs in the order asked: their values one after the other.
+            let mut runs = converted.into_iter();
+            let mut values = runs.next().transpose()?.unwrap_or_default();
+            for run in runs {
+                values.append(&mut run?);
+            }
+            return Ok(values);
+        }
+        let mut values = Vec::with_capacity(indices.len());
         let mut slots: Vec<Option<T>> = Vec::new();
         slots.resize_with(indices.len(), || None);
         for (run, values) in runs.iter().zip(converted) {
@@ -581,7 +592,8 @@ impl SessionFile {
                 slots[slot] = Some(value);
             }
         }
-        Ok(slots.into_iter().flatten().collect())
+        values.extend(slots.into_iter().flatten());
+        Ok(values)
     }
 
     /// `order` (slots of `indices`, in file order) cut into one run per worker thread: a single

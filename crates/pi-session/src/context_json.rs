@@ -873,9 +873,36 @@ fn copies_along(mut by_position: CopiesTaken, from: &[Option<usize>]) -> Vec<Opt
     if !by_position.is_sorted_by_key(|(position, _)| *position) {
         by_position.sort_by_key(|(position, _)| *position);
     }
-    from.iter()
-        .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
-        .collect()
+    if !from.iter().flatten().is_sorted() {
+        return from
+            .iter()
+            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
+            .collect();
+    }
+    // Both in order (a path read in file order): one walk down the copies, each position's
+    // last copy taken as `take_copy` takes it.
+    let mut next = 0;
+    let mut along = Vec::with_capacity(from.len());
+    for position in from {
+        let Some(position) = *position else {
+            along.push(None);
+            continue;
+        };
+        while by_position.get(next).is_some_and(|(at, _)| *at < position) {
+            next += 1;
+        }
+        let mut end = next;
+        while by_position.get(end).is_some_and(|(at, _)| *at == position) {
+            end += 1;
+        }
+        let copy = end
+            .checked_sub(1)
+            .filter(|&last| last >= next)
+            .and_then(|last| by_position.get_mut(last))
+            .and_then(|(_, copy)| copy.take());
+        along.push(copy);
+    }
+    along
 }
 
 impl EntrySource for CopyingSource<'_> {
@@ -1284,7 +1311,76 @@ fn print<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{STREAMED_BYTES, STREAMED_ENTRIES, parts_of};
+    use super::{Copied, STREAMED_BYTES, STREAMED_ENTRIES, copies_along, parts_of, take_copy};
+
+    fn copy(text: &str) -> Option<Copied> {
+        Some(Copied {
+            text: text.as_bytes().to_vec(),
+            shallow: false,
+            cut: false,
+            keyed: None,
+        })
+    }
+
+    /// The copies along a path in file order (one walk) are those taken a position at a time
+    /// (`take_copy`): each position's last copy, once, none for a position without one.
+    #[test]
+    fn copies_along_a_path_in_order_are_each_positions_last() {
+        let taken = || {
+            vec![
+                (1, copy("1")),
+                (3, copy("3 first")),
+                (3, copy("3 last")),
+                (4, None),
+                (7, copy("7")),
+                (9, copy("9")),
+            ]
+        };
+        let texts = |copies: Vec<Option<Copied>>| -> Vec<Option<String>> {
+            copies
+                .into_iter()
+                .map(|copy| copy.map(|copy| String::from_utf8(copy.text).unwrap()))
+                .collect()
+        };
+        let paths: [&[Option<usize>]; 4] = [
+            &[
+                Some(0),
+                Some(1),
+                None,
+                Some(3),
+                Some(3),
+                Some(4),
+                Some(7),
+                Some(8),
+                Some(10),
+            ],
+            &[Some(3), Some(9)],
+            &[None, None],
+            // Out of order: the copies are still each position's.
+            &[Some(9), Some(1), Some(3)],
+        ];
+        for from in paths {
+            let mut one_by_one = taken();
+            let expected: Vec<Option<Copied>> = from
+                .iter()
+                .map(|position| position.and_then(|p| take_copy(&mut one_by_one, p)))
+                .collect();
+            assert_eq!(
+                texts(copies_along(taken(), from)),
+                texts(expected),
+                "{from:?}"
+            );
+        }
+        assert_eq!(
+            texts(copies_along(taken(), &[Some(1), Some(3), Some(3), Some(9)])),
+            [
+                Some("1".into()),
+                Some("3 last".into()),
+                None,
+                Some("9".into())
+            ]
+        );
+    }
 
     /// Parts end at the count or before the entry that would take them past the bytes, a part
     /// holds one entry at least however long, and every position is in one part, in order.

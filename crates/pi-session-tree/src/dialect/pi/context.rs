@@ -189,7 +189,8 @@ pub(crate) fn extend_added(
         return None;
     }
     let mut settings_diagnostics = Vec::new();
-    let mut out = Vec::new();
+    // One message an entry, most often (a custom message's entry may give none).
+    let mut out = Vec::with_capacity(added.len());
     for (offset, entry) in added.iter().enumerate() {
         match entry {
             Added::Entry(entry) => {
