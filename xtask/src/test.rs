@@ -3,7 +3,8 @@
 use crate::util::{cargo, run_command, workspace_root};
 use std::process::Command;
 
-/// Runs the tidy checks (`cargo fmt --check`, `cargo clippy -D warnings`), then
+/// Runs the tidy checks (`cargo fmt --check`, `cargo clippy -D warnings`, the public docs with
+/// rustdoc's warnings denied), then
 /// `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks,
 /// then the real-browser tests.
 pub fn run(_args: &[String]) -> Result<(), String> {
@@ -24,8 +25,9 @@ pub fn run(_args: &[String]) -> Result<(), String> {
     crate::browser::run(&[])
 }
 
-/// Style holds without anyone checking it by hand (rust-analyzer's tidy habit): formatting and
-/// clippy's warnings fail the test command like a failing test does.
+/// Style holds without anyone checking it by hand (rust-analyzer's tidy habit): formatting,
+/// clippy's warnings and rustdoc's (a public doc's link to nothing, or to a private item, is
+/// broken on docs.rs) fail the test command like a failing test does.
 fn tidy(root: &std::path::Path) -> Result<(), String> {
     run_command(cargo().current_dir(root).args(["fmt", "--all", "--check"]))
         .map_err(|e| format!("{e}\n(run `cargo fmt --all` to fix the formatting)"))?;
@@ -36,7 +38,14 @@ fn tidy(root: &std::path::Path) -> Result<(), String> {
         "--",
         "-D",
         "warnings",
-    ]))
+    ]))?;
+    run_command(
+        cargo()
+            .current_dir(root)
+            .env("RUSTDOCFLAGS", "-D warnings")
+            .args(["doc", "--workspace", "--no-deps"]),
+    )
+    .map_err(|e| format!("{e}\n(the public docs have a broken link or another rustdoc warning)"))
 }
 
 fn deny(root: &std::path::Path) -> Result<(), String> {

@@ -22,7 +22,7 @@ use pi_session_types::shallow::Keys;
 use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key};
 
 /// What rho reads of a `message` entry (its `type`, its `id`, which a compaction names, and
-/// its `message`) and of the message ([`Projector`]'s rules and the summary's attachments:
+/// its `message`) and of the message (`Projector`'s rules and the summary's attachments:
 /// `role`, `content`, `toolCallId`, `toolName`, `retryRecovery`, `attachments`). A reader
 /// may hand rho's projection a `message` entry cut down to these keys
 /// ([`pi_session_types::shallow::entry_with_message_keys`]): it projects the same.

@@ -50,7 +50,7 @@ pub fn to_js_string<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonErro
 
 /// Serialises `value` like [`to_js_string`], returning the bytes.
 ///
-/// Written by this module's own serializer ([`fast::Walk`]: the formatter calls serde_json's
+/// Written by this module's own serializer (`fast::Walk`: the formatter calls serde_json's
 /// `Serializer` makes, in the same order, with strings scanned 16 bytes at a time as
 /// [`value_to_js_vec`] scans them); a value it does not take (a map key that is not a string,
 /// bytes, serde_json's private structs) is written by serde_json's `Serializer` instead

@@ -20,8 +20,8 @@ pub(crate) const TAKER: usize = 0;
 /// Reads `parts` (positions of a branch, in order) on up to `threads` threads, this one
 /// included (`read`, given the part and the number of the thread reading it: [`TAKER`] for
 /// this one), and takes each in order on this one (`take`). A part is read by the first
-/// thread free to, never more than [`AHEAD`] parts past the next one to take; this thread reads
-/// one while the next part to take is being read elsewhere. What `take` is done with (it may
+/// thread free to, never more than [`AHEAD_PER_THREAD`] parts a thread past the next one to
+/// take; this thread reads one while the next part to take is being read elsewhere. What `take` is done with (it may
 /// hold a part back and give up an earlier one) goes back to the thread that read it
 /// (`reader_of`) to be freed there, where it was allocated (that thread's next part reuses the
 /// memory). The first error, of a read or of `take`, ends the walk.

@@ -68,7 +68,7 @@ impl MemoryStore {
     }
 
     /// A store holding what a dump of omp's Redis keyspace under `prefix` holds (the layout
-    /// [`RedisStore`](super::RedisStore) speaks): every `<prefix>file:<path>` STRING is a
+    /// `RedisStore` speaks): every `<prefix>file:<path>` STRING is a
     /// session, `<prefix>meta` (path → mtime in ms) its modification time, `<prefix>title`
     /// (path → omp's title JSON, read as omp's `decodeTitleMeta`) its title. Keys outside the
     /// prefix, other keys under it and hash fields naming no session are left out, as omp's
