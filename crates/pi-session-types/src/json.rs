@@ -1160,7 +1160,6 @@ pub(crate) fn canonical_members_marked<'b>(
         bytes,
         Reporter {
             inner: inner.as_bytes(),
-            in_inner: false,
             each,
         },
     )
@@ -1175,6 +1174,7 @@ fn canonical_walk<'b>(bytes: &'b [u8], report: impl Report<'b>) -> bool {
         at: 0,
         keys: WALK_KEYS.with(Cell::take),
         escaped: false,
+        in_inner: false,
         report,
     };
     let canonical = scanner.value(0) && scanner.at == bytes.len();
@@ -1203,10 +1203,6 @@ const KEPT_WALK_KEYS: usize = 256;
 trait Report<'b> {
     /// The top-level member whose object's members are handed out too.
     fn inner(&self) -> Option<&[u8]>;
-    /// Whether the walk is inside that member's value.
-    fn set_in_inner(&mut self, in_inner: bool);
-    /// Whether the walk is inside that member's value ([`Self::set_in_inner`]).
-    fn in_inner(&self) -> bool;
     /// A member met.
     fn member(&mut self, met: Met<'b>);
 }
@@ -1221,14 +1217,6 @@ impl Report<'_> for NoReport {
     }
 
     #[inline(always)]
-    fn set_in_inner(&mut self, _: bool) {}
-
-    #[inline(always)]
-    fn in_inner(&self) -> bool {
-        false
-    }
-
-    #[inline(always)]
     fn member(&mut self, _: Met<'_>) {}
 }
 
@@ -1236,8 +1224,6 @@ impl Report<'_> for NoReport {
 struct Reporter<'r, F> {
     /// The top-level member whose object's members are handed out too.
     inner: &'r [u8],
-    /// Whether the walk is inside that member's value.
-    in_inner: bool,
     each: F,
 }
 
@@ -1245,16 +1231,6 @@ impl<'b, F: FnMut(Met<'b>)> Report<'b> for Reporter<'_, F> {
     #[inline(always)]
     fn inner(&self) -> Option<&[u8]> {
         Some(self.inner)
-    }
-
-    #[inline(always)]
-    fn set_in_inner(&mut self, in_inner: bool) {
-        self.in_inner = in_inner;
-    }
-
-    #[inline(always)]
-    fn in_inner(&self) -> bool {
-        self.in_inner
     }
 
     #[inline(always)]
@@ -1273,6 +1249,8 @@ struct Canonical<'b, R> {
     keys: Vec<(usize, usize)>,
     /// Whether the last string walked ([`Canonical::string`]) holds an escape.
     escaped: bool,
+    /// Whether the walk is inside the value of the top-level member [`Report::inner`] names.
+    in_inner: bool,
     /// Who is handed the members.
     report: R,
 }
@@ -1369,19 +1347,17 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
                 return false;
             }
             let value_start = self.at;
-            let descend = depth == 0 && self.report.inner() == Some(key);
-            if descend {
-                self.report.set_in_inner(true);
+            if depth == 0 {
+                self.in_inner = self.report.inner() == Some(key);
             }
             if !self.value(depth + 1) {
                 return false;
             }
             let value = &bytes[value_start..self.at];
-            let of = if depth == 0 {
-                self.report.set_in_inner(false);
-                Some(MemberOf::Top)
-            } else {
-                (depth == 1 && self.report.in_inner()).then_some(MemberOf::Inner)
+            let of = match depth {
+                0 => Some(MemberOf::Top),
+                1 if self.in_inner => Some(MemberOf::Inner),
+                _ => None,
             };
             if let Some(of) = of {
                 self.report.member(Met {
@@ -1959,7 +1935,7 @@ mod tests {
 
     #[test]
     fn the_next_quote_is_the_first_at_any_distance() {
-        // Every place of a quote from 0 to 40 bytes on, from every start, among plain bytes
+        // Every place of a quote from 0 to 47 bytes on, from every start, among plain bytes
         // and backslashes: the chunk's mask and the search past it agree with a byte walk.
         for fill in [b'a', b'\\', 0xe2] {
             for len in 0..48 {

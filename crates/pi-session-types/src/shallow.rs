@@ -175,12 +175,21 @@ fn canonical_message_members<'l, S>(
 /// One value of a canonical line, exactly its bytes (`escaped`: a string holding an escape):
 /// a string without one taken as it is, anything else as [`value_of`] reads it.
 fn canonical_value(value: &[u8], escaped: bool) -> Option<Value> {
-    match value {
+    match unescaped_text(value, escaped) {
         // A canonical string holds no control character but through an escape.
-        [b'"', inner @ .., b'"'] if !escaped => std::str::from_utf8(inner)
+        Some(text) => std::str::from_utf8(text)
             .ok()
             .map(|text| Value::String(text.to_owned())),
-        _ => value_of(value),
+        None => value_of(value),
+    }
+}
+
+/// The text of a canonical line's string value `value` (`escaped`: it holds an escape, as the
+/// walk saw it) when it holds no escape: its bytes between the quotes are the string.
+fn unescaped_text(value: &[u8], escaped: bool) -> Option<&[u8]> {
+    match value {
+        [b'"', text @ .., b'"'] if !escaped => Some(text),
+        _ => None,
     }
 }
 
@@ -254,14 +263,10 @@ pub fn canonical_keyed_message<'l>(
         &mut read,
         |read, name, value, escaped| {
             // Equal bytes between the quotes are an equal string when they hold no escape.
-            let text = value
-                .strip_prefix(b"\"")
-                .and_then(|value| value.strip_suffix(b"\""))
-                .filter(|_| !escaped);
             if name == key::TYPE.as_bytes() {
-                read.kind = text == Some(b"message".as_slice());
+                read.kind = unescaped_text(value, escaped) == Some(b"message".as_slice());
             } else if name == key::ID.as_bytes() {
-                read.named = text == Some(id.as_bytes());
+                read.named = unescaped_text(value, escaped) == Some(id.as_bytes());
             }
             true
         },
