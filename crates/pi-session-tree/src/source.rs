@@ -714,7 +714,7 @@ pub fn rho_read<S: EntrySource + ?Sized>(
     index: &TreeIndex,
     positions: &[usize],
 ) -> Result<RhoRead, S::Error> {
-    let kind = |at: usize| index.node(positions[at]).map(|n| n.kind);
+    let kind = |at: usize| index.kind(positions[at]);
     let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
         return Ok(RhoRead {
             compaction: None,
@@ -726,13 +726,7 @@ pub fn rho_read<S: EntrySource + ?Sized>(
     let compaction = source.entry_value(positions[latest])?;
     let first_kept = js::as_str(EntryRef::new(&compaction).first_kept_entry_id());
     let start = first_kept
-        .and_then(|first| {
-            (0..latest).position(|at| {
-                index
-                    .node(positions[at])
-                    .is_some_and(|n| n.id == Some(first))
-            })
-        })
+        .and_then(|first| (0..latest).position(|at| index.id(positions[at]) == Some(first)))
         .unwrap_or(latest);
     let away: Vec<usize> = (0..start)
         .filter(|&at| kind(at) == Some("message"))

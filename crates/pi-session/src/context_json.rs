@@ -609,11 +609,15 @@ impl std::fmt::Debug for ContextLeftovers {
 
 /// Takes the copy last read at `position` out of `copies`, sorted by position (stable): a
 /// binary search, no hash (a table keyed by position hashed each of the chain's 100k copies
-/// twice, ~4% of its context).
-fn take_copy(copies: &mut [(usize, Option<Copied>)], position: usize) -> Option<Copied> {
+/// twice, ~4% of its context). With the copy, where the copies of later positions start.
+fn take_copy(copies: &mut [(usize, Option<Copied>)], position: usize) -> (Option<Copied>, usize) {
     let end = copies.partition_point(|(at, _)| *at <= position);
-    let (at, copy) = copies.get_mut(end.checked_sub(1)?)?;
-    if *at == position { copy.take() } else { None }
+    let copy = end
+        .checked_sub(1)
+        .and_then(|last| copies.get_mut(last))
+        .filter(|(at, _)| *at == position)
+        .and_then(|(_, copy)| copy.take());
+    (copy, end)
 }
 
 impl Session {
@@ -873,36 +877,19 @@ fn copies_along(mut by_position: CopiesTaken, from: &[Option<usize>]) -> Vec<Opt
     if !by_position.is_sorted_by_key(|(position, _)| *position) {
         by_position.sort_by_key(|(position, _)| *position);
     }
-    if !from.iter().flatten().is_sorted() {
-        return from
-            .iter()
-            .map(|position| position.and_then(|p| take_copy(&mut by_position, p)))
-            .collect();
-    }
-    // Both in order (a path read in file order): one walk down the copies, each position's
-    // last copy taken as `take_copy` takes it.
-    let mut next = 0;
-    let mut along = Vec::with_capacity(from.len());
-    for position in from {
-        let Some(position) = *position else {
-            along.push(None);
-            continue;
-        };
-        while by_position.get(next).is_some_and(|(at, _)| *at < position) {
-            next += 1;
-        }
-        let mut end = next;
-        while by_position.get(end).is_some_and(|(at, _)| *at == position) {
-            end += 1;
-        }
-        let copy = end
-            .checked_sub(1)
-            .filter(|&last| last >= next)
-            .and_then(|last| by_position.get_mut(last))
-            .and_then(|(_, copy)| copy.take());
-        along.push(copy);
-    }
-    along
+    // A path read in file order (the usual) looks for each position's copy past the one
+    // before it, not among them all.
+    let sorted = from.iter().flatten().is_sorted();
+    let mut past = 0;
+    from.iter()
+        .map(|position| {
+            let position = (*position)?;
+            let start = if sorted { past } else { 0 };
+            let (copy, end) = take_copy(by_position.get_mut(start..)?, position);
+            past = start + end;
+            copy
+        })
+        .collect()
 }
 
 impl EntrySource for CopyingSource<'_> {
@@ -1363,7 +1350,7 @@ mod tests {
             let mut one_by_one = taken();
             let expected: Vec<Option<Copied>> = from
                 .iter()
-                .map(|position| position.and_then(|p| take_copy(&mut one_by_one, p)))
+                .map(|position| position.and_then(|p| take_copy(&mut one_by_one, p).0))
                 .collect();
             assert_eq!(
                 texts(copies_along(taken(), from)),

@@ -205,14 +205,14 @@ impl LogSource<'_> {
         ask: impl FnOnce(&SessionFile, &[usize]) -> Result<Vec<bool>>,
     ) -> Result<Vec<bool>> {
         let file_len = self.log.file_len();
-        // Most often every position asked is a line of the file, held as it is written.
+        let as_in_file = |at: usize| at < file_len && !self.log.values.contains_key(&at);
+        // Most often every position asked is a line of the file as it is written: asked as
+        // they are, not copied.
         if let Some(file) = &self.log.file
-            && self.log.values.is_empty()
-            && positions.iter().all(|&at| at < file_len)
+            && positions.iter().all(|&at| as_in_file(at))
         {
             return ask(file, positions);
         }
-        let as_in_file = |at: usize| at < file_len && !self.log.values.contains_key(&at);
         let in_file: Vec<usize> = positions
             .iter()
             .copied()
@@ -296,11 +296,9 @@ impl ContextCache {
     fn extends_to(&self, log: &Log, dialect: Dialect, positions: &[usize]) -> bool {
         self.dialect == dialect
             && positions.starts_with(&self.positions)
-            && positions[self.positions.len()..].iter().all(|&at| {
-                log.index
-                    .node(at)
-                    .is_some_and(|n| n.kind == "message" && n.id.is_some())
-            })
+            && positions[self.positions.len()..]
+                .iter()
+                .all(|&at| log.index.kind(at) == Some("message") && log.index.id(at).is_some())
     }
 
     /// Adds entries at the end (omp's load-time rewrites applied once, here).

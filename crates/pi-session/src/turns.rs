@@ -126,45 +126,50 @@ impl<T> Turns<T> {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A helper's next part, claimed: waits while the parts claimed run [`Self::ahead`] past
-    /// the next to take; `None` when every part is claimed or the walk has stopped.
+    /// The next part no thread has claimed, claimed, unless every part is or it runs
+    /// [`Self::ahead`] past the next to take (or the walk has stopped).
+    fn claim(&self, state: &mut State<T>) -> Option<usize> {
+        let free = !state.stopped
+            && state.next < state.read.len()
+            && state.next < state.taken + self.ahead;
+        free.then(|| {
+            state.next += 1;
+            state.next - 1
+        })
+    }
+
+    /// A helper's next part, claimed ([`Self::claim`]), waiting while it may not claim one;
+    /// `None` when every part is claimed or the walk has stopped.
     fn claim_ahead(&self) -> Option<usize> {
         let mut state = self.lock();
         loop {
             if state.stopped || state.next >= state.read.len() {
                 return None;
             }
-            if state.next < state.taken + self.ahead {
-                state.next += 1;
-                return Some(state.next - 1);
+            if let Some(at) = self.claim(&mut state) {
+                return Some(at);
             }
             state = self.wait(state);
         }
     }
 
     /// Part `at` (the next to take), read: by a helper, or here (`read`) when no thread has
-    /// claimed it; while a helper reads it, this thread reads a later part if one may be
-    /// claimed, else waits.
+    /// claimed it; while a helper reads it, this thread reads a later part if it may claim one
+    /// ([`Self::claim`]), else waits.
     fn next_to_take(&self, at: usize, read: impl Fn(usize) -> Result<T>) -> Result<T> {
         let mut state = self.lock();
         let part = loop {
             if let Some(part) = state.read.get_mut(at).and_then(Option::take) {
                 break part;
             }
-            if state.next == at {
-                state.next += 1;
+            if let Some(claimed) = self.claim(&mut state) {
                 drop(state);
-                let part = read(at);
+                let part = read(claimed);
                 state = self.lock();
-                break part;
-            }
-            if state.next < state.read.len() && state.next < at + self.ahead {
-                let other = state.next;
-                state.next += 1;
-                drop(state);
-                let part = read(other);
-                state = self.lock();
-                if let Some(slot) = state.read.get_mut(other) {
+                if claimed == at {
+                    break part;
+                }
+                if let Some(slot) = state.read.get_mut(claimed) {
                     *slot = Some(part);
                 }
                 continue;

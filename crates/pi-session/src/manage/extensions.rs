@@ -168,7 +168,7 @@ impl Session {
         };
         let positions = log.index.branch(leaf).positions;
         for at in positions.into_iter().rev() {
-            if log.index.node(at).is_none_or(|n| n.kind != kind) {
+            if log.index.kind(at) != Some(kind) {
                 continue;
             }
             let value = log.value(at)?;

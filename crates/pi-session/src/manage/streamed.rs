@@ -149,7 +149,7 @@ pub(super) struct Head {
 /// summary as [`pi_session_tree::compacted`] and [`rho::summary_message`] over the whole
 /// branch, whose other bodies stand as envelopes here.
 pub(super) fn compaction_head(source: &LogSource<'_>, positions: &[usize]) -> Result<Head> {
-    let kind = |at: usize| source.log.index.node(positions[at]).map(|n| n.kind);
+    let kind = |at: usize| source.log.index.kind(positions[at]);
     let Some(latest) = (0..positions.len()).rposition(|at| kind(at) == Some("compaction")) else {
         return Ok(Head {
             summary: None,
