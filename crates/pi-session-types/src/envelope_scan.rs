@@ -238,7 +238,7 @@ enum Slot {
 /// but a `&str` is only had (without `unsafe`) from `std::str::from_utf8`, whose cost for a
 /// short string is mostly the call's: one check of the stretch of the line that holds the four
 /// (the first ~120 bytes of an entry pi or omp writes), then each cut out of it (a char
-/// boundary check), instead of one check each (~100 instructions a string, 3% of the chain's
+/// boundary check), instead of one check each (~100 instructions a string, 4% of the chain's
 /// `check`).
 struct EnvelopeTexts<'a> {
     line: &'a [u8],
