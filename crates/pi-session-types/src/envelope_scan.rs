@@ -209,11 +209,9 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
     }
     let texts = EnvelopeTexts::of(line, &slots);
     let [kind, id, parent_id, timestamp] = slots;
-    let Slot::Text(kind_start, kind_end) = kind else {
-        return None;
-    };
     let envelope = EnvelopeRef {
-        kind: Cow::Borrowed(texts.get(kind_start, kind_end)?),
+        // A `type` absent or `null` is for the full path to report.
+        kind: texts.of_slot(kind)??,
         id: texts.of_slot(id)?,
         parent_is_null: matches!(parent_id, Slot::Null),
         parent_id: texts.of_slot(parent_id)?,
@@ -576,6 +574,7 @@ impl<'a> Scan<'a> {
             b'"' => {
                 let start = self.at;
                 let text = self.string()?;
+                // Searched again: the scan skips runs of common escapes without marking them.
                 if text.contains(&b'\\') {
                     return None;
                 }

@@ -282,10 +282,7 @@ pub fn canonical_keyed_message<'l>(
 
 /// The text between the quotes of a string value as written, when it holds no escape.
 fn quoted(value: &[u8]) -> Option<&[u8]> {
-    value
-        .strip_prefix(b"\"")?
-        .strip_suffix(b"\"")
-        .filter(|inner| !inner.contains(&b'\\'))
+    unescaped_text(value, value.contains(&b'\\'))
 }
 
 /// The members named in `kept` of the object that starts `bytes` as a JSON object, each value
