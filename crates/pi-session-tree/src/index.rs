@@ -410,6 +410,13 @@ impl TreeIndex {
         self.nodes.id_at(position)
     }
 
+    /// Whether the entry at `position` is a `message` with an id: what a context reads by its
+    /// message's keys alone, as no other entry's rule reads its body ([`Self::kind`] and
+    /// [`Self::id`], no envelope read).
+    pub fn is_message_with_id(&self, position: usize) -> bool {
+        self.kind(position) == Some("message") && self.id(position).is_some()
+    }
+
     /// The `type` of every entry in file order.
     pub(crate) fn kinds(&self) -> impl Iterator<Item = &str> + '_ {
         (0..self.nodes.len()).map(|at| self.nodes.kind_at(at).unwrap_or_default())

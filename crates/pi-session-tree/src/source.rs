@@ -428,10 +428,7 @@ fn context_path_split<S: EntrySource + ?Sized>(
     split: bool,
 ) -> Result<(PositionedPath, Vec<usize>), S::Error> {
     let node = |at: usize| index.node(positions[at]);
-    let unread = |at: usize| {
-        let position = positions[at];
-        index.kind(position) == Some("message") && index.id(position).is_some()
-    };
+    let unread = |at: usize| index.is_message_with_id(positions[at]);
     // Every list below holds path indices in ascending order (the last one once reversed), so
     // the path is merged from them at the end, without a map of every entry.
     let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();

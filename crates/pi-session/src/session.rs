@@ -291,14 +291,15 @@ impl ContextCache {
         }
     }
 
-    /// Whether the branch `positions` is this one grown by `message` entries only (no
-    /// compaction or setting that would move the part sent).
+    /// Whether the branch `positions` is this one grown by `message` entries with an id only
+    /// ([`TreeIndex::is_message_with_id`]: no compaction or setting that would move the part
+    /// sent).
     fn extends_to(&self, log: &Log, dialect: Dialect, positions: &[usize]) -> bool {
         self.dialect == dialect
             && positions.starts_with(&self.positions)
             && positions[self.positions.len()..]
                 .iter()
-                .all(|&at| log.index.kind(at) == Some("message") && log.index.id(at).is_some())
+                .all(|&at| log.index.is_message_with_id(at))
     }
 
     /// Adds entries at the end (omp's load-time rewrites applied once, here).
