@@ -21,10 +21,10 @@ pub(crate) const TAKER: usize = 0;
 /// included (`read`, given the part and the number of the thread reading it: [`TAKER`] for
 /// this one), and takes each in order on this one (`take`). A part is read by the first
 /// thread free to, never more than [`AHEAD_PER_THREAD`] parts a thread past the next one to
-/// take; this thread reads one while the next part to take is being read elsewhere. What `take` is done with (it may
-/// hold a part back and give up an earlier one) goes back to the thread that read it
-/// (`reader_of`) to be freed there, where it was allocated (that thread's next part reuses the
-/// memory). The first error, of a read or of `take`, ends the walk.
+/// take; this thread reads one while the next part to take is being read elsewhere. What
+/// `take` is done with (it may hold a part back and give up an earlier one) goes back to the
+/// thread that read it (`reader_of`) to be freed there, where it was allocated (that thread's
+/// next part reuses the memory). The first error, of a read or of `take`, ends the walk.
 pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
     parts: &[&[usize]],
     threads: usize,
