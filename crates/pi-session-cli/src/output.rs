@@ -7,10 +7,11 @@ use pi_session::types::json::{string_len, to_js_vec, value_to_js_vec};
 
 use crate::failure::Failure;
 
-/// The bytes [`Out`] gathers before it writes to stdout: std's default of 8 KiB made a
-/// context's answer cost a `write(2)` every 3.5 KB (387 for the 1.36 MB `agent` answer of the
-/// 5 MB bench file, each string longer than what was left of the buffer written on its own).
-const OUT_BUFFER_BYTES: usize = 128 << 10;
+/// The bytes [`Out::for_answer`] gathers before it writes to stdout: std's default of 8 KiB
+/// made a context's answer cost a `write(2)` every 3.5 KB (387 for the 1.36 MB `agent` answer
+/// of the 5 MB bench file, each string longer than what was left of the buffer written on its
+/// own).
+const ANSWER_BUFFER_BYTES: usize = 128 << 10;
 
 /// Buffered stdout whose write errors become a [`Failure`] (a closed pipe: exit 0, silently).
 pub struct Out {
@@ -18,10 +19,20 @@ pub struct Out {
 }
 
 impl Out {
-    /// Locks stdout.
+    /// Locks stdout; what is written goes out 8 KiB at a time (std's buffer), so a command
+    /// that reports as it goes (`check` and `grep` over a folder) shows its findings as they
+    /// come.
     pub fn new() -> Self {
         Self {
-            inner: BufWriter::with_capacity(OUT_BUFFER_BYTES, io::stdout().lock()),
+            inner: BufWriter::new(io::stdout().lock()),
+        }
+    }
+
+    /// Locks stdout for one answer written as fast as it is made (`context`): 128 KiB at a
+    /// time ([`ANSWER_BUFFER_BYTES`]).
+    pub fn for_answer() -> Self {
+        Self {
+            inner: BufWriter::with_capacity(ANSWER_BUFFER_BYTES, io::stdout().lock()),
         }
     }
 

@@ -155,7 +155,7 @@ pub fn run(args: ContextArgs) -> Outcome {
     let blob_dir = input::blob_dir(args.blobs.clone(), &read.path);
     let blobs = blob_dir.map(BlobFolder::new);
     let blob_source = blobs.as_ref().map(|b| b as &dyn BlobSource);
-    let mut out = Out::new();
+    let mut out = Out::for_answer();
     if let Some(api) = provider_api(args.format, args.model.is_some()) {
         let (context, diagnostics) =
             session.agent_context_at(&leaf, dialect, &ContextOptions { blobs: blob_source })?;
