@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// are (an `Arc<[u8]>` would need them copied, or written with zeros before being read into).
 pub type SharedBytes = Arc<Vec<u8>>;
 
-/// The most lines one chunk holds (see [`ChunkReader::cut_at_max_lines`]).
+/// The most lines one chunk holds (see [`split_lines`]).
 const MAX_LINES_PER_CHUNK: usize = 16 << 10;
 
 /// The UTF-8 byte order mark.
@@ -138,7 +138,7 @@ impl Chunks for SharedChunks {
         if rest.is_empty() {
             return Ok(None);
         }
-        let mut end = if rest.len() <= self.capacity {
+        let window = if rest.len() <= self.capacity {
             rest.len()
         } else {
             // Up to the last newline within the capacity, else on to the first one after it.
@@ -148,10 +148,7 @@ impl Chunks for SharedChunks {
                     .map_or(rest.len(), |newline| self.capacity + newline + 1),
             }
         };
-        if let Some(cut) = memchr::memchr_iter(b'\n', &rest[..end]).nth(MAX_LINES_PER_CHUNK - 1) {
-            end = end.min(cut + 1);
-        }
-        let lines = split_lines(&rest[..end], &mut self.next_line);
+        let (lines, end) = split_lines(&rest[..window], &mut self.next_line);
         let chunk = Chunk {
             seq: self.next_seq,
             base_offset: self.at as u64,
@@ -237,8 +234,8 @@ impl<R: Read> ChunkReader<R> {
         if buf.is_empty() {
             return Ok(None);
         }
-        self.cut_at_max_lines(&mut buf);
-        let lines = split_lines(&buf, &mut self.next_line);
+        let (lines, framed) = split_lines(&buf, &mut self.next_line);
+        self.carry_from(&mut buf, framed);
         let chunk = Chunk {
             seq: self.next_seq,
             base_offset: self.offset,
@@ -250,15 +247,13 @@ impl<R: Read> ChunkReader<R> {
         Ok(Some(chunk))
     }
 
-    /// Ends the chunk after [`MAX_LINES_PER_CHUNK`] lines, carrying the rest over (in front
-    /// of what is already carried): per-line bookkeeping of a chunk of tiny lines (a file of a
-    /// million `{}`) stays as small as a chunk of ordinary ones.
-    fn cut_at_max_lines(&mut self, buf: &mut Vec<u8>) {
-        let Some(cut) = memchr::memchr_iter(b'\n', buf).nth(MAX_LINES_PER_CHUNK - 1) else {
-            return;
-        };
-        if cut + 1 < buf.len() {
-            let mut carry = buf.split_off(cut + 1);
+    /// Ends the chunk at `framed` (where [`split_lines`] stopped after [`MAX_LINES_PER_CHUNK`]
+    /// lines), carrying the rest over (in front of what is already carried): per-line
+    /// bookkeeping of a chunk of tiny lines (a file of a million `{}`) stays as small as a
+    /// chunk of ordinary ones.
+    fn carry_from(&mut self, buf: &mut Vec<u8>, framed: usize) {
+        if framed < buf.len() {
+            let mut carry = buf.split_off(framed);
             carry.extend_from_slice(&self.carry);
             self.carry = carry;
         }
@@ -397,13 +392,8 @@ pub(crate) fn read_segment(
     let mut chunks = Vec::new();
     let mut at = first;
     while at < end {
-        let mut cut = end;
-        if let Some(newline) =
-            memchr::memchr_iter(b'\n', &buffer[at..end]).nth(MAX_LINES_PER_CHUNK - 1)
-        {
-            cut = cut.min(at + newline + 1);
-        }
-        let lines = split_lines(&buffer[at..cut], &mut 0);
+        let (lines, framed) = split_lines(&buffer[at..end], &mut 0);
+        let cut = at + framed;
         chunks.push(Chunk {
             seq: index,
             base_offset: offset(at),
@@ -459,18 +449,24 @@ pub(crate) fn read_into(
     Ok(filled)
 }
 
-/// Splits `bytes` into lines, numbering them from `*next_line`.
-fn split_lines(bytes: &[u8], next_line: &mut u64) -> Vec<LineSpan> {
+/// Splits the start of `bytes` into lines, numbering them from `*next_line`: every line, the
+/// unterminated tail too, unless [`MAX_LINES_PER_CHUNK`] lines end before the end of `bytes`,
+/// where it stops. Returns the lines and how many bytes they take (where a chunk of them ends).
+/// One search for the newlines frames the lines and finds where the chunk is cut.
+fn split_lines(bytes: &[u8], next_line: &mut u64) -> (Vec<LineSpan>, usize) {
     let mut lines = Vec::new();
     let mut line_start = 0;
     for newline in memchr::memchr_iter(b'\n', bytes) {
         lines.push(line_span(bytes, line_start..newline, true, next_line));
         line_start = newline + 1;
+        if lines.len() == MAX_LINES_PER_CHUNK {
+            return (lines, line_start);
+        }
     }
     if line_start < bytes.len() {
         lines.push(line_span(bytes, line_start..bytes.len(), false, next_line));
     }
-    lines
+    (lines, bytes.len())
 }
 
 fn line_span(
