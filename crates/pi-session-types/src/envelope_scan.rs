@@ -573,9 +573,11 @@ impl<'a> Scan<'a> {
         match self.next()? {
             b'"' => {
                 let start = self.at;
-                let text = self.string()?;
-                // Searched again: the scan skips runs of common escapes without marking them.
-                if text.contains(&b'\\') {
+                // Read as a key is (envelope values are short): a text that is plain has no
+                // escape, and only one that is not is searched for a backslash (it may be
+                // plain text that is not ASCII).
+                let (text, plain) = self.key_text()?;
+                if !plain && text.contains(&b'\\') {
                     return None;
                 }
                 // Checked as UTF-8 by the scan; made a `&str` with the others (EnvelopeTexts).
