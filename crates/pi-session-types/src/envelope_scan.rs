@@ -623,6 +623,13 @@ impl<'a> Scan<'a> {
                 self.at = end + 1;
                 return bytes.get(start..end).map(|text| (text, plain));
             }
+            // The bytes before the first stop are plain ASCII: the loop starts at that stop,
+            // or past the 16 bytes when none holds one, without reading them again.
+            at += if stops == 0 {
+                16
+            } else {
+                stops.trailing_zeros() as usize
+            };
         }
         loop {
             if !KEY {
