@@ -177,8 +177,8 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
     loop {
         scan.whitespace();
         scan.expect(b'"')?;
-        let (key, plain) = scan.key_text()?;
-        if !plain && key.contains(&b'\\') {
+        let (key, plain) = scan.short_text()?;
+        if holds_escape(key, plain) {
             return None;
         }
         scan.keys |= KeyFilter::of_scanned(key, plain);
@@ -527,6 +527,13 @@ pub(crate) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
+/// Whether a text [`Scan::short_text`] read holds an escape: never when it is plain; one that
+/// is not may be plain text that is not ASCII, so it is searched for a backslash.
+#[inline(always)]
+fn holds_escape(text: &[u8], plain: bool) -> bool {
+    !plain && text.contains(&b'\\')
+}
+
 /// A cursor over the line's bytes. Every read is bounds-checked (`get`): bad input ends the
 /// scan with `None`, never a panic.
 struct Scan<'a> {
@@ -573,11 +580,8 @@ impl<'a> Scan<'a> {
         match self.next()? {
             b'"' => {
                 let start = self.at;
-                // Read as a key is (envelope values are short): a text that is plain has no
-                // escape, and only one that is not is searched for a backslash (it may be
-                // plain text that is not ASCII).
-                let (text, plain) = self.key_text()?;
-                if !plain && text.contains(&b'\\') {
+                let (text, plain) = self.short_text()?;
+                if holds_escape(text, plain) {
                     return None;
                 }
                 // Checked as UTF-8 by the scan; made a `&str` with the others (EnvelopeTexts).
@@ -595,18 +599,19 @@ impl<'a> Scan<'a> {
         self.text::<false>().map(|(text, _)| text)
     }
 
-    /// [`Scan::string`] for an object key: its text, and whether it is plain (no escape, every
-    /// byte ASCII). Keys are short: the skip over common escapes is not tried (a key holding
-    /// one reads it byte by byte, which is how the flag learns of it).
+    /// [`Scan::string`] for a short string (an object key, an envelope value): its text, and
+    /// whether it is plain (no escape, every byte ASCII; see [`holds_escape`]). The skip over
+    /// common escapes is not tried (a string holding one reads it byte by byte, which is how
+    /// the flag learns of it).
     #[inline(always)]
-    fn key_text(&mut self) -> Option<(&'a [u8], bool)> {
+    fn short_text(&mut self) -> Option<(&'a [u8], bool)> {
         self.text::<true>()
     }
 
-    /// [`Scan::string`] and [`Scan::key_text`]: `KEY` tracks whether the text is plain (for a
-    /// string, the flag is never read and compiles away).
+    /// [`Scan::string`] and [`Scan::short_text`]: `SHORT` tracks whether the text is plain (for
+    /// a string, the flag is never read and compiles away).
     #[inline(always)]
-    fn text<const KEY: bool>(&mut self) -> Option<(&'a [u8], bool)> {
+    fn text<const SHORT: bool>(&mut self) -> Option<(&'a [u8], bool)> {
         let bytes = self.bytes;
         let start = self.at;
         let mut at = start;
@@ -624,15 +629,12 @@ impl<'a> Scan<'a> {
                 return bytes.get(start..end).map(|text| (text, plain));
             }
             // The bytes before the first stop are plain ASCII: the loop starts at that stop,
-            // or past the 16 bytes when none holds one, without reading them again.
-            at += if stops == 0 {
-                16
-            } else {
-                stops.trailing_zeros() as usize
-            };
+            // or past the 16 bytes when none holds one (no bit set: 32 trailing zeros), without
+            // reading them again.
+            at += (stops.trailing_zeros() as usize).min(16);
         }
         loop {
-            if !KEY {
+            if !SHORT {
                 at = skip_common_escapes(bytes, at);
             }
             at = skip_plain(bytes, at);
@@ -758,7 +760,7 @@ impl<'a> Scan<'a> {
     fn key(&mut self) -> Option<()> {
         self.whitespace();
         self.expect(b'"')?;
-        let (key, plain) = self.key_text()?;
+        let (key, plain) = self.short_text()?;
         self.keys |= KeyFilter::of_scanned(key, plain);
         self.whitespace();
         self.expect(b':')
