@@ -100,10 +100,17 @@ pub fn run(args: CheckArgs) -> Outcome {
     let progress = Progress::new(targets.len(), "checking");
     let mut out = Out::new();
     let mut reports = Vec::new();
-    for (path, exists) in targets {
+    let count = targets.len();
+    for (at, (path, exists)) in targets.into_iter().enumerate() {
         progress.step(&path.display().to_string());
         let report = if exists {
-            check_file(&store, &path)
+            let (report, session) = check_file(&store, &path);
+            // The last file's session is left to the process's end; the others are dropped
+            // here, so a folder of many files holds one at a time.
+            if at + 1 == count {
+                super::leave_to_exit(session);
+            }
+            report
         } else {
             FileReport {
                 path,
@@ -162,17 +169,19 @@ fn collect(dir: &Path, depth: usize, files: &mut Vec<PathBuf>) -> std::io::Resul
     Ok(())
 }
 
-fn check_file(store: &Store, path: &Path) -> FileReport {
+/// The report on the file at `path`, and the session read (none when it could not be read).
+fn check_file(store: &Store, path: &Path) -> (FileReport, Option<Session>) {
     let (session, opened) = match Session::read_in(store, path, "unknown:unknown") {
         Ok(read) => read,
         Err(error) => {
-            return FileReport {
+            let report = FileReport {
                 path: path.to_path_buf(),
                 status: Status::Unreadable,
                 error: Some(pi_session::error_chain(&error)),
                 diagnostics: Vec::new(),
                 omitted: 0,
             };
+            return (report, None);
         }
     };
     let diagnostics = crate::input::file_diagnostics(opened);
@@ -201,7 +210,7 @@ fn check_file(store: &Store, path: &Path) -> FileReport {
         });
         damaged = true;
     }
-    FileReport {
+    let report = FileReport {
         path: path.to_path_buf(),
         status: if damaged {
             Status::Damaged
@@ -211,7 +220,8 @@ fn check_file(store: &Store, path: &Path) -> FileReport {
         error: None,
         diagnostics: findings,
         omitted,
-    }
+    };
+    (report, Some(session))
 }
 
 fn finding(diagnostic: &Diagnostic) -> Finding {

@@ -201,10 +201,9 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.text("\n")?;
         warn_tree(&read, &diagnostics);
         out.flush()?;
-        // The process ends next and gives its memory back whole: the entries read (one per
-        // entry of the branch), the copies of the messages and the session are not freed
-        // piece by piece first.
-        std::mem::forget((leftovers, read));
+        // The entries read (one per entry of the branch), the copies of the messages and the
+        // session.
+        super::leave_to_exit((leftovers, read));
         return Ok(EXIT_OK);
     }
     let format = match args.format {
@@ -256,9 +255,7 @@ pub fn run(args: ContextArgs) -> Outcome {
     out.text("\n")?;
     warn_tree(&read, &diagnostics);
     out.flush()?;
-    // The session is left to the process's end (it gives its memory back whole, not piece by
-    // piece).
-    std::mem::forget(read);
+    super::leave_to_exit(read);
     Ok(EXIT_OK)
 }
 

@@ -73,9 +73,8 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
     let mut out = Out::new();
     write_messages(&mut out, shape, &prepared.messages)?;
     out.flush()?;
-    // The process ends next and gives its memory back whole: the plan (an entry for every
-    // entry of the branch) and the session are not freed piece by piece first.
-    std::mem::forget((prepared, session));
+    // The plan (an entry for every entry of the branch) and the session.
+    super::leave_to_exit((prepared, session));
     Ok(EXIT_OK)
 }
 

@@ -89,6 +89,7 @@ pub fn run(args: StatsArgs) -> Outcome {
         out.text(&to_text(&report))?;
     }
     out.flush()?;
+    super::leave_to_exit(read);
     Ok(EXIT_OK)
 }
 

@@ -52,6 +52,7 @@ pub fn run(args: TreeArgs) -> Outcome {
         out.text(&drawing)?;
     }
     out.flush()?;
+    super::leave_to_exit(session);
     Ok(EXIT_OK)
 }
 
