@@ -1403,15 +1403,14 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
         self.string_on()
     }
 
-    /// [`Canonical::string`] past its opening quote, read in full.
+    /// [`Canonical::string`] read in full from its opening quote: the strings its first mask
+    /// does not settle (longer, or holding an escape or a byte that is not ASCII).
     fn string_on(&mut self) -> bool {
         use crate::envelope_scan::{skip_common_escapes, skip_plain};
         self.at += 1;
         let bytes = self.bytes;
         let mut at = self.at;
         loop {
-            // Most strings (keys, ids, short values) end at the first stop of their first 16
-            // bytes.
             at = skip_plain(bytes, at);
             let Some(&byte) = bytes.get(at) else {
                 return false;
