@@ -299,7 +299,7 @@ fn envelope_key(key: &[u8]) -> Option<usize> {
 /// safe wrappers of `core::arch` (LLVM builds no `pmovmskb` from a safe fold of compares).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-pub(crate) fn stops(chunk: &[u8; 16]) -> u16 {
+fn stops(chunk: &[u8; 16]) -> u16 {
     use safe_arch::{bitor_m128i, load_unaligned_m128i, move_mask_i8_m128i};
     let bytes = load_unaligned_m128i(chunk);
     let quote_or_backslash = bitor_m128i(sse2::equal(bytes, b'"'), sse2::equal(bytes, b'\\'));
@@ -339,7 +339,7 @@ fn stops_portable(chunk: &[u8; 16]) -> u16 {
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-pub(crate) fn stops(chunk: &[u8; 16]) -> u16 {
+fn stops(chunk: &[u8; 16]) -> u16 {
     stops_portable(chunk)
 }
 
@@ -527,6 +527,29 @@ pub(crate) fn skip_plain(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
+/// Most strings (keys, ids, short values) are plain ASCII that ends within their first 16
+/// bytes: from `start` (past a string's opening quote), `Ok` with the offset of its closing
+/// quote when it is one of them, told from one chunk's masks. Otherwise `Err` with where a
+/// reader of the rest goes on from, the bytes before it being plain ASCII: the first byte a
+/// string scan stops at, or past the 16 bytes when none holds one, or `start` when fewer than
+/// 16 are left. The scan's strings ([`Scan::text`]) and [`crate::json`]'s canonical walk
+/// start here.
+#[inline(always)]
+pub(crate) fn short_plain_end(bytes: &[u8], start: usize) -> Result<usize, usize> {
+    let Some(chunk) = bytes.get(start..start + 16).and_then(|c| c.first_chunk()) else {
+        return Err(start);
+    };
+    let masks = escape_masks(chunk);
+    let stops = masks.quote | masks.backslash | masks.special;
+    // No bit set: 32 trailing zeros, past the chunk.
+    let first = (stops.trailing_zeros() as usize).min(16);
+    if stops & stops.wrapping_neg() & masks.quote != 0 {
+        Ok(start + first)
+    } else {
+        Err(start + first)
+    }
+}
+
 /// Whether a text [`Scan::short_text`] read holds an escape: never when it is plain; one that
 /// is not may be plain text that is not ASCII, so it is searched for a backslash.
 #[inline(always)]
@@ -614,25 +637,16 @@ impl<'a> Scan<'a> {
     fn text<const SHORT: bool>(&mut self) -> Option<(&'a [u8], bool)> {
         let bytes = self.bytes;
         let start = self.at;
-        let mut at = start;
-        let mut plain = true;
-        // Most strings (keys, ids, short values) end in their first 16 bytes, at their first
-        // stop: read so, without trying the skip below.
-        if let Some(chunk) = bytes.get(at..at + 16) {
-            let chunk: &[u8; 16] = chunk.try_into().ok()?;
-            let masks = escape_masks(chunk);
-            let stops = masks.quote | masks.backslash | masks.special;
-            let first = stops & stops.wrapping_neg();
-            if first & masks.quote != 0 {
-                let end = at + first.trailing_zeros() as usize;
+        // A short plain string is read without trying the skip below; any other is read on
+        // from its first stop, the plain bytes before it not read again.
+        let mut at = match short_plain_end(bytes, start) {
+            Ok(end) => {
                 self.at = end + 1;
-                return bytes.get(start..end).map(|text| (text, plain));
+                return bytes.get(start..end).map(|text| (text, true));
             }
-            // The bytes before the first stop are plain ASCII: the loop starts at that stop,
-            // or past the 16 bytes when none holds one (no bit set: 32 trailing zeros), without
-            // reading them again.
-            at += (stops.trailing_zeros() as usize).min(16);
-        }
+            Err(at) => at,
+        };
+        let mut plain = true;
         loop {
             if !SHORT {
                 at = skip_common_escapes(bytes, at);

@@ -1386,30 +1386,21 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
     #[inline(always)]
     fn string(&mut self) -> bool {
         self.escaped = false;
-        // Most strings (keys, ids, short values) are plain ASCII that ends within their first
-        // 16 bytes: told from one mask here, without a call.
-        let start = self.at + 1;
-        if let Some(chunk) = self
-            .bytes
-            .get(start..start + 16)
-            .and_then(|c| c.first_chunk())
-        {
-            let first = crate::envelope_scan::stops(chunk).trailing_zeros() as usize;
-            if chunk.get(first) == Some(&b'"') {
-                self.at = start + first + 1;
-                return true;
+        // A short plain string is told inline, without a call (the open's scan reads it so).
+        match crate::envelope_scan::short_plain_end(self.bytes, self.at + 1) {
+            Ok(end) => {
+                self.at = end + 1;
+                true
             }
+            Err(at) => self.string_on(at),
         }
-        self.string_on()
     }
 
-    /// [`Canonical::string`] read in full from its opening quote: the strings its first mask
-    /// does not settle (longer, or holding an escape or a byte that is not ASCII).
-    fn string_on(&mut self) -> bool {
+    /// The rest of a [`Canonical::string`] its first mask does not settle (longer, or holding
+    /// an escape or a byte that is not ASCII), from `at`: the bytes before it are plain ASCII.
+    fn string_on(&mut self, mut at: usize) -> bool {
         use crate::envelope_scan::{skip_common_escapes, skip_plain};
-        self.at += 1;
         let bytes = self.bytes;
-        let mut at = self.at;
         loop {
             at = skip_plain(bytes, at);
             let Some(&byte) = bytes.get(at) else {
