@@ -100,6 +100,7 @@ pub use repair::{
     Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,
     repair_file_waiting,
 };
+pub use scoped::StarterCore;
 pub use session_file::{IndexEntry, IndexEnvelope, SessionFile};
 pub use writer::{
     Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,

@@ -398,9 +398,12 @@ fn index_parts_in_parallel(
             }
         }
     };
+    // Each worker leaves this thread's core: a kernel that starts a thread where its parent
+    // runs (and balances only later) would otherwise run both on one core for the whole read.
+    let core = crate::scoped::StarterCore::current();
     std::thread::scope(|scope| {
         for _ in 1..threads {
-            scope.spawn(work);
+            crate::scoped::spawn_off_core(scope, core, work);
         }
         work();
     });

@@ -1,6 +1,7 @@
-//! Scoped worker threads joined in the order they were started.
+//! Scoped worker threads: started off the core of the thread that starts them, and joined in
+//! the order they were started.
 
-use std::thread::ScopedJoinHandle;
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// The results of `workers`, in order; a worker's panic is resumed on the calling thread (a
 /// bug, reported as such, never a silently missing part).
@@ -13,4 +14,116 @@ pub(crate) fn join_in_order<T>(workers: Vec<ScopedJoinHandle<'_, T>>) -> Vec<T> 
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         })
         .collect()
+}
+
+/// The core a thread that starts workers runs on, so that each worker can leave it
+/// ([`StarterCore::leave`]).
+///
+/// The open and the context split their work between the calling thread and workers started
+/// for the occasion, and they last a few milliseconds. Some kernels start a thread on its
+/// parent's core and spread threads out only later: a VM whose kernel packs its vCPUs, such as
+/// the 2-vCPU machine the benchmarks run on, kept a new thread on its parent's core for
+/// 10–20 ms while the other core stood idle, so a 5 MB `check` ran on one core from start to
+/// end (`docs/perf.md`, round 23). A worker that calls [`StarterCore::leave`] first runs on any
+/// other core the process may use; the starting thread is not moved. Elsewhere than on Linux,
+/// or with one core, nothing changes.
+///
+/// ```
+/// let core = pi_session_store::StarterCore::current();
+/// let sum = std::thread::scope(|scope| {
+///     let worker = scope.spawn(move || {
+///         core.leave();
+///         (0..100u64).sum::<u64>()
+///     });
+///     let here = (100..200u64).sum::<u64>();
+///     here + worker.join().unwrap()
+/// });
+/// assert_eq!(sum, 19_900);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct StarterCore {
+    /// The starting thread's core, as `sched_getcpu` gave it.
+    #[cfg(target_os = "linux")]
+    core: usize,
+}
+
+impl StarterCore {
+    /// The core the calling thread runs on now.
+    pub fn current() -> Self {
+        Self {
+            #[cfg(target_os = "linux")]
+            core: rustix::thread::sched_getcpu(),
+        }
+    }
+
+    /// Moves the calling thread (a worker, just started) to the cores the process may use
+    /// other than the starting thread's, for the rest of its life. Nothing changes when no
+    /// other core is allowed, or when the kernel does not answer or refuses: the worker then
+    /// runs where the kernel puts it, as before.
+    pub fn leave(self) {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+            if self.core >= CpuSet::MAX_CPU {
+                return;
+            }
+            let Ok(mut allowed) = sched_getaffinity(None) else {
+                return;
+            };
+            if !allowed.is_set(self.core) || allowed.count() < 2 {
+                return;
+            }
+            allowed.unset(self.core);
+            // Refused (a seccomp filter, say): the worker stays where it is.
+            let _ = sched_setaffinity(None, &allowed);
+        }
+    }
+}
+
+/// `work` on a new thread of `scope` that first leaves this thread's core
+/// ([`StarterCore::leave`]).
+pub(crate) fn spawn_off_core<'scope, T: Send + 'scope>(
+    scope: &'scope Scope<'scope, '_>,
+    core: StarterCore,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> ScopedJoinHandle<'scope, T> {
+    scope.spawn(move || {
+        core.leave();
+        work()
+    })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::StarterCore;
+    use rustix::thread::{sched_getaffinity, sched_getcpu};
+
+    #[test]
+    fn a_worker_leaves_the_starting_core_when_another_is_allowed() {
+        let core = StarterCore::current();
+        let before = sched_getaffinity(None).expect("the test thread's affinity");
+        let (cpu, after) = std::thread::scope(|scope| {
+            scope
+                .spawn(move || {
+                    core.leave();
+                    (
+                        sched_getcpu(),
+                        sched_getaffinity(None).expect("the worker's affinity"),
+                    )
+                })
+                .join()
+                .expect("the worker ends")
+        });
+        if before.is_set(core.core) && before.count() >= 2 {
+            assert_ne!(cpu, core.core, "the worker runs on the starting core");
+            assert!(!after.is_set(core.core));
+            assert_eq!(after.count(), before.count() - 1);
+        } else {
+            println!("one core allowed: the worker keeps the starter's affinity");
+            assert_eq!(after.count(), before.count());
+        }
+        // The starting thread keeps every core it had.
+        let now = sched_getaffinity(None).expect("the test thread's affinity");
+        assert_eq!(now.count(), before.count());
+    }
 }

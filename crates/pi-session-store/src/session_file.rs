@@ -565,10 +565,15 @@ impl SessionFile {
         } else {
             // The first run is converted on this thread, the others on threads started for
             // them.
+            let core = crate::scoped::StarterCore::current();
             std::thread::scope(|scope| {
                 let workers: Vec<_> = runs[1..]
                     .iter()
-                    .map(|run| scope.spawn(|| self.convert_run(indices, run, &convert)))
+                    .map(|run| {
+                        crate::scoped::spawn_off_core(scope, core, || {
+                            self.convert_run(indices, run, &convert)
+                        })
+                    })
                     .collect();
                 let mut converted = vec![self.convert_run(indices, runs[0], &convert)];
                 converted.extend(crate::scoped::join_in_order(workers));

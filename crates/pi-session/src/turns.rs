@@ -38,6 +38,7 @@ pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
     let helpers = threads.clamp(1, parts.len()) - 1;
     let turns = Turns::new(parts.len(), helpers);
     let (turns, read) = (&turns, &read);
+    let core = pi_session_store::StarterCore::current();
     std::thread::scope(|scope| {
         // Whatever ends this walk, the helpers stop (and the scope can join them).
         let _stop = StopOnDrop(turns);
@@ -47,6 +48,7 @@ pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
             std::thread::Builder::new()
                 .name("pi-session-read".into())
                 .spawn_scoped(scope, move || {
+                    core.leave();
                     while let Some(at) = turns.claim_ahead() {
                         drop(freed.try_iter().collect::<Vec<_>>());
                         let mut slot = Unfilled { turns, at };
