@@ -453,9 +453,11 @@ fn read_whole(file: &mut File, size: u64, options: &OpenOptions) -> std::io::Res
 #[cfg(unix)]
 const PARALLEL_READ_WHOLE_MIN_BYTES: u64 = 1 << 20;
 
-/// [`read_whole`] in `threads` parts of about equal size, each zeroed and read (`read_at`) on a
-/// thread of its own. The file ends where the first part that came back short ends (it shrank
-/// meanwhile): what later parts read is dropped, as a single read would never have reached it.
+/// [`read_whole`] in `threads` parts of about equal size, each zeroed and read (`read_at`): the
+/// first on this thread, the others on threads of their own that leave this thread's core
+/// ([`crate::scoped::StarterCore`]). The file ends where the first part that came back short
+/// ends (it shrank meanwhile): what later parts read is dropped, as a single read would never
+/// have reached it.
 #[cfg(unix)]
 fn read_whole_in_parts(file: &File, len: usize, threads: usize) -> std::io::Result<SharedBytes> {
     use std::os::unix::fs::FileExt;
@@ -469,23 +471,29 @@ fn read_whole_in_parts(file: &File, len: usize, threads: usize) -> std::io::Resu
         .div_ceil(threads)
         .next_multiple_of(crate::framing::CACHE_LINE)
         .max(1);
+    // Part `at` zeroed and read: its length and how much of it the file filled.
+    let read_part = |at: usize, part: &mut [u8]| -> std::io::Result<(usize, usize)> {
+        part.fill(0);
+        let start = at * part_len;
+        let filled = read_into(part, |rest, before| {
+            file.read_at(rest, (start + before) as u64)
+        })?;
+        Ok((part.len(), filled))
+    };
+    let core = crate::scoped::StarterCore::current();
     let results: Vec<std::io::Result<(usize, usize)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = bytes
-            .chunks_mut(part_len)
-            .enumerate()
+        let mut parts = bytes.chunks_mut(part_len).enumerate();
+        let first = parts.next();
+        let read_part = &read_part;
+        let workers: Vec<_> = parts
             .map(|(at, part)| {
-                scope.spawn(move || {
-                    part.fill(0);
-                    let start = at * part_len;
-                    let part_len = part.len();
-                    let filled = read_into(part, |rest, before| {
-                        file.read_at(rest, (start + before) as u64)
-                    })?;
-                    Ok((part_len, filled))
-                })
+                crate::scoped::spawn_off_core(scope, core, move || read_part(at, part))
             })
             .collect();
-        crate::scoped::join_in_order(workers)
+        let mut results = Vec::with_capacity(threads);
+        results.extend(first.map(|(at, part)| read_part(at, part)));
+        results.extend(crate::scoped::join_in_order(workers));
+        results
     });
     let mut filled = 0;
     for result in results {
