@@ -471,30 +471,18 @@ fn read_whole_in_parts(file: &File, len: usize, threads: usize) -> std::io::Resu
         .div_ceil(threads)
         .next_multiple_of(crate::framing::CACHE_LINE)
         .max(1);
-    // Part `at` zeroed and read: its length and how much of it the file filled.
-    let read_part = |at: usize, part: &mut [u8]| -> std::io::Result<(usize, usize)> {
-        part.fill(0);
-        let start = at * part_len;
-        let filled = read_into(part, |rest, before| {
-            file.read_at(rest, (start + before) as u64)
-        })?;
-        Ok((part.len(), filled))
-    };
-    let core = crate::scoped::StarterCore::current();
-    let results: Vec<std::io::Result<(usize, usize)>> = std::thread::scope(|scope| {
-        let mut parts = bytes.chunks_mut(part_len).enumerate();
-        let first = parts.next();
-        let read_part = &read_part;
-        let workers: Vec<_> = parts
-            .map(|(at, part)| {
-                crate::scoped::spawn_off_core(scope, core, move || read_part(at, part))
-            })
-            .collect();
-        let mut results = Vec::with_capacity(threads);
-        results.extend(first.map(|(at, part)| read_part(at, part)));
-        results.extend(crate::scoped::join_in_order(workers));
-        results
-    });
+    // Each part zeroed and read: its length and how much of it the file filled.
+    let results = crate::scoped::map_here_and_off_core(
+        bytes.chunks_mut(part_len).enumerate(),
+        |(at, part): (usize, &mut [u8])| -> std::io::Result<(usize, usize)> {
+            part.fill(0);
+            let start = at * part_len;
+            let filled = read_into(part, |rest, before| {
+                file.read_at(rest, (start + before) as u64)
+            })?;
+            Ok((part.len(), filled))
+        },
+    );
     let mut filled = 0;
     for result in results {
         let (part_len, part_filled) = result?;

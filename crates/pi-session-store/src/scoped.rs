@@ -17,24 +17,24 @@ pub(crate) fn join_in_order<T>(workers: Vec<ScopedJoinHandle<'_, T>>) -> Vec<T> 
 }
 
 /// The core a thread that starts workers runs on, so that each worker can leave it
-/// ([`StarterCore::leave`]).
+/// ([`StarterCore::spawn_scoped`]).
 ///
 /// The open and the context split their work between the calling thread and workers started
 /// for the occasion, and they last a few milliseconds. Some kernels start a thread on its
 /// parent's core and spread threads out only later: a VM whose kernel packs its vCPUs, such as
 /// the 2-vCPU machine the benchmarks run on, kept a new thread on its parent's core for
 /// 10–20 ms while the other core stood idle, so a 5 MB `check` ran on one core from start to
-/// end (`docs/perf.md`, round 23). A worker that calls [`StarterCore::leave`] first runs on any
-/// other core the process may use; the starting thread is not moved. Elsewhere than on Linux,
-/// or with one core, nothing changes.
+/// end (`docs/perf.md`, round 23). A worker started by [`StarterCore::spawn_scoped`] first
+/// moves to any other core the process may use, for the rest of its life (so not for a pool
+/// thread that is kept); the starting thread is not moved. Elsewhere than on Linux, or with
+/// one core, nothing changes.
 ///
 /// ```
-/// let core = pi_session_store::StarterCore::current();
+/// use pi_session_store::StarterCore;
 /// let sum = std::thread::scope(|scope| {
-///     let worker = scope.spawn(move || {
-///         core.leave();
-///         (0..100u64).sum::<u64>()
-///     });
+///     let worker = StarterCore::current()
+///         .spawn_scoped(std::thread::Builder::new(), scope, || (0..100u64).sum::<u64>())
+///         .expect("a thread");
 ///     let here = (100..200u64).sum::<u64>();
 ///     here + worker.join().unwrap()
 /// });
@@ -48,7 +48,7 @@ pub struct StarterCore {
 }
 
 impl StarterCore {
-    /// The core the calling thread runs on now.
+    /// The core the calling thread runs on now (one system call on Linux).
     pub fn current() -> Self {
         Self {
             #[cfg(target_os = "linux")]
@@ -56,11 +56,26 @@ impl StarterCore {
         }
     }
 
+    /// `work` on a new thread of `scope`, made by `builder` (its name, its stack), that first
+    /// moves to the process's other cores (see the type); the error is `builder`'s, when no
+    /// thread could be made.
+    pub fn spawn_scoped<'scope, T: Send + 'scope>(
+        self,
+        builder: std::thread::Builder,
+        scope: &'scope Scope<'scope, '_>,
+        work: impl FnOnce() -> T + Send + 'scope,
+    ) -> std::io::Result<ScopedJoinHandle<'scope, T>> {
+        builder.spawn_scoped(scope, move || {
+            self.leave();
+            work()
+        })
+    }
+
     /// Moves the calling thread (a worker, just started) to the cores the process may use
     /// other than the starting thread's, for the rest of its life. Nothing changes when no
     /// other core is allowed, or when the kernel does not answer or refuses: the worker then
     /// runs where the kernel puts it, as before.
-    pub fn leave(self) {
+    fn leave(self) {
         #[cfg(target_os = "linux")]
         {
             use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
@@ -80,8 +95,8 @@ impl StarterCore {
     }
 }
 
-/// `work` on a new thread of `scope` that first leaves this thread's core
-/// ([`StarterCore::leave`]).
+/// [`StarterCore::spawn_scoped`] through `Scope::spawn`: a thread that cannot be made panics,
+/// as everywhere `Scope::spawn` is used.
 pub(crate) fn spawn_off_core<'scope, T: Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     core: StarterCore,
@@ -90,6 +105,34 @@ pub(crate) fn spawn_off_core<'scope, T: Send + 'scope>(
     scope.spawn(move || {
         core.leave();
         work()
+    })
+}
+
+/// `work` of each of `items`, in order: the first on this thread, each other on a thread of
+/// its own that leaves this thread's core ([`spawn_off_core`]), started before the first is
+/// done here. A worker's panic is resumed here ([`join_in_order`]).
+pub(crate) fn map_here_and_off_core<I: Send, T: Send>(
+    items: impl IntoIterator<Item = I>,
+    work: impl Fn(I) -> T + Sync,
+) -> Vec<T> {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else {
+        return Vec::new();
+    };
+    let work = &work;
+    let mut others = items.peekable();
+    if others.peek().is_none() {
+        return vec![work(first)];
+    }
+    let core = StarterCore::current();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = others
+            .map(|item| spawn_off_core(scope, core, move || work(item)))
+            .collect();
+        let mut results = Vec::with_capacity(workers.len() + 1);
+        results.push(work(first));
+        results.extend(join_in_order(workers));
+        results
     })
 }
 

@@ -564,20 +564,9 @@ impl SessionFile {
             vec![self.convert_run(indices, &order, &convert)]
         } else {
             // The first run is converted on this thread, the others on threads started for
-            // them.
-            let core = crate::scoped::StarterCore::current();
-            std::thread::scope(|scope| {
-                let workers: Vec<_> = runs[1..]
-                    .iter()
-                    .map(|run| {
-                        crate::scoped::spawn_off_core(scope, core, || {
-                            self.convert_run(indices, run, &convert)
-                        })
-                    })
-                    .collect();
-                let mut converted = vec![self.convert_run(indices, runs[0], &convert)];
-                converted.extend(crate::scoped::join_in_order(workers));
-                converted
+            // them, off this thread's core.
+            crate::scoped::map_here_and_off_core(&runs, |run| {
+                self.convert_run(indices, run, &convert)
             })
         };
         if sorted {

@@ -171,11 +171,9 @@ fn write_req_llm<W: std::io::Write>(
         })
     };
     let depth = array.depth();
-    let core = pi_session::store::StarterCore::current();
     std::thread::scope(|scope| {
-        let second = std::thread::Builder::new()
-            .spawn_scoped(scope, || {
-                core.leave();
+        let second = pi_session::store::StarterCore::current()
+            .spawn_scoped(std::thread::Builder::new(), scope, || {
                 // Runs newest first, each with its count.
                 let mut runs: Vec<(Vec<u8>, std::ops::Range<usize>)> = Vec::new();
                 while let Some(run) = claim_back() {

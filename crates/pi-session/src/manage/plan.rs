@@ -941,15 +941,11 @@ fn settle_kept(planner: &Planner<'_, '_>, items: &mut [Item], limit: Option<usiz
         .position(|seen| seen * 2 >= many)
         .map_or(items.len(), |at| at + 1);
     let (older, newer) = items.split_at_mut(half);
-    let core = pi_session_store::StarterCore::current();
     let newer_made = std::thread::scope(|scope| {
         let newer = &*newer;
         // Without a second thread (none could be made), or if it failed: made here.
-        let second = std::thread::Builder::new()
-            .spawn_scoped(scope, || {
-                core.leave();
-                render(newer)
-            })
+        let second = pi_session_store::StarterCore::current()
+            .spawn_scoped(std::thread::Builder::new(), scope, || render(newer))
             .ok();
         let made = render(older);
         settle(older, made);
