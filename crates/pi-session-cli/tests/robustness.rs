@@ -121,3 +121,62 @@ fn real_corpus() {
         "the corpus has damaged lines (SOURCES.md): {out}"
     );
 }
+
+/// The command under valgrind (its `--tool=none`: no checking, only valgrind's own view of the
+/// process, whose auxiliary vector and vDSO are not the kernel's): a file large enough to be
+/// opened and sent on worker threads, read with and without it alike. Round 23's worker
+/// placement found the vDSO through the kernel's record of the process, valgrind's own, and
+/// crashed reading it (`docs/perf.md`, round 24). Skipped with a notice when valgrind is absent; with `CI=true` (where `.ci/run`
+/// installs it) that fails.
+#[test]
+fn runs_under_valgrind() {
+    let found = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "valgrind is missing (.ci/run installs Debian's package)"
+        );
+        println!("SKIPPED: valgrind is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.jsonl");
+    let mut session = pi_session_test_support::LinearSession::new();
+    let text = "x".repeat(2_000);
+    for turn in 0..1_000 {
+        let role = if turn % 2 == 0 { "user" } else { "assistant" };
+        session.push(
+            &format!("m{turn}"),
+            &format!(r#""message","message":{{"role":"{role}","content":[{{"type":"text","text":"{turn} {text}"}}]}}"#),
+        );
+    }
+    std::fs::write(&file, session.into_text()).unwrap();
+    let file = file.to_string_lossy();
+    for args in [
+        &["check", &file][..],
+        &["context", &file, "--format", "agent"][..],
+    ] {
+        let plain = run(args);
+        assert_eq!(plain.code, 0, "{plain}");
+        let under = std::process::Command::new("valgrind")
+            .args(["-q", "--tool=none", "--error-exitcode=99"])
+            .arg(env!("CARGO_BIN_EXE_pi-session"))
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&under.stderr);
+        assert_eq!(
+            under.status.code(),
+            Some(0),
+            "{args:?} under valgrind: {stderr}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&under.stdout),
+            plain.stdout,
+            "{args:?}: valgrind's run printed something else"
+        );
+    }
+}
