@@ -444,8 +444,8 @@ pub(crate) struct PartReader {
 
 impl PartReader {
     /// What `source` reads `positions` with (a branch's tail, in order), and the parts it
-    /// reads them in ([`STREAMED_ENTRIES`] entries and [`STREAMED_BYTES`] of lines at most,
-    /// one entry at least), on one thread per core (the caller's included) up to
+    /// reads them in ([`STREAMED_ENTRIES`] entries and [`part_bytes`] of lines at most, one
+    /// entry at least), on one thread per core (the caller's included) up to
     /// [`READING_THREADS`] when they are more than one and read without the log's lock, else
     /// on the caller's alone. Read on several, each part is
     /// read on its thread alone (not split again across threads of the store's, which would
@@ -453,11 +453,13 @@ impl PartReader {
     /// cores).
     pub(crate) fn of(source: &CopyingSource<'_>, positions: &[usize]) -> (Self, Vec<Range<usize>>) {
         let mut file = lines_read_from(source.log, source.copy).cloned();
-        let parts = parts_of(positions, |position| {
+        let bytes_of = |position: usize| {
             file.as_ref()
                 .and_then(|file| file.index().get(position))
                 .map_or(0, |entry| entry.byte_len)
-        });
+        };
+        let total = positions.iter().map(|&position| bytes_of(position)).sum();
+        let parts = parts_of(positions, part_bytes(total), bytes_of);
         let threads = match &mut file {
             Some(file) if parts.len() > 1 => {
                 let threads = file.read_threads().clamp(1, READING_THREADS);
@@ -521,14 +523,17 @@ impl PartReader {
 }
 
 /// `positions` cut in order into parts (ranges of it) of at most [`STREAMED_ENTRIES`] entries
-/// and, past their first, at most [`STREAMED_BYTES`] bytes (`bytes_of` an entry: its line's
-/// length).
-fn parts_of(positions: &[usize], bytes_of: impl Fn(usize) -> u64) -> Vec<Range<usize>> {
+/// and, past their first, at most `max_bytes` bytes (`bytes_of` an entry: its line's length).
+fn parts_of(
+    positions: &[usize],
+    max_bytes: u64,
+    bytes_of: impl Fn(usize) -> u64,
+) -> Vec<Range<usize>> {
     let mut parts = Vec::new();
     let (mut start, mut bytes) = (0, 0);
     for (at, &position) in positions.iter().enumerate() {
         let more = bytes_of(position);
-        if at > start && (at - start == STREAMED_ENTRIES || bytes + more > STREAMED_BYTES) {
+        if at > start && (at - start == STREAMED_ENTRIES || bytes + more > max_bytes) {
             parts.push(start..at);
             (start, bytes) = (at, 0);
         }
@@ -561,6 +566,23 @@ pub(crate) const STREAMED_ENTRIES: usize = 512;
 /// than 512. The 100k chain's short turns are cut by the count alone (128 entries a part cost
 /// it ~12 ms more CPU).
 const STREAMED_BYTES: u64 = 1 << 18;
+
+/// How many parts a short tail is cut into at least ([`part_bytes`]).
+const TAIL_PARTS: u64 = 16;
+
+/// The fewest bytes of lines a part of a short tail may be cut down to ([`part_bytes`]).
+const MIN_PART_BYTES: u64 = 1 << 16;
+
+/// The most bytes of lines in a part of a branch's tail whose lines hold `total` bytes:
+/// [`STREAMED_BYTES`], less for a tail shorter than [`TAIL_PARTS`] such parts, so that it is
+/// still cut into about that many, down to [`MIN_PART_BYTES`]. The taking thread waits for the
+/// first part to be read, and the last part is laid out and written after every read has
+/// ended: with a few long parts (the 5 MB bench session's 1.2 MB tail made five) that is most
+/// of the tail's time on one thread. Parts of 64–128 KiB there cut a 5 MB context by 7–15%
+/// (`docs/perf.md`, round 24).
+fn part_bytes(total: u64) -> u64 {
+    (total / TAIL_PARTS).clamp(MIN_PART_BYTES, STREAMED_BYTES)
+}
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {
@@ -1298,7 +1320,10 @@ fn print<T: serde::Serialize + ?Sized>(value: &T) -> Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Copied, STREAMED_BYTES, STREAMED_ENTRIES, copies_along, parts_of, take_copy};
+    use super::{
+        Copied, MIN_PART_BYTES, STREAMED_BYTES, STREAMED_ENTRIES, TAIL_PARTS, copies_along,
+        part_bytes, parts_of, take_copy,
+    };
 
     fn copy(text: &str) -> Option<Copied> {
         Some(Copied {
@@ -1374,7 +1399,7 @@ mod tests {
     #[test]
     fn a_tail_is_cut_by_count_and_by_bytes() {
         let short: Vec<usize> = (0..STREAMED_ENTRIES * 2 + 3).collect();
-        let parts = parts_of(&short, |_| 100);
+        let parts = parts_of(&short, STREAMED_BYTES, |_| 100);
         assert_eq!(
             parts,
             [
@@ -1397,9 +1422,26 @@ mod tests {
         ];
         let positions: Vec<usize> = (0..lengths.len()).collect();
         assert_eq!(
-            parts_of(&positions, |at| lengths[at]),
+            parts_of(&positions, STREAMED_BYTES, |at| lengths[at]),
             [0..4, 4..5, 5..6, 6..8]
         );
-        assert!(parts_of(&[], |_| 1).is_empty());
+        assert!(parts_of(&[], STREAMED_BYTES, |_| 1).is_empty());
+    }
+
+    /// A long tail is cut into parts of [`STREAMED_BYTES`]; a short one into about
+    /// [`TAIL_PARTS`] parts, none cut below [`MIN_PART_BYTES`].
+    #[test]
+    fn a_short_tail_is_cut_into_smaller_parts() {
+        assert_eq!(part_bytes(100 * STREAMED_BYTES), STREAMED_BYTES);
+        assert_eq!(part_bytes(TAIL_PARTS * STREAMED_BYTES), STREAMED_BYTES);
+        assert_eq!(part_bytes(1_200_000), 75_000);
+        assert_eq!(part_bytes(10_000), MIN_PART_BYTES);
+        assert_eq!(part_bytes(0), MIN_PART_BYTES);
+        // The 5 MB bench session's tail: 546 messages of ~2.2 KB, 1.2 MB.
+        let positions: Vec<usize> = (0..546).collect();
+        let total = 546 * 2_200;
+        let parts = parts_of(&positions, part_bytes(total), |_| 2_200);
+        assert_eq!(parts.len(), 17);
+        assert!(parts.iter().all(|part| part.len() <= 34));
     }
 }
