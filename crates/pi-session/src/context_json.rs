@@ -577,9 +577,9 @@ const MIN_PART_BYTES: u64 = 1 << 16;
 /// [`STREAMED_BYTES`], less for a tail shorter than [`TAIL_PARTS`] such parts, so that it is
 /// still cut into about that many, down to [`MIN_PART_BYTES`]. The taking thread waits for the
 /// first part to be read, and the last part is laid out and written after every read has
-/// ended: with a few long parts (the 5 MB bench session's 1.2 MB tail made five) that is most
-/// of the tail's time on one thread. Parts of 64–128 KiB there cut a 5 MB context by 7–15%
-/// (`docs/perf.md`, round 24).
+/// ended: with a few long parts (the 5 MB bench session's 1.2 MB tail made five) that is about
+/// two fifths of the tail's time on one thread. Parts of 64–128 KiB there cut a 5 MB context by
+/// 7–15% (`docs/perf.md`, round 24).
 fn part_bytes(total: u64) -> u64 {
     (total / TAIL_PARTS).clamp(MIN_PART_BYTES, STREAMED_BYTES)
 }
