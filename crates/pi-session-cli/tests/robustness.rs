@@ -126,20 +126,11 @@ fn real_corpus() {
 /// process, whose auxiliary vector and vDSO are not the kernel's): a file large enough to be
 /// opened and sent on worker threads, read with and without it alike. Round 23's worker
 /// placement found the vDSO through the kernel's record of the process, valgrind's own, and
-/// crashed reading it (`docs/perf.md`, round 24). Skipped with a notice when valgrind is absent; with `CI=true` (where `.ci/run`
-/// installs it) that fails.
+/// crashed reading it (`docs/perf.md`, round 24). Skipped with a notice when valgrind is
+/// absent; with `CI=true` (where `.ci/run` installs it) that fails.
 #[test]
 fn runs_under_valgrind() {
-    let found = std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "valgrind is missing (.ci/run installs Debian's package)"
-        );
-        println!("SKIPPED: valgrind is not installed");
+    if !pi_session_test_support::have_program("valgrind", "the test under valgrind") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -49,7 +49,8 @@ pub struct StarterCore {
 }
 
 impl StarterCore {
-    /// The core the calling thread runs on now (one system call on Linux).
+    /// The core the calling thread runs on now (on Linux `sched_getcpu`, a vDSO call: no
+    /// system call).
     pub fn current() -> Self {
         Self {
             #[cfg(target_os = "linux")]
@@ -109,19 +110,15 @@ impl StarterCore {
     }
 }
 
-/// [`StarterCore::spawn_scoped`] through `Scope::spawn`: a thread that cannot be made panics,
-/// as everywhere `Scope::spawn` is used.
+/// [`StarterCore::spawn_scoped`] with a default thread, which panics when no thread can be
+/// made (as `Scope::spawn`, which the store's other workers are started with).
 pub(crate) fn spawn_off_core<'scope, T: Send + 'scope>(
     scope: &'scope Scope<'scope, '_>,
     core: StarterCore,
     work: impl FnOnce() -> T + Send + 'scope,
 ) -> ScopedJoinHandle<'scope, T> {
-    let worker = scope.spawn(move || {
-        core.leave();
-        work()
-    });
-    core.let_start();
-    worker
+    core.spawn_scoped(std::thread::Builder::new(), scope, work)
+        .unwrap_or_else(|e| panic!("could not start a worker thread: {e}"))
 }
 
 /// `work` of each of `items`, in order: the first on this thread, each other on a thread of

@@ -208,6 +208,30 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// Whether `program` can be run (`program --version` starts). When it cannot, a test that
+/// needs it (`for_what`) is skipped with a printed `SKIPPED:` notice, except under `CI=true`,
+/// where `.ci/run` installs it: there this fails the test.
+#[allow(
+    clippy::print_stdout,
+    reason = "the skip notice goes where the test harness shows a test's output"
+)]
+pub fn have_program(program: &str, for_what: &str) -> bool {
+    let found = std::process::Command::new(program)
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok();
+    if !found {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{program} is missing: .ci/run installs it"
+        );
+        println!("SKIPPED: no {program} for {for_what}");
+    }
+    found
+}
+
 /// The text of a pi v3 session whose entries each follow the one before (a linear branch), for
 /// tests that need a long one: [`push`](Self::push) each entry's `type` and body, then
 /// [`into_text`](Self::into_text).

@@ -4,8 +4,7 @@
 //! Only tests call this: a failure to set the server up panics, failing the test that asked.
 #![allow(
     clippy::expect_used,
-    clippy::print_stdout,
-    reason = "test support: a setup failure is the calling test's failure; the skip notice goes where the harness shows a test's output"
+    reason = "test support: a setup failure is the calling test's failure"
 )]
 
 use std::path::{Path, PathBuf};
@@ -37,7 +36,9 @@ impl TlsRedis {
     /// # Panics
     /// When a certificate cannot be made or the server does not start within 10 s.
     pub fn start() -> Option<Self> {
-        if !have("openssl") || !have("redis-server") {
+        if !crate::have_program("openssl", "the Redis TLS test")
+            || !crate::have_program("redis-server", "the Redis TLS test")
+        {
             return None;
         }
         let dir = tempfile::tempdir().expect("a temporary folder");
@@ -103,23 +104,6 @@ pub fn free_port() -> u16 {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port")
-}
-
-fn have(program: &str) -> bool {
-    let found = Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if !found {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{program} is missing: .ci/run installs it"
-        );
-        println!("SKIPPED: no {program} for the Redis TLS test");
-    }
-    found
 }
 
 /// Runs `openssl` with `args` (split at spaces) in `dir`.

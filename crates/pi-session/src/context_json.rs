@@ -458,7 +458,15 @@ impl PartReader {
                 .and_then(|file| file.index().get(position))
                 .map_or(0, |entry| entry.byte_len)
         };
-        let total = positions.iter().map(|&position| bytes_of(position)).sum();
+        // Summed only as far as `part_bytes` looks: a long tail (the chain's 100k entries) is
+        // not read through twice.
+        let mut total = 0;
+        for &position in positions {
+            total += bytes_of(position);
+            if total >= LONG_TAIL_BYTES {
+                break;
+            }
+        }
         let parts = parts_of(positions, part_bytes(total), bytes_of);
         let threads = match &mut file {
             Some(file) if parts.len() > 1 => {
@@ -583,6 +591,9 @@ const MIN_PART_BYTES: u64 = 1 << 16;
 fn part_bytes(total: u64) -> u64 {
     (total / TAIL_PARTS).clamp(MIN_PART_BYTES, STREAMED_BYTES)
 }
+
+/// The bytes from which a tail is cut into parts of [`STREAMED_BYTES`] ([`part_bytes`]).
+const LONG_TAIL_BYTES: u64 = TAIL_PARTS * STREAMED_BYTES;
 
 /// The text of `context` (its messages left out) after its empty messages array.
 fn rest_of(context: &pi_session_tree::AgentContext) -> Result<Vec<u8>> {

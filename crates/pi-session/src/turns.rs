@@ -42,21 +42,19 @@ pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
         // Whatever ends this walk, the helpers stop (and the scope can join them).
         let _stop = StopOnDrop(turns);
         let mut to_free = Vec::with_capacity(helpers);
-        // Asked once, and only when a helper is started (a system call).
-        let mut core = None;
         for helper in 1..=helpers {
             let (done, freed) = mpsc::channel::<T>();
-            let core = *core.get_or_insert_with(pi_session_store::StarterCore::current);
             let builder = std::thread::Builder::new().name("pi-session-read".into());
-            core.spawn_scoped(builder, scope, move || {
-                while let Some(at) = turns.claim_ahead() {
-                    drop(freed.try_iter().collect::<Vec<_>>());
-                    let mut slot = Unfilled { turns, at };
-                    let part = parts.get(at).copied().unwrap_or_default();
-                    slot.fill(read(part, helper));
-                }
-            })
-            .map_err(|e| Error::io("could not start a thread that reads the branch", e))?;
+            pi_session_store::StarterCore::current()
+                .spawn_scoped(builder, scope, move || {
+                    while let Some(at) = turns.claim_ahead() {
+                        drop(freed.try_iter().collect::<Vec<_>>());
+                        let mut slot = Unfilled { turns, at };
+                        let part = parts.get(at).copied().unwrap_or_default();
+                        slot.fill(read(part, helper));
+                    }
+                })
+                .map_err(|e| Error::io("could not start a thread that reads the branch", e))?;
             to_free.push(done);
         }
         for at in 0..parts.len() {
