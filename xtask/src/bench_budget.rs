@@ -14,7 +14,8 @@
 //! Then a long chain (`--chain N`, default 100,000 entries; 0 skips it), written by the store
 //! bench's own generator (`store_bench chain`, ~27 MB of short user turns) under
 //! `target/bench/chain-N.jsonl`: `check FILE`, `tree FILE`, `stats FILE --json` and `context FILE
-//! --format agent`, each once under `/usr/bin/time` (wall time and peak RSS), and the context's
+//! --format agent`, each run once and timed alone (its peak RSS from a second run under
+//! `/usr/bin/time`: [`crate::bench_compare::timed`]), and the context's
 //! time over `check`'s (issue #10 aims at most 2x: with no compaction everything is sent, so the
 //! cost is reading and writing). `stats` should cost about what `tree` does (both walk the branch
 //! once, streamed), not the branch's projection.

@@ -9,8 +9,9 @@
 //! repository): user turns, assistant turns with thinking and tool calls, tool results of a few
 //! KB, a compaction every 1/17 of the file (its kept range ~40 entries back) and a side branch
 //! every 1/15 (so the file has compactions and tips like a long real session; omp and pi read
-//! it). Then, each in its own process, timed from outside (`/usr/bin/time`: wall time with
-//! process start, peak RSS) and from inside where the process can say:
+//! it). Then, each in its own process, timed from outside (wall time with process start; peak
+//! RSS from `/usr/bin/time`, in a run of its own for ours: [`timed`]) and from inside where the
+//! process can say:
 //!
 //! - ours: `pi-session check` (open only) and `pi-session context --format F` for every format
 //!   (release CLI, output to `/dev/null`); the same open + context timed inside one process
@@ -237,10 +238,25 @@ fn fresh_copy(file: &Path, dir: &Path, name: &str) -> Result<PathBuf, String> {
     Ok(copy)
 }
 
-/// Runs `command` under `/usr/bin/time`, its output written to `/dev/null` (not through a pipe
-/// that this process reads: that would time our reading too): `{wall_ms, max_rss_mb}`.
+/// Runs `command` twice, its output written to `/dev/null` (not through a pipe that this
+/// process reads: that would time our reading too): `{wall_ms, peak_rss_mb}`. `wall_ms` is
+/// timed around the process alone, started and waited for here; `peak_rss_mb` comes from a
+/// second run under `/usr/bin/time`, whose own start (a second `fork` and `exec`, and its
+/// wait) would add ~1.5 ms to a run of a few milliseconds. omp's and pi's figures are taken
+/// inside their processes, so ours carry no more than our own process's start.
 pub(crate) fn timed(command: &mut Command) -> Result<Value, String> {
-    let (_, measured) = run_timed(command, false)?;
+    let started = Instant::now();
+    let status = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .status()
+        .map_err(|e| format!("could not run {command:?}: {e}"))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+    if !status.success() {
+        return Err(format!("{command:?} failed ({status})"));
+    }
+    let (_, mut measured) = run_timed(command, false)?;
+    measured["wall_ms"] = json!(round(wall_ms));
     Ok(measured)
 }
 
@@ -750,4 +766,26 @@ fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
         json!({"bytes": position(&mut out)?, "entries": counter, "compactions": compactions,
               "tips": tips, "turns": turn}),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_timed_alone_and_its_peak_rss_taken_from_another() {
+        if !Path::new("/usr/bin/time").exists() {
+            eprintln!("skipped: no /usr/bin/time (Debian's `time` package)");
+            return;
+        }
+        // A process that sleeps 0.2 s: the time is its own, the peak RSS a real figure.
+        let measured = timed(Command::new("sleep").arg("0.2")).expect("sleep runs");
+        let wall = number(&measured, &["wall_ms"]);
+        assert!((200.0..2_000.0).contains(&wall), "{measured}");
+        let rss = number(&measured, &["peak_rss_mb"]);
+        assert!(rss > 0.0 && rss < 100.0, "{measured}");
+        // A failing run is an error, not a figure.
+        let failed = timed(&mut Command::new("false")).expect_err("false fails");
+        assert!(failed.contains("failed"), "{failed}");
+    }
 }

@@ -51,6 +51,7 @@ pub mod json;
 pub mod line;
 pub mod message;
 pub mod model_facts;
+pub mod needle;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod shallow;

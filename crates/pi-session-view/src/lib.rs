@@ -51,6 +51,7 @@ use std::io::Write;
 use pi_session::store::SessionFile;
 use pi_session::tree::dialect::omp::blobs::resolve_entry_blobs;
 use pi_session::tree::{BlobSource, EntrySource};
+use pi_session::types::needle::Needle;
 
 /// The session as one self-contained HTML page (UTF-8 bytes).
 pub fn export_html(file: &SessionFile, options: &ViewOptions<'_>) -> Result<Vec<u8>, ViewError> {
@@ -149,15 +150,16 @@ fn as_written(kind: &str, bytes: &[u8], blobs: bool) -> bool {
     kind != "session"
         && kind != "title"
         && std::str::from_utf8(bytes).is_ok()
-        && memchr::memmem::find(bytes, b"\\ud").is_none()
-        && memchr::memmem::find(bytes, b"\\uD").is_none()
-        && !(blobs
-            && memchr::memmem::find(
-                bytes,
-                pi_session::tree::dialect::omp::blobs::BLOB_REF_PREFIX.as_bytes(),
-            )
-            .is_some())
+        && !SURROGATE_LOWER.is_in(bytes)
+        && !SURROGATE_UPPER.is_in(bytes)
+        && !(blobs && BLOB_REF.is_in(bytes))
 }
+
+/// The words [`as_written`] looks for in a line.
+static SURROGATE_LOWER: Needle = Needle::new(b"\\ud");
+static SURROGATE_UPPER: Needle = Needle::new(b"\\uD");
+static BLOB_REF: Needle =
+    Needle::new(pi_session::tree::dialect::omp::blobs::BLOB_REF_PREFIX.as_bytes());
 
 /// The model as [`write_script_json`] writes it with `entries` (appended by `write_entries`,
 /// without the brackets) as its last key: `{...}` becomes `{...,"entries":[...]}`

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use pi_session_store::{Diagnostic, SessionFile};
 use pi_session_tree::{USAGE_RECORD_KINDS, UsageBreakdown, usage_record};
 use pi_session_types::js;
+use pi_session_types::needle::Needle;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -215,7 +216,9 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
 /// JSON writes it, and without a `\u` escape (with which a key could spell `usage` otherwise).
 /// Skipping such lines unparsed changes no total.
 fn may_hold_usage(raw: &[u8]) -> bool {
-    memchr::memmem::find(raw, b"\"usage\"").is_some() || memchr::memmem::find(raw, b"\\u").is_some()
+    static USAGE: Needle = Needle::new(b"\"usage\"");
+    static ESCAPE: Needle = Needle::new(b"\\u");
+    USAGE.is_in(raw) || ESCAPE.is_in(raw)
 }
 
 /// True for a diagnostic that stands for a line read as nothing.

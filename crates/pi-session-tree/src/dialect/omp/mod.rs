@@ -9,6 +9,7 @@ pub mod notes;
 pub mod prompt;
 pub mod snapcompact;
 
+use pi_session_types::needle::Needle;
 use pi_session_types::shallow::Keys;
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde_json::Value;
@@ -48,8 +49,7 @@ impl BuildContext for Omp {
     /// touches compactions only. Either needs its word in the line, spelled plainly (an escaped
     /// spelling is not `JSON.stringify`'s, so such a line is not copied anyway).
     fn may_rewrite_message_line(&self, line: &[u8], blobs: bool) -> bool {
-        (blobs && memchr::memmem::find(line, blobs::BLOB_REF_PREFIX.as_bytes()).is_some())
-            || memchr::memmem::find(line, b"github-copilot").is_some()
+        (blobs && BLOB_REF.is_in(line)) || COPILOT.is_in(line)
     }
 
     /// omp 18.2 reads of a `message` entry its type and id (kept ranges, replay ends and
@@ -75,10 +75,10 @@ impl BuildContext for Omp {
     /// its blocks' `type` and `id` (the content of a tool result, most of a file, is left
     /// unread); an error turn is read whole (an empty one is left out).
     fn message_keys_of_line(&self, line: &[u8]) -> Option<&'static Keys> {
-        if memchr::memmem::find(line, br#""stopReason":"error""#).is_some() {
+        if ERROR_TURN.is_in(line) {
             return None;
         }
-        if memchr::memmem::find(line, br#""toolCall""#).is_some() {
+        if TOOL_CALL.is_in(line) {
             return Some(&OMP_18_2_CALLS);
         }
         self.message_keys()
@@ -105,6 +105,13 @@ impl BuildContext for Omp {
         )
     }
 }
+
+/// The words [`Omp::may_rewrite_message_line`] and [`Omp::message_keys_of_line`] look for in
+/// a line, as `JSON.stringify` spells them.
+static BLOB_REF: Needle = Needle::new(blobs::BLOB_REF_PREFIX.as_bytes());
+static COPILOT: Needle = Needle::new(b"github-copilot");
+static ERROR_TURN: Needle = Needle::new(br#""stopReason":"error""#);
+static TOOL_CALL: Needle = Needle::new(br#""toolCall""#);
 
 /// What omp 18.2's build reads of a `message` entry ([`Omp::message_keys`]).
 const OMP_18_2: Keys = Keys {
