@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::context::{AgentContext, Dialect};
 use crate::diagnostic::Diagnostic;
 use crate::dialect::omp::context as omp_context;
+pub use crate::dialect::omp::context::Release;
 use crate::dialect::pi::context as pi_context;
 
 /// One message of a built context.
@@ -173,6 +174,47 @@ pub fn agent_context_built_extendable(
     dialect.build_context().build(path, options.blobs)
 }
 
+/// [`agent_context_built_extendable`] of a branch's head (the path up to the last entry that
+/// is not a `message`, [`crate::source::context_path_streamed`]), to be continued with the
+/// `message` entries after it a part at a time ([`Extendable::extend_read`]). For omp, whose
+/// passes over the messages reach back, they are left for later: the messages they may still
+/// change are held back ([`Extendable::release`]), and [`Extendable::finish_held`] runs them.
+/// For pi it is the build itself (nothing to hold back).
+///
+/// ```
+/// use pi_session_tree::built::{
+///     Added, Built, Release, agent_context_built_extendable, agent_context_built_streamed,
+/// };
+/// use pi_session_tree::{ContextOptions, Dialect};
+/// use serde_json::json;
+///
+/// let entry = |id: &str, message: serde_json::Value| json!({"type":"message","id":id,
+///     "parentId":null,"timestamp":"2025-01-01T00:00:00.000Z","message":message});
+/// let call = entry("a", json!({"role":"assistant","provider":"p","model":"m","stopReason":"toolUse",
+///     "content":[{"type":"toolCall","id":"c1","name":"ls","arguments":{}}]}));
+/// let result = entry("b", json!({"role":"toolResult","toolCallId":"c1","content":[]}));
+/// let options = ContextOptions::default();
+/// // Built alone, the head's call has no result: omp would strip it. Streamed, it waits.
+/// let (mut context, head, mut diagnostics, mut streamed) =
+///     agent_context_built_streamed(&[call.clone()], Dialect::OMP, &options);
+/// assert_eq!(head, [Built::Entry(0)]);
+/// assert_eq!(streamed.release(), Release::Hold);
+/// let added = streamed.extend_read(&mut context, &[Added::Entry(&result)], &mut diagnostics);
+/// assert_eq!(added, Some(vec![Built::Entry(0)]));
+/// // The result answers the call: nothing is held back any more, nothing changes.
+/// assert_eq!(streamed.release(), Release::Send);
+/// let whole = [call, result];
+/// let (fresh, all, _, _) = agent_context_built_extendable(&whole, Dialect::OMP, &options);
+/// assert_eq!((context, all), (fresh, vec![Built::Entry(0), Built::Entry(1)]));
+/// ```
+pub fn agent_context_built_streamed(
+    path: &[Value],
+    dialect: Dialect,
+    options: &crate::context::ContextOptions<'_>,
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+    dialect.build_context().build_streamed(path, options.blobs)
+}
+
 /// An entry added to a built path, as [`Extendable::extend_read`] is handed it.
 #[derive(Debug, Clone, Copy)]
 pub enum Added<'a> {
@@ -228,7 +270,38 @@ impl Extendable {
     pub fn extends_alone(&self) -> bool {
         match &self.state {
             Tail::Pi(tail) => pi_context::extends_alone(tail),
-            Tail::Omp(_) => false,
+            Tail::Omp(tail) => omp_context::streams(tail),
+        }
+    }
+
+    /// What to do with the messages built so far and not yet sent, as the build goes on
+    /// ([`Release`]). Always [`Release::Send`] for pi's builds and for an omp build made whole;
+    /// for an omp build made by [`agent_context_built_streamed`], [`Release::Hold`] while a
+    /// turn's call waits for its result (it is stripped when none comes), and after a failed
+    /// turn (dropped, with its calls' results, or kept by what follows it) until a message no
+    /// pass removes ends the run: then [`Release::Finish`].
+    pub fn release(&self) -> Release {
+        match &self.state {
+            Tail::Pi(_) => Release::Send,
+            Tail::Omp(tail) => omp_context::release(tail),
+        }
+    }
+
+    /// For a build made by [`agent_context_built_streamed`], when [`Self::release`] says
+    /// [`Release::Finish`] and at the end of the branch: `messages` (those built and not yet
+    /// sent, as [`Built`] over `path`) as the passes over the messages leave them (omp's:
+    /// dangling calls stripped, failed turns dropped with their results), and the path indices
+    /// of the entries whose messages were changed or left out for a dangling call (a message
+    /// read cut to a few keys among them is to be read whole and this run again: the same
+    /// messages are changed). For any other build, `messages` as they are.
+    pub fn finish_held(
+        &mut self,
+        path: &[Value],
+        messages: Vec<Built>,
+    ) -> (Vec<Built>, Vec<usize>) {
+        match &mut self.state {
+            Tail::Pi(_) => (messages, Vec::new()),
+            Tail::Omp(tail) => omp_context::finish_held(tail, path, messages),
         }
     }
 
@@ -316,6 +389,9 @@ impl Extendable {
         match (&mut self.state, context) {
             (Tail::Pi(tail), AgentContext::Pi(context)) => {
                 pi_context::extend_added(tail, context, added, 0, diagnostics)
+            }
+            (Tail::Omp(tail), AgentContext::Omp(context)) => {
+                omp_context::extend_streamed(tail, context, added, diagnostics)
             }
             _ => None,
         }

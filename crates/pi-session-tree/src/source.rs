@@ -382,16 +382,18 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
 /// [`context_path_positioned`] cut in two for a caller that reads and sends the end of a long
 /// branch a part at a time: the path up to the last entry that is not a `message` (the
 /// head, read), and the positions of the `message` entries after it (the tail, left unread),
-/// when the dialect continues a build with such entries without reading what came before
-/// (`BuildContext::extends_by_messages`: pi), after a compaction as well (the head then holds
-/// it; when nothing in the head names the model, the tail is read with the head, since an
-/// assistant among its messages decides whether the messages before the sent part are read
-/// for it). The head followed by the tail's entries, read
-/// in order, is [`context_path_positioned`]'s path; the tail is empty where the dialect or the
-/// branch does not allow the cut. A caller builds over the head
-/// ([`crate::built::agent_context_prepared_extendable`]) and continues with each part of the
-/// tail ([`crate::built::Extendable::extend_alone`], or `extend_read` for messages read as
-/// their keys), so only one part is held at a time.
+/// when the dialect continues a build with such entries a part at a time
+/// (`BuildContext::extends_by_messages`: pi and omp), after a compaction as well (the head then
+/// holds it; when nothing in the head names the model, the tail is read with the head, since
+/// an assistant among its messages decides whether the messages before the sent part are read
+/// for it). The messages right after that entry that the dialect's build reads stay with the
+/// head (omp's first one: an Anthropic compaction's summary is dated by it). The head
+/// followed by the tail's entries, read in order, is [`context_path_positioned`]'s path; the
+/// tail is empty where the dialect or the branch does not allow the cut. A caller builds over
+/// the head ([`crate::built::agent_context_built_streamed`]) and continues with each part of
+/// the tail ([`crate::built::Extendable::extend_read`]), sending the messages as
+/// [`crate::built::Extendable::release`] says, so only the parts not sent yet are held (one,
+/// mostly).
 ///
 /// ```
 /// use pi_session_tree::{Dialect, TreeIndex, EntrySource};
@@ -407,8 +409,9 @@ pub fn context_path_positioned<S: EntrySource + ?Sized>(
 /// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
 /// let ((from, head), tail) = context_path_streamed(&entries, &index, &[0, 1, 2, 3], Dialect::PI).unwrap();
 /// assert_eq!((from, &head[..], tail), (vec![Some(0), Some(1)], &entries[..2], vec![2, 3]));
-/// let (_, tail) = context_path_streamed(&entries, &index, &[0, 1, 2, 3], Dialect::OMP).unwrap();
-/// assert!(tail.is_empty());
+/// // omp keeps the message after the model change with the head.
+/// let ((from, _), tail) = context_path_streamed(&entries, &index, &[0, 1, 2, 3], Dialect::OMP).unwrap();
+/// assert_eq!((from, tail), (vec![Some(0), Some(1), Some(2)], vec![3]));
 /// ```
 pub fn context_path_streamed<S: EntrySource + ?Sized>(
     source: &S,
@@ -491,7 +494,12 @@ fn context_path_split<S: EntrySource + ?Sized>(
     let mut tail: Vec<usize> = if split && dialect.build_context().extends_by_messages() {
         let last = sparse_at.last().copied();
         let cut = sent.partition_point(|&at| last.is_some_and(|last| at < last));
-        sent.split_off(cut)
+        // The messages right after it that the build reads stay with the head.
+        let read_after = match last {
+            Some(_) => dialect.build_context().messages_read_after_others(),
+            None => 0,
+        };
+        sent.split_off((cut + read_after).min(sent.len()))
     } else {
         Vec::new()
     };

@@ -29,7 +29,9 @@ use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{OmpAgentLoop, OmpAgentLoopOptions, rho};
 use pi_session_store::{IndexEntry, SessionFile};
-use pi_session_tree::built::{Added, Built, Extendable, agent_context_built_extendable};
+use pi_session_tree::built::{
+    Added, Built, Extendable, Release, agent_context_built_extendable, agent_context_built_streamed,
+};
 use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
@@ -264,17 +266,24 @@ impl Session {
         let reading = (!tail.is_empty()).then(|| PartReader::of(&source, &tail));
         let copies = source.copies_along(&from);
         drop(log);
+        let streamed = !tail.is_empty();
         let (mut context, head, mut diagnostics, mut extendable) =
-            self.build_read(path, &from, copies, dialect, options)?;
-        if !tail.is_empty() && !extendable.extends_alone() {
+            self.build_read(path, &from, copies, dialect, options, streamed)?;
+        if streamed && !extendable.extends_alone() {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
             drop(head);
             return self.context_each_whole(&mut branch, dialect, convert, options, each);
         }
+        // The load-time rewrites' diagnostics come before the build's, as for a branch
+        // prepared whole: each part's go after the head's.
+        let mut built_diagnostics = diagnostics.split_off(head.prepared);
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
-        stream.push(head, &mut each)?;
+        // The segments whose messages may still change (omp's passes over the messages reach
+        // back: [`Extendable::settled`]), in order, sent once they cannot.
+        let mut held = Held::default();
+        held.push(head, &mut extendable, self, &mut stream, &mut each)?;
         // The messages after the head: read a part at a time on a thread per core, this one
         // among them, while this one builds on and sends the parts in order
         // ([`read_parts_in_turn`]).
@@ -286,17 +295,22 @@ impl Session {
                 |part, read_by| self.read_part(reading, part, read_by),
                 |segment| segment.read_by,
                 |mut segment| {
+                    diagnostics.extend(prepare_entries(&mut segment.path, dialect, options.blobs));
                     segment.built = extendable
-                        .extend_read(&mut context, &segment.added(), &mut diagnostics)
+                        .extend_read(&mut context, &segment.added(), &mut built_diagnostics)
                         .ok_or_else(|| {
                             Error::invalid_input(
                                 "a build refused the branch's last messages (a bug)",
                             )
                         })?;
-                    stream.push(segment, &mut each)
+                    held.push(segment, &mut extendable, self, &mut stream, &mut each)
                 },
             )?;
         }
+        if let Some(last) = held.finish(self, &mut extendable)? {
+            stream.push(last, &mut each)?;
+        }
+        diagnostics.append(&mut built_diagnostics);
         let (rest, leftovers) = stream.close(context, &mut each)?;
         branch.diagnostics.append(&mut diagnostics);
         Ok((rest, self.located(branch.diagnostics), leftovers))
@@ -314,6 +328,7 @@ impl Session {
         mut copies: Vec<Option<Copied>>,
         dialect: Dialect,
         options: &ContextOptions<'_>,
+        streamed: bool,
     ) -> Result<(
         pi_session_tree::AgentContext,
         Segment,
@@ -322,8 +337,11 @@ impl Session {
     )> {
         let mut diagnostics = prepare_entries(&mut path, dialect, options.blobs);
         let prepared = diagnostics.len();
-        let (mut context, mut built, more, mut extendable) =
-            agent_context_built_extendable(&path, dialect, options);
+        let build = match streamed {
+            true => agent_context_built_streamed,
+            false => agent_context_built_extendable,
+        };
+        let (mut context, mut built, more, mut extendable) = build(&path, dialect, options);
         diagnostics.extend(more);
         let cut: Vec<usize> = copies
             .iter()
@@ -353,8 +371,7 @@ impl Session {
                 }
             }
             let more;
-            (context, built, more, extendable) =
-                agent_context_built_extendable(&path, dialect, options);
+            (context, built, more, extendable) = build(&path, dialect, options);
             diagnostics.truncate(prepared);
             diagnostics.extend(more);
         }
@@ -364,6 +381,7 @@ impl Session {
             built,
             copies,
             read_by: TAKER,
+            prepared,
         };
         Ok((context, segment, diagnostics, extendable))
     }
@@ -384,7 +402,7 @@ impl Session {
         let copies = source.copies_along(&from);
         drop(log);
         let (context, segment, mut diagnostics, _) =
-            self.build_read(path, &from, copies, dialect, options)?;
+            self.build_read(path, &from, copies, dialect, options, false)?;
         branch.diagnostics.append(&mut diagnostics);
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
@@ -426,6 +444,7 @@ impl Session {
             built: Vec::new(),
             copies,
             read_by,
+            prepared: 0,
         })
     }
 }
@@ -1098,12 +1117,137 @@ struct Segment {
     /// The reading thread it goes back to, to be freed ([`Session::read_part`]; 0 for one
     /// read on the caller's thread).
     read_by: usize,
+    /// How many of the diagnostics its build gave are its load-time rewrites' (they come
+    /// first; [`Session::build_read`]).
+    prepared: usize,
+}
+
+/// The segments of a streamed build whose messages may still change ([`Extendable::release`]:
+/// omp's passes over the messages reach back), in order: sent once none can, or once the
+/// passes can run over them ([`Extendable::finish_held`]), else at the end.
+#[derive(Default)]
+struct Held {
+    segments: Vec<Segment>,
+}
+
+impl Held {
+    /// Takes `segment` (built on by `extendable`): held, or sent with those held before it as
+    /// [`Extendable::release`] says. Gives back a segment no longer needed, to free.
+    fn push<E: From<Error>>(
+        &mut self,
+        segment: Segment,
+        extendable: &mut Extendable,
+        session: &Session,
+        stream: &mut Stream<'_>,
+        each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Option<Segment>, E> {
+        let release = extendable.release();
+        if self.segments.is_empty() && release == Release::Send {
+            return stream.push(segment, each);
+        }
+        self.segments.push(segment);
+        match release {
+            Release::Hold => Ok(None),
+            Release::Send => {
+                let mut freed = None;
+                for segment in std::mem::take(&mut self.segments) {
+                    // One goes back to its reading thread; the others are freed here.
+                    freed = stream.push(segment, each)?.or(freed);
+                }
+                Ok(freed)
+            }
+            Release::Finish => match self.finish(session, extendable)? {
+                Some(joined) => stream.push(joined, each),
+                None => Ok(None),
+            },
+        }
+    }
+
+    /// The segments held, joined, their messages as the passes over the messages leave them
+    /// (when [`Extendable::release`] says they can run, and at the end of the branch); `None`
+    /// when nothing is held. A message those changed that was read cut to a few keys
+    /// ([`Copied::cut`]) is read whole first (a message is never sent cut short).
+    fn finish(
+        &mut self,
+        session: &Session,
+        extendable: &mut Extendable,
+    ) -> Result<Option<Segment>> {
+        if self.segments.is_empty() {
+            return Ok(None);
+        }
+        let mut joined = Segment::joined(std::mem::take(&mut self.segments));
+        let held = joined.built.clone();
+        let (built, rewritten) = extendable.finish_held(&joined.path, joined.built.clone());
+        let cut: Vec<usize> = rewritten
+            .into_iter()
+            .filter(|&at| {
+                joined
+                    .copies
+                    .get(at)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|copy| copy.cut)
+            })
+            .collect();
+        if cut.is_empty() {
+            joined.built = built;
+            return Ok(Some(joined));
+        }
+        let positions = cut
+            .iter()
+            .map(|&at| joined.from.get(at).copied().flatten())
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| Error::invalid_input("a copy of no line (a bug: please report it)"))?;
+        // A line read as keys is one no load-time rewrite touches: read whole, it is prepared
+        // as it is.
+        let whole = session.log().values_at(&positions)?;
+        if whole.len() != cut.len() {
+            return Err(Error::invalid_input("an entry was not read (a bug)"));
+        }
+        for (at, entry) in cut.into_iter().zip(whole) {
+            if let (Some(slot), Some(Some(copy))) =
+                (joined.path.get_mut(at), joined.copies.get_mut(at))
+            {
+                *slot = entry;
+                copy.shallow = false;
+                copy.cut = false;
+            }
+        }
+        (joined.built, _) = extendable.finish_held(&joined.path, held);
+        Ok(Some(joined))
+    }
 }
 
 /// Reads the entry at a position whole ([`Session::whole_entry`]).
 type Reread<'r> = &'r dyn Fn(usize) -> Result<JsonValue>;
 
 impl Segment {
+    /// `segments` (in order) as one: their paths one after the other, each message naming
+    /// its entry in the joined path.
+    fn joined(segments: Vec<Segment>) -> Segment {
+        let mut joined = Segment {
+            path: Vec::new(),
+            from: Vec::new(),
+            built: Vec::new(),
+            copies: Vec::new(),
+            read_by: TAKER,
+            prepared: 0,
+        };
+        for segment in segments {
+            let offset = joined.path.len();
+            joined.copies.resize_with(offset, || None);
+            joined
+                .built
+                .extend(segment.built.into_iter().map(|message| match message {
+                    Built::Entry(at) => Built::Entry(at + offset),
+                    made => made,
+                }));
+            joined.path.extend(segment.path);
+            joined.from.extend(segment.from);
+            joined.copies.extend(segment.copies);
+        }
+        joined
+    }
+
     /// Its entries as [`Extendable::extend_read`] takes them: a message read as its keys
     /// ([`Copied::keyed`]) as those, any other entry as its value.
     fn added(&self) -> Vec<Added<'_>> {

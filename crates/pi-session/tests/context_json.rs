@@ -431,3 +431,135 @@ fn the_conversions_read_keys_the_build_reads() {
         }
     }
 }
+
+/// A long omp branch of turns that omp's passes over the messages change: calls answered in
+/// the next part or never (stripped, with their turn's thinking signatures), failed turns
+/// (aborted or errors, empty or not) dropped with their results, or kept by an
+/// interrupted-thinking mark after them, results of a dropped turn's calls coming after a user
+/// message, retried turns, results of no call. `seed` picks the turns.
+fn omp_branch(seed: u64, count: usize, compaction: bool, late_change: bool) -> String {
+    let mut state = seed.max(1);
+    let mut next = move |below: u64| {
+        // xorshift64: the same branch for the same seed.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % below
+    };
+    let mut session = LinearSession::new();
+    session.push(
+        "m0",
+        r#""model_change","provider":"anthropic","modelId":"claude-x""#,
+    );
+    let mut calls: Vec<String> = Vec::new();
+    for i in 0..count {
+        if compaction && i == 120 {
+            session.push(
+                "k0",
+                r#""compaction","summary":"before","firstKeptEntryId":"e100","tokensBefore":100"#,
+            );
+        }
+        if late_change && i == count - 40 {
+            session.push("t0", r#""thinking_level_change","thinkingLevel":"high""#);
+        }
+        let assistant = |content: String, stop: &str, extra: &str| {
+            format!(
+                r#""message","message":{{"role":"assistant","content":[{content}],"provider":"p","model":"m{i}","stopReason":"{stop}"{extra},"timestamp":{i}}}"#
+            )
+        };
+        let body = match next(100) {
+            0..=29 => format!(
+                r#""message","message":{{"role":"user","content":"turn {i}","timestamp":{i}}}"#
+            ),
+            30..=44 => assistant(format!(r#"{{"type":"text","text":"a{i}"}}"#), "stop", ""),
+            45..=64 => {
+                // A turn with calls (answered below, later, or never).
+                let mut content = vec![format!(
+                    r#"{{"type":"thinking","thinking":"t{i}","thinkingSignature":"s{i}"}}"#
+                )];
+                for k in 0..=next(2) {
+                    let id = format!("c{i}_{k}");
+                    content.push(format!(
+                        r#"{{"type":"toolCall","id":"{id}","name":"ls","arguments":{{"k":{k}}}}}"#
+                    ));
+                    calls.push(id);
+                }
+                let stop = match next(10) {
+                    0 => "aborted",
+                    1 => "error",
+                    _ => "toolUse",
+                };
+                assistant(content.join(","), stop, "")
+            }
+            65..=84 => {
+                // A result: mostly of the latest call, else of an older one or of none.
+                let id = match (next(8), calls.len()) {
+                    (_, 0) | (0, _) => format!("none{i}"),
+                    (1, n) => calls[next(n as u64) as usize].clone(),
+                    (_, n) => calls[n - 1].clone(),
+                };
+                format!(
+                    r#""message","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"ls","content":[{{"type":"text","text":"r{i}"}}],"isError":false,"timestamp":{i}}}"#
+                )
+            }
+            85..=89 => assistant(format!(r#"{{"type":"text","text":"x{i}"}}"#), "aborted", ""),
+            90..=91 => assistant(format!(r#"{{"type":"text","text":"e{i}"}}"#), "error", ""),
+            92 => assistant(String::new(), "error", ""),
+            93 => assistant(
+                format!(r#"{{"type":"text","text":"r{i}"}}"#),
+                "stop",
+                r#","retryRecovery":true"#,
+            ),
+            94..=96 => format!(
+                r#""message","message":{{"role":"custom","customType":"interrupted-thinking","content":"i{i}","display":false,"timestamp":{i}}}"#
+            ),
+            _ => format!(
+                r#""message","message":{{"role":"custom","customType":"note","content":"n{i}","display":true,"timestamp":{i}}}"#
+            ),
+        };
+        session.push(&format!("e{i}"), &body);
+    }
+    session.into_text()
+}
+
+/// omp's build of a branch read in parts (its passes over the messages holding back the
+/// messages they may still change, run over them once they can tell) gives what the branch
+/// read whole gives: the agent context, its llm messages and omp's agent loop, with the same
+/// diagnostics, on branches long enough to be read in many parts, with and without a head
+/// (a compaction, a late entry that is not a message).
+#[test]
+fn an_omp_branch_read_in_parts_is_the_whole_branch() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases = 0;
+    for seed in 1..=12_u64 {
+        let compaction = seed % 3 != 0;
+        let late_change = seed % 4 == 0;
+        let text = omp_branch(seed, 3_000, compaction, late_change);
+        assert!(text.len() > 400_000, "long enough for many parts");
+        let name = format!("omp-{seed}.jsonl");
+        let (session, _) = crate::written_and_read(dir.path(), &name, &text);
+        let options = ProjectOptions {
+            dialect: Dialect::OMP,
+            ..ProjectOptions::default()
+        };
+        let leaf = LeafSelector::Default;
+        for format in [Format::Agent, Format::Llm] {
+            let (value, diagnostics) = session.project_at(&leaf, format, &options).unwrap();
+            let (text, text_diagnostics) = session
+                .context_json_at(&leaf, format, Dialect::OMP, &ContextOptions::default())
+                .unwrap();
+            assert!(
+                text == to_js_vec(&value).unwrap(),
+                "seed {seed} {format:?}: the branch read in parts differs"
+            );
+            assert_eq!(
+                format!("{text_diagnostics:?}"),
+                format!("{diagnostics:?}"),
+                "seed {seed} {format:?}"
+            );
+            cases += 1;
+        }
+        compare_agent_loop(&session, &dir.path().join(&name), &leaf, None, true);
+    }
+    assert_eq!(cases, 24);
+}

@@ -147,15 +147,38 @@ pub(crate) trait BuildContext {
         self.message_keys()
     }
 
-    /// Whether every build of this release, continued with a run of `message` entries only,
-    /// reads nothing of the path before them and changes no message built before
-    /// ([`Extendable::extends_alone`] then says so for a given build, unless a rule of that
-    /// build reaches forward: pi 1.6's context edits), and the release has no load-time
-    /// rewrites: a caller may then read and send such a run after the rest, a part at a time
-    /// ([`crate::source::context_path_streamed`]). `false` (the default): omp's passes reach
-    /// back.
+    /// Whether a build of this release's head ([`BuildContext::build_streamed`]) can be
+    /// continued with the run of `message` entries after it, a part at a time
+    /// ([`Extendable::extend_read`]; [`Extendable::extends_alone`] says so for a given build,
+    /// unless a rule of that build reaches forward: pi 1.6's context edits), each part reading
+    /// nothing of the path before it, so that a caller reads and sends such a run after the
+    /// rest ([`crate::source::context_path_streamed`]). The caller applies the load-time
+    /// rewrites ([`BuildContext::prepare`]) to each part, and sends the messages built once
+    /// [`Extendable::release`] says none of them can change any more: always for pi; omp's
+    /// passes over the messages reach back, so it holds back those they may change and runs
+    /// the passes over them once they can tell ([`Extendable::finish_held`]). `false` (the
+    /// default): read and built whole.
     fn extends_by_messages(&self) -> bool {
         false
+    }
+
+    /// How many of the `message` entries right after the path's last entry of another type
+    /// a build reads (beyond sending them), so that a caller splitting the path there keeps
+    /// them with the head ([`crate::source::context_path_streamed`]): omp dates an Anthropic
+    /// compaction's summary by the entry after the compaction. 0 (the default): none.
+    fn messages_read_after_others(&self) -> usize {
+        0
+    }
+
+    /// [`BuildContext::build`] of a branch's head, to be continued a part at a time with the
+    /// `message` entries after it ([`crate::built::agent_context_built_streamed`]): omp leaves
+    /// its passes over the messages to the end. The default: the build itself.
+    fn build_streamed(
+        &self,
+        path: &[Value],
+        blobs: Option<&dyn BlobSource>,
+    ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+        self.build(path, blobs)
     }
 
     /// The load-time rewrites of the path's entries, in place (omp's; pi has none).

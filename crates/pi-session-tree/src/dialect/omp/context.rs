@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::notes as omp_notes;
 use super::snapcompact;
-use crate::built::Built;
+use crate::built::{Added, Built};
 use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::dialect::pi::context::branch_summary_message;
@@ -166,6 +166,107 @@ pub(crate) struct OmpTail {
     opaque: bool,
     /// How many of the diagnostics are the settings pass's (they come first).
     settings_diagnostics: usize,
+    /// For a build continued a part at a time ([`build_streamed`]): what the passes over the
+    /// messages, run at the end, still wait for.
+    stream: Option<Held>,
+}
+
+/// A build continued with a branch's tail a part at a time ([`build_streamed`],
+/// [`extend_streamed`]). omp's passes over the messages reach back: a call is stripped when no
+/// result answers it anywhere, a failed turn is dropped (with the results of its calls that
+/// follow it) unless the message after it is an interrupted-thinking mark. So the messages
+/// they may still change are held back ([`Release`]) until the passes can tell, and run over
+/// them then ([`finish_held`]):
+/// - a turn whose calls all have results stays as it is ([`Held::open`]);
+/// - a failed turn's fate is told by the messages after it, up to one no pass removes (not a
+///   tool result, not a failed turn): with every call answered, the passes run over those
+///   held when such a message ends them, and nothing after it changes them;
+/// - the results a dropped turn's calls get later are dropped too ([`Held::dropped`]);
+/// - a call whose id is an object or array is answered by no result: all from it on waits
+///   for the end.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Held {
+    /// The call ids (compared by value) of the tool results among the messages so far.
+    paired: HashSet<SameValueKey>,
+    /// The ids of calls among the messages held that no result has answered yet.
+    open: HashSet<SameValueKey>,
+    /// The call ids of the failed turns dropped among the messages sent: a later result of
+    /// one is dropped.
+    dropped: HashSet<SameValueKey>,
+    /// Among the messages held: a failed turn, or a result of a dropped turn's call.
+    passes: bool,
+    /// A call whose id is compared by identity was held: all waits for the end.
+    to_the_end: bool,
+    /// Whether the last message taken is one no pass removes (a pass over those held up to
+    /// it reads nothing after it).
+    closes: bool,
+}
+
+/// What to do with the messages held back by a build continued a part at a time
+/// ([`crate::built::Extendable::release`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// Keep holding them: a pass may still change one of them.
+    Hold,
+    /// Send them as they are: no pass changes any of them.
+    Send,
+    /// Run the passes over them ([`crate::built::Extendable::finish_held`]) and send what
+    /// they leave: nothing after them changes that.
+    Finish,
+}
+
+impl Held {
+    /// Takes into account `message`, the next one of the context.
+    fn note(&mut self, message: &Value) {
+        let view = MessageRef::new(message);
+        let role = view.role();
+        match role {
+            Some("toolResult") => {
+                let key = SameValueKey::of(view.tool_call_id());
+                // An id by identity answers no call: never paired.
+                if !is_by_identity(&key) {
+                    self.passes |= self.dropped.contains(&key);
+                    self.open.remove(&key);
+                    self.paired.insert(key);
+                }
+            }
+            Some("assistant") => {
+                self.passes |= is_failed(message);
+                let calls = view
+                    .content()
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter(|block| BlockRef::new(block).is("toolCall"));
+                for call in calls {
+                    let key = SameValueKey::of(BlockRef::new(call).id());
+                    if is_by_identity(&key) {
+                        self.to_the_end = true;
+                    } else if !self.paired.contains(&key) {
+                        self.open.insert(key);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.closes = match role {
+            Some("toolResult") => false,
+            Some("assistant") => !is_failed(message),
+            _ => true,
+        };
+    }
+
+    fn release(&self) -> Release {
+        if self.to_the_end || !self.open.is_empty() {
+            Release::Hold
+        } else if !self.passes {
+            Release::Send
+        } else if self.closes {
+            Release::Finish
+        } else {
+            Release::Hold
+        }
+    }
 }
 
 /// [`build_indexed`] and what [`extend`] needs to continue it.
@@ -177,13 +278,14 @@ pub(crate) fn build_extendable(
         path,
         messages: Vec::new(),
         diagnostics: Vec::new(),
+        rewritten: Vec::new(),
     };
     let (context, compaction, explicit_default) = builder.settings();
     let settings_diagnostics = builder.diagnostics.len();
     builder.emit_all(compaction, options);
     builder.prepend_context_notes();
     let (paired, dangling) = builder.strip_dangling_tool_calls();
-    let failed = builder.drop_failed_turns();
+    let (failed, _) = builder.drop_failed_turns();
     let opaque = paired.iter().chain(&dangling).any(is_by_identity);
     let tail = OmpTail {
         explicit_default,
@@ -192,8 +294,122 @@ pub(crate) fn build_extendable(
         failed,
         opaque,
         settings_diagnostics,
+        stream: None,
     };
     (context, builder.messages, builder.diagnostics, tail)
+}
+
+/// [`build_extendable`] over a branch's head, to be continued with its tail a part at a time
+/// ([`extend_streamed`]): the settings, the messages and the context notes, but not the passes
+/// over the messages, which [`finish_held`] runs at the end over those still held back.
+pub(crate) fn build_streamed(
+    path: &[Value],
+    options: &OmpOptions<'_>,
+) -> (OmpContext, Vec<Built>, Vec<Diagnostic>, OmpTail) {
+    let mut builder = Builder {
+        path,
+        messages: Vec::new(),
+        diagnostics: Vec::new(),
+        rewritten: Vec::new(),
+    };
+    let (context, compaction, explicit_default) = builder.settings();
+    let settings_diagnostics = builder.diagnostics.len();
+    builder.emit_all(compaction, options);
+    builder.prepend_context_notes();
+    let mut held = Held::default();
+    for message in &builder.messages {
+        held.note(message.resolve(path));
+    }
+    let tail = OmpTail {
+        explicit_default,
+        paired: HashSet::new(),
+        dangling: HashSet::new(),
+        failed: 0,
+        opaque: false,
+        settings_diagnostics,
+        stream: Some(held),
+    };
+    (context, builder.messages, builder.diagnostics, tail)
+}
+
+/// Continues a build made by [`build_streamed`] with the next part of the branch's tail
+/// (`message` entries, in order): the messages they add (their [`Built::Entry`] indices into
+/// `added`), the settings and diagnostics updated as [`extend`] updates them. None of the
+/// passes over the messages is run ([`finish_held`]). `None` for a build not made so, or an
+/// entry that is not a `message` read as a value.
+pub(crate) fn extend_streamed(
+    tail: &mut OmpTail,
+    context: &mut OmpContext,
+    added: &[Added<'_>],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Vec<Built>> {
+    let held = tail.stream.as_mut()?;
+    let entries = added
+        .iter()
+        .map(|added| match added {
+            Added::Entry(entry) if kind(entry) == Some("message") => Some(*entry),
+            _ => None,
+        })
+        .collect::<Option<Vec<&Value>>>()?;
+    let mut settings = Vec::new();
+    for entry in &entries {
+        settle_message(&mut settings, context, tail.explicit_default, entry);
+    }
+    let mut emitted = Vec::new();
+    let mut messages = Vec::new();
+    for (at, entry) in entries.iter().enumerate() {
+        if let Some(message) = appended(entry, at, &mut emitted) {
+            held.note(match &message {
+                Built::Entry(_) => EntryRef::new(entry).message().unwrap_or(&Value::Null),
+                Built::Made(made) => made,
+            });
+            messages.push(message);
+        }
+    }
+    let at = tail.settings_diagnostics.min(diagnostics.len());
+    tail.settings_diagnostics += settings.len();
+    diagnostics.splice(at..at, settings);
+    diagnostics.extend(emitted);
+    Some(messages)
+}
+
+/// Whether the build was made by [`build_streamed`], to be continued a part at a time.
+pub(crate) fn streams(tail: &OmpTail) -> bool {
+    tail.stream.is_some()
+}
+
+/// What to do with the messages a build made by [`build_streamed`] holds back ([`Release`]);
+/// [`Release::Send`] for any other build (its passes have run).
+pub(crate) fn release(tail: &OmpTail) -> Release {
+    tail.stream.as_ref().map_or(Release::Send, Held::release)
+}
+
+/// The passes over the messages of a build made by [`build_streamed`], run over `messages`,
+/// those held back (built over `path`, the entries they were read from), when [`release`]
+/// says so or at the end of the branch: the dangling calls stripped (a call is answered by a
+/// result anywhere among the context's messages), the failed turns dropped with their
+/// results, and the results of calls of turns dropped before. Returns the messages, and the
+/// path indices of the entries whose messages the first pass changed or left out. The
+/// messages sent before are not changed by any pass; those returned are not either, later.
+pub(crate) fn finish_held(
+    tail: &mut OmpTail,
+    path: &[Value],
+    messages: Vec<Built>,
+) -> (Vec<Built>, Vec<usize>) {
+    let Some(held) = &mut tail.stream else {
+        return (messages, Vec::new());
+    };
+    let mut builder = Builder {
+        path,
+        messages,
+        diagnostics: Vec::new(),
+        rewritten: Vec::new(),
+    };
+    builder.strip_dangling_with(&held.paired);
+    let dropped = builder.drop_failed_turns_with(&held.dropped);
+    held.dropped.extend(dropped);
+    held.passes = false;
+    (builder.messages, builder.rewritten)
 }
 
 /// Whether the build stripped tool calls from an assistant turn (the only message omp's build
@@ -227,6 +443,7 @@ pub(crate) fn extend(
         path,
         messages: Vec::new(),
         diagnostics: Vec::new(),
+        rewritten: Vec::new(),
     };
     for entry in added {
         builder.settle_message(context, tail.explicit_default, entry);
@@ -277,20 +494,28 @@ struct Builder<'p> {
     path: &'p [Value],
     messages: Vec<Built>,
     diagnostics: Vec<Diagnostic>,
+    /// The path indices of the entries whose messages the pass over dangling calls changed or
+    /// left out ([`finish_held`]).
+    rewritten: Vec<usize>,
 }
 
 fn kind(entry: &Value) -> Option<&str> {
     EntryRef::new(entry).kind()
 }
 
+/// Reports `entry` as malformed (what omp would throw on, or skip) in `diagnostics`.
+fn malformed(diagnostics: &mut Vec<Diagnostic>, entry: &Value, message: impl Into<String>) {
+    diagnostics.push(Diagnostic::at(
+        DiagnosticKind::MalformedEntry,
+        None,
+        EntryRef::new(entry).id(),
+        message,
+    ));
+}
+
 impl<'p> Builder<'p> {
     fn malformed(&mut self, entry: &Value, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic::at(
-            DiagnosticKind::MalformedEntry,
-            None,
-            EntryRef::new(entry).id(),
-            message,
-        ));
+        malformed(&mut self.diagnostics, entry, message);
     }
 
     /// One pass over the path: settings, last value wins. Returns the index of
@@ -340,25 +565,9 @@ impl<'p> Builder<'p> {
         (context, compaction, explicit_default)
     }
 
-    /// A `message` entry's part of the settings: an assistant message names the default
-    /// model unless a `model_change` did.
+    /// A `message` entry's part of the settings ([`settle_message`]).
     fn settle_message(&mut self, context: &mut OmpContext, explicit_default: bool, entry: &Value) {
-        match EntryRef::new(entry).message() {
-            None | Some(Value::Null) => self.malformed(
-                entry,
-                "message entry has no message object; omp throws here, the entry is ignored",
-            ),
-            Some(message) => {
-                if MessageRef::new(message).is_role("assistant") && !explicit_default {
-                    let model = format!(
-                        "{}/{}",
-                        js::string_of(MessageRef::new(message).provider()),
-                        js::string_of(MessageRef::new(message).model())
-                    );
-                    context.models.insert("default".into(), Value::from(model));
-                }
-            }
-        }
+        settle_message(&mut self.diagnostics, context, explicit_default, entry);
     }
 
     fn collect_rules(
@@ -499,68 +708,11 @@ impl<'p> Builder<'p> {
         }
     }
 
-    /// omp's `appendMessage` in LLM mode.
+    /// omp's `appendMessage` in LLM mode ([`appended`]).
     fn append(&mut self, at: usize) {
-        let path = self.path;
-        let entry = &path[at];
-        match kind(entry) {
-            Some("message") => {
-                let Some(message) = EntryRef::new(entry).message().filter(|m| !m.is_null()) else {
-                    return;
-                };
-                if MessageRef::new(message).is_role("assistant")
-                    && (js::truthy(MessageRef::new(message).retry_recovery())
-                        || self.is_empty_error_turn(entry, message))
-                {
-                    return;
-                }
-                self.messages.push(Built::Entry(at));
-            }
-            Some("custom_message") => {
-                let custom_type = js::as_str(EntryRef::new(entry).custom_type());
-                if custom_type.is_some_and(|t| SKIPPED_CUSTOM_MESSAGE_TYPES.contains(&t)) {
-                    return;
-                }
-                if let Some(message) = custom_message_from_entry(entry) {
-                    self.messages.push(Built::Made(message));
-                }
-            }
-            Some("branch_summary") if js::truthy(EntryRef::new(entry).summary()) => {
-                self.messages
-                    .push(Built::Made(branch_summary_message(entry)));
-            }
-            _ => {}
+        if let Some(message) = appended(&self.path[at], at, &mut self.diagnostics) {
+            self.messages.push(message);
         }
-    }
-
-    /// omp's `isEmptyErrorTurn`: an `error` turn none of whose blocks has
-    /// content. Where JavaScript would throw (malformed blocks), the turn is
-    /// kept and reported.
-    fn is_empty_error_turn(&mut self, entry: &Value, message: &Value) -> bool {
-        if MessageRef::new(message).stop_reason() != Some("error") {
-            return false;
-        }
-        let Some(blocks) = MessageRef::new(message).content().and_then(Value::as_array) else {
-            self.malformed(
-                entry,
-                "error turn whose content is not an array; omp throws here, the turn is kept",
-            );
-            return false;
-        };
-        for block in blocks {
-            match block_has_content(block) {
-                Ok(true) => return false,
-                Ok(false) => {}
-                Err(problem) => {
-                    self.malformed(
-                        entry,
-                        format!("{problem}; omp throws here, the turn is kept"),
-                    );
-                    return false;
-                }
-            }
-        }
-        true
     }
 
     fn prepend_context_notes(&mut self) {
@@ -650,6 +802,9 @@ impl<'p> Builder<'p> {
                     block
                 })
                 .collect();
+            if let Built::Entry(at) = self.messages[i] {
+                self.rewritten.push(at);
+            }
             if normalized.is_empty() {
                 self.messages.remove(i);
             } else if let Some(map) = self.messages[i].make_mut(path).as_object_mut() {
@@ -670,10 +825,12 @@ impl<'p> Builder<'p> {
     /// Errored and aborted assistant turns leave the model context together
     /// with the tool results paired to their calls, unless an
     /// interrupted-thinking message follows them.
-    /// Returns how many failed turns it saw (dropped or kept).
-    fn drop_failed_turns(&mut self) -> usize {
+    /// Returns how many failed turns it saw (dropped or kept), and the call ids (compared by
+    /// value) of those dropped.
+    fn drop_failed_turns(&mut self) -> (usize, HashSet<SameValueKey>) {
         let path = self.path;
         let mut failed = 0;
+        let mut all_dropped = HashSet::new();
         let mut i = self.messages.len();
         while let Some(at) = self.assistant_before(i) {
             i = at;
@@ -703,6 +860,7 @@ impl<'p> Builder<'p> {
             if dropped.is_empty() {
                 continue;
             }
+            all_dropped.extend(dropped.iter().filter(|key| !is_by_identity(key)).cloned());
             let mut j = self.messages.len();
             while j > i {
                 j -= 1;
@@ -715,7 +873,110 @@ impl<'p> Builder<'p> {
                 }
             }
         }
-        failed
+        (failed, all_dropped)
+    }
+
+    /// [`Self::drop_failed_turns`] over messages that follow those of failed turns dropped
+    /// before with the call ids `before`: their results among these go too (after the turns
+    /// here are dropped or kept, as the pass, walking back, gets to those turns last). Returns
+    /// the call ids of the turns dropped here.
+    fn drop_failed_turns_with(&mut self, before: &HashSet<SameValueKey>) -> HashSet<SameValueKey> {
+        let (_, dropped) = self.drop_failed_turns();
+        if !before.is_empty() {
+            let path = self.path;
+            self.messages.retain(|message| {
+                let view = MessageRef::new(message.resolve(path));
+                !(view.is_role("toolResult")
+                    && before.contains(&SameValueKey::of(view.tool_call_id())))
+            });
+        }
+        dropped
+    }
+}
+
+/// omp's `appendMessage` in LLM mode: the message `entry` (the path entry at `at`) adds, if
+/// any.
+fn appended(entry: &Value, at: usize, diagnostics: &mut Vec<Diagnostic>) -> Option<Built> {
+    match kind(entry) {
+        Some("message") => {
+            let message = EntryRef::new(entry).message().filter(|m| !m.is_null())?;
+            if MessageRef::new(message).is_role("assistant")
+                && (js::truthy(MessageRef::new(message).retry_recovery())
+                    || is_empty_error_turn(diagnostics, entry, message))
+            {
+                return None;
+            }
+            Some(Built::Entry(at))
+        }
+        Some("custom_message") => {
+            let custom_type = js::as_str(EntryRef::new(entry).custom_type());
+            if custom_type.is_some_and(|t| SKIPPED_CUSTOM_MESSAGE_TYPES.contains(&t)) {
+                return None;
+            }
+            custom_message_from_entry(entry).map(Built::Made)
+        }
+        Some("branch_summary") if js::truthy(EntryRef::new(entry).summary()) => {
+            Some(Built::Made(branch_summary_message(entry)))
+        }
+        _ => None,
+    }
+}
+
+/// omp's `isEmptyErrorTurn`: an `error` turn none of whose blocks has content. Where
+/// JavaScript would throw (malformed blocks), the turn is kept and reported.
+fn is_empty_error_turn(diagnostics: &mut Vec<Diagnostic>, entry: &Value, message: &Value) -> bool {
+    if MessageRef::new(message).stop_reason() != Some("error") {
+        return false;
+    }
+    let Some(blocks) = MessageRef::new(message).content().and_then(Value::as_array) else {
+        malformed(
+            diagnostics,
+            entry,
+            "error turn whose content is not an array; omp throws here, the turn is kept",
+        );
+        return false;
+    };
+    for block in blocks {
+        match block_has_content(block) {
+            Ok(true) => return false,
+            Ok(false) => {}
+            Err(problem) => {
+                malformed(
+                    diagnostics,
+                    entry,
+                    format!("{problem}; omp throws here, the turn is kept"),
+                );
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// A `message` entry's part of the settings: an assistant message names the default model
+/// unless a `model_change` did.
+fn settle_message(
+    diagnostics: &mut Vec<Diagnostic>,
+    context: &mut OmpContext,
+    explicit_default: bool,
+    entry: &Value,
+) {
+    match EntryRef::new(entry).message() {
+        None | Some(Value::Null) => malformed(
+            diagnostics,
+            entry,
+            "message entry has no message object; omp throws here, the entry is ignored",
+        ),
+        Some(message) => {
+            if MessageRef::new(message).is_role("assistant") && !explicit_default {
+                let model = format!(
+                    "{}/{}",
+                    js::string_of(MessageRef::new(message).provider()),
+                    js::string_of(MessageRef::new(message).model())
+                );
+                context.models.insert("default".into(), Value::from(model));
+            }
+        }
     }
 }
 
@@ -969,4 +1230,128 @@ pub fn coerce_service_tier(value: Option<&Value>) -> Option<Map<String, Value>> 
         _ => {}
     }
     (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// One message entry of a branch: `kind` picks the message, `id` a call id of a small pool
+    /// (so results meet calls, of the same turn or of others), `variant` its stop reason.
+    fn entry(at: usize, kind: u8, id: u8, variant: u8) -> Value {
+        let call = |id: u8| format!("c{id}");
+        let stop = ["toolUse", "aborted", "error", "stop"][usize::from(variant % 4)];
+        let message = match kind {
+            0 => json!({"role": "user", "content": format!("u{at}")}),
+            1 => json!({"role": "assistant", "provider": "p", "model": format!("m{at}"),
+                "stopReason": stop, "content": [{"type": "text", "text": format!("a{at}")}]}),
+            2 | 3 => json!({"role": "assistant", "provider": "p", "model": "m", "stopReason": stop,
+            "content": [
+                {"type": "thinking", "thinking": "t", "thinkingSignature": "s"},
+                {"type": "toolCall", "id": call(id), "name": "ls", "arguments": {}},
+                {"type": "toolCall", "id": call(id + 1), "name": "ls", "arguments": {}},
+            ]}),
+            4 | 5 => json!({"role": "toolResult", "toolCallId": call(id), "content": []}),
+            6 => json!({"role": "custom", "customType": INTERRUPTED_THINKING_MESSAGE_TYPE,
+                "content": "i", "display": false}),
+            7 => json!({"role": "assistant", "provider": "p", "model": "m", "stopReason": "error",
+                "content": []}),
+            8 => json!({"role": "assistant", "provider": "p", "model": "m", "stopReason": "stop",
+                "retryRecovery": true, "content": [{"type": "text", "text": "r"}]}),
+            _ => json!({"role": "custom", "customType": "note", "content": "n", "display": true}),
+        };
+        json!({"type": "message", "id": format!("e{at}"), "parentId": null,
+            "timestamp": "2026-01-01T00:00:00.000Z", "message": message})
+    }
+
+    /// What a caller streaming `path` gets (its head `path[..head]` built by
+    /// [`build_streamed`], the rest in parts cut where `cuts` says, the messages held back
+    /// and sent as [`release`] says, the passes run over those held by [`finish_held`]).
+    fn streamed(
+        path: &[Value],
+        head: usize,
+        cuts: &[bool],
+    ) -> (OmpContext, Vec<Diagnostic>, Vec<Value>) {
+        let options = OmpOptions::default();
+        let (mut context, built, mut diagnostics, mut tail) =
+            build_streamed(&path[..head], &options);
+        let mut sent = Vec::new();
+        let mut held_path: Vec<Value> = Vec::new();
+        let mut held: Vec<Built> = Vec::new();
+        let mut take = |part: &[Value], built: Vec<Built>, tail: &mut OmpTail| {
+            let offset = held_path.len();
+            held_path.extend(part.iter().cloned());
+            held.extend(built.into_iter().map(|message| match message {
+                Built::Entry(at) => Built::Entry(at + offset),
+                made => made,
+            }));
+            let messages = match release(tail) {
+                Release::Hold => return,
+                Release::Send => std::mem::take(&mut held),
+                Release::Finish => finish_held(tail, &held_path, std::mem::take(&mut held)).0,
+            };
+            sent.extend(messages.into_iter().map(|m| m.into_value(&held_path)));
+            held_path.clear();
+        };
+        take(&path[..head], built, &mut tail);
+        let mut start = head;
+        for end in head + 1..=path.len() {
+            if end == path.len() || cuts[end % cuts.len()] {
+                let part = &path[start..end];
+                let added: Vec<Added<'_>> = part.iter().map(Added::Entry).collect();
+                let built = extend_streamed(&mut tail, &mut context, &added, &mut diagnostics)
+                    .expect("a part of messages extends a streamed build");
+                take(part, built, &mut tail);
+                start = end;
+            }
+        }
+        let (messages, _) = finish_held(&mut tail, &held_path, std::mem::take(&mut held));
+        sent.extend(messages.into_iter().map(|m| m.into_value(&held_path)));
+        (context, diagnostics, sent)
+    }
+
+    proptest! {
+        /// Streamed in parts cut anywhere, after a head of any length, omp's build gives the
+        /// context the whole branch gives: the same messages (calls stripped, failed turns
+        /// dropped or kept, results dropped with them), settings and diagnostics.
+        #[test]
+        fn a_branch_streamed_in_any_parts_is_built_as_whole(
+            messages in prop::collection::vec((0u8..10, 0u8..3, 0u8..4), 0..40),
+            head in 0usize..40,
+            cuts in prop::collection::vec(any::<bool>(), 1..6),
+        ) {
+            let mut path = vec![json!({"type": "model_change", "id": "m", "parentId": null,
+                "timestamp": "2026-01-01T00:00:00.000Z", "provider": "p", "modelId": "x"})];
+            path.extend(messages.iter().enumerate().map(|(at, &(kind, id, variant))| {
+                entry(at, kind, id, variant)
+            }));
+            let head = 1 + head.min(messages.len());
+            let (whole, whole_diagnostics) = build(&path, &OmpOptions::default());
+            let (mut context, diagnostics, sent) = streamed(&path, head, &cuts);
+            context.messages = sent;
+            prop_assert_eq!(context, whole);
+            prop_assert_eq!(format!("{diagnostics:?}"), format!("{whole_diagnostics:?}"));
+        }
+    }
+
+    /// A failed turn that ends a part waits for the message after it: an interrupted-thinking
+    /// mark in the next part keeps it (a pass run at the end of its part would drop it).
+    #[test]
+    fn a_failed_turn_at_the_end_of_a_part_waits_for_the_next() {
+        let path: Vec<Value> = [(0, 0, 0), (1, 0, 1), (6, 0, 0), (0, 0, 0)]
+            .iter()
+            .enumerate()
+            .map(|(at, &(kind, id, variant))| entry(at, kind, id, variant))
+            .collect();
+        let (whole, _) = build(&path, &OmpOptions::default());
+        assert_eq!(whole.messages.len(), 4, "the aborted turn is kept");
+        for cut in 1..path.len() {
+            let cuts: Vec<bool> = (0..path.len()).map(|at| at == cut).collect();
+            let (mut context, _, sent) = streamed(&path, 1, &cuts);
+            context.messages = sent;
+            assert_eq!(context, whole, "cut at {cut}");
+        }
+    }
 }

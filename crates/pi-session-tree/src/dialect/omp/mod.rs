@@ -84,6 +84,33 @@ impl BuildContext for Omp {
         self.message_keys()
     }
 
+    /// Continued a part at a time, the passes over the messages wait for the end
+    /// ([`context::build_streamed`]); the load-time rewrites go entry by entry.
+    fn extends_by_messages(&self) -> bool {
+        true
+    }
+
+    /// An Anthropic compaction's summary is dated by the entry after the compaction when its
+    /// kept range starts after it.
+    fn messages_read_after_others(&self) -> usize {
+        1
+    }
+
+    fn build_streamed(
+        &self,
+        path: &[Value],
+        blobs: Option<&dyn BlobSource>,
+    ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+        let (context, messages, diagnostics, tail) =
+            context::build_streamed(path, &context::OmpOptions { blobs });
+        (
+            AgentContext::Omp(context),
+            messages,
+            diagnostics,
+            Extendable::omp(tail),
+        )
+    }
+
     fn prepare(&self, path: &mut [Value], blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
         path.iter_mut()
             .flat_map(|entry| prepare_omp_entry(entry, blobs))
