@@ -221,10 +221,11 @@ impl KeyedMessage {
 /// `JSON.stringify` spells it ([`json::is_js_canonical`]), read as the keys `keys.message` of
 /// its message ([`KeyedMessage`]) and the bytes of that message; no map built. The entry's own
 /// keys are only checked: `type` must be `"message"` and `id` must be `id` as written (no
-/// escape), so `keys.entry` may name no key but `type`, `id` and `message`. `None` for
-/// anything else: a line that is not canonical, names another type or id (or spells it with an
-/// escape), has no message object, or that [`canonical_entry_with_message_keys`] refuses; a
-/// caller then reads it that way or whole.
+/// escape); other keys `keys.entry` names (omp's `timestamp`) are not read, so a caller reads
+/// a line so only where no rule reads them (the messages after a branch's last entry of
+/// another type). `None` for anything else: a line that is not canonical, names another type
+/// or id (or spells it with an escape), has no message object, or that
+/// [`canonical_entry_with_message_keys`] refuses; a caller then reads it that way or whole.
 ///
 /// ```
 /// use pi_session_types::shallow::{Keys, canonical_keyed_message};
@@ -236,16 +237,15 @@ impl KeyedMessage {
 /// assert_eq!(message.get("provider"), None);
 /// assert_eq!(bytes, br#"{"role":"user","content":"long"}"#);
 /// assert_eq!(canonical_keyed_message(line, &keys, "b"), None);
+/// // An entry key besides those is not read.
+/// let dated = Keys { entry: &["type", "id", "timestamp", "message"], ..keys };
+/// assert_eq!(canonical_keyed_message(line, &dated, "a").map(|(m, _)| m), Some(message));
 /// ```
 pub fn canonical_keyed_message<'l>(
     line: &'l [u8],
     keys: &Keys,
     id: &str,
 ) -> Option<(KeyedMessage, &'l [u8])> {
-    const CHECKED: [&str; 3] = [key::TYPE, key::ID, key::MESSAGE];
-    if !keys.entry.iter().all(|name| CHECKED.contains(name)) {
-        return None;
-    }
     // A canonical object holds no key twice: each member below is seen once at most.
     struct Read {
         members: Vec<(&'static str, Value)>,
@@ -535,10 +535,11 @@ mod tests {
         ] {
             assert_eq!(canonical_keyed_message(other, &KEYS, id), None, "{other:?}");
         }
-        // Entry keys it does not check (the caller would lose them): refused.
+        // Entry keys besides `type`, `id` and `message` are not read: the message's keys are
+        // those read with the smaller list.
         assert_eq!(
-            canonical_keyed_message(line, &super::tests::KEYS, "a"),
-            None
+            canonical_keyed_message(line, &super::tests::KEYS, "a").map(|(message, _)| message),
+            canonical_keyed_message(line, &KEYS, "a").map(|(message, _)| message)
         );
     }
 

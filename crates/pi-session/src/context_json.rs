@@ -1176,6 +1176,17 @@ impl Held {
             return Ok(None);
         }
         let mut joined = Segment::joined(std::mem::take(&mut self.segments));
+        // A message read as its keys is a placeholder in the path: the passes read those keys
+        // (never its content: a turn with calls is not read so).
+        for (entry, copy) in joined.path.iter_mut().zip(&joined.copies) {
+            if let Some(keyed) = copy.as_ref().and_then(|copy| copy.keyed.as_ref()) {
+                let message: serde_json::Map<String, JsonValue> = keyed
+                    .members()
+                    .map(|(name, value)| (name.to_owned(), value.clone()))
+                    .collect();
+                *entry = serde_json::json!({"type": "message", "message": message});
+            }
+        }
         let held = joined.built.clone();
         let (built, rewritten) = extendable.finish_held(&joined.path, joined.built.clone());
         let cut: Vec<usize> = rewritten

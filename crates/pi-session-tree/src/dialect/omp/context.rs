@@ -24,6 +24,7 @@ use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::dialect::pi::context::branch_summary_message;
 use pi_session_types::js::{self, SameValueKey};
+use pi_session_types::shallow::KeyedMessage;
 
 /// `customType` of omp's hidden interrupted-thinking continuity message.
 pub const INTERRUPTED_THINKING_MESSAGE_TYPE: &str = "interrupted-thinking";
@@ -202,6 +203,33 @@ pub(crate) struct Held {
     closes: bool,
 }
 
+/// A message as the passes over the messages read it: its value, or the keys of it read from
+/// its line ([`Added::Message`]: omp's [`crate::context::message_keys`], which hold those the
+/// passes read of a message without a call).
+#[derive(Clone, Copy)]
+enum Seen<'a> {
+    Value(&'a Value),
+    Keyed(&'a KeyedMessage),
+}
+
+impl<'a> Seen<'a> {
+    fn get(self, key: &str) -> Option<&'a Value> {
+        match self {
+            Self::Value(message) => message.get(key),
+            Self::Keyed(message) => message.get(key),
+        }
+    }
+
+    fn str(self, key: &str) -> Option<&'a str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// [`is_failed`].
+    fn is_failed(self) -> bool {
+        matches!(self.str(key::STOP_REASON), Some("aborted" | "error"))
+    }
+}
+
 /// What to do with the messages held back by a build continued a part at a time
 /// ([`crate::built::Extendable::release`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,12 +245,11 @@ pub enum Release {
 
 impl Held {
     /// Takes into account `message`, the next one of the context.
-    fn note(&mut self, message: &Value) {
-        let view = MessageRef::new(message);
-        let role = view.role();
+    fn note(&mut self, message: Seen<'_>) {
+        let role = message.str(key::ROLE);
         match role {
             Some("toolResult") => {
-                let key = SameValueKey::of(view.tool_call_id());
+                let key = SameValueKey::of(message.get(key::TOOL_CALL_ID));
                 // An id by identity answers no call: never paired.
                 if !is_by_identity(&key) {
                     self.passes |= self.dropped.contains(&key);
@@ -231,9 +258,9 @@ impl Held {
                 }
             }
             Some("assistant") => {
-                self.passes |= is_failed(message);
-                let calls = view
-                    .content()
+                self.passes |= message.is_failed();
+                let calls = message
+                    .get(key::CONTENT)
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
@@ -251,7 +278,7 @@ impl Held {
         }
         self.closes = match role {
             Some("toolResult") => false,
-            Some("assistant") => !is_failed(message),
+            Some("assistant") => !message.is_failed(),
             _ => true,
         };
     }
@@ -318,7 +345,7 @@ pub(crate) fn build_streamed(
     builder.prepend_context_notes();
     let mut held = Held::default();
     for message in &builder.messages {
-        held.note(message.resolve(path));
+        held.note(Seen::Value(message.resolve(path)));
     }
     let tail = OmpTail {
         explicit_default,
@@ -344,27 +371,51 @@ pub(crate) fn extend_streamed(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Built>> {
     let held = tail.stream.as_mut()?;
-    let entries = added
-        .iter()
-        .map(|added| match added {
-            Added::Entry(entry) if kind(entry) == Some("message") => Some(*entry),
-            _ => None,
-        })
-        .collect::<Option<Vec<&Value>>>()?;
     let mut settings = Vec::new();
-    for entry in &entries {
-        settle_message(&mut settings, context, tail.explicit_default, entry);
+    for added in added {
+        match added {
+            Added::Entry(entry) if kind(entry) == Some("message") => {
+                settle_message(&mut settings, context, tail.explicit_default, entry);
+            }
+            Added::Entry(_) => return None,
+            Added::Message(message) => settle_model(
+                context,
+                tail.explicit_default,
+                Seen::Keyed(message).str(key::ROLE),
+                message.get(key::PROVIDER),
+                message.get(key::MODEL),
+            ),
+        }
     }
     let mut emitted = Vec::new();
     let mut messages = Vec::new();
-    for (at, entry) in entries.iter().enumerate() {
-        if let Some(message) = appended(entry, at, &mut emitted) {
-            held.note(match &message {
-                Built::Entry(_) => EntryRef::new(entry).message().unwrap_or(&Value::Null),
-                Built::Made(made) => made,
-            });
-            messages.push(message);
-        }
+    for (at, added) in added.iter().enumerate() {
+        let (message, seen) = match added {
+            Added::Entry(entry) => match appended(entry, at, &mut emitted) {
+                Some(Built::Entry(at)) => {
+                    let message = EntryRef::new(entry).message().unwrap_or(&Value::Null);
+                    (Built::Entry(at), Seen::Value(message))
+                }
+                // Not a message entry's (none is made of one).
+                Some(Built::Made(_)) | None => continue,
+            },
+            Added::Message(message) => {
+                let seen = Seen::Keyed(message);
+                // `appended`'s test: a retried turn is left out; an error turn is read whole
+                // (its blocks tell whether it is left out).
+                if seen.str(key::ROLE) == Some("assistant") {
+                    if js::truthy(message.get(key::RETRY_RECOVERY)) {
+                        continue;
+                    }
+                    if seen.str(key::STOP_REASON) == Some("error") {
+                        return None;
+                    }
+                }
+                (Built::Entry(at), seen)
+            }
+        };
+        held.note(seen);
+        messages.push(message);
     }
     let at = tail.settings_diagnostics.min(diagnostics.len());
     tail.settings_diagnostics += settings.len();
@@ -967,16 +1018,28 @@ fn settle_message(
             entry,
             "message entry has no message object; omp throws here, the entry is ignored",
         ),
-        Some(message) => {
-            if MessageRef::new(message).is_role("assistant") && !explicit_default {
-                let model = format!(
-                    "{}/{}",
-                    js::string_of(MessageRef::new(message).provider()),
-                    js::string_of(MessageRef::new(message).model())
-                );
-                context.models.insert("default".into(), Value::from(model));
-            }
-        }
+        Some(message) => settle_model(
+            context,
+            explicit_default,
+            MessageRef::new(message).role(),
+            MessageRef::new(message).provider(),
+            MessageRef::new(message).model(),
+        ),
+    }
+}
+
+/// A message's part of the settings, from its `role`, `provider` and `model`: an assistant
+/// message names the default model unless a `model_change` did.
+fn settle_model(
+    context: &mut OmpContext,
+    explicit_default: bool,
+    role: Option<&str>,
+    provider: Option<&Value>,
+    model: Option<&Value>,
+) {
+    if role == Some("assistant") && !explicit_default {
+        let model = format!("{}/{}", js::string_of(provider), js::string_of(model));
+        context.models.insert("default".into(), Value::from(model));
     }
 }
 
