@@ -296,11 +296,13 @@ impl Held {
     }
 }
 
-/// [`build_indexed`] and what [`extend`] needs to continue it.
-pub(crate) fn build_extendable(
-    path: &[Value],
+/// The build's steps before its passes over the messages: the settings (the context, whether a
+/// `model_change` named the default model, how many diagnostics are the settings'), the
+/// messages emitted and the context notes before them.
+fn emitted<'p>(
+    path: &'p [Value],
     options: &OmpOptions<'_>,
-) -> (OmpContext, Vec<Built>, Vec<Diagnostic>, OmpTail) {
+) -> (Builder<'p>, OmpContext, bool, usize) {
     let mut builder = Builder {
         path,
         messages: Vec::new(),
@@ -311,6 +313,15 @@ pub(crate) fn build_extendable(
     let settings_diagnostics = builder.diagnostics.len();
     builder.emit_all(compaction, options);
     builder.prepend_context_notes();
+    (builder, context, explicit_default, settings_diagnostics)
+}
+
+/// [`build_indexed`] and what [`extend`] needs to continue it.
+pub(crate) fn build_extendable(
+    path: &[Value],
+    options: &OmpOptions<'_>,
+) -> (OmpContext, Vec<Built>, Vec<Diagnostic>, OmpTail) {
+    let (mut builder, context, explicit_default, settings_diagnostics) = emitted(path, options);
     let (paired, dangling) = builder.strip_dangling_tool_calls();
     let (failed, _) = builder.drop_failed_turns();
     let opaque = paired.iter().chain(&dangling).any(is_by_identity);
@@ -333,16 +344,7 @@ pub(crate) fn build_streamed(
     path: &[Value],
     options: &OmpOptions<'_>,
 ) -> (OmpContext, Vec<Built>, Vec<Diagnostic>, OmpTail) {
-    let mut builder = Builder {
-        path,
-        messages: Vec::new(),
-        diagnostics: Vec::new(),
-        rewritten: Vec::new(),
-    };
-    let (context, compaction, explicit_default) = builder.settings();
-    let settings_diagnostics = builder.diagnostics.len();
-    builder.emit_all(compaction, options);
-    builder.prepend_context_notes();
+    let (builder, context, explicit_default, settings_diagnostics) = emitted(path, options);
     let mut held = Held::default();
     for message in &builder.messages {
         held.note(Seen::Value(message.resolve(path)));

@@ -101,14 +101,10 @@ impl BuildContext for Omp {
         path: &[Value],
         blobs: Option<&dyn BlobSource>,
     ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
-        let (context, messages, diagnostics, tail) =
-            context::build_streamed(path, &context::OmpOptions { blobs });
-        (
-            AgentContext::Omp(context),
-            messages,
-            diagnostics,
-            Extendable::omp(tail),
-        )
+        built(context::build_streamed(
+            path,
+            &context::OmpOptions { blobs },
+        ))
     }
 
     fn prepare(&self, path: &mut [Value], blobs: Option<&dyn BlobSource>) -> Vec<Diagnostic> {
@@ -122,15 +118,28 @@ impl BuildContext for Omp {
         path: &[Value],
         blobs: Option<&dyn BlobSource>,
     ) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
-        let (context, messages, diagnostics, tail) =
-            context::build_extendable(path, &context::OmpOptions { blobs });
-        (
-            AgentContext::Omp(context),
-            messages,
-            diagnostics,
-            Extendable::omp(tail),
-        )
+        built(context::build_extendable(
+            path,
+            &context::OmpOptions { blobs },
+        ))
     }
+}
+
+/// An omp build as [`BuildContext::build`] gives it.
+fn built(
+    (context, messages, diagnostics, tail): (
+        context::OmpContext,
+        Vec<Built>,
+        Vec<Diagnostic>,
+        context::OmpTail,
+    ),
+) -> (AgentContext, Vec<Built>, Vec<Diagnostic>, Extendable) {
+    (
+        AgentContext::Omp(context),
+        messages,
+        diagnostics,
+        Extendable::omp(tail),
+    )
 }
 
 /// The words [`Omp::may_rewrite_message_line`] and [`Omp::message_keys_of_line`] look for in
