@@ -270,6 +270,17 @@ impl Extendable {
     pub fn extends_alone(&self) -> bool {
         match &self.state {
             Tail::Pi(tail) => pi_context::extends_alone(tail),
+            Tail::Omp(_) => false,
+        }
+    }
+
+    /// Whether [`Self::extend_read`] continues this build with the parts of a run of
+    /// `message` entries, what it builds sent as [`Self::release`] says: a pi build that
+    /// [`Self::extends_alone`], or an omp build made by [`agent_context_built_streamed`]
+    /// (its passes over the messages held back).
+    pub fn extends_read(&self) -> bool {
+        match &self.state {
+            Tail::Pi(tail) => pi_context::extends_alone(tail),
             Tail::Omp(tail) => omp_context::streams(tail),
         }
     }
@@ -357,8 +368,12 @@ impl Extendable {
     /// [`Self::extend_alone`] given the entries added as a reader read them ([`Added`]): a
     /// `message` entry may come as the keys of its message that the build reads
     /// ([`Added::Message`], read for [`crate::context::message_keys`]), never parsed into a
-    /// value. `None` as for [`Self::extend_alone`], and for a message read so that this
-    /// release reads more of (only pi 0.73 reads no more than its keys).
+    /// value. It also continues an omp build made by [`agent_context_built_streamed`]
+    /// ([`Self::extends_read`]): the messages it gives wait for [`Self::release`] (omp's passes
+    /// over the messages run later, [`Self::finish_held`]). `None` when
+    /// [`Self::extends_read`] is `false`, `added` holds an entry that is not a `message`, or a
+    /// message read so that this release reads more of (pi 0.73 and omp read no more than
+    /// their keys, omp an error turn whole).
     ///
     /// ```
     /// use pi_session_tree::built::{Added, Built, agent_context_extendable};
@@ -383,7 +398,7 @@ impl Extendable {
         added: &[Added<'_>],
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Vec<Built>> {
-        if !self.extends_alone() {
+        if !self.extends_read() {
             return None;
         }
         match (&mut self.state, context) {

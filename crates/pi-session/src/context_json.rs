@@ -269,7 +269,7 @@ impl Session {
         let streamed = !tail.is_empty();
         let (mut context, head, mut diagnostics, mut extendable) =
             self.build_read(path, &from, copies, dialect, options, streamed)?;
-        if streamed && !extendable.extends_alone() {
+        if streamed && !extendable.extends_read() {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
             drop(head);
@@ -281,7 +281,7 @@ impl Session {
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
         // The segments whose messages may still change (omp's passes over the messages reach
-        // back: [`Extendable::settled`]), in order, sent once they cannot.
+        // back: [`Extendable::release`]), in order, sent once they cannot.
         let mut held = Held::default();
         held.push(head, &mut extendable, self, &mut stream, &mut each)?;
         // The messages after the head: read a part at a time on a thread per core, this one

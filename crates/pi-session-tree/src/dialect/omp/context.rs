@@ -392,15 +392,17 @@ pub(crate) fn extend_streamed(
     let mut emitted = Vec::new();
     let mut messages = Vec::new();
     for (at, added) in added.iter().enumerate() {
-        let (message, seen) = match added {
-            Added::Entry(entry) => match appended(entry, at, &mut emitted) {
-                Some(Built::Entry(at)) => {
-                    let message = EntryRef::new(entry).message().unwrap_or(&Value::Null);
-                    (Built::Entry(at), Seen::Value(message))
-                }
-                // Not a message entry's (none is made of one).
-                Some(Built::Made(_)) | None => continue,
-            },
+        match added {
+            Added::Entry(entry) => {
+                let Some(message) = appended(entry, at, &mut emitted) else {
+                    continue;
+                };
+                held.note(Seen::Value(match &message {
+                    Built::Entry(_) => EntryRef::new(entry).message().unwrap_or(&Value::Null),
+                    Built::Made(made) => made,
+                }));
+                messages.push(message);
+            }
             Added::Message(message) => {
                 let seen = Seen::Keyed(message);
                 // `appended`'s test: a retried turn is left out; an error turn is read whole
@@ -413,11 +415,10 @@ pub(crate) fn extend_streamed(
                         return None;
                     }
                 }
-                (Built::Entry(at), seen)
+                held.note(seen);
+                messages.push(Built::Entry(at));
             }
-        };
-        held.note(seen);
-        messages.push(message);
+        }
     }
     let at = tail.settings_diagnostics.min(diagnostics.len());
     tail.settings_diagnostics += settings.len();
