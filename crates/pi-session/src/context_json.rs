@@ -267,17 +267,21 @@ impl Session {
         let copies = source.copies_along(&from);
         drop(log);
         let streamed = !tail.is_empty();
-        let (mut context, head, mut diagnostics, mut extendable) =
-            self.build_read(path, &from, copies, dialect, options, streamed)?;
+        // The load-time rewrites' diagnostics come before the build's, as for a branch
+        // prepared whole: each part's go after the head's.
+        let BuiltRead {
+            mut context,
+            segment: head,
+            prepared: mut diagnostics,
+            diagnostics: mut built_diagnostics,
+            mut extendable,
+        } = self.build_read(path, &from, copies, dialect, options, streamed)?;
         if streamed && !extendable.extends_read() {
             // A rule of this build reaches forward (pi 1.6's context edits): the branch is
             // read and built whole instead.
             drop(head);
             return self.context_each_whole(&mut branch, dialect, convert, options, each);
         }
-        // The load-time rewrites' diagnostics come before the build's, as for a branch
-        // prepared whole: each part's go after the head's.
-        let mut built_diagnostics = diagnostics.split_off(head.prepared);
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
         // The segments whose messages may still change (omp's passes over the messages reach
@@ -320,70 +324,44 @@ impl Session {
     /// its load-time rewrites applied in place. When the build sent changed a message whose
     /// `content` was read cut to a few keys ([`Copied::cut`]; omp's stripped tool calls,
     /// [`Extendable::rewrote_keyed_messages`]), those entries are read again whole and the
-    /// (prepared) path built again: a message is never sent cut short.
+    /// (prepared) path built again: a message is never sent cut short. The load-time rewrites'
+    /// diagnostics are given apart from the build's ([`BuiltRead`]).
     fn build_read(
         &self,
         mut path: Vec<JsonValue>,
         from: &[Option<usize>],
-        mut copies: Vec<Option<Copied>>,
+        copies: Vec<Option<Copied>>,
         dialect: Dialect,
         options: &ContextOptions<'_>,
         streamed: bool,
-    ) -> Result<(
-        pi_session_tree::AgentContext,
-        Segment,
-        Vec<pi_session_tree::Diagnostic>,
-        Extendable,
-    )> {
-        let mut diagnostics = prepare_entries(&mut path, dialect, options.blobs);
-        let prepared = diagnostics.len();
+    ) -> Result<BuiltRead> {
+        let prepared = prepare_entries(&mut path, dialect, options.blobs);
         let build = match streamed {
             true => agent_context_built_streamed,
             false => agent_context_built_extendable,
         };
-        let (mut context, mut built, more, mut extendable) = build(&path, dialect, options);
-        diagnostics.extend(more);
-        let cut: Vec<usize> = copies
-            .iter()
-            .enumerate()
-            .filter(|(_, copy)| copy.as_ref().is_some_and(|copy| copy.cut))
-            .map(|(at, _)| at)
-            .collect();
-        if extendable.rewrote_keyed_messages() && !cut.is_empty() {
-            let positions = cut
-                .iter()
-                .map(|&at| from.get(at).copied().flatten())
-                .collect::<Option<Vec<usize>>>()
-                .ok_or_else(|| {
-                    Error::invalid_input("a copy of no line (a bug: please report it)")
-                })?;
-            // A line read as keys is one no load-time rewrite touches: read whole, it is
-            // prepared as it is.
-            let whole = self.log().values_at(&positions)?;
-            if whole.len() != cut.len() {
-                return Err(Error::invalid_input("an entry was not read (a bug)"));
-            }
-            for (at, entry) in cut.into_iter().zip(whole) {
-                if let (Some(slot), Some(Some(copy))) = (path.get_mut(at), copies.get_mut(at)) {
-                    *slot = entry;
-                    copy.shallow = false;
-                    copy.cut = false;
-                }
-            }
-            let more;
-            (context, built, more, extendable) = build(&path, dialect, options);
-            diagnostics.truncate(prepared);
-            diagnostics.extend(more);
-        }
-        let segment = Segment {
+        let mut segment = Segment {
             path,
             from: from.to_vec(),
-            built,
+            built: Vec::new(),
             copies,
             read_by: TAKER,
-            prepared,
         };
-        Ok((context, segment, diagnostics, extendable))
+        let (mut context, mut built, mut diagnostics, mut extendable) =
+            build(&segment.path, dialect, options);
+        let cut = segment.cut(0..segment.path.len());
+        if extendable.rewrote_keyed_messages() && !cut.is_empty() {
+            segment.read_whole(self, &cut)?;
+            (context, built, diagnostics, extendable) = build(&segment.path, dialect, options);
+        }
+        segment.built = built;
+        Ok(BuiltRead {
+            context,
+            segment,
+            prepared,
+            diagnostics,
+            extendable,
+        })
     }
 
     /// [`Self::context_each_leaving`] over the whole branch read at once and built in one go.
@@ -401,8 +379,14 @@ impl Session {
             context_path_positioned(&source, &log.index, &branch.positions, dialect)?;
         let copies = source.copies_along(&from);
         drop(log);
-        let (context, segment, mut diagnostics, _) =
-            self.build_read(path, &from, copies, dialect, options, false)?;
+        let BuiltRead {
+            context,
+            segment,
+            prepared: mut diagnostics,
+            diagnostics: mut built,
+            ..
+        } = self.build_read(path, &from, copies, dialect, options, false)?;
+        diagnostics.append(&mut built);
         branch.diagnostics.append(&mut diagnostics);
         let reread = |position| self.whole_entry(position);
         let mut stream = Stream::new(convert, &reread);
@@ -444,7 +428,6 @@ impl Session {
             built: Vec::new(),
             copies,
             read_by,
-            prepared: 0,
         })
     }
 }
@@ -1107,6 +1090,16 @@ fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) ->
     message.filter(|message| same_entry && rule.as_written(line, message))
 }
 
+/// What [`Session::build_read`] gives: the build of a path as read, its segment, and the
+/// diagnostics of the load-time rewrites (which come first) apart from the build's.
+struct BuiltRead {
+    context: pi_session_tree::AgentContext,
+    segment: Segment,
+    prepared: Vec<pi_session_tree::Diagnostic>,
+    diagnostics: Vec<pi_session_tree::Diagnostic>,
+    extendable: Extendable,
+}
+
 /// A part of a branch as read (a path, with the positions its entries were read from), the
 /// messages built of it and the copies of those sent as written (by path index).
 struct Segment {
@@ -1117,9 +1110,6 @@ struct Segment {
     /// The reading thread it goes back to, to be freed ([`Session::read_part`]; 0 for one
     /// read on the caller's thread).
     read_by: usize,
-    /// How many of the diagnostics its build gave are its load-time rewrites' (they come
-    /// first; [`Session::build_read`]).
-    prepared: usize,
 }
 
 /// The segments of a streamed build whose messages may still change ([`Extendable::release`]:
@@ -1187,42 +1177,14 @@ impl Held {
                 *entry = serde_json::json!({"type": "message", "message": message});
             }
         }
-        let held = joined.built.clone();
-        let (built, rewritten) = extendable.finish_held(&joined.path, joined.built.clone());
-        let cut: Vec<usize> = rewritten
-            .into_iter()
-            .filter(|&at| {
-                joined
-                    .copies
-                    .get(at)
-                    .and_then(Option::as_ref)
-                    .is_some_and(|copy| copy.cut)
-            })
-            .collect();
+        let held = std::mem::take(&mut joined.built);
+        let (built, rewritten) = extendable.finish_held(&joined.path, held.clone());
+        let cut = joined.cut(rewritten);
         if cut.is_empty() {
             joined.built = built;
             return Ok(Some(joined));
         }
-        let positions = cut
-            .iter()
-            .map(|&at| joined.from.get(at).copied().flatten())
-            .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| Error::invalid_input("a copy of no line (a bug: please report it)"))?;
-        // A line read as keys is one no load-time rewrite touches: read whole, it is prepared
-        // as it is.
-        let whole = session.log().values_at(&positions)?;
-        if whole.len() != cut.len() {
-            return Err(Error::invalid_input("an entry was not read (a bug)"));
-        }
-        for (at, entry) in cut.into_iter().zip(whole) {
-            if let (Some(slot), Some(Some(copy))) =
-                (joined.path.get_mut(at), joined.copies.get_mut(at))
-            {
-                *slot = entry;
-                copy.shallow = false;
-                copy.cut = false;
-            }
-        }
+        joined.read_whole(session, &cut)?;
         (joined.built, _) = extendable.finish_held(&joined.path, held);
         Ok(Some(joined))
     }
@@ -1232,6 +1194,44 @@ impl Held {
 type Reread<'r> = &'r dyn Fn(usize) -> Result<JsonValue>;
 
 impl Segment {
+    /// Those of the path indices `at` whose messages were read cut to a few keys of their
+    /// content ([`Copied::cut`]).
+    fn cut(&self, at: impl IntoIterator<Item = usize>) -> Vec<usize> {
+        at.into_iter()
+            .filter(|&at| {
+                self.copies
+                    .get(at)
+                    .and_then(Option::as_ref)
+                    .is_some_and(|copy| copy.cut)
+            })
+            .collect()
+    }
+
+    /// Reads the entries at the path indices `cut` ([`Self::cut`]) again whole, in their
+    /// places, for a build that changed their messages (a message is never sent cut short). A
+    /// line read as keys is one no load-time rewrite touches: read whole, it is prepared as it
+    /// is.
+    fn read_whole(&mut self, session: &Session, cut: &[usize]) -> Result<()> {
+        let positions = cut
+            .iter()
+            .map(|&at| self.from.get(at).copied().flatten())
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(|| Error::invalid_input("a copy of no line (a bug: please report it)"))?;
+        let whole = session.log().values_at(&positions)?;
+        if whole.len() != cut.len() {
+            return Err(Error::invalid_input("an entry was not read (a bug)"));
+        }
+        for (&at, entry) in cut.iter().zip(whole) {
+            if let (Some(slot), Some(Some(copy))) = (self.path.get_mut(at), self.copies.get_mut(at))
+            {
+                *slot = entry;
+                copy.shallow = false;
+                copy.cut = false;
+            }
+        }
+        Ok(())
+    }
+
     /// `segments` (in order) as one: their paths one after the other, each message naming
     /// its entry in the joined path.
     fn joined(segments: Vec<Segment>) -> Segment {
@@ -1241,7 +1241,6 @@ impl Segment {
             built: Vec::new(),
             copies: Vec::new(),
             read_by: TAKER,
-            prepared: 0,
         };
         for segment in segments {
             let offset = joined.path.len();

@@ -405,15 +405,10 @@ pub(crate) fn extend_streamed(
             }
             Added::Message(message) => {
                 let seen = Seen::Keyed(message);
-                // `appended`'s test: a retried turn is left out; an error turn is read whole
-                // (its blocks tell whether it is left out).
-                if seen.str(key::ROLE) == Some("assistant") {
-                    if js::truthy(message.get(key::RETRY_RECOVERY)) {
-                        continue;
-                    }
-                    if seen.str(key::STOP_REASON) == Some("error") {
-                        return None;
-                    }
+                // An error turn is read whole (its blocks tell whether it is left out).
+                let error_turn = seen.str(key::STOP_REASON) == Some("error");
+                if left_out_turn(seen, || (!error_turn).then_some(false))? {
+                    continue;
                 }
                 held.note(seen);
                 messages.push(Built::Entry(at));
@@ -954,13 +949,10 @@ fn appended(entry: &Value, at: usize, diagnostics: &mut Vec<Diagnostic>) -> Opti
     match kind(entry) {
         Some("message") => {
             let message = EntryRef::new(entry).message().filter(|m| !m.is_null())?;
-            if MessageRef::new(message).is_role("assistant")
-                && (js::truthy(MessageRef::new(message).retry_recovery())
-                    || is_empty_error_turn(diagnostics, entry, message))
-            {
-                return None;
-            }
-            Some(Built::Entry(at))
+            let left_out = left_out_turn(Seen::Value(message), || {
+                Some(is_empty_error_turn(diagnostics, entry, message))
+            });
+            (left_out != Some(true)).then_some(Built::Entry(at))
         }
         Some("custom_message") => {
             let custom_type = js::as_str(EntryRef::new(entry).custom_type());
@@ -974,6 +966,22 @@ fn appended(entry: &Value, at: usize, diagnostics: &mut Vec<Diagnostic>) -> Opti
         }
         _ => None,
     }
+}
+
+/// Whether omp's `appendMessage` leaves `message` out: an assistant turn retried, or one
+/// `empty_error_turn` says is an error turn none of whose blocks has content. `None` where
+/// that cannot tell (a turn read as keys, its blocks not among them).
+fn left_out_turn(
+    message: Seen<'_>,
+    empty_error_turn: impl FnOnce() -> Option<bool>,
+) -> Option<bool> {
+    if message.str(key::ROLE) != Some("assistant") {
+        return Some(false);
+    }
+    if js::truthy(message.get(key::RETRY_RECOVERY)) {
+        return Some(true);
+    }
+    empty_error_turn()
 }
 
 /// omp's `isEmptyErrorTurn`: an `error` turn none of whose blocks has content. Where
