@@ -301,6 +301,30 @@ fn long_branch(count: usize, edit: bool, kept: Option<&str>) -> String {
     session.into_text()
 }
 
+/// Asserts that `context_json_at` of the default leaf (the branch read in parts) prints what
+/// `project_at` gives (the branch read whole), with the same diagnostics; returns that value.
+fn printed_as_whole(session: &Session, format: Format, dialect: Dialect, case: &str) -> Value {
+    let options = ProjectOptions {
+        dialect,
+        ..ProjectOptions::default()
+    };
+    let leaf = LeafSelector::Default;
+    let (value, diagnostics) = session.project_at(&leaf, format, &options).unwrap();
+    let (text, text_diagnostics) = session
+        .context_json_at(&leaf, format, dialect, &ContextOptions::default())
+        .unwrap();
+    assert!(
+        text == to_js_vec(&value).unwrap(),
+        "{case}: the branch read in parts differs"
+    );
+    assert_eq!(
+        format!("{text_diagnostics:?}"),
+        format!("{diagnostics:?}"),
+        "{case}"
+    );
+    value
+}
+
 /// A branch much longer than one part of what `context_each_at` reads at a time after the
 /// last entry of another type: every message, the model (set late in the branch), the
 /// diagnostics and, for llm, each conversion are what the whole branch read at once gives, in
@@ -321,24 +345,8 @@ fn a_long_branch_read_in_parts_is_the_whole_branch() {
         let (session, _) = crate::written_and_read(dir.path(), &name, &text);
         for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
             for format in [Format::Agent, Format::Llm] {
-                let options = ProjectOptions {
-                    dialect,
-                    ..ProjectOptions::default()
-                };
-                let leaf = LeafSelector::Default;
-                let (value, diagnostics) = session.project_at(&leaf, format, &options).unwrap();
-                let (text, text_diagnostics) = session
-                    .context_json_at(&leaf, format, dialect, &ContextOptions::default())
-                    .unwrap();
-                assert!(
-                    text == to_js_vec(&value).unwrap(),
-                    "{dialect:?} {format:?} edit={edit} kept={kept:?}"
-                );
-                assert_eq!(
-                    format!("{text_diagnostics:?}"),
-                    format!("{diagnostics:?}"),
-                    "{dialect:?} {format:?} edit={edit} kept={kept:?}"
-                );
+                let case = format!("{dialect:?} {format:?} edit={edit} kept={kept:?}");
+                let value = printed_as_whole(&session, format, dialect, &case);
                 if format == Format::Agent && dialect == Dialect::PI {
                     assert_eq!(value["model"]["modelId"], "m9017");
                     // Every message (20 without one) and the custom one, or the summary
@@ -538,24 +546,13 @@ fn an_omp_branch_read_in_parts_is_the_whole_branch() {
         assert!(text.len() > 400_000, "long enough for many parts");
         let name = format!("omp-{seed}.jsonl");
         let (session, _) = crate::written_and_read(dir.path(), &name, &text);
-        let options = ProjectOptions {
-            dialect: Dialect::OMP,
-            ..ProjectOptions::default()
-        };
         let leaf = LeafSelector::Default;
         for format in [Format::Agent, Format::Llm] {
-            let (value, diagnostics) = session.project_at(&leaf, format, &options).unwrap();
-            let (text, text_diagnostics) = session
-                .context_json_at(&leaf, format, Dialect::OMP, &ContextOptions::default())
-                .unwrap();
-            assert!(
-                text == to_js_vec(&value).unwrap(),
-                "seed {seed} {format:?}: the branch read in parts differs"
-            );
-            assert_eq!(
-                format!("{text_diagnostics:?}"),
-                format!("{diagnostics:?}"),
-                "seed {seed} {format:?}"
+            printed_as_whole(
+                &session,
+                format,
+                Dialect::OMP,
+                &format!("seed {seed} {format:?}"),
             );
             cases += 1;
         }
