@@ -215,6 +215,63 @@ impl KeyedMessage {
     pub fn members(&self) -> impl Iterator<Item = (&'static str, &Value)> {
         self.members.iter().map(|(name, value)| (*name, value))
     }
+
+    /// The keys read, as an object of them in the line's order (for a rule that takes a
+    /// message as a value: it sees what a message read as those keys holds).
+    pub fn to_value(&self) -> Value {
+        Value::Object(
+            self.members
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), value.clone()))
+                .collect(),
+        )
+    }
+}
+
+/// A message as a rule that reads a few of its keys sees it: its value, or the keys read of
+/// its line ([`KeyedMessage`]). A rule asked of either answers the same, so long as the keys
+/// it reads are among those read.
+///
+/// ```
+/// use pi_session_types::shallow::{Keys, Seen, canonical_keyed_message};
+/// use serde_json::json;
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role"], blocks: &[] };
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#;
+/// let (keyed, _) = canonical_keyed_message(line, &keys, "a").unwrap();
+/// let value = json!({"role": "user", "content": "hi"});
+/// assert_eq!(Seen::Keyed(&keyed).str("role"), Seen::Value(&value).str("role"));
+/// assert_eq!(*Seen::Keyed(&keyed).to_value(), json!({"role": "user"}));
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Seen<'a> {
+    /// The message read as a value (whole, or a few keys of it).
+    Value(&'a Value),
+    /// The keys of it read from its line.
+    Keyed(&'a KeyedMessage),
+}
+
+impl<'a> Seen<'a> {
+    /// The value of `key`, when the message holds it (and, read as keys, it is among them).
+    pub fn get(self, key: &str) -> Option<&'a Value> {
+        match self {
+            Self::Value(message) => message.get(key),
+            Self::Keyed(message) => message.get(key),
+        }
+    }
+
+    /// [`Self::get`] when it is a string.
+    pub fn str(self, key: &str) -> Option<&'a str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// The message as a value: its own, or the keys read made into one
+    /// ([`KeyedMessage::to_value`]).
+    pub fn to_value(self) -> std::borrow::Cow<'a, Value> {
+        match self {
+            Self::Value(message) => std::borrow::Cow::Borrowed(message),
+            Self::Keyed(message) => std::borrow::Cow::Owned(message.to_value()),
+        }
+    }
 }
 
 /// The line of the `message` entry with id `id` (as the store indexed it), spelled as

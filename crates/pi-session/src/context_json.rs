@@ -39,7 +39,7 @@ use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeIn
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
 use pi_session_types::shallow::{
-    KeyedMessage, Keys, canonical_entry_with_message_keys, canonical_keyed_message,
+    KeyedMessage, Keys, Seen, canonical_entry_with_message_keys, canonical_keyed_message,
     entry_with_message_keys,
 };
 use pi_session_types::view::{EntryRef, key};
@@ -714,7 +714,7 @@ struct LineReader {
     /// alone ([`canonical_keyed_message`]: no value built, the entry's own keys checked
     /// against the index), for a build continued with [`Extendable::extend_read`]: a branch's
     /// tail read a part at a time ([`PartReader::of`]). With a conversion, only a message it
-    /// passes on as read so ([`ConvertToLlm::passes_keyed`]).
+    /// passes on as read so ([`ConvertToLlm::passes`]).
     keyed: bool,
     /// The conversion of the messages sent, if any: a line is read as `keys` only when they
     /// hold those it reads to tell how it passes a message on ([`ConvertToLlm::reads`]), and
@@ -778,7 +778,7 @@ impl LineReader {
     /// `JSON.stringify` spells it, its message is sent as written and whole (no keys of its
     /// content's blocks: those are read for a rule that may change the message) and the
     /// conversion, if any, tells from those keys how it passes the message on
-    /// ([`ConvertToLlm::passes_keyed`]).
+    /// ([`ConvertToLlm::passes`], asked again with the message after it when it is sent).
     fn read_keyed(self, entry: &IndexEntry, line: &[u8], keys: &Keys) -> Option<Copied> {
         let rule = self.copy.filter(|_| self.keyed && keys.blocks.is_empty())?;
         if entry.envelope.kind() != "message" {
@@ -786,7 +786,7 @@ impl LineReader {
         }
         let (keyed, message) = canonical_keyed_message(line, keys, entry.envelope.id()?)?;
         if let Some(convert) = self.convert
-            && convert.passes_keyed(&keyed).is_none()
+            && convert.passes(Seen::Keyed(&keyed), None).is_none()
         {
             return None;
         }
@@ -1068,7 +1068,7 @@ fn may_be_shallow(
     }
     EntryRef::new(entry)
         .message()
-        .is_some_and(|message| convert.passes(message, None).is_some())
+        .is_some_and(|message| convert.passes(Seen::Value(message), None).is_some())
 }
 
 /// The bytes of the `message` of the `message` entry `line`, when they are what printing the
@@ -1170,11 +1170,7 @@ impl Held {
         // (never its content: a turn with calls is not read so).
         for (entry, copy) in joined.path.iter_mut().zip(&joined.copies) {
             if let Some(keyed) = copy.as_ref().and_then(|copy| copy.keyed.as_ref()) {
-                let message: serde_json::Map<String, JsonValue> = keyed
-                    .members()
-                    .map(|(name, value)| (name.to_owned(), value.clone()))
-                    .collect();
-                *entry = serde_json::json!({"type": "message", "message": message});
+                *entry = serde_json::json!({"type": "message", "message": keyed.to_value()});
             }
         }
         let held = std::mem::take(&mut joined.built);
@@ -1299,15 +1295,15 @@ impl Segment {
 
     /// `convert` of its built messages in `range`, each handed to `each`. A message with a
     /// copy that the conversion passes on as it is, or with members added
-    /// ([`ConvertToLlm::passes`]), is sent as its copy; one read as a few keys that it does
-    /// not pass so (the message after it decided) is read again whole (`reread`) and
-    /// converted. The message after the last one of the segment is `after` (the first of the
-    /// next part).
+    /// ([`ConvertToLlm::passes`], asked of the keys read of it and of the message after it), is
+    /// sent as its copy; one read as a few keys that it does not pass so (the message after it
+    /// decided) is read again whole (`reread`) and converted. The message after the last one
+    /// of the segment is `after` (the first of the next part).
     fn convert<E: From<Error>>(
         &self,
         convert: &dyn ConvertToLlm,
         range: std::ops::Range<usize>,
-        after: Option<&JsonValue>,
+        after: Option<Seen<'_>>,
         reread: Reread<'_>,
         each: &mut impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
@@ -1315,36 +1311,36 @@ impl Segment {
             let Some(built) = self.built.get(i) else {
                 break;
             };
-            let message = built.resolve(&self.path);
             let next = match self.built.get(i + 1) {
-                Some(next) => Some(next.resolve(&self.path)),
+                Some(next) => Some(self.seen(next)),
                 None => after,
             };
+            // A conversion reads of the next message only the keys `passes` reads
+            // ([`ConvertToLlm::reads`]): one read as those is handed over as a value of them.
+            let next_value = || next.map(Seen::to_value);
             let Some(copy) = self.copy_of(built) else {
-                for converted in convert.convert(message, next) {
+                let next = next_value();
+                for converted in convert.convert(built.resolve(&self.path), next.as_deref()) {
                     each(SentMessage::Value(converted.as_ref()))?;
                 }
                 continue;
             };
-            // Read as its keys (`message` is a placeholder): a conversion that answers for
-            // such a message reads no next one.
-            let passed = match &copy.keyed {
-                Some(keyed) => convert.passes_keyed(keyed),
-                None => convert.passes(message, next),
-            };
-            match passed {
+            match convert.passes(self.seen(built), next) {
                 Some(Passed::Unchanged) => each(SentMessage::Written(&copy.text))?,
                 Some(Passed::Appended { key, value }) => {
                     each(SentMessage::Written(&with_member(&copy.text, key, value)))?;
                 }
                 None if copy.shallow => {
                     let whole = self.whole_message(built, reread)?;
-                    for converted in convert.convert(&whole, next) {
+                    let next = next_value();
+                    for converted in convert.convert(&whole, next.as_deref()) {
                         each(SentMessage::Value(converted.as_ref()))?;
                     }
                 }
                 None => {
-                    for converted in convert.convert(message, next) {
+                    let message = built.resolve(&self.path);
+                    let next = next_value();
+                    for converted in convert.convert(message, next.as_deref()) {
                         match &converted {
                             Cow::Borrowed(same) if std::ptr::eq(*same, message) => {
                                 each(SentMessage::Written(&copy.text))?;
@@ -1356,6 +1352,16 @@ impl Segment {
             }
         }
         Ok(())
+    }
+
+    /// The built message `built` as a conversion sees it: the keys read of its line when it
+    /// was read as those ([`Copied::keyed`]: its value in the path is a placeholder), else its
+    /// value.
+    fn seen<'s>(&'s self, built: &'s Built) -> Seen<'s> {
+        match self.copy_of(built).and_then(|copy| copy.keyed.as_ref()) {
+            Some(keyed) => Seen::Keyed(keyed),
+            None => Seen::Value(built.resolve(&self.path)),
+        }
     }
 
     /// The message of the path entry `built` resolves to, read again whole.
@@ -1427,7 +1433,7 @@ impl<'r> Stream<'r> {
         match self.convert {
             Some(convert) => {
                 if let Some(last) = &self.last {
-                    let first = segment.built.first().map(|m| m.resolve(&segment.path));
+                    let first = segment.built.first().map(|m| segment.seen(m));
                     let end = last.built.len();
                     let range = end.saturating_sub(1)..end;
                     last.convert(convert, range, first, self.reread, each)?;

@@ -189,19 +189,23 @@ fn each_allocated(
 ) -> (stats_alloc::Stats, usize, usize) {
     let region = Region::new(GLOBAL);
     let (mut length, mut count) = (0, 0);
-    session
-        .context_each_at(
-            &pi_session::tree::LeafSelector::Default,
-            format,
-            dialect,
-            &pi_session::tree::ContextOptions::default(),
-            |message| {
-                length += message.to_compact()?.len();
-                count += 1;
-                Ok::<(), pi_session::Error>(())
-            },
-        )
-        .unwrap();
+    let leaf = pi_session::tree::LeafSelector::Default;
+    let options = pi_session::tree::ContextOptions::default();
+    let each = |message: pi_session::SentMessage<'_>| {
+        length += message.to_compact()?.len();
+        count += 1;
+        Ok::<(), pi_session::Error>(())
+    };
+    if format == Format::OmpAgentLoop {
+        let loop_options = pi_session::projection::OmpAgentLoopOptions::default();
+        session
+            .omp_agent_loop_each_leaving(&leaf, &loop_options, &options, each)
+            .unwrap();
+    } else {
+        session
+            .context_each_at(&leaf, format, dialect, &options, each)
+            .unwrap();
+    }
     (region.change(), length, count)
 }
 
@@ -341,28 +345,41 @@ fn a_long_branch_is_held_a_part_at_a_time() {
     }
 }
 
-/// The allocations made handing out `format` of a chain of `turns` short user turns (open not
-/// counted), per message.
-fn allocations_per_message(dir: &std::path::Path, turns: usize, format: Format) -> f64 {
+/// The allocations made handing out `format` of `dialect` for a chain of `turns` short user
+/// turns (open not counted), per message.
+fn allocations_per_message(
+    dir: &std::path::Path,
+    turns: usize,
+    format: Format,
+    dialect: Dialect,
+) -> f64 {
     let session = chain_of(dir, turns, false);
-    let (allocated, _, sent) = each_allocated(&session, format, Dialect::PI);
+    let (allocated, _, sent) = each_allocated(&session, format, dialect);
     assert_eq!(sent, turns);
     allocated.allocations as f64 / turns as f64
 }
 
-/// The messages of a long branch sent as written are read as the keys pi 0.73's rules (and its
-/// `convertToLlm`) read of their messages, into a list, never into a value of the entry (two
-/// maps, a key and a value string each member: 13 allocations a message here): the list, its
-/// role and the copy of the message's text come to three a message, the bookkeeping to a few
-/// a part.
+/// The messages of a long branch sent as written are read as the keys the dialect's rules (and
+/// its `convertToLlm`, and omp's agent loop) read of their messages, into a list, never into a
+/// value of the entry (two maps, a key and a value string each member: 13 allocations a
+/// message here for pi, 15 for omp): the list, its role and the copy of the message's text
+/// come to three a message (omp's conversions, which add an attribution to a user message,
+/// one more: the copy with it), the bookkeeping to a few a part.
 #[test]
 fn a_long_branch_sent_as_written_builds_no_value_per_message() {
     let (_turn, dir) = measuring();
-    for format in [Format::Agent, Format::Llm] {
-        let per_message = allocations_per_message(dir.path(), 20_000, format);
+    let cases = [
+        (Format::Agent, Dialect::PI),
+        (Format::Llm, Dialect::PI),
+        (Format::Agent, Dialect::OMP),
+        (Format::Llm, Dialect::OMP),
+        (Format::OmpAgentLoop, Dialect::OMP),
+    ];
+    for (format, dialect) in cases {
+        let per_message = allocations_per_message(dir.path(), 20_000, format, dialect);
         assert!(
             per_message < 6.0,
-            "{format:?}: {per_message} allocations a message"
+            "{format:?} {dialect:?}: {per_message} allocations a message"
         );
     }
 }

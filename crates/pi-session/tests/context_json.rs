@@ -476,10 +476,32 @@ fn omp_branch(seed: u64, count: usize, compaction: bool, late_change: bool) -> S
             )
         };
         let body = match next(100) {
-            0..=29 => format!(
-                r#""message","message":{{"role":"user","content":"turn {i}","timestamp":{i}}}"#
-            ),
-            30..=44 => assistant(format!(r#"{{"type":"text","text":"a{i}"}}"#), "stop", ""),
+            0..=29 => {
+                // omp's conversions add a user message's attribution when it has none, keep
+                // one it has, change one that is `null` and wrap a steering message.
+                let extra = match next(12) {
+                    0 => r#","attribution":"agent""#,
+                    1 => r#","attribution":null"#,
+                    2 => r#","steering":true"#,
+                    _ => "",
+                };
+                format!(
+                    r#""message","message":{{"role":"user","content":"turn {i}"{extra},"timestamp":{i}}}"#
+                )
+            }
+            30..=44 => {
+                // A turn ending in thinking without a signature, which omp's conversions strip
+                // when an interrupted-thinking mark follows it.
+                let thinking = match next(2) {
+                    0 => format!(r#",{{"type":"thinking","thinking":"u{i}"}}"#),
+                    _ => String::new(),
+                };
+                assistant(
+                    format!(r#"{{"type":"text","text":"a{i}"}}{thinking}"#),
+                    "stop",
+                    "",
+                )
+            }
             45..=64 => {
                 // A turn with calls (answered below, later, or never).
                 let mut content = vec![format!(
@@ -506,8 +528,13 @@ fn omp_branch(seed: u64, count: usize, compaction: bool, late_change: bool) -> S
                     (1, n) => calls[next(n as u64) as usize].clone(),
                     (_, n) => calls[n - 1].clone(),
                 };
+                // A pruned result is collapsed by omp's conversions.
+                let pruned = match next(10) {
+                    0 => format!(r#","prunedAt":{i}"#),
+                    _ => String::new(),
+                };
                 format!(
-                    r#""message","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"ls","content":[{{"type":"text","text":"r{i}"}}],"isError":false,"timestamp":{i}}}"#
+                    r#""message","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"ls","content":[{{"type":"text","text":"r{i}"}}],"isError":false{pruned},"timestamp":{i}}}"#
                 )
             }
             85..=89 => assistant(format!(r#"{{"type":"text","text":"x{i}"}}"#), "aborted", ""),
@@ -534,7 +561,9 @@ fn omp_branch(seed: u64, count: usize, compaction: bool, late_change: bool) -> S
 /// messages they may still change, run over them once they can tell) gives what the branch
 /// read whole gives: the agent context, its llm messages and omp's agent loop, with the same
 /// diagnostics, on branches long enough to be read in many parts, with and without a head
-/// (a compaction, a late entry that is not a message).
+/// (a compaction, a late entry that is not a message). The conversions read most messages of
+/// such a part as a few keys, each asked again with the message after it (omp's
+/// interrupted-thinking mark after a turn, in the same part or the next).
 #[test]
 fn an_omp_branch_read_in_parts_is_the_whole_branch() {
     let dir = tempfile::tempdir().unwrap();

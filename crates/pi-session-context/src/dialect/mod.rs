@@ -11,7 +11,7 @@ pub(crate) mod run_text;
 
 use std::borrow::Cow;
 
-use pi_session_types::shallow::KeyedMessage;
+use pi_session_types::shallow::Seen;
 use serde_json::Value;
 
 use crate::provider_request::PiAi;
@@ -32,9 +32,10 @@ pub trait ConvertToLlm: Sync {
         false
     }
 
-    /// The keys of a message [`ConvertToLlm::passes`] reads (of the message and of the one
-    /// after it). Empty (the default): `passes` never answers, and a caller gains nothing by
-    /// reading only a few keys of the messages it converts.
+    /// The keys of a message [`ConvertToLlm::passes`] reads, of the message and of the one
+    /// after it; what [`ConvertToLlm::convert`] reads of the message after one is among them
+    /// too. Empty (the default): `passes` never answers, and a caller gains nothing by reading
+    /// only a few keys of the messages it converts.
     fn reads(&self) -> &'static [&'static str] {
         &[]
     }
@@ -42,41 +43,37 @@ pub trait ConvertToLlm: Sync {
     /// How [`ConvertToLlm::convert`] passes `message` on, decided by its keys in
     /// [`ConvertToLlm::reads`] (and those of `next`) alone, or `None` when the conversion may
     /// read more of it or change it otherwise. So a caller may read only those keys of a
-    /// message (every one it holds among them, in its order; the others left out) and, when
-    /// this answers, send the message's own text, as it is or with the members added. The
-    /// answer for a message read so must be the answer for the whole message.
+    /// message (every one it holds among them, in its order; the others left out), as a value
+    /// or as a list of them ([`Seen`]), and, when this answers, send the message's own text,
+    /// as it is or with the members added. The answer for a message read so must be the
+    /// answer for the whole message. Asked with no `next`, it answers for a message after
+    /// which none changes how it passes (a caller that does not know the next message yet asks
+    /// again once it does).
     ///
     /// ```
     /// use pi_session_context::dialect::{convert_to_llm, Dialect, Passed};
+    /// use pi_session_types::shallow::{Keys, Seen, canonical_keyed_message};
     /// use serde_json::json;
     /// let omp = convert_to_llm(Dialect::OMP);
     /// // Read as its role only: omp adds an attribution to a user message that has none.
     /// let user = json!({"role":"user"});
-    /// assert_eq!(omp.passes(&user, None), Some(Passed::Appended { key: "attribution", value: "user" }));
+    /// let appended = Some(Passed::Appended { key: "attribution", value: "user" });
+    /// assert_eq!(omp.passes(Seen::Value(&user), None), appended);
     /// let whole = json!({"role":"user","content":"hi","timestamp":1});
     /// assert_eq!(omp.convert(&whole, None)[0].as_ref(),
     ///     &json!({"role":"user","content":"hi","timestamp":1,"attribution":"user"}));
+    /// // The same keys read from the line into a list: the same answer.
+    /// let keys = Keys { entry: &["type", "id", "message"], message: omp.reads(), blocks: &[] };
+    /// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#;
+    /// let (keyed, _) = canonical_keyed_message(line, &keys, "a").unwrap();
+    /// assert_eq!(omp.passes(Seen::Keyed(&keyed), None), appended);
+    /// // An assistant turn followed by omp's interrupted-thinking mark loses its thinking.
+    /// let turn = json!({"role":"assistant","stopReason":"stop"});
+    /// let mark = json!({"role":"custom","customType":"interrupted-thinking"});
+    /// assert_eq!(omp.passes(Seen::Value(&turn), None), Some(Passed::Unchanged));
+    /// assert_eq!(omp.passes(Seen::Value(&turn), Some(Seen::Value(&mark))), None);
     /// ```
-    fn passes(&self, _message: &Value, _next: Option<&Value>) -> Option<Passed> {
-        None
-    }
-
-    /// [`ConvertToLlm::passes`] of a message read as its keys in [`ConvertToLlm::reads`] into
-    /// a list ([`KeyedMessage`]) rather than a value, for a conversion that never reads the
-    /// message after one (its `convert` and `passes` ignore `next`, so a caller converting
-    /// the messages around one read so may hand a placeholder for it). `None` (the default,
-    /// and omp's, whose answers read the next message): a caller asks `passes` of a value.
-    ///
-    /// ```
-    /// use pi_session_context::dialect::{convert_to_llm, Dialect, Passed};
-    /// use pi_session_types::shallow::{Keys, canonical_keyed_message};
-    /// let keys = Keys { entry: &["type", "id", "message"], message: &["role"], blocks: &[] };
-    /// let line = br#"{"type":"message","id":"a","message":{"role":"toolResult","content":[]}}"#;
-    /// let (message, _) = canonical_keyed_message(line, &keys, "a").unwrap();
-    /// assert_eq!(convert_to_llm(Dialect::PI).passes_keyed(&message), Some(Passed::Unchanged));
-    /// assert_eq!(convert_to_llm(Dialect::OMP).passes_keyed(&message), None);
-    /// ```
-    fn passes_keyed(&self, _message: &KeyedMessage) -> Option<Passed> {
+    fn passes(&self, _message: Seen<'_>, _next: Option<Seen<'_>>) -> Option<Passed> {
         None
     }
 

@@ -26,6 +26,7 @@ use crate::dialect::{ConvertToLlm, Dialect, Passed, llm_message};
 use crate::provider_request::PiAi;
 use pi_session_tree::dialect::omp::prompt::render;
 use pi_session_types::js::{as_str, is_nullish, object, string_of, text_block, trim, truthy};
+use pi_session_types::shallow::Seen;
 use pi_session_types::view::{BlockRef, FileMentionRef, MessageRef, key};
 
 /// omp's `customType` of a collab peer's prompt (steering envelope).
@@ -57,9 +58,7 @@ impl ConvertToLlm for Omp {
 
     /// An `interrupted-thinking` custom message after an assistant message strips its thinking.
     fn depends_on_next(&self, next: Option<&Value>) -> bool {
-        next.and_then(MessageRef::of).is_some_and(|next| {
-            next.is_role("custom") && next.custom_type() == Some(INTERRUPTED_THINKING_TYPE)
-        })
+        interrupts(next.map(Seen::Value))
     }
 
     /// The role, and what decides whether a rule touches the message: its attribution, a
@@ -72,9 +71,8 @@ impl ConvertToLlm for Omp {
     /// `interrupted-thinking` message follows; a user or developer message, and a tool result
     /// not pruned, get their default attribution added when they hold none (one that holds
     /// `null` is changed in place: not answered).
-    fn passes(&self, message: &Value, next: Option<&Value>) -> Option<Passed> {
-        let m = MessageRef::of(message)?;
-        let attributed = |fallback: &'static str| match m.attribution() {
+    fn passes(&self, message: Seen<'_>, next: Option<Seen<'_>>) -> Option<Passed> {
+        let attributed = |fallback: &'static str| match message.get(key::ATTRIBUTION) {
             None => Some(Passed::Appended {
                 key: key::ATTRIBUTION,
                 value: fallback,
@@ -82,15 +80,24 @@ impl ConvertToLlm for Omp {
             Some(Value::Null) => None,
             Some(_) => Some(Passed::Unchanged),
         };
-        match m.role()? {
-            "assistant" => (m.stop_reason() != Some("aborted") && !self.depends_on_next(next))
+        match message.str(key::ROLE)? {
+            "assistant" => (message.str(key::STOP_REASON) != Some("aborted") && !interrupts(next))
                 .then_some(Passed::Unchanged),
             "user" => attributed("user"),
             "developer" => attributed("agent"),
-            "toolResult" if m.pruned_at().is_none() => attributed("agent"),
+            "toolResult" if message.get(key::PRUNED_AT).is_none() => attributed("agent"),
             _ => None,
         }
     }
+}
+
+/// Whether `next`, the message after an assistant message, is omp's `interrupted-thinking`
+/// custom message (which strips the assistant's thinking).
+fn interrupts(next: Option<Seen<'_>>) -> bool {
+    next.is_some_and(|next| {
+        next.str(key::ROLE) == Some("custom")
+            && next.str(key::CUSTOM_TYPE) == Some(INTERRUPTED_THINKING_TYPE)
+    })
 }
 
 /// The keys [`Omp::passes`] reads.
@@ -185,8 +192,11 @@ impl ConvertToLlm for OmpAgentLoop {
             .collect()
     }
 
+    /// [`Omp::depends_on_next`]: the steering wrapper never makes or unmakes an
+    /// `interrupted-thinking` message (it wraps a user message, or a peer's `collab-prompt`,
+    /// into a user message).
     fn depends_on_next(&self, next: Option<&Value>) -> bool {
-        Omp.depends_on_next(next.map(wrap_steering_one).as_deref())
+        Omp.depends_on_next(next)
     }
 
     fn reads(&self) -> &'static [&'static str] {
@@ -195,18 +205,19 @@ impl ConvertToLlm for OmpAgentLoop {
 
     /// [`Omp::passes`], but for a steering user message (wrapped), an assistant message
     /// that ended with an error (a refusal is dropped) and, when pictures are gated, a user,
-    /// developer or tool result message (its pictures replaced).
-    fn passes(&self, message: &Value, next: Option<&Value>) -> Option<Passed> {
-        let m = MessageRef::of(message)?;
-        let role = m.role()?;
-        let steering = role == "user" && m.steering() == Some(&Value::Bool(true));
-        let refusal = role == "assistant" && m.stop_reason() == Some("error");
+    /// developer or tool result message (its pictures replaced). The next message is read as
+    /// it is: the steering wrapper does not change what [`Omp::passes`] reads of it
+    /// ([`Self::depends_on_next`]).
+    fn passes(&self, message: Seen<'_>, next: Option<Seen<'_>>) -> Option<Passed> {
+        let role = message.str(key::ROLE)?;
+        let steering = role == "user" && message.get(key::STEERING) == Some(&Value::Bool(true));
+        let refusal = role == "assistant" && message.str(key::STOP_REASON) == Some("error");
         let gated = self.options.images.placeholder().is_some()
             && matches!(role, "user" | "developer" | "toolResult");
         if steering || refusal || gated {
             return None;
         }
-        Omp.passes(message, next.map(wrap_steering_one).as_deref())
+        Omp.passes(message, next)
     }
 
     fn pi_ai(&self) -> Option<PiAi> {

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use pi_session_tree::PiRelease;
 use pi_session_types::js::{object, string_of, text_block, truthy};
-use pi_session_types::shallow::KeyedMessage;
+use pi_session_types::shallow::Seen;
 use pi_session_types::view::{MessageRef, key};
 
 use super::run_text::{bash_text_head, string_to_blocks};
@@ -68,15 +68,10 @@ impl ConvertToLlm for Pi {
         &[key::ROLE]
     }
 
-    /// A `user`, `assistant` or `toolResult` message (and pi 1.6's `system`) passes as it is.
-    fn passes(&self, message: &Value, _next: Option<&Value>) -> Option<Passed> {
-        let role = MessageRef::of(message)?.role()?;
-        self.passes_unchanged(role).then_some(Passed::Unchanged)
-    }
-
-    /// As [`Self::passes`]: the role alone decides, and no rule of pi's reads the next message.
-    fn passes_keyed(&self, message: &KeyedMessage) -> Option<Passed> {
-        let role = message.get(key::ROLE)?.as_str()?;
+    /// A `user`, `assistant` or `toolResult` message (and pi 1.6's `system`) passes as it is:
+    /// the role alone decides, and no rule of pi's reads the next message.
+    fn passes(&self, message: Seen<'_>, _next: Option<Seen<'_>>) -> Option<Passed> {
+        let role = message.str(key::ROLE)?;
         self.passes_unchanged(role).then_some(Passed::Unchanged)
     }
 

@@ -24,7 +24,7 @@ use crate::context::FirstSent;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::dialect::pi::context::branch_summary_message;
 use pi_session_types::js::{self, SameValueKey};
-use pi_session_types::shallow::KeyedMessage;
+use pi_session_types::shallow::Seen;
 
 /// `customType` of omp's hidden interrupted-thinking continuity message.
 pub const INTERRUPTED_THINKING_MESSAGE_TYPE: &str = "interrupted-thinking";
@@ -203,33 +203,6 @@ pub(crate) struct Held {
     closes: bool,
 }
 
-/// A message as the passes over the messages read it: its value, or the keys of it read from
-/// its line ([`Added::Message`]: omp's [`crate::context::message_keys`], which hold those the
-/// passes read of a message without a call).
-#[derive(Clone, Copy)]
-enum Seen<'a> {
-    Value(&'a Value),
-    Keyed(&'a KeyedMessage),
-}
-
-impl<'a> Seen<'a> {
-    fn get(self, key: &str) -> Option<&'a Value> {
-        match self {
-            Self::Value(message) => message.get(key),
-            Self::Keyed(message) => message.get(key),
-        }
-    }
-
-    fn str(self, key: &str) -> Option<&'a str> {
-        self.get(key).and_then(Value::as_str)
-    }
-
-    /// [`is_failed`].
-    fn is_failed(self) -> bool {
-        matches!(self.str(key::STOP_REASON), Some("aborted" | "error"))
-    }
-}
-
 /// What to do with the messages held back by a build continued a part at a time
 /// ([`crate::built::Extendable::release`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,7 +231,7 @@ impl Held {
                 }
             }
             Some("assistant") => {
-                self.passes |= message.is_failed();
+                self.passes |= is_failed(message);
                 let calls = message
                     .get(key::CONTENT)
                     .and_then(Value::as_array)
@@ -278,7 +251,7 @@ impl Held {
         }
         self.closes = match role {
             Some("toolResult") => false,
-            Some("assistant") => !message.is_failed(),
+            Some("assistant") => !is_failed(message),
             _ => true,
         };
     }
@@ -511,7 +484,7 @@ pub(crate) fn extend(
                 }
                 paired.push(key);
             }
-            Some("assistant") if is_failed(message) => return None,
+            Some("assistant") if is_failed(Seen::Value(message)) => return None,
             Some("custom") if tail.failed > 0 => return None,
             _ => {}
         }
@@ -531,12 +504,12 @@ pub(crate) fn extend(
     Some(builder.messages)
 }
 
-/// An errored or aborted assistant turn (omp's `drop_failed_turns` looks at these).
-fn is_failed(message: &Value) -> bool {
-    matches!(
-        MessageRef::new(message).stop_reason(),
-        Some("aborted" | "error")
-    )
+/// An errored or aborted assistant turn (omp's `drop_failed_turns` looks at these), as the
+/// passes over the messages read it: its value, or the keys of it read from its line
+/// ([`Added::Message`]: omp's [`crate::context::message_keys`], which hold those the passes
+/// read of a message without a call).
+fn is_failed(message: Seen<'_>) -> bool {
+    matches!(message.str(key::STOP_REASON), Some("aborted" | "error"))
 }
 
 struct Builder<'p> {
@@ -884,7 +857,7 @@ impl<'p> Builder<'p> {
         while let Some(at) = self.assistant_before(i) {
             i = at;
             let message = self.messages[i].resolve(path);
-            if !is_failed(message) {
+            if !is_failed(Seen::Value(message)) {
                 continue;
             }
             failed += 1;
