@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use pi_session_types::js;
+use pi_session_types::needle::Needle;
 
 /// How the latest compaction splits a branch (rho's `compacted/1`).
 ///
@@ -640,6 +641,49 @@ pub fn usage_record(entry: &Value) -> Option<(UsagePart, &Value)> {
 fn object(value: Option<&Value>) -> Option<&Value> {
     value.filter(|u| u.is_object())
 }
+
+/// Whether the entry of type `kind` written as `line` may record a usage ([`usage_record`]):
+/// `false` only for one that surely records none, so a reader may leave its line unparsed and
+/// no sum changes. That is an entry of another type ([`USAGE_RECORD_KINDS`]), or a line
+/// without the key `"usage"` as JSON writes it and without a `\u` escape (with which a key
+/// could spell `usage` otherwise).
+///
+/// ```
+/// use pi_session_tree::branch_facts::may_record_usage;
+/// let turn = br#"{"type":"message","message":{"role":"assistant","usage":{"input":1}}}"#;
+/// assert!(may_record_usage("message", turn));
+/// let question = br#"{"type":"message","message":{"role":"user","content":"a \"usage\" word"}}"#;
+/// assert!(!may_record_usage("message", question));
+/// assert!(may_record_usage("message", br#"{"type":"message","message":{"us\u0061ge":{}}}"#));
+/// assert!(!may_record_usage("label", br#"{"type":"label","usage":{}}"#));
+/// ```
+pub fn may_record_usage(kind: &str, line: &[u8]) -> bool {
+    USAGE_RECORD_KINDS.contains(&kind) && (USAGE_KEY.is_in(line) || ESCAPE.is_in(line))
+}
+
+/// Whether the entry of type `kind` written as `line` may change a [`BranchTally`]: any entry
+/// but a `message`, and a `message` whose line may record a usage or name a model: it holds
+/// the key `"usage"` or `"provider"` as JSON writes them, or a `\u` escape
+/// ([`may_record_usage`]). A message line without them is neither counted nor names a model, so
+/// a reader may leave it unparsed.
+///
+/// ```
+/// use pi_session_tree::branch_facts::may_change_tally;
+/// let named = br#"{"type":"message","message":{"role":"assistant","provider":"p","model":"m"}}"#;
+/// assert!(may_change_tally("message", named));
+/// assert!(!may_change_tally("message", br#"{"type":"message","message":{"role":"user","content":"hi"}}"#));
+/// assert!(may_change_tally("model_change", br#"{"type":"model_change","model":"p/m"}"#));
+/// ```
+pub fn may_change_tally(kind: &str, line: &[u8]) -> bool {
+    kind != "message" || may_record_usage(kind, line) || PROVIDER_KEY.is_in(line)
+}
+
+/// The key `usage` as JSON writes it ([`may_record_usage`]).
+static USAGE_KEY: Needle = Needle::new(b"\"usage\"");
+/// The key `provider` as JSON writes it ([`may_change_tally`]).
+static PROVIDER_KEY: Needle = Needle::new(b"\"provider\"");
+/// The start of a `\u` escape, with which a key may be spelled otherwise.
+static ESCAPE: Needle = Needle::new(b"\\u");
 
 /// The usage breakdown of `entries` (a branch, or every entry of a file for
 /// pi's footer totals).

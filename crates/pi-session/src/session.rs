@@ -452,6 +452,37 @@ impl Log {
             .collect()
     }
 
+    /// [`Self::values_at`] of those `positions` that may hold what a reader looks for, in
+    /// order: an entry of the file whose line `may_hold` refuses (given the entry's type and
+    /// the line's bytes, it says `false` only for a line that surely holds nothing for the
+    /// reader) is left out, never parsed. Entries not read from the file's lines (appended
+    /// since, or kept as values) are always given.
+    pub(crate) fn values_that_may_hold(
+        &self,
+        positions: &[usize],
+        may_hold: impl Fn(&str, &[u8]) -> bool + Sync,
+    ) -> Result<Vec<JsonValue>> {
+        let Some(file) = &self.file else {
+            return self.values_at(positions);
+        };
+        let (lines, others): (Vec<usize>, Vec<usize>) =
+            positions.iter().partition(|&&at| self.in_file(at));
+        let mut kept = file
+            .values_where(&lines, |at, line| may_hold(at.envelope.kind(), line))?
+            .into_iter()
+            .peekable();
+        let mut others = self.values_at(&others)?.into_iter();
+        let mut values = Vec::with_capacity(positions.len());
+        for &at in positions {
+            if !self.in_file(at) {
+                values.extend(others.next());
+            } else if kept.peek().is_some_and(|(read, _)| *read == at) {
+                values.extend(kept.next().map(|(_, value)| value));
+            }
+        }
+        Ok(values)
+    }
+
     /// [`pi_session_tree::source::context_path`] over this log.
     pub(crate) fn context_path(
         &self,

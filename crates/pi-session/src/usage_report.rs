@@ -16,9 +16,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pi_session_store::{Diagnostic, SessionFile};
+use pi_session_tree::branch_facts::may_record_usage;
 use pi_session_tree::{USAGE_RECORD_KINDS, UsageBreakdown, usage_record};
 use pi_session_types::js;
-use pi_session_types::needle::Needle;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -161,7 +161,8 @@ pub fn usage_report_with(
 const CHUNK: usize = 4096;
 
 /// The usage of one file. The file is opened on this thread (a scan reads files on every core
-/// already), and only lines that can hold a usage record are parsed: see `may_hold_usage`.
+/// already), and only lines that can hold a usage record are parsed
+/// ([`pi_session_tree::branch_facts::may_record_usage`]).
 pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
     let (file, diagnostics) =
         pi_session_store::open_with(path, &pi_session_store::OpenOptions::single_threaded())?;
@@ -185,7 +186,9 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         .map(|(position, _)| position)
         .collect();
     for chunk in candidates.chunks(CHUNK) {
-        for (_, entry) in file.values_where(chunk, |_, raw| may_hold_usage(raw))? {
+        for (_, entry) in
+            file.values_where(chunk, |at, raw| may_record_usage(at.envelope.kind(), raw))?
+        {
             let Some((part, usage)) = usage_record(&entry) else {
                 continue;
             };
@@ -210,15 +213,6 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         }
     }
     Ok(report)
-}
-
-/// False only for a line that cannot hold a usage record: one without the key `"usage"` as
-/// JSON writes it, and without a `\u` escape (with which a key could spell `usage` otherwise).
-/// Skipping such lines unparsed changes no total.
-fn may_hold_usage(raw: &[u8]) -> bool {
-    static USAGE: Needle = Needle::new(b"\"usage\"");
-    static ESCAPE: Needle = Needle::new(b"\\u");
-    USAGE.is_in(raw) || ESCAPE.is_in(raw)
 }
 
 /// True for a diagnostic that stands for a line read as nothing.
@@ -335,8 +329,14 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(&path, text).unwrap();
-        assert!(may_hold_usage(turn("x", "us\\u0061ge", 1).as_bytes()));
-        assert!(!may_hold_usage(turn("x", "not_it", 1).as_bytes()));
+        assert!(may_record_usage(
+            "message",
+            turn("x", "us\\u0061ge", 1).as_bytes()
+        ));
+        assert!(!may_record_usage(
+            "message",
+            turn("x", "not_it", 1).as_bytes()
+        ));
         let report = file_usage(&path, &UsageOptions::default()).unwrap();
         assert_eq!(report.entries, 4);
         assert_eq!(report.total.assistant.input, 8.0);

@@ -153,3 +153,66 @@ fn streamed_stats_equal_the_planners_on_every_file() {
     }
     assert!(compared > 100, "only {compared} branches compared");
 }
+
+/// What `branch_tally` and `usage_breakdown` add up from the lines that may count
+/// (`branch_facts::may_change_tally`, `may_record_usage`: the other lines are never parsed)
+/// equals what every entry adds up to, on every fixture and corpus session at every tip, and
+/// on a session whose lines hold each case the rules read from the bytes: a model named
+/// without a usage, a usage spelled with an escape, the word `usage` quoted in a text.
+#[test]
+fn tallies_of_the_lines_that_may_count_are_those_of_every_entry() {
+    use pi_session::store::Store;
+    use pi_session::tree::{BranchTally, LeafSelector, usage_breakdown};
+
+    let dir = tempfile::tempdir().unwrap();
+    let made = dir.path().join("cases.jsonl");
+    std::fs::write(&made, TALLY_CASES).unwrap();
+    let mut files = pi_session_test_support::fixture_and_corpus_files();
+    files.push(made.clone());
+    let mut compared = 0;
+    for path in &files {
+        let Ok((session, _)) = Session::read_in(&Store::Files, path, "anthropic:claude-x") else {
+            continue;
+        };
+        let all: Vec<usize> = (0..session.len()).collect();
+        let every = session.values_at(&all).unwrap();
+        assert_eq!(
+            session.usage_breakdown().unwrap(),
+            usage_breakdown(&every),
+            "{}",
+            path.display()
+        );
+        let mut leaves = vec![LeafSelector::Default];
+        leaves.extend(session.tips().into_iter().map(LeafSelector::Id));
+        for leaf in &leaves {
+            let (branch, tally) = session.branch_tally(leaf).unwrap();
+            let mut whole = BranchTally::default();
+            whole.add(&session.values_at(&branch.positions).unwrap());
+            assert_eq!(tally, whole, "{} at {leaf:?}", path.display());
+            compared += 1;
+        }
+        if *path == made {
+            let (_, tally) = session.branch_tally(&LeafSelector::Default).unwrap();
+            assert_eq!(tally.model().as_deref(), Some("p/named"));
+            assert_eq!(tally.totals.tokens, 12.0);
+            assert_eq!(session.usage_breakdown().unwrap().assistant.count, 2);
+        }
+    }
+    assert!(compared > 100, "only {compared} branches compared");
+}
+
+/// A session for [`tallies_of_the_lines_that_may_count_are_those_of_every_entry`]: the last
+/// assistant turn names its model but records no usage; one usage is spelled `us\u0061ge`; a
+/// user's text quotes the word `"usage"` (written `\"usage\"`, which is no key).
+const TALLY_CASES: &str = concat!(
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    "\n",
+    r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"what is \"usage\"?","timestamp":1}}"#,
+    "\n",
+    r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"first","usage":{"totalTokens":5,"output":1,"cost":{"total":0.5}},"stopReason":"stop","timestamp":2}}"#,
+    "\n",
+    r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[],"us\u0061ge":{"totalTokens":7,"output":2,"cost":{"total":0.25}},"stopReason":"stop","timestamp":3}}"#,
+    "\n",
+    r#"{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"named","stopReason":"stop","timestamp":4}}"#,
+    "\n",
+);
