@@ -366,6 +366,57 @@ impl SessionFile {
         Ok(kept.into_iter().flatten().collect())
     }
 
+    /// [`values_where`](Self::values_where), with each `message` line kept read as the keys
+    /// `keys` names of the entry and of its message
+    /// ([`pi_session_types::shallow::entry_with_message_keys`]: every other value skipped,
+    /// never built), for a reader that looks at a few keys of the messages. A line is read so
+    /// only where `values_for` would serve it parsed as it is (a file that needs no
+    /// migration, the line holding the entry indexed there); any other line, and every entry
+    /// of another type, is read whole.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use pi_session_types::shallow::Keys;
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"long"}}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"a","label":"one"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let keys = Keys { entry: &["type", "id", "message"], message: &["role"], blocks: &[] };
+    /// let read = session.values_where_cut(&[0, 1], |_, _| true, &keys)?;
+    /// assert_eq!(read[0].1, serde_json::json!({"type": "message", "id": "a", "message": {"role": "user"}}));
+    /// assert_eq!(read[1].1["label"], "one");
+    /// # Ok(()) }
+    /// ```
+    pub fn values_where_cut(
+        &self,
+        indices: &[usize],
+        keep: impl Fn(&IndexEntry, &[u8]) -> bool + Sync,
+        keys: &pi_session_types::shallow::Keys,
+    ) -> Result<Vec<(usize, JsonValue)>, StoreError> {
+        let kept = self.collect_in_file_order(indices, |index, at, bytes| {
+            if !keep(at, bytes) {
+                return Ok(None);
+            }
+            let cut = (self.migration == Migration::None && at.envelope.kind() == "message")
+                .then(|| pi_session_types::shallow::entry_with_message_keys(bytes, keys))
+                .flatten()
+                .map(|(value, _)| value)
+                .filter(|value| {
+                    let view = pi_session_types::view::EntryRef::new(value);
+                    view.is("message") && view.id() == at.envelope.id()
+                });
+            match cut {
+                Some(value) => Ok(Some((index, value))),
+                None => self
+                    .value_of(index, at, bytes)
+                    .map(|value| Some((index, value))),
+            }
+        })?;
+        Ok(kept.into_iter().flatten().collect())
+    }
+
     /// One line as [`values_for`](Self::values_for) reads it.
     fn value_of(
         &self,

@@ -3,7 +3,8 @@
 //! `model_from/1`, `totals/1`, `add_usage/2`, plus pi's usage breakdown).
 
 use pi_session_types::model_facts::ModelFacts;
-use pi_session_types::view::{EntryRef, MessageRef, TaskDetailsRef, UsageRef};
+use pi_session_types::shallow::Keys;
+use pi_session_types::view::{EntryRef, MessageRef, TaskDetailsRef, UsageRef, key};
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -677,6 +678,25 @@ pub fn may_record_usage(kind: &str, line: &[u8]) -> bool {
 pub fn may_change_tally(kind: &str, line: &[u8]) -> bool {
     kind != "message" || may_record_usage(kind, line) || PROVIDER_KEY.is_in(line)
 }
+
+/// What [`usage_record`] and a [`BranchTally`] read of a `message` entry: its `type` and
+/// `id`, and of its message the `role`, `usage`, `provider` and `model` (an assistant's
+/// usage and model), `toolName` and `details` (a usage nested in a tool result). A reader may
+/// hand them such an entry cut down to these keys
+/// ([`pi_session_types::shallow::entry_with_message_keys`]): they count the same. Entries of
+/// other types are read whole.
+pub const TALLY_MESSAGE_KEYS: Keys = Keys {
+    entry: &[key::TYPE, key::ID, key::MESSAGE],
+    message: &[
+        key::ROLE,
+        key::USAGE,
+        key::PROVIDER,
+        key::MODEL,
+        key::TOOL_NAME,
+        key::DETAILS,
+    ],
+    blocks: &[],
+};
 
 /// The key `usage` as JSON writes it ([`may_record_usage`]).
 static USAGE_KEY: Needle = Needle::new(b"\"usage\"");

@@ -109,6 +109,10 @@ pub mod key {
         PROVIDER = "provider";
         /// An assistant message's model.
         MODEL = "model";
+        /// An assistant message's (or a tool result's, or a side call's) token usage.
+        USAGE = "usage";
+        /// A tool result's or custom message's details.
+        DETAILS = "details";
         /// A summary message's or entry's summary text.
         SUMMARY = "summary";
         /// omp's provider payload on a message (its replayed wire items).
@@ -317,17 +321,17 @@ impl<'a> MessageRef<'a> {
         /// `steering` (omp steering user messages).
         steering => key::STEERING;
         /// `details` (tool results, custom messages).
-        details => "details";
+        details => key::DETAILS;
         /// `display` (custom messages).
         display => "display";
         /// `provider` (assistant messages).
-        provider => "provider";
+        provider => key::PROVIDER;
         /// `model` (assistant messages).
-        model => "model";
+        model => key::MODEL;
         /// `api` (assistant messages).
         api => "api";
         /// `usage` (assistant messages).
-        usage => "usage";
+        usage => key::USAGE;
         /// `attachments` (rho's user messages).
         attachments => key::ATTACHMENTS;
         /// `sections` (pi 1.6's system messages).

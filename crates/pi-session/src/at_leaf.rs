@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use pi_session_context::projection::{self, agent_dialect, project_context};
 use pi_session_context::provider_request::{self, PiAi};
-use pi_session_tree::branch_facts::{may_change_tally, may_record_usage};
+use pi_session_tree::branch_facts::{TALLY_MESSAGE_KEYS, may_change_tally, may_record_usage};
 use pi_session_tree::{
     AgentContext, Branch, BranchTally, ContextOptions, Dialect, LeafSelector, UsageBreakdown,
     context::agent_context_owned,
@@ -132,13 +132,19 @@ impl Session {
 
     /// [`BranchTally`] of the branch `leaf` picks (its totals, model and compactions): the
     /// bodies are read a chunk of entries at a time and dropped, so memory stays with the
-    /// index however long the branch is, and a message whose line can neither record a usage
-    /// nor name a model is never parsed ([`pi_session_tree::branch_facts::may_change_tally`]).
+    /// index however long the branch is, a message whose line can neither record a usage nor
+    /// name a model is never parsed ([`pi_session_tree::branch_facts::may_change_tally`]) and
+    /// another is read as the few keys the tally reads
+    /// ([`pi_session_tree::branch_facts::TALLY_MESSAGE_KEYS`]).
     pub fn branch_tally(&self, leaf: &LeafSelector) -> Result<(Branch, BranchTally)> {
         let branch = self.branch_at(leaf);
         let mut tally = BranchTally::default();
         for chunk in branch.positions.chunks(USAGE_CHUNK) {
-            tally.add(&self.log().values_that_may_hold(chunk, may_change_tally)?);
+            tally.add(&self.log().values_that_may_hold(
+                chunk,
+                may_change_tally,
+                &TALLY_MESSAGE_KEYS,
+            )?);
         }
         Ok((branch, tally))
     }
@@ -169,12 +175,18 @@ impl Session {
 
     /// The usage of every entry of the log, every branch (the tree's `usage_record` rule, as
     /// [`crate::file_usage`] sums it), read a chunk of entries at a time; a line that cannot
-    /// record a usage is never parsed ([`pi_session_tree::branch_facts::may_record_usage`]).
+    /// record a usage is never parsed ([`pi_session_tree::branch_facts::may_record_usage`]),
+    /// a message read as the few keys the rule reads
+    /// ([`pi_session_tree::branch_facts::TALLY_MESSAGE_KEYS`]).
     pub fn usage_breakdown(&self) -> Result<UsageBreakdown> {
         let all: Vec<usize> = (0..self.len()).collect();
         let mut usage = UsageBreakdown::default();
         for chunk in all.chunks(USAGE_CHUNK) {
-            usage.add_entries(&self.log().values_that_may_hold(chunk, may_record_usage)?);
+            usage.add_entries(&self.log().values_that_may_hold(
+                chunk,
+                may_record_usage,
+                &TALLY_MESSAGE_KEYS,
+            )?);
         }
         Ok(usage)
     }

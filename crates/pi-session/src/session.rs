@@ -16,6 +16,7 @@ use pi_session_tree::{
     AgentContext, ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo, TreeIndex,
 };
 use pi_session_types::SessionHeader;
+use pi_session_types::shallow::Keys;
 use pi_session_types::view::key;
 use pi_session_types::{Entry, JsonValue, TitleSource};
 
@@ -455,12 +456,14 @@ impl Log {
     /// [`Self::values_at`] of those `positions` that may hold what a reader looks for, in
     /// order: an entry of the file whose line `may_hold` refuses (given the entry's type and
     /// the line's bytes, it says `false` only for a line that surely holds nothing for the
-    /// reader) is left out, never parsed. Entries not read from the file's lines (appended
-    /// since, or kept as values) are always given.
+    /// reader) is left out, never parsed, and a `message` line is read as the keys `keys`
+    /// names of it ([`SessionFile::values_where_cut`]). Entries not read from the file's lines
+    /// (appended since, or kept as values) are always given, whole.
     pub(crate) fn values_that_may_hold(
         &self,
         positions: &[usize],
         may_hold: impl Fn(&str, &[u8]) -> bool + Sync,
+        keys: &Keys,
     ) -> Result<Vec<JsonValue>> {
         let Some(file) = &self.file else {
             return self.values_at(positions);
@@ -468,7 +471,7 @@ impl Log {
         let (lines, others): (Vec<usize>, Vec<usize>) =
             positions.iter().partition(|&&at| self.in_file(at));
         let mut kept = file
-            .values_where(&lines, |at, line| may_hold(at.envelope.kind(), line))?
+            .values_where_cut(&lines, |at, line| may_hold(at.envelope.kind(), line), keys)?
             .into_iter()
             .peekable();
         let mut others = self.values_at(&others)?.into_iter();

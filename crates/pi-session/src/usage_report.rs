@@ -11,7 +11,7 @@
 //! weeks (starting Monday) and months are UTC. `--since`/`--until` keep the records whose time
 //! is inside the range; a record without a time is kept only when no range is given.
 
-use pi_session_types::view::{EntryRef, MessageRef};
+use pi_session_types::view::{EntryRef, MessageRef, key};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,7 @@ use pi_session_store::{Diagnostic, SessionFile};
 use pi_session_tree::branch_facts::may_record_usage;
 use pi_session_tree::{USAGE_RECORD_KINDS, UsageBreakdown, usage_record};
 use pi_session_types::js;
+use pi_session_types::shallow::Keys;
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -186,9 +187,11 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         .map(|(position, _)| position)
         .collect();
     for chunk in candidates.chunks(CHUNK) {
-        for (_, entry) in
-            file.values_where(chunk, |at, raw| may_record_usage(at.envelope.kind(), raw))?
-        {
+        for (_, entry) in file.values_where_cut(
+            chunk,
+            |at, raw| may_record_usage(at.envelope.kind(), raw),
+            &RECORD_KEYS,
+        )? {
             let Some((part, usage)) = usage_record(&entry) else {
                 continue;
             };
@@ -214,6 +217,24 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
     }
     Ok(report)
 }
+
+/// What a report reads of a `message` entry: what [`usage_record`] reads
+/// ([`pi_session_tree::branch_facts::TALLY_MESSAGE_KEYS`]), and the times and model of [`record_time`] and [`record_model`]
+/// (the entry's and the message's `timestamp`; the message's `provider` and `model` are among
+/// the tally's).
+const RECORD_KEYS: Keys = Keys {
+    entry: &[key::TYPE, key::ID, key::TIMESTAMP, key::MESSAGE],
+    message: &[
+        key::ROLE,
+        key::USAGE,
+        key::PROVIDER,
+        key::MODEL,
+        key::TOOL_NAME,
+        key::DETAILS,
+        key::TIMESTAMP,
+    ],
+    blocks: &[],
+};
 
 /// True for a diagnostic that stands for a line read as nothing.
 fn skipped_line(diagnostic: &Diagnostic) -> bool {
@@ -308,6 +329,50 @@ pub fn parse_report_date(text: &str, end_of_day: bool) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a report reads of an entry cut to [`RECORD_KEYS`] (its usage record, time and
+    /// model) is what it reads of the whole entry, on every fixture and corpus session.
+    #[test]
+    fn an_entry_cut_to_the_record_keys_counts_as_the_whole_entry() {
+        for key in pi_session_tree::branch_facts::TALLY_MESSAGE_KEYS.message {
+            assert!(RECORD_KEYS.message.contains(key), "{key}");
+        }
+        // A turn whose time is its message's (its entry has no `timestamp`).
+        let dir = tempfile::tempdir().unwrap();
+        let made = dir.path().join("dated.jsonl");
+        let text = [
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+            r#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[],"provider":"p","model":"m","usage":{"input":2},"timestamp":1767225600000}}"#,
+        ];
+        std::fs::write(&made, text.join("\n")).unwrap();
+        let mut files = pi_session_test_support::fixture_and_corpus_files();
+        files.push(made.clone());
+        let mut records = 0;
+        for path in files {
+            let Ok((file, _)) = pi_session_store::open(&path) else {
+                continue;
+            };
+            let all: Vec<usize> = (0..file.len()).collect();
+            let Ok(whole) = file.values_where(&all, |_, _| true) else {
+                continue;
+            };
+            let cut = file
+                .values_where_cut(&all, |_, _| true, &RECORD_KEYS)
+                .unwrap();
+            assert_eq!(cut.len(), whole.len(), "{}", path.display());
+            for ((at, cut), (_, whole)) in cut.iter().zip(&whole) {
+                let case = format!("{} entry {at}", path.display());
+                assert_eq!(usage_record(cut), usage_record(whole), "{case}");
+                assert_eq!(record_time(cut), record_time(whole), "{case}");
+                assert_eq!(record_model(cut), record_model(whole), "{case}");
+                records += usize::from(usage_record(whole).is_some());
+                if path == made {
+                    assert_eq!(record_time(cut), Some(1_767_225_600_000));
+                }
+            }
+        }
+        assert!(records > 1000, "only {records} usage records compared");
+    }
 
     /// A usage spelled with an escape (`"us\u0061ge"`) is still a usage: the raw filter lets
     /// such a line through, while lines that cannot hold one are skipped unparsed.
