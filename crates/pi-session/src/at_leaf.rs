@@ -140,13 +140,74 @@ impl Session {
         let branch = self.branch_at(leaf);
         let mut tally = BranchTally::default();
         for chunk in branch.positions.chunks(USAGE_CHUNK) {
-            tally.add(&self.log().values_that_may_hold(
-                chunk,
-                may_change_tally,
-                &TALLY_MESSAGE_KEYS,
-            )?);
+            tally.add(&values_of(self.tally_read(chunk, may_change_tally)?));
         }
         Ok((branch, tally))
+    }
+
+    /// [`Self::branch_tally`] and [`Self::usage_breakdown`] in one read of the log's lines
+    /// (`pi-session stats` asks both): the same answers as the two apart. A branch whose
+    /// entries are not in file order (a child written before its parent) is read as they
+    /// read it, twice.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, UserOptions, user};
+    /// use pi_session::tree::LeafSelector;
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// session.append(user("hi", UserOptions::new()))?;
+    /// let leaf = LeafSelector::Default;
+    /// let (branch, tally, usage) = session.branch_tally_and_usage(&leaf)?;
+    /// assert_eq!((branch, tally), session.branch_tally(&leaf)?);
+    /// assert_eq!(usage, session.usage_breakdown()?);
+    /// # Ok(()) }
+    /// ```
+    pub fn branch_tally_and_usage(
+        &self,
+        leaf: &LeafSelector,
+    ) -> Result<(Branch, BranchTally, UsageBreakdown)> {
+        let branch = self.branch_at(leaf);
+        if !branch.positions.is_sorted() {
+            let (branch, tally) = self.branch_tally(leaf)?;
+            return Ok((branch, tally, self.usage_breakdown()?));
+        }
+        let mut on_branch = vec![false; self.len()];
+        for &at in &branch.positions {
+            if let Some(slot) = on_branch.get_mut(at) {
+                *slot = true;
+            }
+        }
+        let all: Vec<usize> = (0..self.len()).collect();
+        let (mut tally, mut usage) = (BranchTally::default(), UsageBreakdown::default());
+        for chunk in all.chunks(USAGE_CHUNK) {
+            // An entry either rule may count; what one of them cannot count adds nothing to it.
+            let read = self.tally_read(chunk, |kind, line| {
+                may_record_usage(kind, line) || may_change_tally(kind, line)
+            })?;
+            let (positions, values): (Vec<usize>, Vec<JsonValue>) = read.into_iter().unzip();
+            // The usage in file order, as `usage_breakdown` adds it; the branch's entries in
+            // its order, which is the file's.
+            usage.add_entries(&values);
+            let branch_entries: Vec<JsonValue> = positions
+                .into_iter()
+                .zip(values)
+                .filter(|(at, _)| on_branch.get(*at).copied().unwrap_or(false))
+                .map(|(_, value)| value)
+                .collect();
+            tally.add(&branch_entries);
+        }
+        Ok((branch, tally, usage))
+    }
+
+    /// The entries at `positions` that `may_hold` says may count, with their positions (the
+    /// log's `values_that_may_hold`, messages read as [`TALLY_MESSAGE_KEYS`]).
+    fn tally_read(
+        &self,
+        positions: &[usize],
+        may_hold: impl Fn(&str, &[u8]) -> bool + Sync,
+    ) -> Result<Vec<(usize, JsonValue)>> {
+        self.log()
+            .values_that_may_hold(positions, may_hold, &TALLY_MESSAGE_KEYS)
     }
 
     /// The entry at `position` in file order (the file's entries, then those appended since),
@@ -182,14 +243,15 @@ impl Session {
         let all: Vec<usize> = (0..self.len()).collect();
         let mut usage = UsageBreakdown::default();
         for chunk in all.chunks(USAGE_CHUNK) {
-            usage.add_entries(&self.log().values_that_may_hold(
-                chunk,
-                may_record_usage,
-                &TALLY_MESSAGE_KEYS,
-            )?);
+            usage.add_entries(&values_of(self.tally_read(chunk, may_record_usage)?));
         }
         Ok(usage)
     }
+}
+
+/// The values of entries read with their positions, in order.
+fn values_of(read: Vec<(usize, JsonValue)>) -> Vec<JsonValue> {
+    read.into_iter().map(|(_, value)| value).collect()
 }
 
 #[cfg(test)]

@@ -454,19 +454,23 @@ impl Log {
     }
 
     /// [`Self::values_at`] of those `positions` that may hold what a reader looks for, in
-    /// order: an entry of the file whose line `may_hold` refuses (given the entry's type and
-    /// the line's bytes, it says `false` only for a line that surely holds nothing for the
-    /// reader) is left out, never parsed, and a `message` line is read as the keys `keys`
-    /// names of it ([`SessionFile::values_where_cut`]). Entries not read from the file's lines
-    /// (appended since, or kept as values) are always given, whole.
+    /// order, each with its position: an entry of the file whose line `may_hold` refuses (given
+    /// the entry's type and the line's bytes, it says `false` only for a line that surely holds
+    /// nothing for the reader) is left out, never parsed, and a `message` line is read as the
+    /// keys `keys` names of it ([`SessionFile::values_where_cut`]). Entries not read from the
+    /// file's lines (appended since, or kept as values) are always given, whole.
     pub(crate) fn values_that_may_hold(
         &self,
         positions: &[usize],
         may_hold: impl Fn(&str, &[u8]) -> bool + Sync,
         keys: &Keys,
-    ) -> Result<Vec<JsonValue>> {
+    ) -> Result<Vec<(usize, JsonValue)>> {
         let Some(file) = &self.file else {
-            return self.values_at(positions);
+            return Ok(positions
+                .iter()
+                .copied()
+                .zip(self.values_at(positions)?)
+                .collect());
         };
         let (lines, others): (Vec<usize>, Vec<usize>) =
             positions.iter().partition(|&&at| self.in_file(at));
@@ -478,9 +482,9 @@ impl Log {
         let mut values = Vec::with_capacity(positions.len());
         for &at in positions {
             if !self.in_file(at) {
-                values.extend(others.next());
+                values.extend(others.next().map(|value| (at, value)));
             } else if kept.peek().is_some_and(|(read, _)| *read == at) {
-                values.extend(kept.next().map(|(_, value)| value));
+                values.extend(kept.next());
             }
         }
         Ok(values)

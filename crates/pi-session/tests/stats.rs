@@ -154,7 +154,8 @@ fn streamed_stats_equal_the_planners_on_every_file() {
     assert!(compared > 100, "only {compared} branches compared");
 }
 
-/// What `branch_tally` and `usage_breakdown` add up from the lines that may count
+/// What `branch_tally` and `usage_breakdown` (apart, and in one read:
+/// `branch_tally_and_usage`) add up from the lines that may count
 /// (`branch_facts::may_change_tally`, `may_record_usage`: the other lines are never parsed)
 /// equals what every entry adds up to, on every fixture and corpus session at every tip, and
 /// on a session whose lines hold each case the rules read from the bytes: a model named
@@ -167,8 +168,11 @@ fn tallies_of_the_lines_that_may_count_are_those_of_every_entry() {
     let dir = tempfile::tempdir().unwrap();
     let made = dir.path().join("cases.jsonl");
     std::fs::write(&made, TALLY_CASES).unwrap();
+    // A turn written before the turn it answers: the branch is not in file order.
+    let reordered = dir.path().join("reordered.jsonl");
+    std::fs::write(&reordered, REORDERED).unwrap();
     let mut files = pi_session_test_support::fixture_and_corpus_files();
-    files.push(made.clone());
+    files.extend([made.clone(), reordered.clone()]);
     let mut compared = 0;
     for path in &files {
         let Ok((session, _)) = Session::read_in(&Store::Files, path, "anthropic:claude-x") else {
@@ -189,7 +193,18 @@ fn tallies_of_the_lines_that_may_count_are_those_of_every_entry() {
             let mut whole = BranchTally::default();
             whole.add(&session.values_at(&branch.positions).unwrap());
             assert_eq!(tally, whole, "{} at {leaf:?}", path.display());
+            // Both in one read: the same answers.
+            let (_, together, usage) = session.branch_tally_and_usage(leaf).unwrap();
+            assert_eq!(together, whole, "{} at {leaf:?}", path.display());
+            assert_eq!(usage, usage_breakdown(&every), "{}", path.display());
             compared += 1;
+        }
+        if *path == reordered {
+            let child = LeafSelector::Id("c".into());
+            let (branch, tally, usage) = session.branch_tally_and_usage(&child).unwrap();
+            assert_eq!(branch.positions, [0, 2, 1]);
+            assert_eq!(tally.model().as_deref(), Some("p/child"));
+            assert_eq!(usage.assistant.count, 2);
         }
         if *path == made {
             let (_, tally) = session.branch_tally(&LeafSelector::Default).unwrap();
@@ -214,5 +229,18 @@ const TALLY_CASES: &str = concat!(
     r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[],"us\u0061ge":{"totalTokens":7,"output":2,"cost":{"total":0.25}},"stopReason":"stop","timestamp":3}}"#,
     "\n",
     r#"{"type":"message","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"named","stopReason":"stop","timestamp":4}}"#,
+    "\n",
+);
+
+/// A session whose last turn (`c`, naming `p/child`) is written before its parent (`b`,
+/// naming `p/parent`).
+const REORDERED: &str = concat!(
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    "\n",
+    r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+    "\n",
+    r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"child","usage":{"totalTokens":3},"stopReason":"stop","timestamp":3}}"#,
+    "\n",
+    r#"{"type":"message","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"provider":"p","model":"parent","usage":{"totalTokens":2},"stopReason":"stop","timestamp":2}}"#,
     "\n",
 );

@@ -52,12 +52,11 @@ pub fn run(args: StatsArgs) -> Outcome {
     let session = &read.session;
     let dialect = session.dialect();
     // Streamed: the branch's bodies are read a chunk at a time, never held together.
-    let (branch, tally) = session.branch_tally(&LeafSelector::Default)?;
+    let (branch, tally, usage) = session.branch_tally_and_usage(&LeafSelector::Default)?;
     let leaf_entry = match branch.positions.last() {
         Some(&last) => session.values_at(&[last])?.pop(),
         None => None,
     };
-    let usage = session.usage_breakdown()?;
     let by_type = session.count_by_type();
     let model = tally.model().map(|m| from_pi_model(&m));
     let context = super::manage::file_stats(session)?;
