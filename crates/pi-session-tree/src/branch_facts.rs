@@ -687,16 +687,19 @@ pub fn may_change_tally(kind: &str, line: &[u8]) -> bool {
 /// other types are read whole.
 pub const TALLY_MESSAGE_KEYS: Keys = Keys {
     entry: &[key::TYPE, key::ID, key::MESSAGE],
-    message: &[
-        key::ROLE,
-        key::USAGE,
-        key::PROVIDER,
-        key::MODEL,
-        key::TOOL_NAME,
-        key::DETAILS,
-    ],
+    message: &TALLY_MESSAGE,
     blocks: &[],
 };
+
+/// The message's keys of [`TALLY_MESSAGE_KEYS`].
+pub const TALLY_MESSAGE: [&str; 6] = [
+    key::ROLE,
+    key::USAGE,
+    key::PROVIDER,
+    key::MODEL,
+    key::TOOL_NAME,
+    key::DETAILS,
+];
 
 /// The key `usage` as JSON writes it ([`may_record_usage`]).
 static USAGE_KEY: Needle = Needle::new(b"\"usage\"");

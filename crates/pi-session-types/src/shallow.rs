@@ -193,6 +193,29 @@ fn unescaped_text(value: &[u8], escaped: bool) -> Option<&[u8]> {
     }
 }
 
+/// `key`, then `keys`: a list of keys one longer than another, made at compile time (`M` must
+/// be `N + 1`; any other length does not compile).
+///
+/// ```
+/// use pi_session_types::shallow::with_key;
+/// const FEW: [&str; 2] = ["role", "usage"];
+/// const MORE: [&str; 3] = with_key("timestamp", FEW);
+/// assert_eq!(MORE, ["timestamp", "role", "usage"]);
+/// ```
+pub const fn with_key<const N: usize, const M: usize>(
+    key: &'static str,
+    keys: [&'static str; N],
+) -> [&'static str; M] {
+    assert!(M == N + 1, "a list one key longer");
+    let mut out = [key; M];
+    let mut i = 0;
+    while i < N {
+        out[i + 1] = keys[i];
+        i += 1;
+    }
+    out
+}
+
 /// The kept keys of a `message` entry's message ([`Keys::message`]) as
 /// [`canonical_keyed_message`] reads them: each key with its value, in the line's order, in a
 /// list instead of a map (no key hashed or copied: a rule that reads two or three of them

@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pi_session_store::{Diagnostic, SessionFile};
-use pi_session_tree::branch_facts::may_record_usage;
+use pi_session_tree::branch_facts::{TALLY_MESSAGE, may_record_usage};
 use pi_session_tree::{USAGE_RECORD_KINDS, UsageBreakdown, usage_record};
 use pi_session_types::js;
-use pi_session_types::shallow::Keys;
+use pi_session_types::shallow::{Keys, with_key};
 use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
@@ -219,20 +219,12 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
 }
 
 /// What a report reads of a `message` entry: what [`usage_record`] reads
-/// ([`pi_session_tree::branch_facts::TALLY_MESSAGE_KEYS`]), and the times and model of [`record_time`] and [`record_model`]
+/// ([`TALLY_MESSAGE`]), and the times and model of [`record_time`] and [`record_model`]
 /// (the entry's and the message's `timestamp`; the message's `provider` and `model` are among
 /// the tally's).
 const RECORD_KEYS: Keys = Keys {
     entry: &[key::TYPE, key::ID, key::TIMESTAMP, key::MESSAGE],
-    message: &[
-        key::ROLE,
-        key::USAGE,
-        key::PROVIDER,
-        key::MODEL,
-        key::TOOL_NAME,
-        key::DETAILS,
-        key::TIMESTAMP,
-    ],
+    message: &with_key::<6, 7>(key::TIMESTAMP, TALLY_MESSAGE),
     blocks: &[],
 };
 
@@ -334,9 +326,6 @@ mod tests {
     /// model) is what it reads of the whole entry, on every fixture and corpus session.
     #[test]
     fn an_entry_cut_to_the_record_keys_counts_as_the_whole_entry() {
-        for key in pi_session_tree::branch_facts::TALLY_MESSAGE_KEYS.message {
-            assert!(RECORD_KEYS.message.contains(key), "{key}");
-        }
         // A turn whose time is its message's (its entry has no `timestamp`).
         let dir = tempfile::tempdir().unwrap();
         let made = dir.path().join("dated.jsonl");

@@ -10,7 +10,7 @@ pub mod prompt;
 pub mod snapcompact;
 
 use pi_session_types::needle::Needle;
-use pi_session_types::shallow::Keys;
+use pi_session_types::shallow::{Keys, with_key};
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde_json::Value;
 
@@ -159,25 +159,9 @@ const OMP_18_2: Keys = Keys {
 /// [`OMP_18_2`] of a turn with tool calls: its blocks' `type` and `id` too.
 const OMP_18_2_CALLS: Keys = Keys {
     entry: OMP_18_2.entry,
-    message: &with_content::<10, 11>(OMP_18_2_MESSAGE),
+    message: &with_key::<10, 11>(key::CONTENT, OMP_18_2_MESSAGE),
     blocks: &[key::TYPE, key::ID],
 };
-
-// Every key of the message's, and `content`.
-const _: () = assert!(OMP_18_2_CALLS.message.len() == OMP_18_2_MESSAGE.len() + 1);
-
-/// `content` and `keys` (`M` is `N + 1`).
-const fn with_content<const N: usize, const M: usize>(
-    keys: [&'static str; N],
-) -> [&'static str; M] {
-    let mut out = [key::CONTENT; M];
-    let mut i = 0;
-    while i < N && i + 1 < M {
-        out[i + 1] = keys[i];
-        i += 1;
-    }
-    out
-}
 
 /// The message's keys of [`OMP_18_2`]: those the build reads, and `prunedAt` and
 /// `steering`, which omp's `convertToLlm` and its agent loop read to tell whether they pass a
