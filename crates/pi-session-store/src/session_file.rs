@@ -356,14 +356,9 @@ impl SessionFile {
         indices: &[usize],
         keep: impl Fn(&IndexEntry, &[u8]) -> bool + Sync,
     ) -> Result<Vec<(usize, JsonValue)>, StoreError> {
-        let kept = self.collect_in_file_order(indices, |index, at, bytes| {
-            if !keep(at, bytes) {
-                return Ok(None);
-            }
+        self.read_kept(indices, keep, |index, at, bytes| {
             self.value_of(index, at, bytes)
-                .map(|value| Some((index, value)))
-        })?;
-        Ok(kept.into_iter().flatten().collect())
+        })
     }
 
     /// [`values_where`](Self::values_where), with each `message` line kept read as the keys
@@ -395,10 +390,7 @@ impl SessionFile {
         keep: impl Fn(&IndexEntry, &[u8]) -> bool + Sync,
         keys: &pi_session_types::shallow::Keys,
     ) -> Result<Vec<(usize, JsonValue)>, StoreError> {
-        let kept = self.collect_in_file_order(indices, |index, at, bytes| {
-            if !keep(at, bytes) {
-                return Ok(None);
-            }
+        self.read_kept(indices, keep, |index, at, bytes| {
             let cut = (self.migration == Migration::None && at.envelope.kind() == "message")
                 .then(|| pi_session_types::shallow::entry_with_message_keys(bytes, keys))
                 .flatten()
@@ -408,11 +400,26 @@ impl SessionFile {
                     view.is("message") && view.id() == at.envelope.id()
                 });
             match cut {
-                Some(value) => Ok(Some((index, value))),
-                None => self
-                    .value_of(index, at, bytes)
-                    .map(|value| Some((index, value))),
+                Some(value) => Ok(value),
+                None => self.value_of(index, at, bytes),
             }
+        })
+    }
+
+    /// The lines of `indices` that `keep` accepts, each read by `read` (given its index, its
+    /// index entry and its bytes), with their indices, in the order asked: the one walk of
+    /// [`values_where`](Self::values_where) and [`values_where_cut`](Self::values_where_cut).
+    fn read_kept(
+        &self,
+        indices: &[usize],
+        keep: impl Fn(&IndexEntry, &[u8]) -> bool + Sync,
+        read: impl Fn(usize, &IndexEntry, &[u8]) -> Result<JsonValue, StoreError> + Sync,
+    ) -> Result<Vec<(usize, JsonValue)>, StoreError> {
+        let kept = self.collect_in_file_order(indices, |index, at, bytes| {
+            if !keep(at, bytes) {
+                return Ok(None);
+            }
+            read(index, at, bytes).map(|value| Some((index, value)))
         })?;
         Ok(kept.into_iter().flatten().collect())
     }

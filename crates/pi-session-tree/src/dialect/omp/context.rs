@@ -468,7 +468,12 @@ pub(crate) fn extend(
         rewritten: Vec::new(),
     };
     for entry in added {
-        builder.settle_message(context, tail.explicit_default, entry);
+        settle_message(
+            &mut builder.diagnostics,
+            context,
+            tail.explicit_default,
+            entry,
+        );
     }
     let settings_diagnostics = builder.diagnostics.len();
     for at in from..path.len() {
@@ -574,7 +579,9 @@ impl<'p> Builder<'p> {
                 Some("service_tier_change") => {
                     context.service_tier = coerce_service_tier(EntryRef::new(entry).service_tier());
                 }
-                Some("message") => self.settle_message(&mut context, explicit_default, entry),
+                Some("message") => {
+                    settle_message(&mut self.diagnostics, &mut context, explicit_default, entry)
+                }
                 Some("compaction") => compaction = Some(index),
                 Some("ttsr_injection") => self.collect_rules(entry, &mut context, &mut rules_seen),
                 Some("mode_change") => {
@@ -585,11 +592,6 @@ impl<'p> Builder<'p> {
             }
         }
         (context, compaction, explicit_default)
-    }
-
-    /// A `message` entry's part of the settings ([`settle_message`]).
-    fn settle_message(&mut self, context: &mut OmpContext, explicit_default: bool, entry: &Value) {
-        settle_message(&mut self.diagnostics, context, explicit_default, entry);
     }
 
     fn collect_rules(
