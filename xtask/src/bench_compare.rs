@@ -33,7 +33,9 @@
 //! for the context, `context_over_*` compare our whole process (start included, output written)
 //! with their in-process open + `buildSessionContext` (nothing serialised), and
 //! `context_inprocess_over_*` our in-process open + context (serialised) with the same.
-//! Results: stdout and `bench-results/compare.json`.
+//! Results: stdout and `bench-results/compare.json`, whose `goals` check issue #10's goals on
+//! the run (each with its bound, the worst figure it covers and whether it is met; the same as
+//! lines of text on stderr at the end).
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -182,9 +184,109 @@ pub fn run(args: &[String]) -> Result<(), String> {
         summarise(&mut case);
         cases.push(case);
     }
+    let goals = goals(&cases);
     let report = json!({"benchmark": "compare", "machine": machine(), "turns": turns,
-                        "runs": runs, "cases": cases});
-    write_results(&root, "compare", &report)
+                        "runs": runs, "cases": cases, "goals": goals});
+    write_results(&root, "compare", &report)?;
+    eprint!("{}", goals_summary(&goals));
+    Ok(())
+}
+
+/// Issue #10's goals, each checked on every case it names: what it asks, the bound, the
+/// case's worst figure (the largest ratio or time over the formats or loops it covers) and
+/// whether that figure is within the bound. One run on a shared machine can miss a goal that
+/// another meets: the figures say by how much.
+fn goals(cases: &[Value]) -> Value {
+    let mut checked = Vec::new();
+    for case in cases {
+        let size = number(case, &["size_mb"]);
+        let mut check = |goal: &str, bound: f64, figure: f64| {
+            checked.push(json!({
+                "goal": goal, "size_mb": size, "bound": bound, "figure": figure,
+                // A figure missing (NaN) is not a goal met.
+                "met": figure <= bound,
+            }));
+        };
+        let over_formats =
+            |key: &str| worst(FORMATS.map(|format| number(case, &["ratios", key, format])));
+        check(
+            "context, process start included, over omp's open + context (every format)",
+            0.2,
+            over_formats("context_over_omp"),
+        );
+        if size >= 200.0 {
+            check(
+                "context, process start included, over pi's open + context (every format)",
+                0.04,
+                over_formats("context_over_pi"),
+            );
+        }
+        check(
+            "context's peak RSS over omp's (every format)",
+            0.25,
+            over_formats("context_rss_over_omp"),
+        );
+        if let Some(bound) = match size as u64 {
+            5 => Some(20.0),
+            50 => Some(170.0),
+            _ => None,
+        } {
+            check(
+                "context's wall time in ms, process start included (every format)",
+                bound,
+                worst(FORMATS.map(|f| number(case, &["ours_context", f, "wall_ms"]))),
+            );
+        }
+        let loops = ["ours_loop_pi", "ours_loop_omp"];
+        let omp_turn = number(case, &["omp_loop", "turn_ms_median"]);
+        check(
+            "host loop's turn (median) over omp's (both dialects)",
+            0.2,
+            worst(loops.map(|l| number(case, &[l, "turn_ms_median"]) / omp_turn)),
+        );
+        check(
+            "host loop's last 50 turns over its first 50 (medians, both dialects)",
+            1.2,
+            worst(loops.map(|l| number(case, &["ratios", &format!("{l}_last50_over_first50")]))),
+        );
+        let omp_rss = number(case, &["omp_context", "peak_rss_mb"]);
+        check(
+            "Session::resume's peak RSS over omp's context's (both dialects)",
+            0.25,
+            worst(loops.map(|l| number(case, &[l, "open_peak_rss_mb"]) / omp_rss)),
+        );
+    }
+    Value::Array(checked)
+}
+
+/// The largest of `figures`; NaN when one is (a figure the run lacks).
+fn worst(figures: impl IntoIterator<Item = f64>) -> f64 {
+    figures
+        .into_iter()
+        .fold(f64::NEG_INFINITY, |worst, figure| {
+            if figure.is_nan() || worst.is_nan() {
+                f64::NAN
+            } else {
+                worst.max(figure)
+            }
+        })
+}
+
+/// [`goals`] as lines of text: met or not, the size, the worst figure against the bound.
+fn goals_summary(goals: &Value) -> String {
+    let mut text = String::from("xtask: issue #10's goals on this run:\n");
+    for goal in goals.as_array().into_iter().flatten() {
+        let met = goal["met"].as_bool() == Some(true);
+        text.push_str(&format!(
+            "  {:7} {:>4} MB  {:.3} (bound {})  {}\n",
+            if met { "met" } else { "NOT met" },
+            number(goal, &["size_mb"]),
+            number(goal, &["figure"]),
+            number(goal, &["bound"]),
+            goal["goal"].as_str().unwrap_or_default(),
+        ));
+    }
+    text
 }
 
 fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize, usize), String> {
@@ -787,5 +889,95 @@ mod tests {
         // A failing run is an error, not a figure.
         let failed = timed(&mut Command::new("false")).expect_err("false fails");
         assert!(failed.contains("failed"), "{failed}");
+    }
+
+    /// A case as [`summarise`] leaves it: every format `context` ms and MB of RSS against
+    /// omp's 100 ms / 400 MB and pi's `pi` ms, loops of `turn` ms against omp's 1 ms.
+    fn case(size_mb: u64, context: f64, pi: f64, rss: f64, turn: f64) -> Value {
+        let mut case = json!({
+            "size_mb": size_mb,
+            "omp_context": {"open_context_ms": 100.0, "peak_rss_mb": 400.0},
+            "pi_context": {"open_context_ms": pi},
+            "omp_loop": {"turn_ms": vec![1.0; 60]},
+            "pi_loop": {"turn_ms": vec![1.0; 60]},
+        });
+        for format in FORMATS {
+            case["ours_context"][format] = json!({"wall_ms": context, "peak_rss_mb": rss});
+        }
+        for name in ["ours_loop_pi", "ours_loop_omp"] {
+            case[name] = json!({"turn_ms": vec![turn; 60], "open_peak_rss_mb": rss});
+        }
+        summarise(&mut case);
+        case
+    }
+
+    /// The goals met, one by one, and each missed when its own figure crosses its bound.
+    #[test]
+    fn each_goal_is_met_within_its_bound_and_missed_past_it() {
+        let met = |cases: &[Value]| -> Vec<(String, f64, bool)> {
+            let goals = goals(cases);
+            goals
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|g| {
+                    let goal = g["goal"].as_str().unwrap().to_owned();
+                    (goal, number(g, &["size_mb"]), g["met"] == json!(true))
+                })
+                .collect()
+        };
+        // 200 MB: 15 ms (0.15 of omp's, 0.015 of pi's), 80 MB (0.2 of omp's), 0.1 ms a turn.
+        let fine = met(&[case(200, 15.0, 1_000.0, 80.0, 0.1)]);
+        assert_eq!(fine.len(), 6, "{fine:?}");
+        assert!(fine.iter().all(|(_, _, met)| *met), "{fine:?}");
+        // Each figure past its bound misses its goals and no other (the RSS: the context's and
+        // `Session::resume`'s).
+        for (case, missed) in [
+            (case(200, 25.0, 1_000.0, 80.0, 0.1), "over omp's open"),
+            (case(200, 15.0, 300.0, 80.0, 0.1), "over pi's open"),
+            (case(200, 15.0, 1_000.0, 120.0, 0.1), "peak RSS over omp's"),
+            (
+                case(200, 15.0, 1_000.0, 80.0, 0.3),
+                "turn (median) over omp's",
+            ),
+        ] {
+            let goals = met(&[case]);
+            let failed: Vec<&str> = goals
+                .iter()
+                .filter(|(_, _, met)| !met)
+                .map(|(goal, _, _)| goal.as_str())
+                .collect();
+            assert!(
+                !failed.is_empty() && failed.iter().all(|goal| goal.contains(missed)),
+                "{missed}: {failed:?}"
+            );
+        }
+        // 5 MB: the time bound (20 ms) and no pi goal; a loop that grows misses flatness.
+        let mut small = case(5, 19.0, 1_000.0, 10.0, 0.1);
+        assert!(met(&[small.clone()]).iter().all(|(goal, size, met)| {
+            *size == 5.0 && !goal.contains("pi's") && (*met || goal.contains("omp's open"))
+        }));
+        small["ours_context"]["anthropic"]["wall_ms"] = json!(21.0);
+        let mut turns = vec![0.1; 60];
+        turns[50..].fill(0.13);
+        small["ours_loop_omp"]["turn_ms"] = json!(turns);
+        summarise(&mut small);
+        let checked = met(&[small]);
+        for missed in ["wall time in ms", "last 50 turns"] {
+            let (_, _, met) = checked
+                .iter()
+                .find(|(goal, ..)| goal.contains(missed))
+                .unwrap();
+            assert!(!met, "{missed}: {checked:?}");
+        }
+        // A figure the run lacks is not a goal met.
+        let mut lacking = case(200, 15.0, 1_000.0, 80.0, 0.1);
+        lacking["ratios"]["context_over_omp"]["openai"] = Value::Null;
+        assert!(
+            met(&[lacking])
+                .iter()
+                .any(|(goal, _, met)| !met && goal.contains("omp's open"))
+        );
+        assert!(goals_summary(&goals(&[case(200, 25.0, 1_000.0, 80.0, 0.1)])).contains("NOT met"));
     }
 }
