@@ -515,13 +515,22 @@ impl SessionFile {
     /// assert_eq!(session.may_hold_key(&[0, 1, 0], "attachments"), [true, false, true]);
     /// ```
     pub fn may_hold_key(&self, indices: &[usize], key: &str) -> Vec<bool> {
-        if self.is_migrated() {
-            return vec![true; indices.len()];
-        }
         indices
             .iter()
-            .map(|&index| self.table.key_filter(index).may_hold(key))
+            .map(|&index| self.key_filter(index).may_hold(key))
             .collect()
+    }
+
+    /// The key filter the open kept of the line of the entry at `index` (the keys it may hold,
+    /// [`may_hold_key`](Self::may_hold_key)): [`KeyFilter::ANY`] for a line the open's scan
+    /// was not sure of, an index out of range and every entry of a migrated file.
+    ///
+    /// [`KeyFilter::ANY`]: pi_session_types::envelope_scan::KeyFilter::ANY
+    pub fn key_filter(&self, index: usize) -> pi_session_types::envelope_scan::KeyFilter {
+        if self.is_migrated() {
+            return pi_session_types::envelope_scan::KeyFilter::ANY;
+        }
+        self.table.key_filter(index)
     }
 
     /// Hands the exact bytes of the entry at each of `indices` (any order, repeats allowed),

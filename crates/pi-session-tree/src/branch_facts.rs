@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use pi_session_types::js;
-use pi_session_types::needle::Needle;
+use pi_session_types::needle::{KeyNeedle, LineKeys};
 
 /// How the latest compaction splits a branch (rho's `compacted/1`).
 ///
@@ -647,7 +647,8 @@ fn object(value: Option<&Value>) -> Option<&Value> {
 /// `false` only for one that surely records none, so a reader may leave its line unparsed and
 /// no sum changes. That is an entry of another type ([`USAGE_RECORD_KINDS`]), or a line
 /// without the key `"usage"` as JSON writes it and without a `\u` escape (with which a key
-/// could spell `usage` otherwise).
+/// could spell `usage` otherwise). [`may_record_usage_in`] asks the same of what a reader knows
+/// of the line.
 ///
 /// ```
 /// use pi_session_tree::branch_facts::may_record_usage;
@@ -659,14 +660,30 @@ fn object(value: Option<&Value>) -> Option<&Value> {
 /// assert!(!may_record_usage("label", br#"{"type":"label","usage":{}}"#));
 /// ```
 pub fn may_record_usage(kind: &str, line: &[u8]) -> bool {
-    USAGE_RECORD_KINDS.contains(&kind) && (USAGE_KEY.is_in(line) || ESCAPE.is_in(line))
+    may_record_usage_in(kind, LineKeys::Written(line))
+}
+
+/// [`may_record_usage`] of a line a reader knows as `keys`: its bytes, or the key filter the
+/// store's open kept of it (then a line that cannot count is not even read).
+///
+/// ```
+/// use pi_session_tree::branch_facts::may_record_usage_in;
+/// use pi_session_types::envelope_scan::scan_envelope;
+/// use pi_session_types::needle::LineKeys;
+/// let result = br#"{"type":"message","id":"r","message":{"role":"toolResult","content":"ok"}}"#;
+/// let filter = scan_envelope(result).unwrap().keys;
+/// assert!(!may_record_usage_in("message", LineKeys::Filtered(filter)));
+/// ```
+pub fn may_record_usage_in(kind: &str, keys: LineKeys<'_>) -> bool {
+    USAGE_RECORD_KINDS.contains(&kind) && keys.may_hold(&USAGE_KEY)
 }
 
 /// Whether the entry of type `kind` written as `line` may change a [`BranchTally`]: any entry
 /// but a `message`, and a `message` whose line may record a usage or name a model: it holds
 /// the key `"usage"` or `"provider"` as JSON writes them, or a `\u` escape
 /// ([`may_record_usage`]). A message line without them is neither counted nor names a model, so
-/// a reader may leave it unparsed.
+/// a reader may leave it unparsed. [`may_change_tally_in`] asks the same of what a reader knows
+/// of the line.
 ///
 /// ```
 /// use pi_session_tree::branch_facts::may_change_tally;
@@ -676,7 +693,12 @@ pub fn may_record_usage(kind: &str, line: &[u8]) -> bool {
 /// assert!(may_change_tally("model_change", br#"{"type":"model_change","model":"p/m"}"#));
 /// ```
 pub fn may_change_tally(kind: &str, line: &[u8]) -> bool {
-    kind != "message" || may_record_usage(kind, line) || PROVIDER_KEY.is_in(line)
+    may_change_tally_in(kind, LineKeys::Written(line))
+}
+
+/// [`may_change_tally`] of a line a reader knows as `keys` ([`may_record_usage_in`]).
+pub fn may_change_tally_in(kind: &str, keys: LineKeys<'_>) -> bool {
+    kind != "message" || may_record_usage_in(kind, keys) || keys.may_hold(&PROVIDER_KEY)
 }
 
 /// What [`usage_record`] and a [`BranchTally`] read of a `message` entry: its `type` and
@@ -701,12 +723,10 @@ pub const TALLY_MESSAGE: [&str; 6] = [
     key::DETAILS,
 ];
 
-/// The key `usage` as JSON writes it ([`may_record_usage`]).
-static USAGE_KEY: Needle = Needle::new(b"\"usage\"");
-/// The key `provider` as JSON writes it ([`may_change_tally`]).
-static PROVIDER_KEY: Needle = Needle::new(b"\"provider\"");
-/// The start of a `\u` escape, with which a key may be spelled otherwise.
-static ESCAPE: Needle = Needle::new(b"\\u");
+/// The key `usage` ([`may_record_usage`]).
+static USAGE_KEY: KeyNeedle = KeyNeedle::new(key::USAGE, b"\"usage\"");
+/// The key `provider` ([`may_change_tally`]).
+static PROVIDER_KEY: KeyNeedle = KeyNeedle::new(key::PROVIDER, b"\"provider\"");
 
 /// The usage breakdown of `entries` (a branch, or every entry of a file for
 /// pi's footer totals).

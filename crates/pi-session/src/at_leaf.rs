@@ -8,11 +8,12 @@ use std::collections::BTreeMap;
 
 use pi_session_context::projection::{self, agent_dialect, project_context};
 use pi_session_context::provider_request::{self, PiAi};
-use pi_session_tree::branch_facts::{TALLY_MESSAGE_KEYS, may_change_tally, may_record_usage};
+use pi_session_tree::branch_facts::{TALLY_MESSAGE_KEYS, may_change_tally_in, may_record_usage_in};
 use pi_session_tree::{
     AgentContext, Branch, BranchTally, ContextOptions, Dialect, LeafSelector, UsageBreakdown,
     context::agent_context_owned,
 };
+use pi_session_types::needle::LineKeys;
 use pi_session_types::{Entry, JsonValue, TitleSlot};
 
 use crate::diagnostic::Diagnostic;
@@ -140,7 +141,7 @@ impl Session {
         let branch = self.branch_at(leaf);
         let mut tally = BranchTally::default();
         for chunk in branch.positions.chunks(USAGE_CHUNK) {
-            tally.add(&values_of(self.tally_read(chunk, may_change_tally)?));
+            tally.add(&values_of(self.tally_read(chunk, may_change_tally_in)?));
         }
         Ok((branch, tally))
     }
@@ -181,8 +182,8 @@ impl Session {
         let (mut tally, mut usage) = (BranchTally::default(), UsageBreakdown::default());
         for chunk in all.chunks(USAGE_CHUNK) {
             // An entry either rule may count; what one of them cannot count adds nothing to it.
-            let read = self.tally_read(chunk, |kind, line| {
-                may_record_usage(kind, line) || may_change_tally(kind, line)
+            let read = self.tally_read(chunk, |kind, keys| {
+                may_record_usage_in(kind, keys) || may_change_tally_in(kind, keys)
             })?;
             let (positions, values): (Vec<usize>, Vec<JsonValue>) = read.into_iter().unzip();
             // The usage in file order, as `usage_breakdown` adds it; the branch's entries in
@@ -204,7 +205,7 @@ impl Session {
     fn tally_read(
         &self,
         positions: &[usize],
-        may_hold: impl Fn(&str, &[u8]) -> bool + Sync,
+        may_hold: impl Fn(&str, LineKeys<'_>) -> bool + Sync,
     ) -> Result<Vec<(usize, JsonValue)>> {
         self.log()
             .values_that_may_hold(positions, may_hold, &TALLY_MESSAGE_KEYS)
@@ -243,7 +244,7 @@ impl Session {
         let all: Vec<usize> = (0..self.len()).collect();
         let mut usage = UsageBreakdown::default();
         for chunk in all.chunks(USAGE_CHUNK) {
-            usage.add_entries(&values_of(self.tally_read(chunk, may_record_usage)?));
+            usage.add_entries(&values_of(self.tally_read(chunk, may_record_usage_in)?));
         }
         Ok(usage)
     }

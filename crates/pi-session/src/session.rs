@@ -16,6 +16,7 @@ use pi_session_tree::{
     AgentContext, ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo, TreeIndex,
 };
 use pi_session_types::SessionHeader;
+use pi_session_types::needle::LineKeys;
 use pi_session_types::shallow::Keys;
 use pi_session_types::view::key;
 use pi_session_types::{Entry, JsonValue, TitleSource};
@@ -455,14 +456,16 @@ impl Log {
 
     /// [`Self::values_at`] of those `positions` that may hold what a reader looks for, in
     /// order, each with its position: an entry of the file whose line `may_hold` refuses (given
-    /// the entry's type and the line's bytes, it says `false` only for a line that surely holds
-    /// nothing for the reader) is left out, never parsed, and a `message` line is read as the
-    /// keys `keys` names of it ([`SessionFile::values_where_cut`]). Entries not read from the
-    /// file's lines (appended since, or kept as values) are always given, whole.
+    /// the entry's type and what is known of the line's keys, it says `false` only for a line
+    /// that surely holds nothing for the reader) is left out, never parsed, and a `message`
+    /// line is read as the keys `keys` names of it ([`SessionFile::values_where_cut`]).
+    /// `may_hold` is asked first of the open's key filter of each line, and a line it refuses
+    /// so is not even read; then of the bytes of those read. Entries not read from the file's
+    /// lines (appended since, or kept as values) are always given, whole.
     pub(crate) fn values_that_may_hold(
         &self,
         positions: &[usize],
-        may_hold: impl Fn(&str, &[u8]) -> bool + Sync,
+        may_hold: impl Fn(&str, LineKeys<'_>) -> bool + Sync,
         keys: &Keys,
     ) -> Result<Vec<(usize, JsonValue)>> {
         let Some(file) = &self.file else {
@@ -474,8 +477,24 @@ impl Log {
         };
         let (lines, others): (Vec<usize>, Vec<usize>) =
             positions.iter().partition(|&&at| self.in_file(at));
+        let index = file.index();
+        let lines: Vec<usize> = lines
+            .into_iter()
+            .filter(|&at| {
+                index.get(at).is_none_or(|entry| {
+                    may_hold(
+                        entry.envelope.kind(),
+                        LineKeys::Filtered(file.key_filter(at)),
+                    )
+                })
+            })
+            .collect();
         let mut kept = file
-            .values_where_cut(&lines, |at, line| may_hold(at.envelope.kind(), line), keys)?
+            .values_where_cut(
+                &lines,
+                |at, line| may_hold(at.envelope.kind(), LineKeys::Written(line)),
+                keys,
+            )?
             .into_iter()
             .peekable();
         let mut others = self.values_at(&others)?.into_iter();

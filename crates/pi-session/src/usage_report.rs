@@ -16,9 +16,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pi_session_store::{Diagnostic, SessionFile};
-use pi_session_tree::branch_facts::{TALLY_MESSAGE, may_record_usage};
-use pi_session_tree::{USAGE_RECORD_KINDS, UsageBreakdown, usage_record};
+use pi_session_tree::branch_facts::{TALLY_MESSAGE, may_record_usage, may_record_usage_in};
+use pi_session_tree::{UsageBreakdown, usage_record};
 use pi_session_types::js;
+use pi_session_types::needle::LineKeys;
 use pi_session_types::shallow::{Keys, with_key};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -162,8 +163,8 @@ pub fn usage_report_with(
 const CHUNK: usize = 4096;
 
 /// The usage of one file. The file is opened on this thread (a scan reads files on every core
-/// already), and only lines that can hold a usage record are parsed
-/// ([`pi_session_tree::branch_facts::may_record_usage`]).
+/// already), and only lines that can hold a usage record are read (told first from the open's
+/// key filter of each line) and parsed ([`pi_session_tree::branch_facts::may_record_usage`]).
 pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
     let (file, diagnostics) =
         pi_session_store::open_with(path, &pi_session_store::OpenOptions::single_threaded())?;
@@ -183,7 +184,10 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         .index()
         .iter()
         .enumerate()
-        .filter(|(_, at)| USAGE_RECORD_KINDS.contains(&at.envelope.kind()))
+        .filter(|(position, at)| {
+            let keys = LineKeys::Filtered(file.key_filter(*position));
+            may_record_usage_in(at.envelope.kind(), keys)
+        })
         .map(|(position, _)| position)
         .collect();
     for chunk in candidates.chunks(CHUNK) {
