@@ -775,12 +775,13 @@ impl LineReader {
 
     /// The copy of a `message` line's message with the keys `keys` of it ([`Copied::keyed`]),
     /// when messages are read so ([`Self::keyed`]), the line is the entry indexed, spelled as
-    /// `JSON.stringify` spells it, its message is sent as written and whole (no keys of its
-    /// content's blocks: those are read for a rule that may change the message) and the
-    /// conversion, if any, tells from those keys how it passes the message on
-    /// ([`ConvertToLlm::passes`], asked again with the message after it when it is sent).
+    /// `JSON.stringify` spells it, its message is sent as written, and the conversion, if any,
+    /// tells from those keys how it passes the message on ([`ConvertToLlm::passes`], asked
+    /// again with the message after it when it is sent). Keys of the content's blocks (omp's
+    /// turns with tool calls: a pass over the messages may strip a call) cut the content to
+    /// those ([`Copied::cut`]): a message a pass changes is read again whole ([`Held::finish`]).
     fn read_keyed(self, entry: &IndexEntry, line: &[u8], keys: &Keys) -> Option<Copied> {
-        let rule = self.copy.filter(|_| self.keyed && keys.blocks.is_empty())?;
+        let rule = self.copy.filter(|_| self.keyed)?;
         if entry.envelope.kind() != "message" {
             return None;
         }
@@ -793,7 +794,7 @@ impl LineReader {
         rule.sent_as_written(line, message, true).then(|| Copied {
             text: message.to_vec(),
             shallow: true,
-            cut: false,
+            cut: !keys.blocks.is_empty(),
             keyed: Some(keyed),
         })
     }
@@ -1167,7 +1168,7 @@ impl Held {
         }
         let mut joined = Segment::joined(std::mem::take(&mut self.segments));
         // A message read as its keys is a placeholder in the path: the passes read those keys
-        // (never its content: a turn with calls is not read so).
+        // (of a turn with calls, its content cut to the blocks' types and ids).
         for (entry, copy) in joined.path.iter_mut().zip(&joined.copies) {
             if let Some(keyed) = copy.as_ref().and_then(|copy| copy.keyed.as_ref()) {
                 *entry = serde_json::json!({"type": "message", "message": keyed.to_value()});
@@ -1223,6 +1224,7 @@ impl Segment {
                 *slot = entry;
                 copy.shallow = false;
                 copy.cut = false;
+                copy.keyed = None;
             }
         }
         Ok(())
