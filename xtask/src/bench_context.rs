@@ -28,23 +28,25 @@
 //! Unlike the store benchmark, whose worker is an example of the store crate, the worker here
 //! is xtask itself: the counting allocator is xtask's, and the crates measured stay free of it.
 
-use std::alloc::System;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use mimalloc::MiMalloc;
 use pi_session_context::llm_messages;
 use pi_session_context::projection::{Format, ProjectOptions, project};
 use pi_session_tree::{ContextOptions, Dialect, LeafSelector, SessionView, agent_context};
 use serde_json::{Value, json};
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use stats_alloc::{Region, StatsAlloc};
 
 use crate::bench::{cargo_run_release, machine, worker_output_json, write_results};
 use crate::util::workspace_root;
 
 /// Counts every allocation of the xtask process (a few atomic additions per allocation; the
-/// other commands do not notice). `stats_alloc` holds the one `unsafe impl GlobalAlloc`.
+/// other commands do not notice). `stats_alloc` holds the one `unsafe impl GlobalAlloc`. The
+/// allocator under the count is the CLI's (mimalloc), so that the workers' in-process figures
+/// (`bench compare`'s open + context, the host loop) are the CLI's work without its process.
 #[global_allocator]
-static ALLOCATOR: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+static ALLOCATOR: StatsAlloc<MiMalloc> = StatsAlloc::new(MiMalloc);
 
 const DEFAULT_SIZE_MB: u64 = 200;
 const DEFAULT_RUNS: usize = 3;
@@ -180,7 +182,7 @@ struct Step {
 
 /// Runs `work`, timing it and counting its allocations.
 fn step<T>(work: impl FnOnce() -> T) -> (T, Step) {
-    let region = Region::new(ALLOCATOR);
+    let region = Region::new(&ALLOCATOR);
     let started = Instant::now();
     let value = work();
     let ms = started.elapsed().as_secs_f64() * 1000.0;
