@@ -406,6 +406,56 @@ impl SessionFile {
         })
     }
 
+    /// [`values_where_cut`](Self::values_where_cut) of the lines that may hold what a reader
+    /// looks for: `may_hold` (given an entry's type and what is known of its line's keys, it
+    /// says `false` only for a line that surely holds nothing for the reader) is asked first of
+    /// the key filter the open kept of each line ([`key_filter`](Self::key_filter)), and a line
+    /// it refuses so is not even read; then of the bytes of each line read.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use pi_session_types::needle::{KeyNeedle, LineKeys};
+    /// use pi_session_types::shallow::Keys;
+    /// static LABEL: KeyNeedle = KeyNeedle::new("label", br#""label""#);
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","message":{"role":"user","content":"label"}}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:00.000Z","targetId":"a","label":"one"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let keys = Keys { entry: &["type", "id", "message"], message: &["role"], blocks: &[] };
+    /// let read = session.values_that_may_hold(&[0, 1], |_, line| line.may_hold(&LABEL), &keys)?;
+    /// assert_eq!(read.len(), 1);
+    /// assert_eq!((read[0].0, &read[0].1["label"]), (1, &serde_json::json!("one")));
+    /// # Ok(()) }
+    /// ```
+    pub fn values_that_may_hold(
+        &self,
+        indices: &[usize],
+        may_hold: impl Fn(&str, pi_session_types::needle::LineKeys<'_>) -> bool + Sync,
+        keys: &pi_session_types::shallow::Keys,
+    ) -> Result<Vec<(usize, JsonValue)>, StoreError> {
+        use pi_session_types::needle::LineKeys;
+        let index = self.index();
+        let read: Vec<usize> = indices
+            .iter()
+            .copied()
+            .filter(|&at| {
+                index.get(at).is_none_or(|entry| {
+                    may_hold(
+                        entry.envelope.kind(),
+                        LineKeys::Filtered(self.key_filter(at)),
+                    )
+                })
+            })
+            .collect();
+        self.values_where_cut(
+            &read,
+            |at, line| may_hold(at.envelope.kind(), LineKeys::Written(line)),
+            keys,
+        )
+    }
+
     /// The lines of `indices` that `keep` accepts, each read by `read` (given its index, its
     /// index entry and its bytes), with their indices, in the order asked: the one walk of
     /// [`values_where`](Self::values_where) and [`values_where_cut`](Self::values_where_cut).

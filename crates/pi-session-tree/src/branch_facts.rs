@@ -696,7 +696,8 @@ pub fn may_change_tally(kind: &str, line: &[u8]) -> bool {
     may_change_tally_in(kind, LineKeys::Written(line))
 }
 
-/// [`may_change_tally`] of a line a reader knows as `keys` ([`may_record_usage_in`]).
+/// [`may_change_tally`] of a line a reader knows as `keys` ([`may_record_usage_in`]). It lets
+/// through every line [`may_record_usage_in`] does, so a reader of both asks it alone.
 pub fn may_change_tally_in(kind: &str, keys: LineKeys<'_>) -> bool {
     kind != "message" || may_record_usage_in(kind, keys) || keys.may_hold(&PROVIDER_KEY)
 }

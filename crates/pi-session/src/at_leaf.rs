@@ -181,10 +181,9 @@ impl Session {
         let all: Vec<usize> = (0..self.len()).collect();
         let (mut tally, mut usage) = (BranchTally::default(), UsageBreakdown::default());
         for chunk in all.chunks(USAGE_CHUNK) {
-            // An entry either rule may count; what one of them cannot count adds nothing to it.
-            let read = self.tally_read(chunk, |kind, keys| {
-                may_record_usage_in(kind, keys) || may_change_tally_in(kind, keys)
-            })?;
+            // The entries either rule may count: `may_change_tally_in` lets through every line
+            // `may_record_usage_in` does. What one rule cannot count adds nothing to it.
+            let read = self.tally_read(chunk, may_change_tally_in)?;
             let (positions, values): (Vec<usize>, Vec<JsonValue>) = read.into_iter().unzip();
             // The usage in file order, as `usage_breakdown` adds it; the branch's entries in
             // its order, which is the file's.

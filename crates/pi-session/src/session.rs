@@ -455,13 +455,11 @@ impl Log {
     }
 
     /// [`Self::values_at`] of those `positions` that may hold what a reader looks for, in
-    /// order, each with its position: an entry of the file whose line `may_hold` refuses (given
-    /// the entry's type and what is known of the line's keys, it says `false` only for a line
-    /// that surely holds nothing for the reader) is left out, never parsed, and a `message`
-    /// line is read as the keys `keys` names of it ([`SessionFile::values_where_cut`]).
-    /// `may_hold` is asked first of the open's key filter of each line, and a line it refuses
-    /// so is not even read; then of the bytes of those read. Entries not read from the file's
-    /// lines (appended since, or kept as values) are always given, whole.
+    /// order, each with its position: an entry of the file whose line `may_hold` refuses is
+    /// left out, never parsed, and a `message` line is read as the keys `keys` names of it
+    /// ([`SessionFile::values_that_may_hold`]: asked of each line's key filter, then of the
+    /// bytes of those read). Entries not read from the file's lines (appended since, or kept
+    /// as values) are always given, whole.
     pub(crate) fn values_that_may_hold(
         &self,
         positions: &[usize],
@@ -477,24 +475,8 @@ impl Log {
         };
         let (lines, others): (Vec<usize>, Vec<usize>) =
             positions.iter().partition(|&&at| self.in_file(at));
-        let index = file.index();
-        let lines: Vec<usize> = lines
-            .into_iter()
-            .filter(|&at| {
-                index.get(at).is_none_or(|entry| {
-                    may_hold(
-                        entry.envelope.kind(),
-                        LineKeys::Filtered(file.key_filter(at)),
-                    )
-                })
-            })
-            .collect();
         let mut kept = file
-            .values_where_cut(
-                &lines,
-                |at, line| may_hold(at.envelope.kind(), LineKeys::Written(line)),
-                keys,
-            )?
+            .values_that_may_hold(&lines, may_hold, keys)?
             .into_iter()
             .peekable();
         let mut others = self.values_at(&others)?.into_iter();

@@ -16,10 +16,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use pi_session_store::{Diagnostic, SessionFile};
-use pi_session_tree::branch_facts::{TALLY_MESSAGE, may_record_usage, may_record_usage_in};
+use pi_session_tree::branch_facts::{TALLY_MESSAGE, may_record_usage_in};
 use pi_session_tree::{UsageBreakdown, usage_record};
 use pi_session_types::js;
-use pi_session_types::needle::LineKeys;
 use pi_session_types::shallow::{Keys, with_key};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -180,22 +179,9 @@ pub fn file_usage(path: &Path, options: &UsageOptions) -> Result<UsageReport> {
         damaged_lines,
         ..UsageReport::default()
     };
-    let candidates: Vec<usize> = file
-        .index()
-        .iter()
-        .enumerate()
-        .filter(|(position, at)| {
-            let keys = LineKeys::Filtered(file.key_filter(*position));
-            may_record_usage_in(at.envelope.kind(), keys)
-        })
-        .map(|(position, _)| position)
-        .collect();
-    for chunk in candidates.chunks(CHUNK) {
-        for (_, entry) in file.values_where_cut(
-            chunk,
-            |at, raw| may_record_usage(at.envelope.kind(), raw),
-            &RECORD_KEYS,
-        )? {
+    let all: Vec<usize> = (0..file.len()).collect();
+    for chunk in all.chunks(CHUNK) {
+        for (_, entry) in file.values_that_may_hold(chunk, may_record_usage_in, &RECORD_KEYS)? {
             let Some((part, usage)) = usage_record(&entry) else {
                 continue;
             };
@@ -325,6 +311,7 @@ pub fn parse_report_date(text: &str, end_of_day: bool) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pi_session_tree::branch_facts::may_record_usage;
 
     /// What a report reads of an entry cut to [`RECORD_KEYS`] (its usage record, time and
     /// model) is what it reads of the whole entry, on every fixture and corpus session.
