@@ -7,7 +7,8 @@ use pi_session::store::{RedisOptions, RedisStore, Store};
 
 use crate::failure::Failure;
 
-/// Where sessions are kept (default: the file system).
+// Where sessions are kept (default: the file system). Not a doc comment: clap would show it as
+// the description of every subcommand that flattens these in (see `Command` in main.rs).
 #[derive(Debug, Clone, Default, Args)]
 pub struct StoreArgs {
     /// Keep sessions in Redis (or Valkey) as omp's Redis session storage does, shared with omp

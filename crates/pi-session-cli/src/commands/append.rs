@@ -14,7 +14,7 @@ use super::write::{
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::Out;
 
-/// Arguments of `append`.
+// Arguments of `append` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 #[command(
     group(ArgGroup::new("what").required(true).args(["user", "model", "thinking", "label", "unlabel", "name", "custom", "pin", "unpin", "resolution"])),

@@ -10,7 +10,7 @@ use crate::failure::{EXIT_DAMAGED, EXIT_OK, Failure, Outcome};
 use crate::input;
 use crate::output::{Out, warn};
 
-/// Arguments of `cat`.
+// Arguments of `cat` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Version 1 and 2 files come out migrated to version 3, as pi reads them. \

@@ -16,7 +16,7 @@ use crate::progress::Progress;
 /// How deep `check` goes into folders.
 const MAX_DEPTH: usize = 16;
 
-/// Arguments of `check`.
+// Arguments of `check` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Exit status: 0 when every file is clean (notes such as \"migrated in memory\" \

@@ -16,7 +16,7 @@ use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input::{self, ReadSession};
 use crate::output::{Out, warn};
 
-/// Arguments of `context`.
+// Arguments of `context` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ContextArgs {
     /// Where sessions are kept (`--store redis://…`, `--prefix`).

@@ -15,7 +15,7 @@ use crate::output::{Out, warn};
 use crate::progress::Progress;
 use pi_session_parquet::TABLES;
 
-/// Arguments of `export`.
+// Arguments of `export` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ExportArgs {
     /// Where sessions are kept (`--store redis://…`, `--prefix`).

@@ -9,7 +9,7 @@ use super::write::{WriteDialect, failure, open_in};
 use crate::failure::{EXIT_OK, Outcome};
 use crate::output::Out;
 
-/// Arguments of `fork`.
+// Arguments of `fork` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Writes a new session file (pi's createBranchedSession): a new header with \

@@ -16,7 +16,7 @@ use crate::progress::Progress;
 /// The most characters of a matching line printed in the table (`--json` has it whole).
 const SHOWN_CHARS: usize = 200;
 
-/// Arguments of `grep`.
+// Arguments of `grep` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct GrepArgs {
     /// The text to look for (a regular expression with `--regex`).

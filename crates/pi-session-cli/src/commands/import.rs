@@ -15,7 +15,7 @@ use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::input::diagnostic_line;
 use crate::output::{Out, warn};
 
-/// Arguments of `import`.
+// Arguments of `import` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// The Claude Code transcript (`~/.claude/projects/<dir>/<id>.jsonl`) or Codex rollout

@@ -17,7 +17,7 @@ use crate::input::diagnostic_line;
 use crate::output::{Out, warn};
 use crate::progress::Progress;
 
-/// Arguments of `ls`.
+// Arguments of `ls` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct LsArgs {
     /// A folder of sessions, or of project folders of sessions (an omp or pi `sessions`

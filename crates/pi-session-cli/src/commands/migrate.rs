@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::failure::{EXIT_OK, Outcome};
 use crate::output::Out;
 
-/// Arguments of `migrate`.
+// Arguments of `migrate` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Rewrites FILE as pi does when it opens an old file (version 1 entries get ids; \

@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::Out;
 
-/// Arguments of `repair`.
+// Arguments of `repair` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Removes torn fragments and lines that are not JSON, splits fused lines, and \

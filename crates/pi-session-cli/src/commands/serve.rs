@@ -30,7 +30,7 @@ use crate::commands::export;
 use crate::failure::{EXIT_OK, Failure, Outcome};
 use crate::output::{Out, warn};
 
-/// Arguments of `serve`.
+// Arguments of `serve` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// The port on 127.0.0.1 (0: any free port; the address is printed).

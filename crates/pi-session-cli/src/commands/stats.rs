@@ -13,7 +13,7 @@ use crate::failure::{EXIT_OK, Outcome};
 use crate::input;
 use crate::output::Out;
 
-/// Arguments of `stats`.
+// Arguments of `stats` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Where sessions are kept (`--store redis://…`, `--prefix`).

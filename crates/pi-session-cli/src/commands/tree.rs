@@ -11,7 +11,7 @@ use crate::failure::{EXIT_OK, Outcome};
 use crate::input;
 use crate::output::{Out, warn};
 
-/// Arguments of `tree`.
+// Arguments of `tree` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// Where sessions are kept (`--store redis://…`, `--prefix`).

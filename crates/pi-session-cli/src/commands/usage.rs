@@ -14,7 +14,7 @@ use crate::input::session_files;
 use crate::output::{Out, warn};
 use crate::progress::Progress;
 
-/// Arguments of `usage`.
+// Arguments of `usage` (not a doc comment: see `Command` in main.rs).
 #[derive(Debug, Args)]
 pub struct UsageArgs {
     /// Session files or folders (walked for `*.jsonl`). Default: every session under omp's and
