@@ -25,7 +25,8 @@
 //!
 //! Before every timed run the file is read through once, so each implementation starts with
 //! it in the page cache. Each context and `check` (ours, omp's and pi's) runs `--runs` times
-//! (default 5): the figure
+//! (default 5), taking turns: one run of each, then the next round, so that a slow minute of a
+//! shared machine falls on ours and theirs alike. The figure
 //! kept is the run with the median time (its peak RSS with it), and every run's time is kept
 //! beside it (`runs_ms`), so one disturbed run on a shared machine does not decide a ratio. The
 //! loops run once (each already reports per-turn medians). The loops append to a copy of the
@@ -93,52 +94,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let generated = generate(&file, size)?;
         eprintln!("xtask: bench compare: {size} MB ({generated})");
         let mut case = json!({"size_mb": size, "file": generated});
-        let check = median_of(runs, "wall_ms", || {
-            warm(&file)?;
-            timed(Command::new(&cli).arg("check").arg(&file))
-        })?;
-        case["ours_check"] = check;
-        for format in FORMATS {
-            let dialect = if format == "omp-agent-loop" {
-                "omp"
-            } else {
-                "pi"
-            };
-            let ours = median_of(runs, "wall_ms", || {
-                warm(&file)?;
-                timed(
-                    Command::new(&cli)
-                        .args(["context", "--dialect", dialect, "--format", format])
-                        .arg(&file),
-                )
-            })?;
-            case["ours_context"][format] = ours;
-        }
-        for format in FORMATS {
-            let dialect = if format == "omp-agent-loop" {
-                "omp"
-            } else {
-                "pi"
-            };
-            case["ours_context_inprocess"][format] = median_of(runs, "open_context_ms", || {
-                warm(&file)?;
-                timed_json(
-                    Command::new(&xtask)
-                        .args(["bench", "compare", "--worker", "context"])
-                        .arg(&file)
-                        .args([format, dialect]),
-                )
-            })?;
-        }
-        let ours_omp = median_of(runs, "wall_ms", || {
-            warm(&file)?;
-            timed(
-                Command::new(&cli)
-                    .args(["context", "--dialect", "omp", "--format", "llm"])
-                    .arg(&file),
-            )
-        })?;
-        case["ours_context"]["llm_omp"] = ours_omp;
         let js = |runner: &str, implementation: &str, mode: &str, path: &Path| {
             // node from PATH (the recorder's engine); bun is the pinned one in node_modules.
             let program = if runner == "bun" {
@@ -158,16 +113,78 @@ pub fn run(args: &[String]) -> Result<(), String> {
             }
             timed_json(&mut command)
         };
-        case["pi_context"] = median_of(runs, "open_context_ms", || {
-            js("node", "pi", "context", &file)
-        })?;
-        case["omp_context"] = median_of(runs, "open_context_ms", || {
-            js("bun", "omp", "context", &file)
-        })?;
+        let file = file.as_path();
+        let (cli, xtask) = (cli.as_path(), xtask.as_path());
+        let mut series: Vec<Series<'_>> =
+            vec![Series::new(("ours_check", None), "wall_ms", move || {
+                warm(file)?;
+                timed(Command::new(cli).arg("check").arg(file))
+            })];
+        for format in FORMATS {
+            let dialect = if format == "omp-agent-loop" {
+                "omp"
+            } else {
+                "pi"
+            };
+            series.push(Series::new(
+                ("ours_context", Some(format)),
+                "wall_ms",
+                move || {
+                    warm(file)?;
+                    timed(
+                        Command::new(cli)
+                            .args(["context", "--dialect", dialect, "--format", format])
+                            .arg(file),
+                    )
+                },
+            ));
+            series.push(Series::new(
+                ("ours_context_inprocess", Some(format)),
+                "open_context_ms",
+                move || {
+                    warm(file)?;
+                    timed_json(
+                        Command::new(xtask)
+                            .args(["bench", "compare", "--worker", "context"])
+                            .arg(file)
+                            .args([format, dialect]),
+                    )
+                },
+            ));
+        }
+        series.push(Series::new(
+            ("ours_context", Some("llm_omp")),
+            "wall_ms",
+            move || {
+                warm(file)?;
+                timed(
+                    Command::new(cli)
+                        .args(["context", "--dialect", "omp", "--format", "llm"])
+                        .arg(file),
+                )
+            },
+        ));
+        let js = &js;
+        series.push(Series::new(
+            ("pi_context", None),
+            "open_context_ms",
+            move || js("node", "pi", "context", file),
+        ));
+        series.push(Series::new(
+            ("omp_context", None),
+            "open_context_ms",
+            move || js("bun", "omp", "context", file),
+        ));
+        for (at, figure) in interleaved(runs, &mut series)? {
+            match at {
+                (outer, Some(inner)) => case[outer][inner] = figure,
+                (one, None) => case[one] = figure,
+            }
+        }
         for (name, dialect) in [("ours_loop_pi", "pi"), ("ours_loop_omp", "omp")] {
-            let copy = fresh_copy(&file, &dir, name)?;
+            let copy = fresh_copy(file, &dir, name)?;
             case[name] = timed_json(
-                Command::new(&xtask)
+                Command::new(xtask)
                     .args(["bench", "compare", "--worker", "loop"])
                     .arg(&copy)
                     .args([&turns.to_string(), dialect]),
@@ -177,7 +194,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         for (name, runner, implementation) in
             [("pi_loop", "node", "pi"), ("omp_loop", "bun", "omp")]
         {
-            let copy = fresh_copy(&file, &dir, name)?;
+            let copy = fresh_copy(file, &dir, name)?;
             case[name] = js(runner, implementation, "loop", &copy)?;
             let _ = std::fs::remove_file(&copy);
         }
@@ -320,17 +337,61 @@ fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize, usize), String> {
 pub(crate) fn median_of(
     runs: usize,
     key: &str,
-    mut measure: impl FnMut() -> Result<Value, String>,
+    measure: impl FnMut() -> Result<Value, String>,
 ) -> Result<Value, String> {
-    let mut all = (0..runs)
-        .map(|_| measure())
-        .collect::<Result<Vec<Value>, String>>()?;
-    let times: Vec<f64> = all.iter().map(|run| number(run, &[key])).collect();
-    let mut order: Vec<usize> = (0..all.len()).collect();
-    order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
-    let mut kept = all.swap_remove(order[order.len() / 2]);
-    kept["runs_ms"] = json!(times.iter().map(|t| round(*t)).collect::<Vec<_>>());
-    Ok(kept)
+    let mut series = [Series::new(("figure", None), key, measure)];
+    let mut figures = interleaved(runs, &mut series)?;
+    Ok(figures.pop().map(|(_, figure)| figure).unwrap_or_default())
+}
+
+/// Where a figure goes in a case: the case's key, and the key inside it when the figure is one
+/// of several there (`ours_context`'s formats).
+type Where = (&'static str, Option<&'static str>);
+
+/// One thing a case times `runs` times ([`interleaved`]): where its figure goes in the case,
+/// the key its runs are ordered by, and how one run is measured.
+struct Series<'a> {
+    at: Where,
+    key: &'a str,
+    measure: Box<dyn FnMut() -> Result<Value, String> + 'a>,
+}
+
+impl<'a> Series<'a> {
+    fn new(at: Where, key: &'a str, measure: impl FnMut() -> Result<Value, String> + 'a) -> Self {
+        Series {
+            at,
+            key,
+            measure: Box::new(measure),
+        }
+    }
+}
+
+/// Runs every series `runs` times, taking turns (one run of each, then the next round), so
+/// that a minute when the shared machine is slow falls on ours and theirs alike rather than on
+/// whichever ran then; each series' figure is its run whose `key` is the median, with every
+/// run's `key` as `runs_ms` beside it. In the order of `series`, with where each goes.
+fn interleaved(runs: usize, series: &mut [Series<'_>]) -> Result<Vec<(Where, Value)>, String> {
+    let mut all: Vec<Vec<Value>> = series.iter().map(|_| Vec::with_capacity(runs)).collect();
+    for _ in 0..runs {
+        for (one, done) in series.iter_mut().zip(&mut all) {
+            done.push((one.measure)()?);
+        }
+    }
+    Ok(series
+        .iter()
+        .zip(all)
+        .map(|(one, mut done)| {
+            let times: Vec<f64> = done.iter().map(|run| number(run, &[one.key])).collect();
+            let mut order: Vec<usize> = (0..done.len()).collect();
+            order.sort_by(|&a, &b| times[a].total_cmp(&times[b]));
+            let mut kept = order
+                .get(order.len() / 2)
+                .map(|&median| done.swap_remove(median))
+                .unwrap_or_default();
+            kept["runs_ms"] = json!(times.iter().map(|t| round(*t)).collect::<Vec<_>>());
+            (one.at, kept)
+        })
+        .collect())
 }
 
 /// A copy of `file` for a loop to append to.
@@ -873,6 +934,41 @@ fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn series_take_turns_and_each_keeps_its_median_run() {
+        let log = std::cell::RefCell::new(Vec::new());
+        let run = |name: &'static str, times: [f64; 3]| {
+            let (log, mut at) = (&log, 0);
+            move || {
+                log.borrow_mut().push(name);
+                at += 1;
+                Ok(json!({"ms": times[at - 1], "run": at}))
+            }
+        };
+        let mut series = [
+            Series::new(("ours", None), "ms", run("ours", [3.0, 1.0, 2.0])),
+            Series::new(("theirs", Some("x")), "ms", run("theirs", [9.0, 7.0, 8.0])),
+        ];
+        let figures = interleaved(3, &mut series).expect("no run fails");
+        assert_eq!(
+            *log.borrow(),
+            ["ours", "theirs", "ours", "theirs", "ours", "theirs"]
+        );
+        assert_eq!(
+            figures,
+            [
+                (
+                    ("ours", None),
+                    json!({"ms": 2.0, "run": 3, "runs_ms": [3.0, 1.0, 2.0]})
+                ),
+                (
+                    ("theirs", Some("x")),
+                    json!({"ms": 8.0, "run": 3, "runs_ms": [9.0, 7.0, 8.0]})
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn a_run_is_timed_alone_and_its_peak_rss_taken_from_another() {
