@@ -31,6 +31,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::bench::{machine, write_results};
+use crate::bench_compare::{Series, interleaved};
 use crate::util::workspace_root;
 
 const USAGE: &str =
@@ -100,9 +101,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The chain case: a chain of `entries` entries written by `store_bench chain` (built here),
-/// then `check` and `context --format agent` on it, each the median of `runs` runs (a single
-/// run of a ~50 ms command is noise: one slow `check` made the ratio look 1.5x better), and
-/// `tree` and `stats --json` once, each with its peak RSS.
+/// then `check` and `context --format agent` on it, each the median of `runs` runs taken in
+/// turns (a single run of a ~50 ms command is noise: one slow `check` made the ratio look 1.5x
+/// better; and a slow minute would fall on one of the two), and `tree` and `stats --json` once,
+/// each with its peak RSS.
 fn chain_case(root: &Path, binary: &Path, entries: usize, runs: usize) -> Result<Value, String> {
     let file = root.join(format!("target/bench/chain-{entries}.jsonl"));
     if !file.exists() {
@@ -117,10 +119,19 @@ fn chain_case(root: &Path, binary: &Path, entries: usize, runs: usize) -> Result
         |args: &[&str]| crate::bench_compare::timed(Command::new(binary).args(args).arg(&file));
     // `check` reads and validates the file (and opens it as a session): what a context with no
     // compaction, which sends everything, is measured against (issue #10: at most 2x).
-    let median =
-        |args: &[&str]| crate::bench_compare::median_of(runs.max(1), "wall_ms", || run(args));
-    let check = median(&["check"])?;
-    let context = median(&["context", "--format", "agent"])?;
+    let mut series = [
+        Series::new(("check", None), "wall_ms", || run(&["check"])),
+        Series::new(("context_agent", None), "wall_ms", || {
+            run(&["context", "--format", "agent"])
+        }),
+    ];
+    let mut figures = interleaved(runs.max(1), &mut series)?
+        .into_iter()
+        .map(|(_, figure)| figure);
+    let (check, context) = (
+        figures.next().unwrap_or_default(),
+        figures.next().unwrap_or_default(),
+    );
     let wall = |measured: &Value| measured["wall_ms"].as_f64().unwrap_or(f64::NAN);
     let context_over_check = (wall(&context) / wall(&check) * 100.0).round() / 100.0;
     println!(

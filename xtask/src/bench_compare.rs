@@ -120,6 +120,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 warm(file)?;
                 timed(Command::new(cli).arg("check").arg(file))
             })];
+        // Our CLI's context of `file` in `format` after `dialect`'s rules, start included.
+        let ours_context = |dialect: &'static str, format: &'static str| {
+            move || {
+                warm(file)?;
+                timed(
+                    Command::new(cli)
+                        .args(["context", "--dialect", dialect, "--format", format])
+                        .arg(file),
+                )
+            }
+        };
         for format in FORMATS {
             let dialect = if format == "omp-agent-loop" {
                 "omp"
@@ -129,14 +140,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             series.push(Series::new(
                 ("ours_context", Some(format)),
                 "wall_ms",
-                move || {
-                    warm(file)?;
-                    timed(
-                        Command::new(cli)
-                            .args(["context", "--dialect", dialect, "--format", format])
-                            .arg(file),
-                    )
-                },
+                ours_context(dialect, format),
             ));
             series.push(Series::new(
                 ("ours_context_inprocess", Some(format)),
@@ -155,14 +159,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
         series.push(Series::new(
             ("ours_context", Some("llm_omp")),
             "wall_ms",
-            move || {
-                warm(file)?;
-                timed(
-                    Command::new(cli)
-                        .args(["context", "--dialect", "omp", "--format", "llm"])
-                        .arg(file),
-                )
-            },
+            ours_context("omp", "llm"),
         ));
         let js = &js;
         series.push(Series::new(
@@ -332,32 +329,24 @@ fn parse_args(args: &[String]) -> Result<(Vec<u64>, usize, usize), String> {
     Ok((sizes, turns.max(100), runs.max(1)))
 }
 
-/// Runs `measure` `runs` times and keeps the run whose `key` is the median, with every run's
-/// `key` as `runs_ms` beside it.
-pub(crate) fn median_of(
-    runs: usize,
-    key: &str,
-    measure: impl FnMut() -> Result<Value, String>,
-) -> Result<Value, String> {
-    let mut series = [Series::new(("figure", None), key, measure)];
-    let mut figures = interleaved(runs, &mut series)?;
-    Ok(figures.pop().map(|(_, figure)| figure).unwrap_or_default())
-}
-
 /// Where a figure goes in a case: the case's key, and the key inside it when the figure is one
 /// of several there (`ours_context`'s formats).
-type Where = (&'static str, Option<&'static str>);
+pub(crate) type Where = (&'static str, Option<&'static str>);
 
 /// One thing a case times `runs` times ([`interleaved`]): where its figure goes in the case,
 /// the key its runs are ordered by, and how one run is measured.
-struct Series<'a> {
+pub(crate) struct Series<'a> {
     at: Where,
-    key: &'a str,
+    key: &'static str,
     measure: Box<dyn FnMut() -> Result<Value, String> + 'a>,
 }
 
 impl<'a> Series<'a> {
-    fn new(at: Where, key: &'a str, measure: impl FnMut() -> Result<Value, String> + 'a) -> Self {
+    pub(crate) fn new(
+        at: Where,
+        key: &'static str,
+        measure: impl FnMut() -> Result<Value, String> + 'a,
+    ) -> Self {
         Series {
             at,
             key,
@@ -370,7 +359,10 @@ impl<'a> Series<'a> {
 /// that a minute when the shared machine is slow falls on ours and theirs alike rather than on
 /// whichever ran then; each series' figure is its run whose `key` is the median, with every
 /// run's `key` as `runs_ms` beside it. In the order of `series`, with where each goes.
-fn interleaved(runs: usize, series: &mut [Series<'_>]) -> Result<Vec<(Where, Value)>, String> {
+pub(crate) fn interleaved(
+    runs: usize,
+    series: &mut [Series<'_>],
+) -> Result<Vec<(Where, Value)>, String> {
     let mut all: Vec<Vec<Value>> = series.iter().map(|_| Vec::with_capacity(runs)).collect();
     for _ in 0..runs {
         for (one, done) in series.iter_mut().zip(&mut all) {
