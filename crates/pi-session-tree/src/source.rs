@@ -431,7 +431,13 @@ fn context_path_split<S: EntrySource + ?Sized>(
     split: bool,
 ) -> Result<(PositionedPath, Vec<usize>), S::Error> {
     let node = |at: usize| index.node(positions[at]);
-    let unread = |at: usize| index.is_message_with_id(positions[at]);
+    // Asked once a position: the walks below ask again and again (5,529 questions, ~90
+    // instructions each, for the 2,471 entries of the 5 MB bench session's branch).
+    let messages: Vec<bool> = positions
+        .iter()
+        .map(|&position| index.is_message_with_id(position))
+        .collect();
+    let unread = |at: usize| messages[at];
     // Every list below holds path indices in ascending order (the last one once reversed), so
     // the path is merged from them at the end, without a map of every entry.
     let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
