@@ -699,7 +699,9 @@ pub fn may_change_tally(kind: &str, line: &[u8]) -> bool {
 /// [`may_change_tally`] of a line a reader knows as `keys` ([`may_record_usage_in`]). It lets
 /// through every line [`may_record_usage_in`] does, so a reader of both asks it alone.
 pub fn may_change_tally_in(kind: &str, keys: LineKeys<'_>) -> bool {
-    kind != "message" || may_record_usage_in(kind, keys) || keys.may_hold(&PROVIDER_KEY)
+    // A `message` is one of `USAGE_RECORD_KINDS`: `may_record_usage_in` would ask for `usage`
+    // alone, and the bytes be searched for a `\u` escape twice.
+    kind != "message" || keys.may_hold_any(&[&USAGE_KEY, &PROVIDER_KEY])
 }
 
 /// What [`usage_record`] and a [`BranchTally`] read of a `message` entry: its `type` and

@@ -134,11 +134,27 @@ impl LineKeys<'_> {
     /// }
     /// ```
     pub fn may_hold(self, key: &KeyNeedle) -> bool {
+        self.may_hold_any(&[key])
+    }
+
+    /// Whether the line may hold one of `keys` at some depth ([`Self::may_hold`] of each, the
+    /// bytes searched for a `\u` escape once for all of them).
+    ///
+    /// ```
+    /// use pi_session_types::needle::{KeyNeedle, LineKeys};
+    /// static A: KeyNeedle = KeyNeedle::new("a", br#""a""#);
+    /// static B: KeyNeedle = KeyNeedle::new("b", br#""b""#);
+    /// assert!(LineKeys::Written(br#"{"b":1}"#).may_hold_any(&[&A, &B]));
+    /// assert!(!LineKeys::Written(br#"{"c":1}"#).may_hold_any(&[&A, &B]));
+    /// ```
+    pub fn may_hold_any(self, keys: &[&KeyNeedle]) -> bool {
         /// The start of a `\u` escape, with which a key may be spelled otherwise.
         static ESCAPE: Needle = Needle::new(b"\\u");
         match self {
-            Self::Written(line) => key.written.is_in(line) || ESCAPE.is_in(line),
-            Self::Filtered(filter) => filter.may_hold(key.name),
+            Self::Written(line) => {
+                keys.iter().any(|key| key.written.is_in(line)) || ESCAPE.is_in(line)
+            }
+            Self::Filtered(filter) => keys.iter().any(|key| filter.may_hold(key.name)),
         }
     }
 }
