@@ -43,8 +43,8 @@ struct Cli {
 
 /// Each subcommand's arguments are built only when it is the one run (`defer`): building every
 /// subcommand's arguments took ~0.2M instructions, 60 page faults and ~0.2 ms of every run
-/// (docs/perf.md, round 28). The description each shows in its help is the doc comment of its variant here;
-/// its arguments' struct has none, which clap would show instead.
+/// (docs/perf.md, round 28). The description each shows in its help is the doc comment of its
+/// variant here; its arguments' struct has none, which clap would show instead.
 #[derive(Debug, Subcommand)]
 #[command(defer = true)]
 enum Command {
