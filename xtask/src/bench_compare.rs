@@ -17,9 +17,9 @@
 //!   (release CLI, output to `/dev/null`); the same open + context timed inside one process
 //!   as theirs are (`bench compare --worker context FILE FORMAT DIALECT` in a release build of
 //!   xtask, on the CLI's allocator: the session read as the CLI reads it, the context made and
-//!   serialised into a sink, one cold run per process); and the host loop (`Session::open`, then per turn
-//!   append user + append assistant + `agent_context` + `llm_messages`) in that xtask
-//!   (`bench compare --worker loop FILE TURNS DIALECT`);
+//!   serialised into a sink, one cold run per process); and the host loop (`Session::open`,
+//!   then per turn append user + append assistant + `agent_context` + `llm_messages`) in that
+//!   xtask (`bench compare --worker loop FILE TURNS DIALECT`);
 //! - pi 0.73.1 (node) and omp 18.2.3 (bun): `xtask/recorder/bench.mjs` (open +
 //!   `buildSessionContext` + `convertToLlm`, and the same host loop).
 //!
