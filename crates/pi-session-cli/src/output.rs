@@ -3,7 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 
-use pi_session::types::json::{string_len, to_js_vec, value_to_js_vec};
+use pi_session::types::json::{JsBuffer, string_len, to_js_vec};
 
 use crate::failure::Failure;
 
@@ -109,6 +109,9 @@ pub struct JsonArray<'o, W: Write> {
     len: usize,
     /// Written before the array opens ([`Out::array_after`]).
     before: &'static str,
+    /// Where [`Self::item`] and [`Self::item_value`] write each element's compact text: one
+    /// buffer for the array's elements, not one grown from empty for each.
+    scratch: JsBuffer,
 }
 
 impl<'o, W: Write> JsonArray<'o, W> {
@@ -118,20 +121,35 @@ impl<'o, W: Write> JsonArray<'o, W> {
             depth,
             len: 0,
             before: "",
+            scratch: JsBuffer::default(),
         }
     }
 
     /// Writes the next element.
     pub fn item<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
-        let compact =
-            to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
-        self.item_text(&compact)
+        self.item_printed(|scratch| {
+            scratch
+                .write(value)
+                .map_err(|e| Failure::new(format!("could not write JSON: {e}")))
+        })
     }
 
-    /// Writes the next element, a JSON value (printed by `value_to_js_vec`, which scans its
-    /// strings faster than the generic [`Self::item`]).
+    /// Writes the next element, a JSON value (printed as `value_to_js_vec` prints it, which
+    /// scans its strings faster than the generic [`Self::item`]).
     pub fn item_value(&mut self, value: &serde_json::Value) -> Result<(), Failure> {
-        self.item_text(&value_to_js_vec(value))
+        self.item_printed(|scratch| Ok(scratch.write_value(value)))
+    }
+
+    /// Writes the next element as `print` prints it into the array's buffer (taken out of the
+    /// array while the element is written).
+    fn item_printed(
+        &mut self,
+        print: impl for<'b> FnOnce(&'b mut JsBuffer) -> Result<&'b [u8], Failure>,
+    ) -> Result<(), Failure> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let written = print(&mut scratch).and_then(|compact| self.item_text(compact));
+        self.scratch = scratch;
+        written
     }
 
     /// Writes the next element from its compact JSON text (as `to_js_vec` writes it).
@@ -163,6 +181,7 @@ impl<'o, W: Write> JsonArray<'o, W> {
             depth,
             len: 1,
             before: "",
+            scratch: JsBuffer::default(),
         }
     }
 

@@ -8,8 +8,8 @@
 use std::borrow::Cow;
 
 use pi_session_types::json::{
-    MemberOf, canonical_members, for_each_member, is_js_canonical, to_js_string, to_js_vec,
-    to_js_vec_through_serde_json, top_level_member, value_to_js_vec,
+    JsBuffer, MemberOf, canonical_members, for_each_member, is_js_canonical, to_js_string,
+    to_js_vec, to_js_vec_through_serde_json, top_level_member, value_to_js_vec,
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use pi_session_types::shallow::{
@@ -506,6 +506,20 @@ proptest! {
         prop_assert_eq!(top_level_member(&line, "b"), Some(&b"1"[..]));
     }
 
+    /// A buffer kept between values writes each as `to_js_vec` and `value_to_js_vec` do,
+    /// whatever it held before.
+    #[test]
+    fn a_buffer_writes_each_value_as_to_js_vec_does(
+        values in proptest::collection::vec(json_value(), 1..6),
+    ) {
+        let mut buffer = JsBuffer::default();
+        for value in &values {
+            let expected = to_js_vec(value).unwrap();
+            prop_assert_eq!(buffer.write(value).unwrap(), &expected[..]);
+            prop_assert_eq!(buffer.write_value(value), &expected[..]);
+        }
+    }
+
     /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,
     /// which take the parsed path).
     #[test]
@@ -524,4 +538,18 @@ fn noise_free_writing_is_json_stringify() {
     map.insert("a\n\"".into(), Value::from("😀\u{10F83D}/"));
     let value = Value::Object(map);
     assert_eq!(noisy(&value, &[]), to_js_string(&value).unwrap());
+}
+
+#[test]
+fn a_buffer_drops_what_the_fast_walk_wrote_before_it_gave_up() {
+    // Integer map keys are written by serde_json's `Serializer` after the walk has begun the
+    // object: the buffer keeps none of the walk's bytes, nor of the value before.
+    let mut buffer = JsBuffer::default();
+    buffer
+        .write(&serde_json::json!({"long": "x".repeat(100)}))
+        .unwrap();
+    let keyed: std::collections::BTreeMap<i32, &str> = [(2, "b"), (1, "a\n")].into();
+    let expected = to_js_vec(&keyed).unwrap();
+    assert_eq!(buffer.write(&keyed).unwrap(), &expected[..]);
+    assert_eq!(expected, br#"{"1":"a\n","2":"b"}"#);
 }
