@@ -177,11 +177,8 @@ impl<'o, W: Write> JsonArray<'o, W> {
     /// that array); not to be finished.
     pub fn continued(out: &'o mut W, depth: usize) -> Self {
         JsonArray {
-            out,
-            depth,
             len: 1,
-            before: "",
-            scratch: JsBuffer::default(),
+            ..Self::new(out, depth)
         }
     }
 

@@ -56,9 +56,9 @@ pub fn to_js_string<T: Serialize + ?Sized>(value: &T) -> Result<String, JsonErro
 /// bytes, serde_json's private structs) is written by serde_json's `Serializer` instead
 /// ([`to_js_vec_through_serde_json`]), which gives the same bytes or the error.
 pub fn to_js_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, JsonError> {
-    let mut state = State::default();
-    write_into(&mut state, value)?;
-    Ok(state.out)
+    let mut buffer = JsBuffer::default();
+    buffer.write(value)?;
+    Ok(buffer.state.out)
 }
 
 /// [`to_js_vec`] into `state` (empty): the fast walk, or serde_json's `Serializer` for a value
