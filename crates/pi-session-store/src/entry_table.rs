@@ -118,11 +118,51 @@ const KINDS: [&str; 20] = pi_session_types::ENTRY_TYPES;
 const OTHER_KIND: u8 = u8::MAX;
 
 /// The number [`EntryTable`] keeps for the type `kind`.
+#[inline]
 pub(crate) fn kind_code(kind: &str) -> u8 {
     KINDS
         .iter()
         .position(|known| *known == kind)
         .map_or(OTHER_KIND, |at| at as u8)
+}
+
+/// An entry type asked about many times ([`EntryTable::is_kind`]): the number the table keeps
+/// for it is worked out once, here, and each question compares one byte.
+///
+/// ```
+/// use pi_session_store::KindQuery;
+/// let bytes = concat!(
+///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
+///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","label":"x"}"#, "\n",
+///     r#"{"type":"note","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z"}"#, "\n",
+/// );
+/// let (session, _) = pi_session_store::open_bytes(bytes.as_bytes().to_vec());
+/// let (label, note) = (KindQuery::new("label"), KindQuery::new("note"));
+/// let table = session.table();
+/// assert_eq!((table.is_kind(0, label), table.is_kind(1, label)), (true, false));
+/// assert_eq!((table.is_kind(0, note), table.is_kind(1, note)), (false, true));
+/// assert!(!table.is_kind(2, label), "no entry there");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindQuery<'k> {
+    kind: &'k str,
+    code: u8,
+}
+
+impl<'k> KindQuery<'k> {
+    /// The question "is this entry's `type` `kind`?".
+    #[inline]
+    pub fn new(kind: &'k str) -> Self {
+        Self {
+            kind,
+            code: kind_code(kind),
+        }
+    }
+
+    /// The type asked about.
+    pub fn kind(&self) -> &'k str {
+        self.kind
+    }
 }
 
 impl EntryTable {
@@ -183,6 +223,59 @@ impl EntryTable {
         }
     }
 
+    /// Whether the entry at `position` is of the type `kind` asks about (`false` past the last
+    /// entry): a byte compared, the envelope's text read only for a type the table does not
+    /// number.
+    #[inline]
+    pub fn is_kind(&self, position: usize, kind: KindQuery<'_>) -> bool {
+        match self.kinds.get(position) {
+            Some(&code) if code == kind.code => {
+                code != OTHER_KIND
+                    || self.entries.get(position).map(|e| e.envelope.kind()) == Some(kind.kind)
+            }
+            _ => false,
+        }
+    }
+
+    /// Every entry type the table holds, each once: the types it numbers first (in
+    /// [`pi_session_types::ENTRY_TYPES`]' order), then the others in the order they first
+    /// appear. A question that only asks which types occur reads one byte an entry.
+    ///
+    /// ```
+    /// let bytes = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#, "\n",
+    ///     r#"{"type":"note","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z"}"#, "\n",
+    ///     r#"{"type":"label","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z","label":"x"}"#, "\n",
+    ///     r#"{"type":"message","id":"c","parentId":"b","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":"hi"}}"#, "\n",
+    ///     r#"{"type":"note","id":"d","parentId":"c","timestamp":"2026-01-01T00:00:04.000Z"}"#, "\n",
+    ///     r#"{"type":"memo","id":"e","parentId":"d","timestamp":"2026-01-01T00:00:05.000Z"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(bytes.as_bytes().to_vec());
+    /// assert_eq!(session.table().kinds_present(), ["message", "label", "note", "memo"]);
+    /// ```
+    pub fn kinds_present(&self) -> Vec<&str> {
+        let mut seen = [false; 256];
+        for &code in &self.kinds {
+            seen[usize::from(code)] = true;
+        }
+        let mut present: Vec<&str> = KINDS
+            .iter()
+            .zip(seen)
+            .filter_map(|(&kind, seen)| seen.then_some(kind))
+            .collect();
+        if seen[usize::from(OTHER_KIND)] {
+            let mut others = std::collections::HashSet::new();
+            for at in memchr::memchr_iter(OTHER_KIND, &self.kinds) {
+                if let Some(entry) = self.entries.get(at)
+                    && others.insert(entry.envelope.kind())
+                {
+                    present.push(entry.envelope.kind());
+                }
+            }
+        }
+        present
+    }
+
     /// The positions of the entries of type `kind`, in file order.
     ///
     /// ```
@@ -207,6 +300,7 @@ impl EntryTable {
 
     /// The keys the line of the entry at `position` may hold ([`KeyFilter::ANY`] when the
     /// table has no filter for it).
+    #[inline]
     pub(crate) fn key_filter(&self, position: usize) -> KeyFilter {
         self.keys.get(position).copied().unwrap_or(KeyFilter::ANY)
     }
@@ -217,6 +311,7 @@ impl EntryTable {
     }
 
     /// Number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
     }

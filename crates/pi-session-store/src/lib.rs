@@ -79,7 +79,7 @@ pub use discover::{
     HEADER_SCAN_LIMIT, ListProblem, SessionListing, latest, list, list_all, newest_first,
     read_listing, read_listing_with_head,
 };
-pub use entry_table::{EntryTable, named_parent};
+pub use entry_table::{EntryTable, KindQuery, named_parent};
 pub use error::{StoreError, why_migrate};
 pub use framing::SharedBytes;
 #[cfg(feature = "redis")]

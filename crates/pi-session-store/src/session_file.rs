@@ -114,6 +114,11 @@ impl IndexEnvelope {
         self.optional(1)
     }
 
+    /// Whether `id` is a string: [`Self::id`]`.is_some()`, without finding where it is.
+    pub fn has_id(&self) -> bool {
+        self.present[0]
+    }
+
     /// `parentId` when it is a string (`None` for `null`, absent, or another JSON type).
     pub fn parent_id(&self) -> Option<&str> {
         self.optional(2)
@@ -234,11 +239,13 @@ impl SessionFile {
     }
 
     /// Whether entries are migrated in memory (the file is version 1 or 2).
+    #[inline]
     pub fn is_migrated(&self) -> bool {
         self.migration != Migration::None
     }
 
     /// Number of entries (header, title slot and damaged lines excluded).
+    #[inline]
     pub fn len(&self) -> usize {
         self.table.len()
     }
@@ -565,9 +572,15 @@ impl SessionFile {
     /// assert_eq!(session.may_hold_key(&[0, 1, 0], "attachments"), [true, false, true]);
     /// ```
     pub fn may_hold_key(&self, indices: &[usize], key: &str) -> Vec<bool> {
+        // The key's bits worked out once, not at each entry (a model's search asks this of
+        // every message of a branch).
+        let wanted = pi_session_types::envelope_scan::KeyFilter::wanting(key);
+        if self.is_migrated() {
+            return vec![true; indices.len()];
+        }
         indices
             .iter()
-            .map(|&index| self.key_filter(index).may_hold(key))
+            .map(|&index| self.table.key_filter(index).may_hold_all(wanted))
             .collect()
     }
 
@@ -576,6 +589,7 @@ impl SessionFile {
     /// was not sure of, an index out of range and every entry of a migrated file.
     ///
     /// [`KeyFilter::ANY`]: pi_session_types::envelope_scan::KeyFilter::ANY
+    #[inline]
     pub fn key_filter(&self, index: usize) -> pi_session_types::envelope_scan::KeyFilter {
         if self.is_migrated() {
             return pi_session_types::envelope_scan::KeyFilter::ANY;

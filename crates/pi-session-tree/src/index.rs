@@ -8,7 +8,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use pi_session_store::EntryTable;
+use pi_session_store::{EntryTable, KindQuery};
 use serde_json::Value;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
@@ -87,6 +87,7 @@ impl Nodes {
         self.table.as_deref()
     }
 
+    #[inline]
     fn table_len(&self) -> usize {
         self.table.as_ref().map_or(0, |table| table.len())
     }
@@ -117,6 +118,53 @@ impl Nodes {
         self.given
             .get(at - table_len)
             .map(|node| node.kind.as_str())
+    }
+
+    /// Whether the entry at `at` is of the type `kind` asks about: the store's table answers for
+    /// its entries from a byte ([`EntryTable::is_kind`]).
+    #[inline]
+    pub(crate) fn is_kind(&self, at: usize, kind: KindQuery<'_>) -> bool {
+        let table_len = self.table_len();
+        if at < table_len {
+            return self
+                .table
+                .as_ref()
+                .is_some_and(|table| table.is_kind(at, kind));
+        }
+        self.given
+            .get(at - table_len)
+            .is_some_and(|node| node.kind == kind.kind())
+    }
+
+    /// Whether the entry at `at` has an id ([`Self::id_at`] is `Some`).
+    #[inline]
+    pub(crate) fn has_id(&self, at: usize) -> bool {
+        let table_len = self.table_len();
+        if at < table_len {
+            return self
+                .table
+                .as_ref()
+                .and_then(|table| table.entries().get(at))
+                .is_some_and(|entry| entry.envelope.has_id());
+        }
+        self.given
+            .get(at - table_len)
+            .is_some_and(|node| node.id.is_some())
+    }
+
+    /// Every `type` of the entries, each once (the table's first: [`EntryTable::kinds_present`]).
+    pub(crate) fn kinds_present(&self) -> Vec<&str> {
+        let mut present = self
+            .table
+            .as_ref()
+            .map(|table| table.kinds_present())
+            .unwrap_or_default();
+        for node in &self.given {
+            if !present.contains(&node.kind.as_str()) {
+                present.push(&node.kind);
+            }
+        }
+        present
     }
 
     /// The positions of the entries of type `kind`, in order: the store's table answers for
@@ -414,12 +462,29 @@ impl TreeIndex {
     /// message's keys alone, as no other entry's rule reads its body ([`Self::kind`] and
     /// [`Self::id`], no envelope read).
     pub fn is_message_with_id(&self, position: usize) -> bool {
-        self.kind(position) == Some("message") && self.id(position).is_some()
+        self.nodes.is_kind(position, KindQuery::new("message")) && self.nodes.has_id(position)
     }
 
-    /// The `type` of every entry in file order.
-    pub(crate) fn kinds(&self) -> impl Iterator<Item = &str> + '_ {
-        (0..self.nodes.len()).map(|at| self.nodes.kind_at(at).unwrap_or_default())
+    /// Whether the entry at `position` is of the type `kind` asks about: [`Self::kind`]
+    /// compared, where the store's table compares a byte (`kind` is made once for a question
+    /// asked of many entries).
+    ///
+    /// ```
+    /// use pi_session_tree::{KindQuery, NodeInfo, TreeIndex};
+    /// let node = |kind: &str, id: &str| NodeInfo { kind: kind.into(), id: Some(id.into()), parent_id: None };
+    /// let index = TreeIndex::from_nodes(vec![node("message", "a"), node("label", "b")]);
+    /// let label = KindQuery::new("label");
+    /// assert_eq!((index.is_kind(0, label), index.is_kind(1, label), index.is_kind(2, label)), (false, true, false));
+    /// ```
+    #[inline]
+    pub fn is_kind(&self, position: usize, kind: KindQuery<'_>) -> bool {
+        self.nodes.is_kind(position, kind)
+    }
+
+    /// Every entry `type` of the index, each once, in no promised order: what a question
+    /// about which types occur reads, one byte an entry of the store's table.
+    pub(crate) fn kinds_present(&self) -> Vec<&str> {
+        self.nodes.kinds_present()
     }
 
     /// All envelopes in file order.

@@ -69,6 +69,8 @@ pub use index::{Branch, LeafSelector, NodeInfo, NodeRef, TreeIndex};
 pub use mutations::{
     BranchSummaryPlan, TreeError, branch_to, branch_with_summary, plan_fork, reset_leaf,
 };
+/// The entry-type question of [`TreeIndex::is_kind`] (the store's, re-exported).
+pub use pi_session_store::KindQuery;
 pub use session_meta::tree_json;
 pub use source::{EntrySource, ResolvedContext, SessionView};
 pub use store::EntryReadError;

@@ -170,7 +170,8 @@ impl<'s, S: EntrySource + ?Sized> SessionView<'s, S> {
         if let Some(header) = self.source.header_value() {
             evidence.header(&header);
         }
-        for kind in self.index.kinds() {
+        // The evidence of a type is whether it occurs: each type once.
+        for kind in self.index.kinds_present() {
             evidence.kind(kind);
         }
         if evidence.is_final() {

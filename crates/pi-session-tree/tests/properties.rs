@@ -6,7 +6,8 @@ use std::collections::HashSet;
 
 use pi_session_test_support::random_trees::{build, spec};
 use pi_session_tree::{
-    ContextOptions, DiagnosticKind, Dialect, NodeInfo, TreeIndex, agent_context, compacted,
+    ContextOptions, DiagnosticKind, Dialect, KindQuery, NodeInfo, TreeIndex, agent_context,
+    compacted,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -27,6 +28,27 @@ fn node() -> impl Strategy<Value = NodeInfo> {
         kind: kind.to_owned(),
         id,
         parent_id,
+    })
+}
+
+/// The types [`node_of_any_kind`] draws from: types the store's table numbers, types it does
+/// not, and near misses of both.
+const KINDS: [&str; 8] = [
+    "message",
+    "compaction",
+    "label",
+    "model_change",
+    "note",
+    "memo",
+    "messages",
+    "Message",
+];
+
+/// [`node`] of any of [`KINDS`].
+fn node_of_any_kind() -> impl Strategy<Value = NodeInfo> {
+    (node(), proptest::sample::select(&KINDS[..])).prop_map(|(node, kind)| NodeInfo {
+        kind: kind.to_owned(),
+        ..node
     })
 }
 
@@ -147,6 +169,51 @@ proptest! {
         }
         prop_assert_eq!(&lookups(&unasked), &reference_lookups(&nodes));
         prop_assert_eq!(pushed, TreeIndex::from_nodes(nodes));
+    }
+
+    #[test]
+    fn the_kind_questions_answer_as_the_entries_types_over_a_table_and_after_it(
+        nodes in proptest::collection::vec(node_of_any_kind(), 0..40),
+        split in 0usize..41,
+    ) {
+        // The first `split` entries are in a file (the store's table answers from a byte an
+        // entry), the rest are appended by a host.
+        let split = split.min(nodes.len());
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        );
+        for node in &nodes[..split] {
+            let line = serde_json::json!({"type": node.kind, "id": node.id, "parentId": node.parent_id});
+            text.push('\n');
+            text.push_str(&line.to_string());
+        }
+        let (file, _) = pi_session_store::open_bytes(text.into_bytes());
+        let table = file.table();
+        let present = table.kinds_present();
+        let distinct: HashSet<&str> = nodes[..split].iter().map(|n| n.kind.as_str()).collect();
+        prop_assert_eq!(present.len(), distinct.len(), "each type once: {:?}", present);
+        prop_assert_eq!(present.iter().copied().collect::<HashSet<_>>(), distinct);
+        let mut index = TreeIndex::from_table(table.clone());
+        for node in &nodes[split..] {
+            index.push(node.clone());
+        }
+        for kind in KINDS {
+            let query = KindQuery::new(kind);
+            for (at, node) in nodes[..split].iter().enumerate() {
+                prop_assert_eq!(table.is_kind(at, query), node.kind == kind);
+            }
+            prop_assert!(!table.is_kind(split, query));
+            for at in 0..=nodes.len() {
+                prop_assert_eq!(index.is_kind(at, query), index.kind(at) == Some(kind));
+            }
+        }
+        for (at, node) in nodes.iter().enumerate() {
+            prop_assert_eq!(index.kind(at), Some(node.kind.as_str()));
+            prop_assert_eq!(
+                index.is_message_with_id(at),
+                node.kind == "message" && node.id.is_some()
+            );
+        }
     }
 
     #[test]

@@ -119,8 +119,32 @@ impl KeyFilter {
     /// written with an escape (a `"`, a `\`, a control character) is found in the
     /// every-bit filter of the line that writes it so.
     pub fn may_hold(self, key: &str) -> bool {
-        let bits = Self::of_written(key.as_bytes());
-        self.0 & bits == bits
+        self.may_hold_all(Self::wanting(key))
+    }
+
+    /// The filter a question about `key` (decoded) looks for, worked out once for a question
+    /// asked of many lines ([`Self::may_hold_all`]); the [`union`](Self::union) of several asks
+    /// about all of them at once.
+    ///
+    /// ```
+    /// use pi_session_types::envelope_scan::KeyFilter;
+    /// let line = KeyFilter::of_key(b"model").union(KeyFilter::of_key(b"provider"));
+    /// let both = KeyFilter::wanting("model").union(KeyFilter::wanting("provider"));
+    /// assert!(line.may_hold_all(both));
+    /// assert!(!KeyFilter::of_key(b"model").may_hold_all(both));
+    /// assert_eq!(line.may_hold_all(KeyFilter::wanting("model")), line.may_hold("model"));
+    /// ```
+    #[inline]
+    pub fn wanting(key: &str) -> Self {
+        Self(Self::of_written(key.as_bytes()))
+    }
+
+    /// Whether a line with this filter may hold every key `keys` asks about (a
+    /// [`wanting`](Self::wanting) filter, or a union of them): [`may_hold`](Self::may_hold)
+    /// of each, in one comparison.
+    #[inline]
+    pub fn may_hold_all(self, keys: Self) -> bool {
+        self.0 & keys.0 == keys.0
     }
 
     /// The filter's 64 bits (for storing it).

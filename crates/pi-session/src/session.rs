@@ -13,7 +13,7 @@ use std::time::Duration;
 use pi_session_context::reqllm::Message;
 use pi_session_store::{Durability, SessionFile, SessionWriter, Store, WriterOptions, new_header};
 use pi_session_tree::{
-    AgentContext, ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo, TreeIndex,
+    AgentContext, ContextOptions, Dialect, KindQuery, LeafSelector, NodeInfo, TreeIndex,
 };
 use pi_session_types::SessionHeader;
 use pi_session_types::needle::LineKeys;
@@ -381,7 +381,9 @@ impl Log {
 
     /// Whether the entry at `at` is read from the file (not appended since, nor held parsed).
     pub(crate) fn in_file(&self, at: usize) -> bool {
-        at < self.file_len() && !self.values.contains_key(&at)
+        // Most often no entry is held parsed: then no call to the map's lookup (a model's
+        // search asks this of every message of a branch).
+        at < self.file_len() && (self.values.is_empty() || !self.values.contains_key(&at))
     }
 
     pub(crate) fn index(&self) -> &TreeIndex {
@@ -589,33 +591,50 @@ impl Log {
     /// messages from the leaf back to the first assistant turn that does, a growing batch at a
     /// time ([`Self::first_named`]: only the fields the rule reads, no body is built).
     fn model_on(&self, positions: &[usize]) -> Result<Option<String>> {
+        use pi_session_types::envelope_scan::KeyFilter;
+        // An assistant message names a model with both keys (`named_model`): a line whose key
+        // filter says it holds no `provider` or no `model` is not read (a branch of user turns
+        // is not read through for a model none of it names).
+        let names_a_model = KeyFilter::wanting(key::PROVIDER).union(KeyFilter::wanting(key::MODEL));
         for kind in ["model_change", "message"] {
-            let mut from_leaf: Vec<usize> = positions
-                .iter()
-                .rev()
-                .copied()
-                .filter(|&at| self.index.kind(at) == Some(kind))
-                .collect();
-            if kind == "message" {
-                // An assistant message names a model with both keys (`named_model`): a line
-                // whose key filter says it holds no `provider` or no `model` is not read (a
-                // branch of user turns is not read through for a model none of it names).
-                let source = LogSource { log: self };
-                let provider = source.may_hold_key(&from_leaf, key::PROVIDER)?;
-                let model = source.may_hold_key(&from_leaf, key::MODEL)?;
-                let mut may_name = provider.into_iter().zip(model).map(|(p, m)| p && m);
-                from_leaf.retain(|_| may_name.next().unwrap_or(true));
-            }
-            let (mut start, mut batch) = (0, 64);
-            while start < from_leaf.len() {
-                let end = from_leaf.len().min(start + batch);
-                if let Some(model) = self.first_named(&from_leaf[start..end])? {
+            let of_kind = KindQuery::new(kind);
+            let must_name = kind == "message";
+            // Asked from the leaf back, a batch at a time: most branches name their model
+            // near the leaf, and the positions before it are never looked at.
+            let mut from_leaf = positions.iter().rev();
+            let mut batch = 64;
+            loop {
+                let mut asked = Vec::new();
+                for &at in from_leaf.by_ref() {
+                    if self.index.is_kind(at, of_kind)
+                        && (!must_name || self.may_hold_all(at, names_a_model))
+                    {
+                        asked.push(at);
+                        if asked.len() == batch {
+                            break;
+                        }
+                    }
+                }
+                if asked.is_empty() {
+                    break;
+                }
+                if let Some(model) = self.first_named(&asked)? {
                     return Ok(Some(from_pi_model(&model)));
                 }
-                (start, batch) = (end, (batch * 2).min(1 << 14));
+                batch = (batch * 2).min(1 << 14);
             }
         }
         Ok(None)
+    }
+
+    /// Whether the entry at `at` may hold every key `keys` asks about: its line's key filter
+    /// says so ([`SessionFile::key_filter`]), or it is not read from the file (appended, or
+    /// held parsed), where any key may be.
+    fn may_hold_all(&self, at: usize, keys: pi_session_types::envelope_scan::KeyFilter) -> bool {
+        match &self.file {
+            Some(file) if self.in_file(at) => file.key_filter(at).may_hold_all(keys),
+            _ => true,
+        }
     }
 
     /// The model ([`pi_session_tree::branch_facts::named_model`], as `provider/modelId`) named
