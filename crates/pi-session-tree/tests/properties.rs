@@ -52,6 +52,20 @@ fn node_of_any_kind() -> impl Strategy<Value = NodeInfo> {
     })
 }
 
+/// A session file holding `nodes` (each a line of its envelope after a header), opened.
+fn file_of(nodes: &[NodeInfo]) -> pi_session_store::SessionFile {
+    let mut text = String::from(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    );
+    for node in nodes {
+        let line =
+            serde_json::json!({"type": node.kind, "id": node.id, "parentId": node.parent_id});
+        text.push('\n');
+        text.push_str(&line.to_string());
+    }
+    pi_session_store::open_bytes(text.into_bytes()).0
+}
+
 /// Every lookup of an index: the position and children of each name the generator uses, and
 /// the branch (positions and cut) of every entry.
 type Lookups = (
@@ -179,15 +193,7 @@ proptest! {
         // The first `split` entries are in a file (the store's table answers from a byte an
         // entry), the rest are appended by a host.
         let split = split.min(nodes.len());
-        let mut text = String::from(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-        );
-        for node in &nodes[..split] {
-            let line = serde_json::json!({"type": node.kind, "id": node.id, "parentId": node.parent_id});
-            text.push('\n');
-            text.push_str(&line.to_string());
-        }
-        let (file, _) = pi_session_store::open_bytes(text.into_bytes());
+        let file = file_of(&nodes[..split]);
         let table = file.table();
         let present = table.kinds_present();
         let distinct: HashSet<&str> = nodes[..split].iter().map(|n| n.kind.as_str()).collect();
@@ -223,15 +229,7 @@ proptest! {
     ) {
         // The first `split` entries are in a file, the rest are appended by a host.
         let split = split.min(nodes.len());
-        let mut text = String::from(
-            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
-        );
-        for node in &nodes[..split] {
-            let line = serde_json::json!({"type": node.kind, "id": node.id, "parentId": node.parent_id});
-            text.push('\n');
-            text.push_str(&line.to_string());
-        }
-        let (file, _) = pi_session_store::open_bytes(text.into_bytes());
+        let file = file_of(&nodes[..split]);
         let mut index = TreeIndex::from_table(file.table().clone());
         prop_assert_eq!(&index, &TreeIndex::from_nodes(nodes[..split].iter().cloned()));
         prop_assert_eq!(&lookups(&index), &reference_lookups(&nodes[..split]));
