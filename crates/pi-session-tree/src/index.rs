@@ -153,15 +153,19 @@ impl Nodes {
     }
 
     /// Every `type` of the entries, each once (the table's first: [`EntryTable::kinds_present`]).
+    /// A set keeps it linear however many types the entries given after the table have.
     pub(crate) fn kinds_present(&self) -> Vec<&str> {
         let mut present = self
             .table
             .as_ref()
             .map(|table| table.kinds_present())
             .unwrap_or_default();
-        for node in &self.given {
-            if !present.contains(&node.kind.as_str()) {
-                present.push(&node.kind);
+        if !self.given.is_empty() {
+            let mut seen: std::collections::HashSet<&str> = present.iter().copied().collect();
+            for node in &self.given {
+                if seen.insert(&node.kind) {
+                    present.push(&node.kind);
+                }
             }
         }
         present
@@ -674,4 +678,50 @@ fn duplicate_id(id: &str, previous: usize, position: usize) -> Diagnostic {
         Some(id),
         format!("id {id:?} was already used by entry {previous}; the later entry wins for lookups"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{NodeInfo, TreeIndex};
+    use std::collections::HashSet;
+
+    fn node(kind: &str, id: &str) -> NodeInfo {
+        NodeInfo {
+            kind: kind.to_owned(),
+            id: Some(id.to_owned()),
+            parent_id: None,
+        }
+    }
+
+    /// The types of the store's table and of the entries given after it, each once.
+    #[test]
+    fn the_types_present_are_listed_once_over_a_table_and_after_it() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi"}}"#,
+            "\n",
+            r#"{"type":"note","id":"b","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z"}"#,
+            "\n",
+        );
+        let (file, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+        let mut index = TreeIndex::from_table(file.table().clone());
+        for (at, kind) in ["note", "label", "message", "memo", "label"]
+            .iter()
+            .enumerate()
+        {
+            index.push(node(kind, &format!("g{at}")));
+        }
+        let present = index.kinds_present();
+        let distinct: HashSet<&str> = present.iter().copied().collect();
+        assert_eq!(present.len(), distinct.len(), "{present:?}");
+        assert_eq!(
+            distinct,
+            HashSet::from(["message", "note", "label", "memo"]),
+            "{present:?}"
+        );
+        // Given only (no table): the same.
+        let given = TreeIndex::from_nodes(vec![node("memo", "a"), node("memo", "b")]);
+        assert_eq!(given.kinds_present(), ["memo"]);
+    }
 }
