@@ -495,7 +495,10 @@ fn context_path_split<S: EntrySource + ?Sized>(
         FirstSent::At(i) => sparse_at.get(i).copied().unwrap_or(positions.len()),
         FirstSent::After(i) => sparse_at.get(i).map_or(positions.len(), |at| at + 1),
     };
-    let mut sent: Vec<usize> = (start..positions.len()).filter(|&at| unread(at)).collect();
+    // Made as large as it may grow at once: growing a list of a long branch's messages
+    // doubling by doubling touched twice its pages (each page's first touch a fault).
+    let mut sent: Vec<usize> = Vec::with_capacity(positions.len().saturating_sub(start));
+    sent.extend((start..positions.len()).filter(|&at| unread(at)));
     // The messages after every entry of `sparse` come last on the path, in order: they may be
     // left to the caller.
     let mut tail: Vec<usize> = if split && dialect.build_context().extends_by_messages() {
@@ -506,7 +509,11 @@ fn context_path_split<S: EntrySource + ?Sized>(
             Some(_) => dialect.build_context().messages_read_after_others(),
             None => 0,
         };
-        sent.split_off((cut + read_after).min(sent.len()))
+        // The tail, most often nearly all of them, keeps the list; the head is copied out.
+        let head_len = (cut + read_after).min(sent.len());
+        let head = sent[..head_len].to_vec();
+        sent.drain(..head_len);
+        std::mem::replace(&mut sent, head)
     } else {
         Vec::new()
     };
