@@ -182,9 +182,11 @@ mod tests {
             })
             .count();
         // One yield lets the worker run nearly always (a scheduler may still pick the
-        // starter again now and then); without it, never on such a kernel.
+        // starter again now and then, and more often while the other tests' threads share the
+        // core: 173 of 200 in one CI run); without it, never on such a kernel. Half tells the
+        // two apart with room for a busy machine.
         assert!(
-            ran_first >= ROUNDS * 9 / 10,
+            ran_first >= ROUNDS / 2,
             "the worker had run when spawn_scoped returned in {ran_first} of {ROUNDS} rounds"
         );
     }
