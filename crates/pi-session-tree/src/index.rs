@@ -555,11 +555,12 @@ impl TreeIndex {
     /// walk; coming back to an entry already on the path ends it too (pi 0.73.1
     /// would loop forever; omp stops the same way). Both are reported.
     pub fn branch(&self, position: usize) -> Branch {
-        // Room for the longest branch there can be (the whole index): only the pages the
-        // positions fill are touched, where growing the list doubling by doubling touched
-        // twice as many (each page's first touch a fault: ~400 on a 100,000-entry chain).
+        // Room for the branch a well-formed file gives (parents before children: at most the
+        // positions up to this one): only the pages the positions fill are touched, where
+        // growing the list doubling by doubling touched twice as many (each page's first touch
+        // a fault: ~400 on a 100,000-entry chain). A damaged file's longer walk grows it.
         let mut branch = Branch {
-            positions: Vec::with_capacity(self.nodes.len()),
+            positions: Vec::with_capacity(position.saturating_add(1).min(self.nodes.len())),
             diagnostics: Vec::new(),
         };
         // Parents come before their children in a well-formed file, so a walk that only moves

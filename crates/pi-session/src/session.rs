@@ -262,11 +262,14 @@ impl pi_session_tree::EntrySource for LogSource<'_> {
         })
     }
 
-    /// The file's lines answer from the key filters its open kept; appended entries may.
+    /// The file's lines answer from the key filters its open kept; appended entries may
+    /// ([`Log::may_hold_all`], the one rule for both).
     fn may_hold_key(&self, positions: &[usize], key: &str) -> Result<Vec<bool>> {
-        self.ask_file(positions, |file, in_file| {
-            Ok(file.may_hold_key(in_file, key))
-        })
+        let wanted = pi_session_types::envelope_scan::KeyFilter::wanting(key);
+        Ok(positions
+            .iter()
+            .map(|&at| self.log.may_hold_all(at, wanted))
+            .collect())
     }
 }
 
@@ -630,7 +633,11 @@ impl Log {
     /// Whether the entry at `at` may hold every key `keys` asks about: its line's key filter
     /// says so ([`SessionFile::key_filter`]), or it is not read from the file (appended, or
     /// held parsed), where any key may be.
-    fn may_hold_all(&self, at: usize, keys: pi_session_types::envelope_scan::KeyFilter) -> bool {
+    pub(crate) fn may_hold_all(
+        &self,
+        at: usize,
+        keys: pi_session_types::envelope_scan::KeyFilter,
+    ) -> bool {
         match &self.file {
             Some(file) if self.in_file(at) => file.key_filter(at).may_hold_all(keys),
             _ => true,
