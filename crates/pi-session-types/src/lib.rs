@@ -58,6 +58,7 @@ pub mod shallow;
 pub mod tags;
 pub mod timestamp;
 pub mod usage;
+pub mod value_read;
 pub mod view;
 
 pub use entry::*;

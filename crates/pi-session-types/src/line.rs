@@ -344,6 +344,9 @@ pub fn parse_line_str(line: &str) -> Result<Parsed<ParsedLine>, LineError> {
 }
 
 fn parse_object(bytes: &[u8]) -> Result<JsonMap, LineError> {
+    if let Some(JsonValue::Object(map)) = crate::value_read::read_whole_value(bytes) {
+        return Ok(map);
+    }
     match serde_json::from_slice::<JsonValue>(bytes) {
         Ok(JsonValue::Object(map)) => Ok(map),
         Ok(other) => Err(LineError::NotAnObject {

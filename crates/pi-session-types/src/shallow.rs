@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::json;
+use crate::value_read;
 use crate::view::key;
 
 /// The keys a reader takes of a `message` entry's line ([`entry_with_message_keys`]).
@@ -448,9 +449,15 @@ fn member_of(keys: &Keys, name: &str, rest: &[u8]) -> Option<(Value, usize)> {
 }
 
 /// The value that starts `rest` as `serde_json::from_slice` reads it, and its length: an
-/// object or an array parsed where it is (the parse ends where the value does), anything else
-/// measured first ([`value_of`]).
+/// object, an array or a string read where it is ([`value_read::read_value`]: the read ends
+/// where the value does; `serde_json`'s parse where that one leaves it), anything else measured
+/// first ([`value_of`]).
 fn value_at(rest: &[u8]) -> Option<(Value, usize)> {
+    if let Some(b'{' | b'[' | b'"') = rest.first()
+        && let Some(read) = value_read::read_value(rest)
+    {
+        return Some(read);
+    }
     if let Some(b'{' | b'[') = rest.first() {
         let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
         let value = values.next()?.ok()?;
@@ -470,7 +477,7 @@ fn value_of(bytes: &[u8]) -> Option<Value> {
             .ok()
             .map(|text| Value::String(text.to_owned()));
     }
-    serde_json::from_slice(bytes).ok()
+    value_read::read_whole_value(bytes).or_else(|| serde_json::from_slice(bytes).ok())
 }
 
 #[cfg(test)]

@@ -1,0 +1,502 @@
+//! A reader of one JSON value into a [`serde_json::Value`], for the values the readers of a
+//! line take whole (a message's `content`, a block's `arguments`): the same value
+//! `serde_json` reads, with the strings decoded 16 bytes at a time.
+//!
+//! Most of what a session sends is long text (tool output, code) with an escape every few dozen
+//! bytes (`\n`, `\"`). `serde_json`'s reader stops at each escape and starts its search again;
+//! this one searches each 16-byte chunk for the bytes a string stops at once
+//! (`envelope_scan::escaped`, SSE2 on x86_64) and copies the runs between them.
+//!
+//! It reads only what it reads exactly as `serde_json` (with `preserve_order` and
+//! `float_roundtrip`, the workspace's features) does, and answers `None` for anything else:
+//! input that is not JSON, a lone UTF-16 surrogate escape (which this crate's other readers
+//! carry, see [`crate::js`]), nesting deeper than `serde_json`'s limit. A number other than a
+//! plain integer is read by `serde_json` itself. So a caller that falls back to `serde_json` on
+//! `None` reads every input as before.
+
+use serde_json::{Map, Number, Value};
+
+use crate::envelope_scan::escaped;
+
+/// `serde_json`'s nesting limit: a value nested deeper is refused (and so is it here).
+const DEPTH_LIMIT: usize = 128;
+
+/// The JSON value at the start of `bytes` (after any whitespace) and the offset just past it:
+/// what `serde_json::Deserializer::from_slice(bytes).into_iter::<Value>()` gives first and its
+/// `byte_offset()`; `None` where that gives an error, and for what this reader leaves to
+/// `serde_json` (see the module's docs). What follows a value that starts with `{`, `[` or `"`
+/// is not looked at; a number or a literal must end before a byte that may end a value.
+///
+/// ```
+/// use pi_session_types::value_read::read_value;
+/// use serde_json::json;
+/// let bytes = br#"[{"type":"text","text":"line\n\"quoted\""}], "next": 1"#;
+/// let (value, len) = read_value(bytes).unwrap();
+/// assert_eq!(value, json!([{"type": "text", "text": "line\n\"quoted\""}]));
+/// assert_eq!(&bytes[len..], br#", "next": 1"#);
+/// assert_eq!(read_value(br#"["\ud83d"]"#), None); // a lone surrogate: left to the caller
+/// assert_eq!(read_value(br#"[1,]"#), None);
+/// ```
+pub fn read_value(bytes: &[u8]) -> Option<(Value, usize)> {
+    let mut reader = Reader { bytes, at: 0 };
+    reader.skip_space();
+    let delimited = matches!(reader.peek()?, b'{' | b'[' | b'"');
+    let value = reader.value(0)?;
+    // A number or a literal ends where `serde_json` sees a value end, as it checks.
+    let ended = match reader.peek() {
+        None => true,
+        Some(next) => matches!(
+            next,
+            b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'[' | b']' | b'{' | b'}' | b',' | b':'
+        ),
+    };
+    (delimited || ended).then_some((value, reader.at))
+}
+
+/// The JSON text `bytes` as `serde_json::from_slice::<Value>` reads it (whitespace around the
+/// value allowed, nothing else), or `None` (see [`read_value`]).
+///
+/// ```
+/// use pi_session_types::value_read::read_whole_value;
+/// assert_eq!(read_whole_value(b" \"a\\tb\" "), Some("a\tb".into()));
+/// assert_eq!(read_whole_value(b"\"a\" x"), None);
+/// ```
+pub fn read_whole_value(bytes: &[u8]) -> Option<Value> {
+    let mut reader = Reader { bytes, at: 0 };
+    reader.skip_space();
+    let value = reader.value(0)?;
+    reader.skip_space();
+    (reader.at == bytes.len()).then_some(value)
+}
+
+/// A cursor over the bytes. Every read is bounds-checked: bad input ends the read with `None`.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    #[inline]
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// `literal` at the cursor, stepped over.
+    fn eat(&mut self, literal: &[u8]) -> Option<()> {
+        let end = self.at + literal.len();
+        (self.bytes.get(self.at..end)? == literal).then(|| self.at = end)
+    }
+
+    /// The value at the cursor (no whitespace before it), `depth` containers deep.
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        match self.peek()? {
+            b'"' => self.string().map(Value::String),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b't' => self.eat(b"true").map(|()| Value::Bool(true)),
+            b'f' => self.eat(b"false").map(|()| Value::Bool(false)),
+            b'n' => self.eat(b"null").map(|()| Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Value> {
+        if depth > DEPTH_LIMIT {
+            return None;
+        }
+        self.at += 1;
+        let mut map = Map::new();
+        self.skip_space();
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(Value::Object(map));
+        }
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key = self.string()?;
+            self.skip_space();
+            self.eat(b":")?;
+            self.skip_space();
+            let value = self.value(depth)?;
+            // A key met again keeps its first place and takes the later value, as
+            // `serde_json`'s map does.
+            map.insert(key, value);
+            self.skip_space();
+            match self.peek()? {
+                b',' => {
+                    self.at += 1;
+                    self.skip_space();
+                }
+                b'}' => {
+                    self.at += 1;
+                    return Some(Value::Object(map));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Value> {
+        if depth > DEPTH_LIMIT {
+            return None;
+        }
+        self.at += 1;
+        let mut items = Vec::new();
+        self.skip_space();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.skip_space();
+            match self.peek()? {
+                b',' => {
+                    self.at += 1;
+                    self.skip_space();
+                }
+                b']' => {
+                    self.at += 1;
+                    return Some(Value::Array(items));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A number: a plain integer read here as `serde_json` reads it (`u64`, or a negative
+    /// `i64`); any other (a fraction, an exponent, `-0`, one too long for 64 bits) checked
+    /// against JSON's grammar here and read by `serde_json` itself.
+    fn number(&mut self) -> Option<Value> {
+        let start = self.at;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        let digits = self.at;
+        match self.peek()? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => self.skip_digits(),
+            _ => return None,
+        }
+        let integer = self.at - digits;
+        let mut plain = true;
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            self.digits_after()?;
+            plain = false;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            self.digits_after()?;
+            plain = false;
+        }
+        let text = &self.bytes[start..self.at];
+        // 19 digits always fit a `u64`, 18 an `i64`'s negative range.
+        if plain && !negative && integer <= 19 {
+            let n = text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+            return Some(Value::Number(n.into()));
+        }
+        if plain && negative && integer <= 18 && text[1] != b'0' {
+            let n = text[1..]
+                .iter()
+                .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+            return Some(Value::Number((-n).into()));
+        }
+        serde_json::from_slice::<Number>(text)
+            .ok()
+            .map(Value::Number)
+    }
+
+    fn skip_digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// At least one digit, stepped over.
+    fn digits_after(&mut self) -> Option<()> {
+        let start = self.at;
+        self.skip_digits();
+        (self.at > start).then_some(())
+    }
+
+    /// The string whose opening quote is at the cursor, decoded; the cursor past its closing
+    /// quote.
+    fn string(&mut self) -> Option<String> {
+        let bytes = self.bytes;
+        let start = self.at + 1;
+        let mut at = start;
+        // Most strings hold no escape: found whole, copied once.
+        loop {
+            match bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
+                Some(chunk) => {
+                    let stops = escaped(chunk);
+                    if stops == 0 {
+                        at += 16;
+                        continue;
+                    }
+                    at += stops.trailing_zeros() as usize;
+                }
+                None => {
+                    at += bytes
+                        .get(at..)?
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+                }
+            }
+            break;
+        }
+        if bytes[at] == b'"' {
+            self.at = at + 1;
+            return std::str::from_utf8(&bytes[start..at])
+                .ok()
+                .map(str::to_owned);
+        }
+        let mut out = Vec::with_capacity(at - start + 16);
+        out.extend_from_slice(&bytes[start..at]);
+        loop {
+            match bytes[at] {
+                b'"' => {
+                    self.at = at + 1;
+                    return String::from_utf8(out).ok();
+                }
+                b'\\' => at = unescape(bytes, at, &mut out)?,
+                // A control character: JSON has it only escaped.
+                _ => return None,
+            }
+            let run = at;
+            loop {
+                match bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
+                    Some(chunk) => {
+                        let stops = escaped(chunk);
+                        if stops == 0 {
+                            at += 16;
+                            continue;
+                        }
+                        at += stops.trailing_zeros() as usize;
+                    }
+                    None => {
+                        at += bytes
+                            .get(at..)?
+                            .iter()
+                            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+                    }
+                }
+                break;
+            }
+            out.extend_from_slice(&bytes[run..at]);
+        }
+    }
+}
+
+/// The escape whose backslash is at `at`, decoded onto `out`; the offset past it. `None` for
+/// an escape JSON does not have, and for a lone surrogate (a high one not followed by a low
+/// one's escape, or a low one alone).
+fn unescape(bytes: &[u8], at: usize, out: &mut Vec<u8>) -> Option<usize> {
+    let byte = match *bytes.get(at + 1)? {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'n' => b'\n',
+        b't' => b'\t',
+        b'r' => b'\r',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'u' => {
+            let unit = hex4(bytes, at + 2)?;
+            let (code, end) = match unit {
+                0xD800..=0xDBFF => {
+                    if bytes.get(at + 6..at + 8)? != b"\\u" {
+                        return None;
+                    }
+                    let low = hex4(bytes, at + 8)?;
+                    if !(0xDC00..=0xDFFF).contains(&low) {
+                        return None;
+                    }
+                    let code =
+                        0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+                    (code, at + 12)
+                }
+                0xDC00..=0xDFFF => return None,
+                unit => (u32::from(unit), at + 6),
+            };
+            let c = char::from_u32(code)?;
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            return Some(end);
+        }
+        _ => return None,
+    };
+    out.push(byte);
+    Some(at + 2)
+}
+
+/// The four hex digits at `at` as a UTF-16 unit.
+fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
+    bytes.get(at..at + 4)?.iter().try_fold(0u16, |unit, &b| {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        Some(unit << 4 | u16::from(digit))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read_value, read_whole_value};
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// What `serde_json` reads at the start of `bytes` and where it ends.
+    fn serde_at(bytes: &[u8]) -> Option<(Value, usize)> {
+        let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
+        let value = values.next()?.ok()?;
+        Some((value, values.byte_offset()))
+    }
+
+    /// Where the two readers may differ: `None` here is always allowed (the caller reads with
+    /// `serde_json` then); `Some` must be `serde_json`'s answer.
+    fn agrees(bytes: &[u8]) {
+        if let Some(read) = read_value(bytes) {
+            assert_eq!(
+                Some(&read),
+                serde_at(bytes).as_ref(),
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+        if let Some(read) = read_whole_value(bytes) {
+            let serde: Option<Value> = serde_json::from_slice(bytes).ok();
+            assert_eq!(Some(read), serde, "{:?}", String::from_utf8_lossy(bytes));
+        }
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads() {
+        let cases: &[&[u8]] = &[
+            br#"{"a":1,"b":[true,false,null],"c":{"d":"e"}}"#,
+            br#" [ 1 , -2 , 3.5 , 1e3 , -0 , 0 , 18446744073709551615 , 18446744073709551616 ] "#,
+            br#"[-9223372036854775808, -9223372036854775809, 123456789012345678901234]"#,
+            br#"{"a":1,"a":2,"b":3}"#,
+            br#""tab\there \"q\" \\ \/ \b\f\n\r \u00e9 \ud83d\ude00 \u0000""#,
+            "\"plain ascii that runs past sixteen bytes, and é ü 😀 beyond\"".as_bytes(),
+            br#"["a long text with an escape every few bytes\n and more\n and \"quotes\" too"]"#,
+        ];
+        for case in cases {
+            let (value, len) = read_value(case).unwrap();
+            assert_eq!(Some((value, len)), serde_at(case));
+            agrees(case);
+        }
+    }
+
+    #[test]
+    fn refuses_what_serde_json_refuses_or_it_leaves_to_serde_json() {
+        let cases: &[&[u8]] = &[
+            br#"["\ud83d"]"#,
+            br#"["\ude00"]"#,
+            br#"["\ud83d\u0041"]"#,
+            br#"[01]"#,
+            br#"[1.]"#,
+            br#"[1e]"#,
+            br#"[-]"#,
+            br#"{"a" 1}"#,
+            br#"{"a":1,}"#,
+            br#"["unterminated"#,
+            b"[\"raw\ttab\"]",
+            b"[\"bad \xff byte\"]",
+            br#"["\x"]"#,
+            br#"["\u12G4"]"#,
+            br#"[tru]"#,
+            br#"{1:2}"#,
+        ];
+        for case in cases {
+            assert_eq!(
+                read_value(case),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(case)
+            );
+            agrees(case);
+        }
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(read_value(deep.as_bytes()), None);
+        let shallow = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        assert_eq!(read_value(shallow.as_bytes()), serde_at(shallow.as_bytes()));
+    }
+
+    /// A JSON text made of the pieces a reader could trip over (escapes at a chunk's edge,
+    /// text that is not ASCII, numbers of every kind), and bytes spliced in that may break it.
+    fn json_text() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            Just("a".to_owned()),
+            Just("0123456789abcdef".to_owned()),
+            Just("\\n".to_owned()),
+            Just("\\\"".to_owned()),
+            Just("\\\\".to_owned()),
+            Just("\\u00e9".to_owned()),
+            Just("\\ud83d\\ude00".to_owned()),
+            Just("\\ud83d".to_owned()),
+            Just("é".to_owned()),
+            Just("😀".to_owned()),
+            Just("\t".to_owned()),
+        ];
+        let text = prop::collection::vec(piece, 0..12).prop_map(|p| format!("\"{}\"", p.concat()));
+        let number = prop_oneof![
+            any::<u64>().prop_map(|n| n.to_string()),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<f64>().prop_map(|n| n.to_string()),
+            Just("-0".to_owned()),
+            Just("1e400".to_owned()),
+            Just("99999999999999999999999".to_owned()),
+            Just("-1.5E-3".to_owned()),
+        ];
+        let leaf = prop_oneof![
+            text.clone(),
+            number,
+            Just("true".to_owned()),
+            Just("null".to_owned())
+        ];
+        let tree = leaf.prop_recursive(4, 32, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec((text.clone(), inner), 0..6).prop_map(|v| {
+                    let members: Vec<String> =
+                        v.into_iter().map(|(k, v)| format!("{k} : {v}")).collect();
+                    format!("{{ {} }}", members.join(" ,"))
+                }),
+            ]
+        });
+        (tree, any::<Option<(prop::sample::Index, u8)>>()).prop_map(|(text, splice)| {
+            let mut bytes = text.into_bytes();
+            if let Some((at, byte)) = splice {
+                let at = at.index(bytes.len() + 1);
+                bytes.insert(at, byte);
+            }
+            bytes
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn a_value_read_is_the_one_serde_json_reads(bytes in json_text()) {
+            agrees(&bytes);
+        }
+    }
+}
