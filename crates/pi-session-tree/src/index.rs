@@ -638,14 +638,26 @@ impl TreeIndex {
 
     /// Tips: entries with an id that no other entry names as its parent (the
     /// ends of every branch), in file order.
+    ///
+    /// One pass over the parent links (no map of children is built): an owner is a parent when
+    /// another owner's `parentId` resolves to it. An empty id, which no `parentId` resolves
+    /// to, has children when an owner names `""` as its parent ([`Self::children`]'s rule).
     pub fn tips(&self) -> Vec<usize> {
-        (0..self.nodes.len())
-            .filter(|&pos| self.is_id_owner(pos))
-            .filter(|&pos| {
-                self.nodes
-                    .id_at(pos)
-                    .is_some_and(|id| self.children(id).is_empty())
-            })
+        let len = self.nodes.len();
+        let owners: Vec<bool> = (0..len).map(|pos| self.is_id_owner(pos)).collect();
+        let mut parents = vec![false; len];
+        let mut names_empty = false;
+        for child in (0..len).filter(|&pos| owners[pos]) {
+            match self.parents.of(child) {
+                Some(parent) if parent != child => parents[parent] = true,
+                _ => {}
+            }
+            names_empty |=
+                self.nodes.parent_id_at(child) == Some("") && self.nodes.id_at(child) != Some("");
+        }
+        (0..len)
+            .filter(|&pos| owners[pos] && !parents[pos])
+            .filter(|&pos| !(names_empty && self.nodes.id_at(pos) == Some("")))
             .collect()
     }
 
@@ -730,5 +742,38 @@ mod tests {
         // Given only (no table): the same.
         let given = TreeIndex::from_nodes(vec![node("memo", "a"), node("memo", "b")]);
         assert_eq!(given.kinds_present(), ["memo"]);
+    }
+
+    /// The tips are the owners with no children, by [`TreeIndex::children`]'s rule, an empty
+    /// id (which no `parentId` resolves to) and a duplicate and a self-named parent included.
+    #[test]
+    fn the_tips_are_the_owners_without_children() {
+        let child = |id: &str, parent: Option<&str>| NodeInfo {
+            parent_id: parent.map(str::to_owned),
+            ..node("message", id)
+        };
+        let cases = [
+            vec![child("", None), child("a", Some(""))],
+            vec![child("", None), child("a", Some("x"))],
+            vec![child("a", None), child("", Some("a")), child("b", Some(""))],
+            vec![
+                child("a", Some("a")),
+                child("b", Some("a")),
+                child("b", None),
+            ],
+            vec![
+                child("a", None),
+                child("b", Some("a")),
+                child("a", Some("b")),
+            ],
+        ];
+        for nodes in cases {
+            let index = TreeIndex::from_nodes(nodes.clone());
+            let expected: Vec<usize> = (0..nodes.len())
+                .filter(|&at| index.is_id_owner(at))
+                .filter(|&at| index.children(nodes[at].id.as_deref().unwrap()).is_empty())
+                .collect();
+            assert_eq!(index.tips(), expected, "{nodes:?}");
+        }
     }
 }

@@ -104,6 +104,26 @@ fn lookups(index: &TreeIndex) -> Lookups {
     )
 }
 
+/// The tips computed the plain way: the owners of their ids that no other owner names as its
+/// parent (`TreeIndex::children`'s rule, which an empty id follows too).
+fn reference_tips(nodes: &[NodeInfo]) -> Vec<usize> {
+    let owner = |name: &str| nodes.iter().rposition(|n| n.id.as_deref() == Some(name));
+    (0..nodes.len())
+        .filter(|&at| {
+            let Some(id) = nodes[at].id.as_deref() else {
+                return false;
+            };
+            owner(id) == Some(at)
+                && !nodes.iter().enumerate().any(|(child, node)| {
+                    node.id
+                        .as_deref()
+                        .is_some_and(|own| own != id && owner(own) == Some(child))
+                        && node.parent_id.as_deref() == Some(id)
+                })
+        })
+        .collect()
+}
+
 /// [`lookups`] computed the plain way: the last entry with an id owns it; an owner is its
 /// parent's child unless it names itself; a walk ends at a missing parent or a repeat.
 fn reference_lookups(nodes: &[NodeInfo]) -> Lookups {
@@ -233,11 +253,14 @@ proptest! {
         let mut index = TreeIndex::from_table(file.table().clone());
         prop_assert_eq!(&index, &TreeIndex::from_nodes(nodes[..split].iter().cloned()));
         prop_assert_eq!(&lookups(&index), &reference_lookups(&nodes[..split]));
+        prop_assert_eq!(index.tips(), reference_tips(&nodes[..split]));
         for (count, node) in nodes.iter().enumerate().skip(split) {
             index.push(node.clone());
             prop_assert_eq!(&lookups(&index), &reference_lookups(&nodes[..=count]));
+            prop_assert_eq!(index.tips(), reference_tips(&nodes[..=count]));
         }
         prop_assert_eq!(&index, &TreeIndex::from_nodes(nodes.iter().cloned()));
+        prop_assert_eq!(index.tips(), reference_tips(&nodes));
         prop_assert_eq!(index.tips(), TreeIndex::from_nodes(nodes.iter().cloned()).tips());
         prop_assert_eq!(index.roots(), TreeIndex::from_nodes(nodes).roots());
     }

@@ -131,8 +131,10 @@ pub(crate) fn view_parts(
     let (leaf, leaf_problem) = index.resolve_leaf(options.leaf);
     diagnostics.extend(leaf_problem.map(|d| d.to_string()));
 
+    // In file order: asked by binary search below.
+    let all_tips = index.tips();
     let mut ends: Vec<usize> = leaf.into_iter().collect();
-    ends.extend(index.tips().into_iter().filter(|&t| Some(t) != leaf));
+    ends.extend(all_tips.iter().copied().filter(|&t| Some(t) != leaf));
     let tips: Vec<Value> = ends
         .iter()
         .map(|&pos| {
@@ -140,7 +142,7 @@ pub(crate) fn view_parts(
             json!({
                 "pos": pos,
                 "id": id,
-                "archived": !visible.contains(&pos) && index.tips().contains(&pos),
+                "archived": !visible.contains(&pos) && all_tips.binary_search(&pos).is_ok(),
                 "label": id.and_then(|id| labels.get(id)),
             })
         })
