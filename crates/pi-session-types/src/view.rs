@@ -137,6 +137,8 @@ pub mod key {
         TEXT_HEAD = "textHead";
         /// A snapcompact archive's newest verbatim text region.
         TEXT_TAIL = "textTail";
+        /// A bash run's command.
+        COMMAND = "command";
     }
 }
 
@@ -295,7 +297,7 @@ impl<'a> MessageRef<'a> {
         /// `exitCode` (bash and python runs).
         exit_code => "exitCode";
         /// `command` (bash runs).
-        command => "command";
+        command => key::COMMAND;
         /// `code` (python runs).
         code => "code";
         /// `truncated` (bash and python runs).

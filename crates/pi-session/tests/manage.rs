@@ -232,13 +232,16 @@ fn turn(session: &mut Session, n: usize, calls: usize) {
         ..Reply::default()
     };
     session.append(assistant(&reply, session.model())).unwrap();
-    for call in &tool_calls {
+    for (c, call) in tool_calls.iter().enumerate() {
         let output = (0..40)
             .map(|l| format!("{n}:{l} some output line"))
             .collect::<Vec<_>>()
             .join("\n");
+        // Some results are errors: a summary of one says so (`isError`, a key the statistics
+        // read only of an entry rendered at another level).
+        let is_error = (n + c) % 3 == 2;
         session
-            .append(tool_result(&call.id, "read", &output, false, &[], None))
+            .append(tool_result(&call.id, "read", &output, is_error, &[], None))
             .unwrap();
     }
     let answer = Reply {
@@ -246,6 +249,38 @@ fn turn(session: &mut Session, n: usize, calls: usize) {
         ..Reply::default()
     };
     session.append(assistant(&answer, session.model())).unwrap();
+}
+
+/// An entry rendered at another level is rendered from all of its line: a reopened session's
+/// statistics read a message's keys only (a result's `isError` is not among them), and the
+/// whole line of an entry stamped so. A summarized error result counts as the live one does.
+#[test]
+fn a_stamped_error_result_counts_the_same_when_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path(), "anthropic:claude-x", "/w");
+    // Turn 2's first result is an error (see `turn`).
+    turn(&mut session, 2, 1);
+    let ids: Vec<String> = session
+        .branch()
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind() == "message")
+        .filter_map(|e| e.id().map(str::to_owned))
+        .collect();
+    // The question, the call, its result, the answer.
+    let result = &ids[2];
+    session
+        .set_resolution(result, Resolution::Summarized)
+        .unwrap();
+    let stats = |s: &Session| {
+        s.context_stats(&ProjectOptions::default(), &StatsOptions::default())
+            .unwrap()
+    };
+    let live = stats(&session);
+    let path = session.path().unwrap();
+    drop(session);
+    let opened = Session::open(&path, "anthropic:claude-x").unwrap().session;
+    assert_eq!(stats(&opened), live);
 }
 
 #[derive(Debug, Clone)]

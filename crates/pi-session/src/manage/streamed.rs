@@ -20,6 +20,8 @@ use pi_session_context::reqllm::Role;
 use pi_session_context::rho::{self, MessageStream};
 use pi_session_tree::EntrySource;
 use pi_session_types::JsonValue;
+use pi_session_types::shallow::Keys;
+use pi_session_types::view::key;
 use pi_session_types::view::{EntryRef, MessageRef};
 
 use super::overlay::Overlay;
@@ -35,6 +37,23 @@ use crate::stats::{
 
 /// Entries read at a time.
 const CHUNK: usize = 4096;
+
+/// The keys of a `message` line the statistics read (any other entry is read whole): those
+/// rho's projection reads ([`rho::MESSAGE_KEYS`]: the counts are of its messages) and those the
+/// phases look at (a call's name and arguments are in `content`, a bash run's `command`).
+const STATS_MESSAGE_KEYS: Keys = Keys {
+    entry: rho::MESSAGE_KEYS.entry,
+    message: &[
+        key::ROLE,
+        key::CONTENT,
+        key::TOOL_CALL_ID,
+        key::TOOL_NAME,
+        key::RETRY_RECOVERY,
+        key::ATTACHMENTS,
+        key::COMMAND,
+    ],
+    blocks: &[],
+};
 
 /// The branch's statistics, streamed; `None` when they need the planner (see the module).
 pub(crate) fn streamed_stats(
@@ -84,14 +103,34 @@ pub(crate) fn streamed_stats(
             by_role.add(&message, count);
         }
     };
+    let level_of = |value: &JsonValue| {
+        EntryRef::new(value)
+            .id()
+            .and_then(|id| overlay.get(id).copied())
+            .unwrap_or(Resolution::Full)
+    };
     for chunk in head.on.chunks(CHUNK) {
         let chunk: Vec<usize> = chunk.iter().map(|&at| positions[at]).collect();
-        for value in log.values_at(&chunk)? {
+        let mut values = log.values_that_may_hold(&chunk, |_, _| true, &STATS_MESSAGE_KEYS)?;
+        // An entry the overlay renders at another level is rendered from all of it.
+        let rendered: Vec<usize> = (0..values.len())
+            .filter(|&k| {
+                !matches!(
+                    level_of(&values[k].1),
+                    Resolution::Full | Resolution::Pinned
+                )
+            })
+            .collect();
+        if !rendered.is_empty() {
+            let whole =
+                log.values_at(&rendered.iter().map(|&k| values[k].0).collect::<Vec<_>>())?;
+            for (k, value) in rendered.into_iter().zip(whole) {
+                values[k].1 = value;
+            }
+        }
+        for (_, value) in values {
             let phase = phases.of(&value);
-            let level = EntryRef::new(&value)
-                .id()
-                .and_then(|id| overlay.get(id).copied())
-                .unwrap_or(Resolution::Full);
+            let level = level_of(&value);
             // Full and Pinned render as the entry itself: projected as read, not copied.
             let rendered = match level {
                 Resolution::Full | Resolution::Pinned => Cow::Borrowed(&value),
@@ -171,4 +210,22 @@ pub(super) fn compaction_head(source: &LogSource<'_>, positions: &[usize]) -> Re
         on: split.kept.chain(split.later).collect(),
         covered,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::STATS_MESSAGE_KEYS;
+    use pi_session_context::rho;
+
+    #[test]
+    fn the_statistics_read_every_key_rho_reads() {
+        let rho = rho::MESSAGE_KEYS;
+        assert_eq!(STATS_MESSAGE_KEYS.entry, rho.entry);
+        assert!(
+            rho.message
+                .iter()
+                .all(|key| STATS_MESSAGE_KEYS.message.contains(key))
+        );
+        assert_eq!(STATS_MESSAGE_KEYS.blocks, rho.blocks);
+    }
 }
