@@ -159,7 +159,7 @@ pub(crate) fn view_parts(
         diagnostics.extend(branch.diagnostics.iter().map(ToString::to_string));
         branches.insert(
             end.to_string(),
-            branch_view(&entries, &branch.positions, dialect, options.blobs),
+            branch_view(&mut entries, &branch.positions, dialect, options.blobs),
         );
     }
 
@@ -200,75 +200,149 @@ pub(crate) fn view_parts(
         "leaf": leaf,
         "labels": labels,
         "archived": archived,
-        "usage": usage,
-        "branches": branches,
-        "diagnostics": diagnostics,
     });
+    // The large parts moved in (`json!` would copy each by serialising it).
+    let mut model = model;
+    if let Some(map) = model.as_object_mut() {
+        map.insert("usage".into(), Value::Object(usage));
+        map.insert("branches".into(), Value::Object(branches));
+        map.insert("diagnostics".into(), diagnostics.into());
+    }
     Ok((model, entries))
 }
 
 /// One branch: its positions, totals, and the context its model is sent.
+///
+/// pi's `buildSessionContext` reads the path as it is: a branch that is a run of the file (a
+/// session without forks) is borrowed, and any other has its entries moved out of `entries`
+/// for the build and moved back after it (never copied). omp rewrites entries as it loads
+/// them: its path is a copy.
 fn branch_view(
-    entries: &[Value],
+    entries: &mut [Value],
     positions: &[usize],
     dialect: Dialect,
     blobs: Option<&dyn BlobSource>,
 ) -> Value {
-    // A branch that is a run of the file (a session without forks) is borrowed, not copied.
     let run = positions
         .first()
         .zip(positions.last())
         .filter(|&(&first, &last)| last + 1 - first == positions.len())
-        .and_then(|(&first, &last)| entries.get(first..=last));
-    let path: Cow<'_, [Value]> = match run {
-        Some(path) => Cow::Borrowed(path),
-        None => Cow::Owned(
-            positions
+        .map(|(&first, &last)| first..=last)
+        .filter(|run| entries.get(run.clone()).is_some());
+    if dialect.pi_release().is_none() {
+        let path: Vec<Value> = match run {
+            Some(run) => entries[run].to_vec(),
+            None => positions
                 .iter()
                 .filter_map(|&p| entries.get(p).cloned())
                 .collect(),
-        ),
-    };
-    let branch_totals = totals(&path);
-    let (indexed, owned);
-    let (context, messages): (AgentContext, Vec<(&Value, Option<usize>)>) =
-        if dialect.pi_release().is_some() {
-            // pi's buildSessionContext reads the path as it is: its messages come back as the
-            // path's own (`Built::Entry`, neither copied nor compared again) or as made ones.
-            let context;
-            (context, indexed, _) = agent_context_indexed(&path, dialect);
-            let messages = indexed
-                .iter()
-                .map(|message| {
-                    let at = match message {
-                        Built::Entry(at) => Some(*at),
-                        Built::Made(_) => None,
-                    };
-                    (message.resolve(&path), at)
-                })
-                .collect();
-            (context, messages)
-        } else {
-            // omp rewrites entries as it loads them: the messages are the rewritten copies,
-            // compared with the entries as the page has them.
-            let options = ContextOptions { blobs };
-            let mut context = agent_context_owned(path.into_owned(), dialect, &options).0;
-            owned = context.take_messages();
-            (context, owned.iter().map(|m| (m, None)).collect())
         };
-    let llm = llm_of(&messages, dialect);
+        return omp_branch_view(entries, path, positions, dialect, blobs);
+    }
+    if let Some(run) = run {
+        return pi_branch_view(&entries[run], positions, dialect);
+    }
+    // Every position has its entry (the page loads them all); one past them is left out, as
+    // a copy would leave it.
+    let len = entries.len();
+    let present: Vec<usize> = positions.iter().copied().filter(|&p| p < len).collect();
+    let mut path: Vec<Value> = present
+        .iter()
+        .map(|&p| std::mem::take(&mut entries[p]))
+        .collect();
+    let view = pi_branch_view(&path, &present, dialect);
+    for (&p, value) in present.iter().zip(path.iter_mut()) {
+        entries[p] = std::mem::take(value);
+    }
+    view
+}
+
+/// [`branch_view`] of pi's dialects over `path`, the branch's entries (`positions[k]`'s entry
+/// is `path[k]`).
+fn pi_branch_view(path: &[Value], positions: &[usize], dialect: Dialect) -> Value {
+    // Its messages come back as the path's own (`Built::Entry`, neither copied nor compared
+    // again) or as made ones.
+    let (context, indexed, _) = agent_context_indexed(path, dialect);
+    let messages: Vec<(&Value, Option<usize>)> = indexed
+        .iter()
+        .map(|message| {
+            let at = match message {
+                Built::Entry(at) => Some(*at),
+                Built::Made(_) => None,
+            };
+            (message.resolve(path), at)
+        })
+        .collect();
+    let on_path = |k: usize| path.get(k).and_then(|e| EntryRef::new(e).message());
+    finish_branch_view(
+        totals(path),
+        &context,
+        &messages,
+        positions,
+        dialect,
+        on_path,
+    )
+}
+
+/// [`branch_view`] of omp over `path`, a copy of the branch's entries (rewritten as omp loads
+/// them); its messages are compared with the entries as the page has them.
+fn omp_branch_view(
+    entries: &[Value],
+    path: Vec<Value>,
+    positions: &[usize],
+    dialect: Dialect,
+    blobs: Option<&dyn BlobSource>,
+) -> Value {
+    let branch_totals = totals(&path);
+    let options = ContextOptions { blobs };
+    let mut context = agent_context_owned(path, dialect, &options).0;
+    let owned = context.take_messages();
+    let messages: Vec<(&Value, Option<usize>)> = owned.iter().map(|m| (m, None)).collect();
+    let on_page = |k: usize| positions.get(k).and_then(|&p| message_at(entries, p));
+    finish_branch_view(
+        branch_totals,
+        &context,
+        &messages,
+        positions,
+        dialect,
+        on_page,
+    )
+}
+
+/// The branch's view from its built context: `message_on(k)` is the `message` of the
+/// branch's `k`-th entry.
+fn finish_branch_view<'a>(
+    branch_totals: Totals,
+    context: &AgentContext,
+    messages: &[(&'a Value, Option<usize>)],
+    positions: &[usize],
+    dialect: Dialect,
+    message_on: impl Fn(usize) -> Option<&'a Value> + Copy,
+) -> Value {
+    let llm = llm_of(messages, dialect);
     let mut meta = context.to_value();
     if let Some(map) = meta.as_object_mut() {
         // The built context's own list (`{messages, thinkingLevel, …}`), not an entry field.
         map.shift_remove("messages");
     }
-    json!({
-        "positions": positions,
-        "totals": totals_json(branch_totals),
-        "agent": references(&messages, positions, entries),
-        "llm": references(&llm, positions, entries),
-        "meta": meta,
-    })
+    // Built by moves (`json!` would copy each part by serialising it).
+    object([
+        ("positions", positions.into()),
+        ("totals", totals_json(branch_totals)),
+        ("agent", references(messages, positions, message_on).into()),
+        ("llm", references(&llm, positions, message_on).into()),
+        ("meta", meta),
+    ])
+}
+
+/// A JSON object of `members`, in their order, each moved in.
+fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect(),
+    )
 }
 
 /// convertToLlm's answer to `messages`, borrowing every message it leaves as it is; such a
@@ -296,10 +370,10 @@ fn llm_of<'a>(
 /// message}`: the page shows the entry and the export does not hold every branch's context
 /// twice. A message known to be the `message` of the branch's `at`-th entry is not compared
 /// with it (only with the entries before it in the window, which rarely hold one).
-fn references<M: std::borrow::Borrow<Value>>(
+fn references<'a, M: std::borrow::Borrow<Value>>(
     messages: &[(M, Option<usize>)],
     positions: &[usize],
-    entries: &[Value],
+    message_on: impl Fn(usize) -> Option<&'a Value>,
 ) -> Vec<Value> {
     let mut cursor = 0;
     messages
@@ -310,22 +384,17 @@ fn references<M: std::borrow::Borrow<Value>>(
             let known = at
                 .and_then(|at| at.checked_sub(cursor))
                 .filter(|&offset| offset < MATCH_WINDOW.min(window.len()));
+            let same = |offset: usize| message_on(cursor + offset) == Some(message);
             let found = match known {
-                Some(offset) => window[..offset]
-                    .iter()
-                    .position(|&p| message_at(entries, p) == Some(message))
-                    .or(Some(offset)),
-                None => window
-                    .iter()
-                    .take(MATCH_WINDOW)
-                    .position(|&p| message_at(entries, p) == Some(message)),
+                Some(offset) => (0..offset).position(same).or(Some(offset)),
+                None => (0..MATCH_WINDOW.min(window.len())).position(same),
             };
             match found {
                 Some(offset) => {
                     cursor += offset + 1;
-                    json!({ "e": window[offset] })
+                    object([("e", window[offset].into())])
                 }
-                None => json!({ "m": message }),
+                None => object([("m", message.clone())]),
             }
         })
         .collect()
@@ -364,6 +433,7 @@ mod tests {
         entries.push(entry(b.clone()));
         let positions: Vec<usize> = (0..entries.len()).collect();
         let last = entries.len() - 1;
+        let on = |k: usize| message_at(&entries, positions[k]);
         for messages in [
             vec![(&a, Some(1)), (&b, Some(2)), (&b, Some(last))],
             vec![(&a, Some(0)), (&a, Some(1)), (&b, Some(2))],
@@ -373,8 +443,8 @@ mod tests {
             let compared: Vec<(&Value, Option<usize>)> =
                 messages.iter().map(|&(m, _)| (m, None)).collect();
             assert_eq!(
-                references(&messages, &positions, &entries),
-                references(&compared, &positions, &entries),
+                references(&messages, &positions, on),
+                references(&compared, &positions, on),
                 "{messages:?}"
             );
         }
@@ -382,7 +452,7 @@ mod tests {
         let compared = references(
             &[(&a, None), (&a, None), (&b, None), (&b, None)],
             &positions,
-            &entries,
+            on,
         );
         assert_eq!(
             compared,
