@@ -216,6 +216,28 @@ impl Session {
         self.log().entry(position)
     }
 
+    /// The entries at `positions` (ascending, as in file order), typed, read in one batch:
+    /// the file's lines on every core, which a caller that reads many entries (`cat`) wants
+    /// rather than [`Self::entry_at`] for each. The first entry the typed model cannot read
+    /// makes it an error; a caller that must report each then asks [`Self::entry_at`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pi_session::Error> {
+    /// use pi_session::{Session, UserOptions, user};
+    /// let mut session = Session::in_memory("anthropic:claude-x", "/w");
+    /// session.append(user("one", UserOptions::new()))?;
+    /// session.append(user("two", UserOptions::new()))?;
+    /// let entries = session.entries_at(&[0, 1])?;
+    /// assert_eq!(entries, vec![session.entry_at(0)?, session.entry_at(1)?]);
+    /// # Ok(()) }
+    /// ```
+    pub fn entries_at(&self, positions: &[usize]) -> Result<Vec<Entry>> {
+        if !positions.is_sorted() {
+            return positions.iter().map(|&at| self.entry_at(at)).collect();
+        }
+        self.log().entries_at(positions)
+    }
+
     /// omp's title slot (line 1 of an omp file) as the file holds it, if it has one.
     pub fn title_slot(&self) -> Option<TitleSlot> {
         self.log().file.as_ref()?.title_slot().cloned()

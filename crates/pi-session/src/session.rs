@@ -405,6 +405,22 @@ impl Log {
         }
     }
 
+    /// The entries at `positions` (in file order), typed: the file's read in one batch on every
+    /// core ([`SessionFile::entries_for`]), those appended since cloned. The first entry the
+    /// typed model cannot read is the error.
+    pub(crate) fn entries_at(&self, positions: &[usize]) -> Result<Vec<Entry>> {
+        let file_len = self.file_len();
+        let split = positions.partition_point(|&at| at < file_len);
+        let mut entries = match &self.file {
+            Some(file) if split > 0 => file.entries_for(&positions[..split])?,
+            _ => Vec::new(),
+        };
+        for &at in &positions[split..] {
+            entries.push(self.entry(at)?);
+        }
+        Ok(entries)
+    }
+
     /// The entry appended at `position` (past the file's entries), borrowed.
     fn appended_at(&self, position: usize) -> Result<&Entry> {
         position

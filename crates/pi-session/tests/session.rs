@@ -140,6 +140,29 @@ fn a_model_change_switches_the_model_and_open_finds_it() {
     assert_eq!(opened.session.title(), None, "a pi file has no title");
 }
 
+/// `entries_at` reads a batch as `entry_at` reads each: the file's entries (on every core), the
+/// ones appended since, and positions asked out of order; one past the end is an error.
+#[test]
+fn entries_read_in_a_batch_are_those_read_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::new(dir.path(), MODEL, "/w");
+    for n in 0..40 {
+        session.append(say(&format!("question {n}"))).unwrap();
+        session.append(reply(&format!("answer {n}"))).unwrap();
+    }
+    let path = session.path().unwrap().to_owned();
+    drop(session);
+    let mut opened = Session::open(&path, MODEL).unwrap().session;
+    opened.append(say("after the open")).unwrap();
+    let all: Vec<usize> = (0..opened.len()).collect();
+    let one_by_one: Vec<Entry> = all.iter().map(|&at| opened.entry_at(at).unwrap()).collect();
+    assert_eq!(opened.entries_at(&all).unwrap(), one_by_one);
+    let scattered = [opened.len() - 1, 3, 0, 3];
+    let expected: Vec<Entry> = scattered.iter().map(|&at| one_by_one[at].clone()).collect();
+    assert_eq!(opened.entries_at(&scattered).unwrap(), expected);
+    assert!(opened.entries_at(&[0, opened.len()]).is_err());
+}
+
 #[test]
 fn open_falls_back_to_the_default_model() {
     let dir = tempfile::tempdir().unwrap();

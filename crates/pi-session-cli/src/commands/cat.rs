@@ -25,6 +25,9 @@ pub struct CatArgs {
     pub file: Option<PathBuf>,
 }
 
+/// Entries read at a time.
+const CHUNK: usize = 4096;
+
 /// Runs `cat`: the title slot, the header and each entry, re-serialised from their typed form
 /// (version 1 and 2 files come out migrated). Damaged lines are reported on stderr; the exit
 /// code is 1 when a line could not be read as an entry.
@@ -45,12 +48,26 @@ pub fn run(args: CatArgs) -> Outcome {
     if let Some(header) = session.header() {
         out.line(&to_js_string(&header).map_err(|e| serialise("header", e))?)?;
     }
-    for position in 0..session.len() {
-        match session.entry_at(position) {
-            Ok(entry) => out.line(&to_js_string(&entry).map_err(|e| serialise("entry", e))?)?,
-            Err(error) => {
-                warn(&format!("{}: {error}", read.path.display()));
-                damaged = true;
+    let mut write = |entry: &pi_session::types::Entry| -> Result<(), Failure> {
+        out.line(&to_js_string(entry).map_err(|e| serialise("entry", e))?)?;
+        Ok(())
+    };
+    // A chunk of entries read in one batch (on every core); a chunk holding an entry the typed
+    // model cannot read, entry by entry, so that each such entry is reported and the others
+    // printed.
+    let positions: Vec<usize> = (0..session.len()).collect();
+    for chunk in positions.chunks(CHUNK) {
+        if let Ok(entries) = session.entries_at(chunk) {
+            entries.iter().try_for_each(&mut write)?;
+            continue;
+        }
+        for &position in chunk {
+            match session.entry_at(position) {
+                Ok(entry) => write(&entry)?,
+                Err(error) => {
+                    warn(&format!("{}: {error}", read.path.display()));
+                    damaged = true;
+                }
             }
         }
     }
