@@ -13,7 +13,6 @@
 
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use memchr::memmem;
 use pi_session_tree::{LeafSelector, SessionView};
@@ -143,26 +142,43 @@ pub fn search(
     options: &SearchOptions,
     done: &(dyn Fn(&Path) + Sync),
 ) -> Vec<(PathBuf, Result<FileHits>)> {
+    // Several files share the cores a file at a time; one file is opened on all of them.
+    let open = match files {
+        [_] => pi_session_store::OpenOptions::default(),
+        _ => pi_session_store::OpenOptions::single_threaded(),
+    };
     files
         .par_iter()
         .map(|path| {
-            let found = search_file(path, pattern, options);
+            let found = search_file_with(path, pattern, options, &open);
             done(path);
             (path.clone(), found)
         })
         .collect()
 }
 
-/// Searches one session file.
+/// Messages parsed at a time (the candidates' values are held only a batch at a time).
+const PARSED_AT_ONCE: usize = 1024;
+
+/// Searches one session file (opened on every core).
 pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> Result<FileHits> {
-    let bytes = pi_session_store::SharedBytes::new(
-        std::fs::read(path)
-            .map_err(|e| pi_session_store::StoreError::io("could not read", path, e))?,
-    );
-    let (file, diagnostics) = pi_session_store::open_bytes_with(
-        Arc::clone(&bytes),
-        &pi_session_store::OpenOptions::single_threaded(),
-    );
+    search_file_with(
+        path,
+        pattern,
+        options,
+        &pi_session_store::OpenOptions::default(),
+    )
+}
+
+/// [`search_file`], the file opened with `open`.
+fn search_file_with(
+    path: &Path,
+    pattern: &Pattern,
+    options: &SearchOptions,
+    open: &pi_session_store::OpenOptions,
+) -> Result<FileHits> {
+    // Opened as any session is (a large file streamed, never held whole).
+    let (file, diagnostics) = pi_session_store::open_with(path, open)?;
     let damaged_lines = diagnostics
         .iter()
         .filter(|d| d.severity() >= pi_session_store::Severity::Error)
@@ -197,36 +213,46 @@ pub fn search_file(path: &Path, pattern: &Pattern, options: &SearchOptions) -> R
             *slot = true;
         }
     }
-    let needle = pattern.raw_needle().map(memmem::Finder::new);
-    for (position, at) in file.index().iter().enumerate() {
-        if at.envelope.kind() != "message" {
-            continue;
+    // The messages whose line holds the pattern's literal bytes (all of them for a pattern
+    // without one), found in one pass over the lines as written, then parsed a batch at a time.
+    let messages: Vec<usize> = (0..file.len())
+        .filter(|&at| {
+            file.index()
+                .get(at)
+                .is_some_and(|e| e.envelope.kind() == "message")
+        })
+        .collect();
+    let candidates: Vec<usize> = match pattern.raw_needle().map(memmem::Finder::new) {
+        None => messages,
+        Some(needle) => {
+            let holds = file.map_raw(&messages, |_, _, raw| needle.find(raw).is_some())?;
+            messages
+                .into_iter()
+                .zip(holds)
+                .filter_map(|(at, holds)| holds.then_some(at))
+                .collect()
         }
-        if let Some(needle) = &needle {
-            let start = usize::try_from(at.byte_offset).unwrap_or(usize::MAX);
-            let end = start.saturating_add(usize::try_from(at.byte_len).unwrap_or(usize::MAX));
-            let raw = bytes.get(start..end).unwrap_or(&[]);
-            if needle.find(raw).is_none() {
+    };
+    for batch in candidates.chunks(PARSED_AT_ONCE) {
+        for (&position, entry) in batch.iter().zip(file.values_for(batch)?) {
+            let Some(at) = file.index().get(position) else {
                 continue;
-            }
-        }
-        let Some(entry) = file.values_for(&[position])?.pop() else {
-            continue;
-        };
-        let Some(message) = EntryRef::new(&entry).message() else {
-            continue;
-        };
-        let role = MessageRef::new(message).role().unwrap_or_default();
-        for (field, text) in searched_texts(message, role, options) {
-            for line in text.lines().filter(|l| pattern.is_match(l)) {
-                hits.push(hit(
-                    at.envelope.id().map(str::to_owned),
-                    at.line,
-                    on_branch[position],
-                    role,
-                    field,
-                    line,
-                ));
+            };
+            let Some(message) = EntryRef::new(&entry).message() else {
+                continue;
+            };
+            let role = MessageRef::new(message).role().unwrap_or_default();
+            for (field, text) in searched_texts(message, role, options) {
+                for line in text.lines().filter(|l| pattern.is_match(l)) {
+                    hits.push(hit(
+                        at.envelope.id().map(str::to_owned),
+                        at.line,
+                        on_branch[position],
+                        role,
+                        field,
+                        line,
+                    ));
+                }
             }
         }
     }
