@@ -6,6 +6,8 @@ use std::convert::Infallible;
 
 use serde_json::{Map, Value, json};
 
+use pi_session_types::js::{fields, text_block};
+
 use crate::reqllm::{ContentPart, Message, PartType, Role};
 
 /// The text of the user turn that carries tool-result pictures to OpenAI.
@@ -137,9 +139,12 @@ impl OpenAiStream {
         if self.options.assistant_after_tool_result {
             each(json!({"role": "assistant", "content": OPENAI_BRIDGE_TEXT}))?;
         }
-        let mut content = vec![json!({"type": "text", "text": OPENAI_TOOL_IMAGES_TEXT})];
+        let mut content = vec![text_block(OPENAI_TOOL_IMAGES_TEXT)];
         content.append(&mut self.images);
-        each(json!({"role": "user", "content": content}))
+        each(fields([
+            ("role", "user".into()),
+            ("content", Value::Array(content)),
+        ]))
     }
 }
 
@@ -200,9 +205,7 @@ fn data_uri(part: &ContentPart, default_mime: &str) -> String {
 
 fn openai_part(part: &ContentPart) -> Option<Value> {
     match part.kind {
-        PartType::Text => {
-            Some(json!({"type": "text", "text": part.text.clone().unwrap_or_default()}))
-        }
+        PartType::Text => Some(text_block(part.text.clone().unwrap_or_default())),
         PartType::Image => {
             Some(json!({"type": "image_url", "image_url": {"url": data_uri(part, "image/png")}}))
         }
@@ -293,9 +296,17 @@ impl AnthropicStream {
                         .ok()
                         .filter(Value::is_object)
                         .unwrap_or_else(|| Value::Object(Map::new()));
-                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": input}));
+                    blocks.push(fields([
+                        ("type", "tool_use".into()),
+                        ("id", call.id.clone().into()),
+                        ("name", call.name.clone().map_or(Value::Null, Value::String)),
+                        ("input", input),
+                    ]));
                 }
-                each(json!({"role": message.role.as_str(), "content": collapse(blocks)}))
+                each(fields([
+                    ("role", message.role.as_str().into()),
+                    ("content", collapse(blocks)),
+                ]))
             }
         }
     }
@@ -311,7 +322,10 @@ impl AnthropicStream {
 
     fn end_tool_turn<E>(&mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
         match self.tool_turn.take() {
-            Some(blocks) => each(json!({"role": "user", "content": blocks})),
+            Some(blocks) => each(fields([
+                ("role", "user".into()),
+                ("content", Value::Array(blocks)),
+            ])),
             None => Ok(()),
         }
     }
@@ -342,7 +356,7 @@ fn anthropic_block(part: &ContentPart) -> Option<Value> {
     match part.kind {
         PartType::Text => {
             let text = part.text.as_deref().unwrap_or_default();
-            (!text.is_empty()).then(|| json!({"type": "text", "text": text}))
+            (!text.is_empty()).then(|| text_block(text))
         }
         PartType::Image => {
             Some(json!({"type": "image", "source": base64_source(part, "image/png")}))
@@ -353,9 +367,10 @@ fn anthropic_block(part: &ContentPart) -> Option<Value> {
         PartType::File => {
             Some(json!({"type": "document", "source": base64_source(part, "application/pdf")}))
         }
-        PartType::Thinking => {
-            Some(json!({"type": "thinking", "thinking": part.text.clone().unwrap_or_default()}))
-        }
+        PartType::Thinking => Some(fields([
+            ("type", "thinking".into()),
+            ("thinking", part.text.clone().unwrap_or_default().into()),
+        ])),
     }
 }
 

@@ -473,6 +473,26 @@ pub fn object<const N: usize>(pairs: [(&str, Option<Value>); N]) -> Value {
     Value::Object(map)
 }
 
+/// Builds a JSON object from `(key, value)` pairs in order, each value moved in: for a value
+/// already made (a message, a list of blocks), which `serde_json::json!` would copy by
+/// serialising it.
+///
+/// ```
+/// use pi_session_types::js::fields;
+/// use serde_json::json;
+/// let blocks = json!([{"type": "text", "text": "long"}]);
+/// let value = fields([("role", "user".into()), ("content", blocks)]);
+/// assert_eq!(value, json!({"role": "user", "content": [{"type": "text", "text": "long"}]}));
+/// ```
+pub fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Value {
+    Value::Object(
+        pairs
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
+}
+
 /// The content block `{type: "text", text}`, keys in the order pi and omp write them.
 pub fn text_block(text: impl Into<String>) -> Value {
     let mut block = Map::new();

@@ -13,6 +13,7 @@ use pi_session::tree::{
     AgentContext, BlobSource, ContextOptions, Dialect, EntryReadError, LeafSelector, SessionView,
     Totals, add_usage, totals,
 };
+use pi_session::types::js::fields;
 use pi_session::types::view::EntryRef;
 use serde_json::{Map, Value, json};
 
@@ -326,23 +327,13 @@ fn finish_branch_view<'a>(
         map.shift_remove("messages");
     }
     // Built by moves (`json!` would copy each part by serialising it).
-    object([
+    fields([
         ("positions", positions.into()),
         ("totals", totals_json(branch_totals)),
         ("agent", references(messages, positions, message_on).into()),
         ("llm", references(&llm, positions, message_on).into()),
         ("meta", meta),
     ])
-}
-
-/// A JSON object of `members`, in their order, each moved in.
-fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(
-        members
-            .into_iter()
-            .map(|(name, value)| (name.to_owned(), value))
-            .collect(),
-    )
 }
 
 /// convertToLlm's answer to `messages`, borrowing every message it leaves as it is; such a
@@ -392,9 +383,9 @@ fn references<'a, M: std::borrow::Borrow<Value>>(
             match found {
                 Some(offset) => {
                     cursor += offset + 1;
-                    object([("e", window[offset].into())])
+                    fields([("e", window[offset].into())])
                 }
-                None => object([("m", message.clone())]),
+                None => fields([("m", message.clone())]),
             }
         })
         .collect()

@@ -23,6 +23,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use pi_session_types::js::fields;
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef};
 use pi_session_types::{JsonMap, JsonValue};
 use serde::Deserialize;
@@ -543,16 +544,6 @@ pub(crate) struct Sketch {
     summary: Summary,
 }
 
-/// A JSON object of these fields, in this order.
-fn object<const N: usize>(fields: [(&str, JsonValue); N]) -> JsonValue {
-    JsonValue::Object(
-        fields
-            .into_iter()
-            .map(|(name, value)| (name.to_owned(), value))
-            .collect(),
-    )
-}
-
 /// What an entry's Summarized rendering sends, kept from the sketch (see
 /// [`Sketch::summarized`]): what its one line says (measured for every entry, written only
 /// for those sent Summarized) and the few fields rho reads beside the content.
@@ -659,21 +650,21 @@ impl Sketch {
     pub(crate) fn summarized(&self) -> JsonValue {
         let s = &self.summary;
         let line = written(|out| s.line.write(self.sizes.shape, out));
-        let text_part = |text: &str| object([("type", "text".into()), ("text", text.into())]);
-        let message = |mut fields: JsonMap| {
+        let text_part = |text: &str| fields([("type", "text".into()), ("text", text.into())]);
+        let message = |mut members: JsonMap| {
             if let Some(role) = s.role {
-                fields.insert("role".into(), role.into());
+                members.insert("role".into(), role.into());
             }
-            object([
+            fields([
                 ("type", "message".into()),
-                ("message", JsonValue::Object(fields)),
+                ("message", JsonValue::Object(members)),
             ])
         };
         match self.sizes.shape {
             Shape::Nothing => JsonValue::Null,
             Shape::Content => match s.role {
                 Some(_) => message(JsonMap::from_iter([("content".into(), line.into())])),
-                None => object([("type", "custom_message".into()), ("content", line.into())]),
+                None => fields([("type", "custom_message".into()), ("content", line.into())]),
             },
             Shape::Assistant => {
                 let mut parts = Vec::with_capacity(1 + s.calls.len());
