@@ -28,16 +28,20 @@ use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key}
 /// ([`pi_session_types::shallow::entry_with_message_keys`]): it projects the same.
 pub const MESSAGE_KEYS: Keys = Keys {
     entry: &[key::TYPE, key::ID, key::MESSAGE],
-    message: &[
-        key::ROLE,
-        key::CONTENT,
-        key::TOOL_CALL_ID,
-        key::TOOL_NAME,
-        key::RETRY_RECOVERY,
-        key::ATTACHMENTS,
-    ],
+    message: &MESSAGE_KEYS_READ,
     blocks: &[],
 };
+
+/// The keys of a message rho reads ([`MESSAGE_KEYS`]`.message`), as an array: a reader that
+/// reads these and more makes its list from it ([`pi_session_types::shallow::with_key`]).
+pub const MESSAGE_KEYS_READ: [&str; 6] = [
+    key::ROLE,
+    key::CONTENT,
+    key::TOOL_CALL_ID,
+    key::TOOL_NAME,
+    key::RETRY_RECOVERY,
+    key::ATTACHMENTS,
+];
 
 /// The result text rho gives a tool call that never got a result.
 pub const ABORTED_TOOL_TEXT: &str = "Tool was not executed because the run was aborted.";

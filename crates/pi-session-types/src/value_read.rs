@@ -239,27 +239,8 @@ impl Reader<'_> {
     fn string(&mut self) -> Option<String> {
         let bytes = self.bytes;
         let start = self.at + 1;
-        let mut at = start;
         // Most strings hold no escape: found whole, copied once.
-        loop {
-            match bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
-                Some(chunk) => {
-                    let stops = escaped(chunk);
-                    if stops == 0 {
-                        at += 16;
-                        continue;
-                    }
-                    at += stops.trailing_zeros() as usize;
-                }
-                None => {
-                    at += bytes
-                        .get(at..)?
-                        .iter()
-                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-                }
-            }
-            break;
-        }
+        let mut at = next_stop(bytes, start)?;
         if bytes[at] == b'"' {
             self.at = at + 1;
             return std::str::from_utf8(&bytes[start..at])
@@ -279,28 +260,27 @@ impl Reader<'_> {
                 _ => return None,
             }
             let run = at;
-            loop {
-                match bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
-                    Some(chunk) => {
-                        let stops = escaped(chunk);
-                        if stops == 0 {
-                            at += 16;
-                            continue;
-                        }
-                        at += stops.trailing_zeros() as usize;
-                    }
-                    None => {
-                        at += bytes
-                            .get(at..)?
-                            .iter()
-                            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-                    }
-                }
-                break;
-            }
+            at = next_stop(bytes, at)?;
             out.extend_from_slice(&bytes[run..at]);
         }
     }
+}
+
+/// From `at` inside a string, the offset of the first byte a string stops at (a `"`, a `\\`
+/// or a control character), 16 bytes at a time; `None` when the bytes end first.
+#[inline(always)]
+fn next_stop(bytes: &[u8], mut at: usize) -> Option<usize> {
+    while let Some(chunk) = bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
+        let stops = escaped(chunk);
+        if stops != 0 {
+            return Some(at + stops.trailing_zeros() as usize);
+        }
+        at += 16;
+    }
+    let rest = bytes.get(at..)?;
+    rest.iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+        .map(|plain| at + plain)
 }
 
 /// The escape whose backslash is at `at`, decoded onto `out`; the offset past it. `None` for

@@ -260,13 +260,7 @@ fn a_stamped_error_result_counts_the_same_when_reopened() {
     let mut session = Session::new(dir.path(), "anthropic:claude-x", "/w");
     // Turn 2's first result is an error (see `turn`).
     turn(&mut session, 2, 1);
-    let ids: Vec<String> = session
-        .branch()
-        .unwrap()
-        .iter()
-        .filter(|e| e.kind() == "message")
-        .filter_map(|e| e.id().map(str::to_owned))
-        .collect();
+    let ids = message_ids(&session);
     // The question, the call, its result, the answer.
     let result = &ids[2];
     session
@@ -307,18 +301,23 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 /// Plays `ops` on a new session in `dir`; returns the cursors (the first unnamed).
+/// The ids of the `message` entries on `session`'s branch, root first.
+fn message_ids(session: &Session) -> Vec<String> {
+    session
+        .branch()
+        .unwrap()
+        .iter()
+        .filter(|e| e.kind() == "message")
+        .filter_map(|e| e.id().map(str::to_owned))
+        .collect()
+}
+
 fn play(dir: &std::path::Path, ops: &[Op]) -> Vec<Session> {
     let mut cursors = vec![Session::new(dir, "anthropic:claude-x", "/w")];
     let mut current = 0;
     let mut turns = 0;
     for op in ops {
-        let ids: Vec<String> = cursors[current]
-            .branch()
-            .unwrap()
-            .iter()
-            .filter(|e| e.kind() == "message")
-            .filter_map(|e| e.id().map(str::to_owned))
-            .collect();
+        let ids = message_ids(&cursors[current]);
         let pick = |i: &usize| ids.get(i % ids.len().max(1)).cloned();
         let count = cursors.len();
         let session = &mut cursors[current];

@@ -20,7 +20,7 @@ use pi_session_context::reqllm::Role;
 use pi_session_context::rho::{self, MessageStream};
 use pi_session_tree::EntrySource;
 use pi_session_types::JsonValue;
-use pi_session_types::shallow::Keys;
+use pi_session_types::shallow::{Keys, with_key};
 use pi_session_types::view::key;
 use pi_session_types::view::{EntryRef, MessageRef};
 
@@ -43,17 +43,12 @@ const CHUNK: usize = 4096;
 /// phases look at (a call's name and arguments are in `content`, a bash run's `command`).
 const STATS_MESSAGE_KEYS: Keys = Keys {
     entry: rho::MESSAGE_KEYS.entry,
-    message: &[
-        key::ROLE,
-        key::CONTENT,
-        key::TOOL_CALL_ID,
-        key::TOOL_NAME,
-        key::RETRY_RECOVERY,
-        key::ATTACHMENTS,
-        key::COMMAND,
-    ],
+    message: &STATS_MESSAGE_KEYS_READ,
     blocks: &[],
 };
+
+/// [`STATS_MESSAGE_KEYS`]`.message`: rho's and `command`.
+const STATS_MESSAGE_KEYS_READ: [&str; 7] = with_key(key::COMMAND, rho::MESSAGE_KEYS_READ);
 
 /// The branch's statistics, streamed; `None` when they need the planner (see the module).
 pub(crate) fn streamed_stats(
