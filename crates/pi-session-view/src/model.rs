@@ -359,8 +359,11 @@ fn llm_of<'a>(
 /// Each message as `{"e": position}` when it equals the `message` of an entry on the branch
 /// (the first such entry looked for a little ahead of the previous match), else `{"m":
 /// message}`: the page shows the entry and the export does not hold every branch's context
-/// twice. A message known to be the `message` of the branch's `at`-th entry is not compared
-/// with it (only with the entries before it in the window, which rarely hold one).
+/// twice. A message known to be the `message` of the branch's `at`-th entry (ahead of the
+/// previous match) is placed there, however far ahead, unless an entry of the window before it
+/// holds an equal message (rarely: the first equal entry wins, as for any other); it is not
+/// compared with its own. So the messages a compaction keeps, far past the summary, are
+/// referenced, not copied.
 fn references<'a, M: std::borrow::Borrow<Value>>(
     messages: &[(M, Option<usize>)],
     positions: &[usize],
@@ -374,10 +377,12 @@ fn references<'a, M: std::borrow::Borrow<Value>>(
             let window = positions.get(cursor..).unwrap_or_default();
             let known = at
                 .and_then(|at| at.checked_sub(cursor))
-                .filter(|&offset| offset < MATCH_WINDOW.min(window.len()));
+                .filter(|&offset| offset < window.len());
             let same = |offset: usize| message_on(cursor + offset) == Some(message);
             let found = match known {
-                Some(offset) => (0..offset).position(same).or(Some(offset)),
+                Some(offset) => (0..offset.min(MATCH_WINDOW))
+                    .position(same)
+                    .or(Some(offset)),
                 None => (0..MATCH_WINDOW.min(window.len())).position(same),
             };
             match found {
@@ -412,7 +417,7 @@ mod tests {
     }
 
     #[test]
-    fn a_message_known_by_its_index_is_placed_as_comparing_places_it() {
+    fn a_message_known_by_its_index_is_placed_at_the_first_equal_entry_or_its_own() {
         let (a, b) = (
             json!({"role": "user", "content": "a"}),
             json!({"role": "user"}),
@@ -425,17 +430,29 @@ mod tests {
         let positions: Vec<usize> = (0..entries.len()).collect();
         let last = entries.len() - 1;
         let on = |k: usize| message_at(&entries, positions[k]);
-        for messages in [
-            vec![(&a, Some(1)), (&b, Some(2)), (&b, Some(last))],
-            vec![(&a, Some(0)), (&a, Some(1)), (&b, Some(2))],
-            vec![(&b, Some(2)), (&a, Some(0)), (&b, Some(last))],
-            vec![(&a, None), (&b, Some(last))],
+        let e = |at: usize| json!({ "e": at });
+        for (messages, expected) in [
+            // Within the window, where comparing places it; past it, at its own entry (a
+            // message compared there would be copied).
+            (
+                vec![(&a, Some(1)), (&b, Some(2)), (&b, Some(last))],
+                vec![e(0), e(2), e(last)],
+            ),
+            (
+                vec![(&a, Some(0)), (&a, Some(1)), (&b, Some(2))],
+                vec![e(0), e(1), e(2)],
+            ),
+            // Known before the cursor: compared, and copied when the window has no equal.
+            (
+                vec![(&b, Some(2)), (&a, Some(0)), (&b, Some(last))],
+                vec![e(2), json!({ "m": a }), e(last)],
+            ),
+            // An equal entry in the window before its own wins.
+            (vec![(&a, None), (&b, Some(last))], vec![e(0), e(2)]),
         ] {
-            let compared: Vec<(&Value, Option<usize>)> =
-                messages.iter().map(|&(m, _)| (m, None)).collect();
             assert_eq!(
                 references(&messages, &positions, on),
-                references(&compared, &positions, on),
+                expected,
                 "{messages:?}"
             );
         }
