@@ -509,12 +509,9 @@ impl SessionFile {
         if self.migration != Migration::None || kind == "title" || kind == "session" {
             return None;
         }
-        let parsed = match pi_session_types::value_read::read_whole_value(bytes) {
-            Some(value) => value,
-            None => match serde_json::from_slice(bytes) {
-                Ok(value) => value,
-                Err(_) => serde_json::from_str(&repaired(bytes)?).ok()?,
-            },
+        let parsed = match pi_session_types::value_read::from_slice(bytes) {
+            Ok(value) => value,
+            Err(_) => serde_json::from_str(&repaired(bytes)?).ok()?,
         };
         let JsonValue::Object(object) = parsed else {
             return None;

@@ -344,10 +344,7 @@ pub fn parse_line_str(line: &str) -> Result<Parsed<ParsedLine>, LineError> {
 }
 
 fn parse_object(bytes: &[u8]) -> Result<JsonMap, LineError> {
-    if let Some(JsonValue::Object(map)) = crate::value_read::read_whole_value(bytes) {
-        return Ok(map);
-    }
-    match serde_json::from_slice::<JsonValue>(bytes) {
+    match crate::value_read::from_slice(bytes) {
         Ok(JsonValue::Object(map)) => Ok(map),
         Ok(other) => Err(LineError::NotAnObject {
             found: json_type_name(&other),

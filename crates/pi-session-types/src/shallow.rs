@@ -477,7 +477,7 @@ fn value_of(bytes: &[u8]) -> Option<Value> {
             .ok()
             .map(|text| Value::String(text.to_owned()));
     }
-    value_read::read_whole_value(bytes).or_else(|| serde_json::from_slice(bytes).ok())
+    value_read::from_slice(bytes).ok()
 }
 
 #[cfg(test)]

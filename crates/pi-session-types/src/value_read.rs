@@ -69,6 +69,22 @@ pub fn read_whole_value(bytes: &[u8]) -> Option<Value> {
     (reader.at == bytes.len()).then_some(value)
 }
 
+/// The JSON text `bytes` as `serde_json::from_slice::<Value>` reads it, its error included:
+/// [`read_whole_value`] where it answers, serde_json where it does not. The one place where a
+/// caller that parses a whole value meets both readers.
+///
+/// ```
+/// use pi_session_types::value_read::from_slice;
+/// assert_eq!(from_slice(br#"{"a":"b\nc"}"#).unwrap()["a"], "b\nc");
+/// assert!(from_slice(br#"["\ud83d"]"#).is_err()); // serde_json's answer to a lone surrogate
+/// ```
+pub fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
+    match read_whole_value(bytes) {
+        Some(value) => Ok(value),
+        None => serde_json::from_slice(bytes),
+    }
+}
+
 /// A cursor over the bytes. Every read is bounds-checked: bad input ends the read with `None`.
 struct Reader<'a> {
     bytes: &'a [u8],

@@ -215,12 +215,12 @@ fn search_file_with(
     }
     // The messages whose line holds the pattern's literal bytes (all of them for a pattern
     // without one), found in one pass over the lines as written, then parsed a batch at a time.
-    let messages: Vec<usize> = (0..file.len())
-        .filter(|&at| {
-            file.index()
-                .get(at)
-                .is_some_and(|e| e.envelope.kind() == "message")
-        })
+    let messages: Vec<usize> = file
+        .index()
+        .iter()
+        .enumerate()
+        .filter(|(_, at)| at.envelope.kind() == "message")
+        .map(|(position, _)| position)
         .collect();
     let candidates: Vec<usize> = match pattern.raw_needle().map(memmem::Finder::new) {
         None => messages,

@@ -107,14 +107,11 @@ pub(crate) fn streamed_stats(
     for chunk in head.on.chunks(CHUNK) {
         let chunk: Vec<usize> = chunk.iter().map(|&at| positions[at]).collect();
         let mut values = log.values_that_may_hold(&chunk, |_, _| true, &STATS_MESSAGE_KEYS)?;
-        // An entry the overlay renders at another level is rendered from all of it.
+        // Each entry's level, asked once; an entry the overlay renders at another level is
+        // rendered from all of it.
+        let levels: Vec<Resolution> = values.iter().map(|(_, value)| level_of(value)).collect();
         let rendered: Vec<usize> = (0..values.len())
-            .filter(|&k| {
-                !matches!(
-                    level_of(&values[k].1),
-                    Resolution::Full | Resolution::Pinned
-                )
-            })
+            .filter(|&k| !matches!(levels[k], Resolution::Full | Resolution::Pinned))
             .collect();
         if !rendered.is_empty() {
             let whole =
@@ -123,9 +120,8 @@ pub(crate) fn streamed_stats(
                 values[k].1 = value;
             }
         }
-        for (_, value) in values {
+        for ((_, value), level) in values.into_iter().zip(levels) {
             let phase = phases.of(&value);
-            let level = level_of(&value);
             // Full and Pinned render as the entry itself: projected as read, not copied.
             let rendered = match level {
                 Resolution::Full | Resolution::Pinned => Cow::Borrowed(&value),
