@@ -1778,11 +1778,21 @@ pub fn for_each_element<'a>(array: &'a [u8], mut each: impl FnMut(&'a [u8])) -> 
     }
 }
 
-fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+/// The offset of the first byte from `at` that is not JSON whitespace (serde_json's four
+/// bytes): the one rule of the crate's readers.
+#[inline]
+pub(crate) fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
     while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
         at += 1;
     }
     at
+}
+
+/// The offset past `literal` when `bytes` hold it at `at`.
+#[inline]
+pub(crate) fn past_literal(bytes: &[u8], at: usize, literal: &[u8]) -> Option<usize> {
+    let end = at.checked_add(literal.len())?;
+    (bytes.get(at..end)? == literal).then_some(end)
 }
 
 /// Past the string that starts (with its quote) at `at`: one search for quotes, a quote after

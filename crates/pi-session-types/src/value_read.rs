@@ -17,6 +17,7 @@
 use serde_json::{Map, Number, Value};
 
 use crate::envelope_scan::escaped;
+use crate::json;
 
 /// `serde_json`'s nesting limit: a value nested deeper is refused (and so is it here).
 const DEPTH_LIMIT: usize = 128;
@@ -99,15 +100,13 @@ impl Reader<'_> {
 
     #[inline]
     fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
-            self.at += 1;
-        }
+        self.at = json::skip_whitespace(self.bytes, self.at);
     }
 
     /// `literal` at the cursor, stepped over.
     fn eat(&mut self, literal: &[u8]) -> Option<()> {
-        let end = self.at + literal.len();
-        (self.bytes.get(self.at..end)? == literal).then(|| self.at = end)
+        self.at = json::past_literal(self.bytes, self.at, literal)?;
+        Some(())
     }
 
     /// The value at the cursor (no whitespace before it), `depth` containers deep.
@@ -128,11 +127,8 @@ impl Reader<'_> {
         if depth > DEPTH_LIMIT {
             return None;
         }
-        self.at += 1;
         let mut map = Map::new();
-        self.skip_space();
-        if self.peek()? == b'}' {
-            self.at += 1;
+        if self.opened(b'}')? {
             return Some(Value::Object(map));
         }
         loop {
@@ -147,17 +143,8 @@ impl Reader<'_> {
             // A key met again keeps its first place and takes the later value, as
             // `serde_json`'s map does.
             map.insert(key, value);
-            self.skip_space();
-            match self.peek()? {
-                b',' => {
-                    self.at += 1;
-                    self.skip_space();
-                }
-                b'}' => {
-                    self.at += 1;
-                    return Some(Value::Object(map));
-                }
-                _ => return None,
+            if self.closed(b'}')? {
+                return Some(Value::Object(map));
             }
         }
     }
@@ -166,27 +153,43 @@ impl Reader<'_> {
         if depth > DEPTH_LIMIT {
             return None;
         }
-        self.at += 1;
         let mut items = Vec::new();
-        self.skip_space();
-        if self.peek()? == b']' {
-            self.at += 1;
+        if self.opened(b']')? {
             return Some(Value::Array(items));
         }
         loop {
             items.push(self.value(depth)?);
-            self.skip_space();
-            match self.peek()? {
-                b',' => {
-                    self.at += 1;
-                    self.skip_space();
-                }
-                b']' => {
-                    self.at += 1;
-                    return Some(Value::Array(items));
-                }
-                _ => return None,
+            if self.closed(b']')? {
+                return Some(Value::Array(items));
             }
+        }
+    }
+
+    /// Past a container's opening byte (at the cursor) and the whitespace after it: `true`
+    /// past its closing `close` too (it is empty), `false` at its first item.
+    fn opened(&mut self, close: u8) -> Option<bool> {
+        self.at += 1;
+        self.skip_space();
+        let empty = self.peek()? == close;
+        self.at += usize::from(empty);
+        Some(empty)
+    }
+
+    /// After an item: `true` past the container's closing `close`, `false` past a comma and
+    /// the whitespace after it (at the next item), `None` for anything else.
+    fn closed(&mut self, close: u8) -> Option<bool> {
+        self.skip_space();
+        match self.peek()? {
+            b',' => {
+                self.at += 1;
+                self.skip_space();
+                Some(false)
+            }
+            byte if byte == close => {
+                self.at += 1;
+                Some(true)
+            }
+            _ => None,
         }
     }
 

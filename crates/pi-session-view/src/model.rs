@@ -182,7 +182,7 @@ pub(crate) fn view_parts(
 
     let header = file.header();
     let title = view.name(dialect)?;
-    let model = json!({
+    let mut model = json!({
         "version": MODEL_VERSION,
         "session": {
             "id": header.map(|h| h.id.clone()),
@@ -203,7 +203,6 @@ pub(crate) fn view_parts(
         "archived": archived,
     });
     // The large parts moved in (`json!` would copy each by serialising it).
-    let mut model = model;
     if let Some(map) = model.as_object_mut() {
         map.insert("usage".into(), Value::Object(usage));
         map.insert("branches".into(), Value::Object(branches));

@@ -98,29 +98,41 @@ pub(crate) fn streamed_stats(
             by_role.add(&message, count);
         }
     };
-    let level_of = |value: &JsonValue| {
-        EntryRef::new(value)
-            .id()
+    // Each entry's level, from its id as the index holds it (before it is read).
+    let level_at = |at: usize| {
+        log.index
+            .id(at)
             .and_then(|id| overlay.get(id).copied())
             .unwrap_or(Resolution::Full)
     };
     for chunk in head.on.chunks(CHUNK) {
         let chunk: Vec<usize> = chunk.iter().map(|&at| positions[at]).collect();
-        let mut values = log.values_that_may_hold(&chunk, |_, _| true, &STATS_MESSAGE_KEYS)?;
-        // Each entry's level, asked once; an entry the overlay renders at another level is
-        // rendered from all of it.
-        let levels: Vec<Resolution> = values.iter().map(|(_, value)| level_of(value)).collect();
-        let rendered: Vec<usize> = (0..values.len())
-            .filter(|&k| !matches!(levels[k], Resolution::Full | Resolution::Pinned))
-            .collect();
-        if !rendered.is_empty() {
-            let whole =
-                log.values_at(&rendered.iter().map(|&k| values[k].0).collect::<Vec<_>>())?;
-            for (k, value) in rendered.into_iter().zip(whole) {
-                values[k].1 = value;
-            }
-        }
-        for ((_, value), level) in values.into_iter().zip(levels) {
+        let levels: Vec<Resolution> = chunk.iter().map(|&at| level_at(at)).collect();
+        // An entry the overlay renders at another level is read whole (rendering reads more),
+        // the others as the keys the statistics read; each read once.
+        let as_is = |level: &Resolution| matches!(level, Resolution::Full | Resolution::Pinned);
+        let read = |whole: bool| -> Vec<usize> {
+            chunk
+                .iter()
+                .zip(&levels)
+                .filter(|(_, level)| as_is(level) != whole)
+                .map(|(&at, _)| at)
+                .collect()
+        };
+        let mut keyed = log
+            .values_that_may_hold(&read(false), |_, _| true, &STATS_MESSAGE_KEYS)?
+            .into_iter()
+            .map(|(_, value)| value);
+        let mut whole = log.values_at(&read(true))?.into_iter();
+        for &level in &levels {
+            // Every position is given (`may_hold` refuses none).
+            let Some(value) = (if as_is(&level) {
+                keyed.next()
+            } else {
+                whole.next()
+            }) else {
+                continue;
+            };
             let phase = phases.of(&value);
             // Full and Pinned render as the entry itself: projected as read, not copied.
             let rendered = match level {
