@@ -34,9 +34,11 @@ use std::sync::{Arc, Mutex, mpsc};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenOptions {
     /// Files up to this many bytes are read whole and kept in memory, so materialising entries
-    /// needs no further I/O; larger files are streamed and re-read by offset. Default 1 MiB
-    /// (measured against 8 MiB in docs/perf.md, round 10: streaming a 5 MB file touches fewer
-    /// fresh pages, and a context that sends part of it reads only that part again).
+    /// needs no further I/O; larger files are streamed and re-read by offset. Default 256 KiB:
+    /// what one core parses alone anyway. A larger file is parsed in parts on every core
+    /// (docs/perf.md: round 10 measured 8 MiB against 1 MiB, streaming a 5 MB file touching
+    /// fewer fresh pages; round 33 1 MiB against 256 KiB, a 900 KB file's `check` and `context`
+    /// taking 16–23% less in parts on two cores than held and parsed on one).
     pub keep_in_memory_up_to: u64,
     /// Size of each chunk of lines read and parsed at once (a longer line makes a longer chunk).
     /// Default 1 MiB; a file too large to hold is read in parts of at most 256 KiB.
@@ -61,7 +63,7 @@ impl OpenOptions {
 impl Default for OpenOptions {
     fn default() -> Self {
         Self {
-            keep_in_memory_up_to: 1 << 20,
+            keep_in_memory_up_to: PARALLEL_MIN_BYTES,
             buffer_bytes: 1 << 20,
             threads: 0,
         }
@@ -77,6 +79,24 @@ const PARALLEL_MIN_BYTES: u64 = 256 << 10;
 /// `check` took 8% less CPU, 40% fewer page faults and 15 instead of 21 MB (docs/perf.md,
 /// round 10).
 const PART_BYTES: usize = 256 << 10;
+
+/// How many parts a file is cut into at least for the open ([`part_len`]).
+const OPEN_PARTS: u64 = 40;
+
+/// The fewest bytes a part of the open may be cut down to ([`part_len`]).
+const MIN_PART_BYTES: u64 = 64 << 10;
+
+/// The bytes a worker reads at once of a file of `size` bytes too large to hold:
+/// [`PART_BYTES`], less for a file shorter than [`OPEN_PARTS`] such parts, so that it is still
+/// cut into about that many (a multiple of 4 KiB, down to [`MIN_PART_BYTES`]). The parts of a
+/// short file end on the threads about together, and its read buffers touch fewer fresh pages
+/// (each ~2 µs on the VMs we measure on): the 5 MB bench session's `check` and `context` took
+/// ~0.45 ms less with parts of 128 KiB, the 50 and 200 MB sessions and the 100k chain
+/// (which keep 256 KiB) no less (docs/perf.md, round 33).
+fn part_len(size: u64) -> usize {
+    let len = (size / OPEN_PARTS).clamp(MIN_PART_BYTES, PART_BYTES as u64) & !4095;
+    usize::try_from(len).unwrap_or(PART_BYTES)
+}
 
 /// Opens a session file for reading: header, index of every entry, diagnostics.
 ///
@@ -151,7 +171,7 @@ pub fn open_with(
         if threads > 1 {
             use std::os::unix::fs::FileExt;
             let read_at = |into: &mut [u8], at: u64| file.read_at(into, at);
-            let part_len = options.buffer_bytes.min(PART_BYTES);
+            let part_len = options.buffer_bytes.min(part_len(size));
             return index_parts_in_parallel(read_at, size, threads, part_len)
                 .map(|(builder, had_bom)| {
                     let (mut session, diagnostics) = builder.finish(source, had_bom);
@@ -1385,6 +1405,38 @@ mod parts_tests {
         });
         pool.give_back(vec![3]);
         assert_eq!(pool.take(), None);
+    }
+}
+
+#[cfg(test)]
+mod part_len_tests {
+    use super::{MIN_PART_BYTES, OPEN_PARTS, PART_BYTES, part_len};
+
+    /// A short file is cut into about [`OPEN_PARTS`] parts, never smaller than the least; a
+    /// long one into parts of the most; each a multiple of 4 KiB.
+    #[test]
+    fn a_short_file_is_cut_into_smaller_parts() {
+        let five_mb = 5_342_551;
+        assert_eq!(part_len(five_mb), 131_072);
+        assert_eq!(part_len(1 << 20), MIN_PART_BYTES as usize);
+        assert_eq!(part_len(0), MIN_PART_BYTES as usize);
+        assert_eq!(part_len(200 << 20), PART_BYTES);
+        assert_eq!(part_len(u64::MAX), PART_BYTES);
+        for size in [
+            300_000, 2_199_095, five_mb, 8_000_000, 10_485_760, 27_559_953,
+        ] {
+            let len = part_len(size);
+            assert_eq!(len % 4096, 0, "{size}");
+            assert!(
+                (MIN_PART_BYTES as usize..=PART_BYTES).contains(&len),
+                "{size}"
+            );
+            let parts = size.div_ceil(len as u64);
+            assert!(
+                parts >= OPEN_PARTS || len == MIN_PART_BYTES as usize || len == PART_BYTES,
+                "{size}: {parts} parts of {len}"
+            );
+        }
     }
 }
 
