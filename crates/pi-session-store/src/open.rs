@@ -1069,6 +1069,7 @@ impl Builder {
             byte_len: self.len,
             ends_with_newline: self.ends_with_newline || self.len == 0,
             read_threads: 0,
+            kept_file: None,
         };
         (file, self.diagnostics.finish())
     }

@@ -161,8 +161,8 @@ impl std::fmt::Debug for IndexEnvelope {
 ///
 /// Entry bodies are parsed only when asked for ([`entry`](Self::entry),
 /// [`entries_for`](Self::entries_for)). Small files are held in memory; larger ones are re-read by
-/// byte range (each call opens the file briefly; no handle is kept, so the file can be renamed or
-/// deleted by others meanwhile). If the file was rewritten in the meantime, reading an entry gives
+/// byte range (each call opens the file briefly; no handle is kept unless asked,
+/// [`keep_open`](Self::keep_open), so the file can be renamed or deleted by others meanwhile). If the file was rewritten in the meantime, reading an entry gives
 /// [`StoreError::Changed`] instead of wrong data.
 #[derive(Debug, Clone)]
 pub struct SessionFile {
@@ -179,6 +179,9 @@ pub struct SessionFile {
     /// [`OpenOptions::threads`](crate::OpenOptions::threads) it was opened with (0: the
     /// machine's), the most threads a batch read starts.
     pub(crate) read_threads: usize,
+    /// The file, kept open for the batch reads ([`SessionFile::keep_open`]); `None`: each
+    /// batch opens it.
+    pub(crate) kept_file: Option<Arc<File>>,
 }
 
 impl SessionFile {
@@ -198,6 +201,7 @@ impl SessionFile {
             byte_len: 0,
             ends_with_newline: true,
             read_threads: 0,
+            kept_file: None,
         }
     }
 
@@ -658,6 +662,27 @@ impl SessionFile {
         self.read_threads = threads;
     }
 
+    /// Keeps the file open for this session's batch reads ([`map_raw`](Self::map_raw) and
+    /// the like), shared by its clones, until they are all dropped: for a caller that reads
+    /// many batches (a context read a part at a time opened the file for each of its
+    /// parts). Otherwise each batch opens the file and no handle is kept between calls. A
+    /// session held in memory has nothing to keep. An error (the file is gone) keeps nothing:
+    /// the batch reads then open it each and say why they cannot.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let (mut session, _) = pi_session_store::open_bytes(Vec::new());
+    /// session.keep_open()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn keep_open(&mut self) -> Result<(), StoreError> {
+        if let (Source::File(path), None) = (&self.source, &self.kept_file) {
+            let file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
+            self.kept_file = Some(Arc::new(file));
+        }
+        Ok(())
+    }
+
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
         self.index().get(index).ok_or(StoreError::NoSuchEntry {
             index,
@@ -774,11 +799,15 @@ impl SessionFile {
             }
             Source::File(path) => path,
         };
-        let mut file = None;
+        let kept = self.kept_file.as_deref();
+        let mut opened = None;
         read_windows(
             &lines,
             |at, into| {
-                let file = open_once(&mut file, path)?;
+                let file: &File = match kept {
+                    Some(file) => file,
+                    None => open_once(&mut opened, path)?,
+                };
                 crate::framing::read_into(into, |rest, before| {
                     read_at(file, rest, at.saturating_add(before as u64))
                 })
@@ -985,7 +1014,7 @@ fn open_once<'f>(slot: &'f mut Option<File>, path: &Path) -> Result<&'f mut File
 
 /// Fills what it can of `into` from byte `at` of `file` in one call (fewer bytes only at the
 /// end of the file): by position on Unix, else by seeking first.
-fn read_at(file: &mut File, into: &mut [u8], at: u64) -> std::io::Result<usize> {
+fn read_at(file: &File, into: &mut [u8], at: u64) -> std::io::Result<usize> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
@@ -993,6 +1022,7 @@ fn read_at(file: &mut File, into: &mut [u8], at: u64) -> std::io::Result<usize> 
     }
     #[cfg(not(unix))]
     {
+        let mut file = file;
         file.seek(SeekFrom::Start(at))?;
         file.read(into)
     }

@@ -257,3 +257,23 @@ fn code_points_of_the_carrier_range_are_reported_not_silently_changed() {
         ]
     );
 }
+
+/// A session that keeps its file open reads its lines through that handle: the file renamed
+/// away after the call, the lines are still read (and the same as before); one that does not
+/// keep it opens the path for each batch, and finds nothing there.
+#[test]
+fn a_kept_file_is_read_through_its_handle_not_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    let label = r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#;
+    std::fs::write(&path, format!("{header}\n{label}\n")).unwrap();
+    let session = open_from_disk(&path);
+    let mut kept = session.clone();
+    kept.keep_open().unwrap();
+    let lines = |session: &SessionFile| session.map_raw(&[0], |_, _, raw| raw.to_vec());
+    assert_eq!(lines(&kept).unwrap(), [label.as_bytes()]);
+    std::fs::rename(&path, dir.path().join("moved.jsonl")).unwrap();
+    assert_eq!(lines(&kept).unwrap(), [label.as_bytes()]);
+    assert!(matches!(lines(&session), Err(StoreError::Io { .. })));
+}

@@ -476,6 +476,9 @@ impl PartReader {
                 if threads > 1 {
                     file.set_read_threads(1);
                 }
+                // One handle for every part, not an `open` each (the 100k chain's 196). Not
+                // kept, the parts open the file each and say why they cannot read it.
+                file.keep_open().ok();
                 threads
             }
             _ => 1,

@@ -96,6 +96,9 @@ struct State<T> {
     read: Vec<Option<Result<T>>>,
     /// The walk ended: no more parts are claimed.
     stopped: bool,
+    /// How many threads wait on [`Turns::changed`]: a change no thread waits for is not
+    /// signalled (a signal is a system call each time, waiter or not: two a part).
+    waiting: usize,
 }
 
 impl<T> Turns<T> {
@@ -108,6 +111,7 @@ impl<T> Turns<T> {
                 taken: 0,
                 read,
                 stopped: false,
+                waiting: 0,
             }),
             changed: Condvar::new(),
             ahead: AHEAD_PER_THREAD * (helpers + 1),
@@ -120,10 +124,24 @@ impl<T> Turns<T> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn wait<'g>(&self, state: MutexGuard<'g, State<T>>) -> MutexGuard<'g, State<T>> {
-        self.changed
+    fn wait<'g>(&self, mut state: MutexGuard<'g, State<T>>) -> MutexGuard<'g, State<T>> {
+        state.waiting += 1;
+        let mut state = self
+            .changed
             .wait(state)
-            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or_else(PoisonError::into_inner);
+        state.waiting -= 1;
+        state
+    }
+
+    /// Signals a change made under `state` to the threads waiting for one, if any (counted
+    /// under the lock: a thread about to wait holds it until it waits).
+    fn changed(&self, state: MutexGuard<'_, State<T>>) {
+        let waiting = state.waiting > 0;
+        drop(state);
+        if waiting {
+            self.changed.notify_all();
+        }
     }
 
     /// The next part no thread has claimed, claimed, unless every part is or it runs
@@ -177,8 +195,7 @@ impl<T> Turns<T> {
             state = self.wait(state);
         };
         state.taken = at + 1;
-        drop(state);
-        self.changed.notify_all();
+        self.changed(state);
         part
     }
 
@@ -188,13 +205,13 @@ impl<T> Turns<T> {
         if let Some(slot) = state.read.get_mut(at) {
             *slot = Some(part);
         }
-        drop(state);
-        self.changed.notify_all();
+        self.changed(state);
     }
 
     fn stop(&self) {
-        self.lock().stopped = true;
-        self.changed.notify_all();
+        let mut state = self.lock();
+        state.stopped = true;
+        self.changed(state);
     }
 }
 
