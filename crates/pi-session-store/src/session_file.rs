@@ -162,8 +162,9 @@ impl std::fmt::Debug for IndexEnvelope {
 /// Entry bodies are parsed only when asked for ([`entry`](Self::entry),
 /// [`entries_for`](Self::entries_for)). Small files are held in memory; larger ones are re-read by
 /// byte range (each call opens the file briefly; no handle is kept unless asked,
-/// [`keep_open`](Self::keep_open), so the file can be renamed or deleted by others meanwhile). If the file was rewritten in the meantime, reading an entry gives
-/// [`StoreError::Changed`] instead of wrong data.
+/// [`keep_open`](Self::keep_open), so the file can be renamed or deleted by others meanwhile).
+/// If the file was rewritten in the meantime, reading an entry gives [`StoreError::Changed`]
+/// instead of wrong data.
 #[derive(Debug, Clone)]
 pub struct SessionFile {
     pub(crate) source: Source,

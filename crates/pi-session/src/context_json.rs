@@ -476,8 +476,8 @@ impl PartReader {
                 if threads > 1 {
                     file.set_read_threads(1);
                 }
-                // One handle for every part, not an `open` each (the 100k chain's 196). Not
-                // kept, the parts open the file each and say why they cannot read it.
+                // One handle for every part, not an `open` each (the 100k chain's 196). When
+                // it cannot be kept, each part opens the file and says why it cannot read it.
                 file.keep_open().ok();
                 threads
             }

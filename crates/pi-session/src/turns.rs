@@ -96,8 +96,9 @@ struct State<T> {
     read: Vec<Option<Result<T>>>,
     /// The walk ended: no more parts are claimed.
     stopped: bool,
-    /// How many threads wait on [`Turns::changed`]: a change no thread waits for is not
-    /// signalled (a signal is a system call each time, waiter or not: two a part).
+    /// How many threads wait on the condition variable ([`Turns::wait`]): a change no thread
+    /// waits for is not signalled ([`Turns::signal_change`]; a signal is a system call each
+    /// time, waiter or not: two a part).
     waiting: usize,
 }
 
@@ -136,7 +137,7 @@ impl<T> Turns<T> {
 
     /// Signals a change made under `state` to the threads waiting for one, if any (counted
     /// under the lock: a thread about to wait holds it until it waits).
-    fn changed(&self, state: MutexGuard<'_, State<T>>) {
+    fn signal_change(&self, state: MutexGuard<'_, State<T>>) {
         let waiting = state.waiting > 0;
         drop(state);
         if waiting {
@@ -195,7 +196,7 @@ impl<T> Turns<T> {
             state = self.wait(state);
         };
         state.taken = at + 1;
-        self.changed(state);
+        self.signal_change(state);
         part
     }
 
@@ -205,13 +206,13 @@ impl<T> Turns<T> {
         if let Some(slot) = state.read.get_mut(at) {
             *slot = Some(part);
         }
-        self.changed(state);
+        self.signal_change(state);
     }
 
     fn stop(&self) {
         let mut state = self.lock();
         state.stopped = true;
-        self.changed(state);
+        self.signal_change(state);
     }
 }
 
