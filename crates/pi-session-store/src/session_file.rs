@@ -11,7 +11,6 @@ use pi_session_types::{
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -180,8 +179,8 @@ pub struct SessionFile {
     /// [`OpenOptions::threads`](crate::OpenOptions::threads) it was opened with (0: the
     /// machine's), the most threads a batch read starts.
     pub(crate) read_threads: usize,
-    /// The file, kept open for the batch reads ([`SessionFile::keep_open`]); `None`: each
-    /// batch opens it.
+    /// The file, kept open for the reads ([`SessionFile::keep_open`]); `None`: each call
+    /// opens it.
     pub(crate) kept_file: Option<Arc<File>>,
 }
 
@@ -663,12 +662,14 @@ impl SessionFile {
         self.read_threads = threads;
     }
 
-    /// Keeps the file open for this session's batch reads ([`map_raw`](Self::map_raw) and
-    /// the like), shared by its clones, until they are all dropped: for a caller that reads
-    /// many batches (a context read a part at a time opened the file for each of its
-    /// parts). Otherwise each batch opens the file and no handle is kept between calls. A
-    /// session held in memory has nothing to keep. An error (the file is gone) keeps nothing:
-    /// the batch reads then open it each and say why they cannot.
+    /// Keeps the file open for this session's reads ([`map_raw`](Self::map_raw), [`entry`](Self::entry)
+    /// and the like), shared by its clones, until they are all dropped: for a caller that
+    /// reads many batches (a context read a part at a time opened the file for each of its
+    /// parts). Otherwise each call opens the file and no handle is kept between calls. A
+    /// session held in memory has nothing to keep, and neither does a platform without
+    /// positioned reads (neither Unix nor Windows: its threads would share a file position).
+    /// An error (the file is gone) keeps nothing: the reads then open it each and say why
+    /// they cannot.
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -677,6 +678,9 @@ impl SessionFile {
     /// # Ok(()) }
     /// ```
     pub fn keep_open(&mut self) -> Result<(), StoreError> {
+        if !cfg!(any(unix, windows)) {
+            return Ok(());
+        }
         if let (Source::File(path), None) = (&self.source, &self.kept_file) {
             let file = File::open(path).map_err(|e| StoreError::io("could not open", path, e))?;
             self.kept_file = Some(Arc::new(file));
@@ -694,6 +698,7 @@ impl SessionFile {
     fn range_reader(&self) -> RangeReader<'_> {
         RangeReader {
             source: &self.source,
+            kept: self.kept_file.as_deref(),
             file: None,
         }
     }
@@ -1014,24 +1019,33 @@ fn open_once<'f>(slot: &'f mut Option<File>, path: &Path) -> Result<&'f mut File
 }
 
 /// Fills what it can of `into` from byte `at` of `file` in one call (fewer bytes only at the
-/// end of the file): by position on Unix, else by seeking first.
+/// end of the file): by position on Unix and Windows (a handle the threads share is read
+/// where each asks), else by seeking first ([`SessionFile::keep_open`] keeps no handle there).
 fn read_at(file: &File, into: &mut [u8], at: u64) -> std::io::Result<usize> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
         file.read_at(into, at)
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
     {
+        use std::os::windows::fs::FileExt;
+        file.seek_read(into, at)
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        use std::io::{Read, Seek, SeekFrom};
         let mut file = file;
         file.seek(SeekFrom::Start(at))?;
         file.read(into)
     }
 }
 
-/// Reads byte ranges from a session's source, opening the file at most once per reader.
+/// Reads byte ranges from a session's source: through the file the session keeps open
+/// ([`SessionFile::keep_open`]), else opening it at most once per reader.
 struct RangeReader<'a> {
     source: &'a Source,
+    kept: Option<&'a File>,
     file: Option<File>,
 }
 
@@ -1052,21 +1066,22 @@ impl<'a> RangeReader<'a> {
                     })
             }
             Source::File(path) => {
-                let file = open_once(&mut self.file, path)?;
+                let file: &File = match self.kept {
+                    Some(file) => file,
+                    None => open_once(&mut self.file, path)?,
+                };
                 let mut buf = vec![0; len];
-                match file
-                    .seek(SeekFrom::Start(at.byte_offset))
-                    .and_then(|_| file.read_exact(&mut buf))
-                {
-                    Ok(()) => Ok(Cow::Owned(buf)),
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                        Err(StoreError::Changed {
-                            path: path.clone(),
-                            line: at.line,
-                        })
-                    }
-                    Err(e) => Err(StoreError::io("could not read", path, e)),
+                let filled = crate::framing::read_into(&mut buf, |rest, before| {
+                    read_at(file, rest, at.byte_offset.saturating_add(before as u64))
+                })
+                .map_err(|e| StoreError::io("could not read", path, e))?;
+                if filled < len {
+                    return Err(StoreError::Changed {
+                        path: path.clone(),
+                        line: at.line,
+                    });
                 }
+                Ok(Cow::Owned(buf))
             }
         }
     }

@@ -276,4 +276,8 @@ fn a_kept_file_is_read_through_its_handle_not_its_path() {
     std::fs::rename(&path, dir.path().join("moved.jsonl")).unwrap();
     assert_eq!(lines(&kept).unwrap(), [label.as_bytes()]);
     assert!(matches!(lines(&session), Err(StoreError::Io { .. })));
+    // An entry read alone goes through the handle too.
+    assert_eq!(kept.raw(0).unwrap(), label.as_bytes());
+    assert_eq!(kept.entry(0).unwrap().id(), Some("a"));
+    assert!(matches!(session.raw(0), Err(StoreError::Io { .. })));
 }

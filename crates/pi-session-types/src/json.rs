@@ -1336,9 +1336,10 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
     }
 
     fn literal(&mut self, word: &[u8]) -> bool {
-        let ok = self.bytes[self.at..].starts_with(word);
-        self.at += word.len();
-        ok
+        past_literal(self.bytes, self.at, word).is_some_and(|end| {
+            self.at = end;
+            true
+        })
     }
 
     fn value(&mut self, depth: usize) -> bool {

@@ -27,7 +27,7 @@ use pi_session_types::view::{EntryRef, MessageRef};
 use super::overlay::Overlay;
 use super::phase::Phases;
 use super::{Resolution, render};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::project::ProjectOptions;
 use crate::session::{LogSource, Session};
 use crate::stats::{
@@ -126,13 +126,12 @@ pub(crate) fn streamed_stats(
         let mut whole = log.values_at(&read(true))?.into_iter();
         for &level in &levels {
             // Every position is given (`may_hold` refuses none).
-            let Some(value) = (if as_is(&level) {
+            let value = if as_is(&level) {
                 keyed.next()
             } else {
                 whole.next()
-            }) else {
-                continue;
-            };
+            }
+            .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)"))?;
             let phase = phases.of(&value);
             // Full and Pinned render as the entry itself: projected as read, not copied.
             let rendered = match level {
