@@ -1242,24 +1242,53 @@ pub(crate) fn canonical_members_marked<'b>(
 
 /// [`is_js_canonical`], with what [`canonical_members`] hands out.
 fn canonical_walk<'b>(bytes: &'b [u8], report: impl Report<'b>) -> bool {
+    walk_value(bytes, 0, 0, report) == Some(bytes.len())
+}
+
+/// The walk of the value of a top-level member that starts at `start` in the line `bytes`
+/// (one level deep, as [`canonical_members_marked`] walks it), handing `each` its members when
+/// it is an object ([`MemberOf::Inner`]); the offset just past the value, `None` when it is
+/// not `JSON.stringify`'s spelling. What comes after the value is not looked at.
+///
+/// The same checks as the walk of the whole line, and the same depth limit: the line's other
+/// members are the caller's to read.
+pub(crate) fn canonical_inner_value<'b>(
+    bytes: &'b [u8],
+    start: usize,
+    each: impl FnMut(Met<'b>),
+) -> Option<usize> {
+    let report = Reporter { inner: b"", each };
+    walk_value(bytes, start, 1, report)
+}
+
+/// The walk of the value at `at`, `depth` levels deep (its members handed out as
+/// [`MemberOf::Inner`] from depth 1, as [`MemberOf::Top`] and the inner object's at 0): the
+/// offset past it, or `None` when it is not canonical.
+fn walk_value<'b>(
+    bytes: &'b [u8],
+    at: usize,
+    depth: usize,
+    report: impl Report<'b>,
+) -> Option<usize> {
     // Invalid UTF-8 and the carriers are found where the walk meets a byte that is not ASCII
     // (in a string: anywhere else the walk refuses it), not in a pass of their own.
     let mut scanner = Canonical {
         bytes,
-        at: 0,
+        at,
         keys: WALK_KEYS.with(Cell::take),
         escaped: false,
-        in_inner: false,
+        in_inner: depth > 0,
         report,
     };
-    let canonical = scanner.value(0) && scanner.at == bytes.len();
+    let canonical = scanner.value(depth);
+    let end = scanner.at;
     let mut keys = scanner.keys;
     keys.clear();
     // Kept for the thread's next walk unless a deep, wide line grew it past the usual.
     if keys.capacity() <= KEPT_WALK_KEYS {
         WALK_KEYS.with(|kept| kept.set(keys));
     }
-    canonical
+    canonical.then_some(end)
 }
 
 thread_local! {
@@ -1801,7 +1830,7 @@ pub(crate) fn past_literal(bytes: &[u8], at: usize, literal: &[u8]) -> Option<us
 /// search (measured: half the time of a search that stops at every backslash, on the 50 MB
 /// session's strings and on the chain's).
 #[inline]
-fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
+pub(crate) fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
@@ -1837,7 +1866,7 @@ fn next_quote(bytes: &[u8], at: usize) -> Option<usize> {
 }
 
 /// Past the value that starts at `at` (strings and nesting followed, nothing checked).
-fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) fn skip_value(bytes: &[u8], mut at: usize) -> Option<usize> {
     let mut depth = 0usize;
     loop {
         match *bytes.get(at)? {

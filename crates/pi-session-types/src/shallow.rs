@@ -64,12 +64,14 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
     Some((entry, message?))
 }
 
-/// [`entry_with_message_keys`] of a line that is `JSON.stringify`'s spelling as a whole
-/// ([`json::is_js_canonical`]), so that its message is too: the check and the keys' search in
-/// one pass over the line ([`json::canonical_members`]) instead of a skip of the line, a
-/// search of the message's keys and a check of the message. `None` when the line is not
-/// canonical, or for what [`entry_with_message_keys`] refuses; a caller then tries that (a
-/// line may hold a canonical message and be spelled otherwise around it).
+/// [`entry_with_message_keys`] of a line whose message is `JSON.stringify`'s spelling
+/// ([`json::is_js_canonical`]): the check and the keys' search in one pass over the message
+/// instead of a skip of the line, a search of the message's keys and a check of the message.
+/// The members around the message are read without a check of their spelling when the line
+/// is laid out as pi and omp write one (no whitespace between tokens, no key twice or spelled
+/// with an escape, a few members); a line laid out otherwise must be canonical as a whole
+/// ([`json::canonical_members`]). `None` when it is not, or for what
+/// [`entry_with_message_keys`] refuses; a caller then tries that.
 ///
 /// ```
 /// use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys};
@@ -127,9 +129,15 @@ pub fn canonical_entry_with_message_keys<'l>(
 /// `top` (its key as written and its bytes), each kept member of the message, read, to
 /// `inner` (before `top` is handed the `message` member: the walk hands out an object's
 /// members before the member that holds it). The bytes of the line's message, an object;
-/// `None` when it has none, the line is not canonical, a key is spelled with an escape (it
+/// `None` when it has none, the message is not canonical, a key is spelled with an escape (it
 /// could spell a kept one), a kept member of the message does not read whole, or `top`
 /// refuses a member.
+///
+/// Only the message is walked for its spelling ([`laid_out_members`]): what the caller takes
+/// as written is the message, and the line's other members were checked as JSON when the
+/// store opened the file. A line the quick reading does not follow (a key repeated, more than
+/// a few members, whitespace between them) is walked whole, as before, and must then be
+/// canonical as a whole.
 fn canonical_message_members<'l, S>(
     line: &'l [u8],
     keys: &Keys,
@@ -137,6 +145,9 @@ fn canonical_message_members<'l, S>(
     mut top: impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     mut inner: impl FnMut(&mut S, &'static str, Value),
 ) -> Option<&'l [u8]> {
+    if let Laid::Read(message) = laid_out_members(line, keys, state, &mut top, &mut inner) {
+        return message;
+    }
     let mut refused = false;
     let mut message = None;
     let canonical = json::canonical_members_marked(line, key::MESSAGE, |met| {
@@ -152,25 +163,185 @@ fn canonical_message_members<'l, S>(
                 }
                 refused = !top(state, name, value, met.value_escaped);
             }
-            json::MemberOf::Inner => {
-                let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
-                    return;
-                };
-                let read = if name == key::CONTENT && !keys.blocks.is_empty() {
-                    member_of(keys, name, value)
-                        .filter(|&(_, len)| len == value.len())
-                        .map(|(read, _)| read)
-                } else {
-                    canonical_value(value, met.value_escaped)
-                };
-                match read {
-                    Some(read) => inner(state, name, read),
-                    None => refused = true,
-                }
-            }
+            json::MemberOf::Inner => match kept_member(keys, name, value, met.value_escaped) {
+                Some(Some((name, read))) => inner(state, name, read),
+                Some(None) => {}
+                None => refused = true,
+            },
         }
     });
     message.filter(|message| canonical && !refused && message.starts_with(b"{"))
+}
+
+/// A member of a line's message, as the walk hands it out: `Some(Some(..))` a kept one, read;
+/// `Some(None)` one not kept; `None` a kept one that does not read whole.
+fn kept_member(
+    keys: &Keys,
+    name: &[u8],
+    value: &[u8],
+    escaped: bool,
+) -> Option<Option<(&'static str, Value)>> {
+    let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
+        return Some(None);
+    };
+    let read = if name == key::CONTENT && !keys.blocks.is_empty() {
+        member_of(keys, name, value)
+            .filter(|&(_, len)| len == value.len())
+            .map(|(read, _)| read)
+    } else {
+        canonical_value(value, escaped)
+    };
+    read.map(|read| Some((name, read)))
+}
+
+/// What [`laid_out_members`] made of a line.
+enum Laid<'l> {
+    /// Its answer (that of [`canonical_message_members`]).
+    Read(Option<&'l [u8]>),
+    /// A line it does not follow, nothing handed out: to be walked whole.
+    Other,
+}
+
+/// The most members [`laid_out_members`] reads before the message, and after it.
+const LAID_OUT_MEMBERS: usize = 8;
+
+/// [`canonical_message_members`] of a line laid out as pi and omp write a message entry (an
+/// object of a few members, no whitespace between tokens, keys without escapes, none twice):
+/// the members before and after `message` are found without a check of their spelling (the
+/// store checked the line as JSON when it opened the file, and what is sent is the message)
+/// and only the message is walked ([`json::canonical_inner_value`]). A line spelled otherwise
+/// before its message is [`Laid::Other`], nothing handed out yet; from the message on the
+/// answer is this one (where the whole line's walk would refuse, so does this).
+fn laid_out_members<'l, S>(
+    line: &'l [u8],
+    keys: &Keys,
+    state: &mut S,
+    top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
+    inner: &mut impl FnMut(&mut S, &'static str, Value),
+) -> Laid<'l> {
+    type Member<'l> = (&'l [u8], &'l [u8], bool);
+    let mut before: [Member<'l>; LAID_OUT_MEMBERS] = [(&[], &[], false); LAID_OUT_MEMBERS];
+    let mut count = 0;
+    if line.first() != Some(&b'{') {
+        return Laid::Other;
+    }
+    let mut at = 1;
+    let start = loop {
+        let Some((name, start)) = plain_key(line, at) else {
+            return Laid::Other;
+        };
+        if name == key::MESSAGE.as_bytes() {
+            break start;
+        }
+        let Some((end, escaped)) = value_end(line, start) else {
+            return Laid::Other;
+        };
+        if count == LAID_OUT_MEMBERS
+            || before[..count].iter().any(|(seen, ..)| *seen == name)
+            || line.get(end) != Some(&b',')
+        {
+            return Laid::Other;
+        }
+        before[count] = (name, &line[start..end], escaped);
+        count += 1;
+        at = end + 1;
+    };
+    // From here on the answer is this one: what the whole line's walk hands out, in its order.
+    for &(name, value, escaped) in &before[..count] {
+        if !top(state, name, value, escaped) {
+            return Laid::Read(None);
+        }
+    }
+    let mut refused = false;
+    let end = json::canonical_inner_value(line, start, |met| {
+        refused |= met.key_escaped;
+        if refused {
+            return;
+        }
+        match kept_member(keys, met.key, met.value, met.value_escaped) {
+            Some(Some((name, read))) => inner(state, name, read),
+            Some(None) => {}
+            None => refused = true,
+        }
+    });
+    let Some(end) = end.filter(|_| !refused && line.get(start) == Some(&b'{')) else {
+        return Laid::Read(None);
+    };
+    let message = &line[start..end];
+    if !top(state, key::MESSAGE.as_bytes(), message, false) {
+        return Laid::Read(None);
+    }
+    let mut after: [&[u8]; LAID_OUT_MEMBERS] = [&[]; LAID_OUT_MEMBERS];
+    let mut later = 0;
+    let mut at = end;
+    loop {
+        match line.get(at) {
+            Some(b'}') if at + 1 == line.len() => return Laid::Read(Some(message)),
+            Some(b',') => at += 1,
+            _ => return Laid::Read(None),
+        }
+        let Some((name, start)) = plain_key(line, at) else {
+            return Laid::Read(None);
+        };
+        let Some((end, escaped)) = value_end(line, start) else {
+            return Laid::Read(None);
+        };
+        if later == LAID_OUT_MEMBERS
+            || name == key::MESSAGE.as_bytes()
+            || before[..count].iter().any(|(seen, ..)| *seen == name)
+            || after[..later].contains(&name)
+        {
+            return Laid::Read(None);
+        }
+        if !top(state, name, &line[start..end], escaped) {
+            return Laid::Read(None);
+        }
+        after[later] = name;
+        later += 1;
+        at = end;
+    }
+}
+
+/// The key of the member that starts at `at` (its opening quote) when it holds no escape,
+/// and the offset of its value (past the colon, which must follow the key).
+#[inline(always)]
+fn plain_key(line: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let (end, escaped) = string_end(line, at)?;
+    let name = line.get(at + 1..end - 1)?;
+    (!escaped && line.get(end) == Some(&b':')).then_some((name, end + 1))
+}
+
+/// Past the value that starts at `at` (nothing checked, see [`json::skip_value`]), and
+/// whether it is a string holding an escape; `None` where no value starts.
+#[inline(always)]
+fn value_end(line: &[u8], at: usize) -> Option<(usize, bool)> {
+    if line.get(at) == Some(&b'"') {
+        return string_end(line, at);
+    }
+    json::skip_value(line, at)
+        .filter(|&end| end > at)
+        .map(|end| (end, false))
+}
+
+/// Past the string whose opening quote is at `at`, and whether it holds an escape: a short
+/// plain one told from one chunk, a longer one skipped 16 bytes at a time up to its first
+/// quote, backslash, control or non-ASCII byte (as the open's scan reads them), anything
+/// else searched for its closing quote.
+#[inline(always)]
+fn string_end(line: &[u8], at: usize) -> Option<(usize, bool)> {
+    use crate::envelope_scan::{short_plain_end, skip_plain};
+    if line.get(at) != Some(&b'"') {
+        return None;
+    }
+    let stop = match short_plain_end(line, at + 1) {
+        Ok(quote) => return Some((quote + 1, false)),
+        Err(from) => skip_plain(line, from),
+    };
+    if line.get(stop) == Some(&b'"') {
+        return Some((stop + 1, false));
+    }
+    let end = json::skip_string(line, at)?;
+    Some((end, line[at..end].contains(&b'\\')))
 }
 
 /// One value of a canonical line, exactly its bytes (`escaped`: a string holding an escape):
@@ -298,14 +469,15 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// The line of the `message` entry with id `id` (as the store indexed it), spelled as
-/// `JSON.stringify` spells it ([`json::is_js_canonical`]), read as the keys `keys.message` of
-/// its message ([`KeyedMessage`]) and the bytes of that message; no map built. The entry's own
+/// The line of the `message` entry with id `id` (as the store indexed it), its message spelled
+/// as `JSON.stringify` spells it ([`json::is_js_canonical`]; the line around it read as
+/// [`canonical_entry_with_message_keys`] reads it), read as the keys `keys.message` of its
+/// message ([`KeyedMessage`]) and the bytes of that message; no map built. The entry's own
 /// keys are only checked: `type` must be `"message"` and `id` must be `id` as written (no
 /// escape); other keys `keys.entry` names (omp's `timestamp`) are not read, so a caller reads
 /// a line so only where no rule reads them (the messages after a branch's last entry of
-/// another type). `None` for anything else: a line that is not canonical, names another type
-/// or id (or spells it with an escape), has no message object, or that
+/// another type). `None` for anything else: a message that is not canonical, a line that
+/// names another type or id (or spells it with an escape), has no message object, or that
 /// [`canonical_entry_with_message_keys`] refuses; a caller then reads it that way or whole.
 ///
 /// ```
@@ -514,12 +686,21 @@ mod tests {
         let read = canonical_entry_with_message_keys(line, &KEYS);
         assert!(read.is_some());
         assert_eq!(read, entry_with_message_keys(line, &KEYS));
-        // Spelled otherwise around a canonical message, or holding one spelled otherwise.
-        for other in [
+        // Members spelled otherwise around a canonical message: read as the message's
+        // spelling is all that is taken as written.
+        for around in [
             &br#"{"type":"message","id":"a\u0062","message":{"role":"user"}}"#[..],
-            br#"{"type":"message", "message":{"role":"user"}}"#,
-            br#"{"type":"message","message":{"role":"user","n":1.0}}"#,
             br#"{"type":"message","message":{"role":"user"},"0":1}"#,
+            br#"{"type":"message","message":{"role":"user"},"n":1.0}"#,
+        ] {
+            let read = canonical_entry_with_message_keys(around, &KEYS);
+            assert!(read.is_some(), "{around:?}");
+            assert_eq!(read, entry_with_message_keys(around, &KEYS), "{around:?}");
+        }
+        // Laid out otherwise (walked whole, then), or holding a message spelled otherwise.
+        for other in [
+            &br#"{"type":"message", "message":{"role":"user"}}"#[..],
+            br#"{"type":"message","message":{"role":"user","n":1.0}}"#,
         ] {
             assert_eq!(
                 canonical_entry_with_message_keys(other, &KEYS),
@@ -577,8 +758,8 @@ mod tests {
     }
 
     /// Read as its message's keys only when the line is the entry the index names (its type
-    /// and id, as written) and is spelled as `JSON.stringify` spells it; those keys are the
-    /// message's in the canonical cut.
+    /// and id, as written) and its message is spelled as `JSON.stringify` spells it; those keys
+    /// are the message's in the canonical cut.
     #[test]
     fn a_message_is_read_as_its_keys_only_for_the_entry_indexed() {
         const KEYS: Keys = Keys {
@@ -608,10 +789,6 @@ mod tests {
             (br#"{"type":"message","message":{"role":"user"}}"#, "a"),
             (br#"{"type":"message","id":"a","message":"text"}"#, "a"),
             (
-                br#"{"type":"message","id":"a","message":{"role":"user"},"n":1.0}"#,
-                "a",
-            ),
-            (
                 br#"{"type":"message", "id":"a","message":{"role":"user"}}"#,
                 "a",
             ),
@@ -622,6 +799,13 @@ mod tests {
         ] {
             assert_eq!(canonical_keyed_message(other, &KEYS, id), None, "{other:?}");
         }
+        // A member after the message spelled otherwise: the message is read all the same.
+        let around = br#"{"type":"message","id":"a","message":{"role":"user"},"n":1.0}"#;
+        let (keyed, message) = canonical_keyed_message(around, &KEYS, "a").unwrap();
+        assert_eq!(
+            (keyed.get("role"), message),
+            (Some(&json!("user")), &br#"{"role":"user"}"#[..])
+        );
         // Entry keys besides `type`, `id` and `message` are not read: the message's keys are
         // those read with the smaller list.
         assert_eq!(

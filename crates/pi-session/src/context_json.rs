@@ -759,8 +759,9 @@ impl CopyRule {
         !may_rewrite_message_line(self.dialect, line, self.blobs) && is_js_canonical(message)
     }
 
-    /// [`Self::as_written`] for a message read from `line`, when `canonical` says the whole
-    /// line was found to be `JSON.stringify`'s (so is the message within it).
+    /// [`Self::as_written`] for a message read from `line`, when `canonical` says the message
+    /// was found to be `JSON.stringify`'s as it was read
+    /// ([`canonical_entry_with_message_keys`]).
     fn sent_as_written(self, line: &[u8], message: &[u8], canonical: bool) -> bool {
         if canonical {
             !may_rewrite_message_line(self.dialect, line, self.blobs)
@@ -777,8 +778,8 @@ impl LineReader {
     }
 
     /// The copy of a `message` line's message with the keys `keys` of it ([`Copied::keyed`]),
-    /// when messages are read so ([`Self::keyed`]), the line is the entry indexed, spelled as
-    /// `JSON.stringify` spells it, its message is sent as written, and the conversion, if any,
+    /// when messages are read so ([`Self::keyed`]), the line is the entry indexed, its message
+    /// spelled as `JSON.stringify` spells it and sent as written, and the conversion, if any,
     /// tells from those keys how it passes the message on ([`ConvertToLlm::passes`], asked
     /// again with the message after it when it is sent). Keys of the content's blocks (omp's
     /// turns with tool calls: a pass over the messages may strip a call) cut the content to
@@ -806,8 +807,8 @@ impl LineReader {
     /// they read no other) and the copy of its message when copies are taken, or `None` to
     /// read it the ordinary way.
     fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
-        // When copies are taken, a line spelled as `JSON.stringify` spells it is read and
-        // checked in one pass; any other may still hold a message spelled so.
+        // When copies are taken, a line whose message is spelled as `JSON.stringify` spells it
+        // is read and checked in one pass; any other may still hold a message spelled so.
         let keys = self.keys.and_then(|keys| keys.of(line)).filter(|keys| {
             let reads = self.convert.map_or(&[][..], |convert| convert.reads());
             reads.iter().all(|key| keys.message.contains(key))
