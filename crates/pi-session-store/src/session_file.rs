@@ -689,10 +689,12 @@ impl SessionFile {
     }
 
     fn index_entry(&self, index: usize) -> Result<&IndexEntry, StoreError> {
-        self.index().get(index).ok_or(StoreError::NoSuchEntry {
-            index,
-            len: self.len(),
-        })
+        self.index()
+            .get(index)
+            .ok_or_else(|| StoreError::NoSuchEntry {
+                index,
+                len: self.len(),
+            })
     }
 
     fn range_reader(&self) -> RangeReader<'_> {

@@ -35,7 +35,7 @@ use pi_session_tree::built::{
 use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
-use pi_session_tree::{ContextOptions, Dialect, EntrySource, LeafSelector, NodeInfo};
+use pi_session_tree::{ContextOptions, Dialect, EntrySource, KindQuery, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
 use pi_session_types::shallow::{
@@ -421,7 +421,6 @@ impl Session {
     ) -> Result<Segment> {
         let (path, copies) = reading.values(self, positions)?;
         let from: Vec<Option<usize>> = positions.iter().copied().map(Some).collect();
-        let copies = copies_along(copies, &from);
         Ok(Segment {
             path,
             from,
@@ -498,19 +497,21 @@ impl PartReader {
     }
 
     /// The entries at `positions` of `session`'s log, read as its [`CopyingSource`] reads them,
-    /// with the copies taken (by position). The log's lock is held only to learn which of them
-    /// are the file's lines and to read those that are not (or that the lines do not answer),
-    /// not while the lines are read and parsed: threads reading parts at once do not take
-    /// turns.
+    /// with the copy taken of each (`None` where none is), in the same order. The log's lock
+    /// is held only to learn which of them are the file's lines and to read those that are not
+    /// (or that the lines do not answer), not while the lines are read and parsed: threads
+    /// reading parts at once do not take turns.
     fn values(
         &self,
         session: &Session,
         positions: &[usize],
-    ) -> Result<(Vec<JsonValue>, CopiesTaken)> {
+    ) -> Result<(Vec<JsonValue>, Vec<Option<Copied>>)> {
+        let mut copies: Vec<Option<Copied>> = std::iter::repeat_with(|| None)
+            .take(positions.len())
+            .collect();
         let Some(file) = &self.file else {
-            return Ok((session.log().values_at(positions)?, Vec::new()));
+            return Ok((session.log().values_at(positions)?, copies));
         };
-        let mut copies = Vec::new();
         let candidates = message_lines(&session.log(), positions);
         let read = self.reader.read_lines(file, &candidates)?;
         let values = gather(
@@ -518,7 +519,7 @@ impl PartReader {
             candidates,
             read,
             self.reader.convert,
-            &mut copies,
+            |at, copy| copies[at] = Some(copy),
             |rest| session.log().values_at(rest),
         )?;
         Ok((values, copies))
@@ -969,12 +970,13 @@ impl EntrySource for CopyingSource<'_> {
             .copies
             .try_borrow_mut()
             .map_err(|_| Error::invalid_input("the copies are in use (a bug: please report it)"))?;
+        copies.reserve(candidates.len());
         gather(
             positions,
             candidates,
             read,
             self.reader.convert,
-            &mut copies,
+            |at, copy| copies.push((positions[at], Some(copy))),
             |rest| self.log.values_at(rest),
         )
     }
@@ -990,10 +992,11 @@ fn lines_read_from(log: &Log, copy: bool) -> Option<&SessionFile> {
 /// Those of `positions` that are `message` entries still as the file has them (the lines a
 /// [`LineReader`] reads), in the same order.
 fn message_lines(log: &Log, positions: &[usize]) -> Vec<usize> {
+    let message = KindQuery::new("message");
     positions
         .iter()
         .copied()
-        .filter(|&position| log.in_file(position) && log.index.kind(position) == Some("message"))
+        .filter(|&position| log.in_file(position) && log.index.is_kind(position, message))
         .collect()
 }
 
@@ -1001,65 +1004,56 @@ fn message_lines(log: &Log, positions: &[usize]) -> Vec<usize> {
 type LineRead = Option<(JsonValue, Option<Copied>)>;
 
 /// The entries at `positions`: those of `candidates` (a part of `positions`, in the same
-/// order) that `read` holds, their copies pushed to `copies`; the others (not read, or read
-/// as a few keys that `convert` does not pass on as they are) read by `rest` in one batch.
+/// order) that `read` holds, each copy handed to `copied` with its place in `positions`; the
+/// others (not read, or read as a few keys that `convert` does not pass on as they are) read
+/// by `rest` in one batch.
 fn gather(
     positions: &[usize],
     candidates: Vec<usize>,
     read: Vec<LineRead>,
     convert: Option<&'static dyn ConvertToLlm>,
-    copies: &mut CopiesTaken,
+    mut copied: impl FnMut(usize, Copied),
     rest: impl FnOnce(&[usize]) -> Result<Vec<JsonValue>>,
 ) -> Result<Vec<JsonValue>> {
-    copies.reserve(candidates.len());
     let mut found = candidates.into_iter().zip(read).peekable();
-    let mut values: Vec<Option<JsonValue>> = Vec::with_capacity(positions.len());
-    let mut others: Vec<usize> = Vec::new();
-    for &position in positions {
+    let mut values: Vec<JsonValue> = Vec::with_capacity(positions.len());
+    // The places in `values` held for the entries `rest` reads, and those entries.
+    let (mut held, mut others) = (Vec::new(), Vec::new());
+    for (at, &position) in positions.iter().enumerate() {
         let hit = match found.peek() {
             Some(&(candidate, _)) if candidate == position => found.next().and_then(|(_, hit)| hit),
             _ => None,
         };
         // A message read shallow that the conversion does not pass through as it is is read
         // again whole, with the rest.
-        let shallow = |copied: &Option<Copied>| copied.as_ref().is_none_or(|c| c.shallow);
-        match hit
-            .filter(|(value, copied)| !shallow(copied) || may_be_shallow(convert, value, copied))
-        {
-            Some((value, copied)) => {
-                if let Some(copied) = copied {
-                    copies.push((position, Some(copied)));
+        let shallow = |copy: &Option<Copied>| copy.as_ref().is_none_or(|c| c.shallow);
+        match hit.filter(|(value, copy)| !shallow(copy) || may_be_shallow(convert, value, copy)) {
+            Some((value, copy)) => {
+                if let Some(copy) = copy {
+                    copied(at, copy);
                 }
-                values.push(Some(value));
+                values.push(value);
             }
             None => {
+                held.push(values.len());
                 others.push(position);
-                values.push(None);
+                values.push(JsonValue::Null);
             }
         }
     }
-    let mut rest_values = if others.is_empty() {
-        Vec::new().into_iter()
-    } else {
-        rest(&others)?.into_iter()
-    };
-    values
-        .into_iter()
-        .map(|value| match value {
-            Some(value) => Ok(value),
-            None => rest_values
-                .next()
-                .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)")),
-        })
-        .collect()
+    if others.is_empty() {
+        return Ok(values);
+    }
+    let read = rest(&others)?;
+    if read.len() != held.len() {
+        return Err(Error::invalid_input("an entry was not read (a bug)"));
+    }
+    for (at, value) in held.into_iter().zip(read) {
+        values[at] = value;
+    }
+    Ok(values)
 }
 
-/// Whether the rules of the format read no more of this entry's message than its shallow
-/// value holds: always for the agent context (`convert` is `None`); for a conversion, when it
-/// tells from those keys how it passes the message on (the message after it aside: when that
-/// one changes the answer, the message is read again whole then, [`Segment::convert`]).
-/// A message read as its keys into a list ([`Copied::keyed`]) was read so only where the
-/// conversion answers for it ([`LineReader::read_keyed`]): not asked again.
 fn may_be_shallow(
     convert: Option<&'static dyn ConvertToLlm>,
     entry: &JsonValue,
