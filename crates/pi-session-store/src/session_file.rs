@@ -812,10 +812,7 @@ impl SessionFile {
         read_windows(
             &lines,
             |at, into| {
-                let file: &File = match kept {
-                    Some(file) => file,
-                    None => open_once(&mut opened, path)?,
-                };
+                let file = kept_or_open(kept, &mut opened, path)?;
                 crate::framing::read_into(into, |rest, before| {
                     read_at(file, rest, at.saturating_add(before as u64))
                 })
@@ -1009,8 +1006,17 @@ fn read_windows_into<L>(
     Ok(())
 }
 
-/// The file in `slot`, opened from `path` the first time it is asked for.
-fn open_once<'f>(slot: &'f mut Option<File>, path: &Path) -> Result<&'f mut File, StoreError> {
+/// The file a read goes through: the one the session keeps open (`kept`,
+/// [`SessionFile::keep_open`]), else the one in `slot`, opened from `path` the first time it is
+/// asked for.
+fn kept_or_open<'f>(
+    kept: Option<&'f File>,
+    slot: &'f mut Option<File>,
+    path: &Path,
+) -> Result<&'f File, StoreError> {
+    if let Some(file) = kept {
+        return Ok(file);
+    }
     match slot {
         Some(file) => Ok(file),
         slot => {
@@ -1068,10 +1074,7 @@ impl<'a> RangeReader<'a> {
                     })
             }
             Source::File(path) => {
-                let file: &File = match self.kept {
-                    Some(file) => file,
-                    None => open_once(&mut self.file, path)?,
-                };
+                let file = kept_or_open(self.kept, &mut self.file, path)?;
                 let mut buf = vec![0; len];
                 let filled = crate::framing::read_into(&mut buf, |rest, before| {
                     read_at(file, rest, at.byte_offset.saturating_add(before as u64))

@@ -1834,8 +1834,13 @@ pub(crate) fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
-    let open = at;
-    let mut at = at + 1;
+    skip_string_from(bytes, at, at + 1)
+}
+
+/// [`skip_string`] of the string opened at `open`, searched on from `at` (inside it, not inside
+/// an escape: the bytes between are known to hold no quote).
+#[inline]
+pub(crate) fn skip_string_from(bytes: &[u8], open: usize, mut at: usize) -> Option<usize> {
     loop {
         let quote = next_quote(bytes, at)?;
         at = quote + 1;

@@ -156,42 +156,42 @@ fn canonical_message_members<'l, S>(
             return;
         }
         let (name, value) = (met.key, met.value);
-        match met.of {
+        refused = match met.of {
             json::MemberOf::Top => {
                 if name == key::MESSAGE.as_bytes() {
                     message = Some(value);
                 }
-                refused = !top(state, name, value, met.value_escaped);
+                !top(state, name, value, met.value_escaped)
             }
-            json::MemberOf::Inner => match kept_member(keys, name, value, met.value_escaped) {
-                Some(Some((name, read))) => inner(state, name, read),
-                Some(None) => {}
-                None => refused = true,
-            },
-        }
+            json::MemberOf::Inner => !inner_member(keys, &met, state, &mut inner),
+        };
     });
     message.filter(|message| canonical && !refused && message.starts_with(b"{"))
 }
 
-/// A member of a line's message, as the walk hands it out: `Some(Some(..))` a kept one, read;
-/// `Some(None)` one not kept; `None` a kept one that does not read whole.
-fn kept_member(
+/// A member of a line's message as the walk hands it out (`met`), given to `inner` read when
+/// it is one `keys.message` keeps; `false` when the line is refused: the key is spelled with an
+/// escape (it could spell a kept one), or a kept value does not read whole.
+fn inner_member<S>(
     keys: &Keys,
-    name: &[u8],
-    value: &[u8],
-    escaped: bool,
-) -> Option<Option<(&'static str, Value)>> {
-    let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == name) else {
-        return Some(None);
+    met: &json::Met<'_>,
+    state: &mut S,
+    inner: &mut impl FnMut(&mut S, &'static str, Value),
+) -> bool {
+    if met.key_escaped {
+        return false;
+    }
+    let Some(&name) = keys.message.iter().find(|k| k.as_bytes() == met.key) else {
+        return true;
     };
     let read = if name == key::CONTENT && !keys.blocks.is_empty() {
-        member_of(keys, name, value)
-            .filter(|&(_, len)| len == value.len())
+        member_of(keys, name, met.value)
+            .filter(|&(_, len)| len == met.value.len())
             .map(|(read, _)| read)
     } else {
-        canonical_value(value, escaped)
+        canonical_value(met.value, met.value_escaped)
     };
-    read.map(|read| Some((name, read)))
+    read.map(|read| inner(state, name, read)).is_some()
 }
 
 /// What [`laid_out_members`] made of a line.
@@ -254,15 +254,7 @@ fn laid_out_members<'l, S>(
     }
     let mut refused = false;
     let end = json::canonical_inner_value(line, start, |met| {
-        refused |= met.key_escaped;
-        if refused {
-            return;
-        }
-        match kept_member(keys, met.key, met.value, met.value_escaped) {
-            Some(Some((name, read))) => inner(state, name, read),
-            Some(None) => {}
-            None => refused = true,
-        }
+        refused = refused || !inner_member(keys, &met, state, inner);
     });
     let Some(end) = end.filter(|_| !refused && line.get(start) == Some(&b'{')) else {
         return Laid::Read(None);
@@ -340,8 +332,9 @@ fn string_end(line: &[u8], at: usize) -> Option<(usize, bool)> {
     if line.get(stop) == Some(&b'"') {
         return Some((stop + 1, false));
     }
-    let end = json::skip_string(line, at)?;
-    Some((end, line[at..end].contains(&b'\\')))
+    // The bytes before `stop` are plain: the search and the look for a backslash go on from it.
+    let end = json::skip_string_from(line, at, stop)?;
+    Some((end, line[stop..end].contains(&b'\\')))
 }
 
 /// One value of a canonical line, exactly its bytes (`escaped`: a string holding an escape):

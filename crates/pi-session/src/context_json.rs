@@ -497,10 +497,33 @@ impl PartReader {
     }
 
     /// The entries at `positions` of `session`'s log, read as its [`CopyingSource`] reads them,
-    /// with the copy taken of each (`None` where none is), in the same order. The log's lock
-    /// is held only to learn which of them are the file's lines and to read those that are not
-    /// (or that the lines do not answer), not while the lines are read and parsed: threads
-    /// reading parts at once do not take turns.
+    /// each copy taken handed to `copied` with its place in `positions`. The log's lock is held
+    /// only to learn which of them are the file's lines and to read those that are not (or
+    /// that the lines do not answer), not while the lines are read and parsed: threads reading
+    /// parts at once do not take turns.
+    fn read(
+        &self,
+        session: &Session,
+        positions: &[usize],
+        copied: impl FnMut(usize, Copied),
+    ) -> Result<Vec<JsonValue>> {
+        let Some(file) = &self.file else {
+            return session.log().values_at(positions);
+        };
+        let candidates = message_lines(&session.log(), positions);
+        let read = self.reader.read_lines(file, &candidates)?;
+        gather(
+            positions,
+            candidates,
+            read,
+            self.reader.convert,
+            copied,
+            |rest| session.log().values_at(rest),
+        )
+    }
+
+    /// [`Self::read`] with the copy taken of each entry (`None` where none is), in the same
+    /// order.
     fn values(
         &self,
         session: &Session,
@@ -509,25 +532,13 @@ impl PartReader {
         let mut copies: Vec<Option<Copied>> = std::iter::repeat_with(|| None)
             .take(positions.len())
             .collect();
-        let Some(file) = &self.file else {
-            return Ok((session.log().values_at(positions)?, copies));
-        };
-        let candidates = message_lines(&session.log(), positions);
-        let read = self.reader.read_lines(file, &candidates)?;
-        let values = gather(
-            positions,
-            candidates,
-            read,
-            self.reader.convert,
-            |at, copy| copies[at] = Some(copy),
-            |rest| session.log().values_at(rest),
-        )?;
+        let values = self.read(session, positions, |at, copy| copies[at] = Some(copy))?;
         Ok((values, copies))
     }
 
-    /// [`Self::values`] without the copies (a reader that takes none: rho's).
+    /// [`Self::read`] without the copies (a reader that takes none: rho's).
     pub(crate) fn entries(&self, session: &Session, positions: &[usize]) -> Result<Vec<JsonValue>> {
-        self.values(session, positions).map(|(values, _)| values)
+        self.read(session, positions, |_, _| {})
     }
 
     /// How many threads read the parts ([`Self::of`]).
