@@ -405,7 +405,7 @@ impl Session {
         self.log()
             .values_at(&[position])?
             .pop()
-            .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)"))
+            .ok_or_else(Error::entry_not_read)
     }
 
     /// The entries at `positions` (`message` entries of the branch, in order) read as
@@ -1057,7 +1057,7 @@ fn gather(
     }
     let read = rest(&others)?;
     if read.len() != held.len() {
-        return Err(Error::invalid_input("an entry was not read (a bug)"));
+        return Err(Error::entry_not_read());
     }
     for (at, value) in held.into_iter().zip(read) {
         values[at] = value;
@@ -1065,6 +1065,12 @@ fn gather(
     Ok(values)
 }
 
+/// Whether the rules of the format read no more of this entry's message than its shallow
+/// value holds: always for the agent context (`convert` is `None`); for a conversion, when it
+/// tells from those keys how it passes the message on (the message after it aside: when that
+/// one changes the answer, the message is read again whole then, [`Segment::convert`]).
+/// A message read as its keys into a list ([`Copied::keyed`]) was read so only where the
+/// conversion answers for it ([`LineReader::read_keyed`]): not asked again.
 fn may_be_shallow(
     convert: Option<&'static dyn ConvertToLlm>,
     entry: &JsonValue,
@@ -1225,7 +1231,7 @@ impl Segment {
             .ok_or_else(|| Error::invalid_input("a copy of no line (a bug: please report it)"))?;
         let whole = session.log().values_at(&positions)?;
         if whole.len() != cut.len() {
-            return Err(Error::invalid_input("an entry was not read (a bug)"));
+            return Err(Error::entry_not_read());
         }
         for (&at, entry) in cut.iter().zip(whole) {
             if let (Some(slot), Some(Some(copy))) = (self.path.get_mut(at), self.copies.get_mut(at))

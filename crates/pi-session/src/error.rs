@@ -117,6 +117,12 @@ impl Error {
         Self::new(ErrorKind::InvalidInput, message.into(), None)
     }
 
+    /// An entry a read was asked for and did not give back: a bug of the reader's, not the
+    /// file's (the one message for every read that checks it).
+    pub(crate) fn entry_not_read() -> Self {
+        Self::invalid_input("an entry was not read (a bug)")
+    }
+
     fn unknown_entry(id: &str) -> Self {
         Self::new(
             ErrorKind::UnknownEntry,

@@ -131,7 +131,7 @@ pub(crate) fn streamed_stats(
             } else {
                 whole.next()
             }
-            .ok_or_else(|| Error::invalid_input("an entry was not read (a bug)"))?;
+            .ok_or_else(Error::entry_not_read)?;
             let phase = phases.of(&value);
             // Full and Pinned render as the entry itself: projected as read, not copied.
             let rendered = match level {
