@@ -611,9 +611,14 @@ fn context_worker(args: &[String]) -> Result<(), String> {
             leftovers = Some(left);
         }
         _ => {
+            // Each element printed as the CLI prints it (before its layout), into one buffer.
+            let mut buffer = pi_session_types::json::JsBuffer::default();
             session
                 .rho_items_each(&leaf, format, &options, |item| {
-                    serde_json::to_writer(&mut sink, &item).map_err(|e| Failed(e.to_string()))
+                    let compact = item
+                        .write_compact(&mut buffer)
+                        .map_err(|e| Failed(e.to_string()))?;
+                    written(&mut sink, compact)
                 })
                 .map_err(|e| e.0)?;
         }

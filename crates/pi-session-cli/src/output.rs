@@ -3,6 +3,7 @@
 
 use std::io::{self, BufWriter, Write};
 
+use pi_session::projection::projection::RhoItem;
 use pi_session::types::json::{JsBuffer, string_len, to_js_vec};
 
 use crate::failure::Failure;
@@ -109,7 +110,7 @@ pub struct JsonArray<'o, W: Write> {
     len: usize,
     /// Written before the array opens ([`Out::array_after`]).
     before: &'static str,
-    /// Where [`Self::item`] and [`Self::item_value`] write each element's compact text: one
+    /// Where [`Self::item`] and [`Self::rho_item`] write each element's compact text: one
     /// buffer for the array's elements, not one grown from empty for each.
     scratch: JsBuffer,
 }
@@ -134,10 +135,14 @@ impl<'o, W: Write> JsonArray<'o, W> {
         })
     }
 
-    /// Writes the next element, a JSON value (printed as `value_to_js_vec` prints it, which
-    /// scans its strings faster than the generic [`Self::item`]).
-    pub fn item_value(&mut self, value: &serde_json::Value) -> Result<(), Failure> {
-        self.item_printed(|scratch| Ok(scratch.write_value(value)))
+    /// Writes the next element of a req_llm-based answer ([`RhoItem::write_compact`]: a JSON
+    /// value printed as `value_to_js_vec` prints it, which scans its strings faster than the
+    /// generic [`Self::item`]).
+    pub fn rho_item(&mut self, item: &RhoItem) -> Result<(), Failure> {
+        self.item_printed(|scratch| {
+            item.write_compact(scratch)
+                .map_err(|e| Failure::new(format!("could not write JSON: {e}")))
+        })
     }
 
     /// Writes the next element as `print` prints it into the array's buffer (taken out of the

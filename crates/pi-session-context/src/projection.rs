@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use pi_session_types::json::{JsBuffer, JsonError};
+
 use pi_session_tree::{
     AgentContext, BlobSource, ContextOptions, Diagnostic, Dialect, agent_context,
 };
@@ -154,6 +156,37 @@ impl RhoItem {
         match self {
             RhoItem::Message(message) => message.to_canonical_json(),
             RhoItem::Value(value) => value,
+        }
+    }
+
+    /// The element as compact JSON text, as `JSON.stringify` prints [`Self::into_value`]'s
+    /// value ([`pi_session_types::json::to_js_vec`]), written into `buffer` over what it held:
+    /// a writer of many elements reuses one buffer, and no `Value` of a req_llm message is
+    /// made. What `pi-session context` prints for each element, before its layout.
+    ///
+    /// ```
+    /// use pi_session_context::projection::{rho_items, Format, ProjectOptions};
+    /// use pi_session_types::json::{JsBuffer, to_js_vec};
+    /// use serde_json::json;
+    /// let branch = vec![json!({"type":"message","id":"a","parentId":null,
+    ///     "message":{"role":"user","content":"a \"quoted\"\nline, é","timestamp":1}})];
+    /// let mut buffer = JsBuffer::default();
+    /// for format in [Format::ReqLlm, Format::OpenAi, Format::Anthropic] {
+    ///     rho_items(&branch, format, &ProjectOptions::default(), |item| {
+    ///         let written = item.write_compact(&mut buffer).unwrap().to_vec();
+    ///         assert_eq!(written, to_js_vec(&item.into_value()).unwrap());
+    ///         Ok::<_, ()>(())
+    ///     })
+    ///     .unwrap();
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// What [`JsBuffer::write`] gives for a req_llm message.
+    pub fn write_compact<'b>(&self, buffer: &'b mut JsBuffer) -> Result<&'b [u8], JsonError> {
+        match self {
+            RhoItem::Message(message) => buffer.write(message),
+            RhoItem::Value(value) => Ok(buffer.write_value(value)),
         }
     }
 }

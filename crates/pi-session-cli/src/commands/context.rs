@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use pi_session::projection::Format as ProjectFormat;
 use pi_session::projection::WorkspaceDocuments;
-use pi_session::projection::projection::{RhoItem, agent_dialect, omp_agent_loop_options};
+use pi_session::projection::projection::{agent_dialect, omp_agent_loop_options};
 use pi_session::projection::provider_request::{self, Api, RequestOptions};
 use pi_session::projection::providers::OpenAiOptions;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
@@ -244,10 +244,8 @@ pub fn run(args: ContextArgs) -> Outcome {
         out.text("{\n  \"messages\": ")?;
     }
     let mut array = out.array(usize::from(anthropic));
-    let diagnostics = session.rho_items_each(&leaf, format, &options, |item| match item {
-        RhoItem::Message(message) => array.item(&message),
-        RhoItem::Value(value) => array.item_value(&value),
-    })?;
+    let diagnostics =
+        session.rho_items_each(&leaf, format, &options, |item| array.rho_item(&item))?;
     array.finish()?;
     if anthropic {
         out.text("\n}")?;
