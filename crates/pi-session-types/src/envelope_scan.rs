@@ -372,7 +372,16 @@ fn stops(chunk: &[u8; 16]) -> u16 {
 /// not ASCII. For [`crate::json`]'s writer of strings.
 #[inline(always)]
 pub(crate) fn escaped(chunk: &[u8; 16]) -> u16 {
-    stops(chunk) & !not_ascii(chunk)
+    escaped_and_not_ascii(chunk).0
+}
+
+/// [`escaped`] of `chunk`, and its bytes that are not ASCII (bit `k` for byte `k`), from the
+/// same load: for the writer of strings, which looks for a lone surrogate's carrier (never
+/// ASCII) only in a text that has such a byte.
+#[inline(always)]
+pub(crate) fn escaped_and_not_ascii(chunk: &[u8; 16]) -> (u16, u16) {
+    let not_ascii = not_ascii(chunk);
+    (stops(chunk) & !not_ascii, not_ascii)
 }
 
 /// The quotes of `chunk`, bit `k` for byte `k`: one compare and a move-mask (SSE2). For a

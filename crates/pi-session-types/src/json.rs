@@ -686,16 +686,18 @@ fn write_value(f: &mut JsFormatter<'_>, value: &serde_json::Value) -> io::Result
 fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
     let w = &mut io::sink();
     let bytes = text.as_bytes();
-    if !crate::js::has_lone_surrogate(text) {
-        // No carrier anywhere: each run is written as it is, without asking every fragment
-        // (a text's `\n` escapes cut it into many) whether it holds one.
-        let out = &mut f.state.out;
-        out.reserve(bytes.len() + 2);
-        out.push(b'"');
-        push_escaped(out, bytes);
+    // Written as it is, each run copied whole, unless it holds a carrier (never ASCII: looked
+    // for only in a text with a byte that is not), which takes the way through the formatter
+    // below instead.
+    let out = &mut f.state.out;
+    let mark = out.len();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    if !push_escaped(out, bytes) || !crate::js::has_lone_surrogate(text) {
         out.push(b'"');
         return Ok(());
     }
+    out.truncate(mark);
     f.begin_string(w)?;
     let mut start = 0;
     while let Some(at) = next_escaped(bytes, start) {
@@ -735,12 +737,14 @@ fn char_escape(byte: u8) -> CharEscape {
 /// `bytes` (a string's text) as `JSON.stringify` writes them between the quotes, pushed to
 /// `out`: the bytes it escapes (`"`, `\`, U+0000–U+001F) found 16 at a time
 /// ([`envelope_scan::escaped`](crate::envelope_scan)), every one of a chunk from its mask, the
-/// runs between them copied whole.
-fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
+/// runs between them copied whole. Whether any of `bytes` is not ASCII.
+fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
     let mut start = 0;
     let mut at = 0;
+    let mut not_ascii = 0;
     while let Some(chunk) = bytes.get(at..at + 16).and_then(|c| c.first_chunk()) {
-        let mut mask = crate::envelope_scan::escaped(chunk);
+        let (mut mask, chunk_not_ascii) = crate::envelope_scan::escaped_and_not_ascii(chunk);
+        not_ascii |= chunk_not_ascii;
         while mask != 0 {
             let escaped = at + mask.trailing_zeros() as usize;
             out.extend_from_slice(bytes.get(start..escaped).unwrap_or_default());
@@ -756,6 +760,7 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
         start = escaped + 1;
     }
     out.extend_from_slice(bytes.get(start..).unwrap_or_default());
+    not_ascii != 0 || !bytes.get(at..).unwrap_or_default().is_ascii()
 }
 
 /// The position of the first byte at or after `from` that `JSON.stringify` escapes (`"`, `\`,
@@ -2110,5 +2115,34 @@ mod tests {
             to_js_string(&value).unwrap(),
             r#"{"k\udc00":"a\ud83db😀\udfff"}"#
         );
+    }
+
+    /// A carrier at every place of a text up to three 16-byte chunks long (in a chunk or in
+    /// the bytes after them, beside an escape or another character that is not ASCII) is
+    /// written as its escape by the writer that scans chunks, as by serde_json's way.
+    #[test]
+    fn a_carrier_anywhere_in_a_long_text_is_written_as_its_escape() {
+        for len in [15, 16, 17, 31, 33, 47, 48, 50] {
+            for at in 0..len {
+                for other in ["x", "\n", "é"] {
+                    let mut text: String = "abcdefghij\"klmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN"
+                        .chars()
+                        .take(len)
+                        .collect();
+                    text.replace_range(at..=at, "\u{10F83D}");
+                    text.push_str(other);
+                    let mut expected = serde_json::to_string(&text).unwrap();
+                    expected = expected.replace('\u{10F83D}', "\\ud83d");
+                    let value = serde_json::Value::String(text.clone());
+                    assert_eq!(value_to_js_vec(&value), expected.as_bytes(), "{text:?}");
+                    assert_eq!(to_js_vec(&value).unwrap(), expected.as_bytes(), "{text:?}");
+                    assert_eq!(
+                        to_js_vec_through_serde_json(&value).unwrap(),
+                        expected.as_bytes(),
+                        "{text:?}"
+                    );
+                }
+            }
+        }
     }
 }
