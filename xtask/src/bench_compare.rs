@@ -644,21 +644,10 @@ impl From<pi_session::Error> for Failed {
     }
 }
 
-/// A writer that keeps nothing and counts what it is given.
+/// A sink that keeps nothing and counts the bytes it is given.
 #[derive(Default)]
 struct CountingSink {
     bytes: usize,
-}
-
-impl Write for CountingSink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.bytes += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// `--worker loop FILE TURNS DIALECT`: the host loop over our facade, in this (release) process.

@@ -375,8 +375,8 @@ pub(crate) fn escaped(chunk: &[u8; 16]) -> u16 {
     escaped_and_not_ascii(chunk).0
 }
 
-/// [`escaped`] of `chunk`, and its bytes that are not ASCII (bit `k` for byte `k`), from the
-/// same load: for the writer of strings, which looks for a lone surrogate's carrier (never
+/// [`escaped`] of `chunk`, and its bytes that are not ASCII (bit `k` for byte `k`), the mask
+/// [`escaped`] takes anyway: for the writer of strings, which looks for a lone surrogate's carrier (never
 /// ASCII) only in a text that has such a byte.
 #[inline(always)]
 pub(crate) fn escaped_and_not_ascii(chunk: &[u8; 16]) -> (u16, u16) {
