@@ -69,6 +69,14 @@ fn as_str<'s>(text: &'s Str<'_>) -> Option<&'s str> {
     text.as_ref().map(|t| &*t.0)
 }
 
+/// `line` read into the borrowed fields `T` holds, the rest skipped unparsed; `None` when it does
+/// not read so. The line is checked as UTF-8 once, whole, rather than each string as serde_json
+/// reads it from bytes (a line that is not UTF-8 anywhere, even in what is skipped, is left to
+/// the parse, which tells).
+fn read_line<'a, T: Deserialize<'a>>(line: &'a [u8]) -> Option<T> {
+    serde_json::from_str(std::str::from_utf8(line).ok()?).ok()
+}
+
 /// A present field as a value (`null` included), as `get` finds it.
 fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<JsonValue>, D::Error> {
     JsonValue::deserialize(deserializer).map(Some)
@@ -403,8 +411,7 @@ impl Facts {
     /// `None` when only a parse can tell (as for [`Sketch::of_line`]), or when its `type` is
     /// not `kind` or its `id` is not `id`. Equal to [`Facts::of`] of the parsed line.
     pub(crate) fn of_line(line: &[u8], kind: &str, id: Option<&str>) -> Option<Self> {
-        // Each string read is checked as UTF-8 where it is read; what is skipped is not read.
-        let line: FactsLine<'_> = serde_json::from_slice(line).ok()?;
+        let line: FactsLine<'_> = read_line(line)?;
         if as_str(&line.kind) != Some(kind) || as_str(&line.id) != id {
             return None;
         }
@@ -428,7 +435,7 @@ impl Facts {
     /// [`Sketch::of_line`] reads them); `None` when that pass cannot read it (then
     /// [`Facts::of_line`] may).
     pub(crate) fn sketched(line: &[u8], kind: &str, id: Option<&str>) -> Option<(Self, Sketch)> {
-        let line: Line<'_> = serde_json::from_slice(line).ok()?;
+        let line: Line<'_> = read_line(line)?;
         if as_str(&line.kind) != Some(kind) || as_str(&line.id) != id {
             return None;
         }
@@ -602,7 +609,7 @@ impl Sketch {
     /// module), or when its `type` is not `kind` or its `id` is not `id` (the index's: the
     /// file would serve another value for it).
     pub(crate) fn of_line(line: &[u8], kind: &str, id: Option<&str>) -> Option<Self> {
-        let line: Line<'_> = serde_json::from_slice(line).ok()?;
+        let line: Line<'_> = read_line(line)?;
         (as_str(&line.kind) == Some(kind) && as_str(&line.id) == id).then(|| Self::of(&line))
     }
 
