@@ -16,7 +16,7 @@
 //! sketches only the lines whose sizes can change its plan (newest turns first, see
 //! `Ladder::evicts_all_before`).
 //!
-//! A line either cannot read as the parse would (a string it reads not UTF-8, not an object, a
+//! A line either cannot read as the parse would (a line that is not UTF-8, not an object, a
 //! field of an unexpected type, a repeated key) gives `None`, and the planner parses that entry
 //! instead.
 
