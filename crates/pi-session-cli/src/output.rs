@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 
 use pi_session::projection::projection::RhoItem;
-use pi_session::types::json::{JsBuffer, string_len, to_js_vec};
+use pi_session::types::json::{JsBuffer, JsonError, string_len, to_js_vec};
 
 use crate::failure::Failure;
 
@@ -128,31 +128,26 @@ impl<'o, W: Write> JsonArray<'o, W> {
 
     /// Writes the next element.
     pub fn item<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
-        self.item_printed(|scratch| {
-            scratch
-                .write(value)
-                .map_err(|e| Failure::new(format!("could not write JSON: {e}")))
-        })
+        self.item_printed(|scratch| scratch.write(value))
     }
 
     /// Writes the next element of a req_llm-based answer ([`RhoItem::write_compact`]: a JSON
     /// value printed as `value_to_js_vec` prints it, which scans its strings faster than the
     /// generic [`Self::item`]).
     pub fn rho_item(&mut self, item: &RhoItem) -> Result<(), Failure> {
-        self.item_printed(|scratch| {
-            item.write_compact(scratch)
-                .map_err(|e| Failure::new(format!("could not write JSON: {e}")))
-        })
+        self.item_printed(|scratch| item.write_compact(scratch))
     }
 
     /// Writes the next element as `print` prints it into the array's buffer (taken out of the
     /// array while the element is written).
     fn item_printed(
         &mut self,
-        print: impl for<'b> FnOnce(&'b mut JsBuffer) -> Result<&'b [u8], Failure>,
+        print: impl for<'b> FnOnce(&'b mut JsBuffer) -> Result<&'b [u8], JsonError>,
     ) -> Result<(), Failure> {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let written = print(&mut scratch).and_then(|compact| self.item_text(compact));
+        let written = print(&mut scratch)
+            .map_err(|e| Failure::new(format!("could not write JSON: {e}")))
+            .and_then(|compact| self.item_text(compact));
         self.scratch = scratch;
         written
     }
