@@ -19,6 +19,8 @@ use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
 use pi_session_types::shallow::Keys;
+use pi_session_types::shallow::ListedEntry;
+use pi_session_types::value_read::{Element, Listed, Members};
 use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key};
 
 /// What rho reads of a `message` entry (its `type`, its `id`, which a compaction names, and
@@ -251,8 +253,18 @@ impl<'a> ContextParts<'a> {
         entries: &[Value],
         each: &mut impl FnMut(Message) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.part_read(entries.iter().map(RhoEntry::from_value), each)
+    }
+
+    /// [`Self::part`] of entries read as rho reads them ([`RhoEntry`]: from their lines, no
+    /// value made of them), their texts moved into the messages.
+    pub fn part_read<E>(
+        &mut self,
+        entries: impl IntoIterator<Item = RhoEntry>,
+        each: &mut impl FnMut(Message) -> Result<(), E>,
+    ) -> Result<(), E> {
         for entry in entries {
-            for message in self.stream.entry(entry) {
+            for message in self.stream.entry_read(entry) {
                 self.stream.push(message, &mut self.out);
             }
             self.out.drain(..).try_for_each(&mut *each)?;
@@ -353,7 +365,12 @@ fn project(entries: &[&Value], options: &ProjectOptions<'_>) -> Vec<Message> {
         options,
         chosen: &chosen,
     };
-    close_dangling_calls(entries.iter().filter_map(|e| projector.entry(e)).flatten())
+    close_dangling_calls(
+        entries
+            .iter()
+            .filter_map(|e| projector.entry(RhoEntry::from_value(e)))
+            .flatten(),
+    )
 }
 
 /// rho's [`messages`] an entry at a time, for a caller that walks a long branch in chunks and
@@ -402,6 +419,12 @@ impl<'a> MessageStream<'a> {
 
     /// The messages rho makes of `entry` alone, before unanswered calls are closed.
     pub fn entry(&self, entry: &Value) -> Vec<Message> {
+        self.entry_read(RhoEntry::from_value(entry))
+    }
+
+    /// [`Self::entry`] of an entry read as rho reads it ([`RhoEntry`]), its texts moved into
+    /// the messages.
+    pub fn entry_read(&self, entry: RhoEntry) -> Vec<Message> {
         Projector {
             options: self.options,
             chosen: &self.chosen,
@@ -493,42 +516,45 @@ struct Projector<'a> {
 }
 
 impl Projector<'_> {
-    fn entry(&self, entry: &Value) -> Option<Vec<Message>> {
-        match kind(entry)? {
-            "message" => {
-                let message = EntryRef::new(entry).message_ref()?;
-                match message.role()? {
+    fn entry(&self, entry: RhoEntry) -> Option<Vec<Message>> {
+        match entry.0 {
+            Read::Message(message) => {
+                let message = message?;
+                match message.role.as_deref()? {
                     "user" | "developer" => self.user(message).map(|m| vec![m]),
                     "assistant" => assistant(message).map(|m| vec![m]),
                     "toolResult" => Some(vec![self.tool_result(message)]),
                     _ => None,
                 }
             }
-            "custom_message" => {
-                let text = text(EntryRef::new(entry).content());
+            Read::Custom(content) => {
+                let text = content.map(Content::text).unwrap_or_default();
                 (!text.is_empty()).then(|| vec![Message::user_text(text)])
             }
-            _ => None,
+            Read::Other => None,
         }
     }
 
-    fn user(&self, message: MessageRef<'_>) -> Option<Message> {
-        let mut parts: Vec<ContentPart> = content_items(message.content())
-            .filter_map(|item| match item {
-                Value::String(s) => (!s.is_empty()).then(|| ContentPart::text(s.clone())),
-                Value::Object(part) => match BlockRef::new(part).kind() {
+    fn user(&self, message: RhoMessage) -> Option<Message> {
+        let mut parts: Vec<ContentPart> = Vec::new();
+        for item in message.content.map(Content::items).unwrap_or_default() {
+            match item {
+                Item::Text(text) if !text.is_empty() => parts.push(ContentPart::text(text)),
+                Item::Block(block) => match block.kind.as_deref() {
                     Some("text") => {
-                        let t = text_of_part(part);
-                        (!t.is_empty()).then(|| ContentPart::text(t))
+                        let text = block.into_text();
+                        if !text.is_empty() {
+                            parts.push(ContentPart::text(text));
+                        }
                     }
-                    Some("image") => self.picture(part),
-                    _ => None,
+                    Some("image") => parts.extend(self.picture(&block)),
+                    _ => {}
                 },
-                _ => None,
-            })
-            .collect();
+                _ => {}
+            }
+        }
         if self.options.inputs.pdf {
-            parts.extend(self.pdf_parts(message));
+            parts.extend(self.pdf_parts(message.attachments.as_ref()));
         }
         match parts.len() {
             0 => None,
@@ -539,15 +565,12 @@ impl Projector<'_> {
     /// A picture part: dropped without a `mimeType` (a provider rejects an
     /// image without a media type, and no note stands for it either); the
     /// no-pictures note when the model takes none.
-    fn picture(&self, part: &Map<String, Value>) -> Option<ContentPart> {
-        let mime = BlockRef::new(part)
-            .mime_type()
-            .and_then(Value::as_str)?
-            .to_owned();
+    fn picture(&self, block: &Block) -> Option<ContentPart> {
+        let mime = block.mime_type.as_ref().and_then(Value::as_str)?.to_owned();
         if !self.options.inputs.image {
             return Some(ContentPart::text(NO_PICTURES_NOTE));
         }
-        let data = BlockRef::new(part).data()?.as_str()?;
+        let data = block.data.as_ref().and_then(Value::as_str)?;
         let bytes = match (parse_blob_ref(data), self.options.blobs) {
             (Some(hash), Some(blobs)) => blobs.read_blob(hash).ok()??,
             _ => STANDARD.decode(data).ok()?,
@@ -555,8 +578,8 @@ impl Projector<'_> {
         Some(ContentPart::image(bytes, Some(mime)))
     }
 
-    fn pdf_parts(&self, message: MessageRef<'_>) -> Vec<ContentPart> {
-        attachments_of(message)
+    fn pdf_parts(&self, attachments: Option<&Value>) -> Vec<ContentPart> {
+        attachments_in(attachments)
             .iter()
             .filter(|a| a.kind().and_then(Value::as_str) == Some("pdf"))
             .map(|a| {
@@ -588,52 +611,71 @@ impl Projector<'_> {
             .collect()
     }
 
-    fn tool_result(&self, message: MessageRef<'_>) -> Message {
-        let text = text(message.content());
-        let images: Vec<ContentPart> = content_items(message.content())
-            .filter_map(Value::as_object)
-            .filter(|p| BlockRef::new(p).is("image"))
-            .filter_map(|p| self.picture(p))
-            .collect();
+    fn tool_result(&self, message: RhoMessage) -> Message {
+        // rho's `text/1` of the content, and its pictures in order.
+        let mut images: Vec<ContentPart> = Vec::new();
+        let text = match message.content {
+            Some(Content::Items(items)) => {
+                let mut text = String::new();
+                for block in items.into_iter().filter_map(Item::into_block) {
+                    match block.kind.as_deref() {
+                        Some("text") => join(&mut text, block.into_text()),
+                        Some("image") => images.extend(self.picture(&block)),
+                        _ => {}
+                    }
+                }
+                text
+            }
+            content => content.map(Content::text).unwrap_or_default(),
+        };
         let mut content = vec![ContentPart::text(text)];
         content.extend(images);
         let mut result = Message::tool_result(
-            interpolate(message.tool_call_id()),
+            interpolate(message.tool_call_id.as_ref()),
             message
-                .tool_name()
+                .tool_name
+                .as_ref()
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             content,
         );
         // A result without a call id projects with `tool_call_id: nil`, as
         // rho's `m["toolCallId"]` gives.
-        if is_nullish(message.tool_call_id()) {
+        if is_nullish(message.tool_call_id.as_ref()) {
             result.tool_call_id = None;
         }
         result
     }
 }
 
-fn assistant(message: MessageRef<'_>) -> Option<Message> {
-    if message.retry_recovery().is_some() {
+fn assistant(message: RhoMessage) -> Option<Message> {
+    if message.retry_recovery {
         return None;
     }
-    let calls: Vec<ToolCall> = content_items(message.content())
-        .filter_map(Value::as_object)
-        .filter(|p| BlockRef::new(p).is("toolCall"))
-        .map(|call| ToolCall {
-            id: interpolate(BlockRef::new(call).id()),
-            name: match BlockRef::new(call).name() {
-                None | Some(Value::Null) => None,
-                name => Some(interpolate(name)),
-            },
-            arguments: encode_arguments(BlockRef::new(call).arguments()),
-        })
-        .collect();
-    let mut text = text(message.content());
-    let made_pictures = content_items(message.content())
-        .filter_map(Value::as_object)
-        .any(|p| BlockRef::new(p).is("image"));
+    let mut calls: Vec<ToolCall> = Vec::new();
+    let mut made_pictures = false;
+    let mut text = match message.content {
+        Some(Content::Items(items)) => {
+            let mut text = String::new();
+            for block in items.into_iter().filter_map(Item::into_block) {
+                match block.kind.as_deref() {
+                    Some("toolCall") => calls.push(ToolCall {
+                        id: interpolate(block.id.as_ref()),
+                        name: match &block.name {
+                            None | Some(Value::Null) => None,
+                            name => Some(interpolate(name.as_ref())),
+                        },
+                        arguments: encode_arguments(block.arguments.as_ref()),
+                    }),
+                    Some("text") => join(&mut text, block.into_text()),
+                    Some("image") => made_pictures = true,
+                    _ => {}
+                }
+            }
+            text
+        }
+        content => content.map(Content::text).unwrap_or_default(),
+    };
     if text.is_empty() && made_pictures {
         text = MADE_A_PICTURE.to_owned();
     }
@@ -700,6 +742,286 @@ fn choose_documents(entries: &[&Value], documents: &dyn DocumentSource) -> HashS
     chosen
 }
 
+/// An entry of a branch as rho's projection reads it: of a `message`, the keys of its message
+/// rho reads ([`MESSAGE_KEYS_READ`]) with its content's items; of a `custom_message`, its
+/// content; of any other entry, nothing (rho sends nothing of it). Made from the entry's value
+/// ([`Self::from_value`]) or from its line read as lists of members, no map made of the
+/// message or its blocks ([`Self::from_listed`]); rho's projection gives the same messages of
+/// both ([`MessageStream::entry_read`], [`ContextParts::part_read`]).
+///
+/// ```
+/// use pi_session_context::ProjectOptions;
+/// use pi_session_context::rho::{MESSAGE_KEYS, MessageStream, RhoEntry};
+/// use pi_session_types::shallow::listed_entry_with_message_keys;
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#;
+/// let (listed, _) = listed_entry_with_message_keys(line, &MESSAGE_KEYS).unwrap();
+/// let read = RhoEntry::from_listed(listed).unwrap();
+/// let value: serde_json::Value = serde_json::from_slice(line).unwrap();
+/// assert_eq!(read, RhoEntry::from_value(&value));
+/// let options = ProjectOptions::default();
+/// let stream = MessageStream::new(&options).unwrap();
+/// assert_eq!(stream.entry_read(read), stream.entry(&value));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RhoEntry(Read);
+
+/// What [`RhoEntry`] holds.
+#[derive(Debug, Clone, PartialEq)]
+enum Read {
+    /// A `message` entry: its message, when that is an object.
+    Message(Option<RhoMessage>),
+    /// A `custom_message` entry: its `content`.
+    Custom(Option<Content>),
+    /// Any other entry.
+    Other,
+}
+
+/// The keys of a message rho reads.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct RhoMessage {
+    /// `role`, when it is a string.
+    role: Option<String>,
+    content: Option<Content>,
+    tool_call_id: Option<Value>,
+    tool_name: Option<Value>,
+    /// Whether it holds `retryRecovery` (any value).
+    retry_recovery: bool,
+    attachments: Option<Value>,
+}
+
+/// A message's (or a custom message's) `content`.
+#[derive(Debug, Clone, PartialEq)]
+enum Content {
+    /// A string.
+    Text(String),
+    /// An array.
+    Items(Vec<Item>),
+    /// Anything else.
+    Other,
+}
+
+/// An item of a content array.
+#[derive(Debug, Clone, PartialEq)]
+enum Item {
+    /// A string.
+    Text(String),
+    /// An object.
+    Block(Block),
+    /// Anything else.
+    Other,
+}
+
+/// The keys of a content block rho reads, each as the block holds it (the last, for a key
+/// written twice, as `serde_json`'s map keeps it).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Block {
+    /// `type`, when it is a string.
+    kind: Option<String>,
+    text: Option<Value>,
+    mime_type: Option<Value>,
+    data: Option<Value>,
+    id: Option<Value>,
+    name: Option<Value>,
+    arguments: Option<Value>,
+}
+
+impl RhoEntry {
+    /// The entry `entry` (a JSON value, as a branch's entries are held) as rho reads it; its
+    /// strings copied.
+    pub fn from_value(entry: &Value) -> Self {
+        let view = EntryRef::new(entry);
+        Self(match view.kind() {
+            Some("message") => Read::Message(view.message_ref().map(RhoMessage::of_ref)),
+            Some("custom_message") => Read::Custom(
+                view.content()
+                    .map(|content| Content::of_value(content, Block::of_map)),
+            ),
+            _ => Read::Other,
+        })
+    }
+
+    /// A `message` entry read from its line as lists of members
+    /// ([`pi_session_types::shallow::listed_entry_with_message_keys`] with [`MESSAGE_KEYS`]),
+    /// its values moved in; `None` when the line's entry is not a `message` (or its keys are
+    /// not [`MESSAGE_KEYS`]'s, which a reader cannot tell apart from a message without them).
+    pub fn from_listed(listed: ListedEntry) -> Option<Self> {
+        let kind = listed
+            .entry
+            .iter()
+            .rev()
+            .find(|(name, _)| *name == key::TYPE);
+        if kind.and_then(|(_, kind)| kind.as_str()) != Some("message") {
+            return None;
+        }
+        let mut message = RhoMessage {
+            content: listed.content.map(Content::of_listed),
+            ..RhoMessage::default()
+        };
+        for (name, value) in listed.message {
+            match name {
+                key::ROLE => message.role = value.as_str().map(str::to_owned),
+                key::TOOL_CALL_ID => message.tool_call_id = Some(value),
+                key::TOOL_NAME => message.tool_name = Some(value),
+                key::RETRY_RECOVERY => message.retry_recovery = true,
+                key::ATTACHMENTS => message.attachments = Some(value),
+                // The content comes apart; a list of other keys is not rho's.
+                _ => return None,
+            }
+        }
+        Some(Self(Read::Message(Some(message))))
+    }
+}
+
+impl RhoMessage {
+    fn of_ref(message: MessageRef<'_>) -> Self {
+        Self {
+            role: message.role().map(str::to_owned),
+            content: message
+                .content()
+                .map(|content| Content::of_value(content, Block::of_map)),
+            tool_call_id: message.tool_call_id().cloned(),
+            tool_name: message.tool_name().cloned(),
+            retry_recovery: message.retry_recovery().is_some(),
+            attachments: message.attachments().cloned(),
+        }
+    }
+}
+
+impl Content {
+    /// `content` as rho reads it, each block read by `block`.
+    fn of_value(content: &Value, block: fn(&Map<String, Value>) -> Block) -> Self {
+        match content {
+            Value::String(text) => Content::Text(text.clone()),
+            Value::Array(items) => Content::Items(
+                items
+                    .iter()
+                    .map(|item| match item {
+                        Value::String(text) => Item::Text(text.clone()),
+                        Value::Object(map) => Item::Block(block(map)),
+                        _ => Item::Other,
+                    })
+                    .collect(),
+            ),
+            _ => Content::Other,
+        }
+    }
+
+    /// A content read with its blocks as lists of members, moved in.
+    fn of_listed(content: Listed) -> Self {
+        match content {
+            Listed::Array(items) => Content::Items(
+                items
+                    .into_iter()
+                    .map(|item| match item {
+                        Element::Object(members) => Item::Block(Block::of_members(members)),
+                        Element::Other(Value::String(text)) => Item::Text(text),
+                        Element::Other(_) => Item::Other,
+                    })
+                    .collect(),
+            ),
+            Listed::Other(Value::String(text)) => Content::Text(text),
+            Listed::Other(other) => Content::of_value(&other, Block::of_map),
+        }
+    }
+
+    /// The items of the content: a string content is one item.
+    fn items(self) -> Vec<Item> {
+        match self {
+            Content::Text(text) => vec![Item::Text(text)],
+            Content::Items(items) => items,
+            Content::Other => Vec::new(),
+        }
+    }
+
+    /// rho's `text/1`: a string as is; the `text` of every text block, concatenated;
+    /// otherwise `""`.
+    fn text(self) -> String {
+        match self {
+            Content::Text(text) => text,
+            Content::Items(items) => items
+                .into_iter()
+                .filter_map(Item::into_block)
+                .filter(|block| block.kind.as_deref() == Some("text"))
+                .map(Block::into_text)
+                .collect(),
+            Content::Other => String::new(),
+        }
+    }
+}
+
+/// `more` after `text`: the first piece taken as it is, not copied (as collecting owned
+/// strings into one does).
+fn join(text: &mut String, more: String) {
+    if text.is_empty() {
+        *text = more;
+    } else {
+        text.push_str(&more);
+    }
+}
+
+impl Item {
+    fn into_block(self) -> Option<Block> {
+        match self {
+            Item::Block(block) => Some(block),
+            _ => None,
+        }
+    }
+}
+
+impl Block {
+    /// The keys rho reads of a block `map`.
+    fn of_map(map: &Map<String, Value>) -> Self {
+        let view = BlockRef::new(map);
+        Self {
+            kind: view.kind().map(str::to_owned),
+            text: view.text().cloned(),
+            mime_type: view.mime_type().cloned(),
+            data: view.data().cloned(),
+            id: view.id().cloned(),
+            name: view.name().cloned(),
+            arguments: view.arguments().cloned(),
+        }
+    }
+
+    /// The keys [`Content::text`] reads of a block `map` (its type and text).
+    fn text_of_map(map: &Map<String, Value>) -> Self {
+        let view = BlockRef::new(map);
+        Self {
+            kind: view.kind().map(str::to_owned),
+            text: view.text().cloned(),
+            ..Self::default()
+        }
+    }
+
+    /// The keys rho reads of a block listed as its `members`, moved in (a key written twice
+    /// gives its later value, as a map of them holds).
+    fn of_members(members: Members) -> Self {
+        let mut block = Self::default();
+        for (name, value) in members {
+            match name.as_str() {
+                key::TYPE => block.kind = value.as_str().map(str::to_owned),
+                key::TEXT => block.text = Some(value),
+                key::MIME_TYPE => block.mime_type = Some(value),
+                key::DATA => block.data = Some(value),
+                key::ID => block.id = Some(value),
+                key::NAME => block.name = Some(value),
+                key::ARGUMENTS => block.arguments = Some(value),
+                _ => {}
+            }
+        }
+        block
+    }
+
+    /// The block's text as rho's `text/1` takes it: a string as is, anything else
+    /// interpolated.
+    fn into_text(self) -> String {
+        match self.text {
+            Some(Value::String(text)) => text,
+            other => interpolate(other.as_ref()),
+        }
+    }
+}
+
 fn kind(entry: &Value) -> Option<&str> {
     EntryRef::new(entry).kind()
 }
@@ -707,38 +1029,15 @@ fn kind(entry: &Value) -> Option<&str> {
 /// rho's `text/1`: a string as is; the `text` of every text part of a list,
 /// concatenated; otherwise `""`.
 pub fn text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(Value::as_object)
-            .filter(|p| BlockRef::new(p).is("text"))
-            .map(text_of_part)
-            .collect(),
-        _ => String::new(),
-    }
+    content
+        .map(|content| Content::of_value(content, Block::text_of_map).text())
+        .unwrap_or_default()
 }
 
-fn text_of_part(part: &Map<String, Value>) -> String {
-    match BlockRef::new(part).text() {
-        Some(Value::String(s)) => s.clone(),
-        other => interpolate(other),
-    }
-}
-
-/// The content items of a message: a string content is one item.
-fn content_items(content: Option<&Value>) -> Box<dyn Iterator<Item = &Value> + '_> {
-    match content {
-        Some(Value::Array(items)) => Box::new(items.iter()),
-        Some(s @ Value::String(_)) => Box::new(std::iter::once(s)),
-        _ => Box::new(std::iter::empty()),
-    }
-}
-
-/// rho's `attachments/1` on a message. Its records' own keys (`kind`, `name`, `mimeType`,
-/// `path`, `about`, `pages`) are rho's attachment schema, read only in this file.
-fn attachments_of<'a>(message: MessageRef<'a>) -> Vec<AttachmentRef<'a>> {
-    match message.attachments() {
+/// rho's `attachments/1` of a message's `attachments`. Its records' own keys (`kind`, `name`,
+/// `mimeType`, `path`, `about`, `pages`) are rho's attachment schema, read only in this file.
+fn attachments_in(attachments: Option<&Value>) -> Vec<AttachmentRef<'_>> {
+    match attachments {
         Some(Value::Array(items)) => items
             .iter()
             .filter_map(Value::as_object)
@@ -746,6 +1045,11 @@ fn attachments_of<'a>(message: MessageRef<'a>) -> Vec<AttachmentRef<'a>> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// rho's `attachments/1` on a message.
+fn attachments_of<'a>(message: MessageRef<'a>) -> Vec<AttachmentRef<'a>> {
+    attachments_in(message.attachments())
 }
 
 /// Elixir string interpolation of a decoded JSON value: `nil` (or a missing

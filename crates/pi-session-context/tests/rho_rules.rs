@@ -580,3 +580,65 @@ fn tool_call_without_a_name_keeps_null_in_canonical_json() {
         "the synthetic result has no name either"
     );
 }
+
+/// rho reads a `message` line as lists of its members (`RhoEntry::from_listed`, no map made) and
+/// any other entry from its value (`RhoEntry::from_value`): both readings of a line are the
+/// same entry and project the same messages, with pictures and without. Over every line of
+/// every fixture and corpus file, and lines made to trip a reader of members: keys written
+/// twice (the later one counts, as in a map), values of other kinds than rules expect, keys
+/// spelled with escapes, string items among the blocks.
+#[test]
+fn a_message_line_read_as_members_projects_as_its_value() {
+    use pi_session_types::shallow::listed_entry_with_message_keys;
+    let made: &[&[u8]] = &[
+        br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"text","text":"one","text":"two"},{"type":"toolCall","type":"text","text":"x"},{"type":"toolCall","id":"c","name":null,"arguments":false},{"type":"toolCall","id":7,"name":{"n":1},"arguments":{"b":1,"a":[2]}}]}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"user","content":["plain","",{"type":"text","text":5},{"type":"image","data":"aGk=","mimeType":"image/png"},{"type":"image","data":"aGk="},{"t\u0079pe":"text","te\u0078t":"escaped keys"},null,3]}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"toolResult","toolCallId":null,"toolName":3,"content":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"image","data":"aGk=","mimeType":"image/png"}]}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"toolResult","toolCallId":12,"content":"as a string"}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"assistant","retryRecovery":null,"content":"dropped"}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"assistant","content":{"type":"text","text":"an object"}}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"image","data":"x","mimeType":"image/png"}]}}"#,
+        br#"{"type":"message","id":"a","message":{"role":["user"],"content":"a role that is not a string"}}"#,
+        br#"{"type":"message","id":"a","message":{"role":"developer","content":[{"type":"text","text":"line\n\"quoted\" \u00e9 \ud83d\ude00"}]}}"#,
+    ];
+    let mut lines: Vec<Vec<u8>> = made.iter().map(|line| line.to_vec()).collect();
+    for file in pi_session_test_support::fixture_and_corpus_files() {
+        let text = fs::read(&file).unwrap();
+        lines.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+    }
+    let with = ProjectOptions::default();
+    let without = ProjectOptions {
+        inputs: Inputs {
+            image: false,
+            ..Inputs::default()
+        },
+        ..ProjectOptions::default()
+    };
+    let mut listed_lines = 0;
+    for line in &lines {
+        let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(read) = listed_entry_with_message_keys(line, &rho::MESSAGE_KEYS)
+            .and_then(|(listed, _)| rho::RhoEntry::from_listed(listed))
+        else {
+            continue;
+        };
+        listed_lines += 1;
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(read, rho::RhoEntry::from_value(&value), "{shown}");
+        for options in [&with, &without] {
+            let stream = rho::MessageStream::new(options).unwrap();
+            assert_eq!(
+                stream.entry_read(read.clone()),
+                stream.entry(&value),
+                "{shown}"
+            );
+        }
+    }
+    // Every made line and the fixtures' message lines went the listed way.
+    assert!(
+        listed_lines > made.len() + 500,
+        "{listed_lines} lines read as members"
+    );
+}

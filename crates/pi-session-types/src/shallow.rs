@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::json;
-use crate::value_read;
+use crate::value_read::{self, Listed};
 use crate::view::key;
 
 /// The keys a reader takes of a `message` entry's line ([`entry_with_message_keys`]).
@@ -62,6 +62,110 @@ pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value
         return None;
     }
     Some((entry, message?))
+}
+
+/// A `message` entry's line as [`listed_entry_with_message_keys`] reads it: the keys kept of
+/// the entry and of its message as lists (in the line's order), the message's `content` read
+/// with its blocks as lists of their members ([`value_read::read_listed`]). No map is made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedEntry {
+    /// The entry's kept keys but `message`, with their values.
+    pub entry: Vec<(&'static str, Value)>,
+    /// The message's kept keys but `content`, with their values.
+    pub message: Vec<(&'static str, Value)>,
+    /// The message's `content`, when it keeps it and the message holds it.
+    pub content: Option<Listed>,
+}
+
+impl ListedEntry {
+    /// The entry's value as [`entry_with_message_keys`] gives it for the same line and keys.
+    pub fn into_value(self) -> Value {
+        let mut message: Vec<(&'static str, Value)> = self.message;
+        let mut entry: Vec<(&'static str, Value)> = self.entry;
+        // Put back where the line has them is not known here: the caller compares maps,
+        // whose equality does not look at the order.
+        if let Some(content) = self.content {
+            message.push((key::CONTENT, content.into_value()));
+        }
+        entry.push((key::MESSAGE, object_of(message)));
+        object_of(entry)
+    }
+}
+
+/// [`entry_with_message_keys`] without a map: the keys kept as lists, the `content` of the
+/// message read as [`value_read::read_listed`] reads it (its blocks as their members). It reads
+/// and refuses what [`entry_with_message_keys`] does, for keys that cut no block
+/// (`keys.blocks` empty; any other `keys` are refused): [`ListedEntry::into_value`] of its
+/// answer is that one's value (as a map: the order of its keys aside).
+///
+/// ```
+/// use pi_session_types::shallow::{Keys, entry_with_message_keys, listed_entry_with_message_keys};
+/// use pi_session_types::value_read::{Element, Listed};
+/// use serde_json::json;
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}"#;
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "content"], blocks: &[] };
+/// let (listed, message) = listed_entry_with_message_keys(line, &keys).unwrap();
+/// assert_eq!(listed.entry, [("type", json!("message")), ("id", json!("a"))]);
+/// assert_eq!(listed.message, [("role", json!("user"))]);
+/// let block = vec![("type".to_owned(), json!("text")), ("text".to_owned(), json!("hi"))];
+/// assert_eq!(listed.content, Some(Listed::Array(vec![Element::Object(block)])));
+/// assert_eq!(Some((listed.into_value(), message)), entry_with_message_keys(line, &keys));
+/// ```
+pub fn listed_entry_with_message_keys<'l>(
+    line: &'l [u8],
+    keys: &Keys,
+) -> Option<(ListedEntry, &'l [u8])> {
+    if !keys.blocks.is_empty() {
+        return None;
+    }
+    let mut message = None;
+    let mut content = None;
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = line.iter().position(|b| !is_space(b))?;
+    let (mut entry, len) = member_list(&line[start..], keys.entry, |name, rest| {
+        if name != key::MESSAGE {
+            return value_at(rest);
+        }
+        if rest.first() != Some(&b'{') {
+            return None;
+        }
+        let (mut inner, len) = member_list(rest, keys.message, |name, rest| {
+            if name != key::CONTENT {
+                return value_at(rest);
+            }
+            let (listed, len) = listed_at(rest)?;
+            content = Some(listed);
+            // A stand-in, taken out below.
+            Some((Value::Null, len))
+        })?;
+        inner.retain(|(name, _)| *name != key::CONTENT);
+        message = Some((inner, &rest[..len]));
+        Some((Value::Null, len))
+    })?;
+    let after = &line[start + len..];
+    if !after.iter().all(is_space) {
+        return None;
+    }
+    let (message, bytes) = message?;
+    entry.retain(|(name, _)| *name != key::MESSAGE);
+    Some((
+        ListedEntry {
+            entry,
+            message,
+            content,
+        },
+        bytes,
+    ))
+}
+
+/// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members.
+fn listed_at(rest: &[u8]) -> Option<(Listed, usize)> {
+    if rest.first() == Some(&b'[')
+        && let Some(read) = value_read::read_listed(rest)
+    {
+        return Some(read);
+    }
+    value_at(rest).map(|(value, len)| (Listed::Other(value), len))
 }
 
 /// [`entry_with_message_keys`] of a line whose message is `JSON.stringify`'s spelling
@@ -538,10 +642,20 @@ fn quoted(value: &[u8]) -> Option<&[u8]> {
 fn members<'l>(
     bytes: &'l [u8],
     kept: &[&'static str],
-    mut read: impl FnMut(&'static str, &'l [u8]) -> Option<(Value, usize)>,
+    read: impl FnMut(&'static str, &'l [u8]) -> Option<(Value, usize)>,
 ) -> Option<(Value, usize)> {
     // Gathered first, so that the map is made as large as it needs to be.
-    let mut found: Vec<(&'static str, Value)> = Vec::with_capacity(kept.len());
+    let (found, len) = member_list(bytes, kept, read)?;
+    Some((object_of(found), len))
+}
+
+/// [`members`] as a list of the members found (no key twice), in the line's order: no map.
+fn member_list<'l, V>(
+    bytes: &'l [u8],
+    kept: &[&'static str],
+    mut read: impl FnMut(&'static str, &'l [u8]) -> Option<(V, usize)>,
+) -> Option<(Vec<(&'static str, V)>, usize)> {
+    let mut found: Vec<(&'static str, V)> = Vec::with_capacity(kept.len());
     let mut refused = false;
     let len = json::read_members(bytes, |name, rest| {
         if refused || name.contains(&b'\\') {
@@ -565,7 +679,7 @@ fn members<'l>(
     if refused {
         return None;
     }
-    Some((object_of(found), len))
+    Some((found, len))
 }
 
 /// The members `found` (no key twice) as a JSON object, in that order.
@@ -649,7 +763,7 @@ fn value_of(bytes: &[u8]) -> Option<Value> {
 mod tests {
     use super::{
         Keys, canonical_entry_with_message_keys, canonical_keyed_message, entry_with_message_keys,
-        value_of,
+        listed_entry_with_message_keys, value_of,
     };
     use serde_json::{Value, json};
 
@@ -702,6 +816,50 @@ mod tests {
             );
             assert!(entry_with_message_keys(other, &KEYS).is_some(), "{other:?}");
         }
+    }
+
+    /// The listed reading (no map) reads what the map reading reads, and refuses what it
+    /// refuses.
+    #[test]
+    fn a_listed_entry_is_the_entry_read_as_a_map() {
+        const LISTED: Keys = Keys {
+            entry: &["type", "id", "message"],
+            message: &["role", "content", "toolCallId"],
+            blocks: &[],
+        };
+        let lines: &[&[u8]] = &[
+            br#"{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"x\ny","type":"image"},"s",1.5e3,[{"deep":[{}]}],null],"usage":{"input":1}},"parentId":null}"#,
+            br#"{"type":"message","id":"a","message":{"content":"plain","role":"user","toolCallId":null}}"#,
+            br#" {"message":{"content":{"an":"object"}},"id":7} "#,
+            br#"{"type":"message","message":{"role":"user","content":[{"t\u0065xt":"escaped key"}]}}"#,
+            br#"{"type":"message","message":{"role":"user","content":["\ud800"]}}"#,
+            br#"{"type":"message","message":{"role":"user","content":[1,]}}"#,
+            br#"{"type":"message","message":{"role":"user","content":[],"content":[]}}"#,
+            br#"{"type":"message","message":{"r\u006fle":"user","content":[]}}"#,
+            br#"{"type":"message","message":[]}"#,
+            br#"{"type":"message","message":{"content":[]}} x"#,
+            br#"{"type":"message"}"#,
+        ];
+        let deep = format!(
+            r#"{{"message":{{"content":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for line in lines.iter().copied().chain([deep.as_bytes()]) {
+            let listed = listed_entry_with_message_keys(line, &LISTED)
+                .map(|(listed, message)| (listed.into_value(), message));
+            assert_eq!(
+                listed,
+                entry_with_message_keys(line, &LISTED),
+                "{}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let cut = Keys {
+            blocks: &["type"],
+            ..LISTED
+        };
+        assert_eq!(listed_entry_with_message_keys(lines[0], &cut), None);
     }
 
     #[test]

@@ -86,6 +86,95 @@ pub fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
     }
 }
 
+/// An object's members as [`read_listed`] gives them: each key (decoded) with its value, in the
+/// order they are written. A key written twice is listed twice; the later one is the value
+/// `serde_json`'s map keeps ([`Listed::into_value`] makes that map).
+pub type Members = Vec<(String, Value)>;
+
+/// An item of an array [`read_listed`] read: an object as its [`Members`], any other item as
+/// its value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Element {
+    /// An object, its members listed (no map made of them).
+    Object(Members),
+    /// Any other value.
+    Other(Value),
+}
+
+/// A value [`read_listed`] read: an array item by item, or any other value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Listed {
+    /// An array, its objects listed as their members.
+    Array(Vec<Element>),
+    /// Any value that is not an array.
+    Other(Value),
+}
+
+impl Listed {
+    /// The value [`read_value`] reads from the same bytes (each object made a map, a key met
+    /// twice in its first place with its later value).
+    pub fn into_value(self) -> Value {
+        match self {
+            Listed::Array(items) => {
+                Value::Array(items.into_iter().map(Element::into_value).collect())
+            }
+            Listed::Other(value) => value,
+        }
+    }
+}
+
+impl Element {
+    /// The item as a value ([`Listed::into_value`]).
+    pub fn into_value(self) -> Value {
+        match self {
+            Element::Object(members) => Value::Object(members.into_iter().collect()),
+            Element::Other(value) => value,
+        }
+    }
+}
+
+/// [`read_value`], an array's objects left as lists of their members ([`Members`]): for a
+/// reader that takes a few keys of each object of an array (rho's projection reads a message's
+/// content blocks so), no map is made of them, no key hashed. It reads and refuses exactly
+/// what [`read_value`] does: [`Listed::into_value`] of its answer is [`read_value`]'s value,
+/// and the length is the same.
+///
+/// ```
+/// use pi_session_types::value_read::{Element, Listed, read_listed, read_value};
+/// use serde_json::json;
+/// let bytes = br#"[{"type":"text","text":"a\nb"},"s"] rest"#;
+/// let (listed, len) = read_listed(bytes).unwrap();
+/// let Listed::Array(items) = &listed else { panic!() };
+/// assert_eq!(items[0], Element::Object(vec![("type".into(), json!("text")), ("text".into(), json!("a\nb"))]));
+/// assert_eq!(Some((listed.into_value(), len)), read_value(bytes));
+/// assert_eq!(read_listed(br#"{"a":1}"#).map(|(l, _)| l), Some(Listed::Other(json!({"a": 1}))));
+/// ```
+pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
+    let mut reader = Reader { bytes, at: 0 };
+    reader.skip_space();
+    if reader.peek()? != b'[' {
+        return read_value(bytes).map(|(value, len)| (Listed::Other(value), len));
+    }
+    // As `value(0)` reads an array: the array one deep, its objects two.
+    let mut items = Vec::new();
+    if !reader.opened(b']')? {
+        loop {
+            let item = if reader.peek()? == b'{' {
+                let mut members = Vec::new();
+                reader.members(2, |key, value| members.push((key, value)))?;
+                Element::Object(members)
+            } else {
+                Element::Other(reader.value(1)?)
+            };
+            items.push(item);
+            if reader.closed(b']')? {
+                break;
+            }
+        }
+    }
+    Some((Listed::Array(items), reader.at))
+}
+
 /// A cursor over the bytes. Every read is bounds-checked: bad input ends the read with `None`.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -124,12 +213,23 @@ impl Reader<'_> {
     }
 
     fn object(&mut self, depth: usize) -> Option<Value> {
+        let mut map = Map::new();
+        // A key met again keeps its first place and takes the later value, as `serde_json`'s
+        // map does.
+        self.members(depth, |key, value| {
+            map.insert(key, value);
+        })?;
+        Some(Value::Object(map))
+    }
+
+    /// The members of the object whose `{` is at the cursor (`depth` containers deep, itself
+    /// included), each handed to `member` in order; the cursor past its `}`.
+    fn members(&mut self, depth: usize, mut member: impl FnMut(String, Value)) -> Option<()> {
         if depth > DEPTH_LIMIT {
             return None;
         }
-        let mut map = Map::new();
         if self.opened(b'}')? {
-            return Some(Value::Object(map));
+            return Some(());
         }
         loop {
             if self.peek()? != b'"' {
@@ -140,11 +240,9 @@ impl Reader<'_> {
             self.eat(b":")?;
             self.skip_space();
             let value = self.value(depth)?;
-            // A key met again keeps its first place and takes the later value, as
-            // `serde_json`'s map does.
-            map.insert(key, value);
+            member(key, value);
             if self.closed(b'}')? {
-                return Some(Value::Object(map));
+                return Some(());
             }
         }
     }
@@ -358,7 +456,7 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_value, read_whole_value};
+    use super::{read_listed, read_value, read_whole_value};
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -372,6 +470,13 @@ mod tests {
     /// Where the two readers may differ: `None` here is always allowed (the caller reads with
     /// `serde_json` then); `Some` must be `serde_json`'s answer.
     fn agrees(bytes: &[u8]) {
+        let listed = read_listed(bytes).map(|(listed, len)| (listed.into_value(), len));
+        assert_eq!(
+            listed,
+            read_value(bytes),
+            "{:?}",
+            String::from_utf8_lossy(bytes)
+        );
         if let Some(read) = read_value(bytes) {
             assert_eq!(
                 Some(&read),

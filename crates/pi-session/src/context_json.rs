@@ -40,7 +40,7 @@ use pi_session_types::JsonValue;
 use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
 use pi_session_types::shallow::{
     KeyedMessage, Keys, Seen, canonical_entry_with_message_keys, canonical_keyed_message,
-    entry_with_message_keys,
+    entry_with_message_keys, listed_entry_with_message_keys,
 };
 use pi_session_types::view::{EntryRef, key};
 
@@ -536,9 +536,30 @@ impl PartReader {
         Ok((values, copies))
     }
 
-    /// [`Self::read`] without the copies (a reader that takes none: rho's).
-    pub(crate) fn entries(&self, session: &Session, positions: &[usize]) -> Result<Vec<JsonValue>> {
-        self.read(session, positions, |_, _| {})
+    /// The entries at `positions` of `session`'s log as rho's projection reads them
+    /// ([`rho::RhoEntry`]): a `message` line of the file as lists of the members rho reads
+    /// ([`listed_entry_with_message_keys`], [`rho::MESSAGE_KEYS`]: no map made of the message
+    /// or its blocks), when it is the entry indexed there; every other entry read as the log
+    /// reads it. The log's lock is held as [`Self::read`] holds it.
+    pub(crate) fn rho_entries(
+        &self,
+        session: &Session,
+        positions: &[usize],
+    ) -> Result<Vec<rho::RhoEntry>> {
+        let of_values =
+            |values: Vec<JsonValue>| values.iter().map(rho::RhoEntry::from_value).collect();
+        let Some(file) = &self.file else {
+            return session.log().values_at(positions).map(of_values);
+        };
+        let candidates = message_lines(&session.log(), positions);
+        let read = file.map_raw(&candidates, |_, entry, line| rho_line(entry, line))?;
+        merge_read(
+            positions,
+            candidates,
+            read,
+            |_, entry| Some(entry),
+            |rest| session.log().values_at(rest).map(of_values),
+        )
     }
 
     /// How many threads read the parts ([`Self::of`]).
@@ -1026,43 +1047,78 @@ fn gather(
     mut copied: impl FnMut(usize, Copied),
     rest: impl FnOnce(&[usize]) -> Result<Vec<JsonValue>>,
 ) -> Result<Vec<JsonValue>> {
+    // A message read shallow that the conversion does not pass through as it is is read
+    // again whole, with the rest.
+    let shallow = |copy: &Option<Copied>| copy.as_ref().is_none_or(|c| c.shallow);
+    merge_read(
+        positions,
+        candidates,
+        read,
+        |at, (value, copy)| {
+            if shallow(&copy) && !may_be_shallow(convert, &value, &copy) {
+                return None;
+            }
+            if let Some(copy) = copy {
+                copied(at, copy);
+            }
+            Some(value)
+        },
+        rest,
+    )
+}
+
+/// The entries at `positions`: those of `candidates` (a part of `positions`, in the same
+/// order) whose line `read` answers for and `keep` keeps (given the place in `positions`),
+/// the others read by `rest` in one batch.
+fn merge_read<R, T>(
+    positions: &[usize],
+    candidates: Vec<usize>,
+    read: Vec<Option<R>>,
+    mut keep: impl FnMut(usize, R) -> Option<T>,
+    rest: impl FnOnce(&[usize]) -> Result<Vec<T>>,
+) -> Result<Vec<T>> {
     let mut found = candidates.into_iter().zip(read).peekable();
-    let mut values: Vec<JsonValue> = Vec::with_capacity(positions.len());
-    // The places in `values` held for the entries `rest` reads, and those entries.
-    let (mut held, mut others) = (Vec::new(), Vec::new());
+    let mut kept: Vec<Option<T>> = Vec::with_capacity(positions.len());
+    let mut others = Vec::new();
     for (at, &position) in positions.iter().enumerate() {
         let hit = match found.peek() {
             Some(&(candidate, _)) if candidate == position => found.next().and_then(|(_, hit)| hit),
             _ => None,
         };
-        // A message read shallow that the conversion does not pass through as it is is read
-        // again whole, with the rest.
-        let shallow = |copy: &Option<Copied>| copy.as_ref().is_none_or(|c| c.shallow);
-        match hit.filter(|(value, copy)| !shallow(copy) || may_be_shallow(convert, value, copy)) {
-            Some((value, copy)) => {
-                if let Some(copy) = copy {
-                    copied(at, copy);
-                }
-                values.push(value);
-            }
-            None => {
-                held.push(values.len());
-                others.push(position);
-                values.push(JsonValue::Null);
-            }
+        let entry = hit.and_then(|hit| keep(at, hit));
+        if entry.is_none() {
+            others.push(position);
         }
+        kept.push(entry);
     }
     if others.is_empty() {
-        return Ok(values);
+        return Ok(kept.into_iter().flatten().collect());
     }
     let read = rest(&others)?;
-    if read.len() != held.len() {
+    if read.len() != others.len() {
         return Err(Error::entry_not_read());
     }
-    for (at, value) in held.into_iter().zip(read) {
-        values[at] = value;
+    let mut read = read.into_iter();
+    kept.into_iter()
+        .map(|entry| entry.or_else(|| read.next()))
+        .collect::<Option<Vec<T>>>()
+        .ok_or_else(Error::entry_not_read)
+}
+
+/// A `message` line as rho reads it ([`PartReader::rho_entries`]), when it is the entry the
+/// index holds at that place (as the store checks before it serves a line as parsed): its
+/// type is `message` and its id the index's, as written.
+fn rho_line(entry: &IndexEntry, line: &[u8]) -> Option<rho::RhoEntry> {
+    let id = entry.envelope.id()?;
+    if entry.envelope.kind() != "message" {
+        return None;
     }
-    Ok(values)
+    let (listed, _) = listed_entry_with_message_keys(line, &rho::MESSAGE_KEYS)?;
+    let read_id = listed.entry.iter().rev().find(|(name, _)| *name == key::ID);
+    if read_id.and_then(|(_, read)| read.as_str()) != Some(id) {
+        return None;
+    }
+    rho::RhoEntry::from_listed(listed)
 }
 
 /// Whether the rules of the format read no more of this entry's message than its shallow

@@ -24,8 +24,9 @@ impl Session {
     /// [`Self::rho_branch_at`]'s entries, and the branch's diagnostics are returned. Only the
     /// bodies rho reads are read ([`pi_session_tree::source::rho_read`]); those it sends (from
     /// the latest compaction's kept range on) a part at a time on threads of their own
-    /// (without the session's lock), each part freed there once its elements are given, so
-    /// neither the entries nor the answer are ever held whole. The
+    /// (without the session's lock), each `message` line as lists of the members rho reads
+    /// (no map made of it: [`pi_session_context::rho::RhoEntry`]), whose texts move into the
+    /// messages, so neither the entries nor the answer are ever held whole. The
     /// session is not locked while `each` runs. With `options.inputs.pdf` (documents are
     /// chosen over the whole branch) the branch is read first, then projected. The first error
     /// of `each` ends the walk.
@@ -96,11 +97,11 @@ impl Session {
         read_parts_in_turn(
             &chunks,
             reading.threads(),
-            |part, read_by| Ok((reading.entries(self, part)?, read_by)),
+            |part, read_by| Ok((reading.rho_entries(self, part)?, read_by)),
             |(_, read_by)| *read_by,
-            |(entries, read_by)| {
-                parts.part(&entries, &mut |message| items.push(message, &mut each))?;
-                Ok::<_, E>(Some((entries, read_by)))
+            |(entries, _)| {
+                parts.part_read(entries, &mut |message| items.push(message, &mut each))?;
+                Ok::<_, E>(None::<(Vec<_>, usize)>)
             },
         )?;
         parts.finish(&mut |message| items.push(message, &mut each))?;
