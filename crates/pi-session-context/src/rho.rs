@@ -18,8 +18,7 @@ use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
 use pi_session_types::js::is_nullish;
-use pi_session_types::shallow::Keys;
-use pi_session_types::shallow::ListedEntry;
+use pi_session_types::shallow::{Keys, ListedEntry};
 use pi_session_types::value_read::{Element, Listed, Members};
 use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key};
 
@@ -27,7 +26,8 @@ use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key}
 /// its `message`) and of the message (`Projector`'s rules and the summary's attachments:
 /// `role`, `content`, `toolCallId`, `toolName`, `retryRecovery`, `attachments`). A reader
 /// may hand rho's projection a `message` entry cut down to these keys
-/// ([`pi_session_types::shallow::entry_with_message_keys`]): it projects the same.
+/// ([`pi_session_types::shallow::entry_with_message_keys`]), or read as lists of them
+/// ([`RhoEntry::from_listed`]): it projects the same.
 pub const MESSAGE_KEYS: Keys = Keys {
     entry: &[key::TYPE, key::ID, key::MESSAGE],
     message: &MESSAGE_KEYS_READ,
