@@ -862,6 +862,75 @@ mod tests {
         assert_eq!(listed_entry_with_message_keys(lines[0], &cut), None);
     }
 
+    /// A `message` line made of the pieces a reader of members could trip over: blocks with
+    /// keys written twice or spelled with escapes, values of every kind, texts with escapes at
+    /// a chunk's edge, and a byte spliced in anywhere.
+    fn message_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let text = prop::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("0123456789abcdef"),
+                Just("\\n"),
+                Just("\\\""),
+                Just("\\u00e9"),
+                Just("\\ud83d\\ude00"),
+                Just("\\ud83d"),
+                Just("é"),
+            ],
+            0..8,
+        )
+        .prop_map(|pieces| format!("\"{}\"", pieces.concat()));
+        let key = prop_oneof![
+            Just("\"type\""),
+            Just("\"text\""),
+            Just("\"t\\u0065xt\""),
+            Just("\"id\""),
+            Just("\"data\""),
+        ];
+        let value = prop_oneof![
+            text.clone(),
+            Just("\"text\"".to_owned()),
+            Just("1.5e3".to_owned()),
+            Just("null".to_owned()),
+            Just("[{\"a\":[]}]".to_owned()),
+        ];
+        let block = prop::collection::vec((key, value.clone()), 0..4).prop_map(|members| {
+            let members: Vec<String> = members.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            format!("{{{}}}", members.join(","))
+        });
+        let item = prop_oneof![block, value];
+        let content = prop_oneof![
+            prop::collection::vec(item, 0..5).prop_map(|items| format!("[{}]", items.join(","))),
+            text,
+        ];
+        (content, any::<Option<(prop::sample::Index, u8)>>()).prop_map(|(content, splice)| {
+            let mut line = format!(
+                r#"{{"type":"message","id":"a","message":{{"role":"user","content":{content},"usage":{{"n":1}}}}}}"#
+            )
+            .into_bytes();
+            if let Some((at, byte)) = splice {
+                let at = at.index(line.len() + 1);
+                line.insert(at, byte);
+            }
+            line
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_made_line_reads_listed_as_it_reads_as_a_map(line in message_line()) {
+            const LISTED: Keys = Keys {
+                entry: &["type", "id", "message"],
+                message: &["role", "content"],
+                blocks: &[],
+            };
+            let listed = listed_entry_with_message_keys(&line, &LISTED)
+                .map(|(listed, message)| (listed.into_value(), message));
+            proptest::prop_assert_eq!(listed, entry_with_message_keys(&line, &LISTED));
+        }
+    }
+
     #[test]
     fn strings_read_as_serde_json_reads_them() {
         for text in [
