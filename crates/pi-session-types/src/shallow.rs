@@ -42,26 +42,73 @@ pub struct Keys {
 /// assert_eq!(entry_with_message_keys(br#"{"type":"message","message":null}"#, &keys), None);
 /// ```
 pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value, &'l [u8])> {
-    // The message's members read where they are (its kept values parsed in place, the others
-    // skipped): its bytes are known once they are, not skipped whole first.
+    let mut read = entry_members(line, keys, |rest| member_of(keys, key::CONTENT, rest))?;
+    if let Some(content) = read.content {
+        put_back(&mut read.message, key::CONTENT, content);
+    }
+    put_back(&mut read.entry, key::MESSAGE, object_of(read.message));
+    Some((object_of(read.entry), read.bytes))
+}
+
+/// What [`entry_members`] read of a line: the kept members of the entry and of its message,
+/// in the line's order, `message` and `content` held by a stand-in (`null`) where they are.
+struct EntryMembers<'l, C> {
+    entry: Vec<(&'static str, Value)>,
+    message: Vec<(&'static str, Value)>,
+    /// The message's `content`, when kept and present, read by the caller's reader.
+    content: Option<C>,
+    /// The bytes of the message.
+    bytes: &'l [u8],
+}
+
+/// The one walk of a `message` entry's line that [`entry_with_message_keys`] and
+/// [`listed_entry_with_message_keys`] share: the line's members (whitespace around the object
+/// allowed, nothing after it), the message's read where they are (its kept values parsed in
+/// place, the others skipped: its bytes are known once they are, not skipped whole first), its
+/// `content` by `content` (given the bytes from the value on, it gives the value read and its
+/// length). `None` where [`entry_with_message_keys`] says.
+fn entry_members<'l, C>(
+    line: &'l [u8],
+    keys: &Keys,
+    mut content: impl FnMut(&'l [u8]) -> Option<(C, usize)>,
+) -> Option<EntryMembers<'l, C>> {
     let mut message = None;
+    let mut read_content = None;
     let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
     let start = line.iter().position(|b| !is_space(b))?;
-    let (entry, len) = members(&line[start..], keys.entry, |name, rest| {
-        if name == key::MESSAGE {
-            let (inner, len) =
-                members(rest, keys.message, |name, rest| member_of(keys, name, rest))?;
-            message = Some(&rest[..len]);
-            Some((inner, len))
-        } else {
-            value_at(rest)
+    let (entry, len) = member_list(&line[start..], keys.entry, |name, rest| {
+        if name != key::MESSAGE {
+            return value_at(rest);
         }
+        let (inner, len) = member_list(rest, keys.message, |name, rest| {
+            if name != key::CONTENT {
+                return value_at(rest);
+            }
+            let (read, len) = content(rest)?;
+            read_content = Some(read);
+            Some((Value::Null, len))
+        })?;
+        message = Some((inner, &rest[..len]));
+        Some((Value::Null, len))
     })?;
     let after = &line[start + len..];
     if !after.iter().all(is_space) {
         return None;
     }
-    Some((entry, message?))
+    let (message, bytes) = message?;
+    Some(EntryMembers {
+        entry,
+        message,
+        content: read_content,
+        bytes,
+    })
+}
+
+/// `value` in the place of `name`'s stand-in in `members`.
+fn put_back(members: &mut [(&'static str, Value)], name: &str, value: Value) {
+    if let Some((_, stand_in)) = members.iter_mut().find(|(kept, _)| *kept == name) {
+        *stand_in = value;
+    }
 }
 
 /// A `message` entry's line as [`listed_entry_with_message_keys`] reads it: the keys kept of
@@ -118,43 +165,16 @@ pub fn listed_entry_with_message_keys<'l>(
     if !keys.blocks.is_empty() {
         return None;
     }
-    let mut message = None;
-    let mut content = None;
-    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
-    let start = line.iter().position(|b| !is_space(b))?;
-    let (mut entry, len) = member_list(&line[start..], keys.entry, |name, rest| {
-        if name != key::MESSAGE {
-            return value_at(rest);
-        }
-        if rest.first() != Some(&b'{') {
-            return None;
-        }
-        let (mut inner, len) = member_list(rest, keys.message, |name, rest| {
-            if name != key::CONTENT {
-                return value_at(rest);
-            }
-            let (listed, len) = listed_at(rest)?;
-            content = Some(listed);
-            // A stand-in, taken out below.
-            Some((Value::Null, len))
-        })?;
-        inner.retain(|(name, _)| *name != key::CONTENT);
-        message = Some((inner, &rest[..len]));
-        Some((Value::Null, len))
-    })?;
-    let after = &line[start + len..];
-    if !after.iter().all(is_space) {
-        return None;
-    }
-    let (message, bytes) = message?;
-    entry.retain(|(name, _)| *name != key::MESSAGE);
+    let mut read = entry_members(line, keys, listed_at)?;
+    read.entry.retain(|(name, _)| *name != key::MESSAGE);
+    read.message.retain(|(name, _)| *name != key::CONTENT);
     Some((
         ListedEntry {
-            entry,
-            message,
-            content,
+            entry: read.entry,
+            message: read.message,
+            content: read.content,
         },
-        bytes,
+        read.bytes,
     ))
 }
 
