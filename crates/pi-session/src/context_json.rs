@@ -558,6 +558,7 @@ impl PartReader {
             candidates,
             read,
             |_, entry| Some(entry),
+            || rho::RhoEntry::from_value(&JsonValue::Null),
             |rest| session.log().values_at(rest).map(of_values),
         )
     }
@@ -1063,46 +1064,51 @@ fn gather(
             }
             Some(value)
         },
+        || JsonValue::Null,
         rest,
     )
 }
 
 /// The entries at `positions`: those of `candidates` (a part of `positions`, in the same
 /// order) whose line `read` answers for and `keep` keeps (given the place in `positions`),
-/// the others read by `rest` in one batch.
+/// the others read by `rest` in one batch, each into a place held for it (by `hold`'s value).
 fn merge_read<R, T>(
     positions: &[usize],
     candidates: Vec<usize>,
     read: Vec<Option<R>>,
     mut keep: impl FnMut(usize, R) -> Option<T>,
+    hold: impl Fn() -> T,
     rest: impl FnOnce(&[usize]) -> Result<Vec<T>>,
 ) -> Result<Vec<T>> {
     let mut found = candidates.into_iter().zip(read).peekable();
-    let mut kept: Vec<Option<T>> = Vec::with_capacity(positions.len());
-    let mut others = Vec::new();
+    let mut entries: Vec<T> = Vec::with_capacity(positions.len());
+    // The places in `entries` held for the entries `rest` reads, and those entries.
+    let (mut held, mut others) = (Vec::new(), Vec::new());
     for (at, &position) in positions.iter().enumerate() {
         let hit = match found.peek() {
             Some(&(candidate, _)) if candidate == position => found.next().and_then(|(_, hit)| hit),
             _ => None,
         };
-        let entry = hit.and_then(|hit| keep(at, hit));
-        if entry.is_none() {
-            others.push(position);
+        match hit.and_then(|hit| keep(at, hit)) {
+            Some(entry) => entries.push(entry),
+            None => {
+                held.push(entries.len());
+                others.push(position);
+                entries.push(hold());
+            }
         }
-        kept.push(entry);
     }
     if others.is_empty() {
-        return Ok(kept.into_iter().flatten().collect());
+        return Ok(entries);
     }
     let read = rest(&others)?;
-    if read.len() != others.len() {
+    if read.len() != held.len() {
         return Err(Error::entry_not_read());
     }
-    let mut read = read.into_iter();
-    kept.into_iter()
-        .map(|entry| entry.or_else(|| read.next()))
-        .collect::<Option<Vec<T>>>()
-        .ok_or_else(Error::entry_not_read)
+    for (at, entry) in held.into_iter().zip(read) {
+        entries[at] = entry;
+    }
+    Ok(entries)
 }
 
 /// A `message` line as rho reads it ([`PartReader::rho_entries`]), when it is the entry the
