@@ -614,20 +614,13 @@ impl Projector<'_> {
     fn tool_result(&self, message: RhoMessage) -> Message {
         // rho's `text/1` of the content, and its pictures in order.
         let mut images: Vec<ContentPart> = Vec::new();
-        let text = match message.content {
-            Some(Content::Items(items)) => {
-                let mut text = String::new();
-                for block in items.into_iter().filter_map(Item::into_block) {
-                    match block.kind.as_deref() {
-                        Some("text") => join(&mut text, block.into_text()),
-                        Some("image") => images.extend(self.picture(&block)),
-                        _ => {}
-                    }
+        let text = message.content.map_or_else(String::new, |content| {
+            content.split(|block| {
+                if block.kind.as_deref() == Some("image") {
+                    images.extend(self.picture(&block));
                 }
-                text
-            }
-            content => content.map(Content::text).unwrap_or_default(),
-        };
+            })
+        });
         let mut content = vec![ContentPart::text(text)];
         content.extend(images);
         let mut result = Message::tool_result(
@@ -654,28 +647,20 @@ fn assistant(message: RhoMessage) -> Option<Message> {
     }
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut made_pictures = false;
-    let mut text = match message.content {
-        Some(Content::Items(items)) => {
-            let mut text = String::new();
-            for block in items.into_iter().filter_map(Item::into_block) {
-                match block.kind.as_deref() {
-                    Some("toolCall") => calls.push(ToolCall {
-                        id: interpolate(block.id.as_ref()),
-                        name: match &block.name {
-                            None | Some(Value::Null) => None,
-                            name => Some(interpolate(name.as_ref())),
-                        },
-                        arguments: encode_arguments(block.arguments.as_ref()),
-                    }),
-                    Some("text") => join(&mut text, block.into_text()),
-                    Some("image") => made_pictures = true,
-                    _ => {}
-                }
-            }
-            text
-        }
-        content => content.map(Content::text).unwrap_or_default(),
-    };
+    let mut text = message.content.map_or_else(String::new, |content| {
+        content.split(|block| match block.kind.as_deref() {
+            Some("toolCall") => calls.push(ToolCall {
+                id: interpolate(block.id.as_ref()),
+                name: match &block.name {
+                    None | Some(Value::Null) => None,
+                    name => Some(interpolate(name.as_ref())),
+                },
+                arguments: encode_arguments(block.arguments.as_ref()),
+            }),
+            Some("image") => made_pictures = true,
+            _ => {}
+        })
+    });
     if text.is_empty() && made_pictures {
         text = MADE_A_PICTURE.to_owned();
     }
@@ -936,26 +921,30 @@ impl Content {
     /// rho's `text/1`: a string as is; the `text` of every text block, concatenated;
     /// otherwise `""`.
     fn text(self) -> String {
+        self.split(|_| {})
+    }
+
+    /// [`Content::text`], handing every block that is not a text block to `other`, in order
+    /// (the projections read pictures and tool calls from them). The first text is taken as
+    /// it is, not copied.
+    fn split(self, mut other: impl FnMut(Block)) -> String {
         match self {
             Content::Text(text) => text,
-            Content::Items(items) => items
-                .into_iter()
-                .filter_map(Item::into_block)
-                .filter(|block| block.kind.as_deref() == Some("text"))
-                .map(Block::into_text)
-                .collect(),
+            Content::Items(items) => {
+                let mut text = String::new();
+                for block in items.into_iter().filter_map(Item::into_block) {
+                    if block.kind.as_deref() != Some("text") {
+                        other(block);
+                    } else if text.is_empty() {
+                        text = block.into_text();
+                    } else {
+                        text.push_str(&block.into_text());
+                    }
+                }
+                text
+            }
             Content::Other => String::new(),
         }
-    }
-}
-
-/// `more` after `text`: the first piece taken as it is, not copied (as collecting owned
-/// strings into one does).
-fn join(text: &mut String, more: String) {
-    if text.is_empty() {
-        *text = more;
-    } else {
-        text.push_str(&more);
     }
 }
 
