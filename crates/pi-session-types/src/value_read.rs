@@ -156,22 +156,14 @@ pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
         return read_value(bytes).map(|(value, len)| (Listed::Other(value), len));
     }
     // As `value(0)` reads an array: the array one deep, its objects two.
-    let mut items = Vec::new();
-    if !reader.opened(b']')? {
-        loop {
-            let item = if reader.peek()? == b'{' {
-                let mut members = Vec::new();
-                reader.members(2, |key, value| members.push((key, value)))?;
-                Element::Object(members)
-            } else {
-                Element::Other(reader.value(1)?)
-            };
-            items.push(item);
-            if reader.closed(b']')? {
-                break;
-            }
+    let items = reader.items(1, |reader, depth| {
+        if reader.peek()? != b'{' {
+            return reader.value(depth).map(Element::Other);
         }
-    }
+        let mut members = Vec::new();
+        reader.members(depth + 1, |key, value| members.push((key, value)))?;
+        Some(Element::Object(members))
+    })?;
     Some((Listed::Array(items), reader.at))
 }
 
@@ -248,17 +240,29 @@ impl Reader<'_> {
     }
 
     fn array(&mut self, depth: usize) -> Option<Value> {
+        self.items(depth, |reader, depth| reader.value(depth))
+            .map(Value::Array)
+    }
+
+    /// The items of the array whose `[` is at the cursor (`depth` containers deep, itself
+    /// included), each read by `item` (given the reader at the item and `depth`); the cursor
+    /// past its `]`.
+    fn items<T>(
+        &mut self,
+        depth: usize,
+        mut item: impl FnMut(&mut Self, usize) -> Option<T>,
+    ) -> Option<Vec<T>> {
         if depth > DEPTH_LIMIT {
             return None;
         }
         let mut items = Vec::new();
         if self.opened(b']')? {
-            return Some(Value::Array(items));
+            return Some(items);
         }
         loop {
-            items.push(self.value(depth)?);
+            items.push(item(self, depth)?);
             if self.closed(b']')? {
-                return Some(Value::Array(items));
+                return Some(items);
             }
         }
     }

@@ -857,13 +857,9 @@ impl LineReader {
             None => entry_with_message_keys(line, keys).map(|read| (read, false)),
         });
         if let Some(((value, message), canonical)) = shallow {
-            // The entry indexed here (as the store checks before it serves a line as parsed),
-            // sent as written when copies are taken.
+            // The entry indexed here, sent as written when copies are taken.
             let envelope = EntryRef::new(&value);
-            let same_entry = entry.envelope.kind() == "message"
-                && envelope.is("message")
-                && entry.envelope.id().is_some()
-                && envelope.id() == entry.envelope.id();
+            let same_entry = is_indexed_message(entry, envelope.kind(), envelope.id());
             match self.copy {
                 None if same_entry => return Some((value, None)),
                 Some(rule) if same_entry && rule.sent_as_written(line, message, canonical) => {
@@ -1115,16 +1111,27 @@ fn merge_read<R, T>(
 /// index holds at that place (as the store checks before it serves a line as parsed): its
 /// type is `message` and its id the index's, as written.
 fn rho_line(entry: &IndexEntry, line: &[u8]) -> Option<rho::RhoEntry> {
-    let id = entry.envelope.id()?;
     if entry.envelope.kind() != "message" {
         return None;
     }
     let (listed, _) = listed_entry_with_message_keys(line, &rho::MESSAGE_KEYS)?;
-    let read_id = listed.entry.iter().rev().find(|(name, _)| *name == key::ID);
-    if read_id.and_then(|(_, read)| read.as_str()) != Some(id) {
-        return None;
-    }
-    rho::RhoEntry::from_listed(listed)
+    let read = |name: &str| {
+        let member = listed.entry.iter().find(|(kept, _)| *kept == name);
+        member.and_then(|(_, value)| value.as_str())
+    };
+    is_indexed_message(entry, read(key::TYPE), read(key::ID))
+        .then(|| rho::RhoEntry::from_listed(listed))
+        .flatten()
+}
+
+/// Whether a line whose `type` and `id` read `kind` and `id` holds the entry the index holds
+/// at its place, as the store checks before it serves a line as parsed: a `message`, with the
+/// index's id.
+fn is_indexed_message(entry: &IndexEntry, kind: Option<&str>, id: Option<&str>) -> bool {
+    entry.envelope.kind() == "message"
+        && kind == Some("message")
+        && id.is_some()
+        && id == entry.envelope.id()
 }
 
 /// Whether the rules of the format read no more of this entry's message than its shallow
@@ -1154,17 +1161,14 @@ fn may_be_shallow(
 /// before it serves a line as parsed) and the message is sent as written
 /// ([`CopyRule::as_written`]).
 fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) -> Option<&'l [u8]> {
-    let envelope = &entry.envelope;
-    let id = envelope.id()?;
-    let [kind, written_id, message] = top_level_members(line, ["type", "id", "message"])?;
-    let quoted = |text: &[u8], expected: &str| {
-        text.strip_prefix(b"\"")
-            .and_then(|t| t.strip_suffix(b"\""))
-            .is_some_and(|t| t == expected.as_bytes())
+    let [kind, id, message] = top_level_members(line, ["type", "id", "message"])?;
+    // A string as written between its quotes: one spelled with an escape is not the index's
+    // text, and the line is read the ordinary way.
+    let quoted = |text: &'l [u8]| {
+        let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        std::str::from_utf8(inner).ok()
     };
-    let same_entry = envelope.kind() == "message"
-        && kind.is_some_and(|k| quoted(k, "message"))
-        && written_id.is_some_and(|i| quoted(i, id));
+    let same_entry = is_indexed_message(entry, kind.and_then(quoted), id.and_then(quoted));
     message.filter(|message| same_entry && rule.as_written(line, message))
 }
 
