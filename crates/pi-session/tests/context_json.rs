@@ -11,7 +11,7 @@ use std::path::Path;
 use pi_session::projection::projection::omp_agent_loop_options;
 use pi_session::store::Store;
 use pi_session::tree::{BlobFolder, BlobSource, ContextOptions, Dialect, LeafSelector};
-use pi_session::{Format, Inputs, ProjectOptions, Session, UserOptions};
+use pi_session::{ErrorKind, Format, Inputs, ProjectOptions, Session, UserOptions};
 use pi_session_test_support::{LinearSession, fixture_and_corpus_files};
 use pi_session_types::json::to_js_vec;
 use serde_json::Value;
@@ -399,6 +399,40 @@ fn appends_by_another_cursor_while_a_long_branch_is_read_change_nothing() {
             sent.len() > 9_000 && appended == sent.len() / 500,
             "{format:?}"
         );
+    }
+}
+
+/// A line rewritten in place after the open (the same length, another id) is no longer the
+/// entry indexed there: no reader of the parts serves it, whichever way it reads the line (as
+/// its keys, its copy, or rho's lists of members); the context ends with the store's "changed"
+/// error, as a read of the whole entry does.
+#[test]
+fn a_line_rewritten_in_place_is_not_served_as_the_entry_indexed_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let text = long_branch(9_500, false, None);
+    std::fs::write(&path, &text).unwrap();
+    let session = Session::open(&path, "anthropic:claude-x").unwrap().session;
+    let rewritten = text.replace(r#""id":"u9000""#, r#""id":"x9000""#);
+    assert_eq!(rewritten.len(), text.len());
+    std::fs::write(&path, rewritten).unwrap();
+    let leaf = LeafSelector::Default;
+    let changed = |result: Result<(), pi_session::Error>, case: &str| match result {
+        Err(error) => assert_eq!(error.kind(), ErrorKind::Changed, "{case}: {error}"),
+        Ok(()) => panic!("{case}: the rewritten line was served"),
+    };
+    for dialect in [Dialect::PI, Dialect::PI16, Dialect::OMP] {
+        for format in [Format::Agent, Format::Llm] {
+            let context = ContextOptions::default();
+            let read = session.context_json_at(&leaf, format, dialect, &context);
+            changed(read.map(drop), &format!("{dialect:?} {format:?}"));
+        }
+    }
+    for format in [Format::ReqLlm, Format::OpenAi, Format::Anthropic] {
+        let options = ProjectOptions::default();
+        let read =
+            session.rho_items_each(&leaf, format, &options, |_| Ok::<_, pi_session::Error>(()));
+        changed(read.map(drop), &format!("{format:?}"));
     }
 }
 
