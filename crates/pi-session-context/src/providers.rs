@@ -46,11 +46,19 @@ pub struct OpenAiOptions {
 /// assert_eq!(out, serde_json::json!([{"role":"user","content":"hi"}]));
 /// ```
 pub fn openai_chat_messages(messages: &[Message], options: OpenAiOptions) -> Value {
+    openai_chat_messages_owned(messages.iter().cloned(), options)
+}
+
+/// [`openai_chat_messages`] of messages the caller is done with ([`OpenAiStream::push_owned`]).
+pub fn openai_chat_messages_owned(
+    messages: impl IntoIterator<Item = Message>,
+    options: OpenAiOptions,
+) -> Value {
     let mut out = Vec::new();
     let mut push = pushing_to(&mut out);
     let mut stream = OpenAiStream::new(options);
     for message in messages {
-        let Ok(()) = stream.push(message, &mut push);
+        let Ok(()) = stream.push_owned(message, &mut push);
     }
     let Ok(()) = stream.finish(&mut push);
     drop(push);
@@ -78,28 +86,34 @@ impl OpenAiStream {
     }
 
     /// Gives `each` the request messages `message` makes (none, one, or after a run of tool
-    /// results with pictures the turn that carries them, then this one).
+    /// results with pictures the turn that carries them, then this one). The texts are copied
+    /// into them: [`Self::push_owned`] moves them instead.
     pub fn push<E>(
         &mut self,
         message: &Message,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.push_owned(message.clone(), each)
+    }
+
+    /// [`Self::push`] of a message the caller is done with: its texts, names and ids move into
+    /// the request messages, not copied.
+    pub fn push_owned<E>(
+        &mut self,
+        mut message: Message,
+        each: &mut impl FnMut(Value) -> Result<(), E>,
+    ) -> Result<(), E> {
         if message.role != Role::Tool {
             self.end_tool_run(each)?;
-            if !is_empty_assistant(message) {
+            if !is_empty_assistant(&message) {
                 each(openai_message(message))?;
             }
             return Ok(());
         }
-        let text = message
-            .content
-            .iter()
-            .filter_map(ContentPart::as_text)
-            .collect::<Vec<_>>()
-            .join("\n");
+        let text = joined_texts(&mut message.content, "\n");
         let pictures: Vec<Value> = message
             .content
-            .iter()
+            .iter_mut()
             .filter(|p| p.kind == PartType::Image)
             .filter_map(openai_part)
             .collect();
@@ -113,12 +127,12 @@ impl OpenAiStream {
         tool_message.insert("content".into(), text.into());
         tool_message.insert(
             "tool_call_id".into(),
-            message.tool_call_id.clone().unwrap_or_default().into(),
+            message.tool_call_id.take().unwrap_or_default().into(),
         );
         if self.options.tool_result_name
-            && let Some(name) = &message.name
+            && let Some(name) = message.name.take()
         {
-            tool_message.insert("name".into(), name.clone().into());
+            tool_message.insert("name".into(), name.into());
         }
         each(Value::Object(tool_message))?;
         self.images.extend(pictures);
@@ -168,14 +182,34 @@ fn is_empty_assistant(message: &Message) -> bool {
             .all(|p| p.as_text().is_some_and(str::is_empty))
 }
 
-fn openai_message(message: &Message) -> Value {
-    let parts: Vec<Value> = message.content.iter().filter_map(openai_part).collect();
-    let content = match (message.content.as_slice(), parts.is_empty()) {
-        ([only], _) if only.kind == PartType::Text => {
-            Value::String(only.text.clone().unwrap_or_default())
+/// The texts of `parts`' text parts (`ContentPart::as_text`) joined with `separator`, taken
+/// out of them: one text is moved, not copied.
+fn joined_texts(parts: &mut [ContentPart], separator: &str) -> String {
+    let mut texts = parts
+        .iter_mut()
+        .filter(|part| part.kind == PartType::Text)
+        .filter_map(|part| part.text.take());
+    let mut joined = texts.next().unwrap_or_default();
+    for text in texts {
+        joined.push_str(separator);
+        joined.push_str(&text);
+    }
+    joined
+}
+
+fn openai_message(mut message: Message) -> Value {
+    let content = match message.content.as_mut_slice() {
+        [only] if only.kind == PartType::Text => {
+            Value::String(only.text.take().unwrap_or_default())
         }
-        (_, true) if message.role == Role::Assistant => Value::Null,
-        _ => Value::Array(parts),
+        parts => {
+            let parts: Vec<Value> = parts.iter_mut().filter_map(openai_part).collect();
+            if parts.is_empty() && message.role == Role::Assistant {
+                Value::Null
+            } else {
+                Value::Array(parts)
+            }
+        }
     };
     let mut out = Map::new();
     out.insert("role".into(), message.role.as_str().into());
@@ -186,11 +220,11 @@ fn openai_message(message: &Message) -> Value {
             Value::Array(calls.iter().map(|c| c.to_canonical_json()).collect()),
         );
     }
-    if let Some(id) = &message.tool_call_id {
-        out.insert("tool_call_id".into(), id.clone().into());
+    if let Some(id) = message.tool_call_id.take() {
+        out.insert("tool_call_id".into(), id.into());
     }
-    if let Some(name) = message.name.as_ref().filter(|n| !n.is_empty()) {
-        out.insert("name".into(), name.clone().into());
+    if let Some(name) = message.name.take().filter(|n| !n.is_empty()) {
+        out.insert("name".into(), name.into());
     }
     Value::Object(out)
 }
@@ -203,17 +237,18 @@ fn data_uri(part: &ContentPart, default_mime: &str) -> String {
     )
 }
 
-fn openai_part(part: &ContentPart) -> Option<Value> {
+/// A part as OpenAI takes it; its text, URL or file name taken out of it.
+fn openai_part(part: &mut ContentPart) -> Option<Value> {
     match part.kind {
-        PartType::Text => Some(text_block(part.text.clone().unwrap_or_default())),
+        PartType::Text => Some(text_block(part.text.take().unwrap_or_default())),
         PartType::Image => {
             Some(json!({"type": "image_url", "image_url": {"url": data_uri(part, "image/png")}}))
         }
         PartType::ImageUrl => Some(
-            json!({"type": "image_url", "image_url": {"url": part.url.clone().unwrap_or_default()}}),
+            json!({"type": "image_url", "image_url": {"url": part.url.take().unwrap_or_default()}}),
         ),
         PartType::File => Some(json!({"type": "file", "file": {
-            "filename": part.filename.clone().unwrap_or_default(),
+            "filename": part.filename.take().unwrap_or_default(),
             "file_data": data_uri(part, "application/octet-stream"),
         }})),
         PartType::Thinking => None,
@@ -236,11 +271,17 @@ fn openai_part(part: &ContentPart) -> Option<Value> {
 /// assert_eq!(out, serde_json::json!({"system":"be brief","messages":[{"role":"user","content":"hi"}]}));
 /// ```
 pub fn anthropic_messages(messages: &[Message]) -> Value {
+    anthropic_messages_owned(messages.iter().cloned())
+}
+
+/// [`anthropic_messages`] of messages the caller is done with
+/// ([`AnthropicStream::push_owned`]).
+pub fn anthropic_messages_owned(messages: impl IntoIterator<Item = Message>) -> Value {
     let mut out: Vec<Value> = Vec::new();
     let mut push = pushing_to(&mut out);
     let mut stream = AnthropicStream::default();
     for message in messages {
-        let Ok(()) = stream.push(message, &mut push);
+        let Ok(()) = stream.push_owned(message, &mut push);
     }
     let Ok(system_blocks) = stream.finish(&mut push);
     drop(push);
@@ -268,16 +309,27 @@ pub struct AnthropicStream {
 }
 
 impl AnthropicStream {
-    /// Gives `each` the request messages complete once `message` has come.
+    /// Gives `each` the request messages complete once `message` has come. The texts are
+    /// copied into them: [`Self::push_owned`] moves them instead.
     pub fn push<E>(
         &mut self,
         message: &Message,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.push_owned(message.clone(), each)
+    }
+
+    /// [`Self::push`] of a message the caller is done with: its texts, names and ids move into
+    /// the request messages, not copied.
+    pub fn push_owned<E>(
+        &mut self,
+        mut message: Message,
+        each: &mut impl FnMut(Value) -> Result<(), E>,
+    ) -> Result<(), E> {
         match message.role {
             Role::System => {
                 self.system
-                    .extend(message.content.iter().filter_map(anthropic_block));
+                    .extend(message.content.iter_mut().filter_map(anthropic_block));
                 self.end_tool_turn(each)
             }
             Role::Tool => {
@@ -286,20 +338,23 @@ impl AnthropicStream {
                 Ok(())
             }
             // Left out, and a run of tool results goes on past it.
-            Role::Assistant if is_empty_assistant(message) => Ok(()),
+            Role::Assistant if is_empty_assistant(&message) => Ok(()),
             Role::User | Role::Assistant => {
                 self.end_tool_turn(each)?;
-                let mut blocks: Vec<Value> =
-                    message.content.iter().filter_map(anthropic_block).collect();
-                for call in message.tool_calls.iter().flatten() {
+                let mut blocks: Vec<Value> = message
+                    .content
+                    .iter_mut()
+                    .filter_map(anthropic_block)
+                    .collect();
+                for call in message.tool_calls.into_iter().flatten() {
                     let input = serde_json::from_str::<Value>(&call.arguments)
                         .ok()
                         .filter(Value::is_object)
                         .unwrap_or_else(|| Value::Object(Map::new()));
                     blocks.push(fields([
                         ("type", "tool_use".into()),
-                        ("id", call.id.clone().into()),
-                        ("name", call.name.clone().map_or(Value::Null, Value::String)),
+                        ("id", call.id.into()),
+                        ("name", call.name.map_or(Value::Null, Value::String)),
                         ("input", input),
                     ]));
                 }
@@ -352,35 +407,40 @@ fn base64_source(part: &ContentPart, default_mime: &str) -> Value {
     })
 }
 
-fn anthropic_block(part: &ContentPart) -> Option<Value> {
+/// A part as Anthropic takes it (none for an empty text); its text or URL taken out of it.
+fn anthropic_block(part: &mut ContentPart) -> Option<Value> {
     match part.kind {
         PartType::Text => {
-            let text = part.text.as_deref().unwrap_or_default();
+            let text = part.text.take().unwrap_or_default();
             (!text.is_empty()).then(|| text_block(text))
         }
         PartType::Image => {
             Some(json!({"type": "image", "source": base64_source(part, "image/png")}))
         }
         PartType::ImageUrl => Some(
-            json!({"type": "image", "source": {"type": "url", "url": part.url.clone().unwrap_or_default()}}),
+            json!({"type": "image", "source": {"type": "url", "url": part.url.take().unwrap_or_default()}}),
         ),
         PartType::File => {
             Some(json!({"type": "document", "source": base64_source(part, "application/pdf")}))
         }
         PartType::Thinking => Some(fields([
             ("type", "thinking".into()),
-            ("thinking", part.text.clone().unwrap_or_default().into()),
+            ("thinking", part.text.take().unwrap_or_default().into()),
         ])),
     }
 }
 
-fn anthropic_tool_result(message: &Message) -> Value {
-    let blocks: Vec<Value> = message.content.iter().filter_map(anthropic_block).collect();
+fn anthropic_tool_result(mut message: Message) -> Value {
+    let blocks: Vec<Value> = message
+        .content
+        .iter_mut()
+        .filter_map(anthropic_block)
+        .collect();
     let mut block = Map::new();
     block.insert("type".into(), "tool_result".into());
     block.insert(
         "tool_use_id".into(),
-        message.tool_call_id.clone().unwrap_or_default().into(),
+        message.tool_call_id.take().unwrap_or_default().into(),
     );
     block.insert("content".into(), collapse(blocks));
     if message.metadata.get("is_error") == Some(&Value::Bool(true)) {

@@ -88,3 +88,127 @@ fn anthropic_undecodable_arguments_become_an_empty_input() {
         json!({"type": "text", "text": "x"})
     );
 }
+
+/// Messages with every kind of part, several texts (one empty) in a tool result, names and
+/// ids: what a stream moves out of a message it owns.
+fn every_part() -> Vec<pi_session_context::reqllm::Message> {
+    use pi_session_context::reqllm::{ContentPart, Message, Role, ToolCall};
+    let mut parts = vec![
+        ContentPart::text("a"),
+        ContentPart::image(vec![1, 2, 3], Some("image/png".into())),
+        ContentPart::text(""),
+        ContentPart::thinking("hm"),
+        ContentPart::image_url("https://x/y.png"),
+        ContentPart::file(vec![4], "a.pdf", "application/pdf", Default::default()),
+        ContentPart::text("b"),
+    ];
+    parts.push(ContentPart {
+        text: None,
+        ..ContentPart::text("")
+    });
+    let mut system = Message::system_text("be brief");
+    system.content.push(ContentPart::text("twice"));
+    let calls = vec![ToolCall {
+        id: "c1".into(),
+        name: Some("read".into()),
+        arguments: r#"{"path":"x"}"#.into(),
+    }];
+    let mut named = Message::tool_result("c2", Some("grep".into()), parts.clone());
+    named.role = Role::Tool;
+    vec![
+        system,
+        Message::user(parts.clone()),
+        Message::assistant("one text", calls),
+        Message::tool_result("c1", Some("read".into()), parts.clone()),
+        named,
+        Message::tool_result("c3", None, vec![ContentPart::thinking("only")]),
+        Message::user_text("lone"),
+        Message::assistant("  ", Vec::new()),
+        Message::user(parts),
+    ]
+}
+
+/// A stream's `each` that gathers what it is given into `out`.
+fn into(out: &mut Vec<serde_json::Value>) -> impl FnMut(serde_json::Value) -> Result<(), ()> + '_ {
+    |value| {
+        out.push(value);
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
+    use pi_session_context::providers::{AnthropicStream, OpenAiStream};
+    let messages = every_part();
+    for options in [
+        OpenAiOptions::default(),
+        OpenAiOptions {
+            assistant_after_tool_result: true,
+            tool_result_name: true,
+        },
+    ] {
+        let (mut lent, mut given) = (Vec::new(), Vec::new());
+        let (mut by_ref, mut by_value) = (OpenAiStream::new(options), OpenAiStream::new(options));
+        for message in &messages {
+            let before = message.clone();
+            by_ref.push(message, &mut into(&mut lent)).unwrap();
+            assert_eq!(message, &before, "a lent message is left as it was");
+            by_value
+                .push_owned(message.clone(), &mut into(&mut given))
+                .unwrap();
+        }
+        by_ref.finish(&mut into(&mut lent)).unwrap();
+        by_value.finish(&mut into(&mut given)).unwrap();
+        assert_eq!(lent, given);
+        // Every part in its place (thinking dropped), a text without one as `""`.
+        assert_eq!(
+            lent[1]["content"],
+            json!([
+                {"type": "text", "text": "a"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AQID"}},
+                {"type": "text", "text": ""},
+                {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+                {"type": "file", "file": {"filename": "a.pdf",
+                    "file_data": "data:application/pdf;base64,BA=="}},
+                {"type": "text", "text": "b"},
+                {"type": "text", "text": ""},
+            ])
+        );
+        // The texts of a tool result are joined with a newline, the empty one included.
+        assert!(
+            lent.iter().any(|m| m["content"] == json!("a\n\nb")),
+            "{lent:?}"
+        );
+        assert!(lent.iter().any(|m| m["name"] == json!("grep")) == options.tool_result_name);
+    }
+    let (mut lent, mut given) = (Vec::new(), Vec::new());
+    let (mut by_ref, mut by_value) = (AnthropicStream::default(), AnthropicStream::default());
+    for message in &messages {
+        by_ref.push(message, &mut into(&mut lent)).unwrap();
+        by_value
+            .push_owned(message.clone(), &mut into(&mut given))
+            .unwrap();
+    }
+    let system = by_ref.finish(&mut into(&mut lent)).unwrap();
+    assert_eq!(by_value.finish(&mut into(&mut given)).unwrap(), system);
+    assert_eq!(lent, given);
+    assert_eq!(system.len(), 2);
+    let blocks = |m: &serde_json::Value| m["content"].as_array().cloned().unwrap_or_default();
+    assert!(
+        lent.iter()
+            .flat_map(blocks)
+            .any(|block| block == json!({"type": "thinking", "thinking": "hm"}))
+    );
+    // The whole-answer functions give what the streams give.
+    assert_eq!(
+        anthropic_messages(&messages)["messages"],
+        serde_json::Value::Array(lent)
+    );
+    assert_eq!(
+        openai_chat_messages(&messages, OpenAiOptions::default()),
+        pi_session_context::providers::openai_chat_messages_owned(
+            messages.clone(),
+            OpenAiOptions::default()
+        )
+    );
+}
