@@ -86,8 +86,8 @@ impl OpenAiStream {
     }
 
     /// Gives `each` the request messages `message` makes (none, one, or after a run of tool
-    /// results with pictures the turn that carries them, then this one). The texts are copied
-    /// into them: [`Self::push_owned`] moves them instead.
+    /// results with pictures the turn that carries them, then this one), from a copy of
+    /// `message`: [`Self::push_owned`] takes the message itself and moves its texts instead.
     pub fn push<E>(
         &mut self,
         message: &Message,
@@ -309,8 +309,8 @@ pub struct AnthropicStream {
 }
 
 impl AnthropicStream {
-    /// Gives `each` the request messages complete once `message` has come. The texts are
-    /// copied into them: [`Self::push_owned`] moves them instead.
+    /// Gives `each` the request messages complete once `message` has come, from a copy of
+    /// `message`: [`Self::push_owned`] takes the message itself and moves its texts instead.
     pub fn push<E>(
         &mut self,
         message: &Message,
