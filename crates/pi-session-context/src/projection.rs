@@ -13,8 +13,7 @@ use crate::dialect::llm_messages;
 use crate::dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
 use crate::documents::{DocumentSource, NoDocuments};
 use crate::providers::{
-    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages_owned,
-    openai_chat_messages_owned,
+    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
 };
 use crate::reqllm::{Message, to_canonical_json, to_compact_json};
 use crate::rho::{self, Inputs};
@@ -131,8 +130,8 @@ pub fn project(
     let messages = rho::context(branch, options);
     let value = match format {
         Format::ReqLlmCompact => to_compact_json(&messages),
-        Format::OpenAi => openai_chat_messages_owned(messages, options.openai),
-        Format::Anthropic => anthropic_messages_owned(messages),
+        Format::OpenAi => openai_chat_messages(messages, options.openai),
+        Format::Anthropic => anthropic_messages(messages),
         Format::ReqLlm | Format::Agent | Format::Llm | Format::OmpAgentLoop => {
             to_canonical_json(&messages)
         }
@@ -272,8 +271,8 @@ impl RhoItems {
     ) -> Result<(), E> {
         let mut value = |v| each(RhoItem::Value(v));
         match &mut self.made {
-            Made::OpenAi(stream) => stream.push_owned(message, &mut value),
-            Made::Anthropic(stream) => stream.push_owned(message, &mut value),
+            Made::OpenAi(stream) => stream.push(message, &mut value),
+            Made::Anthropic(stream) => stream.push(message, &mut value),
             Made::Compact => value(message.to_compact_json()),
             Made::Canonical => each(RhoItem::Message(message)),
         }

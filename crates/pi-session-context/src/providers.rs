@@ -2,6 +2,7 @@
 //! §C.2–C.3): the `messages` array of an OpenAI Chat Completions request and
 //! the `{system?, messages}` of an Anthropic Messages request.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 
 use serde_json::{Map, Value, json};
@@ -39,26 +40,24 @@ pub struct OpenAiOptions {
 /// carry text only: after a run of tool results with pictures, one user turn
 /// brings the pictures (pi's convention).
 ///
+/// `messages` lent (`&[Message]`, `&Vec<Message>`) are copied a message at a time; given
+/// (`Vec<Message>`), their texts move into the answer ([`OpenAiStream::push`]).
+///
 /// ```
 /// use pi_session_context::providers::{openai_chat_messages, OpenAiOptions};
 /// use pi_session_context::reqllm::Message;
 /// let out = openai_chat_messages(&[Message::user_text("hi")], OpenAiOptions::default());
 /// assert_eq!(out, serde_json::json!([{"role":"user","content":"hi"}]));
 /// ```
-pub fn openai_chat_messages(messages: &[Message], options: OpenAiOptions) -> Value {
-    openai_chat_messages_owned(messages.iter().cloned(), options)
-}
-
-/// [`openai_chat_messages`] of messages the caller is done with ([`OpenAiStream::push_owned`]).
-pub fn openai_chat_messages_owned(
-    messages: impl IntoIterator<Item = Message>,
+pub fn openai_chat_messages<'m>(
+    messages: impl IntoIterator<Item = impl Into<Cow<'m, Message>>>,
     options: OpenAiOptions,
 ) -> Value {
     let mut out = Vec::new();
     let mut push = pushing_to(&mut out);
     let mut stream = OpenAiStream::new(options);
     for message in messages {
-        let Ok(()) = stream.push_owned(message, &mut push);
+        let Ok(()) = stream.push(message, &mut push);
     }
     let Ok(()) = stream.finish(&mut push);
     drop(push);
@@ -86,23 +85,15 @@ impl OpenAiStream {
     }
 
     /// Gives `each` the request messages `message` makes (none, one, or after a run of tool
-    /// results with pictures the turn that carries them, then this one), from a copy of
-    /// `message`: [`Self::push_owned`] takes the message itself and moves its texts instead.
-    pub fn push<E>(
+    /// results with pictures the turn that carries them, then this one). A message given
+    /// (`Message`) has its texts, names and ids moved into them; one lent (`&Message`) is
+    /// copied first.
+    pub fn push<'m, E>(
         &mut self,
-        message: &Message,
+        message: impl Into<Cow<'m, Message>>,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.push_owned(message.clone(), each)
-    }
-
-    /// [`Self::push`] of a message the caller is done with: its texts, names and ids move into
-    /// the request messages, not copied.
-    pub fn push_owned<E>(
-        &mut self,
-        mut message: Message,
-        each: &mut impl FnMut(Value) -> Result<(), E>,
-    ) -> Result<(), E> {
+        let mut message = message.into().into_owned();
         if message.role != Role::Tool {
             self.end_tool_run(each)?;
             if !is_empty_assistant(&message) {
@@ -264,24 +255,23 @@ fn openai_part(part: &mut ContentPart) -> Option<Value> {
 /// results become `tool_result` blocks in a user turn, and consecutive tool
 /// results share one user turn.
 ///
+/// `messages` lent are copied a message at a time; given, their texts move into the answer
+/// ([`AnthropicStream::push`]).
+///
 /// ```
 /// use pi_session_context::providers::anthropic_messages;
 /// use pi_session_context::reqllm::Message;
 /// let out = anthropic_messages(&[Message::system_text("be brief"), Message::user_text("hi")]);
 /// assert_eq!(out, serde_json::json!({"system":"be brief","messages":[{"role":"user","content":"hi"}]}));
 /// ```
-pub fn anthropic_messages(messages: &[Message]) -> Value {
-    anthropic_messages_owned(messages.iter().cloned())
-}
-
-/// [`anthropic_messages`] of messages the caller is done with
-/// ([`AnthropicStream::push_owned`]).
-pub fn anthropic_messages_owned(messages: impl IntoIterator<Item = Message>) -> Value {
+pub fn anthropic_messages<'m>(
+    messages: impl IntoIterator<Item = impl Into<Cow<'m, Message>>>,
+) -> Value {
     let mut out: Vec<Value> = Vec::new();
     let mut push = pushing_to(&mut out);
     let mut stream = AnthropicStream::default();
     for message in messages {
-        let Ok(()) = stream.push_owned(message, &mut push);
+        let Ok(()) = stream.push(message, &mut push);
     }
     let Ok(system_blocks) = stream.finish(&mut push);
     drop(push);
@@ -309,23 +299,15 @@ pub struct AnthropicStream {
 }
 
 impl AnthropicStream {
-    /// Gives `each` the request messages complete once `message` has come, from a copy of
-    /// `message`: [`Self::push_owned`] takes the message itself and moves its texts instead.
-    pub fn push<E>(
+    /// Gives `each` the request messages complete once `message` has come. A message given
+    /// (`Message`) has its texts, names and ids moved into them; one lent (`&Message`) is
+    /// copied first.
+    pub fn push<'m, E>(
         &mut self,
-        message: &Message,
+        message: impl Into<Cow<'m, Message>>,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.push_owned(message.clone(), each)
-    }
-
-    /// [`Self::push`] of a message the caller is done with: its texts, names and ids move into
-    /// the request messages, not copied.
-    pub fn push_owned<E>(
-        &mut self,
-        mut message: Message,
-        each: &mut impl FnMut(Value) -> Result<(), E>,
-    ) -> Result<(), E> {
+        let mut message = message.into().into_owned();
         match message.role {
             Role::System => {
                 self.system

@@ -352,6 +352,21 @@ impl Message {
     }
 }
 
+/// A message given to a function that takes it lent or given (`impl Into<Cow<Message>>`: the
+/// provider streams), which then owns it.
+impl From<Message> for std::borrow::Cow<'_, Message> {
+    fn from(message: Message) -> Self {
+        std::borrow::Cow::Owned(message)
+    }
+}
+
+/// A message lent to a function that takes it lent or given, which copies what it keeps.
+impl<'m> From<&'m Message> for std::borrow::Cow<'m, Message> {
+    fn from(message: &'m Message) -> Self {
+        std::borrow::Cow::Borrowed(message)
+    }
+}
+
 impl serde::Serialize for Message {
     /// Serialises the canonical (full) form, written straight from the message: all 7 keys,
     /// sorted, `nil` as `null`, the parts and calls in their canonical forms.

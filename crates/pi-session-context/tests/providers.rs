@@ -154,7 +154,7 @@ fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
             by_ref.push(message, &mut into(&mut lent)).unwrap();
             assert_eq!(message, &before, "a lent message is left as it was");
             by_value
-                .push_owned(message.clone(), &mut into(&mut given))
+                .push(message.clone(), &mut into(&mut given))
                 .unwrap();
         }
         by_ref.finish(&mut into(&mut lent)).unwrap();
@@ -186,7 +186,7 @@ fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
     for message in &messages {
         by_ref.push(message, &mut into(&mut lent)).unwrap();
         by_value
-            .push_owned(message.clone(), &mut into(&mut given))
+            .push(message.clone(), &mut into(&mut given))
             .unwrap();
     }
     let system = by_ref.finish(&mut into(&mut lent)).unwrap();
@@ -206,9 +206,6 @@ fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
     );
     assert_eq!(
         openai_chat_messages(&messages, OpenAiOptions::default()),
-        pi_session_context::providers::openai_chat_messages_owned(
-            messages.clone(),
-            OpenAiOptions::default()
-        )
+        openai_chat_messages(messages.clone(), OpenAiOptions::default())
     );
 }

@@ -1111,9 +1111,7 @@ fn merge_read<R, T>(
 /// index holds at that place (as the store checks before it serves a line as parsed): its
 /// type is `message` and its id the index's, as written.
 fn rho_line(entry: &IndexEntry, line: &[u8]) -> Option<rho::RhoEntry> {
-    if entry.envelope.kind() != "message" {
-        return None;
-    }
+    // Only `message` lines come here (`message_lines`): the kind is checked once, below.
     let (listed, _) = listed_entry_with_message_keys(line, &rho::MESSAGE_KEYS)?;
     let read = |name: &str| {
         let member = listed.entry.iter().find(|(kept, _)| *kept == name);
