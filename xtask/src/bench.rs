@@ -19,7 +19,7 @@
 //! Targets: open under 250 ms, peak RSS under 100 MB, append time flat as the file grows, index
 //! under 1 KB per entry, the 8,000 concurrent appends within 10 s.
 
-use crate::util::{cargo, run_command, workspace_root};
+use crate::util::{build_executable, cargo, workspace_root};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -87,18 +87,17 @@ fn parse_store_options(args: &[String]) -> Result<StoreOptions, String> {
 
 /// Builds the store bench's worker (`store_bench`, release) and returns its path.
 pub(crate) fn store_worker(root: &Path) -> Result<PathBuf, String> {
-    run_command(cargo().current_dir(root).args([
-        "build",
-        "--release",
-        "-p",
-        "pi-session-store",
-        "--example",
+    build_executable(
+        root,
+        &[
+            "--release",
+            "-p",
+            "pi-session-store",
+            "--example",
+            "store_bench",
+        ],
         "store_bench",
-    ]))?;
-    Ok(target_dir(root)
-        .join("release")
-        .join("examples")
-        .join(format!("store_bench{}", std::env::consts::EXE_SUFFIX)))
+    )
 }
 
 fn store(args: &[String]) -> Result<(), String> {

@@ -46,7 +46,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::bench::{machine, write_results};
-use crate::util::{cargo, run_command, workspace_root};
+use crate::util::{build_executable, workspace_root};
 
 const USAGE: &str = "usage: cargo xtask bench compare [--sizes 5,50,200] [--turns N] [--runs N]";
 const FORMATS: [&str; 6] = [
@@ -76,16 +76,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // One build per package: built together, cargo unifies their features and the CLI would
     // differ from (and be rebuilt after) `cargo build --release -p pi-session-cli`, the binary
     // users run.
-    for package in ["pi-session-cli", "xtask"] {
-        run_command(
-            cargo()
-                .current_dir(&root)
-                .args(["build", "--release", "-p", package]),
-        )?;
-    }
-    let release = root.join("target").join("release");
-    let cli = release.join("pi-session");
-    let xtask = release.join("xtask");
+    let cli = build_executable(&root, &["--release", "-p", "pi-session-cli"], "pi-session")?;
+    let xtask = build_executable(&root, &["--release", "-p", "xtask"], "xtask")?;
     let dir = root.join("target").join("bench-compare");
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut cases = Vec::new();

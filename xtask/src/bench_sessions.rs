@@ -34,7 +34,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use crate::bench::{machine, worker_output_json, write_results};
-use crate::util::{cargo, run_command, workspace_root};
+use crate::util::{build_executable, workspace_root};
 
 const USAGE: &str = "usage: cargo xtask bench ls|usage [--sessions N] [--runs N]";
 
@@ -186,14 +186,11 @@ pub(crate) fn build_cli(root: &Path) -> Result<PathBuf, String> {
     if let Some(binary) = std::env::var_os("PI_SESSION_BENCH_BIN") {
         return Ok(PathBuf::from(binary));
     }
-    run_command(cargo().current_dir(root).args([
-        "build",
-        "--quiet",
-        "--release",
-        "--package",
-        "pi-session-cli",
-    ]))?;
-    Ok(root.join("target/release/pi-session"))
+    build_executable(
+        root,
+        &["--quiet", "--release", "--package", "pi-session-cli"],
+        "pi-session",
+    )
 }
 
 /// pi's `SessionManager.list` (as `bench-list.mjs` printed it), and how far it agrees with ours.

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::bench::target_dir;
-use crate::util::{cargo, run_command, workspace_root};
+use crate::util::{build_executable, run_command, workspace_root};
 
 /// Where Chromium may be: `PI_SESSION_CHROMIUM`, else the Debian package's names.
 const CHROMIUM_NAMES: [&str; 3] = ["chromium", "chromium-browser", "google-chrome"];
@@ -56,12 +56,7 @@ pub fn run(_args: &[String]) -> Result<(), String> {
                 .args(["ci", "--no-audit", "--no-fund"]),
         )?;
     }
-    run_command(
-        cargo()
-            .current_dir(&root)
-            .args(["build", "--quiet", "-p", "pi-session-cli"]),
-    )?;
-    let binary = target_dir(&root).join("debug/pi-session");
+    let binary = build_executable(&root, &["--quiet", "-p", "pi-session-cli"], "pi-session")?;
     run_command(
         Command::new("node")
             .current_dir(&root)
