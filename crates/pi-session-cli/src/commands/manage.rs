@@ -61,7 +61,7 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
         },
         ..PrepareOptions::default()
     };
-    let prepared = session.fit_context(&options)?;
+    let mut prepared = session.fit_context(&options)?;
     if !prepared.fits() {
         warn(&format!(
             "{}: the context is {} tokens over the budget of {budget}: the pinned entries, the compaction summary and the latest turn alone take {} (unpin entries or raise --budget)",
@@ -71,7 +71,7 @@ pub fn budgeted_context(args: &ContextArgs, budget: u64) -> Outcome {
         ));
     }
     let mut out = Out::new();
-    write_messages(&mut out, shape, &prepared.messages)?;
+    write_messages(&mut out, shape, &mut prepared.messages)?;
     out.flush()?;
     // The plan (an entry for every entry of the branch) and the session.
     super::leave_to_exit((prepared, session));
@@ -98,16 +98,17 @@ enum Shape {
 
 /// Writes `messages` as `shape`, a message (or request message) at a time, as `JSON.stringify(
 /// value, null, 2)` lays out the whole answer, and a newline: no value or text of the whole
-/// answer is built.
+/// answer is built. The provider shapes take the messages out of `messages` (their texts move
+/// into the request messages); `req-llm` reads them where they are.
 fn write_messages(
     out: &mut Out,
     shape: Shape,
-    messages: &[reqllm::Message],
+    messages: &mut Vec<reqllm::Message>,
 ) -> Result<(), Failure> {
     // A system message would make Anthropic's `system` blocks, written before the messages:
     // rho's projection makes none, but such an answer is built whole.
     if matches!(shape, Shape::Anthropic) && messages.iter().any(|m| m.role == Role::System) {
-        return out.json(&anthropic_messages(messages));
+        return out.json(&anthropic_messages(messages.drain(..)));
     }
     if matches!(shape, Shape::Anthropic) {
         out.text("{\n  \"messages\": ")?;
@@ -118,14 +119,14 @@ fn write_messages(
         Shape::ReqLlm => write_req_llm(&mut array, messages)?,
         Shape::OpenAi => {
             let mut stream = OpenAiStream::new(OpenAiOptions::default());
-            for message in messages {
+            for message in messages.drain(..) {
                 stream.push(message, &mut each)?;
             }
             stream.finish(&mut each)?;
         }
         Shape::Anthropic => {
             let mut stream = AnthropicStream::default();
-            for message in messages {
+            for message in messages.drain(..) {
                 stream.push(message, &mut each)?;
             }
             stream.finish(&mut each)?;
