@@ -49,7 +49,8 @@ use crate::bench::{machine, write_results};
 use crate::util::{build_executable, workspace_root};
 
 const USAGE: &str = "usage: cargo xtask bench compare [--sizes 5,50,200] [--turns N] [--runs N]";
-const FORMATS: [&str; 6] = [
+/// Every format of `context` that is timed (and that `link-order` runs).
+pub(crate) const FORMATS: [&str; 6] = [
     "agent",
     "llm",
     "omp-agent-loop",
@@ -777,7 +778,7 @@ fn text(rng: &mut Rng, bytes: usize) -> String {
 
 /// Writes a pi v3 session of about `size_mb` MiB to `file` (kept when already there with that
 /// size: the generator is deterministic). Returns `{bytes, entries, compactions, tips}`.
-fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
+pub(crate) fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
     let target = size_mb << 20;
     let err = |e: std::io::Error| format!("cannot write {}: {e}", file.display());
     let mut out = BufWriter::new(std::fs::File::create(file).map_err(err)?);

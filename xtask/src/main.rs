@@ -18,6 +18,7 @@ mod bench_sessions;
 mod bench_types;
 mod browser;
 mod golden;
+mod link_order;
 mod record;
 mod schema;
 mod soak;
@@ -37,6 +38,8 @@ commands:
   golden            check our results against sessions recorded by the real omp and pi
   record            record fixtures with the real omp and pi (needs node and the npm registry)
   schema [--check]  write the JSON Schema of every line type to schema/ (--check: compare)
+  link-order        write crates/pi-session-cli/link-order.txt, the functions the CLI runs,
+                    laid out first and together by the linker (needs valgrind)
   bench [store|types|context|compare|export|ls|usage|budget|all] [options]
                     run the benchmarks (release-built workers), print JSON results and write
                     them to bench-results/<name>.json; `all` runs store, types, context and export
@@ -65,6 +68,7 @@ fn main() -> ExitCode {
         "soak" => soak::run(rest),
         "browser" => browser::run(rest),
         "schema" => schema::run(rest),
+        "link-order" => link_order::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(())
