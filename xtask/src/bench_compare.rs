@@ -776,8 +776,9 @@ fn text(rng: &mut Rng, bytes: usize) -> String {
     out
 }
 
-/// Writes a pi v3 session of about `size_mb` MiB to `file` (kept when already there with that
-/// size: the generator is deterministic). Returns `{bytes, entries, compactions, tips}`.
+/// Writes a pi v3 session of about `size_mb` MiB to `file`, anew each time (the generator is
+/// deterministic: the same bytes for the same size). Returns `{bytes, entries, compactions,
+/// tips}`.
 pub(crate) fn generate(file: &Path, size_mb: u64) -> Result<Value, String> {
     let target = size_mb << 20;
     let err = |e: std::io::Error| format!("cannot write {}: {e}", file.display());

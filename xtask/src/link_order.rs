@@ -25,8 +25,8 @@
 //! toolchain or the dependencies; it prints how much of the old list it kept. The CLI's build
 //! script relinks the binary when the file changes.
 
-use std::collections::HashMap;
-use std::path::Path;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
 use std::process::{Command, Stdio};
 
 use crate::bench::target_dir;
@@ -62,15 +62,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let session = dir.join("session-5mb.jsonl");
     generate(&session, 5)?;
     let omp = root.join("fixtures/omp/tool-calls.jsonl");
-    let mut runs: Vec<Vec<String>> = vec![
-        vec!["check".into(), path_arg(&session)],
-        vec!["tree".into(), path_arg(&session)],
+    let mut runs: Vec<Vec<OsString>> = vec![
+        vec!["check".into(), session.clone().into()],
+        vec!["tree".into(), session.clone().into()],
     ];
     for file in [&session, &omp] {
         for format in FORMATS {
             runs.push(vec![
                 "context".into(),
-                path_arg(file),
+                file.into(),
                 "--format".into(),
                 format.into(),
             ]);
@@ -78,36 +78,45 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let mut entered = Vec::with_capacity(runs.len());
     for (at, args) in runs.iter().enumerate() {
-        let out = dir.join(format!("callgrind-{at}.out"));
-        eprintln!("xtask: callgrind: pi-session {}", args.join(" "));
-        let status = Command::new("valgrind")
+        let shown = args
+            .iter()
+            .map(|arg| arg.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        eprintln!("xtask: callgrind: pi-session {shown}");
+        // Named from `dir`, where valgrind runs: no path of the machine's to spell.
+        let record = format!("callgrind-{at}.out");
+        let output = Command::new("valgrind")
+            .current_dir(&dir)
             .arg("--tool=callgrind")
             .arg("--demangle=no")
             .arg("--compress-strings=no")
-            .arg(format!("--callgrind-out-file={}", out.display()))
+            .arg(format!("--callgrind-out-file={record}"))
             .arg(&cli)
             .args(args)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
+            .stderr(Stdio::piped())
+            .output()
             .map_err(|e| format!("could not start valgrind: {e}"))?;
-        if !status.success() {
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(10).collect();
             return Err(format!(
-                "`pi-session {}` under callgrind failed ({status})",
-                args.join(" ")
+                "`pi-session {shown}` under callgrind failed ({}); its last lines:\n{}",
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
             ));
         }
-        let text = std::fs::read_to_string(&out)
-            .map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+        let record = dir.join(record);
+        let text = std::fs::read_to_string(&record)
+            .map_err(|e| format!("cannot read {}: {e}", record.display()))?;
         entered.push(functions_entered(&text));
     }
     let order = link_order(&entered);
     let file = root.join(ORDER_FILE);
     let old = std::fs::read_to_string(&file).unwrap_or_default();
-    let kept = old
-        .lines()
-        .filter(|name| order.iter().any(|new| new == name))
-        .count();
+    let new: HashSet<&str> = order.iter().map(String::as_str).collect();
+    let kept = old.lines().filter(|name| new.contains(name)).count();
     let mut text = order.join("\n");
     text.push('\n');
     std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
@@ -120,16 +129,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn path_arg(path: &Path) -> String {
-    path.display().to_string()
-}
-
 /// The functions a callgrind record (written with `--compress-strings=no --demangle=no`) shows
 /// entered, by their symbols, each once, in the order the record first names them: those it names as
 /// run (`fn=`) or called (`cfn=`). Left out: code without a symbol (`0x…`), callgrind's own
 /// `(below main)`; a recursion's depth (`name'2`) is the function's.
 fn functions_entered(record: &str) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     let mut names = Vec::new();
     for line in record.lines() {
         let Some(name) = line
