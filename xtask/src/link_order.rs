@@ -8,9 +8,9 @@
 //! A process pays for every page of code it touches for the first time (a page fault, ~2 µs
 //! on the bench VM). Laid out as the compiler emits them, the few thousand functions a
 //! `context` runs are spread over most of a 12 MB `.text`: a 5 MB `context --format agent`
-//! took ~86 faults on code. Listed in `link-order.txt`, which `.cargo/config.toml` hands to the
-//! linker (LLD's `--symbol-ordering-file`), they are laid out first and together: ~19 faults
-//! (docs/perf.md, "Round 41").
+//! took 60–90 faults on code. Listed in `link-order.txt`, which `.cargo/config.toml` hands to
+//! the linker (LLD's `--symbol-ordering-file`), they are laid out first and together: ~25
+//! faults (docs/perf.md, "Round 41").
 //!
 //! The list is what the binary runs, measured: the release CLI runs `check`, `tree` and
 //! `context` in every format under `valgrind --tool=callgrind` (on the 5 MB session of `bench
