@@ -12,11 +12,12 @@
 //! the linker (LLD's `--symbol-ordering-file`), they are laid out first and together: ~25
 //! faults (docs/perf.md, "Round 41").
 //!
-//! The list is what the binary runs, measured: the release CLI runs `check`, `tree` and
-//! `context` in every format under `valgrind --tool=callgrind` (on the 5 MB session of `bench
-//! compare`, written to `target/link-order/`, and on an omp fixture, whose rules differ), and
-//! every function any of them entered is listed, those that more of the runs entered first
-//! (the start, the open), each group by name. A few functions (those of a thread waiting or
+//! The list is what the binary runs, measured: the release CLI runs under `valgrind
+//! --tool=callgrind` (`check`, `tree`, `stats` and `context` in every format on the 5 MB session
+//! of `bench compare`, written to `target/link-order/`; `context` on an omp fixture too, whose
+//! rules differ; `ls` of the pi fixtures' folder), and every function any run entered is
+//! listed, those that more of the runs entered first (the start, the open), each group by
+//! name. A few functions (those of a thread waiting or
 //! waking another) come and go with the threads' timing between two runs of this command.
 //!
 //! The names are the symbols' mangled names, whose hashes change with the toolchain and with a
@@ -65,6 +66,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let mut runs: Vec<Vec<OsString>> = vec![
         vec!["check".into(), session.clone().into()],
         vec!["tree".into(), session.clone().into()],
+        vec!["stats".into(), session.clone().into()],
+        vec!["ls".into(), root.join("fixtures/pi").into()],
     ];
     for file in [&session, &omp] {
         for format in FORMATS {
