@@ -17,8 +17,8 @@
 //! of `bench compare`, written to `target/link-order/`; `context` on an omp fixture too, whose
 //! rules differ; `ls` of the pi fixtures' folder), and every function any run entered is
 //! listed, those that more of the runs entered first (the start, the open), each group by
-//! name. A few functions (those of a thread waiting or
-//! waking another) come and go with the threads' timing between two runs of this command.
+//! name. A few functions (those of a thread waiting or waking another) come and go with the
+//! threads' timing between two runs of this command.
 //!
 //! The names are the symbols' mangled names, whose hashes change with the toolchain and with a
 //! dependency's version or features: a name the binary no longer has is skipped (the linker is
@@ -133,8 +133,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// The functions a callgrind record (written with `--compress-strings=no --demangle=no`) shows
-/// entered, by their symbols, each once, in the order the record first names them: those it names as
-/// run (`fn=`) or called (`cfn=`). Left out: code without a symbol (`0x…`), callgrind's own
+/// entered, by their symbols, each once, in the order the record first names them: those it
+/// names as run (`fn=`) or called (`cfn=`). Left out: code without a symbol (`0x…`), callgrind's own
 /// `(below main)`; a recursion's depth (`name'2`) is the function's.
 fn functions_entered(record: &str) -> Vec<String> {
     let mut seen = HashSet::new();

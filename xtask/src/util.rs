@@ -20,9 +20,35 @@ pub fn run_command(command: &mut Command) -> Result<(), String> {
     }
 }
 
-/// The cargo binary that runs this xtask.
+/// The cargo binary that runs this xtask, without the variables `cargo run` set for xtask
+/// itself ([`set_for_xtask`]). Inherited, they reach the build scripts of the cargo started
+/// here, and cargo reruns a build script when a variable it watches changed: ring's watches
+/// `CARGO_MANIFEST_DIR` and `CARGO_PKG_*`, so a build from `cargo xtask` and one from the shell
+/// took turns rebuilding ring and every crate above it (~2 minutes each time).
 pub fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_for_xtask) {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// Whether `name` is one of the variables cargo sets for the crate it runs (the manifest, the
+/// package's metadata, the crate and binary names), not one the caller set.
+fn set_for_xtask(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+        )
 }
 
 /// Runs `cargo build ARGS` in `root` and returns the path of the executable named `name` it
