@@ -373,7 +373,7 @@ impl serde::Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(7))?;
         map.serialize_entry("content", &self.content)?;
-        map.serialize_entry("metadata", &sorted(&self.metadata))?;
+        map.serialize_entry("metadata", &Sorted(&self.metadata))?;
         map.serialize_entry("name", &self.name)?;
         map.serialize_entry("reasoning_details", &())?;
         map.serialize_entry("role", self.role.as_str())?;
@@ -392,7 +392,7 @@ impl serde::Serialize for ContentPart {
         map.serialize_entry("file_id", &self.file_id)?;
         map.serialize_entry("filename", &self.filename)?;
         map.serialize_entry("media_type", &self.media_type)?;
-        map.serialize_entry("metadata", &sorted(&self.metadata))?;
+        map.serialize_entry("metadata", &Sorted(&self.metadata))?;
         map.serialize_entry("text", &self.text)?;
         map.serialize_entry("type", self.kind.as_str())?;
         map.serialize_entry("url", &self.url)?;
@@ -410,22 +410,32 @@ pub fn to_compact_json(messages: &[Message]) -> Value {
     Value::Array(messages.iter().map(Message::to_compact_json).collect())
 }
 
-/// A copy of a JSON object with keys sorted at every level, as Jason writes
-/// Elixir maps.
-pub(crate) fn sorted(map: &Map<String, Value>) -> Map<String, Value> {
-    let mut keys: Vec<&String> = map.keys().collect();
-    keys.sort();
-    keys.into_iter()
-        .map(|key| (key.clone(), sorted_value(&map[key])))
-        .collect()
+/// A JSON object written with its keys sorted at every level, as Jason writes Elixir maps:
+/// the map itself, no sorted copy made of it.
+pub(crate) struct Sorted<'a>(pub(crate) &'a Map<String, Value>);
+
+impl serde::Serialize for Sorted<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut members: Vec<(&String, &Value)> = self.0.iter().collect();
+        members.sort_unstable_by_key(|(key, _)| *key);
+        let mut map = serializer.serialize_map(Some(members.len()))?;
+        for (key, value) in members {
+            map.serialize_entry(key, &SortedValue(value))?;
+        }
+        map.end()
+    }
 }
 
-/// [`sorted`] for any JSON value.
-pub(crate) fn sorted_value(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(sorted(map)),
-        Value::Array(items) => Value::Array(items.iter().map(sorted_value).collect()),
-        other => other.clone(),
+/// [`Sorted`] for any JSON value.
+pub(crate) struct SortedValue<'a>(pub(crate) &'a Value);
+
+impl serde::Serialize for SortedValue<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => Sorted(map).serialize(serializer),
+            Value::Array(items) => serializer.collect_seq(items.iter().map(SortedValue)),
+            other => other.serialize(serializer),
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use pi_session_tree::dialect::omp::blobs::parse_blob_ref;
 
 use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;
-use crate::reqllm::{ContentPart, Message, Role, ToolCall, sorted_value};
+use crate::reqllm::{ContentPart, Message, Role, SortedValue, ToolCall};
 use pi_session_types::js::is_nullish;
 use pi_session_types::shallow::{Keys, ListedEntry};
 use pi_session_types::value_read::{Element, Listed, Members};
@@ -24,15 +24,29 @@ use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key}
 
 /// What rho reads of a `message` entry (its `type`, its `id`, which a compaction names, and
 /// its `message`) and of the message (`Projector`'s rules and the summary's attachments:
-/// `role`, `content`, `toolCallId`, `toolName`, `retryRecovery`, `attachments`). A reader
+/// `role`, `content`, `toolCallId`, `toolName`, `retryRecovery`, `attachments`), and of each
+/// block of its content ([`BLOCK_KEYS_READ`]). A reader
 /// may hand rho's projection a `message` entry cut down to these keys
 /// ([`pi_session_types::shallow::entry_with_message_keys`]), or read as lists of them
 /// ([`RhoEntry::from_listed`]): it projects the same.
 pub const MESSAGE_KEYS: Keys = Keys {
     entry: &[key::TYPE, key::ID, key::MESSAGE],
     message: &MESSAGE_KEYS_READ,
-    blocks: &[],
+    blocks: &BLOCK_KEYS_READ,
 };
+
+/// The keys of a content block rho reads ([`MESSAGE_KEYS`]`.blocks`; what [`RhoEntry`]
+/// holds): a block's other members (a thinking block's text and signature: a fifth of the bytes
+/// of the real sessions in the corpus) are stepped over, never decoded.
+pub const BLOCK_KEYS_READ: [&str; 7] = [
+    key::TYPE,
+    key::TEXT,
+    key::MIME_TYPE,
+    key::DATA,
+    key::ID,
+    key::NAME,
+    key::ARGUMENTS,
+];
 
 /// The keys of a message rho reads ([`MESSAGE_KEYS`]`.message`), as an array: a reader that
 /// reads these and more makes its list from it ([`pi_session_types::shallow::with_key`]).
@@ -297,18 +311,25 @@ fn summary_with<'e>(
         .and_then(|c| entries.get(c))
         .and_then(|c| EntryRef::new(c).summary())
         .and_then(Value::as_str)?;
-    let ids: HashSet<Option<&str>> = entries[split.kept.clone()]
-        .iter()
-        .chain(&entries[split.later.clone()])
-        .map(|e| EntryRef::new(e).id())
-        .chain(later_ids)
-        .collect();
-    let away = entries
-        .iter()
-        .filter(|e| !ids.contains(&EntryRef::new(e).id()));
-    Some(Message::user_text(
-        compaction_context(summary) + &attachments_note(away),
-    ))
+    // The note names the attachments of user messages no longer sent: most often there are
+    // none, and the ids of the entries sent (a set of hundreds) are not gathered at all.
+    let attaching: Vec<&Value> = entries.iter().filter(|e| names_attachments(e)).collect();
+    let note = if attaching.is_empty() {
+        String::new()
+    } else {
+        let ids: HashSet<Option<&str>> = entries[split.kept.clone()]
+            .iter()
+            .chain(&entries[split.later.clone()])
+            .map(|e| EntryRef::new(e).id())
+            .chain(later_ids)
+            .collect();
+        attachments_note(
+            attaching
+                .into_iter()
+                .filter(|e| !ids.contains(&EntryRef::new(e).id())),
+        )
+    };
+    Some(Message::user_text(compaction_context(summary) + &note))
 }
 
 /// The summary text as pi/rho render it, with no trailing newline.
@@ -316,14 +337,25 @@ pub fn compaction_context(summary: &str) -> String {
     format!("{COMPACTION_CONTEXT_PREFIX}{summary}{COMPACTION_CONTEXT_SUFFIX}")
 }
 
+/// Whether `entry` is a user message whose attachments [`attachments_note`] would name.
+fn names_attachments(entry: &Value) -> bool {
+    user_message(entry).is_some_and(|m| !attachments_of(m).is_empty())
+}
+
+/// The message of `entry` when it is a user message.
+fn user_message(entry: &Value) -> Option<MessageRef<'_>> {
+    (kind(entry) == Some("message"))
+        .then(|| EntryRef::new(entry).message_ref())
+        .flatten()
+        .filter(|m| m.is_role("user"))
+}
+
 /// The note listing the attachments of the user messages in `away`, or `""`
 /// when there are none.
 pub fn attachments_note<'a>(away: impl IntoIterator<Item = &'a Value>) -> String {
     let lines: Vec<String> = away
         .into_iter()
-        .filter(|e| kind(e) == Some("message"))
-        .filter_map(|e| EntryRef::new(e).message_ref())
-        .filter(|m| m.is_role("user"))
+        .filter_map(user_message)
         .flat_map(attachments_of)
         .map(|a| {
             format!(
@@ -672,11 +704,12 @@ fn assistant(message: RhoMessage) -> Option<Message> {
 
 /// `Jason.encode!(arguments || %{})`: keys sorted at every level.
 fn encode_arguments(arguments: Option<&Value>) -> String {
-    let value = match arguments {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => Value::Object(Map::new()),
-        Some(other) => sorted_value(other),
-    };
-    value.to_string()
+    match arguments {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => "{}".to_owned(),
+        // Written as it is read, its keys sorted on the way: no sorted copy made.
+        // A JSON value always serialises (its keys are strings): the default is never taken.
+        Some(other) => serde_json::to_string(&SortedValue(other)).unwrap_or_default(),
+    }
 }
 
 /// Inserts the synthetic aborted result for every call still open when the
@@ -844,7 +877,7 @@ impl RhoEntry {
         };
         for (name, value) in listed.message {
             match name {
-                key::ROLE => message.role = value.as_str().map(str::to_owned),
+                key::ROLE => message.role = into_string(value),
                 key::TOOL_CALL_ID => message.tool_call_id = Some(value),
                 key::TOOL_NAME => message.tool_name = Some(value),
                 key::RETRY_RECOVERY => message.retry_recovery = true,
@@ -988,7 +1021,7 @@ impl Block {
         let mut block = Self::default();
         for (name, value) in members {
             match name.as_str() {
-                key::TYPE => block.kind = value.as_str().map(str::to_owned),
+                key::TYPE => block.kind = into_string(value),
                 key::TEXT => block.text = Some(value),
                 key::MIME_TYPE => block.mime_type = Some(value),
                 key::DATA => block.data = Some(value),
@@ -1008,6 +1041,14 @@ impl Block {
             Some(Value::String(text)) => text,
             other => interpolate(other.as_ref()),
         }
+    }
+}
+
+/// The string `value` holds, moved out of it.
+fn into_string(value: Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text),
+        _ => None,
     }
 }
 

@@ -681,15 +681,32 @@ fn write_value(f: &mut JsFormatter<'_>, value: &serde_json::Value) -> io::Result
     }
 }
 
+/// The longest text [`write_str`] checks byte by byte for the bytes `JSON.stringify` escapes
+/// before it copies it whole.
+const SHORT: usize = 32;
+
 /// A string as serde_json's `format_escaped_str` hands it to the formatter: the runs between
 /// the bytes `JSON.stringify` escapes as fragments, each of those bytes as its escape.
 fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
     let w = &mut io::sink();
     let bytes = text.as_bytes();
+    let out = &mut f.state.out;
+    // A short text of printable ASCII (a key, a role, a type, an id: most strings written)
+    // needs no escape and holds no carrier: copied between its quotes at once.
+    if bytes.len() <= SHORT
+        && bytes
+            .iter()
+            .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+    {
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return Ok(());
+    }
     // Written as it is, each run copied whole, unless it holds a carrier (never ASCII: looked
     // for only in a text with a byte that is not), which takes the way through the formatter
     // below instead.
-    let out = &mut f.state.out;
     let mark = out.len();
     out.reserve(bytes.len() + 2);
     out.push(b'"');

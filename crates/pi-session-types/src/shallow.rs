@@ -140,10 +140,12 @@ impl ListedEntry {
 }
 
 /// [`entry_with_message_keys`] without a map: the keys kept as lists, the `content` of the
-/// message read as [`value_read::read_listed`] reads it (its blocks as their members). It reads
-/// and refuses what [`entry_with_message_keys`] does, for keys that cut no block
-/// (`keys.blocks` empty; any other `keys` are refused): [`ListedEntry::into_value`] of its
-/// answer is that one's value (as a map: the order of its keys aside).
+/// message read as [`value_read::read_listed`] reads it (its blocks as their members), or,
+/// when `keys.blocks` names the keys kept of each block, as
+/// [`value_read::read_listed_keeping`] reads it (the blocks' other members stepped over
+/// unread). It reads and refuses what [`entry_with_message_keys`] does:
+/// [`ListedEntry::into_value`] of its answer is that one's value (as a map: the order of its
+/// keys aside).
 ///
 /// ```
 /// use pi_session_types::shallow::{Keys, entry_with_message_keys, listed_entry_with_message_keys};
@@ -162,10 +164,7 @@ pub fn listed_entry_with_message_keys<'l>(
     line: &'l [u8],
     keys: &Keys,
 ) -> Option<(ListedEntry, &'l [u8])> {
-    if !keys.blocks.is_empty() {
-        return None;
-    }
-    let mut read = entry_members(line, keys, listed_at)?;
+    let mut read = entry_members(line, keys, |rest| listed_at(rest, keys.blocks))?;
     read.entry.retain(|(name, _)| *name != key::MESSAGE);
     read.message.retain(|(name, _)| *name != key::CONTENT);
     Some((
@@ -178,12 +177,21 @@ pub fn listed_entry_with_message_keys<'l>(
     ))
 }
 
-/// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members.
-fn listed_at(rest: &[u8]) -> Option<(Listed, usize)> {
-    if rest.first() == Some(&b'[')
-        && let Some(read) = value_read::read_listed(rest)
-    {
-        return Some(read);
+/// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members,
+/// cut down to `blocks` ([`value_read::read_listed_keeping`]) unless it is empty.
+fn listed_at(rest: &[u8], blocks: &[&str]) -> Option<(Listed, usize)> {
+    if rest.first() == Some(&b'[') {
+        let read = match blocks {
+            [] => value_read::read_listed(rest),
+            kept => value_read::read_listed_keeping(rest, kept),
+        };
+        if read.is_some() {
+            return read;
+        }
+        if !blocks.is_empty() {
+            // Refused as [`member_of`] refuses the cut.
+            return None;
+        }
     }
     value_at(rest).map(|(value, len)| (Listed::Other(value), len))
 }
@@ -865,20 +873,23 @@ mod tests {
             "[".repeat(200),
             "]".repeat(200)
         );
-        for line in lines.iter().copied().chain([deep.as_bytes()]) {
-            let listed = listed_entry_with_message_keys(line, &LISTED)
-                .map(|(listed, message)| (listed.into_value(), message));
-            assert_eq!(
-                listed,
-                entry_with_message_keys(line, &LISTED),
-                "{}",
-                String::from_utf8_lossy(line)
-            );
-        }
         let cut = Keys {
-            blocks: &["type"],
+            blocks: &["type", "deep"],
             ..LISTED
         };
+        for keys in [LISTED, cut] {
+            for line in lines.iter().copied().chain([deep.as_bytes()]) {
+                let listed = listed_entry_with_message_keys(line, &keys)
+                    .map(|(listed, message)| (listed.into_value(), message));
+                assert_eq!(
+                    listed,
+                    entry_with_message_keys(line, &keys),
+                    "{}",
+                    String::from_utf8_lossy(line)
+                );
+            }
+        }
+        // A kept key written twice in a block: refused, as the map's reader refuses it.
         assert_eq!(listed_entry_with_message_keys(lines[0], &cut), None);
     }
 
@@ -945,9 +956,16 @@ mod tests {
                 message: &["role", "content"],
                 blocks: &[],
             };
-            let listed = listed_entry_with_message_keys(&line, &LISTED)
-                .map(|(listed, message)| (listed.into_value(), message));
-            proptest::prop_assert_eq!(listed, entry_with_message_keys(&line, &LISTED));
+            // The blocks cut to a few keys: the others stepped over.
+            const CUT: Keys = Keys {
+                blocks: &["type", "text"],
+                ..LISTED
+            };
+            for keys in [LISTED, CUT] {
+                let listed = listed_entry_with_message_keys(&line, &keys)
+                    .map(|(listed, message)| (listed.into_value(), message));
+                proptest::prop_assert_eq!(listed, entry_with_message_keys(&line, &keys));
+            }
         }
     }
 

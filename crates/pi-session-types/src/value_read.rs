@@ -167,6 +167,58 @@ pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
     Some((Listed::Array(items), reader.at))
 }
 
+/// [`read_listed`] of an array whose objects are read only as far as a reader looks: each
+/// object's members named in `keep` are read (their values as [`read_value`] reads them), the
+/// others stepped over unread (where rho's projection reads a block's type, text, picture and
+/// call: a thinking block's text and signature, a fifth of the bytes of the real sessions in
+/// the corpus, are never decoded).
+/// Any other value (the array's other items; a value that is not an array) is read whole. What
+/// it answers is what [`shallow::entry_with_message_keys`](crate::shallow) makes of a
+/// message's `content` with those block keys ([`Listed::into_value`] of it is that value),
+/// and it refuses what that one refuses: an object with a key spelled with an escape (it could
+/// spell a kept one) or a kept key written twice. The values stepped over are not checked:
+/// this is for text known to be JSON (the store checked every line when it opened the file).
+///
+/// ```
+/// use pi_session_types::value_read::{Element, Listed, read_listed_keeping};
+/// use serde_json::json;
+/// let bytes = br#"[{"type":"thinking","thinking":"long","thinkingSignature":"x"},{"type":"text","text":"a"},"s"]"#;
+/// let (listed, len) = read_listed_keeping(bytes, &["type", "text"]).unwrap();
+/// let kept = |members: &[(&str, serde_json::Value)]| {
+///     Element::Object(members.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+/// };
+/// assert_eq!(listed, Listed::Array(vec![
+///     kept(&[("type", json!("thinking"))]),
+///     kept(&[("type", json!("text")), ("text", json!("a"))]),
+///     Element::Other(json!("s")),
+/// ]));
+/// assert_eq!(len, bytes.len());
+/// assert_eq!(read_listed_keeping(br#"[{"type":"a","type":"b"}]"#, &["type"]), None);
+/// assert_eq!(read_listed_keeping(br#"[{"t\u0065xt":"a"}]"#, &["text"]), None);
+/// ```
+pub fn read_listed_keeping(bytes: &[u8], keep: &[&str]) -> Option<(Listed, usize)> {
+    // Each kept key is marked in a word as it is met.
+    if keep.len() > u64::BITS as usize {
+        return None;
+    }
+    let mut reader = Reader { bytes, at: 0 };
+    reader.skip_space();
+    if reader.peek()? != b'[' {
+        return read_value(bytes).map(|(value, len)| (Listed::Other(value), len));
+    }
+    let items = reader.items(1, |reader, depth| {
+        if reader.peek()? != b'{' {
+            return reader.value(depth).map(Element::Other);
+        }
+        let mut members = Vec::new();
+        reader.kept_members(depth + 1, keep, |key, value| {
+            members.push((key.to_owned(), value));
+        })?;
+        Some(Element::Object(members))
+    })?;
+    Some((Listed::Array(items), reader.at))
+}
+
 /// A cursor over the bytes. Every read is bounds-checked: bad input ends the read with `None`.
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -233,6 +285,55 @@ impl Reader<'_> {
             self.skip_space();
             let value = self.value(depth)?;
             member(key, value);
+            if self.closed(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// [`Self::members`] of the members named in `keep` (at most 64), each handed to `member`
+    /// with its name as `keep` spells it; the values of the others stepped over unread
+    /// ([`json::skip_value`]). `None` for a key spelled with an escape, or a kept key met twice
+    /// ([`read_listed_keeping`]).
+    fn kept_members<'k>(
+        &mut self,
+        depth: usize,
+        keep: &[&'k str],
+        mut member: impl FnMut(&'k str, Value),
+    ) -> Option<()> {
+        if depth > DEPTH_LIMIT {
+            return None;
+        }
+        if self.opened(b'}')? {
+            return Some(());
+        }
+        let mut met = 0u64;
+        loop {
+            if self.peek()? != b'"' {
+                return None;
+            }
+            // Compared as written, as the map's reader compares keys.
+            let len = json::string_len(self.bytes.get(self.at..)?)?;
+            let name = &self.bytes[self.at + 1..self.at + len - 1];
+            if name.contains(&b'\\') {
+                return None;
+            }
+            self.at += len;
+            self.skip_space();
+            self.eat(b":")?;
+            self.skip_space();
+            match keep.iter().position(|kept| kept.as_bytes() == name) {
+                Some(at) => {
+                    let bit = 1u64 << at;
+                    if met & bit != 0 {
+                        return None;
+                    }
+                    met |= bit;
+                    let value = self.value(depth)?;
+                    member(keep[at], value);
+                }
+                None => self.at = json::skip_value(self.bytes, self.at)?,
+            }
             if self.closed(b'}')? {
                 return Some(());
             }
@@ -368,7 +469,11 @@ impl Reader<'_> {
                 .ok()
                 .map(str::to_owned);
         }
-        let mut out = Vec::with_capacity(at - start + 16);
+        // A text with escapes (a tool's output: a `\n` every line) is decoded into a buffer
+        // sized from its spelling, found whole first (decoding never lengthens a text): it
+        // never grows, copying what it holds each time.
+        let spelled = json::string_len(bytes.get(self.at..)?)?;
+        let mut out = Vec::with_capacity(spelled);
         out.extend_from_slice(&bytes[start..at]);
         loop {
             match bytes[at] {

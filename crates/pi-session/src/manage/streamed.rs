@@ -39,12 +39,14 @@ use crate::stats::{
 const CHUNK: usize = 4096;
 
 /// The keys of a `message` line the statistics read (any other entry is read whole): those
-/// rho's projection reads ([`rho::MESSAGE_KEYS`]: the counts are of its messages) and those the
-/// phases look at (a call's name and arguments are in `content`, a bash run's `command`).
+/// rho's projection reads ([`rho::MESSAGE_KEYS`]: the counts are of its messages, and of its
+/// content blocks, what rho reads) and those the phases look at (a call's name and arguments
+/// are in `content`, a bash run's `command`).
 const STATS_MESSAGE_KEYS: Keys = Keys {
     entry: rho::MESSAGE_KEYS.entry,
     message: &STATS_MESSAGE_KEYS_READ,
-    blocks: &[],
+    // The phases read a call's type, id, name and arguments: rho reads those too.
+    blocks: rho::MESSAGE_KEYS.blocks,
 };
 
 /// [`STATS_MESSAGE_KEYS`]`.message`: rho's and `command`.
