@@ -150,6 +150,19 @@ impl Element {
 /// assert_eq!(read_listed(br#"{"a":1}"#).map(|(l, _)| l), Some(Listed::Other(json!({"a": 1}))));
 /// ```
 pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
+    listed_with(bytes, |reader, depth| {
+        let mut members = Vec::new();
+        reader.members(depth, |key, value| members.push((key, value)))?;
+        Some(members)
+    })
+}
+
+/// [`read_listed`] with each object of the array read by `object` (given the reader at its `{`
+/// and how deep it sits).
+fn listed_with(
+    bytes: &[u8],
+    mut object: impl FnMut(&mut Reader<'_>, usize) -> Option<Members>,
+) -> Option<(Listed, usize)> {
     let mut reader = Reader { bytes, at: 0 };
     reader.skip_space();
     if reader.peek()? != b'[' {
@@ -160,19 +173,17 @@ pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
         if reader.peek()? != b'{' {
             return reader.value(depth).map(Element::Other);
         }
-        let mut members = Vec::new();
-        reader.members(depth + 1, |key, value| members.push((key, value)))?;
-        Some(Element::Object(members))
+        object(reader, depth + 1).map(Element::Object)
     })?;
     Some((Listed::Array(items), reader.at))
 }
 
 /// [`read_listed`] of an array whose objects are read only as far as a reader looks: each
 /// object's members named in `keep` are read (their values as [`read_value`] reads them), the
-/// others stepped over unread (where rho's projection reads a block's type, text, picture and
-/// call: a thinking block's text and signature, a fifth of the bytes of the real sessions in
-/// the corpus, are never decoded).
-/// Any other value (the array's other items; a value that is not an array) is read whole. What
+/// others stepped over unread: where rho's projection reads a block's type, text, picture and
+/// call, a thinking block's text and signature (a fifth of the bytes of the real sessions in
+/// the corpus) are never decoded. Any other value (the array's other items; a value that is
+/// not an array) is read whole. What
 /// it answers is what [`shallow::entry_with_message_keys`](crate::shallow) makes of a
 /// message's `content` with those block keys ([`Listed::into_value`] of it is that value),
 /// and it refuses what that one refuses: an object with a key spelled with an escape (it could
@@ -201,22 +212,13 @@ pub fn read_listed_keeping(bytes: &[u8], keep: &[&str]) -> Option<(Listed, usize
     if keep.len() > u64::BITS as usize {
         return None;
     }
-    let mut reader = Reader { bytes, at: 0 };
-    reader.skip_space();
-    if reader.peek()? != b'[' {
-        return read_value(bytes).map(|(value, len)| (Listed::Other(value), len));
-    }
-    let items = reader.items(1, |reader, depth| {
-        if reader.peek()? != b'{' {
-            return reader.value(depth).map(Element::Other);
-        }
+    listed_with(bytes, |reader, depth| {
         let mut members = Vec::new();
-        reader.kept_members(depth + 1, keep, |key, value| {
+        reader.kept_members(depth, keep, |key, value| {
             members.push((key.to_owned(), value));
         })?;
-        Some(Element::Object(members))
-    })?;
-    Some((Listed::Array(items), reader.at))
+        Some(members)
+    })
 }
 
 /// A cursor over the bytes. Every read is bounds-checked: bad input ends the read with `None`.
