@@ -732,28 +732,35 @@ fn member_of(keys: &Keys, name: &str, rest: &[u8]) -> Option<(Value, usize)> {
     if let Some((listed, len)) = value_read::read_listed_keeping(rest, keys.blocks) {
         return Some((listed.into_value(), len));
     }
+    blocks_walked(keys.blocks, rest)
+}
+
+/// A message's `content` (`rest`: the bytes from its value on) cut down to `blocks`, walked
+/// block by block: the array's items found first (`json::for_each_element`), then each
+/// object's kept members read; any other value whole. With the value's length.
+fn blocks_walked(blocks: &'static [&'static str], rest: &[u8]) -> Option<(Value, usize)> {
     let len = json::value_len(rest)?;
     let value = &rest[..len];
-    let mut blocks = Vec::new();
+    let mut read_blocks = Vec::new();
     let mut refused = false;
     let array = json::for_each_element(value, |item| {
         if refused {
             return;
         }
         let block = if item.starts_with(b"{") {
-            members(item, keys.blocks, |_, rest| value_at(rest))
+            members(item, blocks, |_, rest| value_at(rest))
                 .filter(|&(_, read)| read == item.len())
                 .map(|(block, _)| block)
         } else {
             value_of(item)
         };
         match block {
-            Some(block) => blocks.push(block),
+            Some(block) => read_blocks.push(block),
             None => refused = true,
         }
     });
     let read = match array {
-        Some(()) if !refused => Some(Value::Array(blocks)),
+        Some(()) if !refused => Some(Value::Array(read_blocks)),
         Some(()) => None,
         None => value_of(value),
     };
@@ -903,6 +910,27 @@ mod tests {
     /// a chunk's edge, and a byte spliced in anywhere.
     fn message_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
         use proptest::prelude::*;
+        (content(), any::<Option<(prop::sample::Index, u8)>>()).prop_map(|(content, splice)| {
+            let line = format!(
+                r#"{{"type":"message","id":"a","message":{{"role":"user","content":{content},"usage":{{"n":1}}}}}}"#
+            );
+            spliced(line.into_bytes(), splice)
+        })
+    }
+
+    /// `bytes` with `byte` inserted at `at` (one place in `bytes.len() + 1`), when given.
+    fn spliced(mut bytes: Vec<u8>, splice: Option<(proptest::sample::Index, u8)>) -> Vec<u8> {
+        if let Some((at, byte)) = splice {
+            let at = at.index(bytes.len() + 1);
+            bytes.insert(at, byte);
+        }
+        bytes
+    }
+
+    /// A message's `content` as [`message_line`] makes it: an array of blocks and values, or a
+    /// text.
+    fn content() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
         let text = prop::collection::vec(
             prop_oneof![
                 Just("a"),
@@ -936,21 +964,10 @@ mod tests {
             format!("{{{}}}", members.join(","))
         });
         let item = prop_oneof![block, value];
-        let content = prop_oneof![
+        prop_oneof![
             prop::collection::vec(item, 0..5).prop_map(|items| format!("[{}]", items.join(","))),
             text,
-        ];
-        (content, any::<Option<(prop::sample::Index, u8)>>()).prop_map(|(content, splice)| {
-            let mut line = format!(
-                r#"{{"type":"message","id":"a","message":{{"role":"user","content":{content},"usage":{{"n":1}}}}}}"#
-            )
-            .into_bytes();
-            if let Some((at, byte)) = splice {
-                let at = at.index(line.len() + 1);
-                line.insert(at, byte);
-            }
-            line
-        })
+        ]
     }
 
     proptest::proptest! {
@@ -970,6 +987,28 @@ mod tests {
                 let listed = listed_entry_with_message_keys(&line, &keys)
                     .map(|(listed, message)| (listed.into_value(), message));
                 proptest::prop_assert_eq!(listed, entry_with_message_keys(&line, &keys));
+            }
+        }
+
+        /// Both readers cut blocks through `read_listed_keeping` where it answers: on JSON
+        /// (what the store checked every line to be), its answer is the block-by-block walk's,
+        /// refusals included. (On bytes that are not JSON the two step over unread values
+        /// differently; the walk around the value refuses such a line either way.)
+        #[test]
+        fn a_cut_content_reads_in_one_walk_as_block_by_block(
+            content in content(),
+            splice in proptest::prelude::any::<Option<(proptest::sample::Index, u8)>>(),
+        ) {
+            const BLOCKS: &[&str] = &["type", "text"];
+            let mut bytes = spliced(content.into_bytes(), splice);
+            let start = crate::json::skip_whitespace(&bytes, 0);
+            bytes.drain(..start);
+            if serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).is_ok() {
+                // As the readers hand it over: from the value's first byte, the line going on.
+                bytes.push(b',');
+                let one_walk = crate::value_read::read_listed_keeping(&bytes, BLOCKS)
+                    .map(|(listed, len)| (listed.into_value(), len));
+                proptest::prop_assert_eq!(one_walk, super::blocks_walked(BLOCKS, &bytes));
             }
         }
     }
