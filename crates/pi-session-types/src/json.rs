@@ -681,8 +681,8 @@ fn write_value(f: &mut JsFormatter<'_>, value: &serde_json::Value) -> io::Result
     }
 }
 
-/// The longest text [`write_str`] checks byte by byte for the bytes `JSON.stringify` escapes
-/// before it copies it whole.
+/// The longest text [`write_str`] looks over for an escape ([`next_escaped`]) before it copies
+/// it whole.
 const SHORT: usize = 32;
 
 /// A string as serde_json's `format_escaped_str` hands it to the formatter: the runs between
@@ -691,13 +691,9 @@ fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
     let w = &mut io::sink();
     let bytes = text.as_bytes();
     let out = &mut f.state.out;
-    // A short text of printable ASCII (a key, a role, a type, an id: most strings written)
-    // needs no escape and holds no carrier: copied between its quotes at once.
-    if bytes.len() <= SHORT
-        && bytes
-            .iter()
-            .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
-    {
+    // A short ASCII text with nothing to escape (a key, a role, a type, an id: most strings
+    // written) holds no carrier: copied between its quotes at once.
+    if bytes.len() <= SHORT && bytes.is_ascii() && next_escaped(bytes, 0).is_none() {
         out.reserve(bytes.len() + 2);
         out.push(b'"');
         out.extend_from_slice(bytes);
