@@ -12,6 +12,7 @@
 use crate::session_file::IndexEntry;
 use hashbrown::HashTable;
 use pi_session_types::envelope_scan::KeyFilter;
+use pi_session_types::json::Strings;
 use std::hash::BuildHasher;
 
 /// Positions of entries by id (the later entry wins, as pi and omp keep it).
@@ -105,6 +106,9 @@ pub struct EntryTable {
     /// The keys each entry's line may hold, beside `entries` (kept apart: [`IndexEntry`]'s
     /// fields are public). Shorter than `entries` only in a table built without them.
     keys: Vec<KeyFilter>,
+    /// What the open's scan proved of each entry's strings ([`Strings`]), beside `entries`;
+    /// shorter, as `keys`, only in a table built without them.
+    strings: Vec<Strings>,
     /// Each entry's `type` as its place in [`KINDS`] ([`OTHER_KIND`]: another type), one byte
     /// an entry: a question over every entry's type (the dialect's evidence, the positions of
     /// the labels) reads these instead of each envelope's text on the heap.
@@ -168,8 +172,13 @@ impl<'k> KindQuery<'k> {
 impl EntryTable {
     /// Builds the lookups over `entries`: ids (a later duplicate wins, as in pi and omp), then
     /// every parent resolved against the final ids. `keys` is each entry's key filter (an
-    /// entry without one may hold any key).
-    pub(crate) fn new(entries: Vec<IndexEntry>, keys: Vec<KeyFilter>) -> Self {
+    /// entry without one may hold any key), `strings` what the scan proved of its strings
+    /// (of an entry without it: nothing).
+    pub(crate) fn new(
+        entries: Vec<IndexEntry>,
+        keys: Vec<KeyFilter>,
+        strings: Vec<Strings>,
+    ) -> Self {
         let mut by_id = IdTable::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for (position, entry) in entries.iter().enumerate() {
@@ -211,6 +220,7 @@ impl EntryTable {
             parents,
             duplicates,
             keys,
+            strings,
             kinds,
         }
     }
@@ -303,6 +313,13 @@ impl EntryTable {
     #[inline]
     pub(crate) fn key_filter(&self, position: usize) -> KeyFilter {
         self.keys.get(position).copied().unwrap_or(KeyFilter::ANY)
+    }
+
+    /// What the open's scan proved of the strings of the line of the entry at `position`
+    /// ([`Strings::Unknown`] when the table holds nothing for it).
+    #[inline]
+    pub(crate) fn strings(&self, position: usize) -> Strings {
+        self.strings.get(position).copied().unwrap_or_default()
     }
 
     /// Every entry's line, offset, length and envelope, in file order.

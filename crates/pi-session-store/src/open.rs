@@ -19,6 +19,7 @@ use crate::fused::split_fused;
 use crate::migrate::{CURRENT_VERSION, IdGenerator, Migration, Ordinal};
 use crate::session_file::{IndexEntry, IndexEnvelope, SessionFile, Source};
 use pi_session_types::envelope_scan::{KeyFilter, scan_envelope};
+use pi_session_types::json::Strings;
 use pi_session_types::{
     EnvelopeRef, LineError, ParseWarning, ParsedLine, SessionHeader, TitleSlot, parse_envelope,
     parse_envelope_ref, parse_line, tags,
@@ -733,6 +734,8 @@ struct ReadValue {
     warnings: Vec<ParseWarning>,
     /// From [`scan_envelope`]; [`KeyFilter::ANY`] for a value read any other way.
     keys: KeyFilter,
+    /// From [`scan_envelope`]; [`Strings::Unknown`] for a value read any other way.
+    strings: Strings,
 }
 
 /// Reads the envelope of one value: borrowed from the line and copied once, into the index's
@@ -740,19 +743,24 @@ struct ReadValue {
 /// repairs what it can (lone surrogates, invalid UTF-8) or gives the error.
 fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
     match parse_envelope_ref(bytes) {
-        Ok(envelope) => Ok(ReadValue::clean(&envelope, KeyFilter::ANY)),
+        Ok(envelope) => Ok(ReadValue::clean(
+            &envelope,
+            KeyFilter::ANY,
+            Strings::Unknown,
+        )),
         Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
             envelope: IndexEnvelope::from(&envelope),
             warnings: envelope.warnings,
             keys: KeyFilter::ANY,
+            strings: Strings::Unknown,
         }),
     }
 }
 
 impl ReadValue {
     /// A borrowed envelope read without a repair or warning, copied into the index's form,
-    /// with the filter of the keys its line may hold.
-    fn clean(envelope: &EnvelopeRef<'_>, keys: KeyFilter) -> Self {
+    /// with the filter of the keys its line may hold and what is known of its strings.
+    fn clean(envelope: &EnvelopeRef<'_>, keys: KeyFilter, strings: Strings) -> Self {
         Self {
             envelope: IndexEnvelope::new(
                 &envelope.kind,
@@ -762,6 +770,7 @@ impl ReadValue {
             ),
             warnings: Vec::new(),
             keys,
+            strings,
         }
     }
 }
@@ -782,7 +791,11 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
     // One scan of the line answers for ordinary lines; anything unusual takes the path below,
     // unchanged.
     if let Some(scanned) = scan_envelope(content) {
-        return LineOutcome::Value(ReadValue::clean(&scanned.envelope, scanned.keys));
+        return LineOutcome::Value(ReadValue::clean(
+            &scanned.envelope,
+            scanned.keys,
+            Strings::of_scanned(&scanned),
+        ));
     }
     match read_envelope(content) {
         Ok(envelope) => LineOutcome::Value(with_encoding_warnings(content, envelope)),
@@ -841,6 +854,8 @@ struct Builder {
     entries: Vec<IndexEntry>,
     /// The key filter of each entry's line, beside `entries`.
     keys: Vec<KeyFilter>,
+    /// What the open's scan proved of each entry's strings, beside `entries`.
+    strings: Vec<Strings>,
     diagnostics: DiagnosticLog,
     header: Option<SessionHeader>,
     /// (line, byte offset) of the header.
@@ -888,6 +903,7 @@ impl Builder {
         let estimate = usize::try_from(estimate).unwrap_or(0);
         let _ = self.entries.try_reserve(estimate);
         let _ = self.keys.try_reserve(estimate);
+        let _ = self.strings.try_reserve(estimate);
     }
 
     fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
@@ -979,6 +995,7 @@ impl Builder {
                 envelope,
             });
             self.keys.push(read.keys);
+            self.strings.push(read.strings);
         }
     }
 
@@ -1057,6 +1074,7 @@ impl Builder {
         // The index stays as long as the session: no growth slack.
         self.entries.shrink_to_fit();
         self.keys.shrink_to_fit();
+        self.strings.shrink_to_fit();
         let table = self.check_ids();
         let file = SessionFile {
             source,
@@ -1154,6 +1172,7 @@ impl Builder {
         let table = EntryTable::new(
             std::mem::take(&mut self.entries),
             std::mem::take(&mut self.keys),
+            std::mem::take(&mut self.strings),
         );
         let entries = table.entries();
         let mut duplicates = table.duplicate_ids().iter().peekable();

@@ -601,6 +601,39 @@ impl SessionFile {
         self.table.key_filter(index)
     }
 
+    /// What the open's scan proved of the strings of the line of the entry at `index`, the
+    /// bytes [`map_raw`](Self::map_raw) hands out for it: [`Strings::Stringified`] when each
+    /// is spelled as `JSON.stringify` spells it and no whitespace lies between the line's
+    /// tokens ([`Scanned::stringify_spelled`]), so a check of that spelling can step over
+    /// them ([`pi_session_types::json::is_js_canonical_given`]); [`Strings::Unknown`] for a
+    /// line the scan was not sure of or found spelled otherwise, an index out of range and
+    /// every entry of a migrated file. A file is append-only: a line the open scanned is not
+    /// expected to change under it.
+    ///
+    /// ```
+    /// use pi_session_types::json::Strings;
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"content":"a\nb"}}"#, "\n",
+    ///     r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"content":"\u00e9"}}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// assert_eq!(session.strings(0), Strings::Stringified);
+    /// assert_eq!(session.strings(1), Strings::Unknown); // `JSON.stringify` writes `é`
+    /// assert_eq!(session.strings(2), Strings::Unknown); // no such entry
+    /// ```
+    ///
+    /// [`Strings::Stringified`]: pi_session_types::json::Strings::Stringified
+    /// [`Strings::Unknown`]: pi_session_types::json::Strings::Unknown
+    /// [`Scanned::stringify_spelled`]: pi_session_types::envelope_scan::Scanned::stringify_spelled
+    #[inline]
+    pub fn strings(&self, index: usize) -> pi_session_types::json::Strings {
+        if self.is_migrated() {
+            return pi_session_types::json::Strings::Unknown;
+        }
+        self.table.strings(index)
+    }
+
     /// Hands the exact bytes of the entry at each of `indices` (any order, repeats allowed),
     /// with its index and index entry, to `convert`, and returns what it gives in the order
     /// asked: one pass over the lines in file order (on a few threads for a large request), as

@@ -36,7 +36,10 @@
 //!
 //! The scan also folds every key of the line, at any depth, into a [`KeyFilter`] (a 64-bit
 //! Bloom filter, two bits a key), so a reader that wants the lines holding a key can leave
-//! most others unread without reading them again.
+//! most others unread without reading them again; and it tells whether the line is spelled
+//! as `JSON.stringify` spells its strings and layout ([`Scanned::stringify_spelled`]), so a
+//! reader that checks a part of the line for that spelling (to copy it) can step over its
+//! strings by their quotes ([`crate::json::Strings`]).
 
 use crate::line::EnvelopeRef;
 use std::borrow::Cow;
@@ -165,6 +168,13 @@ pub struct Scanned<'a> {
     pub envelope: EnvelopeRef<'a>,
     /// Every key of the line, at every depth (the top level's too).
     pub keys: KeyFilter,
+    /// Whether every string of the line is spelled as `JSON.stringify` spells it and nothing
+    /// lies between the line's tokens: the scan met no whitespace outside strings and no
+    /// escape but `\"`, `\\`, `\b`, `\f`, `\n`, `\r` and `\t` (no `\/`, no `\u`). What
+    /// else a sure scan proves (valid UTF-8, no raw control character, no carrier of a lone
+    /// surrogate) makes each string then exactly `JSON.stringify`'s spelling of what it
+    /// reads as; numbers and keys (their order, a key given twice) are not judged.
+    pub stringify_spelled: bool,
 }
 
 /// The line's envelope as [`crate::parse_envelope_ref`] reads it, and the filter of its keys,
@@ -181,6 +191,10 @@ pub struct Scanned<'a> {
 /// assert_eq!((&*envelope.kind, envelope.id.as_deref(), envelope.parent_is_null), ("message", Some("a1"), true));
 /// assert_eq!(Ok(envelope), pi_session_types::parse_envelope_ref(line));
 /// assert!(scanned.keys.may_hold("content"));
+/// assert!(!scanned.stringify_spelled); // `\u00e9`: `JSON.stringify` writes `é`
+/// assert!(scan_envelope(br#"{"type":"x","text":"a\n\"b\""}"#).unwrap().stringify_spelled);
+/// assert!(!scan_envelope(br#"{"type":"x", "text":"a"}"#).unwrap().stringify_spelled);
+/// assert!(!scan_envelope(br#"{"type":"x","text":"a\/b"}"#).unwrap().stringify_spelled);
 /// assert_eq!(scan_envelope(br#"{"type":"x","text":"\ud83d"}"#), None); // a surrogate escape
 /// assert_eq!(scan_envelope(br#"{"type":"x",}"#), None); // not JSON
 /// ```
@@ -189,6 +203,7 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
         bytes: line,
         at: 0,
         keys: 0,
+        unusual: false,
     };
     scan.whitespace();
     scan.expect(b'{')?;
@@ -244,6 +259,7 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
     Some(Scanned {
         envelope,
         keys: KeyFilter(scan.keys),
+        stringify_spelled: !scan.unusual,
     })
 }
 
@@ -597,6 +613,10 @@ struct Scan<'a> {
     at: usize,
     /// The [`KeyFilter`] of the keys read so far.
     keys: u64,
+    /// Whether whitespace between tokens, or an escape `JSON.stringify` does not write (`\/`,
+    /// `\u`), was met ([`Scanned::stringify_spelled`]). Set where the scan meets them, off the
+    /// paths of plain text and of the common escapes.
+    unusual: bool,
 }
 
 impl<'a> Scan<'a> {
@@ -620,6 +640,17 @@ impl<'a> Scan<'a> {
     /// Skips JSON whitespace (serde_json's four bytes).
     #[inline]
     fn whitespace(&mut self) {
+        if let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
+            self.spaced();
+        }
+    }
+
+    /// [`Scan::whitespace`] where there is some (pi and omp write none between tokens): out
+    /// of the way of the scan's loops.
+    #[cold]
+    #[inline(never)]
+    fn spaced(&mut self) {
+        self.unusual = true;
         while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.peek() {
             self.at += 1;
         }
@@ -693,8 +724,7 @@ impl<'a> Scan<'a> {
                 b'\\' => {
                     plain = false;
                     // The escapes text is full of (`\n`, `\"`, ...) without leaving the loop.
-                    if let Some(b'"' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') = bytes.get(at + 1)
-                    {
+                    if let Some(b'"' | b'b' | b'f' | b'n' | b'r' | b't') = bytes.get(at + 1) {
                         at += 2;
                     } else {
                         self.at = at;
@@ -718,7 +748,11 @@ impl<'a> Scan<'a> {
     fn escape(&mut self) -> Option<()> {
         let at = self.at;
         match self.bytes.get(at + 1)? {
-            b'"' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.at = at + 2,
+            b'"' | b'b' | b'f' | b'n' | b'r' | b't' => self.at = at + 2,
+            b'/' => {
+                self.unusual = true;
+                self.at = at + 2;
+            }
             b'\\' => {
                 // The second backslash and what follows read as `\ud` to a byte search.
                 if self.bytes.get(at + 2) == Some(&b'u')
@@ -735,6 +769,9 @@ impl<'a> Scan<'a> {
                 {
                     return None;
                 }
+                // `JSON.stringify` writes `\u` for the control characters without a short form
+                // (a byte the walks check the escape of) and lone surrogates (refused above).
+                self.unusual = true;
                 self.at = at + 6;
             }
             _ => return None,

@@ -1186,7 +1186,55 @@ const CANONICAL_MAX_KEYS: usize = 64;
 /// }
 /// ```
 pub fn is_js_canonical(bytes: &[u8]) -> bool {
-    canonical_walk(bytes, NoReport)
+    is_js_canonical_given(bytes, Strings::Unknown)
+}
+
+/// [`is_js_canonical`] of bytes whose strings are known to be spelled as `JSON.stringify`
+/// spells them when `strings` says so: only what lies between them is checked (numbers, keys,
+/// layout, nesting).
+///
+/// ```
+/// use pi_session_types::envelope_scan::scan_envelope;
+/// use pi_session_types::json::{Strings, is_js_canonical_given};
+/// let line = br#"{"type":"message","n":1.0}"#;
+/// let scanned = scan_envelope(line).unwrap();
+/// assert!(scanned.stringify_spelled);
+/// // Its strings are, its number is not.
+/// assert!(!is_js_canonical_given(line, Strings::of_scanned(&scanned)));
+/// ```
+pub fn is_js_canonical_given(bytes: &[u8], strings: Strings) -> bool {
+    canonical_walk(bytes, NoReport, strings)
+}
+
+/// What a reader knows of the strings of the bytes it hands the canonical walks
+/// ([`is_js_canonical_given`], [`crate::shallow::canonical_keyed_message_given`]).
+///
+/// The open's scan of a line proves it JSON and UTF-8 and, most often, that each of its
+/// strings is `JSON.stringify`'s spelling ([`Scanned::stringify_spelled`]); a reader that
+/// later checks a part of that line for `JSON.stringify`'s spelling, to copy it, need not
+/// read its strings' bytes again: the walk then steps over a string by its quotes.
+///
+/// [`Scanned::stringify_spelled`]: crate::envelope_scan::Scanned::stringify_spelled
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Strings {
+    /// Nothing: each string's escapes, UTF-8 and carriers are checked.
+    #[default]
+    Unknown,
+    /// Each string is valid and spelled as `JSON.stringify` spells it, and no whitespace
+    /// lies between tokens. Bytes that are not so (a line changed since it was scanned) may
+    /// then be taken as canonical: say so only of bytes a scan proved.
+    Stringified,
+}
+
+impl Strings {
+    /// What the open's scan of a line proved of its strings.
+    pub fn of_scanned(scanned: &crate::envelope_scan::Scanned<'_>) -> Self {
+        if scanned.stringify_spelled {
+            Strings::Stringified
+        } else {
+            Strings::Unknown
+        }
+    }
 }
 
 /// Where a member handed out by [`canonical_members`] is.
@@ -1224,7 +1272,9 @@ pub fn canonical_members<'b>(
     inner: &str,
     mut each: impl FnMut(MemberOf, &'b [u8], &'b [u8]),
 ) -> bool {
-    canonical_members_marked(bytes, inner, |met| each(met.of, met.key, met.value))
+    canonical_members_marked(bytes, inner, Strings::Unknown, |met| {
+        each(met.of, met.key, met.value);
+    })
 }
 
 /// A member [`canonical_members_marked`] hands out: what [`canonical_members`] hands out, and
@@ -1247,6 +1297,7 @@ pub(crate) struct Met<'b> {
 pub(crate) fn canonical_members_marked<'b>(
     bytes: &'b [u8],
     inner: &str,
+    strings: Strings,
     each: impl FnMut(Met<'b>),
 ) -> bool {
     canonical_walk(
@@ -1255,12 +1306,13 @@ pub(crate) fn canonical_members_marked<'b>(
             inner: inner.as_bytes(),
             each,
         },
+        strings,
     )
 }
 
 /// [`is_js_canonical`], with what [`canonical_members`] hands out.
-fn canonical_walk<'b>(bytes: &'b [u8], report: impl Report<'b>) -> bool {
-    walk_value(bytes, 0, 0, report) == Some(bytes.len())
+fn canonical_walk<'b>(bytes: &'b [u8], report: impl Report<'b>, strings: Strings) -> bool {
+    walk_value(bytes, 0, 0, report, strings) == Some(bytes.len())
 }
 
 /// The walk of the value of a top-level member that starts at `start` in the line `bytes`
@@ -1273,10 +1325,11 @@ fn canonical_walk<'b>(bytes: &'b [u8], report: impl Report<'b>) -> bool {
 pub(crate) fn canonical_inner_value<'b>(
     bytes: &'b [u8],
     start: usize,
+    strings: Strings,
     each: impl FnMut(Met<'b>),
 ) -> Option<usize> {
     let report = Reporter { inner: b"", each };
-    walk_value(bytes, start, 1, report)
+    walk_value(bytes, start, 1, report, strings)
 }
 
 /// The walk of the value at `at`, `depth` levels deep (its members handed out as
@@ -1287,6 +1340,7 @@ fn walk_value<'b>(
     at: usize,
     depth: usize,
     report: impl Report<'b>,
+    strings: Strings,
 ) -> Option<usize> {
     // Invalid UTF-8 and the carriers are found where the walk meets a byte that is not ASCII
     // (in a string: anywhere else the walk refuses it), not in a pass of their own.
@@ -1297,6 +1351,7 @@ fn walk_value<'b>(
         escaped: false,
         in_inner: depth > 0,
         report,
+        strings,
     };
     let canonical = scanner.value(depth);
     let end = scanner.at;
@@ -1375,6 +1430,8 @@ struct Canonical<'b, R> {
     in_inner: bool,
     /// Who is handed the members.
     report: R,
+    /// What is known of the strings: [`Strings::Stringified`] steps over each by its quotes.
+    strings: Strings,
 }
 
 impl<'b, R: Report<'b>> Canonical<'b, R> {
@@ -1515,8 +1572,24 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
                 self.at = end + 1;
                 true
             }
+            Err(at) if self.strings == Strings::Stringified => self.string_known(at),
             Err(at) => self.string_on(at),
         }
+    }
+
+    /// The rest of a [`Canonical::string`] known to be `JSON.stringify`'s spelling
+    /// ([`Strings::Stringified`]), from `at` (not inside an escape): past its closing quote,
+    /// found by a search for quotes; whether it holds an escape is told by a search for a
+    /// backslash (the members handed out say so).
+    fn string_known(&mut self, at: usize) -> bool {
+        let open = self.at;
+        let Some(end) = skip_string_from(self.bytes, open, at) else {
+            return false;
+        };
+        let text = self.bytes.get(open + 1..end - 1).unwrap_or_default();
+        self.escaped = memchr::memchr(b'\\', text).is_some();
+        self.at = end;
+        true
     }
 
     /// The rest of a [`Canonical::string`] its first mask does not settle (longer, or holding

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::json;
+use crate::json::{self, Strings};
 use crate::value_read::{self, Listed};
 use crate::view::key;
 
@@ -221,6 +221,31 @@ pub fn canonical_entry_with_message_keys<'l>(
     line: &'l [u8],
     keys: &Keys,
 ) -> Option<(Value, &'l [u8])> {
+    canonical_entry_with_message_keys_given(line, Strings::Unknown, keys)
+}
+
+/// [`canonical_entry_with_message_keys`] of a line whose strings are known to be spelled as
+/// `JSON.stringify` spells them when `strings` says so (the open's scan found it so,
+/// [`json::Strings`]): the message's strings are stepped over by their quotes, not read.
+///
+/// ```
+/// use pi_session_types::envelope_scan::scan_envelope;
+/// use pi_session_types::json::Strings;
+/// use pi_session_types::shallow::{Keys, canonical_entry_with_message_keys, canonical_entry_with_message_keys_given};
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":"a\n\"long\" text"}}"#;
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role"], blocks: &[] };
+/// let strings = Strings::of_scanned(&scan_envelope(line).unwrap());
+/// assert_eq!(strings, Strings::Stringified);
+/// assert_eq!(
+///     canonical_entry_with_message_keys_given(line, strings, &keys),
+///     canonical_entry_with_message_keys(line, &keys),
+/// );
+/// ```
+pub fn canonical_entry_with_message_keys_given<'l>(
+    line: &'l [u8],
+    strings: Strings,
+    keys: &Keys,
+) -> Option<(Value, &'l [u8])> {
     if !keys.entry.contains(&key::MESSAGE) {
         return None;
     }
@@ -235,6 +260,7 @@ pub fn canonical_entry_with_message_keys<'l>(
     };
     let message = canonical_message_members(
         line,
+        strings,
         keys,
         &mut read,
         |read, name, value, escaped| {
@@ -273,17 +299,19 @@ pub fn canonical_entry_with_message_keys<'l>(
 /// canonical as a whole.
 fn canonical_message_members<'l, S>(
     line: &'l [u8],
+    strings: Strings,
     keys: &Keys,
     state: &mut S,
     mut top: impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     mut inner: impl FnMut(&mut S, &'static str, Value),
 ) -> Option<&'l [u8]> {
-    if let Laid::Read(message) = laid_out_members(line, keys, state, &mut top, &mut inner) {
+    if let Laid::Read(message) = laid_out_members(line, strings, keys, state, &mut top, &mut inner)
+    {
         return message;
     }
     let mut refused = false;
     let mut message = None;
-    let canonical = json::canonical_members_marked(line, key::MESSAGE, |met| {
+    let canonical = json::canonical_members_marked(line, key::MESSAGE, strings, |met| {
         refused |= met.key_escaped;
         if refused {
             return;
@@ -347,6 +375,7 @@ const LAID_OUT_MEMBERS: usize = 8;
 /// answer is this one (where the whole line's walk would refuse, so does this).
 fn laid_out_members<'l, S>(
     line: &'l [u8],
+    strings: Strings,
     keys: &Keys,
     state: &mut S,
     top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
@@ -386,7 +415,7 @@ fn laid_out_members<'l, S>(
         }
     }
     let mut refused = false;
-    let end = json::canonical_inner_value(line, start, |met| {
+    let end = json::canonical_inner_value(line, start, strings, |met| {
         refused = refused || !inner_member(keys, &met, state, inner);
     });
     let Some(end) = end.filter(|_| !refused && line.get(start) == Some(&b'{')) else {
@@ -625,6 +654,18 @@ pub fn canonical_keyed_message<'l>(
     keys: &Keys,
     id: &str,
 ) -> Option<(KeyedMessage, &'l [u8])> {
+    canonical_keyed_message_given(line, Strings::Unknown, keys, id)
+}
+
+/// [`canonical_keyed_message`] of a line whose strings are known to be spelled as
+/// `JSON.stringify` spells them when `strings` says so ([`json::Strings`]): the message's
+/// strings are stepped over by their quotes, not read.
+pub fn canonical_keyed_message_given<'l>(
+    line: &'l [u8],
+    strings: Strings,
+    keys: &Keys,
+    id: &str,
+) -> Option<(KeyedMessage, &'l [u8])> {
     // A canonical object holds no key twice: each member below is seen once at most.
     struct Read {
         members: Vec<(&'static str, Value)>,
@@ -638,6 +679,7 @@ pub fn canonical_keyed_message<'l>(
     };
     let message = canonical_message_members(
         line,
+        strings,
         keys,
         &mut read,
         |read, name, value, escaped| {

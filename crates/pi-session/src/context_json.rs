@@ -37,10 +37,12 @@ use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_k
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, KindQuery, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
-use pi_session_types::json::{is_js_canonical, to_js_vec, top_level_members, value_to_js_vec};
+use pi_session_types::json::{
+    Strings, is_js_canonical_given, to_js_vec, top_level_members, value_to_js_vec,
+};
 use pi_session_types::shallow::{
-    KeyedMessage, Keys, Seen, canonical_entry_with_message_keys, canonical_keyed_message,
-    entry_with_message_keys, listed_entry_with_message_keys,
+    KeyedMessage, Keys, Seen, canonical_entry_with_message_keys_given,
+    canonical_keyed_message_given, entry_with_message_keys, listed_entry_with_message_keys,
 };
 use pi_session_types::view::{EntryRef, key};
 
@@ -789,18 +791,26 @@ struct CopyRule {
 impl CopyRule {
     /// Whether `message`, found in `line`, is sent as written: no load-time rewrite of the
     /// dialect may touch it, and its bytes are `JSON.stringify`'s.
-    fn as_written(self, line: &[u8], message: &[u8]) -> bool {
-        !may_rewrite_message_line(self.dialect, line, self.blobs) && is_js_canonical(message)
+    /// `strings`: what the open's scan proved of the line's strings.
+    fn as_written(self, line: &[u8], message: &[u8], strings: Strings) -> bool {
+        !may_rewrite_message_line(self.dialect, line, self.blobs)
+            && is_js_canonical_given(message, strings)
     }
 
     /// [`Self::as_written`] for a message read from `line`, when `canonical` says the message
     /// was found to be `JSON.stringify`'s as it was read
     /// ([`canonical_entry_with_message_keys`]).
-    fn sent_as_written(self, line: &[u8], message: &[u8], canonical: bool) -> bool {
+    fn sent_as_written(
+        self,
+        line: &[u8],
+        message: &[u8],
+        canonical: bool,
+        strings: Strings,
+    ) -> bool {
         if canonical {
             !may_rewrite_message_line(self.dialect, line, self.blobs)
         } else {
-            self.as_written(line, message)
+            self.as_written(line, message, strings)
         }
     }
 }
@@ -808,7 +818,9 @@ impl CopyRule {
 impl LineReader {
     /// The lines of `file` at `positions` ([`Self::read`] of each).
     fn read_lines(self, file: &SessionFile, positions: &[usize]) -> Result<Vec<LineRead>> {
-        Ok(file.map_raw(positions, |_, entry, line| self.read(entry, line))?)
+        Ok(file.map_raw(positions, |at, entry, line| {
+            self.read(entry, line, file.strings(at))
+        })?)
     }
 
     /// The copy of a `message` line's message with the keys `keys` of it ([`Copied::keyed`]),
@@ -818,40 +830,56 @@ impl LineReader {
     /// again with the message after it when it is sent). Keys of the content's blocks (omp's
     /// turns with tool calls: a pass over the messages may strip a call) cut the content to
     /// those ([`Copied::cut`]): a message a pass changes is read again whole ([`Held::finish`]).
-    fn read_keyed(self, entry: &IndexEntry, line: &[u8], keys: &Keys) -> Option<Copied> {
+    fn read_keyed(
+        self,
+        entry: &IndexEntry,
+        line: &[u8],
+        strings: Strings,
+        keys: &Keys,
+    ) -> Option<Copied> {
         let rule = self.copy.filter(|_| self.keyed)?;
         if entry.envelope.kind() != "message" {
             return None;
         }
-        let (keyed, message) = canonical_keyed_message(line, keys, entry.envelope.id()?)?;
+        let (keyed, message) =
+            canonical_keyed_message_given(line, strings, keys, entry.envelope.id()?)?;
         if let Some(convert) = self.convert
             && convert.passes(Seen::Keyed(&keyed), None).is_none()
         {
             return None;
         }
-        rule.sent_as_written(line, message, true).then(|| Copied {
-            text: message.to_vec(),
-            shallow: true,
-            cut: !keys.blocks.is_empty(),
-            keyed: Some(keyed),
-        })
+        rule.sent_as_written(line, message, true, strings)
+            .then(|| Copied {
+                text: message.to_vec(),
+                shallow: true,
+                cut: !keys.blocks.is_empty(),
+                keyed: Some(keyed),
+            })
     }
 
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
     /// they read no other) and the copy of its message when copies are taken, or `None` to
     /// read it the ordinary way.
-    fn read(self, entry: &IndexEntry, line: &[u8]) -> Option<(JsonValue, Option<Copied>)> {
+    /// `strings`: what the open's scan proved of the line's strings
+    /// ([`SessionFile::strings`]): where it found them spelled as `JSON.stringify` spells them,
+    /// the checks of a message's spelling step over them.
+    fn read(
+        self,
+        entry: &IndexEntry,
+        line: &[u8],
+        strings: Strings,
+    ) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line whose message is spelled as `JSON.stringify` spells it
         // is read and checked in one pass; any other may still hold a message spelled so.
         let keys = self.keys.and_then(|keys| keys.of(line)).filter(|keys| {
             let reads = self.convert.map_or(&[][..], |convert| convert.reads());
             reads.iter().all(|key| keys.message.contains(key))
         });
-        if let Some(copied) = keys.and_then(|keys| self.read_keyed(entry, line, keys)) {
+        if let Some(copied) = keys.and_then(|keys| self.read_keyed(entry, line, strings, keys)) {
             return Some((JsonValue::Null, Some(copied)));
         }
         let shallow = keys.and_then(|keys| match self.copy {
-            Some(_) => canonical_entry_with_message_keys(line, keys)
+            Some(_) => canonical_entry_with_message_keys_given(line, strings, keys)
                 .map(|read| (read, true))
                 .or_else(|| entry_with_message_keys(line, keys).map(|read| (read, false))),
             None => entry_with_message_keys(line, keys).map(|read| (read, false)),
@@ -862,7 +890,9 @@ impl LineReader {
             let same_entry = is_indexed_message(entry, envelope.kind(), envelope.id());
             match self.copy {
                 None if same_entry => return Some((value, None)),
-                Some(rule) if same_entry && rule.sent_as_written(line, message, canonical) => {
+                Some(rule)
+                    if same_entry && rule.sent_as_written(line, message, canonical, strings) =>
+                {
                     let copied = Copied {
                         text: message.to_vec(),
                         shallow: true,
@@ -874,7 +904,7 @@ impl LineReader {
                 _ => {}
             }
         }
-        let text = message_as_written(line, entry, self.copy?)?;
+        let text = message_as_written(line, entry, self.copy?, strings)?;
         // As the store reads it: a line the parse rejects is repaired there.
         let value = serde_json::from_slice(line).ok()?;
         let copied = Copied {
@@ -1158,7 +1188,12 @@ fn may_be_shallow(
 /// message read from it gives: the line holds the entry indexed there (as the store checks
 /// before it serves a line as parsed) and the message is sent as written
 /// ([`CopyRule::as_written`]).
-fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) -> Option<&'l [u8]> {
+fn message_as_written<'l>(
+    line: &'l [u8],
+    entry: &IndexEntry,
+    rule: CopyRule,
+    strings: Strings,
+) -> Option<&'l [u8]> {
     let [kind, id, message] = top_level_members(line, ["type", "id", "message"])?;
     // A string as written between its quotes: one spelled with an escape is not the index's
     // text, and the line is read the ordinary way.
@@ -1167,7 +1202,7 @@ fn message_as_written<'l>(line: &'l [u8], entry: &IndexEntry, rule: CopyRule) ->
         std::str::from_utf8(inner).ok()
     };
     let same_entry = is_indexed_message(entry, kind.and_then(quoted), id.and_then(quoted));
-    message.filter(|message| same_entry && rule.as_written(line, message))
+    message.filter(|message| same_entry && rule.as_written(line, message, strings))
 }
 
 /// What [`Session::build_read`] gives: the build of a path as read, its segment, and the
