@@ -385,4 +385,13 @@ const OMP_KEYS_SESSION: &str = concat!(
     "\n",
     r#"{"type":"message","id":"u3","parentId":"c1","timestamp":"2026-01-01T00:00:07.000Z","message":{"role":"user","content":"next","timestamp":7}}"#,
     "\n",
+    // A tool result whose details spell a tool call and an error turn's stop reason: not an
+    // assistant's turn, so its line is not searched for them.
+    r#"{"type":"message","id":"t4","parentId":"u3","timestamp":"2026-01-01T00:00:08.000Z","message":{"role":"toolResult","toolCallId":"x","toolName":"bash","content":[{"type":"text","text":"ok"}],"details":{"replayed":[{"type":"toolCall","id":"x","name":"bash","arguments":{}}],"stopReason":"error"},"isError":false,"timestamp":8}}"#,
+    "\n",
+    // `role` given twice: JSON.parse keeps the last, an assistant's turn with a tool call,
+    // though the first says a tool result. The readers of the keys refuse the line (a kept
+    // key twice): it is read whole.
+    r#"{"type":"message","id":"a5","parentId":"t4","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"toolResult","content":[{"type":"toolCall","id":"y","name":"bash","arguments":{}}],"role":"assistant","provider":"p","model":"m","stopReason":"toolUse","timestamp":9}}"#,
+    "\n",
 );

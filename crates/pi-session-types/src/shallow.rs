@@ -456,6 +456,53 @@ fn laid_out_members<'l, S>(
     }
 }
 
+/// The role of the message of a `message` line laid out as pi and omp write one, as written
+/// between its quotes: the first member of the line's top-level `message` object, a string
+/// without an escape, the members before `message` a few, without whitespace between tokens
+/// or a key spelled with an escape. `None` for any other line (a caller then knows nothing of
+/// the role). Nothing past the role is read, so nothing says the line's message holds no
+/// second `role` (JSON.parse keeps the last): a caller trusts the answer only where such a
+/// line is refused anyway, as the readers of a message's keys refuse a kept key given twice
+/// ([`entry_with_message_keys`], [`canonical_keyed_message`]).
+///
+/// ```
+/// use pi_session_types::shallow::laid_out_role;
+/// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"toolResult","content":[]}}"#;
+/// assert_eq!(laid_out_role(line), Some(&b"toolResult"[..]));
+/// assert_eq!(laid_out_role(br#"{"type":"message","message":{"content":[],"role":"user"}}"#), None);
+/// assert_eq!(laid_out_role(br#"{"type":"message", "message":{"role":"user"}}"#), None);
+/// assert_eq!(laid_out_role(br#"{"type":"message","message":{"role":"\u0075ser"}}"#), None);
+/// ```
+pub fn laid_out_role(line: &[u8]) -> Option<&[u8]> {
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    let mut at = 1;
+    for _ in 0..=LAID_OUT_MEMBERS {
+        let (name, start) = plain_key(line, at)?;
+        if name == key::MESSAGE.as_bytes() {
+            if line.get(start) != Some(&b'{') {
+                return None;
+            }
+            let (role, value) = plain_key(line, start + 1)?;
+            if role != key::ROLE.as_bytes() {
+                return None;
+            }
+            let (end, escaped) = value_end(line, value)?;
+            return match (escaped, line.get(value)) {
+                (false, Some(b'"')) => line.get(value + 1..end - 1),
+                _ => None,
+            };
+        }
+        let (end, _) = value_end(line, start)?;
+        if line.get(end) != Some(&b',') {
+            return None;
+        }
+        at = end + 1;
+    }
+    None
+}
+
 /// The key of the member that starts at `at` (its opening quote) when it holds no escape,
 /// and the offset of its value (past the colon, which must follow the key).
 #[inline(always)]
@@ -1014,6 +1061,25 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The role a line's layout tells is the role its parse reads, whatever byte is
+        /// spliced into it (a line whose message gives `role` twice aside: the parse keeps the
+        /// last).
+        #[test]
+        fn a_laid_out_role_is_the_parsed_role(line in message_line()) {
+            if let (Some(role), Ok(value)) =
+                (super::laid_out_role(&line), serde_json::from_slice::<Value>(&line))
+            {
+                let once = line.windows(6).filter(|w| w == br#""role""#).count() == 1;
+                if once {
+                    proptest::prop_assert_eq!(
+                        value["message"]["role"].as_str().map(str::as_bytes),
+                        Some(role),
+                        "{}", String::from_utf8_lossy(&line)
+                    );
+                }
+            }
+        }
+
         #[test]
         fn a_made_line_reads_listed_as_it_reads_as_a_map(line in message_line()) {
             const LISTED: Keys = Keys {

@@ -10,7 +10,7 @@ pub mod prompt;
 pub mod snapcompact;
 
 use pi_session_types::needle::Needle;
-use pi_session_types::shallow::{Keys, with_key};
+use pi_session_types::shallow::{Keys, laid_out_role, with_key};
 use pi_session_types::view::{BlockRef, EntryRef, MessageRef, key};
 use serde_json::Value;
 
@@ -47,9 +47,10 @@ impl BuildContext for Omp {
     /// A `message` entry is rewritten only for a blob reference (when a blob folder resolves
     /// it) or github-copilot's replayed history ([`prepare_omp_entry`]); snapcompact's repair
     /// touches compactions only. Either needs its word in the line, spelled plainly (an escaped
-    /// spelling is not `JSON.stringify`'s, so such a line is not copied anyway).
+    /// spelling is not `JSON.stringify`'s, so such a line is not copied anyway), and the
+    /// replayed history an assistant's turn ([`may_be_assistant`]).
     fn may_rewrite_message_line(&self, line: &[u8], blobs: bool) -> bool {
-        (blobs && BLOB_REF.is_in(line)) || COPILOT.is_in(line)
+        (blobs && BLOB_REF.is_in(line)) || (may_be_assistant(line) && COPILOT.is_in(line))
     }
 
     /// omp 18.2 reads of a `message` entry its type and id (kept ranges, replay ends and
@@ -73,8 +74,13 @@ impl BuildContext for Omp {
     /// spells them: `"toolCall"`, which a tool result's `"toolCallId"` is not, and
     /// `"stopReason":"error"`) gives [`Self::message_keys`]; one with a tool call, those and
     /// its blocks' `type` and `id` (the content of a tool result, most of a file, is left
-    /// unread); an error turn is read whole (an empty one is left out).
+    /// unread); an error turn is read whole (an empty one is left out). Only an assistant's
+    /// turn calls tools or fails: the line of another role is not searched
+    /// ([`may_be_assistant`]; tool results are most of a session's bytes).
     fn message_keys_of_line(&self, line: &[u8]) -> Option<&'static Keys> {
+        if !may_be_assistant(line) {
+            return self.message_keys();
+        }
         if ERROR_TURN.is_in(line) {
             return None;
         }
@@ -140,6 +146,14 @@ fn built(
         diagnostics,
         Extendable::omp(tail),
     )
+}
+
+/// Whether the `message` line `line` may hold an assistant's turn: `false` only when it is laid
+/// out as pi and omp write one and its message's role is another ([`laid_out_role`]). A line
+/// whose message gives `role` twice may say `false` of an assistant's turn; the readers of a
+/// message's keys, which hold `role`, refuse such a line, and it is read whole.
+fn may_be_assistant(line: &[u8]) -> bool {
+    laid_out_role(line).is_none_or(|role| role == b"assistant")
 }
 
 /// The words [`Omp::may_rewrite_message_line`] and [`Omp::message_keys_of_line`] look for in
