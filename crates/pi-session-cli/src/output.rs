@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 
 use pi_session::projection::projection::RhoItem;
-use pi_session::types::json::{JsBuffer, JsonError, string_len, to_js_vec};
+use pi_session::types::json::{JsBuffer, JsonError, to_js_vec, write_laid_out, write_newline};
 
 use crate::failure::Failure;
 
@@ -54,7 +54,7 @@ impl Out {
         let compact =
             to_js_vec(value).map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
         // Indented on the way out: no second copy of a large answer is held.
-        indent_to(&compact, &mut self.inner, 0).map_err(write_failure)?;
+        write_laid_out(&compact, &mut self.inner, 0).map_err(write_failure)?;
         self.write(b"\n")
     }
 
@@ -63,7 +63,7 @@ impl Out {
     /// written apart (e.g. `,"key":1}` after an array written with [`Self::array`] at
     /// `depth` 1).
     pub fn indented(&mut self, compact: &[u8], depth: usize) -> Result<(), Failure> {
-        indent_to(compact, &mut self.inner, depth).map_err(write_failure)
+        write_laid_out(compact, &mut self.inner, depth).map_err(write_failure)
     }
 
     /// Starts a JSON array written an element at a time, as `JSON.stringify(value, null, 2)`
@@ -128,32 +128,63 @@ impl<'o, W: Write> JsonArray<'o, W> {
 
     /// Writes the next element.
     pub fn item<T: serde::Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Failure> {
-        self.item_printed(|scratch| scratch.write(value))
+        self.item_printed(
+            |scratch, depth| scratch.write_pretty(value, depth),
+            |scratch| scratch.write(value),
+        )
     }
 
     /// Writes the next element of a req_llm-based answer ([`RhoItem::write_compact`]: a JSON
     /// value printed as `value_to_js_vec` prints it, which scans its strings faster than the
     /// generic [`Self::item`]).
     pub fn rho_item(&mut self, item: &RhoItem) -> Result<(), Failure> {
-        self.item_printed(|scratch| item.write_compact(scratch))
+        self.item_printed(
+            |scratch, depth| item.write_pretty(scratch, depth),
+            |scratch| item.write_compact(scratch),
+        )
     }
 
-    /// Writes the next element as `print` prints it into the array's buffer (taken out of the
-    /// array while the element is written).
+    /// Writes the next element as `pretty` prints it laid out into the array's buffer (taken
+    /// out of the array while the element is written), or, where it cannot
+    /// ([`JsBuffer::write_pretty`]), as `compact` prints it, laid out on the way out.
     fn item_printed(
         &mut self,
-        print: impl for<'b> FnOnce(&'b mut JsBuffer) -> Result<&'b [u8], JsonError>,
+        pretty: impl for<'b> FnOnce(&'b mut JsBuffer, usize) -> Result<Option<&'b [u8]>, JsonError>,
+        compact: impl for<'b> FnOnce(&'b mut JsBuffer) -> Result<&'b [u8], JsonError>,
     ) -> Result<(), Failure> {
+        let failed = |e: JsonError| Failure::new(format!("could not write JSON: {e}"));
         let mut scratch = std::mem::take(&mut self.scratch);
-        let written = print(&mut scratch)
-            .map_err(|e| Failure::new(format!("could not write JSON: {e}")))
-            .and_then(|compact| self.item_text(compact));
+        let written = match pretty(&mut scratch, self.depth + 1) {
+            Ok(Some(laid_out)) => self.item_laid_out(laid_out),
+            Ok(None) => compact(&mut scratch)
+                .map_err(failed)
+                .and_then(|compact| self.item_text(compact)),
+            Err(e) => Err(failed(e)),
+        };
         self.scratch = scratch;
         written
     }
 
     /// Writes the next element from its compact JSON text (as `to_js_vec` writes it).
     pub fn item_text(&mut self, compact: &[u8]) -> Result<(), Failure> {
+        self.item_open()?;
+        write_laid_out(compact, self.out, self.depth + 1).map_err(write_failure)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Writes the next element from its text already laid out at the array's elements' depth
+    /// ([`JsBuffer::write_pretty`]).
+    fn item_laid_out(&mut self, laid_out: &[u8]) -> Result<(), Failure> {
+        self.item_open()?;
+        self.out.write_all(laid_out).map_err(write_failure)?;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// What comes before an element: the array's opening (and what goes before it) or the
+    /// comma after the element before, and the element's line.
+    fn item_open(&mut self) -> Result<(), Failure> {
         if self.len == 0 {
             self.out
                 .write_all(self.before.as_bytes())
@@ -161,10 +192,7 @@ impl<'o, W: Write> JsonArray<'o, W> {
         }
         let open = if self.len == 0 { b"[" } else { b"," };
         self.out.write_all(open).map_err(write_failure)?;
-        newline(self.out, self.depth + 1).map_err(write_failure)?;
-        indent_to(compact, self.out, self.depth + 1).map_err(write_failure)?;
-        self.len += 1;
-        Ok(())
+        write_newline(self.out, self.depth + 1).map_err(write_failure)
     }
 
     /// How deep the array sits in the answer (see [`Out::array`]).
@@ -199,7 +227,7 @@ impl<'o, W: Write> JsonArray<'o, W> {
                 .map_err(write_failure)?;
             return self.out.write_all(b"[]").map_err(write_failure);
         }
-        newline(self.out, self.depth).map_err(write_failure)?;
+        write_newline(self.out, self.depth).map_err(write_failure)?;
         self.out.write_all(b"]").map_err(write_failure)
     }
 }
@@ -227,93 +255,12 @@ fn indent(compact: &str) -> String {
     String::from_utf8_lossy(&indent_bytes(compact.as_bytes())).into_owned()
 }
 
-/// [`indent`] over bytes, written to `out` as it goes: structural characters are ASCII, so
-/// string contents (UTF-8 or not) are copied through in runs up to the closing quote
-/// (`json::string_len`: the next quote not escaped, a text's many `\n` escapes not stopping
-/// the search). `depth` is how deep the value sits in a larger answer written around
-/// it (0: alone).
-fn indent_to<W: Write>(compact: &[u8], out: &mut W, depth: usize) -> io::Result<()> {
-    let mut depth = depth;
-    let mut at = 0;
-    // Bytes copied through unchanged since the last structural character.
-    let mut plain = 0;
-    while at < compact.len() {
-        let c = compact[at];
-        match c {
-            b'"' => {
-                // Through the closing quote (to the end without one).
-                at = string_len(&compact[at..]).map_or(compact.len(), |len| at + len);
-                continue;
-            }
-            b'{' | b'[' | b'}' | b']' | b',' | b':' => {}
-            _ => {
-                at += 1;
-                continue;
-            }
-        }
-        // What comes before the character goes out with it: one write for both where the
-        // layout allows (a plain run is most often empty or short).
-        let before = &compact[plain..at];
-        at += 1;
-        match c {
-            b'{' | b'[' => {
-                let close = if c == b'{' { b'}' } else { b']' };
-                if compact.get(at) == Some(&close) {
-                    // `{}` or `[]`, through the closing character.
-                    at += 1;
-                    out.write_all(&compact[plain..at])?;
-                } else {
-                    out.write_all(&compact[plain..at])?;
-                    depth += 1;
-                    newline(out, depth)?;
-                }
-            }
-            b'}' | b']' => {
-                out.write_all(before)?;
-                depth = depth.saturating_sub(1);
-                newline(out, depth)?;
-                out.write_all(&[c])?;
-            }
-            b',' => {
-                out.write_all(&compact[plain..at])?;
-                newline(out, depth)?;
-            }
-            _ => {
-                out.write_all(before)?;
-                out.write_all(b": ")?;
-            }
-        }
-        plain = at;
-    }
-    out.write_all(&compact[plain..])
-}
-
-/// A newline and the indentation of `depth` levels (two spaces each): one write from a run of
-/// spaces up to 63 levels deep.
-fn newline<W: Write>(out: &mut W, depth: usize) -> io::Result<()> {
-    const INDENT: [u8; 127] = {
-        let mut indent = [b' '; 127];
-        indent[0] = b'\n';
-        indent
-    };
-    let mut left = depth * 2;
-    let first = left.min(INDENT.len() - 1);
-    out.write_all(&INDENT[..=first])?;
-    left -= first;
-    while left > 0 {
-        let n = left.min(INDENT.len() - 1);
-        out.write_all(&INDENT[1..=n])?;
-        left -= n;
-    }
-    Ok(())
-}
-
-/// [`indent_to`] into a new buffer.
+/// [`write_laid_out`] into a new buffer.
 #[cfg(test)]
 fn indent_bytes(compact: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
     // Writing to a `Vec` cannot fail.
-    let _ = indent_to(compact, &mut out, 0);
+    let _ = write_laid_out(compact, &mut out, 0);
     out
 }
 

@@ -189,6 +189,24 @@ impl RhoItem {
             RhoItem::Value(value) => Ok(buffer.write_value(value)),
         }
     }
+
+    /// [`Self::write_compact`] laid out as `JSON.stringify(value, null, 2)` lays the element
+    /// out `depth` levels deep in the answer ([`JsBuffer::write_pretty`]): what `pi-session
+    /// context` prints for it. `None` where the layout cannot be written on the way (an
+    /// object with an integer-like key): [`Self::write_compact`]'s bytes are then laid out.
+    ///
+    /// # Errors
+    /// What [`JsBuffer::write_pretty`] gives for a req_llm message.
+    pub fn write_pretty<'b>(
+        &self,
+        buffer: &'b mut JsBuffer,
+        depth: usize,
+    ) -> Result<Option<&'b [u8]>, JsonError> {
+        match self {
+            RhoItem::Message(message) => buffer.write_pretty(message, depth),
+            RhoItem::Value(value) => Ok(buffer.write_value_pretty(value, depth)),
+        }
+    }
 }
 
 impl serde::Serialize for RhoItem {

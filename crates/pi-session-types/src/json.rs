@@ -70,8 +70,12 @@ fn write_into<T: Serialize + ?Sized>(state: &mut State, value: &T) -> Result<(),
     match walked {
         Ok(()) => Ok(()),
         Err(fast::NotTaken) => {
-            // What the walk wrote before it gave up goes.
+            // What the walk wrote before it gave up goes; its layout starts again.
+            let layout = state.layout.map(|layout| layout.base);
             state.clear();
+            if let Some(depth) = layout {
+                state.clear_pretty(depth);
+            }
             through_serde_json_into(state, value)
         }
     }
@@ -127,6 +131,45 @@ impl JsBuffer {
         let _ = write_value(&mut formatter, value);
         &self.state.out
     }
+
+    /// [`Self::write`] laid out as `JSON.stringify(value, null, 2)` lays it out `depth` levels
+    /// deep in a larger answer (each line after the first indented by two spaces a level
+    /// more), written as it is made: no compact text laid out in a second pass. `None` when
+    /// `value` holds an object with an integer-like key, which `JSON.stringify` moves first:
+    /// [`Self::write`] does, and a caller lays its bytes out.
+    ///
+    /// ```
+    /// use pi_session_types::json::JsBuffer;
+    /// use serde_json::json;
+    /// let mut buffer = JsBuffer::default();
+    /// let value = json!({"a": [1, {}, []], "b": {"c": "x"}});
+    /// let pretty = buffer.write_pretty(&value, 1).unwrap().unwrap();
+    /// assert_eq!(pretty, "{\n    \"a\": [\n      1,\n      {},\n      []\n    ],\n    \"b\": {\n      \"c\": \"x\"\n    }\n  }".as_bytes());
+    /// assert_eq!(buffer.write_pretty(&json!({"b": 1, "1": 2}), 0).unwrap(), None);
+    /// ```
+    ///
+    /// # Errors
+    /// What [`to_js_vec`] gives.
+    pub fn write_pretty<T: Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+        depth: usize,
+    ) -> Result<Option<&[u8]>, JsonError> {
+        self.state.clear_pretty(depth);
+        write_into(&mut self.state, value)?;
+        Ok(self.state.pretty_out())
+    }
+
+    /// [`Self::write_value`] laid out as [`Self::write_pretty`] lays a value out.
+    pub fn write_value_pretty(&mut self, value: &serde_json::Value, depth: usize) -> Option<&[u8]> {
+        self.state.clear_pretty(depth);
+        let mut formatter = JsFormatter {
+            state: &mut self.state,
+        };
+        // The formatter writes to its own buffer and never fails.
+        let _ = write_value(&mut formatter, value);
+        self.state.pretty_out()
+    }
 }
 
 /// [`to_js_vec`] through serde_json's own `Serializer` (with this module's formatter): the
@@ -145,7 +188,7 @@ pub fn to_js_vec_through_serde_json<T: Serialize + ?Sized>(
     Ok(state.out)
 }
 
-/// [`to_js_vec_through_serde_json`] into `state` (empty).
+/// [`to_js_vec_through_serde_json`] into `state` (empty; its layout kept).
 fn through_serde_json_into<T: Serialize + ?Sized>(
     state: &mut State,
     value: &T,
@@ -838,6 +881,129 @@ struct State {
     out: Vec<u8>,
     frames: Vec<Frame>,
     members: Vec<Member>,
+    /// `JSON.stringify(value, null, 2)`'s layout, when the value is written so
+    /// ([`JsBuffer::write_pretty`]); compact when `None`.
+    layout: Option<Layout>,
+}
+
+/// Where a value written laid out ([`JsBuffer::write_pretty`]) is: as serde_json's
+/// `PrettyFormatter` keeps it, whose layout is `JSON.stringify`'s with two spaces.
+#[derive(Clone, Copy)]
+struct Layout {
+    /// How deep the value sits in the answer around it.
+    base: usize,
+    /// How deep the writer is.
+    depth: usize,
+    /// Whether the array or object open last has a value yet (`[]` and `{}` are written so).
+    has_value: bool,
+    /// Whether an object had an integer-like key, which the layout does not move first.
+    reordered: bool,
+}
+
+/// A newline and two spaces a level, up to 64 levels: the indentation of
+/// `JSON.stringify(value, null, 2)` ([`write_newline`], [`State::newline`]).
+const INDENT: &[u8; 129] = &{
+    let mut indent = [b' '; 129];
+    indent[0] = b'\n';
+    indent
+};
+
+/// Compact JSON text (as [`to_js_vec`] writes it) laid out as `JSON.stringify(value, null,
+/// 2)` lays its value out `depth` levels deep in a larger answer (0: alone; each line after
+/// the first indented two spaces a level more), written to `out` as it goes: structural
+/// characters are ASCII, so string contents (UTF-8 or not) are copied through in runs up to
+/// the closing quote ([`string_len`]: the next quote not escaped, a text's many `\n` escapes
+/// not stopping the search). Also the rest of a value after a part written apart (e.g.
+/// `,"key":1}` after an array at `depth` 1). A value written by this crate is laid out as it
+/// is written instead ([`JsBuffer::write_pretty`]); this lays out bytes copied from elsewhere
+/// (a line's message).
+///
+/// ```
+/// use pi_session_types::json::write_laid_out;
+/// let mut out = Vec::new();
+/// write_laid_out(br#"{"a":[1,{}],"b":"x,{y}"}"#, &mut out, 0).unwrap();
+/// assert_eq!(out, b"{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": \"x,{y}\"\n}");
+/// ```
+///
+/// # Errors
+/// What `out` gives.
+pub fn write_laid_out<W: Write + ?Sized>(
+    compact: &[u8],
+    out: &mut W,
+    depth: usize,
+) -> io::Result<()> {
+    let mut depth = depth;
+    let mut at = 0;
+    // Bytes copied through unchanged since the last structural character.
+    let mut plain = 0;
+    while at < compact.len() {
+        let c = compact[at];
+        match c {
+            b'"' => {
+                // Through the closing quote (to the end without one).
+                at = string_len(&compact[at..]).map_or(compact.len(), |len| at + len);
+                continue;
+            }
+            b'{' | b'[' | b'}' | b']' | b',' | b':' => {}
+            _ => {
+                at += 1;
+                continue;
+            }
+        }
+        // What comes before the character goes out with it: one write for both where the
+        // layout allows (a plain run is most often empty or short).
+        let before = &compact[plain..at];
+        at += 1;
+        match c {
+            b'{' | b'[' => {
+                let close = if c == b'{' { b'}' } else { b']' };
+                if compact.get(at) == Some(&close) {
+                    // `{}` or `[]`, through the closing character.
+                    at += 1;
+                    out.write_all(&compact[plain..at])?;
+                } else {
+                    out.write_all(&compact[plain..at])?;
+                    depth += 1;
+                    write_newline(out, depth)?;
+                }
+            }
+            b'}' | b']' => {
+                out.write_all(before)?;
+                depth = depth.saturating_sub(1);
+                write_newline(out, depth)?;
+                out.write_all(&[c])?;
+            }
+            b',' => {
+                out.write_all(&compact[plain..at])?;
+                write_newline(out, depth)?;
+            }
+            _ => {
+                out.write_all(before)?;
+                out.write_all(b": ")?;
+            }
+        }
+        plain = at;
+    }
+    out.write_all(&compact[plain..])
+}
+
+/// A newline and the indentation of `depth` levels (two spaces each), as
+/// `JSON.stringify(value, null, 2)` writes them: one write from a run of spaces up to 64
+/// levels deep.
+///
+/// # Errors
+/// What `out` gives.
+pub fn write_newline<W: Write + ?Sized>(out: &mut W, depth: usize) -> io::Result<()> {
+    let mut left = depth * 2;
+    let first = left.min(INDENT.len() - 1);
+    out.write_all(&INDENT[..=first])?;
+    left -= first;
+    while left > 0 {
+        let n = left.min(INDENT.len() - 1);
+        out.write_all(&INDENT[1..=n])?;
+        left -= n;
+    }
+    Ok(())
 }
 
 struct Frame {
@@ -856,6 +1022,18 @@ struct JsFormatter<'a> {
     state: &'a mut State,
 }
 
+/// Whether an object's members are in the order `JSON.stringify` writes them: its
+/// integer-like keys first, ascending, then the others.
+fn in_js_order(members: &[Member]) -> bool {
+    members
+        .windows(2)
+        .all(|pair| match (pair[0].index, pair[1].index) {
+            (Some(a), Some(b)) => a < b,
+            (None, Some(_)) => false,
+            _ => true,
+        })
+}
+
 /// `Some(n)` when `key` (the raw bytes between the quotes) is a canonical array index.
 fn array_index(key: &[u8]) -> Option<u32> {
     if key.is_empty() || key.len() > 10 || !key.iter().all(u8::is_ascii_digit) {
@@ -872,11 +1050,76 @@ fn array_index(key: &[u8]) -> Option<u32> {
 }
 
 impl State {
-    /// Empties the buffer and the bookkeeping, keeping their memory.
+    /// Empties the buffer and the bookkeeping, keeping their memory; what follows is written
+    /// compact.
     fn clear(&mut self) {
         self.out.clear();
         self.frames.clear();
         self.members.clear();
+        self.layout = None;
+    }
+
+    /// [`Self::clear`], what follows laid out `depth` levels deep.
+    fn clear_pretty(&mut self, depth: usize) {
+        self.clear();
+        self.layout = Some(Layout {
+            base: depth,
+            depth,
+            has_value: false,
+            reordered: false,
+        });
+    }
+
+    /// The bytes written laid out, `None` when an object needed its keys moved.
+    fn pretty_out(&self) -> Option<&[u8]> {
+        match self.layout {
+            Some(layout) if layout.reordered => None,
+            _ => Some(&self.out),
+        }
+    }
+
+    /// A newline and the indentation of `depth` levels ([`write_newline`]).
+    fn newline(&mut self, depth: usize) {
+        // Writing to a `Vec` cannot fail.
+        let _ = write_newline(&mut self.out, depth);
+    }
+
+    /// An array or object opens: one level deeper, nothing in it yet.
+    fn open(&mut self, bracket: u8) {
+        self.out.push(bracket);
+        if let Some(layout) = &mut self.layout {
+            layout.depth += 1;
+            layout.has_value = false;
+        }
+    }
+
+    /// An array or object closes: on a line of its own unless it is empty.
+    fn close(&mut self, bracket: u8) {
+        if let Some(layout) = &mut self.layout {
+            layout.depth = layout.depth.saturating_sub(1);
+            if layout.has_value {
+                let depth = layout.depth;
+                self.newline(depth);
+            }
+        }
+        self.out.push(bracket);
+    }
+
+    /// Before an element or a key: the comma after the one before, and its line.
+    fn item(&mut self, first: bool) {
+        if !first {
+            self.out.push(b',');
+        }
+        if let Some(layout) = self.layout {
+            self.newline(layout.depth);
+        }
+    }
+
+    /// After an element or a member's value: the array or object has one.
+    fn item_end(&mut self) {
+        if let Some(layout) = &mut self.layout {
+            layout.has_value = true;
+        }
     }
 
     fn write_number_f64(&mut self, value: f64) {
@@ -1036,25 +1279,24 @@ impl Formatter for JsFormatter<'_> {
         Ok(())
     }
     fn begin_array<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.state.out.push(b'[');
+        self.state.open(b'[');
         Ok(())
     }
     fn end_array<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.state.out.push(b']');
+        self.state.close(b']');
         Ok(())
     }
     fn begin_array_value<W: ?Sized + Write>(&mut self, _: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            self.state.out.push(b',');
-        }
+        self.state.item(first);
         Ok(())
     }
     fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.state.item_end();
         Ok(())
     }
     fn begin_object<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
         let state = &mut *self.state;
-        state.out.push(b'{');
+        state.open(b'{');
         state.frames.push(Frame {
             members_base: state.members.len(),
             has_index_key: false,
@@ -1065,18 +1307,23 @@ impl Formatter for JsFormatter<'_> {
         let state = &mut *self.state;
         if let Some(frame) = state.frames.pop() {
             if frame.has_index_key {
-                state.reorder_members(frame.members_base);
+                match &mut state.layout {
+                    // The members' spans hold their lines' indentation: not moved here. Most
+                    // such objects (a map of numbered things) are in order already.
+                    Some(layout) => {
+                        layout.reordered |= !in_js_order(&state.members[frame.members_base..]);
+                    }
+                    None => state.reorder_members(frame.members_base),
+                }
             }
             state.members.truncate(frame.members_base);
         }
-        state.out.push(b'}');
+        state.close(b'}');
         Ok(())
     }
     fn begin_object_key<W: ?Sized + Write>(&mut self, _: &mut W, first: bool) -> io::Result<()> {
         let state = &mut *self.state;
-        if !first {
-            state.out.push(b',');
-        }
+        state.item(first);
         state.members.push(Member {
             start: state.out.len(),
             index: None,
@@ -1100,10 +1347,15 @@ impl Formatter for JsFormatter<'_> {
         Ok(())
     }
     fn begin_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.state.out.push(b':');
+        if self.state.layout.is_some() {
+            self.state.out.extend_from_slice(b": ");
+        } else {
+            self.state.out.push(b':');
+        }
         Ok(())
     }
     fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
+        self.state.item_end();
         Ok(())
     }
 }

@@ -11,7 +11,7 @@ use pi_session_types::envelope_scan::scan_envelope;
 use pi_session_types::json::{
     JsBuffer, MemberOf, Strings, canonical_members, for_each_member, is_js_canonical,
     is_js_canonical_given, to_js_string, to_js_vec, to_js_vec_through_serde_json, top_level_member,
-    value_to_js_vec,
+    value_to_js_vec, write_laid_out,
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use pi_session_types::shallow::{
@@ -710,6 +710,33 @@ proptest! {
         }
     }
 
+    /// A value written laid out is the compact text laid out (`JSON.stringify(value, null,
+    /// 2)`), at any depth, from any buffer; a value the layout cannot be written on the way for
+    /// holds an object with an integer-like key.
+    #[test]
+    fn a_buffer_lays_out_each_value_as_its_compact_text_is_laid_out(
+        values in proptest::collection::vec(json_value(), 1..6),
+        depth in 0usize..4,
+    ) {
+        let mut buffer = JsBuffer::default();
+        for value in &values {
+            let mut expected = Vec::new();
+            write_laid_out(&to_js_vec(value).unwrap(), &mut expected, depth).unwrap();
+            let pretty = buffer.write_pretty(value, depth).unwrap().map(<[u8]>::to_vec);
+            let pretty_value = buffer.write_value_pretty(value, depth).map(<[u8]>::to_vec);
+            prop_assert_eq!(&pretty, &pretty_value);
+            match pretty {
+                Some(pretty) => prop_assert_eq!(
+                    String::from_utf8_lossy(&pretty),
+                    String::from_utf8_lossy(&expected)
+                ),
+                None => prop_assert!(has_reordered_or_wide_object(value), "{}", value),
+            }
+            // The buffer writes compact text again after a layout.
+            prop_assert_eq!(buffer.write(value).unwrap(), &to_js_vec(value).unwrap()[..]);
+        }
+    }
+
     /// `JSON.stringify`'s own spelling is accepted (but for integer-like keys and wide objects,
     /// which take the parsed path).
     #[test]
@@ -742,4 +769,21 @@ fn a_buffer_drops_what_the_fast_walk_wrote_before_it_gave_up() {
     let expected = to_js_vec(&keyed).unwrap();
     assert_eq!(buffer.write(&keyed).unwrap(), &expected[..]);
     assert_eq!(expected, br#"{"1":"a\n","2":"b"}"#);
+    // Laid out, the same: serde_json's `Serializer` takes it on from the value's start, at
+    // the value's depth.
+    let texts: std::collections::BTreeMap<&str, std::collections::BTreeMap<i32, &str>> =
+        [("k", [(3, "c")].into())].into();
+    let mut expected = Vec::new();
+    write_laid_out(&to_js_vec(&texts).unwrap(), &mut expected, 2).unwrap();
+    assert_eq!(buffer.write_pretty(&texts, 2).unwrap(), Some(&expected[..]));
+    assert_eq!(
+        String::from_utf8(expected).unwrap(),
+        "{\n      \"k\": {\n        \"3\": \"c\"\n      }\n    }"
+    );
+    let mut expected = Vec::new();
+    write_laid_out(&to_js_vec(&keyed).unwrap(), &mut expected, 1).unwrap();
+    assert_eq!(buffer.write_pretty(&keyed, 1).unwrap(), Some(&expected[..]));
+    // Out of `JSON.stringify`'s order: left to the compact text.
+    let unordered = serde_json::json!({"b": 1, "1": 2});
+    assert_eq!(buffer.write_pretty(&unordered, 1).unwrap(), None);
 }
