@@ -501,6 +501,32 @@ fn spelled_otherwise(text: &str) -> bool {
     false
 }
 
+/// The keys the property tests over a `message` line read of it.
+const MESSAGE_LINE_KEYS: Keys = Keys {
+    entry: &["type", "id", "message"],
+    message: &["role", "content"],
+    blocks: &[],
+};
+
+/// A `message` entry holding `content` and `other` (in its message and beside it), and its line
+/// written with one kind of spelling every `period`-th choice ([`noisy`]).
+fn noisy_message_line(
+    content: Value,
+    other: Value,
+    (period, at, kind): (usize, usize, u8),
+) -> (Value, String) {
+    let mut noise = vec![0u8; period];
+    noise[at % period] = kind;
+    let entry = serde_json::json!({
+        "type": "message",
+        "other": other.clone(),
+        "message": {"role": "user", "other": other, "content": content},
+        "id": "a",
+    });
+    let text = noisy(&entry, &noise);
+    (entry, text)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -513,20 +539,7 @@ proptest! {
         other in scannable_value(),
         (period, at, kind) in (1usize..40, 0usize..40, 0u8..8),
     ) {
-        const KEYS: Keys = Keys {
-            entry: &["type", "id", "message"],
-            message: &["role", "content"],
-            blocks: &[],
-        };
-        let mut noise = vec![0u8; period];
-        noise[at % period] = kind;
-        let entry = serde_json::json!({
-            "type": "message",
-            "other": other.clone(),
-            "message": {"role": "user", "other": other, "content": content},
-            "id": "a",
-        });
-        let text = noisy(&entry, &noise);
+        let (_, text) = noisy_message_line(content, other, (period, at, kind));
         let bytes = text.as_bytes();
         let Some(scanned) = scan_envelope(bytes) else {
             return Ok(());
@@ -542,13 +555,13 @@ proptest! {
             );
         }
         prop_assert_eq!(
-            canonical_keyed_message_given(bytes, strings, &KEYS, "a"),
-            canonical_keyed_message(bytes, &KEYS, "a"),
+            canonical_keyed_message_given(bytes, strings, &MESSAGE_LINE_KEYS, "a"),
+            canonical_keyed_message(bytes, &MESSAGE_LINE_KEYS, "a"),
             "{}", text
         );
         prop_assert_eq!(
-            canonical_entry_with_message_keys_given(bytes, strings, &KEYS),
-            canonical_entry_with_message_keys(bytes, &KEYS),
+            canonical_entry_with_message_keys_given(bytes, strings, &MESSAGE_LINE_KEYS),
+            canonical_entry_with_message_keys(bytes, &MESSAGE_LINE_KEYS),
             "{}", text
         );
     }
@@ -611,20 +624,7 @@ proptest! {
         other in json_value(),
         (period, at, kind) in (1usize..40, 0usize..40, 0u8..8),
     ) {
-        const KEYS: Keys = Keys {
-            entry: &["type", "id", "message"],
-            message: &["role", "content"],
-            blocks: &[],
-        };
-        let mut noise = vec![0u8; period];
-        noise[at % period] = kind;
-        let entry = serde_json::json!({
-            "type": "message",
-            "other": other.clone(),
-            "message": {"role": "user", "other": other, "content": content},
-            "id": "a",
-        });
-        let text = noisy(&entry, &noise);
+        let (entry, text) = noisy_message_line(content, other, (period, at, kind));
         let Some(whole) = read(text.as_bytes()) else {
             return Ok(());
         };
@@ -635,9 +635,9 @@ proptest! {
             Value::Object(map.iter().filter(|(k, _)| keys.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone())).collect())
         };
-        let mut expected = cut(&whole, KEYS.entry);
-        expected["message"] = cut(&whole["message"], KEYS.message);
-        match entry_with_message_keys(text.as_bytes(), &KEYS) {
+        let mut expected = cut(&whole, MESSAGE_LINE_KEYS.entry);
+        expected["message"] = cut(&whole["message"], MESSAGE_LINE_KEYS.message);
+        match entry_with_message_keys(text.as_bytes(), &MESSAGE_LINE_KEYS) {
             Some((shallow, message)) => {
                 prop_assert_eq!(&shallow, &expected, "{}", text);
                 let message = read(message);
@@ -654,8 +654,8 @@ proptest! {
         // Read as its message's keys alone (the entry's type and id checked, not kept): the
         // same keys, the same message, for the same lines as the canonical cut but those
         // whose type or id is spelled with an escape (compared as written, so refused).
-        let keyed = canonical_keyed_message(text.as_bytes(), &KEYS, "a");
-        let cut = canonical_entry_with_message_keys(text.as_bytes(), &KEYS);
+        let keyed = canonical_keyed_message(text.as_bytes(), &MESSAGE_LINE_KEYS, "a");
+        let cut = canonical_entry_with_message_keys(text.as_bytes(), &MESSAGE_LINE_KEYS);
         prop_assert!(keyed.is_none() || cut.is_some(), "{}", text);
         prop_assert!(
             keyed.is_some()
@@ -669,7 +669,7 @@ proptest! {
             prop_assert_eq!(&Value::Object(members), &expected["message"], "{}", text);
             let message = read(message);
             prop_assert_eq!(message.as_ref(), Some(&whole["message"]), "{}", text);
-            prop_assert!(canonical_keyed_message(text.as_bytes(), &KEYS, "b").is_none());
+            prop_assert!(canonical_keyed_message(text.as_bytes(), &MESSAGE_LINE_KEYS, "b").is_none());
         }
     }
 

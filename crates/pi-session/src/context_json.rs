@@ -4,7 +4,7 @@
 //!
 //! pi and omp write their lines with `JSON.stringify`, so the bytes of a `message` entry's
 //! `message` are, almost always, exactly what printing the parsed message gives. Where
-//! [`is_js_canonical`] says so, and nothing rewrote the message on the way (the dialect's
+//! [`is_js_canonical`](pi_session_types::json::is_js_canonical) says so, and nothing rewrote the message on the way (the dialect's
 //! load-time rewrites: [`may_rewrite_message_line`]; a build rule: [`Built::Made`]; a
 //! conversion that changes it), the text is copied; everything else is printed from the parsed
 //! value. The bytes are taken in the same read as the entry's body; when the dialect's
@@ -80,7 +80,7 @@ impl Session {
     /// text, exactly [`to_js_vec`] of what [`Self::project_at`] gives, with the same
     /// diagnostics; `options.blobs` resolves omp's blob pictures. Each message sent as the file
     /// holds it is copied from the file's bytes when they are already what `JSON.stringify`
-    /// prints ([`is_js_canonical`]), not printed again; only the bodies the context needs are
+    /// prints ([`is_js_canonical`](pi_session_types::json::is_js_canonical)), not printed again; only the bodies the context needs are
     /// read, and no value of the whole answer is built ([`Self::context_each_at`]).
     ///
     /// ```
@@ -750,7 +750,7 @@ struct LineReader {
     /// `message` line is read as `keys` only, or the ordinary way).
     copy: Option<CopyRule>,
     /// Whether a line whose message is sent as written is read as the keys of its message
-    /// alone ([`canonical_keyed_message`]: no value built, the entry's own keys checked
+    /// alone ([`canonical_keyed_message_given`]: no value built, the entry's own keys checked
     /// against the index), for a build continued with [`Extendable::extend_read`]: a branch's
     /// tail read a part at a time ([`PartReader::of`]). With a conversion, only a message it
     /// passes on as read so ([`ConvertToLlm::passes`]).
@@ -799,7 +799,7 @@ impl CopyRule {
 
     /// [`Self::as_written`] for a message read from `line`, when `canonical` says the message
     /// was found to be `JSON.stringify`'s as it was read
-    /// ([`canonical_entry_with_message_keys`]).
+    /// ([`canonical_entry_with_message_keys_given`]).
     fn sent_as_written(
         self,
         line: &[u8],
