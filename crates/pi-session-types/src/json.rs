@@ -135,8 +135,9 @@ impl JsBuffer {
     /// [`Self::write`] laid out as `JSON.stringify(value, null, 2)` lays it out `depth` levels
     /// deep in a larger answer (each line after the first indented by two spaces a level
     /// more), written as it is made: no compact text laid out in a second pass. `None` when
-    /// `value` holds an object with an integer-like key, which `JSON.stringify` moves first:
-    /// [`Self::write`] does, and a caller lays its bytes out.
+    /// `value` holds an object whose integer-like keys `JSON.stringify` would move (they come
+    /// first, ascending; an object that holds them so is written laid out): [`Self::write`]
+    /// moves them, and a caller lays its bytes out ([`write_laid_out`]).
     ///
     /// ```
     /// use pi_session_types::json::JsBuffer;
@@ -896,7 +897,8 @@ struct Layout {
     depth: usize,
     /// Whether the array or object open last has a value yet (`[]` and `{}` are written so).
     has_value: bool,
-    /// Whether an object had an integer-like key, which the layout does not move first.
+    /// Whether an object held integer-like keys out of `JSON.stringify`'s order: the layout
+    /// does not move them ([`State::pretty_out`] then gives `None`).
     reordered: bool,
 }
 
