@@ -394,4 +394,7 @@ const OMP_KEYS_SESSION: &str = concat!(
     // key twice): it is read whole.
     r#"{"type":"message","id":"a5","parentId":"t4","timestamp":"2026-01-01T00:00:09.000Z","message":{"role":"toolResult","content":[{"type":"toolCall","id":"y","name":"bash","arguments":{}}],"role":"assistant","provider":"p","model":"m","stopReason":"toolUse","timestamp":9}}"#,
     "\n",
+    // `message` given twice: the last, an assistant's failed turn, is the entry's.
+    r#"{"type":"message","id":"a6","parentId":"a5","timestamp":"2026-01-01T00:00:10.000Z","message":{"role":"user","content":"x","timestamp":10},"message":{"role":"assistant","content":[{"type":"toolCall","id":"z","name":"bash","arguments":{}}],"provider":"p","model":"m","stopReason":"error","timestamp":10}}"#,
+    "\n",
 );

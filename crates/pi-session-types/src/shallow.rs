@@ -460,10 +460,10 @@ fn laid_out_members<'l, S>(
 /// between its quotes: the first member of the line's top-level `message` object, a string
 /// without an escape, the members before `message` a few, without whitespace between tokens
 /// or a key spelled with an escape. `None` for any other line (a caller then knows nothing of
-/// the role). Nothing past the role is read, so nothing says the line's message holds no
-/// second `role` (JSON.parse keeps the last): a caller trusts the answer only where such a
-/// line is refused anyway, as the readers of a message's keys refuse a kept key given twice
-/// ([`entry_with_message_keys`], [`canonical_keyed_message`]).
+/// the role). Nothing past the role is read, so nothing says the line holds no second
+/// `message`, nor its message a second `role` (JSON.parse keeps the last): a caller trusts
+/// the answer only where such a line is refused anyway, as the readers of a message's keys
+/// refuse a kept key given twice ([`entry_with_message_keys`], [`canonical_keyed_message`]).
 ///
 /// ```
 /// use pi_session_types::shallow::laid_out_role;

@@ -150,8 +150,9 @@ fn built(
 
 /// Whether the `message` line `line` may hold an assistant's turn: `false` only when it is laid
 /// out as pi and omp write one and its message's role is another ([`laid_out_role`]). A line
-/// whose message gives `role` twice may say `false` of an assistant's turn; the readers of a
-/// message's keys, which hold `role`, refuse such a line, and it is read whole.
+/// that gives `message` twice, or whose message gives `role` twice, may say `false` of an
+/// assistant's turn; the readers of a message's keys, which hold `message` and `role`, refuse
+/// such a line, and it is read whole.
 fn may_be_assistant(line: &[u8]) -> bool {
     laid_out_role(line).is_none_or(|role| role == b"assistant")
 }
