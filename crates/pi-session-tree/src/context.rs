@@ -340,6 +340,35 @@ pub fn message_keys(dialect: Dialect) -> Option<&'static pi_session_types::shall
     dialect.build_context().message_keys()
 }
 
+/// [`message_keys_of_line`] and [`may_rewrite_message_line`] of one `message` line, answered
+/// in one look at it ([`message_line`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageLine {
+    /// [`message_keys_of_line`]'s answer.
+    pub keys: Option<&'static pi_session_types::shallow::Keys>,
+    /// [`may_rewrite_message_line`]'s answer.
+    pub may_rewrite: bool,
+}
+
+/// [`message_keys_of_line`] and [`may_rewrite_message_line`] of `line`, for a caller that asks
+/// both of each line it copies: what both read of the line (omp: its message's role) is read
+/// once.
+///
+/// ```
+/// use pi_session_tree::Dialect;
+/// use pi_session_tree::context::{may_rewrite_message_line, message_keys_of_line, message_line};
+/// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"bash","arguments":{}}],"provider":"github-copilot"}}"#;
+/// for dialect in Dialect::ALL {
+///     let read = message_line(dialect, line, false);
+///     assert_eq!(read.keys, message_keys_of_line(dialect, line));
+///     assert_eq!(read.may_rewrite, may_rewrite_message_line(dialect, line, false));
+/// }
+/// assert!(message_line(Dialect::OMP, line, false).may_rewrite);
+/// ```
+pub fn message_line(dialect: Dialect, line: &[u8], blobs: bool) -> MessageLine {
+    dialect.build_context().message_line(line, blobs)
+}
+
 /// [`message_keys`] for the `message` entry whose line is `line`, when its message is spelled
 /// as `JSON.stringify` spells it; `None` when the build may read more of this one (omp: its
 /// content, for a tool call or an error turn) or of any. A caller that copies the messages it

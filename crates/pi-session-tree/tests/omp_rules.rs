@@ -273,7 +273,9 @@ fn blob_references_resolve_from_a_folder_and_missing_ones_are_reported() {
 fn omp_reads_only_the_message_keys_of_each_line() {
     use pi_session_test_support::{fixtures_dir, jsonl_files};
     use pi_session_tree::built::agent_context_prepared_extendable;
-    use pi_session_tree::context::{may_rewrite_message_line, message_keys_of_line};
+    use pi_session_tree::context::{
+        MessageLine, may_rewrite_message_line, message_keys_of_line, message_line,
+    };
     use pi_session_tree::{ContextOptions, Dialect};
     use pi_session_types::json::is_js_canonical;
     use pi_session_types::shallow::entry_with_message_keys;
@@ -303,6 +305,16 @@ fn omp_reads_only_the_message_keys_of_each_line() {
             let Ok(entry) = serde_json::from_slice::<Value>(line) else {
                 continue;
             };
+            // Asked at once (as the facade asks), the same answers.
+            for blobs in [false, true] {
+                assert_eq!(
+                    message_line(Dialect::OMP, line, blobs),
+                    MessageLine {
+                        keys: message_keys_of_line(Dialect::OMP, line),
+                        may_rewrite: may_rewrite_message_line(Dialect::OMP, line, blobs),
+                    }
+                );
+            }
             let keys = message_keys_of_line(Dialect::OMP, line).filter(|_| {
                 EntryRef::new(&entry).is("message")
                     && !may_rewrite_message_line(Dialect::OMP, line, false)

@@ -124,11 +124,7 @@ impl JsBuffer {
     /// the next write.
     pub fn write_value(&mut self, value: &serde_json::Value) -> &[u8] {
         self.state.clear();
-        let mut formatter = JsFormatter {
-            state: &mut self.state,
-        };
-        // The formatter writes to its own buffer and never fails.
-        let _ = write_value(&mut formatter, value);
+        self.value_written(value);
         &self.state.out
     }
 
@@ -164,12 +160,17 @@ impl JsBuffer {
     /// [`Self::write_value`] laid out as [`Self::write_pretty`] lays a value out.
     pub fn write_value_pretty(&mut self, value: &serde_json::Value, depth: usize) -> Option<&[u8]> {
         self.state.clear_pretty(depth);
+        self.value_written(value);
+        self.state.pretty_out()
+    }
+
+    /// `value` written after what the buffer holds, compact or laid out as its state says.
+    fn value_written(&mut self, value: &serde_json::Value) {
         let mut formatter = JsFormatter {
             state: &mut self.state,
         };
         // The formatter writes to its own buffer and never fails.
         let _ = write_value(&mut formatter, value);
-        self.state.pretty_out()
     }
 }
 
@@ -1028,12 +1029,20 @@ struct JsFormatter<'a> {
 /// integer-like keys first, ascending, then the others.
 fn in_js_order(members: &[Member]) -> bool {
     members
-        .windows(2)
-        .all(|pair| match (pair[0].index, pair[1].index) {
-            (Some(a), Some(b)) => a < b,
-            (None, Some(_)) => false,
-            _ => true,
-        })
+        .iter()
+        .enumerate()
+        .map(|(order, member)| js_order(member.index, order))
+        .is_sorted()
+}
+
+/// Where `JSON.stringify` writes the member that is `order`-th in its object, whose key is the
+/// array index `index` when it is one: the integer-like keys first, ascending, then the others
+/// in their order. The one rule of [`State::reorder_members`] and [`in_js_order`].
+fn js_order(index: Option<u32>, order: usize) -> (u8, u64, usize) {
+    match index {
+        Some(n) => (0, u64::from(n), order),
+        None => (1, 0, order),
+    }
 }
 
 /// `Some(n)` when `key` (the raw bytes between the quotes) is a canonical array index.
@@ -1170,10 +1179,7 @@ impl State {
             let member_end = members.get(i + 1).map_or(end, |next| next.start - 1);
             spans.push((member.index, i, member.start, member_end));
         }
-        spans.sort_by_key(|&(index, order, _, _)| match index {
-            Some(n) => (0u8, u64::from(n), order),
-            None => (1u8, 0, order),
-        });
+        spans.sort_by_key(|&(index, order, _, _)| js_order(index, order));
         let mut reordered = Vec::with_capacity(end - region_start);
         for (i, &(_, _, start, stop)) in spans.iter().enumerate() {
             if i > 0 {

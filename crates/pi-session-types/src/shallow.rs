@@ -381,33 +381,10 @@ fn laid_out_members<'l, S>(
     top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     inner: &mut impl FnMut(&mut S, &'static str, Value),
 ) -> Laid<'l> {
-    type Member<'l> = (&'l [u8], &'l [u8], bool);
-    let mut before: [Member<'l>; LAID_OUT_MEMBERS] = [(&[], &[], false); LAID_OUT_MEMBERS];
-    let mut count = 0;
-    if line.first() != Some(&b'{') {
+    let Some(head) = laid_out_head(line) else {
         return Laid::Other;
-    }
-    let mut at = 1;
-    let start = loop {
-        let Some((name, start)) = plain_key(line, at) else {
-            return Laid::Other;
-        };
-        if name == key::MESSAGE.as_bytes() {
-            break start;
-        }
-        let Some((end, escaped)) = value_end(line, start) else {
-            return Laid::Other;
-        };
-        if count == LAID_OUT_MEMBERS
-            || before[..count].iter().any(|(seen, ..)| *seen == name)
-            || line.get(end) != Some(&b',')
-        {
-            return Laid::Other;
-        }
-        before[count] = (name, &line[start..end], escaped);
-        count += 1;
-        at = end + 1;
     };
+    let (before, count, start) = (head.before, head.count, head.message);
     // From here on the answer is this one: what the whole line's walk hands out, in its order.
     for &(name, value, escaped) in &before[..count] {
         if !top(state, name, value, escaped) {
@@ -456,10 +433,60 @@ fn laid_out_members<'l, S>(
     }
 }
 
+/// A member before `message` as [`laid_out_head`] finds it: its key as written, its value's
+/// bytes, and whether the value is a string holding an escape.
+type HeadMember<'l> = (&'l [u8], &'l [u8], bool);
+
+/// The members before `message` of a line laid out as pi and omp write a message entry, and
+/// where the message's value starts.
+struct LaidHead<'l> {
+    /// The members, `count` of them, in order.
+    before: [HeadMember<'l>; LAID_OUT_MEMBERS],
+    /// How many of `before` are members.
+    count: usize,
+    /// The offset of the message's value.
+    message: usize,
+}
+
+/// [`LaidHead`] of `line` (an object whose members before `message` are at most
+/// [`LAID_OUT_MEMBERS`], with plain keys, none twice, no whitespace between tokens: found
+/// without a check of their spelling, which the store made at open); `None` for a line laid
+/// out otherwise. The first step of [`laid_out_members`] and [`laid_out_role`].
+fn laid_out_head(line: &[u8]) -> Option<LaidHead<'_>> {
+    let mut head = LaidHead {
+        before: [(&[], &[], false); LAID_OUT_MEMBERS],
+        count: 0,
+        message: 0,
+    };
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    let mut at = 1;
+    loop {
+        let (name, start) = plain_key(line, at)?;
+        if name == key::MESSAGE.as_bytes() {
+            head.message = start;
+            return Some(head);
+        }
+        let (end, escaped) = value_end(line, start)?;
+        if head.count == LAID_OUT_MEMBERS
+            || head.before[..head.count]
+                .iter()
+                .any(|(seen, ..)| *seen == name)
+            || line.get(end) != Some(&b',')
+        {
+            return None;
+        }
+        head.before[head.count] = (name, &line[start..end], escaped);
+        head.count += 1;
+        at = end + 1;
+    }
+}
+
 /// The role of the message of a `message` line laid out as pi and omp write one, as written
 /// between its quotes: the first member of the line's top-level `message` object, a string
-/// without an escape, the members before `message` a few, without whitespace between tokens
-/// or a key spelled with an escape. `None` for any other line (a caller then knows nothing of
+/// without an escape, the members before `message` as the quick readers find them (a few, no
+/// key twice or spelled with an escape, no whitespace between tokens). `None` for any other line (a caller then knows nothing of
 /// the role). Nothing past the role is read, so nothing says the line holds no second
 /// `message`, nor its message a second `role` (JSON.parse keeps the last): a caller trusts
 /// the answer only where such a line is refused anyway, as the readers of a message's keys
@@ -474,33 +501,19 @@ fn laid_out_members<'l, S>(
 /// assert_eq!(laid_out_role(br#"{"type":"message","message":{"role":"\u0075ser"}}"#), None);
 /// ```
 pub fn laid_out_role(line: &[u8]) -> Option<&[u8]> {
-    if line.first() != Some(&b'{') {
+    let start = laid_out_head(line)?.message;
+    if line.get(start) != Some(&b'{') {
         return None;
     }
-    let mut at = 1;
-    for _ in 0..=LAID_OUT_MEMBERS {
-        let (name, start) = plain_key(line, at)?;
-        if name == key::MESSAGE.as_bytes() {
-            if line.get(start) != Some(&b'{') {
-                return None;
-            }
-            let (role, value) = plain_key(line, start + 1)?;
-            if role != key::ROLE.as_bytes() {
-                return None;
-            }
-            let (end, escaped) = value_end(line, value)?;
-            return match (escaped, line.get(value)) {
-                (false, Some(b'"')) => line.get(value + 1..end - 1),
-                _ => None,
-            };
-        }
-        let (end, _) = value_end(line, start)?;
-        if line.get(end) != Some(&b',') {
-            return None;
-        }
-        at = end + 1;
+    let (role, value) = plain_key(line, start + 1)?;
+    if role != key::ROLE.as_bytes() {
+        return None;
     }
-    None
+    let (end, escaped) = value_end(line, value)?;
+    match (escaped, line.get(value)) {
+        (false, Some(b'"')) => line.get(value + 1..end - 1),
+        _ => None,
+    }
 }
 
 /// The key of the member that starts at `at` (its opening quote) when it holds no escape,

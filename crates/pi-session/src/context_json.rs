@@ -33,7 +33,9 @@ use pi_session_tree::built::{
     Added, Built, Extendable, Release, agent_context_built_extendable, agent_context_built_streamed,
 };
 use pi_session_tree::context::prepare_entries;
-use pi_session_tree::context::{may_rewrite_message_line, message_keys, message_keys_of_line};
+use pi_session_tree::context::{
+    may_rewrite_message_line, message_keys, message_keys_of_line, message_line,
+};
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, KindQuery, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
@@ -771,14 +773,13 @@ enum LineKeys {
     Rules(Dialect),
 }
 
-impl LineKeys {
-    /// The keys read of `line`, `None`: the line is read whole.
-    fn of(self, line: &[u8]) -> Option<&'static Keys> {
-        match self {
-            Self::Every(keys) => Some(keys),
-            Self::Rules(dialect) => message_keys_of_line(dialect, line),
-        }
-    }
+/// What is read of one `message` line ([`LineReader::rules_of`]).
+#[derive(Clone, Copy)]
+struct LineRules {
+    /// The keys read of it, `None`: the line is read whole.
+    keys: Option<&'static Keys>,
+    /// Whether the dialect's load-time rewrites may touch its message (copies taken only).
+    rewrites: bool,
 }
 
 /// Whether a message is sent as its line holds it ([`Self::as_written`]).
@@ -789,34 +790,49 @@ struct CopyRule {
 }
 
 impl CopyRule {
-    /// Whether `message`, found in `line`, is sent as written: no load-time rewrite of the
-    /// dialect may touch it, and its bytes are `JSON.stringify`'s.
-    /// `strings`: what the open's scan proved of the line's strings.
-    fn as_written(self, line: &[u8], message: &[u8], strings: Strings) -> bool {
-        !may_rewrite_message_line(self.dialect, line, self.blobs)
-            && is_js_canonical_given(message, strings)
+    /// Whether `message` is sent as written: no load-time rewrite of the dialect may touch it
+    /// (`rewrites`, of its line: [`LineRules::rewrites`]), and its bytes are
+    /// `JSON.stringify`'s. `strings`: what the open's scan proved of the line's strings.
+    fn as_written(rewrites: bool, message: &[u8], strings: Strings) -> bool {
+        !rewrites && is_js_canonical_given(message, strings)
     }
 
-    /// [`Self::as_written`] for a message read from `line`, when `canonical` says the message
-    /// was found to be `JSON.stringify`'s as it was read
+    /// [`Self::as_written`] for a message read from its line, when `canonical` says the
+    /// message was found to be `JSON.stringify`'s as it was read
     /// ([`canonical_entry_with_message_keys_given`]).
-    fn sent_as_written(
-        self,
-        line: &[u8],
-        message: &[u8],
-        canonical: bool,
-        strings: Strings,
-    ) -> bool {
+    fn sent_as_written(rewrites: bool, message: &[u8], canonical: bool, strings: Strings) -> bool {
         if canonical {
-            !may_rewrite_message_line(self.dialect, line, self.blobs)
+            !rewrites
         } else {
-            self.as_written(line, message, strings)
+            Self::as_written(rewrites, message, strings)
         }
     }
 }
 
 impl LineReader {
     /// The lines of `file` at `positions` ([`Self::read`] of each).
+    /// What is read of `line` ([`LineRules`]): the dialect's rules asked once for both
+    /// answers where both are wanted ([`message_line`]).
+    fn rules_of(self, line: &[u8]) -> LineRules {
+        match (self.keys, self.copy) {
+            (Some(LineKeys::Rules(dialect)), Some(rule)) if dialect == rule.dialect => {
+                let read = message_line(dialect, line, rule.blobs);
+                LineRules {
+                    keys: read.keys,
+                    rewrites: read.may_rewrite,
+                }
+            }
+            (keys, copy) => LineRules {
+                keys: keys.and_then(|keys| match keys {
+                    LineKeys::Every(keys) => Some(keys),
+                    LineKeys::Rules(dialect) => message_keys_of_line(dialect, line),
+                }),
+                rewrites: copy
+                    .is_some_and(|rule| may_rewrite_message_line(rule.dialect, line, rule.blobs)),
+            },
+        }
+    }
+
     fn read_lines(self, file: &SessionFile, positions: &[usize]) -> Result<Vec<LineRead>> {
         Ok(file.map_raw(positions, |at, entry, line| {
             self.read(entry, line, file.strings(at))
@@ -836,8 +852,9 @@ impl LineReader {
         line: &[u8],
         strings: Strings,
         keys: &Keys,
+        rewrites: bool,
     ) -> Option<Copied> {
-        let rule = self.copy.filter(|_| self.keyed)?;
+        self.copy.filter(|_| self.keyed)?;
         if entry.envelope.kind() != "message" {
             return None;
         }
@@ -848,13 +865,12 @@ impl LineReader {
         {
             return None;
         }
-        rule.sent_as_written(line, message, true, strings)
-            .then(|| Copied {
-                text: message.to_vec(),
-                shallow: true,
-                cut: !keys.blocks.is_empty(),
-                keyed: Some(keyed),
-            })
+        CopyRule::sent_as_written(rewrites, message, true, strings).then(|| Copied {
+            text: message.to_vec(),
+            shallow: true,
+            cut: !keys.blocks.is_empty(),
+            keyed: Some(keyed),
+        })
     }
 
     /// One line of a `message` entry: its value (the rules' keys of its message only, when
@@ -871,11 +887,14 @@ impl LineReader {
     ) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line whose message is spelled as `JSON.stringify` spells it
         // is read and checked in one pass; any other may still hold a message spelled so.
-        let keys = self.keys.and_then(|keys| keys.of(line)).filter(|keys| {
+        let LineRules { keys, rewrites } = self.rules_of(line);
+        let keys = keys.filter(|keys| {
             let reads = self.convert.map_or(&[][..], |convert| convert.reads());
             reads.iter().all(|key| keys.message.contains(key))
         });
-        if let Some(copied) = keys.and_then(|keys| self.read_keyed(entry, line, strings, keys)) {
+        if let Some(copied) =
+            keys.and_then(|keys| self.read_keyed(entry, line, strings, keys, rewrites))
+        {
             return Some((JsonValue::Null, Some(copied)));
         }
         let shallow = keys.and_then(|keys| match self.copy {
@@ -890,8 +909,9 @@ impl LineReader {
             let same_entry = is_indexed_message(entry, envelope.kind(), envelope.id());
             match self.copy {
                 None if same_entry => return Some((value, None)),
-                Some(rule)
-                    if same_entry && rule.sent_as_written(line, message, canonical, strings) =>
+                Some(_)
+                    if same_entry
+                        && CopyRule::sent_as_written(rewrites, message, canonical, strings) =>
                 {
                     let copied = Copied {
                         text: message.to_vec(),
@@ -904,7 +924,8 @@ impl LineReader {
                 _ => {}
             }
         }
-        let text = message_as_written(line, entry, self.copy?, strings)?;
+        self.copy?;
+        let text = message_as_written(line, entry, rewrites, strings)?;
         // As the store reads it: a line the parse rejects is repaired there.
         let value = serde_json::from_slice(line).ok()?;
         let copied = Copied {
@@ -1191,7 +1212,7 @@ fn may_be_shallow(
 fn message_as_written<'l>(
     line: &'l [u8],
     entry: &IndexEntry,
-    rule: CopyRule,
+    rewrites: bool,
     strings: Strings,
 ) -> Option<&'l [u8]> {
     let [kind, id, message] = top_level_members(line, ["type", "id", "message"])?;
@@ -1202,7 +1223,7 @@ fn message_as_written<'l>(
         std::str::from_utf8(inner).ok()
     };
     let same_entry = is_indexed_message(entry, kind.and_then(quoted), id.and_then(quoted));
-    message.filter(|message| same_entry && rule.as_written(line, message, strings))
+    message.filter(|message| same_entry && CopyRule::as_written(rewrites, message, strings))
 }
 
 /// What [`Session::build_read`] gives: the build of a path as read, its segment, and the

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use self::omp::blobs::BlobSource;
 use crate::built::{Built, Extendable};
-use crate::context::{AgentContext, FirstSent};
+use crate::context::{AgentContext, FirstSent, MessageLine};
 use crate::diagnostic::Diagnostic;
 
 /// Which pi release's rules to follow (`buildSessionContext` in this crate, `convertToLlm` in
@@ -145,6 +145,16 @@ pub(crate) trait BuildContext {
     /// spelling a word may hide behind an escape). The default: `message_keys`, every line.
     fn message_keys_of_line(&self, _line: &[u8]) -> Option<&'static Keys> {
         self.message_keys()
+    }
+
+    /// [`BuildContext::message_keys_of_line`] and [`BuildContext::may_rewrite_message_line`]
+    /// of one line, for a caller that asks both: a dialect whose two answers read the same
+    /// thing of the line (omp: its message's role) reads it once.
+    fn message_line(&self, line: &[u8], blobs: bool) -> MessageLine {
+        MessageLine {
+            keys: self.message_keys_of_line(line),
+            may_rewrite: self.may_rewrite_message_line(line, blobs),
+        }
     }
 
     /// Whether a build of this release's head ([`BuildContext::build_streamed`]) can be

@@ -17,7 +17,7 @@ use serde_json::Value;
 use self::blobs::{BlobSource, resolve_entry_blobs};
 use super::{BuildContext, OmpRelease, SessionRules};
 use crate::built::{Built, Extendable};
-use crate::context::{AgentContext, FirstSent};
+use crate::context::{AgentContext, FirstSent, MessageLine};
 use crate::diagnostic::Diagnostic;
 use pi_session_types::js;
 
@@ -50,7 +50,7 @@ impl BuildContext for Omp {
     /// spelling is not `JSON.stringify`'s, so such a line is not copied anyway), and the
     /// replayed history an assistant's turn ([`may_be_assistant`]).
     fn may_rewrite_message_line(&self, line: &[u8], blobs: bool) -> bool {
-        (blobs && BLOB_REF.is_in(line)) || (may_be_assistant(line) && COPILOT.is_in(line))
+        may_rewrite_as(line, blobs, may_be_assistant(line))
     }
 
     /// omp 18.2 reads of a `message` entry its type and id (kept ranges, replay ends and
@@ -78,16 +78,16 @@ impl BuildContext for Omp {
     /// turn calls tools or fails: the line of another role is not searched
     /// ([`may_be_assistant`]; tool results are most of a session's bytes).
     fn message_keys_of_line(&self, line: &[u8]) -> Option<&'static Keys> {
-        if !may_be_assistant(line) {
-            return self.message_keys();
+        self.message_keys_as(line, may_be_assistant(line))
+    }
+
+    /// Both answers, the role read once.
+    fn message_line(&self, line: &[u8], blobs: bool) -> MessageLine {
+        let assistant = may_be_assistant(line);
+        MessageLine {
+            keys: self.message_keys_as(line, assistant),
+            may_rewrite: may_rewrite_as(line, blobs, assistant),
         }
-        if ERROR_TURN.is_in(line) {
-            return None;
-        }
-        if TOOL_CALL.is_in(line) {
-            return Some(&OMP_18_2_CALLS);
-        }
-        self.message_keys()
     }
 
     /// Continued a part at a time, the passes over the messages wait for the end
@@ -146,6 +146,29 @@ fn built(
         diagnostics,
         Extendable::omp(tail),
     )
+}
+
+impl Omp {
+    /// [`BuildContext::message_keys_of_line`] of `line`, whose message `assistant` says may be
+    /// an assistant's turn ([`may_be_assistant`]).
+    fn message_keys_as(&self, line: &[u8], assistant: bool) -> Option<&'static Keys> {
+        if !assistant {
+            return self.message_keys();
+        }
+        if ERROR_TURN.is_in(line) {
+            return None;
+        }
+        if TOOL_CALL.is_in(line) {
+            return Some(&OMP_18_2_CALLS);
+        }
+        self.message_keys()
+    }
+}
+
+/// [`BuildContext::may_rewrite_message_line`] of `line`, whose message `assistant` says may be
+/// an assistant's turn ([`may_be_assistant`]).
+fn may_rewrite_as(line: &[u8], blobs: bool, assistant: bool) -> bool {
+    (blobs && BLOB_REF.is_in(line)) || (assistant && COPILOT.is_in(line))
 }
 
 /// Whether the `message` line `line` may hold an assistant's turn: `false` only when it is laid
