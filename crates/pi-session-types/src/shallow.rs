@@ -486,11 +486,12 @@ fn laid_out_head(line: &[u8]) -> Option<LaidHead<'_>> {
 /// The role of the message of a `message` line laid out as pi and omp write one, as written
 /// between its quotes: the first member of the line's top-level `message` object, a string
 /// without an escape, the members before `message` as the quick readers find them (a few, no
-/// key twice or spelled with an escape, no whitespace between tokens). `None` for any other line (a caller then knows nothing of
-/// the role). Nothing past the role is read, so nothing says the line holds no second
-/// `message`, nor its message a second `role` (JSON.parse keeps the last): a caller trusts
-/// the answer only where such a line is refused anyway, as the readers of a message's keys
-/// refuse a kept key given twice ([`entry_with_message_keys`], [`canonical_keyed_message`]).
+/// key twice or spelled with an escape, no whitespace between tokens). `None` for any other
+/// line (a caller then knows nothing of the role). Nothing past the role is read, so nothing
+/// says the line holds no second `message`, nor its message a second `role` (JSON.parse keeps
+/// the last): a caller trusts the answer only where such a line is refused anyway, as the
+/// readers of a message's keys refuse a kept key given twice ([`entry_with_message_keys`],
+/// [`canonical_keyed_message`]).
 ///
 /// ```
 /// use pi_session_types::shallow::laid_out_role;
