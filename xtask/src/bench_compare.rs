@@ -10,8 +10,8 @@
 //! KB, a compaction every 1/17 of the file (its kept range ~40 entries back) and a side branch
 //! every 1/15 (so the file has compactions and tips like a long real session; omp and pi read
 //! it). Then, each in its own process, timed from outside (wall time with process start; peak
-//! RSS from `/usr/bin/time`, in a run of its own for ours: [`timed`]) and from inside where the
-//! process can say:
+//! RSS and page faults from `/usr/bin/time`, in a run of its own for ours: [`timed`]) and from
+//! inside where the process can say:
 //!
 //! - ours: `pi-session check` (open only) and `pi-session context --format F` for every format
 //!   (release CLI, output to `/dev/null`); the same open + context timed inside one process
@@ -387,10 +387,12 @@ fn fresh_copy(file: &Path, dir: &Path, name: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs `command` twice, its output written to `/dev/null` (not through a pipe that this
-/// process reads: that would time our reading too): `{wall_ms, peak_rss_mb}`. `wall_ms` is
-/// timed around the process alone, started and waited for here; `peak_rss_mb` comes from a
-/// second run under `/usr/bin/time`, whose own start (a second `fork` and `exec`, and its
-/// wait) would add ~1.5 ms to a run of a few milliseconds. omp's and pi's figures are taken
+/// process reads: that would time our reading too): `{wall_ms, peak_rss_mb, minor_faults}`.
+/// `wall_ms` is timed around the process alone, started and waited for here; `peak_rss_mb`
+/// and `minor_faults` (the pages the process touched first, each a trip through the kernel:
+/// ~2 µs on the VMs we measure on) come from a second run under `/usr/bin/time`, whose own
+/// start (a second `fork` and `exec`, and its wait) would add ~1.5 ms to a run of a few
+/// milliseconds. omp's and pi's figures are taken
 /// inside their processes, so ours carry no more than our own process's start.
 pub(crate) fn timed(command: &mut Command) -> Result<Value, String> {
     let started = Instant::now();
@@ -441,7 +443,7 @@ fn run_timed(command: &mut Command, capture: bool) -> Result<(Vec<u8>, Value), S
     let mut outer = Command::new("/usr/bin/time");
     outer
         .arg("-f")
-        .arg("%e %M")
+        .arg("%e %M %R")
         .arg("-o")
         .arg(&report)
         .arg(program);
@@ -466,14 +468,19 @@ fn run_timed(command: &mut Command, capture: bool) -> Result<(Vec<u8>, Value), S
     }
     let text = std::fs::read_to_string(&report).unwrap_or_default();
     let _ = std::fs::remove_file(&report);
-    let max_rss_kb: f64 = text
-        .split_whitespace()
+    // The last line is ours (a line before it says why a command failed).
+    let fields: Vec<f64> = text
+        .lines()
         .last()
-        .and_then(|kb| kb.parse().ok())
-        .unwrap_or(f64::NAN);
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|field| field.parse().unwrap_or(f64::NAN))
+        .collect();
+    let field = |at: usize| fields.get(at).copied().unwrap_or(f64::NAN);
     Ok((
         output.stdout,
-        json!({"wall_ms": round(wall_ms), "peak_rss_mb": round(max_rss_kb / 1024.0)}),
+        json!({"wall_ms": round(wall_ms), "peak_rss_mb": round(field(1) / 1024.0),
+               "minor_faults": field(2)}),
     ))
 }
 

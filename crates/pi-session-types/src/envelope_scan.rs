@@ -339,7 +339,7 @@ fn envelope_key(key: &[u8]) -> Option<usize> {
 /// safe wrappers of `core::arch` (LLVM builds no `pmovmskb` from a safe fold of compares).
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline(always)]
-fn stops(chunk: &[u8; 16]) -> u16 {
+pub(crate) fn stops(chunk: &[u8; 16]) -> u16 {
     use safe_arch::{bitor_m128i, load_unaligned_m128i, move_mask_i8_m128i};
     let bytes = load_unaligned_m128i(chunk);
     let quote_or_backslash = bitor_m128i(sse2::equal(bytes, b'"'), sse2::equal(bytes, b'\\'));
@@ -379,7 +379,7 @@ fn stops_portable(chunk: &[u8; 16]) -> u16 {
 
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 #[inline(always)]
-fn stops(chunk: &[u8; 16]) -> u16 {
+pub(crate) fn stops(chunk: &[u8; 16]) -> u16 {
     stops_portable(chunk)
 }
 

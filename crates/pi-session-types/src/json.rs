@@ -730,6 +730,40 @@ fn write_value(f: &mut JsFormatter<'_>, value: &serde_json::Value) -> io::Result
 /// it whole.
 const SHORT: usize = 32;
 
+/// Whether `bytes` are at most [`SHORT`] bytes of ASCII that `JSON.stringify` writes as they
+/// are (no control character, `"` or `\\`): a key, a role, a type, an id. Read in two words
+/// or chunks that overlap when the text is shorter than both (every byte in one of them): 16
+/// bytes each from 16 bytes on ([`crate::envelope_scan::stops`]), 8 from 8 on
+/// ([`word_is_plain`]), byte by byte below.
+#[inline(always)]
+fn is_plain_short(bytes: &[u8]) -> bool {
+    if let (Some(head), Some(tail)) = (bytes.first_chunk::<16>(), bytes.last_chunk::<16>()) {
+        use crate::envelope_scan::stops;
+        return bytes.len() <= SHORT && stops(head) | stops(tail) == 0;
+    }
+    if let (Some(head), Some(tail)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        return word_is_plain(u64::from_le_bytes(*head))
+            && word_is_plain(u64::from_le_bytes(*tail));
+    }
+    bytes
+        .iter()
+        .all(|&byte| (0x20..0x80).contains(&byte) && byte != b'"' && byte != b'\\')
+}
+
+/// Whether the eight bytes of `word` are ASCII that `JSON.stringify` writes as they are. A
+/// byte that is not ASCII says no at once; among ASCII bytes each test below (a byte under
+/// 0x20, one equal to `"`, to `\\`) is exact for the word as a whole.
+#[inline(always)]
+fn word_is_plain(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    word & HIGH | below | quote | backslash == 0
+}
+
 /// A string as serde_json's `format_escaped_str` hands it to the formatter: the runs between
 /// the bytes `JSON.stringify` escapes as fragments, each of those bytes as its escape.
 fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
@@ -738,7 +772,7 @@ fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
     let out = &mut f.state.out;
     // A short ASCII text with nothing to escape (a key, a role, a type, an id: most strings
     // written) holds no carrier: copied between its quotes at once.
-    if bytes.len() <= SHORT && bytes.is_ascii() && next_escaped(bytes, 0).is_none() {
+    if is_plain_short(bytes) {
         out.reserve(bytes.len() + 2);
         out.push(b'"');
         out.extend_from_slice(bytes);
@@ -2441,6 +2475,32 @@ mod tests {
             Some(31)
         );
         assert_eq!(super::string_len(br#""0123456789abc\\"x"#), Some(17));
+    }
+
+    /// [`is_plain_short`] against its definition: every length up to past [`SHORT`], each
+    /// kind of byte at each place (ASCII that stays, the three that are escaped, a control
+    /// character, DEL, bytes that are not ASCII).
+    #[test]
+    fn short_plain_texts_are_told_exactly() {
+        let plain = |bytes: &[u8]| {
+            bytes.len() <= SHORT
+                && bytes
+                    .iter()
+                    .all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
+        };
+        for len in 0..=SHORT + 8 {
+            for at in 0..len.max(1) {
+                for byte in [
+                    b'a', b' ', b'~', 0x7f, b'"', b'\\', 0, 0x1f, 0x80, 0xc3, 0xff,
+                ] {
+                    let mut text = vec![b'k'; len];
+                    if let Some(slot) = text.get_mut(at) {
+                        *slot = byte;
+                    }
+                    assert_eq!(is_plain_short(&text), plain(&text), "{len} {at} {byte:#x}");
+                }
+            }
+        }
     }
 
     #[test]
