@@ -273,7 +273,7 @@ pub fn anthropic_messages<'m>(
     for message in messages {
         let Ok(()) = stream.push(message, &mut push);
     }
-    let Ok(system_blocks) = stream.finish(&mut push);
+    let Ok(system_blocks) = stream.finish_blocks(&mut push);
     drop(push);
     let mut request = Map::new();
     if !system_blocks.is_empty() {
@@ -293,9 +293,28 @@ pub fn anthropic_messages<'m>(
 /// them ([`crate::rho::context`] gives user, assistant and tool messages only).
 #[derive(Debug, Default)]
 pub struct AnthropicStream {
-    system: Vec<Value>,
+    system: Vec<Block>,
     /// The user turn of the tool results since the last other message, not given yet.
     tool_turn: Option<Vec<Value>>,
+}
+
+/// A block of an Anthropic message as it is made: a text kept as its string until the
+/// message's blocks are all known (a lone text is sent as that string: [`collapse`]), any
+/// other block as its value.
+#[derive(Debug)]
+enum Block {
+    Text(String),
+    Other(Value),
+}
+
+impl Block {
+    /// The block as Anthropic takes it in a list.
+    fn into_value(self) -> Value {
+        match self {
+            Block::Text(text) => text_block(text),
+            Block::Other(value) => value,
+        }
+    }
 }
 
 impl AnthropicStream {
@@ -323,7 +342,7 @@ impl AnthropicStream {
             Role::Assistant if is_empty_assistant(&message) => Ok(()),
             Role::User | Role::Assistant => {
                 self.end_tool_turn(each)?;
-                let mut blocks: Vec<Value> = message
+                let mut blocks: Vec<Block> = message
                     .content
                     .iter_mut()
                     .filter_map(anthropic_block)
@@ -333,12 +352,12 @@ impl AnthropicStream {
                         .ok()
                         .filter(Value::is_object)
                         .unwrap_or_else(|| Value::Object(Map::new()));
-                    blocks.push(fields([
+                    blocks.push(Block::Other(fields([
                         ("type", "tool_use".into()),
                         ("id", call.id.into()),
                         ("name", call.name.map_or(Value::Null, Value::String)),
                         ("input", input),
-                    ]));
+                    ])));
                 }
                 each(fields([
                     ("role", message.role.as_str().into()),
@@ -349,10 +368,16 @@ impl AnthropicStream {
     }
 
     /// Gives `each` the last tool results' turn; returns the `system` blocks.
-    pub fn finish<E>(
+    pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<Vec<Value>, E> {
+        let blocks = self.finish_blocks(each)?;
+        Ok(blocks.into_iter().map(Block::into_value).collect())
+    }
+
+    /// [`Self::finish`], the `system` blocks as they were made.
+    fn finish_blocks<E>(
         mut self,
         each: &mut impl FnMut(Value) -> Result<(), E>,
-    ) -> Result<Vec<Value>, E> {
+    ) -> Result<Vec<Block>, E> {
         self.end_tool_turn(each)?;
         Ok(self.system)
     }
@@ -368,16 +393,12 @@ impl AnthropicStream {
     }
 }
 
-/// A lone plain text block becomes its string (moved out of the block, not copied); no blocks
-/// give `""`.
-fn collapse(mut blocks: Vec<Value>) -> Value {
+/// A lone text block becomes its string (moved, no block made of it); no blocks give `""`.
+fn collapse(mut blocks: Vec<Block>) -> Value {
     match blocks.as_mut_slice() {
         [] => Value::String(String::new()),
-        // Provider wire JSON (not the session schema): an Anthropic block.
-        [Value::Object(only)] if only.get("type").and_then(Value::as_str) == Some("text") => {
-            only.get_mut("text").map(Value::take).unwrap_or_default()
-        }
-        _ => Value::Array(blocks),
+        [Block::Text(only)] => Value::String(std::mem::take(only)),
+        _ => Value::Array(blocks.into_iter().map(Block::into_value).collect()),
     }
 }
 
@@ -390,30 +411,29 @@ fn base64_source(part: &ContentPart, default_mime: &str) -> Value {
 }
 
 /// A part as Anthropic takes it (none for an empty text); its text or URL taken out of it.
-fn anthropic_block(part: &mut ContentPart) -> Option<Value> {
-    match part.kind {
+fn anthropic_block(part: &mut ContentPart) -> Option<Block> {
+    let block = match part.kind {
         PartType::Text => {
             let text = part.text.take().unwrap_or_default();
-            (!text.is_empty()).then(|| text_block(text))
+            return (!text.is_empty()).then_some(Block::Text(text));
         }
-        PartType::Image => {
-            Some(json!({"type": "image", "source": base64_source(part, "image/png")}))
+        PartType::Image => json!({"type": "image", "source": base64_source(part, "image/png")}),
+        PartType::ImageUrl => {
+            json!({"type": "image", "source": {"type": "url", "url": part.url.take().unwrap_or_default()}})
         }
-        PartType::ImageUrl => Some(
-            json!({"type": "image", "source": {"type": "url", "url": part.url.take().unwrap_or_default()}}),
-        ),
         PartType::File => {
-            Some(json!({"type": "document", "source": base64_source(part, "application/pdf")}))
+            json!({"type": "document", "source": base64_source(part, "application/pdf")})
         }
-        PartType::Thinking => Some(fields([
+        PartType::Thinking => fields([
             ("type", "thinking".into()),
             ("thinking", part.text.take().unwrap_or_default().into()),
-        ])),
-    }
+        ]),
+    };
+    Some(Block::Other(block))
 }
 
 fn anthropic_tool_result(mut message: Message) -> Value {
-    let blocks: Vec<Value> = message
+    let blocks: Vec<Block> = message
         .content
         .iter_mut()
         .filter_map(anthropic_block)
