@@ -3,11 +3,29 @@
 use crate::util::{cargo, run_command, workspace_root};
 use std::process::Command;
 
+const USAGE: &str = "usage: cargo xtask test
+  every test the project has, in order: cargo fmt --check, cargo clippy (warnings denied),
+  rustdoc (warnings denied), cargo test --workspace (and its doctests), cargo deny check
+  (when installed), the golden checks, the real-browser tests; no arguments
+";
+
 /// Runs the tidy checks (`cargo fmt --check`, `cargo clippy -D warnings`, the public docs with
 /// rustdoc's warnings denied), then
 /// `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks,
 /// then the real-browser tests.
-pub fn run(_args: &[String]) -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<(), String> {
+    match args.first().map(String::as_str) {
+        None => {}
+        Some("help" | "--help" | "-h") => {
+            print!("{USAGE}");
+            return Ok(());
+        }
+        Some(other) => {
+            return Err(format!(
+                "`cargo xtask test` takes no arguments (got `{other}`)\n\n{USAGE}"
+            ));
+        }
+    }
     let root = workspace_root();
     tidy(&root)?;
     run_command(
