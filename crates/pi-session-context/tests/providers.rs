@@ -89,6 +89,40 @@ fn anthropic_undecodable_arguments_become_an_empty_input() {
     );
 }
 
+/// A call's `input` is its arguments as `serde_json` reads them (an object), whatever reader
+/// reads them first; anything else gives `{}`.
+#[test]
+fn anthropic_reads_arguments_as_serde_json_does() {
+    for arguments in [
+        r#"{"b":1,"a":[2,{"c":null}]}"#,
+        r#" { "b" : 1.50 , "a\u0041" : "x\ny\u00e9" } "#,
+        r#"{"a":"\ud83d\ude00"}"#,
+        r#"{"a":"\ud83d"}"#,
+        r#"{"a":1e400}"#,
+        r#"{"a":1,"a":2}"#,
+        r#"{"a":1} x"#,
+        "[1]",
+        "\"s\"",
+        "{",
+        "",
+    ] {
+        let mut projected = messages(
+            &branch(vec![assistant("x", &[("c", "t")])]),
+            &ProjectOptions::default(),
+        );
+        projected[0].tool_calls.as_mut().unwrap()[0].arguments = arguments.into();
+        let out = anthropic_messages(&projected);
+        let expected = serde_json::from_str::<serde_json::Value>(arguments)
+            .ok()
+            .filter(serde_json::Value::is_object)
+            .unwrap_or_else(|| json!({}));
+        assert_eq!(
+            out["messages"][0]["content"][1]["input"], expected,
+            "{arguments}"
+        );
+    }
+}
+
 /// Messages with every kind of part, several texts (one empty) in a tool result, names and
 /// ids: what a stream moves out of a message it owns.
 fn every_part() -> Vec<pi_session_context::reqllm::Message> {
