@@ -31,8 +31,8 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args]
 
 commands:
-  test              run every test: cargo test --workspace, cargo deny (if installed), golden,
-                    then the browser tests
+  test              run every test: the tidy checks (fmt, clippy, rustdoc), cargo test
+                    --workspace, cargo deny (if installed), golden, then the browser tests
   browser           the real-browser tests of `pi-session export` and `serve` (headless
                     Chromium through puppeteer-core; screenshots in target/browser/)
   golden            check our results against sessions recorded by the real omp and pi

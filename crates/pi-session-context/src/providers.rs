@@ -8,7 +8,7 @@ use std::convert::Infallible;
 use serde_json::{Map, Value, json};
 
 use pi_session_types::js::{fields, text_block};
-use pi_session_types::value_read::read_whole_value;
+use pi_session_types::value_read;
 
 use crate::reqllm::{ContentPart, Message, PartType, Role};
 
@@ -349,10 +349,10 @@ impl AnthropicStream {
                     .filter_map(anthropic_block)
                     .collect();
                 for call in message.tool_calls.into_iter().flatten() {
-                    // Read as `serde_json` reads it (the project's reader, which answers the
-                    // same or leaves the text to `serde_json`).
-                    let input = read_whole_value(call.arguments.as_bytes())
-                        .or_else(|| serde_json::from_str::<Value>(&call.arguments).ok())
+                    // Read as `serde_json` reads it, by the project's faster reader where it
+                    // answers.
+                    let input = value_read::from_slice(call.arguments.as_bytes())
+                        .ok()
                         .filter(Value::is_object)
                         .unwrap_or_else(|| Value::Object(Map::new()));
                     blocks.push(Block::Other(fields([

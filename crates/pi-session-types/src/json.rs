@@ -726,15 +726,15 @@ fn write_value(f: &mut JsFormatter<'_>, value: &serde_json::Value) -> io::Result
     }
 }
 
-/// The longest text [`write_str`] looks over for an escape ([`next_escaped`]) before it copies
-/// it whole.
+/// The longest text [`write_str`] tells plain at once ([`is_plain_short`]) before it copies it
+/// whole.
 const SHORT: usize = 32;
 
 /// Whether `bytes` are at most [`SHORT`] bytes of ASCII that `JSON.stringify` writes as they
 /// are (no control character, `"` or `\\`): a key, a role, a type, an id. Read in two words
 /// or chunks that overlap when the text is shorter than both (every byte in one of them): 16
 /// bytes each from 16 bytes on ([`crate::envelope_scan::stops`]), 8 from 8 on
-/// ([`word_is_plain`]), byte by byte below.
+/// ([`escaped_in_word`], and no top bit set), byte by byte below.
 #[inline(always)]
 fn is_plain_short(bytes: &[u8]) -> bool {
     if let (Some(head), Some(tail)) = (bytes.first_chunk::<16>(), bytes.last_chunk::<16>()) {
@@ -742,26 +742,34 @@ fn is_plain_short(bytes: &[u8]) -> bool {
         return bytes.len() <= SHORT && stops(head) | stops(tail) == 0;
     }
     if let (Some(head), Some(tail)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
-        return word_is_plain(u64::from_le_bytes(*head))
-            && word_is_plain(u64::from_le_bytes(*tail));
+        let plain = |word: u64| word & HIGH | escaped_in_word(word) == 0;
+        return plain(u64::from_le_bytes(*head)) && plain(u64::from_le_bytes(*tail));
     }
     bytes
         .iter()
-        .all(|&byte| (0x20..0x80).contains(&byte) && byte != b'"' && byte != b'\\')
+        .all(|&byte| byte.is_ascii() && !is_escaped_byte(byte))
 }
 
-/// Whether the eight bytes of `word` are ASCII that `JSON.stringify` writes as they are. A
-/// byte that is not ASCII says no at once; among ASCII bytes each test below (a byte under
-/// 0x20, one equal to `"`, to `\\`) is exact for the word as a whole.
+/// Eight ones, one in each byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The top bit of each byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `word` (eight of a text, little-endian) that `JSON.stringify` escapes: below
+/// 0x20, `"` or `\\` ([`is_escaped_byte`]), each flagged in its top bit. Zero or not, it is
+/// exact for the word as a whole (a borrow can only flag a byte above one rightly flagged),
+/// bytes that are not ASCII among them.
 #[inline(always)]
-fn word_is_plain(word: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+fn escaped_in_word(word: u64) -> u64 {
     let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
     let below = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
-    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
-    word & HIGH | below | quote | backslash == 0
+    below | zero_byte(word ^ (ONES * u64::from(b'"'))) | zero_byte(word ^ (ONES * u64::from(b'\\')))
+}
+
+/// Whether `JSON.stringify` escapes `byte` in a string: `"`, `\\` or U+0000–U+001F.
+#[inline(always)]
+const fn is_escaped_byte(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
 }
 
 /// A string as serde_json's `format_escaped_str` hands it to the formatter: the runs between
@@ -860,33 +868,24 @@ fn push_escaped(out: &mut Vec<u8>, bytes: &[u8]) -> bool {
 /// 16-byte chunks ([`push_escaped`]) and for a text that holds a lone surrogate (written
 /// through the formatter a fragment at a time).
 fn next_escaped(bytes: &[u8], from: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let escaped = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     let rest = bytes.get(from..)?;
     let mut words = rest.chunks_exact(8);
     let mut at = from;
     for chunk in &mut words {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        // Some byte below 0x20, equal to `"` or to `\` (exact as a test of the whole word).
-        let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
-        let quote = (x ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES)
-            & !(x ^ (ONES * u64::from(b'"')))
-            & HIGH;
-        let backslash = (x ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES)
-            & !(x ^ (ONES * u64::from(b'\\')))
-            & HIGH;
-        if below | quote | backslash != 0 {
-            return chunk.iter().position(|&b| escaped(b)).map(|i| at + i);
+        if escaped_in_word(u64::from_le_bytes(word)) != 0 {
+            return chunk
+                .iter()
+                .position(|&b| is_escaped_byte(b))
+                .map(|i| at + i);
         }
         at += 8;
     }
     words
         .remainder()
         .iter()
-        .position(|&b| escaped(b))
+        .position(|&b| is_escaped_byte(b))
         .map(|i| at + i)
 }
 
