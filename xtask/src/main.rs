@@ -47,7 +47,8 @@ commands:
                       types   [--runs N] [FILE.jsonl...]
                       context [--size-mb N] [--runs N]
                       export  [--size-mb N] [--runs N]   (default 50 MB)
-                      compare [--sizes 5,50,200] [--turns N]   (ours vs the real omp and pi)
+                      compare [--sizes 5,50,200] [--turns N] [--runs N] [--repeat N]
+                              (ours vs the real omp and pi; --repeat: how often each goal holds)
                       ls      [--sessions N] [--runs N]   (ours and pi's SessionManager.list)
                       usage   [--sessions N] [--runs N]
   soak [--rounds N] the long crash tests: kill -9 during appends, a full disk, waiting
