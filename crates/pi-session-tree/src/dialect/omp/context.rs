@@ -92,16 +92,17 @@ impl OmpContext {
             })
     }
 
+    /// The model [`Self::models`] names for `role` (`"default"`, `"temporary"` …), when it
+    /// is a string.
+    fn named_model(&self, role: &str) -> Option<&str> {
+        self.models.get(role).and_then(Value::as_str)
+    }
+
     /// omp's `getRestorableSessionModels`: the models to try on resume, in
     /// order. A `fallback` role restores the default, a `temporary` one the
     /// temporary model first.
     pub fn restorable_models(&self, last_role: Option<&str>) -> Vec<String> {
-        let text = |key: &str| {
-            self.models
-                .get(key)
-                .and_then(Value::as_str)
-                .filter(|s| !s.is_empty())
-        };
+        let text = |role: &str| self.named_model(role).filter(|s| !s.is_empty());
         let default = text("default");
         match last_role {
             None | Some("default") | Some("fallback") => {
@@ -1024,9 +1025,24 @@ fn settle_model(
     model: Option<&Value>,
 ) {
     if role == Some("assistant") && !explicit_default {
+        // Most turns name the model the turn before did: the name is not made again.
+        if let (Some(Value::String(provider)), Some(Value::String(model))) = (provider, model)
+            && let Some(named) = context.named_model("default")
+            && is_joined(named, provider, model)
+        {
+            return;
+        }
         let model = format!("{}/{}", js::string_of(provider), js::string_of(model));
         context.models.insert("default".into(), Value::from(model));
     }
+}
+
+/// Whether `joined` is `provider/model`.
+fn is_joined(joined: &str, provider: &str, model: &str) -> bool {
+    joined
+        .strip_prefix(provider)
+        .and_then(|rest| rest.strip_prefix('/'))
+        == Some(model)
 }
 
 fn block_has_content(block: &Value) -> Result<bool, String> {
