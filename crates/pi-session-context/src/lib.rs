@@ -53,7 +53,7 @@ pub use dialect::{Dialect, llm_message, llm_messages};
 pub use documents::{DocumentSource, NoDocuments, WorkspaceDocuments};
 pub use projection::{Format, ProjectOptions, RhoItem, project, rho_items};
 pub use providers::{
-    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
+    AnthropicStream, Element, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
 };
 pub use reqllm::{ContentPart, Message, PartType, Role, ToolCall};
 pub use rho::{Inputs, compacted, context, context_each, messages};

@@ -13,7 +13,7 @@ use crate::dialect::llm_messages;
 use crate::dialect::omp::convert::{OmpAgentLoopOptions, OmpImageGate, omp_agent_loop_messages};
 use crate::documents::{DocumentSource, NoDocuments};
 use crate::providers::{
-    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
+    AnthropicStream, Element, OpenAiOptions, OpenAiStream, anthropic_messages, openai_chat_messages,
 };
 use crate::reqllm::{Message, to_canonical_json, to_compact_json};
 use crate::rho::{self, Inputs};
@@ -141,11 +141,16 @@ pub fn project(
 
 /// One element of a req_llm-based answer, as [`rho_items`] gives it: a req_llm message itself
 /// ([`Format::ReqLlm`]: its `Serialize` is the canonical form, written without a `Value` of
-/// it) or the element as a JSON value (the other formats).
+/// it), a provider's request message as its stream made it ([`Format::OpenAi`],
+/// [`Format::Anthropic`]: written without a map made of it) or the element as a JSON value
+/// ([`Format::ReqLlmCompact`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RhoItem {
     /// A req_llm message, serialised in its canonical form ([`Message::to_canonical_json`]).
     Message(Message),
+    /// An OpenAI or Anthropic request message ([`OpenAiStream::push_elements`],
+    /// [`AnthropicStream::push_elements`]).
+    Element(Element),
     /// An element made as JSON.
     Value(Value),
 }
@@ -155,6 +160,7 @@ impl RhoItem {
     pub fn into_value(self) -> Value {
         match self {
             RhoItem::Message(message) => message.to_canonical_json(),
+            RhoItem::Element(element) => element.into_value(),
             RhoItem::Value(value) => value,
         }
     }
@@ -186,6 +192,7 @@ impl RhoItem {
     pub fn write_compact<'b>(&self, buffer: &'b mut JsBuffer) -> Result<&'b [u8], JsonError> {
         match self {
             RhoItem::Message(message) => buffer.write(message),
+            RhoItem::Element(element) => buffer.write(element),
             RhoItem::Value(value) => Ok(buffer.write_value(value)),
         }
     }
@@ -204,6 +211,7 @@ impl RhoItem {
     ) -> Result<Option<&'b [u8]>, JsonError> {
         match self {
             RhoItem::Message(message) => buffer.write_pretty(message, depth),
+            RhoItem::Element(element) => buffer.write_pretty(element, depth),
             RhoItem::Value(value) => Ok(buffer.write_value_pretty(value, depth)),
         }
     }
@@ -214,6 +222,7 @@ impl serde::Serialize for RhoItem {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             RhoItem::Message(message) => message.serialize(serializer),
+            RhoItem::Element(element) => element.serialize(serializer),
             RhoItem::Value(value) => value.serialize(serializer),
         }
     }
@@ -287,11 +296,11 @@ impl RhoItems {
         message: Message,
         each: &mut impl FnMut(RhoItem) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut value = |v| each(RhoItem::Value(v));
+        let mut element = |e| each(RhoItem::Element(e));
         match &mut self.made {
-            Made::OpenAi(stream) => stream.push(message, &mut value),
-            Made::Anthropic(stream) => stream.push(message, &mut value),
-            Made::Compact => value(message.to_compact_json()),
+            Made::OpenAi(stream) => stream.push_elements(message, &mut element),
+            Made::Anthropic(stream) => stream.push_elements(message, &mut element),
+            Made::Compact => each(RhoItem::Value(message.to_compact_json())),
             Made::Canonical => each(RhoItem::Message(message)),
         }
     }
@@ -299,11 +308,11 @@ impl RhoItems {
     /// Gives `each` what the last messages still owe (a run of tool results' pictures or
     /// turn).
     pub fn finish<E>(self, each: &mut impl FnMut(RhoItem) -> Result<(), E>) -> Result<(), E> {
-        let mut value = |v| each(RhoItem::Value(v));
+        let mut element = |e| each(RhoItem::Element(e));
         match self.made {
-            Made::OpenAi(stream) => stream.finish(&mut value),
+            Made::OpenAi(stream) => stream.finish_elements(&mut element),
             // rho's messages hold no system message, so no `system` blocks come back.
-            Made::Anthropic(stream) => stream.finish(&mut value).map(drop),
+            Made::Anthropic(stream) => stream.finish_elements(&mut element),
             Made::Compact | Made::Canonical => Ok(()),
         }
     }

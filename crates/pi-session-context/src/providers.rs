@@ -5,12 +5,13 @@
 use std::borrow::Cow;
 use std::convert::Infallible;
 
+use serde::ser::SerializeMap as _;
 use serde_json::{Map, Value, json};
 
-use pi_session_types::js::{fields, text_block};
+use pi_session_types::js::text_block;
 use pi_session_types::value_read;
 
-use crate::reqllm::{ContentPart, Message, PartType, Role};
+use crate::reqllm::{ContentPart, Message, PartType, Role, ToolCall};
 
 /// The text of the user turn that carries tool-result pictures to OpenAI.
 pub const OPENAI_TOOL_IMAGES_TEXT: &str = "Attached image(s) from tool result:";
@@ -94,6 +95,16 @@ impl OpenAiStream {
         message: impl Into<Cow<'m, Message>>,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.push_elements(message, &mut |element: Element| each(element.into_value()))
+    }
+
+    /// [`Self::push`], each request message given as it was made ([`Element`]): written, it
+    /// is the value [`Self::push`] gives, with no map made of it.
+    pub fn push_elements<'m, E>(
+        &mut self,
+        message: impl Into<Cow<'m, Message>>,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut message = message.into().into_owned();
         if message.role != Role::Tool {
             self.end_tool_run(each)?;
@@ -114,42 +125,56 @@ impl OpenAiStream {
             (true, false) => OPENAI_SEE_ATTACHED_IMAGE.to_owned(),
             (true, true) => OPENAI_NO_TOOL_OUTPUT.to_owned(),
         };
-        let mut tool_message = Map::new();
-        tool_message.insert("role".into(), "tool".into());
-        tool_message.insert("content".into(), text.into());
-        tool_message.insert(
-            "tool_call_id".into(),
-            message.tool_call_id.take().unwrap_or_default().into(),
+        let mut tool_message = Element::with_capacity(4);
+        tool_message.push("role", Member::Name("tool"));
+        tool_message.push("content", Member::Text(text));
+        tool_message.push(
+            "tool_call_id",
+            Member::Text(message.tool_call_id.take().unwrap_or_default()),
         );
         if self.options.tool_result_name
             && let Some(name) = message.name.take()
         {
-            tool_message.insert("name".into(), name.into());
+            tool_message.push("name", Member::Text(name));
         }
-        each(Value::Object(tool_message))?;
+        each(tool_message)?;
         self.images.extend(pictures);
         Ok(())
     }
 
     /// Gives `each` what the last run of tool results still owes (its pictures' turn).
-    pub fn finish<E>(mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+    pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+        self.finish_elements(&mut |element: Element| each(element.into_value()))
+    }
+
+    /// [`Self::finish`], the request messages given as they were made ([`Element`]).
+    pub fn finish_elements<E>(
+        mut self,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
+    ) -> Result<(), E> {
         self.end_tool_run(each)
     }
 
     /// After a run of tool results with pictures: one user turn brings them (after pi's
     /// bridge turn when the server needs one).
-    fn end_tool_run<E>(&mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+    fn end_tool_run<E>(
+        &mut self,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
+    ) -> Result<(), E> {
         if self.images.is_empty() {
             return Ok(());
         }
         if self.options.assistant_after_tool_result {
-            each(json!({"role": "assistant", "content": OPENAI_BRIDGE_TEXT}))?;
+            each(Element::of([
+                ("role", Member::Name("assistant")),
+                ("content", Member::Name(OPENAI_BRIDGE_TEXT)),
+            ]))?;
         }
-        let mut content = vec![text_block(OPENAI_TOOL_IMAGES_TEXT)];
-        content.append(&mut self.images);
-        each(fields([
-            ("role", "user".into()),
-            ("content", Value::Array(content)),
+        let mut content = vec![Member::Value(text_block(OPENAI_TOOL_IMAGES_TEXT))];
+        content.extend(self.images.drain(..).map(Member::Value));
+        each(Element::of([
+            ("role", Member::Name("user")),
+            ("content", Member::List(content)),
         ]))
     }
 }
@@ -189,36 +214,35 @@ fn joined_texts(parts: &mut [ContentPart], separator: &str) -> String {
     joined
 }
 
-fn openai_message(mut message: Message) -> Value {
+fn openai_message(mut message: Message) -> Element {
     let content = match message.content.as_mut_slice() {
-        [only] if only.kind == PartType::Text => {
-            Value::String(only.text.take().unwrap_or_default())
-        }
+        [only] if only.kind == PartType::Text => Member::Text(only.text.take().unwrap_or_default()),
         parts => {
-            let parts: Vec<Value> = parts.iter_mut().filter_map(openai_part).collect();
+            let parts: Vec<Member> = parts
+                .iter_mut()
+                .filter_map(openai_part)
+                .map(Member::Value)
+                .collect();
             if parts.is_empty() && message.role == Role::Assistant {
-                Value::Null
+                Member::Value(Value::Null)
             } else {
-                Value::Array(parts)
+                Member::List(parts)
             }
         }
     };
-    let mut out = Map::new();
-    out.insert("role".into(), message.role.as_str().into());
-    out.insert("content".into(), content);
-    if let Some(calls) = message.tool_calls.as_ref().filter(|c| !c.is_empty()) {
-        out.insert(
-            "tool_calls".into(),
-            Value::Array(calls.iter().map(|c| c.to_canonical_json()).collect()),
-        );
+    let mut out = Element::with_capacity(5);
+    out.push("role", Member::Name(message.role.as_str()));
+    out.push("content", content);
+    if let Some(calls) = message.tool_calls.take().filter(|c| !c.is_empty()) {
+        out.push("tool_calls", Member::Calls(calls));
     }
     if let Some(id) = message.tool_call_id.take() {
-        out.insert("tool_call_id".into(), id.into());
+        out.push("tool_call_id", Member::Text(id));
     }
     if let Some(name) = message.name.take().filter(|n| !n.is_empty()) {
-        out.insert("name".into(), name.into());
+        out.push("name", Member::Text(name));
     }
-    Value::Object(out)
+    out
 }
 
 fn data_uri(part: &ContentPart, default_mime: &str) -> String {
@@ -274,11 +298,12 @@ pub fn anthropic_messages<'m>(
     for message in messages {
         let Ok(()) = stream.push(message, &mut push);
     }
-    let Ok(system_blocks) = stream.finish_blocks(&mut push);
+    let Ok(system_blocks) =
+        stream.finish_blocks(&mut |element: Element| push(element.into_value()));
     drop(push);
     let mut request = Map::new();
     if !system_blocks.is_empty() {
-        request.insert("system".into(), collapse(system_blocks));
+        request.insert("system".into(), collapse(system_blocks).into_value());
     }
     request.insert("messages".into(), Value::Array(out));
     Value::Object(request)
@@ -296,24 +321,27 @@ pub fn anthropic_messages<'m>(
 pub struct AnthropicStream {
     system: Vec<Block>,
     /// The user turn of the tool results since the last other message, not given yet.
-    tool_turn: Option<Vec<Value>>,
+    tool_turn: Option<Vec<Member>>,
 }
 
 /// A block of an Anthropic message as it is made: a text kept as its string until the
 /// message's blocks are all known (a lone text is sent as that string: [`collapse`]), any
-/// other block as its value.
+/// other block as its member.
 #[derive(Debug)]
 enum Block {
     Text(String),
-    Other(Value),
+    Other(Member),
 }
 
 impl Block {
     /// The block as Anthropic takes it in a list.
-    fn into_value(self) -> Value {
+    fn into_member(self) -> Member {
         match self {
-            Block::Text(text) => text_block(text),
-            Block::Other(value) => value,
+            Block::Text(text) => Member::Object(Element::of([
+                ("type", Member::Name("text")),
+                ("text", Member::Text(text)),
+            ])),
+            Block::Other(member) => member,
         }
     }
 }
@@ -327,6 +355,16 @@ impl AnthropicStream {
         message: impl Into<Cow<'m, Message>>,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.push_elements(message, &mut |element: Element| each(element.into_value()))
+    }
+
+    /// [`Self::push`], each request message given as it was made ([`Element`]): written, it
+    /// is the value [`Self::push`] gives, with no map made of it.
+    pub fn push_elements<'m, E>(
+        &mut self,
+        message: impl Into<Cow<'m, Message>>,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut message = message.into().into_owned();
         match message.role {
             Role::System => {
@@ -336,7 +374,9 @@ impl AnthropicStream {
             }
             Role::Tool => {
                 let block = anthropic_tool_result(message);
-                self.tool_turn.get_or_insert_with(Vec::new).push(block);
+                self.tool_turn
+                    .get_or_insert_with(Vec::new)
+                    .push(Member::Object(block));
                 Ok(())
             }
             // Left out, and a run of tool results goes on past it.
@@ -355,15 +395,18 @@ impl AnthropicStream {
                         .ok()
                         .filter(Value::is_object)
                         .unwrap_or_else(|| Value::Object(Map::new()));
-                    blocks.push(Block::Other(fields([
-                        ("type", "tool_use".into()),
-                        ("id", call.id.into()),
-                        ("name", call.name.map_or(Value::Null, Value::String)),
-                        ("input", input),
-                    ])));
+                    blocks.push(Block::Other(Member::Object(Element::of([
+                        ("type", Member::Name("tool_use")),
+                        ("id", Member::Text(call.id)),
+                        (
+                            "name",
+                            call.name.map_or(Member::Value(Value::Null), Member::Text),
+                        ),
+                        ("input", Member::Value(input)),
+                    ]))));
                 }
-                each(fields([
-                    ("role", message.role.as_str().into()),
+                each(Element::of([
+                    ("role", Member::Name(message.role.as_str())),
                     ("content", collapse(blocks)),
                 ]))
             }
@@ -372,24 +415,40 @@ impl AnthropicStream {
 
     /// Gives `each` the last tool results' turn; returns the `system` blocks.
     pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<Vec<Value>, E> {
-        let blocks = self.finish_blocks(each)?;
-        Ok(blocks.into_iter().map(Block::into_value).collect())
+        let blocks = self.finish_blocks(&mut |element: Element| each(element.into_value()))?;
+        Ok(blocks
+            .into_iter()
+            .map(|block| block.into_member().into_value())
+            .collect())
     }
 
-    /// [`Self::finish`], the `system` blocks as they were made.
+    /// [`Self::finish`], the last turn given as it was made ([`Element`]); the `system` blocks
+    /// ([`Self::finish`]'s) left out: a caller that writes as it goes has written messages
+    /// before the `system` key could be ([`crate::rho::context`] makes no system message).
+    pub fn finish_elements<E>(
+        self,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.finish_blocks(each).map(drop)
+    }
+
+    /// The last tool results' turn given to `each`; the `system` blocks as they were made.
     fn finish_blocks<E>(
         mut self,
-        each: &mut impl FnMut(Value) -> Result<(), E>,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
     ) -> Result<Vec<Block>, E> {
         self.end_tool_turn(each)?;
         Ok(self.system)
     }
 
-    fn end_tool_turn<E>(&mut self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
+    fn end_tool_turn<E>(
+        &mut self,
+        each: &mut impl FnMut(Element) -> Result<(), E>,
+    ) -> Result<(), E> {
         match self.tool_turn.take() {
-            Some(blocks) => each(fields([
-                ("role", "user".into()),
-                ("content", Value::Array(blocks)),
+            Some(blocks) => each(Element::of([
+                ("role", Member::Name("user")),
+                ("content", Member::List(blocks)),
             ])),
             None => Ok(()),
         }
@@ -397,11 +456,11 @@ impl AnthropicStream {
 }
 
 /// A lone text block becomes its string (moved, no block made of it); no blocks give `""`.
-fn collapse(mut blocks: Vec<Block>) -> Value {
+fn collapse(mut blocks: Vec<Block>) -> Member {
     match blocks.as_mut_slice() {
-        [] => Value::String(String::new()),
-        [Block::Text(only)] => Value::String(std::mem::take(only)),
-        _ => Value::Array(blocks.into_iter().map(Block::into_value).collect()),
+        [] => Member::Text(String::new()),
+        [Block::Text(only)] => Member::Text(std::mem::take(only)),
+        _ => Member::List(blocks.into_iter().map(Block::into_member).collect()),
     }
 }
 
@@ -427,29 +486,138 @@ fn anthropic_block(part: &mut ContentPart) -> Option<Block> {
         PartType::File => {
             json!({"type": "document", "source": base64_source(part, "application/pdf")})
         }
-        PartType::Thinking => fields([
-            ("type", "thinking".into()),
-            ("thinking", part.text.take().unwrap_or_default().into()),
-        ]),
+        PartType::Thinking => {
+            let mut block = Map::new();
+            block.insert("type".into(), "thinking".into());
+            block.insert(
+                "thinking".into(),
+                part.text.take().unwrap_or_default().into(),
+            );
+            Value::Object(block)
+        }
     };
-    Some(Block::Other(block))
+    Some(Block::Other(Member::Value(block)))
 }
 
-fn anthropic_tool_result(mut message: Message) -> Value {
+fn anthropic_tool_result(mut message: Message) -> Element {
     let blocks: Vec<Block> = message
         .content
         .iter_mut()
         .filter_map(anthropic_block)
         .collect();
-    let mut block = Map::new();
-    block.insert("type".into(), "tool_result".into());
-    block.insert(
-        "tool_use_id".into(),
-        message.tool_call_id.take().unwrap_or_default().into(),
+    let mut block = Element::with_capacity(4);
+    block.push("type", Member::Name("tool_result"));
+    block.push(
+        "tool_use_id",
+        Member::Text(message.tool_call_id.take().unwrap_or_default()),
     );
-    block.insert("content".into(), collapse(blocks));
+    block.push("content", collapse(blocks));
     if message.metadata.get("is_error") == Some(&Value::Bool(true)) {
-        block.insert("is_error".into(), true.into());
+        block.push("is_error", Member::Value(Value::Bool(true)));
     }
-    Value::Object(block)
+    block
+}
+
+/// A request message (or a block of one) of [`OpenAiStream`] and [`AnthropicStream`] as they
+/// make it: its members in the order they are sent, the texts moved in from the req_llm
+/// message. Written (its `Serialize`) it is the value [`Self::into_value`] gives, with no map
+/// made of it (no key hashed, no map allocated and freed for each message sent).
+///
+/// ```
+/// use pi_session_context::providers::{AnthropicStream, Element};
+/// use pi_session_context::reqllm::Message;
+/// let mut stream = AnthropicStream::default();
+/// let mut made: Vec<Element> = Vec::new();
+/// stream
+///     .push_elements(Message::user_text("hi"), &mut |e| Ok::<_, ()>(made.push(e)))
+///     .unwrap();
+/// let value = serde_json::json!({"role": "user", "content": "hi"});
+/// assert_eq!(serde_json::to_value(&made[0]).unwrap(), value);
+/// assert_eq!(made.remove(0).into_value(), value);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Element(Vec<(&'static str, Member)>);
+
+/// The value of a member of an [`Element`].
+#[derive(Debug, Clone, PartialEq)]
+enum Member {
+    /// A string the streams name (a role, a block's type).
+    Name(&'static str),
+    /// A string of the message's (a text, an id, a name).
+    Text(String),
+    /// An object.
+    Object(Element),
+    /// An array.
+    List(Vec<Member>),
+    /// An OpenAI message's calls, in their canonical form ([`ToolCall`]'s `Serialize`).
+    Calls(Vec<ToolCall>),
+    /// Any other value (a picture's source, a call's input, `null`).
+    Value(Value),
+}
+
+impl Element {
+    /// An element of `members`, in that order (no key twice).
+    fn of<const N: usize>(members: [(&'static str, Member); N]) -> Self {
+        Element(Vec::from(members))
+    }
+
+    fn with_capacity(capacity: usize) -> Self {
+        Element(Vec::with_capacity(capacity))
+    }
+
+    /// Adds the member `key` (not in the element yet) after the others.
+    fn push(&mut self, key: &'static str, value: Member) {
+        self.0.push((key, value));
+    }
+
+    /// The element as a JSON object, its members in their order.
+    pub fn into_value(self) -> Value {
+        Value::Object(
+            self.0
+                .into_iter()
+                .map(|(key, value)| (key.to_owned(), value.into_value()))
+                .collect(),
+        )
+    }
+}
+
+impl Member {
+    fn into_value(self) -> Value {
+        match self {
+            Member::Name(name) => Value::String(name.to_owned()),
+            Member::Text(text) => Value::String(text),
+            Member::Object(element) => element.into_value(),
+            Member::List(items) => {
+                Value::Array(items.into_iter().map(Member::into_value).collect())
+            }
+            Member::Calls(calls) => {
+                Value::Array(calls.iter().map(ToolCall::to_canonical_json).collect())
+            }
+            Member::Value(value) => value,
+        }
+    }
+}
+
+impl serde::Serialize for Element {
+    /// Serialises the element as [`Element::into_value`]'s object serialises.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl serde::Serialize for Member {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Member::Name(name) => serializer.serialize_str(name),
+            Member::Text(text) => serializer.serialize_str(text),
+            Member::Object(element) => element.serialize(serializer),
+            Member::List(items) => serializer.collect_seq(items),
+            Member::Calls(calls) => serializer.collect_seq(calls),
+            Member::Value(value) => value.serialize(serializer),
+        }
+    }
 }

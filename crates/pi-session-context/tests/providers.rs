@@ -243,3 +243,84 @@ fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
         openai_chat_messages(messages.clone(), OpenAiOptions::default())
     );
 }
+
+/// A stream's request messages as it makes them ([`Element`]) are written as the values its
+/// `push` gives are, byte for byte, and are those values: every kind of part, calls with and
+/// without a name, a failed tool result, both OpenAI switches.
+#[test]
+fn elements_are_written_as_the_values_the_streams_give() {
+    use pi_session_context::providers::{AnthropicStream, Element, OpenAiStream};
+    use pi_session_context::reqllm::{Message, ToolCall};
+    use pi_session_types::json::to_js_vec;
+    let mut messages = every_part();
+    let mut failed = Message::tool_result("c4", None, Vec::new());
+    failed.metadata.insert("is_error".into(), json!(true));
+    messages.push(Message::assistant(
+        "",
+        vec![
+            ToolCall {
+                id: "c4".into(),
+                name: None,
+                arguments: r#"{"b":[1,2],"a":"\u00e9"}"#.into(),
+            },
+            ToolCall {
+                id: "c5".into(),
+                name: Some("ls".into()),
+                arguments: "[]".into(),
+            },
+        ],
+    ));
+    messages.push(failed);
+    let same = |elements: Vec<Element>, values: &[serde_json::Value]| {
+        assert_eq!(elements.len(), values.len());
+        for (element, value) in elements.into_iter().zip(values) {
+            assert_eq!(
+                String::from_utf8(to_js_vec(&element).unwrap()).unwrap(),
+                String::from_utf8(to_js_vec(value).unwrap()).unwrap()
+            );
+            assert_eq!(&element.into_value(), value);
+        }
+    };
+    for options in [
+        OpenAiOptions::default(),
+        OpenAiOptions {
+            assistant_after_tool_result: true,
+            tool_result_name: true,
+        },
+    ] {
+        let (mut values, mut elements) = (Vec::new(), Vec::new());
+        let (mut by_value, mut by_element) =
+            (OpenAiStream::new(options), OpenAiStream::new(options));
+        for message in &messages {
+            by_value.push(message, &mut into(&mut values)).unwrap();
+            by_element
+                .push_elements(message, &mut |e| Ok::<_, ()>(elements.push(e)))
+                .unwrap();
+        }
+        by_value.finish(&mut into(&mut values)).unwrap();
+        by_element
+            .finish_elements(&mut |e| Ok::<_, ()>(elements.push(e)))
+            .unwrap();
+        same(elements, &values);
+    }
+    let (mut values, mut elements) = (Vec::new(), Vec::new());
+    let (mut by_value, mut by_element) = (AnthropicStream::default(), AnthropicStream::default());
+    for message in &messages {
+        by_value.push(message, &mut into(&mut values)).unwrap();
+        by_element
+            .push_elements(message, &mut |e| Ok::<_, ()>(elements.push(e)))
+            .unwrap();
+    }
+    let system = by_value.finish(&mut into(&mut values)).unwrap();
+    assert_eq!(system.len(), 2, "the system blocks come back apart");
+    by_element
+        .finish_elements(&mut |e| Ok::<_, ()>(elements.push(e)))
+        .unwrap();
+    assert!(
+        values
+            .iter()
+            .any(|m| m["content"][0]["is_error"] == json!(true)),
+        "{values:?}"
+    );
+    same(elements, &values);
+}

@@ -8,7 +8,7 @@ use std::path::Path;
 use pi_session::manage::{PrepareOptions, Resolution, status};
 use pi_session::projection::WorkspaceDocuments;
 use pi_session::projection::providers::{
-    AnthropicStream, OpenAiOptions, OpenAiStream, anthropic_messages,
+    AnthropicStream, Element, OpenAiOptions, OpenAiStream, anthropic_messages,
 };
 use pi_session::projection::reqllm::{self, Role};
 use pi_session::store::Store;
@@ -114,22 +114,23 @@ fn write_messages(
         out.text("{\n  \"messages\": ")?;
     }
     let mut array = out.array(usize::from(matches!(shape, Shape::Anthropic)));
-    let mut each = |value: Value| array.item(&value);
+    // Each request message written as its stream made it (no map made of it).
+    let mut each = |element: Element| array.item(&element);
     match shape {
         Shape::ReqLlm => write_req_llm(&mut array, messages)?,
         Shape::OpenAi => {
             let mut stream = OpenAiStream::new(OpenAiOptions::default());
             for message in messages.drain(..) {
-                stream.push(message, &mut each)?;
+                stream.push_elements(message, &mut each)?;
             }
-            stream.finish(&mut each)?;
+            stream.finish_elements(&mut each)?;
         }
         Shape::Anthropic => {
             let mut stream = AnthropicStream::default();
             for message in messages.drain(..) {
-                stream.push(message, &mut each)?;
+                stream.push_elements(message, &mut each)?;
             }
-            stream.finish(&mut each)?;
+            stream.finish_elements(&mut each)?;
         }
     }
     array.finish()?;
