@@ -529,7 +529,10 @@ fn anthropic_tool_result(mut message: Message) -> Element {
 /// let mut stream = AnthropicStream::default();
 /// let mut made: Vec<Element> = Vec::new();
 /// stream
-///     .push_elements(Message::user_text("hi"), &mut |e| Ok::<_, ()>(made.push(e)))
+///     .push_elements(Message::user_text("hi"), &mut |e| {
+///         made.push(e);
+///         Ok::<_, ()>(())
+///     })
 ///     .unwrap();
 /// let value = serde_json::json!({"role": "user", "content": "hi"});
 /// assert_eq!(serde_json::to_value(&made[0]).unwrap(), value);

@@ -163,7 +163,7 @@ fn every_part() -> Vec<pi_session_context::reqllm::Message> {
 }
 
 /// A stream's `each` that gathers what it is given into `out`.
-fn into(out: &mut Vec<serde_json::Value>) -> impl FnMut(serde_json::Value) -> Result<(), ()> + '_ {
+fn into<T>(out: &mut Vec<T>) -> impl FnMut(T) -> Result<(), ()> + '_ {
     |value| {
         out.push(value);
         Ok(())
@@ -294,12 +294,12 @@ fn elements_are_written_as_the_values_the_streams_give() {
         for message in &messages {
             by_value.push(message, &mut into(&mut values)).unwrap();
             by_element
-                .push_elements(message, &mut |e| Ok::<_, ()>(elements.push(e)))
+                .push_elements(message, &mut into(&mut elements))
                 .unwrap();
         }
         by_value.finish(&mut into(&mut values)).unwrap();
         by_element
-            .finish_elements(&mut |e| Ok::<_, ()>(elements.push(e)))
+            .finish_elements(&mut into(&mut elements))
             .unwrap();
         same(elements, &values);
     }
@@ -308,13 +308,13 @@ fn elements_are_written_as_the_values_the_streams_give() {
     for message in &messages {
         by_value.push(message, &mut into(&mut values)).unwrap();
         by_element
-            .push_elements(message, &mut |e| Ok::<_, ()>(elements.push(e)))
+            .push_elements(message, &mut into(&mut elements))
             .unwrap();
     }
     let system = by_value.finish(&mut into(&mut values)).unwrap();
     assert_eq!(system.len(), 2, "the system blocks come back apart");
     by_element
-        .finish_elements(&mut |e| Ok::<_, ()>(elements.push(e)))
+        .finish_elements(&mut into(&mut elements))
         .unwrap();
     assert!(
         values
