@@ -95,7 +95,7 @@ impl OpenAiStream {
         message: impl Into<Cow<'m, Message>>,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.push_elements(message, &mut |element: Element| each(element.into_value()))
+        self.push_elements(message, &mut as_values(each))
     }
 
     /// [`Self::push`], each request message given as it was made ([`Element`]): written, it
@@ -144,7 +144,7 @@ impl OpenAiStream {
 
     /// Gives `each` what the last run of tool results still owes (its pictures' turn).
     pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
-        self.finish_elements(&mut |element: Element| each(element.into_value()))
+        self.finish_elements(&mut as_values(each))
     }
 
     /// [`Self::finish`], the request messages given as they were made ([`Element`]).
@@ -177,6 +177,14 @@ impl OpenAiStream {
             ("content", Member::List(content)),
         ]))
     }
+}
+
+/// A stream's `each` of [`Element`]s that gives each to `each` as its value (the streams'
+/// `push` and `finish`, which give values).
+fn as_values<E>(
+    each: &mut impl FnMut(Value) -> Result<(), E>,
+) -> impl FnMut(Element) -> Result<(), E> + '_ {
+    move |element| each(element.into_value())
 }
 
 /// A stream's `each` that gathers the messages into `out` (the whole-answer functions).
@@ -298,8 +306,7 @@ pub fn anthropic_messages<'m>(
     for message in messages {
         let Ok(()) = stream.push(message, &mut push);
     }
-    let Ok(system_blocks) =
-        stream.finish_blocks(&mut |element: Element| push(element.into_value()));
+    let Ok(system_blocks) = stream.finish_blocks(&mut as_values(&mut push));
     drop(push);
     let mut request = Map::new();
     if !system_blocks.is_empty() {
@@ -355,7 +362,7 @@ impl AnthropicStream {
         message: impl Into<Cow<'m, Message>>,
         each: &mut impl FnMut(Value) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.push_elements(message, &mut |element: Element| each(element.into_value()))
+        self.push_elements(message, &mut as_values(each))
     }
 
     /// [`Self::push`], each request message given as it was made ([`Element`]): written, it
@@ -415,7 +422,7 @@ impl AnthropicStream {
 
     /// Gives `each` the last tool results' turn; returns the `system` blocks.
     pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<Vec<Value>, E> {
-        let blocks = self.finish_blocks(&mut |element: Element| each(element.into_value()))?;
+        let blocks = self.finish_blocks(&mut as_values(each))?;
         Ok(blocks
             .into_iter()
             .map(|block| block.into_member().into_value())
