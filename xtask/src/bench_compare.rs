@@ -42,7 +42,8 @@
 //! figure sits near its bound, where one run of a shared machine meets it and the next misses
 //! it: `compare.json` then holds the last round's cases and `goals`, and `repeats` holds each
 //! goal's figure in every round, their median, how many rounds met it and, for a goal over
-//! the formats, how many rounds each format was the worst in (also lines on stderr).
+//! the formats, how many rounds each format was the worst in, and for each size omp's time in
+//! every round and each format's median ratio to it (also lines on stderr).
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -208,17 +209,27 @@ pub fn run(args: &[String]) -> Result<(), String> {
         }
     }
     let goals_of_rounds: Vec<Value> = rounds.iter().map(|cases| goals(cases)).collect();
+    let ratios = repeated_ratios(&rounds);
     let cases = rounds.pop().unwrap_or_default();
     let goals = goals_of_rounds.last().cloned().unwrap_or_default();
     let mut report = json!({"benchmark": "compare", "machine": machine(), "turns": turns,
                             "runs": runs, "cases": cases, "goals": goals});
     if repeat > 1 {
-        report["repeats"] = json!({"rounds": repeat, "goals": repeated_goals(&goals_of_rounds)});
+        report["repeats"] = json!({"rounds": repeat, "goals": repeated_goals(&goals_of_rounds),
+                                   "sizes": ratios});
     }
     write_results(&root, "compare", &report)?;
     eprint!("{}", goals_summary(&goals));
     if repeat > 1 {
         eprint!("{}", repeats_summary(&report["repeats"]["goals"], repeat));
+        for size in report["repeats"]["sizes"].as_array().into_iter().flatten() {
+            eprintln!(
+                "  {:>4} MB: omp's open + context {}; ours over it, medians: {}",
+                number(size, &["size_mb"]),
+                size["omp_open_context_ms"],
+                size["context_over_omp_median"]
+            );
+        }
     }
     Ok(())
 }
@@ -256,6 +267,37 @@ fn repeated_goals(rounds: &[Value]) -> Value {
         repeated
     });
     Value::Array(goals.collect())
+}
+
+/// For each size, over the rounds of `--repeat` (each round's cases, sizes in order): omp's
+/// open + context in every round, and the median of each format's ratio of ours to it
+/// (process start included): which formats sit near the bound, and how far omp's own time
+/// moved.
+fn repeated_ratios(rounds: &[Vec<Value>]) -> Value {
+    let sizes = rounds.first().map_or(0, Vec::len);
+    let per_size = (0..sizes).map(|at| {
+        let cases: Vec<&Value> = rounds.iter().filter_map(|round| round.get(at)).collect();
+        let omp: Vec<f64> = cases
+            .iter()
+            .map(|case| number(case, &["omp_context", "open_context_ms"]))
+            .collect();
+        let formats: serde_json::Map<String, Value> = FORMATS
+            .iter()
+            .map(|format| {
+                let ratios: Vec<f64> = cases
+                    .iter()
+                    .map(|case| number(case, &["ratios", "context_over_omp", format]))
+                    .collect();
+                ((*format).to_owned(), json!(median(&ratios)))
+            })
+            .collect();
+        json!({
+            "size_mb": cases.first().map_or(Value::Null, |case| case["size_mb"].clone()),
+            "omp_open_context_ms": omp,
+            "context_over_omp_median": formats,
+        })
+    });
+    Value::Array(per_size.collect())
 }
 
 /// [`repeated_goals`] as lines of text: how many of the `rounds` met each goal, and its
@@ -1174,6 +1216,21 @@ mod tests {
         assert!(
             text.contains("the worst format: req-llm 2, anthropic 1"),
             "{text}"
+        );
+        // Each format's median ratio over the rounds, and omp's time in each.
+        let rounds: Vec<Vec<Value>> = [15.0, 25.0, 19.0]
+            .map(|ms| vec![case(200, ms, 1_000.0, 80.0, 0.1)])
+            .into();
+        let sizes = repeated_ratios(&rounds);
+        assert_eq!(sizes[0]["size_mb"], json!(200), "{sizes}");
+        assert_eq!(
+            sizes[0]["omp_open_context_ms"],
+            json!([100.0, 100.0, 100.0])
+        );
+        assert_eq!(
+            sizes[0]["context_over_omp_median"]["anthropic"],
+            json!(0.19),
+            "{sizes}"
         );
     }
 
