@@ -223,10 +223,16 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if repeat > 1 {
         eprint!("{}", repeats_summary(&report["repeats"]["goals"], repeat));
         for size in report["repeats"]["sizes"].as_array().into_iter().flatten() {
+            let omp: Vec<String> = size["omp_open_context_ms"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|ms| format!("{:.1}", ms.as_f64().unwrap_or(f64::NAN)))
+                .collect();
             eprintln!(
-                "  {:>4} MB: omp's open + context {}; ours over it, medians: {}",
+                "  {:>4} MB: omp's open + context (ms) {}; ours over it, medians: {}",
                 number(size, &["size_mb"]),
-                size["omp_open_context_ms"],
+                omp.join(" "),
                 size["context_over_omp_median"]
             );
         }
