@@ -268,6 +268,12 @@ fn elements_are_written_as_the_values_the_streams_give() {
                 name: Some("ls".into()),
                 arguments: "[]".into(),
             },
+            // Keys `JSON.stringify` moves to the front.
+            ToolCall {
+                id: "c6".into(),
+                name: Some("put".into()),
+                arguments: r#"{"b":0,"2":"x","1":{"z":1,"0":2}}"#.into(),
+            },
         ],
     ));
     messages.push(failed);
