@@ -148,8 +148,8 @@ pub fn project(
 pub enum RhoItem {
     /// A req_llm message, serialised in its canonical form ([`Message::to_canonical_json`]).
     Message(Message),
-    /// An OpenAI or Anthropic request message ([`OpenAiStream::push_elements`],
-    /// [`AnthropicStream::push_elements`]).
+    /// An OpenAI or Anthropic request message ([`OpenAiStream::push`],
+    /// [`AnthropicStream::push`]).
     Element(Element),
     /// An element made as JSON.
     Value(Value),
@@ -298,8 +298,8 @@ impl RhoItems {
     ) -> Result<(), E> {
         let mut element = |e| each(RhoItem::Element(e));
         match &mut self.made {
-            Made::OpenAi(stream) => stream.push_elements(message, &mut element),
-            Made::Anthropic(stream) => stream.push_elements(message, &mut element),
+            Made::OpenAi(stream) => stream.push(message, &mut element),
+            Made::Anthropic(stream) => stream.push(message, &mut element),
             Made::Compact => each(RhoItem::Value(message.to_compact_json())),
             Made::Canonical => each(RhoItem::Message(message)),
         }
@@ -310,9 +310,9 @@ impl RhoItems {
     pub fn finish<E>(self, each: &mut impl FnMut(RhoItem) -> Result<(), E>) -> Result<(), E> {
         let mut element = |e| each(RhoItem::Element(e));
         match self.made {
-            Made::OpenAi(stream) => stream.finish_elements(&mut element),
+            Made::OpenAi(stream) => stream.finish(&mut element),
             // rho's messages hold no system message, so no `system` blocks come back.
-            Made::Anthropic(stream) => stream.finish_elements(&mut element),
+            Made::Anthropic(stream) => stream.finish(&mut element).map(drop),
             Made::Compact | Made::Canonical => Ok(()),
         }
     }

@@ -87,29 +87,20 @@ impl OpenAiStream {
     }
 
     /// Gives `each` the request messages `message` makes (none, one, or after a run of tool
-    /// results with pictures the turn that carries them, then this one). A message given
-    /// (`Message`) has its texts, names and ids moved into them; one lent (`&Message`) is
-    /// copied first.
-    pub fn push<'m, E>(
+    /// results with pictures the turn that carries them, then this one), each as `T`: an
+    /// [`Element`] (written as its value is, with no map made of it) or its [`Value`]. A
+    /// message given (`Message`) has its texts, names and ids moved into them; one lent
+    /// (`&Message`) is copied first.
+    pub fn push<'m, T: From<Element>, E>(
         &mut self,
         message: impl Into<Cow<'m, Message>>,
-        each: &mut impl FnMut(Value) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.push_elements(message, &mut as_values(each))
-    }
-
-    /// [`Self::push`], each request message given as it was made ([`Element`]): written, it
-    /// is the value [`Self::push`] gives, with no map made of it.
-    pub fn push_elements<'m, E>(
-        &mut self,
-        message: impl Into<Cow<'m, Message>>,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
+        each: &mut impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut message = message.into().into_owned();
         if message.role != Role::Tool {
             self.end_tool_run(each)?;
             if !is_empty_assistant(&message) {
-                each(openai_message(message))?;
+                each(openai_message(message).into())?;
             }
             return Ok(());
         }
@@ -137,54 +128,48 @@ impl OpenAiStream {
         {
             tool_message.push("name", Member::Text(name));
         }
-        each(tool_message)?;
+        each(tool_message.into())?;
         self.images.extend(pictures);
         Ok(())
     }
 
-    /// Gives `each` what the last run of tool results still owes (its pictures' turn).
-    pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<(), E> {
-        self.finish_elements(&mut as_values(each))
-    }
-
-    /// [`Self::finish`], the request messages given as they were made ([`Element`]).
-    pub fn finish_elements<E>(
+    /// Gives `each` what the last run of tool results still owes (its pictures' turn), as
+    /// [`Self::push`] gives its messages.
+    pub fn finish<T: From<Element>, E>(
         mut self,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
+        each: &mut impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
         self.end_tool_run(each)
     }
 
     /// After a run of tool results with pictures: one user turn brings them (after pi's
     /// bridge turn when the server needs one).
-    fn end_tool_run<E>(
+    fn end_tool_run<T: From<Element>, E>(
         &mut self,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
+        each: &mut impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
         if self.images.is_empty() {
             return Ok(());
         }
         if self.options.assistant_after_tool_result {
-            each(Element::of([
-                ("role", Member::Name("assistant")),
-                ("content", Member::Name(OPENAI_BRIDGE_TEXT)),
-            ]))?;
+            each(
+                Element::of([
+                    ("role", Member::Name("assistant")),
+                    ("content", Member::Name(OPENAI_BRIDGE_TEXT)),
+                ])
+                .into(),
+            )?;
         }
         let mut content = vec![Member::Value(text_block(OPENAI_TOOL_IMAGES_TEXT))];
         content.extend(self.images.drain(..).map(Member::Value));
-        each(Element::of([
-            ("role", Member::Name("user")),
-            ("content", Member::List(content)),
-        ]))
+        each(
+            Element::of([
+                ("role", Member::Name("user")),
+                ("content", Member::List(content)),
+            ])
+            .into(),
+        )
     }
-}
-
-/// A stream's `each` of [`Element`]s that gives each to `each` as its value (the streams'
-/// `push` and `finish`, which give values).
-fn as_values<E>(
-    each: &mut impl FnMut(Value) -> Result<(), E>,
-) -> impl FnMut(Element) -> Result<(), E> + '_ {
-    move |element| each(element.into_value())
 }
 
 /// A stream's `each` that gathers the messages into `out` (the whole-answer functions).
@@ -306,7 +291,7 @@ pub fn anthropic_messages<'m>(
     for message in messages {
         let Ok(()) = stream.push(message, &mut push);
     }
-    let Ok(system_blocks) = stream.finish_blocks(&mut as_values(&mut push));
+    let Ok(system_blocks) = stream.finish_blocks(&mut push);
     drop(push);
     let mut request = Map::new();
     if !system_blocks.is_empty() {
@@ -354,23 +339,14 @@ impl Block {
 }
 
 impl AnthropicStream {
-    /// Gives `each` the request messages complete once `message` has come. A message given
-    /// (`Message`) has its texts, names and ids moved into them; one lent (`&Message`) is
-    /// copied first.
-    pub fn push<'m, E>(
+    /// Gives `each` the request messages complete once `message` has come, each as `T`: an
+    /// [`Element`] (written as its value is, with no map made of it) or its [`Value`]. A
+    /// message given (`Message`) has its texts, names and ids moved into them; one lent
+    /// (`&Message`) is copied first.
+    pub fn push<'m, T: From<Element>, E>(
         &mut self,
         message: impl Into<Cow<'m, Message>>,
-        each: &mut impl FnMut(Value) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.push_elements(message, &mut as_values(each))
-    }
-
-    /// [`Self::push`], each request message given as it was made ([`Element`]): written, it
-    /// is the value [`Self::push`] gives, with no map made of it.
-    pub fn push_elements<'m, E>(
-        &mut self,
-        message: impl Into<Cow<'m, Message>>,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
+        each: &mut impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut message = message.into().into_owned();
         match message.role {
@@ -412,51 +388,52 @@ impl AnthropicStream {
                         ("input", Member::Value(input)),
                     ]))));
                 }
-                each(Element::of([
-                    ("role", Member::Name(message.role.as_str())),
-                    ("content", collapse(blocks)),
-                ]))
+                each(
+                    Element::of([
+                        ("role", Member::Name(message.role.as_str())),
+                        ("content", collapse(blocks)),
+                    ])
+                    .into(),
+                )
             }
         }
     }
 
-    /// Gives `each` the last tool results' turn; returns the `system` blocks.
-    pub fn finish<E>(self, each: &mut impl FnMut(Value) -> Result<(), E>) -> Result<Vec<Value>, E> {
-        let blocks = self.finish_blocks(&mut as_values(each))?;
+    /// Gives `each` the last tool results' turn, as [`Self::push`] gives its messages; returns
+    /// the `system` blocks (none from rho's messages: [`crate::rho::context`] makes no system
+    /// message, so a caller that writes as it goes has nothing to write before them).
+    pub fn finish<T: From<Element>, E>(
+        self,
+        each: &mut impl FnMut(T) -> Result<(), E>,
+    ) -> Result<Vec<Value>, E> {
+        let blocks = self.finish_blocks(each)?;
         Ok(blocks
             .into_iter()
             .map(|block| block.into_member().into_value())
             .collect())
     }
 
-    /// [`Self::finish`], the last turn given as it was made ([`Element`]); the `system` blocks
-    /// ([`Self::finish`]'s) left out: a caller that writes as it goes has written messages
-    /// before the `system` key could be ([`crate::rho::context`] makes no system message).
-    pub fn finish_elements<E>(
-        self,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.finish_blocks(each).map(drop)
-    }
-
     /// The last tool results' turn given to `each`; the `system` blocks as they were made.
-    fn finish_blocks<E>(
+    fn finish_blocks<T: From<Element>, E>(
         mut self,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
+        each: &mut impl FnMut(T) -> Result<(), E>,
     ) -> Result<Vec<Block>, E> {
         self.end_tool_turn(each)?;
         Ok(self.system)
     }
 
-    fn end_tool_turn<E>(
+    fn end_tool_turn<T: From<Element>, E>(
         &mut self,
-        each: &mut impl FnMut(Element) -> Result<(), E>,
+        each: &mut impl FnMut(T) -> Result<(), E>,
     ) -> Result<(), E> {
         match self.tool_turn.take() {
-            Some(blocks) => each(Element::of([
-                ("role", Member::Name("user")),
-                ("content", Member::List(blocks)),
-            ])),
+            Some(blocks) => each(
+                Element::of([
+                    ("role", Member::Name("user")),
+                    ("content", Member::List(blocks)),
+                ])
+                .into(),
+            ),
             None => Ok(()),
         }
     }
@@ -494,13 +471,13 @@ fn anthropic_block(part: &mut ContentPart) -> Option<Block> {
             json!({"type": "document", "source": base64_source(part, "application/pdf")})
         }
         PartType::Thinking => {
-            let mut block = Map::new();
-            block.insert("type".into(), "thinking".into());
-            block.insert(
-                "thinking".into(),
-                part.text.take().unwrap_or_default().into(),
-            );
-            Value::Object(block)
+            return Some(Block::Other(Member::Object(Element::of([
+                ("type", Member::Name("thinking")),
+                (
+                    "thinking",
+                    Member::Text(part.text.take().unwrap_or_default()),
+                ),
+            ]))));
         }
     };
     Some(Block::Other(Member::Value(block)))
@@ -526,9 +503,10 @@ fn anthropic_tool_result(mut message: Message) -> Element {
 }
 
 /// A request message (or a block of one) of [`OpenAiStream`] and [`AnthropicStream`] as they
-/// make it: its members in the order they are sent, the texts moved in from the req_llm
-/// message. Written (its `Serialize`) it is the value [`Self::into_value`] gives, with no map
-/// made of it (no key hashed, no map allocated and freed for each message sent).
+/// make it (their `push` gives it, or its value): its members in the order they are sent, the
+/// texts moved in from the req_llm message. Written (its `Serialize`) it is the value
+/// [`Self::into_value`] gives, with no map made of it (no key hashed, no map allocated and
+/// freed for each message sent).
 ///
 /// ```
 /// use pi_session_context::providers::{AnthropicStream, Element};
@@ -536,7 +514,7 @@ fn anthropic_tool_result(mut message: Message) -> Element {
 /// let mut stream = AnthropicStream::default();
 /// let mut made: Vec<Element> = Vec::new();
 /// stream
-///     .push_elements(Message::user_text("hi"), &mut |e| {
+///     .push(Message::user_text("hi"), &mut |e: Element| {
 ///         made.push(e);
 ///         Ok::<_, ()>(())
 ///     })
@@ -588,6 +566,12 @@ impl Element {
                 .map(|(key, value)| (key.to_owned(), value.into_value()))
                 .collect(),
         )
+    }
+}
+
+impl From<Element> for Value {
+    fn from(element: Element) -> Self {
+        element.into_value()
     }
 }
 

@@ -170,18 +170,25 @@ fn into<T>(out: &mut Vec<T>) -> impl FnMut(T) -> Result<(), ()> + '_ {
     }
 }
 
+/// OpenAI's stream with its switches off and on.
+const OPENAI_SWITCHES: [OpenAiOptions; 2] = [
+    OpenAiOptions {
+        assistant_after_tool_result: false,
+        tool_result_name: false,
+    },
+    OpenAiOptions {
+        assistant_after_tool_result: true,
+        tool_result_name: true,
+    },
+];
+
 #[test]
 fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
     use pi_session_context::providers::{AnthropicStream, OpenAiStream};
     let messages = every_part();
-    for options in [
-        OpenAiOptions::default(),
-        OpenAiOptions {
-            assistant_after_tool_result: true,
-            tool_result_name: true,
-        },
-    ] {
-        let (mut lent, mut given) = (Vec::new(), Vec::new());
+    for options in OPENAI_SWITCHES {
+        let (mut lent, mut given): (Vec<serde_json::Value>, Vec<serde_json::Value>) =
+            (Vec::new(), Vec::new());
         let (mut by_ref, mut by_value) = (OpenAiStream::new(options), OpenAiStream::new(options));
         for message in &messages {
             let before = message.clone();
@@ -215,7 +222,8 @@ fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
         );
         assert!(lent.iter().any(|m| m["name"] == json!("grep")) == options.tool_result_name);
     }
-    let (mut lent, mut given) = (Vec::new(), Vec::new());
+    let (mut lent, mut given): (Vec<serde_json::Value>, Vec<serde_json::Value>) =
+        (Vec::new(), Vec::new());
     let (mut by_ref, mut by_value) = (AnthropicStream::default(), AnthropicStream::default());
     for message in &messages {
         by_ref.push(message, &mut into(&mut lent)).unwrap();
@@ -244,8 +252,8 @@ fn a_stream_gives_the_same_messages_for_a_message_lent_or_given() {
     );
 }
 
-/// A stream's request messages as it makes them ([`Element`]) are written as the values its
-/// `push` gives are, byte for byte, and are those values: every kind of part, calls with and
+/// A stream's request messages taken as it makes them ([`Element`]) are written as those it
+/// gives as values are, byte for byte, and are those values: every kind of part, calls with and
 /// without a name, a failed tool result, both OpenAI switches.
 #[test]
 fn elements_are_written_as_the_values_the_streams_give() {
@@ -287,41 +295,30 @@ fn elements_are_written_as_the_values_the_streams_give() {
             assert_eq!(&element.into_value(), value);
         }
     };
-    for options in [
-        OpenAiOptions::default(),
-        OpenAiOptions {
-            assistant_after_tool_result: true,
-            tool_result_name: true,
-        },
-    ] {
-        let (mut values, mut elements) = (Vec::new(), Vec::new());
+    for options in OPENAI_SWITCHES {
+        let (mut values, mut elements): (Vec<serde_json::Value>, Vec<Element>) =
+            (Vec::new(), Vec::new());
         let (mut by_value, mut by_element) =
             (OpenAiStream::new(options), OpenAiStream::new(options));
         for message in &messages {
             by_value.push(message, &mut into(&mut values)).unwrap();
-            by_element
-                .push_elements(message, &mut into(&mut elements))
-                .unwrap();
+            by_element.push(message, &mut into(&mut elements)).unwrap();
         }
         by_value.finish(&mut into(&mut values)).unwrap();
-        by_element
-            .finish_elements(&mut into(&mut elements))
-            .unwrap();
+        by_element.finish(&mut into(&mut elements)).unwrap();
         same(elements, &values);
     }
-    let (mut values, mut elements) = (Vec::new(), Vec::new());
+    let (mut values, mut elements): (Vec<serde_json::Value>, Vec<Element>) =
+        (Vec::new(), Vec::new());
     let (mut by_value, mut by_element) = (AnthropicStream::default(), AnthropicStream::default());
     for message in &messages {
         by_value.push(message, &mut into(&mut values)).unwrap();
-        by_element
-            .push_elements(message, &mut into(&mut elements))
-            .unwrap();
+        by_element.push(message, &mut into(&mut elements)).unwrap();
     }
     let system = by_value.finish(&mut into(&mut values)).unwrap();
     assert_eq!(system.len(), 2, "the system blocks come back apart");
-    by_element
-        .finish_elements(&mut into(&mut elements))
-        .unwrap();
+    let none = by_element.finish(&mut into(&mut elements)).unwrap();
+    assert_eq!(none, system);
     assert!(
         values
             .iter()

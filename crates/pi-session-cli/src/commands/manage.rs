@@ -121,16 +121,16 @@ fn write_messages(
         Shape::OpenAi => {
             let mut stream = OpenAiStream::new(OpenAiOptions::default());
             for message in messages.drain(..) {
-                stream.push_elements(message, &mut each)?;
+                stream.push(message, &mut each)?;
             }
-            stream.finish_elements(&mut each)?;
+            stream.finish(&mut each)?;
         }
         Shape::Anthropic => {
             let mut stream = AnthropicStream::default();
             for message in messages.drain(..) {
-                stream.push_elements(message, &mut each)?;
+                stream.push(message, &mut each)?;
             }
-            stream.finish_elements(&mut each)?;
+            stream.finish(&mut each)?;
         }
     }
     array.finish()?;
