@@ -9,6 +9,7 @@ use serde::ser::SerializeMap as _;
 use serde_json::{Map, Value, json};
 
 use pi_session_types::js::text_block;
+use pi_session_types::js_string::JsString;
 use pi_session_types::value_read;
 
 use crate::reqllm::{ContentPart, Message, PartType, Role, ToolCall};
@@ -113,20 +114,20 @@ impl OpenAiStream {
             .collect();
         let text = match (text.is_empty(), pictures.is_empty()) {
             (false, _) => text,
-            (true, false) => OPENAI_SEE_ATTACHED_IMAGE.to_owned(),
-            (true, true) => OPENAI_NO_TOOL_OUTPUT.to_owned(),
+            (true, false) => OPENAI_SEE_ATTACHED_IMAGE.into(),
+            (true, true) => OPENAI_NO_TOOL_OUTPUT.into(),
         };
         let mut tool_message = Element::with_capacity(4);
         tool_message.push("role", Member::Name("tool"));
         tool_message.push("content", Member::Text(text));
         tool_message.push(
             "tool_call_id",
-            Member::Text(message.tool_call_id.take().unwrap_or_default()),
+            Member::Text(message.tool_call_id.take().unwrap_or_default().into()),
         );
         if self.options.tool_result_name
             && let Some(name) = message.name.take()
         {
-            tool_message.push("name", Member::Text(name));
+            tool_message.push("name", Member::Text(name.into()));
         }
         each(tool_message.into())?;
         self.images.extend(pictures);
@@ -194,15 +195,16 @@ fn is_empty_assistant(message: &Message) -> bool {
 
 /// The texts of `parts`' text parts (`ContentPart::as_text`) joined with `separator`, taken
 /// out of them: one text is moved, not copied.
-fn joined_texts(parts: &mut [ContentPart], separator: &str) -> String {
+fn joined_texts(parts: &mut [ContentPart], separator: &str) -> JsString {
     let mut texts = parts
         .iter_mut()
         .filter(|part| part.kind == PartType::Text)
         .filter_map(|part| part.text.take());
     let mut joined = texts.next().unwrap_or_default();
+    let separator = JsString::spelled_of(separator);
     for text in texts {
-        joined.push_str(separator);
-        joined.push_str(&text);
+        joined.push(&separator);
+        joined.push(&text);
     }
     joined
 }
@@ -230,10 +232,10 @@ fn openai_message(mut message: Message) -> Element {
         out.push("tool_calls", Member::Calls(calls));
     }
     if let Some(id) = message.tool_call_id.take() {
-        out.push("tool_call_id", Member::Text(id));
+        out.push("tool_call_id", Member::Text(id.into()));
     }
     if let Some(name) = message.name.take().filter(|n| !n.is_empty()) {
-        out.push("name", Member::Text(name));
+        out.push("name", Member::Text(name.into()));
     }
     out
 }
@@ -321,7 +323,7 @@ pub struct AnthropicStream {
 /// other block as its member.
 #[derive(Debug)]
 enum Block {
-    Text(String),
+    Text(JsString),
     Other(Member),
 }
 
@@ -380,10 +382,12 @@ impl AnthropicStream {
                         .unwrap_or_else(|| Value::Object(Map::new()));
                     blocks.push(Block::Other(Member::Object(Element::of([
                         ("type", Member::Name("tool_use")),
-                        ("id", Member::Text(call.id)),
+                        ("id", Member::Text(call.id.into())),
                         (
                             "name",
-                            call.name.map_or(Member::Value(Value::Null), Member::Text),
+                            call.name.map_or(Member::Value(Value::Null), |name| {
+                                Member::Text(name.into())
+                            }),
                         ),
                         ("input", Member::Value(input)),
                     ]))));
@@ -442,7 +446,7 @@ impl AnthropicStream {
 /// A lone text block becomes its string (moved, no block made of it); no blocks give `""`.
 fn collapse(mut blocks: Vec<Block>) -> Member {
     match blocks.as_mut_slice() {
-        [] => Member::Text(String::new()),
+        [] => Member::Text(JsString::default()),
         [Block::Text(only)] => Member::Text(std::mem::take(only)),
         _ => Member::List(blocks.into_iter().map(Block::into_member).collect()),
     }
@@ -493,7 +497,7 @@ fn anthropic_tool_result(mut message: Message) -> Element {
     block.push("type", Member::Name("tool_result"));
     block.push(
         "tool_use_id",
-        Member::Text(message.tool_call_id.take().unwrap_or_default()),
+        Member::Text(message.tool_call_id.take().unwrap_or_default().into()),
     );
     block.push("content", collapse(blocks));
     if message.metadata.get("is_error") == Some(&Value::Bool(true)) {
@@ -532,7 +536,7 @@ enum Member {
     /// A string the streams name (a role, a block's type).
     Name(&'static str),
     /// A string of the message's (a text, an id, a name).
-    Text(String),
+    Text(JsString),
     /// An object.
     Object(Element),
     /// An array.
@@ -579,7 +583,7 @@ impl Member {
     fn into_value(self) -> Value {
         match self {
             Member::Name(name) => Value::String(name.to_owned()),
-            Member::Text(text) => Value::String(text),
+            Member::Text(text) => text.into(),
             Member::Object(element) => element.into_value(),
             Member::List(items) => {
                 Value::Array(items.into_iter().map(Member::into_value).collect())
@@ -607,7 +611,7 @@ impl serde::Serialize for Member {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             Member::Name(name) => serializer.serialize_str(name),
-            Member::Text(text) => serializer.serialize_str(text),
+            Member::Text(text) => text.serialize(serializer),
             Member::Object(element) => element.serialize(serializer),
             Member::List(items) => serializer.collect_seq(items),
             Member::Calls(calls) => serializer.collect_seq(calls),

@@ -9,6 +9,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use pi_session_types::js_string::JsString;
 use serde::ser::SerializeMap as _;
 use serde_json::{Map, Value};
 
@@ -70,8 +71,9 @@ impl PartType {
 pub struct ContentPart {
     /// What kind of part this is.
     pub kind: PartType,
-    /// Text of a text or thinking part.
-    pub text: Option<String>,
+    /// Text of a text or thinking part: as read from a session's line, `JSON.stringify`'s
+    /// spelling of it, written as it is ([`JsString`]); decoded when looked at.
+    pub text: Option<JsString>,
     /// URL of an `image_url` part.
     pub url: Option<String>,
     /// Raw bytes of an image or file part (base64-encoded when rendered).
@@ -101,7 +103,7 @@ impl ContentPart {
     }
 
     /// `ContentPart.text(t)`.
-    pub fn text(text: impl Into<String>) -> Self {
+    pub fn text(text: impl Into<JsString>) -> Self {
         ContentPart {
             text: Some(text.into()),
             ..Self::empty(PartType::Text)
@@ -109,7 +111,7 @@ impl ContentPart {
     }
 
     /// `ContentPart.thinking(t)`.
-    pub fn thinking(text: impl Into<String>) -> Self {
+    pub fn thinking(text: impl Into<JsString>) -> Self {
         ContentPart {
             text: Some(text.into()),
             ..Self::empty(PartType::Thinking)
@@ -176,7 +178,7 @@ impl ContentPart {
                 map.insert(key.into(), Value::String(value));
             }
         };
-        put("text", self.text.clone());
+        put("text", self.text.clone().map(JsString::into_string));
         put("url", self.url.clone());
         put("file_id", self.file_id.clone());
         put("filename", self.filename.clone());
@@ -248,7 +250,7 @@ pub struct Message {
 
 impl Message {
     /// `Context.user(text)`: one text part, no trimming.
-    pub fn user_text(text: impl Into<String>) -> Self {
+    pub fn user_text(text: impl Into<JsString>) -> Self {
         Self::user(vec![ContentPart::text(text)])
     }
 
@@ -265,7 +267,7 @@ impl Message {
     }
 
     /// `Context.system(text)`.
-    pub fn system_text(text: impl Into<String>) -> Self {
+    pub fn system_text(text: impl Into<JsString>) -> Self {
         Message {
             role: Role::System,
             ..Self::user_text(text)
@@ -274,8 +276,9 @@ impl Message {
 
     /// `Context.assistant(text, tool_calls: calls)`: whitespace-only text gives
     /// no content part, and no calls give `tool_calls: nil`.
-    pub fn assistant(text: &str, calls: Vec<ToolCall>) -> Self {
-        let content = if text.trim().is_empty() {
+    pub fn assistant(text: impl Into<JsString>, calls: Vec<ToolCall>) -> Self {
+        let text = text.into();
+        let content = if text.is_blank() {
             Vec::new()
         } else {
             vec![ContentPart::text(text)]

@@ -18,8 +18,9 @@ use crate::documents::{DocumentSource, is_pdf};
 use crate::projection::ProjectOptions;
 use crate::reqllm::{ContentPart, Message, Role, SortedValue, ToolCall};
 use pi_session_types::js::is_nullish;
+use pi_session_types::js_string::JsString;
 use pi_session_types::shallow::{Keys, ListedEntry};
-use pi_session_types::value_read::{Element, Listed, Members};
+use pi_session_types::value_read::{Element, Field, Listed, Members};
 use pi_session_types::view::{AttachmentRef, BlockRef, EntryRef, MessageRef, key};
 
 /// What rho reads of a `message` entry (its `type`, its `id`, which a compaction names, and
@@ -646,7 +647,7 @@ impl Projector<'_> {
     fn tool_result(&self, message: RhoMessage) -> Message {
         // rho's `text/1` of the content, and its pictures in order.
         let mut images: Vec<ContentPart> = Vec::new();
-        let text = message.content.map_or_else(String::new, |content| {
+        let text = message.content.map_or_else(JsString::default, |content| {
             content.split(|block| {
                 if block.kind.as_deref() == Some("image") {
                     images.extend(self.picture(&block));
@@ -679,7 +680,7 @@ fn assistant(message: RhoMessage) -> Option<Message> {
     }
     let mut calls: Vec<ToolCall> = Vec::new();
     let mut made_pictures = false;
-    let mut text = message.content.map_or_else(String::new, |content| {
+    let mut text = message.content.map_or_else(JsString::default, |content| {
         content.split(|block| match block.kind.as_deref() {
             Some("toolCall") => calls.push(ToolCall {
                 id: interpolate(block.id.as_ref()),
@@ -694,12 +695,12 @@ fn assistant(message: RhoMessage) -> Option<Message> {
         })
     });
     if text.is_empty() && made_pictures {
-        text = MADE_A_PICTURE.to_owned();
+        text = MADE_A_PICTURE.into();
     }
     if text.is_empty() && calls.is_empty() {
         return None;
     }
-    Some(Message::assistant(&text, calls))
+    Some(Message::assistant(text, calls))
 }
 
 /// `Jason.encode!(arguments || %{})`: keys sorted at every level.
@@ -811,7 +812,7 @@ struct RhoMessage {
 #[derive(Debug, Clone, PartialEq)]
 enum Content {
     /// A string.
-    Text(String),
+    Text(JsString),
     /// An array.
     Items(Vec<Item>),
     /// Anything else.
@@ -822,7 +823,7 @@ enum Content {
 #[derive(Debug, Clone, PartialEq)]
 enum Item {
     /// A string.
-    Text(String),
+    Text(JsString),
     /// An object.
     Block(Block),
     /// Anything else.
@@ -835,7 +836,7 @@ enum Item {
 struct Block {
     /// `type`, when it is a string.
     kind: Option<String>,
-    text: Option<Value>,
+    text: Option<Field>,
     mime_type: Option<Value>,
     data: Option<Value>,
     id: Option<Value>,
@@ -909,12 +910,12 @@ impl Content {
     /// `content` as rho reads it, each block read by `block`.
     fn of_value(content: &Value, block: fn(&Map<String, Value>) -> Block) -> Self {
         match content {
-            Value::String(text) => Content::Text(text.clone()),
+            Value::String(text) => Content::Text(text.into()),
             Value::Array(items) => Content::Items(
                 items
                     .iter()
                     .map(|item| match item {
-                        Value::String(text) => Item::Text(text.clone()),
+                        Value::String(text) => Item::Text(text.into()),
                         Value::Object(map) => Item::Block(block(map)),
                         _ => Item::Other,
                     })
@@ -932,13 +933,13 @@ impl Content {
                     .into_iter()
                     .map(|item| match item {
                         Element::Object(members) => Item::Block(Block::of_members(members)),
-                        Element::Other(Value::String(text)) => Item::Text(text),
-                        Element::Other(_) => Item::Other,
+                        Element::Other(Field::Text(text)) => Item::Text(text),
+                        Element::Other(Field::Other(_)) => Item::Other,
                     })
                     .collect(),
             ),
-            Listed::Other(Value::String(text)) => Content::Text(text),
-            Listed::Other(other) => Content::of_value(&other, Block::of_map),
+            Listed::Other(Field::Text(text)) => Content::Text(text),
+            Listed::Other(Field::Other(other)) => Content::of_value(&other, Block::of_map),
         }
     }
 
@@ -953,30 +954,30 @@ impl Content {
 
     /// rho's `text/1`: a string as is; the `text` of every text block, concatenated;
     /// otherwise `""`.
-    fn text(self) -> String {
+    fn text(self) -> JsString {
         self.split(|_| {})
     }
 
     /// [`Content::text`], handing every block that is not a text block to `other`, in order
     /// (the projections read pictures and tool calls from them). The first text is taken as
     /// it is, not copied.
-    fn split(self, mut other: impl FnMut(Block)) -> String {
+    fn split(self, mut other: impl FnMut(Block)) -> JsString {
         match self {
             Content::Text(text) => text,
             Content::Items(items) => {
-                let mut text = String::new();
+                let mut text = JsString::default();
                 for block in items.into_iter().filter_map(Item::into_block) {
                     if block.kind.as_deref() != Some("text") {
                         other(block);
                     } else if text.is_empty() {
                         text = block.into_text();
                     } else {
-                        text.push_str(&block.into_text());
+                        text.push(&block.into_text());
                     }
                 }
                 text
             }
-            Content::Other => String::new(),
+            Content::Other => JsString::default(),
         }
     }
 }
@@ -996,7 +997,7 @@ impl Block {
         let view = BlockRef::new(map);
         Self {
             kind: view.kind().map(str::to_owned),
-            text: view.text().cloned(),
+            text: view.text().cloned().map(Field::from),
             mime_type: view.mime_type().cloned(),
             data: view.data().cloned(),
             id: view.id().cloned(),
@@ -1010,7 +1011,7 @@ impl Block {
         let view = BlockRef::new(map);
         Self {
             kind: view.kind().map(str::to_owned),
-            text: view.text().cloned(),
+            text: view.text().cloned().map(Field::from),
             ..Self::default()
         }
     }
@@ -1021,13 +1022,13 @@ impl Block {
         let mut block = Self::default();
         for (name, value) in members {
             match name.as_str() {
-                key::TYPE => block.kind = into_string(value),
+                key::TYPE => block.kind = into_string(value.into_value()),
                 key::TEXT => block.text = Some(value),
-                key::MIME_TYPE => block.mime_type = Some(value),
-                key::DATA => block.data = Some(value),
-                key::ID => block.id = Some(value),
-                key::NAME => block.name = Some(value),
-                key::ARGUMENTS => block.arguments = Some(value),
+                key::MIME_TYPE => block.mime_type = Some(value.into_value()),
+                key::DATA => block.data = Some(value.into_value()),
+                key::ID => block.id = Some(value.into_value()),
+                key::NAME => block.name = Some(value.into_value()),
+                key::ARGUMENTS => block.arguments = Some(value.into_value()),
                 _ => {}
             }
         }
@@ -1036,10 +1037,10 @@ impl Block {
 
     /// The block's text as rho's `text/1` takes it: a string as is, anything else
     /// interpolated.
-    fn into_text(self) -> String {
+    fn into_text(self) -> JsString {
         match self.text {
-            Some(Value::String(text)) => text,
-            other => interpolate(other.as_ref()),
+            Some(Field::Text(text)) => text,
+            other => interpolate(other.map(Field::into_value).as_ref()).into(),
         }
     }
 }
@@ -1060,7 +1061,11 @@ fn kind(entry: &Value) -> Option<&str> {
 /// concatenated; otherwise `""`.
 pub fn text(content: Option<&Value>) -> String {
     content
-        .map(|content| Content::of_value(content, Block::text_of_map).text())
+        .map(|content| {
+            Content::of_value(content, Block::text_of_map)
+                .text()
+                .into_string()
+        })
         .unwrap_or_default()
 }
 

@@ -427,7 +427,7 @@ fn pdf_budget_skips_a_newer_pdf_that_does_not_fit_and_sends_an_older_one() {
                     p.filename.clone().unwrap(),
                     p.data.as_ref().unwrap().len()
                 ),
-                _ => p.text.clone().unwrap(),
+                _ => p.text.clone().unwrap().into_string(),
             })
             .collect()
     };

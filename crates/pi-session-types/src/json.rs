@@ -66,6 +66,7 @@ pub fn to_js_vec<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, JsonError>
 fn write_into<T: Serialize + ?Sized>(state: &mut State, value: &T) -> Result<(), JsonError> {
     let walked = value.serialize(&mut fast::Walk {
         f: JsFormatter { state: &mut *state },
+        spelled: false,
     });
     match walked {
         Ok(()) => Ok(()),
@@ -236,6 +237,9 @@ mod fast {
     /// Drives [`JsFormatter`] as serde_json's `Serializer` drives its formatter.
     pub(super) struct Walk<'a> {
         pub(super) f: JsFormatter<'a>,
+        /// Inside a [`JsString`](crate::js_string::JsString)'s newtype struct: the string it
+        /// hands `collect_str` next is shown as its spelling (`{:#}`) and copied as it is.
+        pub(super) spelled: bool,
     }
 
     /// What serde_json's private structs (raw values, arbitrary-precision numbers) are named
@@ -351,7 +355,25 @@ mod fast {
             if name.starts_with(SERDE_JSON_PRIVATE) {
                 return Err(NotTaken);
             }
+            if name == crate::js_string::SPELLED_TOKEN {
+                self.spelled = true;
+                let written = value.serialize(&mut *self);
+                self.spelled = false;
+                return written;
+            }
             value.serialize(self)
+        }
+        fn collect_str<T: std::fmt::Display + ?Sized>(self, value: &T) -> Done {
+            if !std::mem::take(&mut self.spelled) {
+                return self.serialize_str(&value.to_string());
+            }
+            // A spelling `JSON.stringify` writes: copied between the quotes as it is.
+            use std::io::Write as _;
+            let out = &mut self.f.state.out;
+            out.push(b'"');
+            write!(out, "{value:#}").map_err(|_| NotTaken)?;
+            out.push(b'"');
+            Ok(())
         }
         fn serialize_newtype_variant<T: Serialize + ?Sized>(
             self,

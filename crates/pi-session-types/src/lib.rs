@@ -47,6 +47,7 @@ pub mod envelope_scan;
 pub mod field;
 pub mod header;
 pub mod js;
+pub mod js_string;
 pub mod json;
 pub mod line;
 pub mod message;

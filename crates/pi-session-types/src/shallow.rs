@@ -156,7 +156,7 @@ impl ListedEntry {
 /// let (listed, message) = listed_entry_with_message_keys(line, &keys).unwrap();
 /// assert_eq!(listed.entry, [("type", json!("message")), ("id", json!("a"))]);
 /// assert_eq!(listed.message, [("role", json!("user"))]);
-/// let block = vec![("type".to_owned(), json!("text")), ("text".to_owned(), json!("hi"))];
+/// let block = vec![("type".to_owned(), json!("text").into()), ("text".to_owned(), json!("hi").into())];
 /// assert_eq!(listed.content, Some(Listed::Array(vec![Element::Object(block)])));
 /// assert_eq!(Some((listed.into_value(), message)), entry_with_message_keys(line, &keys));
 /// ```
@@ -180,6 +180,12 @@ pub fn listed_entry_with_message_keys<'l>(
 /// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members,
 /// cut down to `blocks` ([`value_read::read_listed_keeping`]) unless it is empty.
 fn listed_at(rest: &[u8], blocks: &[&str]) -> Option<(Listed, usize)> {
+    if let Some(b'"') = rest.first()
+        && let Some(read) = value_read::read_listed(rest)
+    {
+        // A string content, kept as its spelling.
+        return Some(read);
+    }
     if rest.first() == Some(&b'[') {
         let read = match blocks {
             [] => value_read::read_listed(rest),
@@ -194,7 +200,7 @@ fn listed_at(rest: &[u8], blocks: &[&str]) -> Option<(Listed, usize)> {
             return None;
         }
     }
-    value_at(rest).map(|(value, len)| (Listed::Other(value), len))
+    value_at(rest).map(|(value, len)| (Listed::Other(value_read::Field::Other(value)), len))
 }
 
 /// [`entry_with_message_keys`] of a line whose message is `JSON.stringify`'s spelling

@@ -17,6 +17,7 @@
 use serde_json::{Map, Number, Value};
 
 use crate::envelope_scan::escaped;
+use crate::js_string::{JsString, stringify_escape_len};
 use crate::json;
 
 /// `serde_json`'s nesting limit: a value nested deeper is refused (and so is it here).
@@ -86,10 +87,56 @@ pub fn from_slice(bytes: &[u8]) -> serde_json::Result<Value> {
     }
 }
 
+/// A value the listing readers ([`read_listed`], [`read_listed_keeping`]) read where a reader
+/// looks at it (an array's item, an object's member): a string kept as `JSON.stringify`'s
+/// spelling of it when the bytes spell it so (copied, not decoded: a text sent on as it is read
+/// is then written as it is, see [`JsString`]), or any value as [`read_value`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Field {
+    /// A string.
+    Text(JsString),
+    /// Any other value (the values inside it read as [`read_value`] reads them).
+    Other(Value),
+}
+
+impl Field {
+    /// The value [`read_value`] reads from the same bytes.
+    pub fn into_value(self) -> Value {
+        match self {
+            Field::Text(text) => Value::String(text.into_string()),
+            Field::Other(value) => value,
+        }
+    }
+
+    /// The string, when it is one.
+    ///
+    /// ```
+    /// use pi_session_types::value_read::Field;
+    /// assert_eq!(Field::from(serde_json::json!("a")).as_text().map(|t| t.as_str()), Some("a"));
+    /// assert_eq!(Field::from(serde_json::json!(1)).as_text(), None);
+    /// ```
+    pub fn as_text(&self) -> Option<&JsString> {
+        match self {
+            Field::Text(text) => Some(text),
+            Field::Other(_) => None,
+        }
+    }
+}
+
+/// A value as a field: a string as its text, any other value as it is.
+impl From<Value> for Field {
+    fn from(value: Value) -> Self {
+        match value {
+            Value::String(text) => Field::Text(text.into()),
+            other => Field::Other(other),
+        }
+    }
+}
+
 /// An object's members as [`read_listed`] gives them: each key (decoded) with its value, in the
 /// order they are written. A key written twice is listed twice; the later one is the value
 /// `serde_json`'s map keeps ([`Listed::into_value`] makes that map).
-pub type Members = Vec<(String, Value)>;
+pub type Members = Vec<(String, Field)>;
 
 /// An item of an array [`read_listed`] read: an object as its [`Members`], any other item as
 /// its value.
@@ -98,7 +145,7 @@ pub enum Element {
     /// An object, its members listed (no map made of them).
     Object(Members),
     /// Any other value.
-    Other(Value),
+    Other(Field),
 }
 
 /// A value [`read_listed`] read: an array item by item, or any other value.
@@ -107,7 +154,7 @@ pub enum Listed {
     /// An array, its objects listed as their members.
     Array(Vec<Element>),
     /// Any value that is not an array.
-    Other(Value),
+    Other(Field),
 }
 
 impl Listed {
@@ -118,7 +165,7 @@ impl Listed {
             Listed::Array(items) => {
                 Value::Array(items.into_iter().map(Element::into_value).collect())
             }
-            Listed::Other(value) => value,
+            Listed::Other(value) => value.into_value(),
         }
     }
 }
@@ -127,8 +174,13 @@ impl Element {
     /// The item as a value ([`Listed::into_value`]).
     pub fn into_value(self) -> Value {
         match self {
-            Element::Object(members) => Value::Object(members.into_iter().collect()),
-            Element::Other(value) => value,
+            Element::Object(members) => Value::Object(
+                members
+                    .into_iter()
+                    .map(|(key, value)| (key, value.into_value()))
+                    .collect(),
+            ),
+            Element::Other(value) => value.into_value(),
         }
     }
 }
@@ -145,14 +197,14 @@ impl Element {
 /// let bytes = br#"[{"type":"text","text":"a\nb"},"s"] rest"#;
 /// let (listed, len) = read_listed(bytes).unwrap();
 /// let Listed::Array(items) = &listed else { panic!() };
-/// assert_eq!(items[0], Element::Object(vec![("type".into(), json!("text")), ("text".into(), json!("a\nb"))]));
+/// assert_eq!(items[0], Element::Object(vec![("type".into(), json!("text").into()), ("text".into(), json!("a\nb").into())]));
 /// assert_eq!(Some((listed.into_value(), len)), read_value(bytes));
-/// assert_eq!(read_listed(br#"{"a":1}"#).map(|(l, _)| l), Some(Listed::Other(json!({"a": 1}))));
+/// assert_eq!(read_listed(br#"{"a":1}"#).map(|(l, _)| l), Some(Listed::Other(json!({"a": 1}).into())));
 /// ```
 pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
     listed_with(bytes, |reader, depth| {
         let mut members = Vec::new();
-        reader.members(depth, |key, value| members.push((key, value)))?;
+        reader.fields(depth, |key, value| members.push((key, value)))?;
         Some(members)
     })
 }
@@ -165,13 +217,20 @@ fn listed_with(
 ) -> Option<(Listed, usize)> {
     let mut reader = Reader { bytes, at: 0 };
     reader.skip_space();
-    if reader.peek()? != b'[' {
-        return read_value(bytes).map(|(value, len)| (Listed::Other(value), len));
+    match reader.peek()? {
+        b'[' => {}
+        b'"' => {
+            let text = reader.field(0)?;
+            return Some((Listed::Other(text), reader.at));
+        }
+        _ => {
+            return read_value(bytes).map(|(value, len)| (Listed::Other(Field::Other(value)), len));
+        }
     }
     // As `value(0)` reads an array: the array one deep, its objects two.
     let items = reader.items(1, |reader, depth| {
         if reader.peek()? != b'{' {
-            return reader.value(depth).map(Element::Other);
+            return reader.field(depth).map(Element::Other);
         }
         object(reader, depth + 1).map(Element::Object)
     })?;
@@ -196,12 +255,12 @@ fn listed_with(
 /// let bytes = br#"[{"type":"thinking","thinking":"long","thinkingSignature":"x"},{"type":"text","text":"a"},"s"]"#;
 /// let (listed, len) = read_listed_keeping(bytes, &["type", "text"]).unwrap();
 /// let kept = |members: &[(&str, serde_json::Value)]| {
-///     Element::Object(members.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+///     Element::Object(members.iter().map(|(k, v)| (k.to_string(), v.clone().into())).collect())
 /// };
 /// assert_eq!(listed, Listed::Array(vec![
 ///     kept(&[("type", json!("thinking"))]),
 ///     kept(&[("type", json!("text")), ("text", json!("a"))]),
-///     Element::Other(json!("s")),
+///     Element::Other(json!("s").into()),
 /// ]));
 /// assert_eq!(len, bytes.len());
 /// assert_eq!(read_listed_keeping(br#"[{"type":"a","type":"b"}]"#, &["type"]), None);
@@ -244,6 +303,15 @@ impl Reader<'_> {
         Some(())
     }
 
+    /// [`Self::value`] as a [`Field`]: a string kept as its spelling where it is
+    /// `JSON.stringify`'s.
+    fn field(&mut self, depth: usize) -> Option<Field> {
+        if self.peek()? == b'"' {
+            return self.spelled_string().map(Field::Text);
+        }
+        self.value(depth).map(Field::Other)
+    }
+
     /// The value at the cursor (no whitespace before it), `depth` containers deep.
     fn value(&mut self, depth: usize) -> Option<Value> {
         match self.peek()? {
@@ -270,7 +338,22 @@ impl Reader<'_> {
 
     /// The members of the object whose `{` is at the cursor (`depth` containers deep, itself
     /// included), each handed to `member` in order; the cursor past its `}`.
-    fn members(&mut self, depth: usize, mut member: impl FnMut(String, Value)) -> Option<()> {
+    fn members(&mut self, depth: usize, member: impl FnMut(String, Value)) -> Option<()> {
+        self.members_read(depth, Self::value, member)
+    }
+
+    /// [`Self::members`] with their values as [`Field`]s.
+    fn fields(&mut self, depth: usize, member: impl FnMut(String, Field)) -> Option<()> {
+        self.members_read(depth, Self::field, member)
+    }
+
+    /// [`Self::members`], each value read by `read`.
+    fn members_read<V>(
+        &mut self,
+        depth: usize,
+        read: fn(&mut Self, usize) -> Option<V>,
+        mut member: impl FnMut(String, V),
+    ) -> Option<()> {
         if depth > DEPTH_LIMIT {
             return None;
         }
@@ -285,7 +368,7 @@ impl Reader<'_> {
             self.skip_space();
             self.eat(b":")?;
             self.skip_space();
-            let value = self.value(depth)?;
+            let value = read(self, depth)?;
             member(key, value);
             if self.closed(b'}')? {
                 return Some(());
@@ -301,7 +384,7 @@ impl Reader<'_> {
         &mut self,
         depth: usize,
         keep: &[&'k str],
-        mut member: impl FnMut(&'k str, Value),
+        mut member: impl FnMut(&'k str, Field),
     ) -> Option<()> {
         if depth > DEPTH_LIMIT {
             return None;
@@ -331,7 +414,7 @@ impl Reader<'_> {
                         return None;
                     }
                     met |= bit;
-                    let value = self.value(depth)?;
+                    let value = self.field(depth)?;
                     member(keep[at], value);
                 }
                 None => self.at = json::skip_value(self.bytes, self.at)?,
@@ -494,6 +577,37 @@ impl Reader<'_> {
     }
 }
 
+impl Reader<'_> {
+    /// The string whose opening quote is at the cursor as a [`JsString`]: its spelling
+    /// copied when every escape in it is one `JSON.stringify` writes (most texts of a session:
+    /// pi and omp write their lines with it), else decoded ([`Self::string`]); the cursor past
+    /// its closing quote.
+    fn spelled_string(&mut self) -> Option<JsString> {
+        let bytes = self.bytes;
+        let start = self.at + 1;
+        let mut at = next_stop(bytes, start)?;
+        let mut escaped = false;
+        loop {
+            match bytes[at] {
+                b'"' => break,
+                b'\\' => match stringify_escape_len(bytes, at) {
+                    Some(len) => {
+                        escaped = true;
+                        at += len;
+                    }
+                    None => return self.string().map(JsString::from),
+                },
+                // A control character: JSON has it only escaped.
+                _ => return None,
+            }
+            at = next_stop(bytes, at)?;
+        }
+        let spelling = std::str::from_utf8(&bytes[start..at]).ok()?.to_owned();
+        self.at = at + 1;
+        Some(JsString::spelled(spelling, escaped))
+    }
+}
+
 /// From `at` inside a string, the offset of the first byte a string stops at (a `"`, a `\\`
 /// or a control character), 16 bytes at a time; `None` when the bytes end first.
 #[inline(always)]
@@ -653,6 +767,35 @@ mod tests {
         assert_eq!(read_value(deep.as_bytes()), None);
         let shallow = format!("{}{}", "[".repeat(100), "]".repeat(100));
         assert_eq!(read_value(shallow.as_bytes()), serde_at(shallow.as_bytes()));
+    }
+
+    #[test]
+    fn a_listed_string_keeps_json_stringify_spelling_and_decodes_any_other() {
+        use super::{Element, Field, Listed, read_listed_keeping};
+        use std::borrow::Cow;
+        let bytes = br#"[{"type":"text","text":"a\n\"b\" \u001b"},{"text":"caf\u00e9 \/"},"s\t"]"#;
+        let (listed, _) = read_listed_keeping(bytes, &["text"]).unwrap();
+        let Listed::Array(items) = listed else {
+            panic!("{listed:?}")
+        };
+        let texts: Vec<_> = items
+            .iter()
+            .map(|item| match item {
+                Element::Object(members) => members[0].1.as_text().unwrap(),
+                Element::Other(Field::Text(text)) => text,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        // Kept as written: `JSON.stringify` spells them so.
+        assert!(matches!(
+            texts[0].spelling(),
+            Cow::Borrowed(r#"a\n\"b\" \u001b"#)
+        ));
+        assert_eq!(texts[0].as_str(), "a\n\"b\" \u{1b}");
+        assert!(matches!(texts[2].spelling(), Cow::Borrowed(r#"s\t"#)));
+        // Decoded: it writes `é` and `/` as they are.
+        assert!(matches!(texts[1].spelling(), Cow::Owned(_)));
+        assert_eq!(texts[1].spelling(), "café /");
     }
 
     /// A JSON text made of the pieces a reader could trip over (escapes at a chunk's edge,
