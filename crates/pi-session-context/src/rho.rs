@@ -1021,7 +1021,7 @@ impl Block {
     fn of_members(members: Members) -> Self {
         let mut block = Self::default();
         for (name, value) in members {
-            match name.as_str() {
+            match &*name {
                 key::TYPE => block.kind = into_string(value.into_value()),
                 key::TEXT => block.text = Some(value),
                 key::MIME_TYPE => block.mime_type = Some(value.into_value()),

@@ -156,7 +156,7 @@ impl ListedEntry {
 /// let (listed, message) = listed_entry_with_message_keys(line, &keys).unwrap();
 /// assert_eq!(listed.entry, [("type", json!("message")), ("id", json!("a"))]);
 /// assert_eq!(listed.message, [("role", json!("user"))]);
-/// let block = vec![("type".to_owned(), json!("text").into()), ("text".to_owned(), json!("hi").into())];
+/// let block = vec![("type".into(), json!("text").into()), ("text".into(), json!("hi").into())];
 /// assert_eq!(listed.content, Some(Listed::Array(vec![Element::Object(block)])));
 /// assert_eq!(Some((listed.into_value(), message)), entry_with_message_keys(line, &keys));
 /// ```
@@ -179,7 +179,7 @@ pub fn listed_entry_with_message_keys<'l>(
 
 /// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members,
 /// cut down to `blocks` ([`value_read::read_listed_keeping`]) unless it is empty.
-fn listed_at(rest: &[u8], blocks: &[&str]) -> Option<(Listed, usize)> {
+fn listed_at(rest: &[u8], blocks: &[&'static str]) -> Option<(Listed, usize)> {
     if let Some(b'"') = rest.first()
         && let Some(read) = value_read::read_listed(rest)
     {
@@ -283,7 +283,7 @@ pub fn canonical_entry_with_message_keys_given<'l>(
                 .is_some()
         },
         |read, name, value| {
-            read.inner.insert(name.to_owned(), value);
+            read.inner.insert(name.to_owned(), value.into_value());
         },
     )?;
     Some((Value::Object(read.entry), message))
@@ -309,7 +309,7 @@ fn canonical_message_members<'l, S>(
     keys: &Keys,
     state: &mut S,
     mut top: impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
-    mut inner: impl FnMut(&mut S, &'static str, Value),
+    mut inner: impl FnMut(&mut S, &'static str, Kept),
 ) -> Option<&'l [u8]> {
     if let Laid::Read(message) = laid_out_members(line, strings, keys, state, &mut top, &mut inner)
     {
@@ -343,7 +343,7 @@ fn inner_member<S>(
     keys: &Keys,
     met: &json::Met<'_>,
     state: &mut S,
-    inner: &mut impl FnMut(&mut S, &'static str, Value),
+    inner: &mut impl FnMut(&mut S, &'static str, Kept),
 ) -> bool {
     if met.key_escaped {
         return false;
@@ -352,13 +352,37 @@ fn inner_member<S>(
         return true;
     };
     let read = if name == key::CONTENT && !keys.blocks.is_empty() {
-        member_of(keys, name, met.value)
-            .filter(|&(_, len)| len == met.value.len())
-            .map(|(read, _)| read)
+        // An array of blocks is kept as their lists (no map made of each); anything else, or
+        // what that reader leaves, as [`member_of`] reads it.
+        match value_read::read_listed_keeping(met.value, keys.blocks) {
+            Some((Listed::Array(blocks), len)) if len == met.value.len() => {
+                Some(Kept::Blocks(blocks))
+            }
+            _ => member_of(keys, name, met.value)
+                .filter(|&(_, len)| len == met.value.len())
+                .map(|(read, _)| Kept::Value(read)),
+        }
     } else {
-        canonical_value(met.value, met.value_escaped)
+        canonical_value(met.value, met.value_escaped).map(Kept::Value)
     };
     read.map(|read| inner(state, name, read)).is_some()
+}
+
+/// A kept member of a message as [`inner_member`] reads it.
+enum Kept {
+    /// Its value.
+    Value(Value),
+    /// A `content` array cut down to [`Keys::blocks`], its items as lists.
+    Blocks(Vec<value_read::Element>),
+}
+
+impl Kept {
+    fn into_value(self) -> Value {
+        match self {
+            Kept::Value(value) => value,
+            Kept::Blocks(blocks) => Listed::Array(blocks).into_value(),
+        }
+    }
 }
 
 /// What [`laid_out_members`] made of a line.
@@ -385,7 +409,7 @@ fn laid_out_members<'l, S>(
     keys: &Keys,
     state: &mut S,
     top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
-    inner: &mut impl FnMut(&mut S, &'static str, Value),
+    inner: &mut impl FnMut(&mut S, &'static str, Kept),
 ) -> Laid<'l> {
     let Some(head) = laid_out_head(line) else {
         return Laid::Other;
@@ -613,24 +637,40 @@ pub const fn with_key<const N: usize, const M: usize>(
 /// The kept keys of a `message` entry's message ([`Keys::message`]) as
 /// [`canonical_keyed_message`] reads them: each key with its value, in the line's order, in a
 /// list instead of a map (no key hashed or copied: a rule that reads two or three of them
-/// finds them by a look down a list of as many).
+/// finds them by a look down a list of as many). A `content` array read cut down to
+/// [`Keys::blocks`] is held as its blocks' lists of those keys ([`Self::blocks`]), not as a
+/// value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyedMessage {
     members: Vec<(&'static str, Value)>,
+    /// The content's items when it was read cut to the blocks' keys (its place in `members`
+    /// then holds a `null`, never handed out).
+    blocks: Option<Vec<value_read::Element>>,
 }
 
 impl KeyedMessage {
-    /// The value of `key`, when the message holds it and it is among the keys read.
+    /// The value of `key`, when the message holds it and it is among the keys read; `None` for
+    /// a `content` read as its blocks ([`Self::blocks`]).
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.members
-            .iter()
+        self.members()
             .find(|(name, _)| *name == key)
             .map(|(_, value)| value)
     }
 
-    /// The keys read and their values, in the line's order.
+    /// The keys read and their values, in the line's order (a `content` read as its blocks
+    /// left out: [`Self::blocks`]).
     pub fn members(&self) -> impl Iterator<Item = (&'static str, &Value)> {
-        self.members.iter().map(|(name, value)| (*name, value))
+        let cut = self.blocks.is_some();
+        self.members
+            .iter()
+            .filter(move |(name, _)| !(cut && *name == key::CONTENT))
+            .map(|(name, value)| (*name, value))
+    }
+
+    /// The items of a `content` array read cut down to the blocks' keys ([`Keys::blocks`]):
+    /// each object as the list of those of its members it holds.
+    pub fn blocks(&self) -> Option<&[value_read::Element]> {
+        self.blocks.as_deref()
     }
 
     /// The keys read, as an object of them in the line's order (for a rule that takes a
@@ -639,10 +679,67 @@ impl KeyedMessage {
         Value::Object(
             self.members
                 .iter()
-                .map(|(name, value)| ((*name).to_owned(), value.clone()))
+                .map(|(name, value)| {
+                    let value = match &self.blocks {
+                        Some(blocks) if *name == key::CONTENT => {
+                            Listed::Array(blocks.clone()).into_value()
+                        }
+                        _ => value.clone(),
+                    };
+                    ((*name).to_owned(), value)
+                })
                 .collect(),
         )
     }
+}
+
+/// A content block as a rule that reads a few of its keys sees it: an object of the message's
+/// value, or the list of its kept members ([`KeyedMessage::blocks`]).
+#[derive(Debug, Clone, Copy)]
+pub enum SeenBlock<'a> {
+    /// An object of a message read as a value.
+    Map(&'a Map<String, Value>),
+    /// The kept members of a block read from its line.
+    Listed(&'a [(std::borrow::Cow<'static, str>, value_read::Field)]),
+}
+
+impl<'a> SeenBlock<'a> {
+    /// `key` when it is a string.
+    pub fn str(self, key: &str) -> Option<&'a str> {
+        match self {
+            Self::Map(map) => map.get(key).and_then(Value::as_str),
+            Self::Listed(members) => listed_member(members, key)
+                .and_then(value_read::Field::as_text)
+                .map(|text| text.as_str()),
+        }
+    }
+
+    /// `key`'s `SameValueZero` key ([`SameValueKey::of`]) as JavaScript's `Set` of it holds it.
+    ///
+    /// [`SameValueKey::of`]: crate::js::SameValueKey::of
+    pub fn same_value_key(self, key: &str) -> crate::js::SameValueKey {
+        use crate::js::SameValueKey;
+        match self {
+            Self::Map(map) => SameValueKey::of(map.get(key)),
+            Self::Listed(members) => match listed_member(members, key) {
+                Some(value_read::Field::Text(text)) => SameValueKey::String(text.as_str().into()),
+                Some(value_read::Field::Other(value)) => SameValueKey::of(Some(value)),
+                None => SameValueKey::Undefined,
+            },
+        }
+    }
+}
+
+/// The value of `key` among a block's listed members: the last one written, as a map holds it.
+fn listed_member<'a>(
+    members: &'a [(std::borrow::Cow<'static, str>, value_read::Field)],
+    key: &str,
+) -> Option<&'a value_read::Field> {
+    members
+        .iter()
+        .rev()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| value)
 }
 
 /// A message as a rule that reads a few of its keys sees it: its value, or the keys read of
@@ -679,6 +776,25 @@ impl<'a> Seen<'a> {
     /// [`Self::get`] when it is a string.
     pub fn str(self, key: &str) -> Option<&'a str> {
         self.get(key).and_then(Value::as_str)
+    }
+
+    /// The blocks of its `content` that are objects, in order: of its value, or as read from
+    /// its line ([`KeyedMessage::blocks`]). None when the content is not an array.
+    pub fn blocks(self) -> impl Iterator<Item = SeenBlock<'a>> {
+        let (maps, listed) = match self {
+            Self::Keyed(message) if message.blocks.is_some() => (None, message.blocks()),
+            _ => (self.get(key::CONTENT).and_then(Value::as_array), None),
+        };
+        let maps = maps
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_object)
+            .map(SeenBlock::Map);
+        let listed = listed.into_iter().flatten().filter_map(|item| match item {
+            value_read::Element::Object(members) => Some(SeenBlock::Listed(members)),
+            value_read::Element::Other(_) => None,
+        });
+        maps.chain(listed)
     }
 
     /// The message as a value: its own, or the keys read made into one
@@ -736,11 +852,13 @@ pub fn canonical_keyed_message_given<'l>(
     // A canonical object holds no key twice: each member below is seen once at most.
     struct Read {
         members: Vec<(&'static str, Value)>,
+        blocks: Option<Vec<value_read::Element>>,
         kind: bool,
         named: bool,
     }
     let mut read = Read {
         members: Vec::with_capacity(keys.message.len()),
+        blocks: None,
         kind: false,
         named: false,
     };
@@ -758,11 +876,19 @@ pub fn canonical_keyed_message_given<'l>(
             }
             true
         },
-        |read, name, value| read.members.push((name, value)),
+        |read, name, value| match value {
+            Kept::Value(value) => read.members.push((name, value)),
+            Kept::Blocks(blocks) => {
+                // In its place, never read: the blocks stand for it.
+                read.members.push((name, Value::Null));
+                read.blocks = Some(blocks);
+            }
+        },
     )?;
     (read.kind && read.named).then_some((
         KeyedMessage {
             members: read.members,
+            blocks: read.blocks,
         },
         message,
     ))
@@ -1267,5 +1393,47 @@ mod tests {
         let escaped =
             br#"{"type":"message","message":{"role":"user","content":[{"\u0069d":"x"}]}}"#;
         assert_eq!(entry_with_message_keys(escaped, &BLOCKS), None);
+    }
+
+    /// A rule that reads a turn's calls sees the same blocks in a message read as keys (its
+    /// blocks listed, no map made) as in its value.
+    #[test]
+    fn a_keyed_message_shows_its_blocks_as_its_value_does() {
+        use super::{Seen, canonical_keyed_message};
+        const KEYS: Keys = Keys {
+            entry: &["type", "id", "message"],
+            message: &["role", "content"],
+            blocks: &["type", "id"],
+        };
+        let line = br#"{"type":"message","id":"m","message":{"role":"assistant","content":[{"type":"text","text":"t"},"odd",{"type":"toolCall","id":"c\n1"},{"type":"toolCall","id":7},{"type":"toolCall","id":{"o":1}},{"type":"toolCall"},{"type":"toolCall","id":"c2"}]}}"#;
+        let (keyed, message) = canonical_keyed_message(line, &KEYS, "m").unwrap();
+        assert_eq!(keyed.blocks().map(<[_]>::len), Some(7));
+        assert_eq!(keyed.get("content"), None);
+        let value: Value = serde_json::from_slice(message).unwrap();
+        let seen = |message: Seen<'_>| -> Vec<_> {
+            message
+                .blocks()
+                .map(|block| {
+                    (
+                        block.str("type").map(str::to_owned),
+                        block.same_value_key("id"),
+                    )
+                })
+                .collect()
+        };
+        let (by_keys, by_value) = (seen(Seen::Keyed(&keyed)), seen(Seen::Value(&value)));
+        assert_eq!(by_keys.len(), 6);
+        // Objects are keyed by identity: each its own, in either reading.
+        use crate::js::SameValueKey::Reference;
+        for (keys, value) in by_keys.iter().zip(&by_value) {
+            match (&keys.1, &value.1) {
+                (Reference(_), Reference(_)) => assert_eq!(keys.0, value.0),
+                _ => assert_eq!(keys, value),
+            }
+        }
+        assert_eq!(
+            Seen::Keyed(&keyed).to_value().into_owned()["content"],
+            json!([{"type":"text"},"odd",{"type":"toolCall","id":"c\n1"},{"type":"toolCall","id":7},{"type":"toolCall","id":{"o":1}},{"type":"toolCall"},{"type":"toolCall","id":"c2"}])
+        );
     }
 }

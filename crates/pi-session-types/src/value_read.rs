@@ -14,6 +14,8 @@
 //! plain integer is read by `serde_json` itself. So a caller that falls back to `serde_json` on
 //! `None` reads every input as before.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Number, Value};
 
 use crate::envelope_scan::escaped;
@@ -133,10 +135,11 @@ impl From<Value> for Field {
     }
 }
 
-/// An object's members as [`read_listed`] gives them: each key (decoded) with its value, in the
-/// order they are written. A key written twice is listed twice; the later one is the value
+/// An object's members as [`read_listed`] gives them: each key with its value, in the order
+/// they are written; a key decoded from the bytes, or the caller's own spelling of it where
+/// [`read_listed_keeping`] kept it (no copy made). A key written twice is listed twice; the later one is the value
 /// `serde_json`'s map keeps ([`Listed::into_value`] makes that map).
-pub type Members = Vec<(String, Field)>;
+pub type Members = Vec<(Cow<'static, str>, Field)>;
 
 /// An item of an array [`read_listed`] read: an object as its [`Members`], any other item as
 /// its value.
@@ -177,7 +180,7 @@ impl Element {
             Element::Object(members) => Value::Object(
                 members
                     .into_iter()
-                    .map(|(key, value)| (key, value.into_value()))
+                    .map(|(key, value)| (key.into_owned(), value.into_value()))
                     .collect(),
             ),
             Element::Other(value) => value.into_value(),
@@ -204,7 +207,7 @@ impl Element {
 pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
     listed_with(bytes, |reader, depth| {
         let mut members = Vec::new();
-        reader.fields(depth, |key, value| members.push((key, value)))?;
+        reader.fields(depth, |key, value| members.push((Cow::Owned(key), value)))?;
         Some(members)
     })
 }
@@ -254,8 +257,8 @@ fn listed_with(
 /// use serde_json::json;
 /// let bytes = br#"[{"type":"thinking","thinking":"long","thinkingSignature":"x"},{"type":"text","text":"a"},"s"]"#;
 /// let (listed, len) = read_listed_keeping(bytes, &["type", "text"]).unwrap();
-/// let kept = |members: &[(&str, serde_json::Value)]| {
-///     Element::Object(members.iter().map(|(k, v)| (k.to_string(), v.clone().into())).collect())
+/// let kept = |members: &[(&'static str, serde_json::Value)]| {
+///     Element::Object(members.iter().map(|(k, v)| ((*k).into(), v.clone().into())).collect())
 /// };
 /// assert_eq!(listed, Listed::Array(vec![
 ///     kept(&[("type", json!("thinking"))]),
@@ -266,7 +269,7 @@ fn listed_with(
 /// assert_eq!(read_listed_keeping(br#"[{"type":"a","type":"b"}]"#, &["type"]), None);
 /// assert_eq!(read_listed_keeping(br#"[{"t\u0065xt":"a"}]"#, &["text"]), None);
 /// ```
-pub fn read_listed_keeping(bytes: &[u8], keep: &[&str]) -> Option<(Listed, usize)> {
+pub fn read_listed_keeping(bytes: &[u8], keep: &[&'static str]) -> Option<(Listed, usize)> {
     // Each kept key is marked in a word as it is met.
     if keep.len() > u64::BITS as usize {
         return None;
@@ -274,7 +277,7 @@ pub fn read_listed_keeping(bytes: &[u8], keep: &[&str]) -> Option<(Listed, usize
     listed_with(bytes, |reader, depth| {
         let mut members = Vec::new();
         reader.kept_members(depth, keep, |key, value| {
-            members.push((key.to_owned(), value));
+            members.push((Cow::Borrowed(key), value));
         })?;
         Some(members)
     })

@@ -234,13 +234,10 @@ impl Held {
             Some("assistant") => {
                 self.passes |= is_failed(message);
                 let calls = message
-                    .get(key::CONTENT)
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter(|block| BlockRef::new(block).is("toolCall"));
+                    .blocks()
+                    .filter(|block| block.str(key::TYPE) == Some("toolCall"));
                 for call in calls {
-                    let key = SameValueKey::of(BlockRef::new(call).id());
+                    let key = call.same_value_key(key::ID);
                     if is_by_identity(&key) {
                         self.to_the_end = true;
                     } else if !self.paired.contains(&key) {
