@@ -885,6 +885,10 @@ pub fn canonical_keyed_message_given<'l>(
             }
         },
     )?;
+    // Made as large as the keys it may hold; kept as large as those it holds (most messages
+    // hold two to four of ten): a message lives until it is sent, and room for the other keys
+    // would take a page of memory every few messages read.
+    read.members.shrink_to_fit();
     (read.kind && read.named).then_some((
         KeyedMessage {
             members: read.members,
