@@ -369,6 +369,32 @@ pub fn message_line(dialect: Dialect, line: &[u8], blobs: bool) -> MessageLine {
     dialect.build_context().message_line(line, blobs)
 }
 
+/// [`message_line`] of a line whose message's role the caller read first: `role` is
+/// [`pi_session_types::shallow::laid_out_role`] of `line` (a caller that found the line's
+/// layout, [`pi_session_types::shallow::LaidOut`], to read its message's keys next, takes it
+/// from there instead of reading the line's head again).
+///
+/// ```
+/// use pi_session_tree::Dialect;
+/// use pi_session_tree::context::{message_line, message_line_of_role};
+/// use pi_session_types::shallow::laid_out_role;
+/// let line = br#"{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"c"}]}}"#;
+/// for dialect in Dialect::ALL {
+///     let role = laid_out_role(line);
+///     assert_eq!(message_line_of_role(dialect, line, role, false), message_line(dialect, line, false));
+/// }
+/// ```
+pub fn message_line_of_role(
+    dialect: Dialect,
+    line: &[u8],
+    role: Option<&[u8]>,
+    blobs: bool,
+) -> MessageLine {
+    dialect
+        .build_context()
+        .message_line_of_role(line, role, blobs)
+}
+
 /// [`message_keys`] for the `message` entry whose line is `line`, when its message is spelled
 /// as `JSON.stringify` spells it; `None` when the build may read more of this one (omp: its
 /// content, for a tool call or an error turn) or of any. A caller that copies the messages it

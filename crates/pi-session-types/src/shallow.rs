@@ -266,6 +266,7 @@ pub fn canonical_entry_with_message_keys_given<'l>(
     };
     let message = canonical_message_members(
         line,
+        LaidOut::of(line).as_ref(),
         strings,
         keys,
         &mut read,
@@ -305,15 +306,15 @@ pub fn canonical_entry_with_message_keys_given<'l>(
 /// canonical as a whole.
 fn canonical_message_members<'l, S>(
     line: &'l [u8],
+    head: Option<&LaidOut<'l>>,
     strings: Strings,
     keys: &Keys,
     state: &mut S,
     mut top: impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     mut inner: impl FnMut(&mut S, &'static str, Kept),
 ) -> Option<&'l [u8]> {
-    if let Laid::Read(message) = laid_out_members(line, strings, keys, state, &mut top, &mut inner)
-    {
-        return message;
+    if let Some(head) = head {
+        return laid_out_members(line, head, strings, keys, state, &mut top, &mut inner);
     }
     let mut refused = false;
     let mut message = None;
@@ -385,14 +386,6 @@ impl Kept {
     }
 }
 
-/// What [`laid_out_members`] made of a line.
-enum Laid<'l> {
-    /// Its answer (that of [`canonical_message_members`]).
-    Read(Option<&'l [u8]>),
-    /// A line it does not follow, nothing handed out: to be walked whole.
-    Other,
-}
-
 /// The most members [`laid_out_members`] reads before the message, and after it.
 const LAID_OUT_MEMBERS: usize = 8;
 
@@ -401,24 +394,23 @@ const LAID_OUT_MEMBERS: usize = 8;
 /// the members before and after `message` are found without a check of their spelling (the
 /// store checked the line as JSON when it opened the file, and what is sent is the message)
 /// and only the message is walked ([`json::canonical_inner_value`]). A line spelled otherwise
-/// before its message is [`Laid::Other`], nothing handed out yet; from the message on the
+/// before its message ([`LaidOut::of`] says `None`) is walked whole; from the message on the
 /// answer is this one (where the whole line's walk would refuse, so does this).
 fn laid_out_members<'l, S>(
     line: &'l [u8],
+    head: &LaidOut<'l>,
     strings: Strings,
     keys: &Keys,
     state: &mut S,
     top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     inner: &mut impl FnMut(&mut S, &'static str, Kept),
-) -> Laid<'l> {
-    let Some(head) = laid_out_head(line) else {
-        return Laid::Other;
-    };
-    let (before, count, start) = (head.before, head.count, head.message);
+) -> Option<&'l [u8]> {
+    let head = &head.0;
+    let (before, count, start) = (&head.before, head.count, head.message);
     // From here on the answer is this one: what the whole line's walk hands out, in its order.
     for &(name, value, escaped) in &before[..count] {
         if !top(state, name, value, escaped) {
-            return Laid::Read(None);
+            return None;
         }
     }
     let mut refused = false;
@@ -426,36 +418,36 @@ fn laid_out_members<'l, S>(
         refused = refused || !inner_member(keys, &met, state, inner);
     });
     let Some(end) = end.filter(|_| !refused && line.get(start) == Some(&b'{')) else {
-        return Laid::Read(None);
+        return None;
     };
     let message = &line[start..end];
     if !top(state, key::MESSAGE.as_bytes(), message, false) {
-        return Laid::Read(None);
+        return None;
     }
     let mut after: [&[u8]; LAID_OUT_MEMBERS] = [&[]; LAID_OUT_MEMBERS];
     let mut later = 0;
     let mut at = end;
     loop {
         match line.get(at) {
-            Some(b'}') if at + 1 == line.len() => return Laid::Read(Some(message)),
+            Some(b'}') if at + 1 == line.len() => return Some(message),
             Some(b',') => at += 1,
-            _ => return Laid::Read(None),
+            _ => return None,
         }
         let Some((name, start)) = plain_key(line, at) else {
-            return Laid::Read(None);
+            return None;
         };
         let Some((end, escaped)) = value_end(line, start) else {
-            return Laid::Read(None);
+            return None;
         };
         if later == LAID_OUT_MEMBERS
             || name == key::MESSAGE.as_bytes()
             || before[..count].iter().any(|(seen, ..)| *seen == name)
             || after[..later].contains(&name)
         {
-            return Laid::Read(None);
+            return None;
         }
         if !top(state, name, &line[start..end], escaped) {
-            return Laid::Read(None);
+            return None;
         }
         after[later] = name;
         later += 1;
@@ -469,6 +461,7 @@ type HeadMember<'l> = (&'l [u8], &'l [u8], bool);
 
 /// The members before `message` of a line laid out as pi and omp write a message entry, and
 /// where the message's value starts.
+#[derive(Clone, Copy)]
 struct LaidHead<'l> {
     /// The members, `count` of them, in order.
     before: [HeadMember<'l>; LAID_OUT_MEMBERS],
@@ -532,18 +525,53 @@ fn laid_out_head(line: &[u8]) -> Option<LaidHead<'_>> {
 /// assert_eq!(laid_out_role(br#"{"type":"message","message":{"role":"\u0075ser"}}"#), None);
 /// ```
 pub fn laid_out_role(line: &[u8]) -> Option<&[u8]> {
-    let start = laid_out_head(line)?.message;
-    if line.get(start) != Some(&b'{') {
-        return None;
+    LaidOut::of(line)?.role()
+}
+
+/// A `message` line laid out as pi and omp write one (an object of a few members before its
+/// `message`, plain keys, none twice, no whitespace between tokens), its members before the
+/// message found once: for a caller that asks its role ([`LaidOut::role`]) and then reads its
+/// message's keys ([`canonical_keyed_message_laid`]), which would each find them again.
+///
+/// ```
+/// use pi_session_types::shallow::{LaidOut, laid_out_role};
+/// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#;
+/// assert_eq!(LaidOut::of(line).and_then(|head| head.role()), laid_out_role(line));
+/// assert!(LaidOut::of(br#"{"type":"message", "message":{}}"#).is_none());
+/// ```
+#[derive(Clone)]
+pub struct LaidOut<'l>(LaidHead<'l>, &'l [u8]);
+
+impl std::fmt::Debug for LaidOut<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LaidOut")
+            .field("message_at", &self.0.message)
+            .finish()
     }
-    let (role, value) = plain_key(line, start + 1)?;
-    if role != key::ROLE.as_bytes() {
-        return None;
+}
+
+impl<'l> LaidOut<'l> {
+    /// The line's members before its message, when it is laid out so.
+    pub fn of(line: &'l [u8]) -> Option<Self> {
+        laid_out_head(line).map(|head| LaidOut(head, line))
     }
-    let (end, escaped) = value_end(line, value)?;
-    match (escaped, line.get(value)) {
-        (false, Some(b'"')) => line.get(value + 1..end - 1),
-        _ => None,
+
+    /// [`laid_out_role`] of the line.
+    pub fn role(&self) -> Option<&'l [u8]> {
+        let line = self.1;
+        let start = self.0.message;
+        if line.get(start) != Some(&b'{') {
+            return None;
+        }
+        let (role, value) = plain_key(line, start + 1)?;
+        if role != key::ROLE.as_bytes() {
+            return None;
+        }
+        let (end, escaped) = value_end(line, value)?;
+        match (escaped, line.get(value)) {
+            (false, Some(b'"')) => line.get(value + 1..end - 1),
+            _ => None,
+        }
     }
 }
 
@@ -849,6 +877,28 @@ pub fn canonical_keyed_message_given<'l>(
     keys: &Keys,
     id: &str,
 ) -> Option<(KeyedMessage, &'l [u8])> {
+    canonical_keyed_message_laid(line, LaidOut::of(line).as_ref(), strings, keys, id)
+}
+
+/// [`canonical_keyed_message_given`] of a line whose layout a caller found first
+/// ([`LaidOut::of`] of `line`: `None` for a line laid out otherwise, which is then walked
+/// whole).
+pub fn canonical_keyed_message_laid<'l>(
+    line: &'l [u8],
+    head: Option<&LaidOut<'l>>,
+    strings: Strings,
+    keys: &Keys,
+    id: &str,
+) -> Option<(KeyedMessage, &'l [u8])> {
+    // A head found for another line is found again for this one.
+    let own;
+    let head = match head {
+        Some(found) if !std::ptr::eq(found.1, line) => {
+            own = LaidOut::of(line);
+            own.as_ref()
+        }
+        head => head,
+    };
     // A canonical object holds no key twice: each member below is seen once at most.
     struct Read {
         members: Vec<(&'static str, Value)>,
@@ -864,6 +914,7 @@ pub fn canonical_keyed_message_given<'l>(
     };
     let message = canonical_message_members(
         line,
+        head,
         strings,
         keys,
         &mut read,

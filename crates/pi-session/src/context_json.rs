@@ -34,7 +34,7 @@ use pi_session_tree::built::{
 };
 use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{
-    may_rewrite_message_line, message_keys, message_keys_of_line, message_line,
+    may_rewrite_message_line, message_keys, message_keys_of_line, message_line_of_role,
 };
 use pi_session_tree::source::{context_path_positioned, context_path_streamed};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, KindQuery, LeafSelector, NodeInfo};
@@ -43,8 +43,8 @@ use pi_session_types::json::{
     Strings, is_js_canonical_given, to_js_vec, top_level_members, value_to_js_vec,
 };
 use pi_session_types::shallow::{
-    KeyedMessage, Keys, Seen, canonical_entry_with_message_keys_given,
-    canonical_keyed_message_given, entry_with_message_keys, listed_entry_with_message_keys,
+    KeyedMessage, Keys, LaidOut, Seen, canonical_entry_with_message_keys_given,
+    canonical_keyed_message_laid, entry_with_message_keys, listed_entry_with_message_keys,
 };
 use pi_session_types::view::{EntryRef, key};
 
@@ -752,7 +752,7 @@ struct LineReader {
     /// `message` line is read as `keys` only, or the ordinary way).
     copy: Option<CopyRule>,
     /// Whether a line whose message is sent as written is read as the keys of its message
-    /// alone ([`canonical_keyed_message_given`]: no value built, the entry's own keys checked
+    /// alone ([`canonical_keyed_message_laid`]: no value built, the entry's own keys checked
     /// against the index), for a build continued with [`Extendable::extend_read`]: a branch's
     /// tail read a part at a time ([`PartReader::of`]). With a conversion, only a message it
     /// passes on as read so ([`ConvertToLlm::passes`]).
@@ -813,10 +813,11 @@ impl LineReader {
     /// The lines of `file` at `positions` ([`Self::read`] of each).
     /// What is read of `line` ([`LineRules`]): the dialect's rules asked once for both
     /// answers where both are wanted ([`message_line`]).
-    fn rules_of(self, line: &[u8]) -> LineRules {
+    fn rules_of(self, line: &[u8], head: Option<&LaidOut<'_>>) -> LineRules {
         match (self.keys, self.copy) {
             (Some(LineKeys::Rules(dialect)), Some(rule)) if dialect == rule.dialect => {
-                let read = message_line(dialect, line, rule.blobs);
+                let role = head.and_then(LaidOut::role);
+                let read = message_line_of_role(dialect, line, role, rule.blobs);
                 LineRules {
                     keys: read.keys,
                     rewrites: read.may_rewrite,
@@ -853,13 +854,14 @@ impl LineReader {
         strings: Strings,
         keys: &Keys,
         rewrites: bool,
+        head: Option<&LaidOut<'_>>,
     ) -> Option<Copied> {
         self.copy.filter(|_| self.keyed)?;
         if entry.envelope.kind() != "message" {
             return None;
         }
         let (keyed, message) =
-            canonical_keyed_message_given(line, strings, keys, entry.envelope.id()?)?;
+            canonical_keyed_message_laid(line, head, strings, keys, entry.envelope.id()?)?;
         if let Some(convert) = self.convert
             && convert.passes(Seen::Keyed(&keyed), None).is_none()
         {
@@ -887,13 +889,16 @@ impl LineReader {
     ) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line whose message is spelled as `JSON.stringify` spells it
         // is read and checked in one pass; any other may still hold a message spelled so.
-        let LineRules { keys, rewrites } = self.rules_of(line);
+        // The line's head (its members before the message) is found once, for the role the
+        // rules ask and for the message's keys read next.
+        let head = LaidOut::of(line);
+        let LineRules { keys, rewrites } = self.rules_of(line, head.as_ref());
         let keys = keys.filter(|keys| {
             let reads = self.convert.map_or(&[][..], |convert| convert.reads());
             reads.iter().all(|key| keys.message.contains(key))
         });
-        if let Some(copied) =
-            keys.and_then(|keys| self.read_keyed(entry, line, strings, keys, rewrites))
+        if let Some(copied) = keys
+            .and_then(|keys| self.read_keyed(entry, line, strings, keys, rewrites, head.as_ref()))
         {
             return Some((JsonValue::Null, Some(copied)));
         }

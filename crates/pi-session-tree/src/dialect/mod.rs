@@ -157,6 +157,14 @@ pub(crate) trait BuildContext {
         }
     }
 
+    /// [`BuildContext::message_line`] of a line whose message's role a caller read first
+    /// ([`pi_session_types::shallow::laid_out_role`] of `line`, as
+    /// [`pi_session_types::shallow::LaidOut::role`] gives it): a dialect that reads the role
+    /// takes it from there.
+    fn message_line_of_role(&self, line: &[u8], _role: Option<&[u8]>, blobs: bool) -> MessageLine {
+        self.message_line(line, blobs)
+    }
+
     /// Whether a build of this release's head ([`BuildContext::build_streamed`]) can be
     /// continued with the run of `message` entries after it, a part at a time
     /// ([`Extendable::extend_read`]; [`Extendable::extends_alone`] says so for a given build,
