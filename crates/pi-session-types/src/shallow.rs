@@ -417,9 +417,7 @@ fn laid_out_members<'l, S>(
     let end = json::canonical_inner_value(line, start, strings, |met| {
         refused = refused || !inner_member(keys, &met, state, inner);
     });
-    let Some(end) = end.filter(|_| !refused && line.get(start) == Some(&b'{')) else {
-        return None;
-    };
+    let end = end.filter(|_| !refused && line.get(start) == Some(&b'{'))?;
     let message = &line[start..end];
     if !top(state, key::MESSAGE.as_bytes(), message, false) {
         return None;
@@ -433,12 +431,8 @@ fn laid_out_members<'l, S>(
             Some(b',') => at += 1,
             _ => return None,
         }
-        let Some((name, start)) = plain_key(line, at) else {
-            return None;
-        };
-        let Some((end, escaped)) = value_end(line, start) else {
-            return None;
-        };
+        let (name, start) = plain_key(line, at)?;
+        let (end, escaped) = value_end(line, start)?;
         if later == LAID_OUT_MEMBERS
             || name == key::MESSAGE.as_bytes()
             || before[..count].iter().any(|(seen, ..)| *seen == name)
