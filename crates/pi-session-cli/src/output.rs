@@ -167,8 +167,18 @@ impl<'o, W: Write> JsonArray<'o, W> {
 
     /// Writes the next element from its compact JSON text (as `to_js_vec` writes it).
     pub fn item_text(&mut self, compact: &[u8]) -> Result<(), Failure> {
+        self.item_text_parts(compact, &[])
+    }
+
+    /// [`Self::item_text`] of the compact text `text` followed by `rest` (the end of an
+    /// object whose start `text` is: `SentMessage::written_parts`), neither copied.
+    pub fn item_text_parts(&mut self, text: &[u8], rest: &[u8]) -> Result<(), Failure> {
         self.item_open()?;
-        write_laid_out(compact, self.out, self.depth + 1).map_err(write_failure)?;
+        write_laid_out(text, self.out, self.depth + 1).map_err(write_failure)?;
+        if !rest.is_empty() {
+            // Inside the object `text` opened: one level deeper than the element.
+            write_laid_out(rest, self.out, self.depth + 2).map_err(write_failure)?;
+        }
         self.len += 1;
         Ok(())
     }

@@ -63,16 +63,54 @@ const NO_MESSAGES: &[u8] = b"{\"messages\":[]";
 pub enum SentMessage<'a> {
     /// Its compact JSON text, copied from the file: what [`to_js_vec`] prints for it.
     Written(&'a [u8]),
+    /// The compact JSON text of a message copied from the file (`text`), sent with one string
+    /// member added after its last (omp's agent loop: `{...m, attribution: "agent"}`): what
+    /// [`to_js_vec`] prints for it is `text` with `,"key":"value"` before its closing brace
+    /// ([`Self::to_compact`]). Handed out so, not copied: a writer that lays the message out
+    /// writes the two parts one after the other.
+    WrittenWith {
+        /// The message's text as the file holds it.
+        text: &'a [u8],
+        /// The key added (plain ASCII: written as it is).
+        key: &'static str,
+        /// Its string value (plain ASCII: written as it is).
+        value: &'static str,
+    },
     /// The message, to print.
     Value(&'a JsonValue),
 }
 
 impl SentMessage<'_> {
-    /// The message as compact JSON text (the copy, or the value printed).
+    /// The message as compact JSON text (the copy, the copy with its member added, or the
+    /// value printed).
     pub fn to_compact(&self) -> Result<Cow<'_, [u8]>> {
         match self {
             Self::Written(text) => Ok(Cow::Borrowed(text)),
+            Self::WrittenWith { text, key, value } => Ok(Cow::Owned(with_member(text, key, value))),
             Self::Value(value) => Ok(Cow::Owned(value_to_js_vec(value))),
+        }
+    }
+
+    /// A message copied from the file as two parts that make its compact text one after the
+    /// other: the file's text (of `WrittenWith`, before its closing brace) and what follows
+    /// it (nothing, or `,"key":"value"}`); `None` for a value. A writer writes them as they
+    /// are, the file's text not copied.
+    ///
+    /// ```
+    /// use pi_session::SentMessage;
+    /// let sent = SentMessage::WrittenWith { text: br#"{"a":1}"#, key: "k", value: "v" };
+    /// let (text, rest) = sent.written_parts().unwrap();
+    /// assert_eq!([text, &rest[..]].concat(), sent.to_compact().unwrap().into_owned());
+    /// assert_eq!(rest, br#","k":"v"}"#);
+    /// let empty = SentMessage::WrittenWith { text: b"{}", key: "k", value: "v" };
+    /// assert_eq!(empty.to_compact().unwrap().into_owned(), br#"{"k":"v"}"#);
+    /// assert_eq!(SentMessage::Written(b"{}").written_parts(), Some((&b"{}"[..], Vec::new())));
+    /// ```
+    pub fn written_parts(&self) -> Option<(&[u8], Vec<u8>)> {
+        match self {
+            Self::Written(text) => Some((text, Vec::new())),
+            Self::WrittenWith { text, key, value } => Some(member_added(text, key, value)),
+            Self::Value(_) => None,
         }
     }
 }
@@ -1470,7 +1508,11 @@ impl Segment {
             match convert.passes(self.seen(built), next) {
                 Some(Passed::Unchanged) => each(SentMessage::Written(&copy.text))?,
                 Some(Passed::Appended { key, value }) => {
-                    each(SentMessage::Written(&with_member(&copy.text, key, value)))?;
+                    each(SentMessage::WrittenWith {
+                        text: &copy.text,
+                        key,
+                        value,
+                    })?;
                 }
                 None if copy.shallow => {
                     let whole = self.whole_message(built, reread)?;
@@ -1525,18 +1567,29 @@ impl Segment {
 /// (both plain ASCII, as [`Passed::Appended`] says): what `JSON.stringify` prints for
 /// `{...m, key: value}`.
 fn with_member(message: &[u8], key: &str, value: &str) -> Vec<u8> {
-    let body = message.strip_suffix(b"}").unwrap_or(message);
-    let mut out = Vec::with_capacity(message.len() + key.len() + value.len() + 6);
+    let (body, member) = member_added(message, key, value);
+    let mut out = Vec::with_capacity(body.len() + member.len());
     out.extend_from_slice(body);
-    if body.len() > 1 {
-        out.push(b',');
-    }
-    out.push(b'"');
-    out.extend_from_slice(key.as_bytes());
-    out.extend_from_slice(b"\":\"");
-    out.extend_from_slice(value.as_bytes());
-    out.extend_from_slice(b"\"}");
+    out.extend_from_slice(&member);
     out
+}
+
+/// [`with_member`] as two parts, the message's text before its closing brace and what follows
+/// it (`,"key":"value"}`, no comma after `{`): for a writer that writes them one after the
+/// other, laid out, the message's text is not copied.
+///
+fn member_added<'m>(message: &'m [u8], key: &str, value: &str) -> (&'m [u8], Vec<u8>) {
+    let body = message.strip_suffix(b"}").unwrap_or(message);
+    let mut member = Vec::with_capacity(key.len() + value.len() + 7);
+    if body.len() > 1 {
+        member.push(b',');
+    }
+    member.push(b'"');
+    member.extend_from_slice(key.as_bytes());
+    member.extend_from_slice(b"\":\"");
+    member.extend_from_slice(value.as_bytes());
+    member.extend_from_slice(b"\"}");
+    (body, member)
 }
 
 /// The messages of a context handed out segment by segment, in order. A conversion's last

@@ -178,6 +178,10 @@ pub fn run(args: ContextArgs) -> Outcome {
         };
         let mut array = out.array_after(before, depth);
         let each = |message: SentMessage<'_>| {
+            // A copy (with omp's attribution after it) is laid out as the file holds it.
+            if let Some((text, rest)) = message.written_parts() {
+                return array.item_text_parts(text, &rest);
+            }
             let compact = message
                 .to_compact()
                 .map_err(|e| Failure::new(format!("could not write JSON: {e}")))?;
