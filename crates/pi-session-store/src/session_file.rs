@@ -658,6 +658,17 @@ impl SessionFile {
         self.collect_in_file_order(indices, |index, at, bytes| Ok(convert(index, at, bytes)))
     }
 
+    /// The whole file as this session holds it in memory (a small file, or bytes opened with
+    /// [`crate::open_bytes`]); `None` for a file re-read by byte range. The lines
+    /// [`Self::map_raw`] hands out of a file held so lie in these bytes: a reader that keeps a
+    /// line's part may keep its range of them instead of a copy.
+    pub fn held_bytes(&self) -> Option<&SharedBytes> {
+        match &self.source {
+            Source::Memory { bytes, .. } => Some(bytes),
+            Source::File(_) => None,
+        }
+    }
+
     /// The exact bytes of the entry at `index` as they are in the file.
     pub fn raw(&self, index: usize) -> Result<Vec<u8>, StoreError> {
         let at = self.index_entry(index)?;

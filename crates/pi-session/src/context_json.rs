@@ -28,7 +28,7 @@ use std::ops::Range;
 use pi_session_context::dialect::{ConvertToLlm, Passed, convert_to_llm};
 use pi_session_context::projection::Format;
 use pi_session_context::{OmpAgentLoop, OmpAgentLoopOptions, rho};
-use pi_session_store::{IndexEntry, SessionFile};
+use pi_session_store::{IndexEntry, SessionFile, SharedBytes};
 use pi_session_tree::built::{
     Added, Built, Extendable, Release, agent_context_built_extendable, agent_context_built_streamed,
 };
@@ -753,7 +753,7 @@ type CopiesTaken = Vec<(usize, Option<Copied>)>;
 /// A `message` entry's message as its line holds it: the bytes, and whether the entry read
 /// holds only the keys the rules read of it (then the bytes are the only whole copy).
 struct Copied {
-    text: Vec<u8>,
+    text: CopiedText,
     shallow: bool,
     /// Read with its message's `content` cut to a few keys of each block ([`Keys::blocks`]):
     /// the only kind of message a build may send changed ([`BuildContext`'s
@@ -763,6 +763,39 @@ struct Copied {
     /// ([`LineReader::keyed`]): its value in the path is then a `null` in its place, never
     /// read ([`Segment::added`]).
     keyed: Option<KeyedMessage>,
+}
+
+/// The bytes of a [`Copied`] message: its range of the file the session holds in memory (no
+/// copy made: most of a context's bytes are its messages as the file holds them), or a copy
+/// of them (a file re-read by range).
+enum CopiedText {
+    Held(SharedBytes, std::ops::Range<usize>),
+    Copy(Vec<u8>),
+}
+
+impl CopiedText {
+    /// `text` (bytes of a line `map_raw` handed out), as a range of `held` when it lies there.
+    fn of(text: &[u8], held: Option<&SharedBytes>) -> Self {
+        if let Some(held) = held {
+            let start = (text.as_ptr() as usize).wrapping_sub(held.as_ptr() as usize);
+            if let Some(end) = start.checked_add(text.len())
+                && end <= held.len()
+            {
+                return Self::Held(SharedBytes::clone(held), start..end);
+            }
+        }
+        Self::Copy(text.to_vec())
+    }
+}
+
+impl std::ops::Deref for CopiedText {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Self::Held(bytes, range) => bytes.get(range.clone()).unwrap_or_default(),
+            Self::Copy(text) => text,
+        }
+    }
 }
 
 /// The log as the tree's entry source for [`Session::context_each_at`] and rho's formats
@@ -873,8 +906,9 @@ impl LineReader {
     }
 
     fn read_lines(self, file: &SessionFile, positions: &[usize]) -> Result<Vec<LineRead>> {
+        let held = file.held_bytes();
         Ok(file.map_raw(positions, |at, entry, line| {
-            self.read(entry, line, file.strings(at))
+            self.read(entry, line, file.strings(at), held)
         })?)
     }
 
@@ -885,14 +919,13 @@ impl LineReader {
     /// again with the message after it when it is sent). Keys of the content's blocks (omp's
     /// turns with tool calls: a pass over the messages may strip a call) cut the content to
     /// those ([`Copied::cut`]): a message a pass changes is read again whole ([`Held::finish`]).
+    /// `head`: the line's head as [`Self::read`] found it; `held`: as [`Self::read`] takes it.
     fn read_keyed(
         self,
-        entry: &IndexEntry,
-        line: &[u8],
-        strings: Strings,
-        keys: &Keys,
-        rewrites: bool,
+        (entry, line, strings): (&IndexEntry, &[u8], Strings),
+        (keys, rewrites): (&Keys, bool),
         head: Option<&LaidOut<'_>>,
+        held: Option<&SharedBytes>,
     ) -> Option<Copied> {
         self.copy.filter(|_| self.keyed)?;
         if entry.envelope.kind() != "message" {
@@ -906,7 +939,7 @@ impl LineReader {
             return None;
         }
         CopyRule::sent_as_written(rewrites, message, true, strings).then(|| Copied {
-            text: message.to_vec(),
+            text: CopiedText::of(message, held),
             shallow: true,
             cut: !keys.blocks.is_empty(),
             keyed: Some(keyed),
@@ -918,12 +951,14 @@ impl LineReader {
     /// read it the ordinary way.
     /// `strings`: what the open's scan proved of the line's strings
     /// ([`SessionFile::strings`]): where it found them spelled as `JSON.stringify` spells them,
-    /// the checks of a message's spelling step over them.
+    /// the checks of a message's spelling step over them. `held`: the file the session holds
+    /// in memory, whose range a copy keeps instead of its bytes ([`CopiedText`]).
     fn read(
         self,
         entry: &IndexEntry,
         line: &[u8],
         strings: Strings,
+        held: Option<&SharedBytes>,
     ) -> Option<(JsonValue, Option<Copied>)> {
         // When copies are taken, a line whose message is spelled as `JSON.stringify` spells it
         // is read and checked in one pass; any other may still hold a message spelled so.
@@ -935,9 +970,14 @@ impl LineReader {
             let reads = self.convert.map_or(&[][..], |convert| convert.reads());
             reads.iter().all(|key| keys.message.contains(key))
         });
-        if let Some(copied) = keys
-            .and_then(|keys| self.read_keyed(entry, line, strings, keys, rewrites, head.as_ref()))
-        {
+        if let Some(copied) = keys.and_then(|keys| {
+            self.read_keyed(
+                (entry, line, strings),
+                (keys, rewrites),
+                head.as_ref(),
+                held,
+            )
+        }) {
             return Some((JsonValue::Null, Some(copied)));
         }
         let shallow = keys.and_then(|keys| match self.copy {
@@ -957,7 +997,7 @@ impl LineReader {
                         && CopyRule::sent_as_written(rewrites, message, canonical, strings) =>
                 {
                     let copied = Copied {
-                        text: message.to_vec(),
+                        text: CopiedText::of(message, held),
                         shallow: true,
                         cut: keys.is_some_and(|keys| !keys.blocks.is_empty()),
                         keyed: None,
@@ -972,7 +1012,7 @@ impl LineReader {
         // As the store reads it: a line the parse rejects is repaired there.
         let value = serde_json::from_slice(line).ok()?;
         let copied = Copied {
-            text: text.to_vec(),
+            text: CopiedText::of(text, held),
             shallow: false,
             cut: false,
             keyed: None,
@@ -1693,11 +1733,35 @@ mod tests {
 
     fn copy(text: &str) -> Option<Copied> {
         Some(Copied {
-            text: text.as_bytes().to_vec(),
+            text: super::CopiedText::Copy(text.as_bytes().to_vec()),
             shallow: false,
             cut: false,
             keyed: None,
         })
+    }
+
+    /// A message's bytes that lie in the file the session holds are kept as their range of it
+    /// (no copy); any others are copied.
+    #[test]
+    fn a_copy_keeps_its_range_of_the_held_file() {
+        use super::{CopiedText, SharedBytes};
+        let held: SharedBytes = std::sync::Arc::new(b"{\"message\":{\"role\":\"user\"}}".to_vec());
+        let message = &held[11..held.len() - 1];
+        let text = CopiedText::of(message, Some(&held));
+        assert!(matches!(&text, CopiedText::Held(_, range) if *range == (11..held.len() - 1)));
+        assert_eq!(&*text, message);
+        let elsewhere = message.to_vec();
+        assert!(matches!(
+            CopiedText::of(&elsewhere, Some(&held)),
+            CopiedText::Copy(_)
+        ));
+        assert!(matches!(CopiedText::of(message, None), CopiedText::Copy(copy) if copy == message));
+        // Bytes just past the held ones are not in them.
+        let longer = [&held[..], b"x"].concat();
+        assert!(matches!(
+            CopiedText::of(&longer, Some(&held)),
+            CopiedText::Copy(_)
+        ));
     }
 
     /// The copies along a path in file order (one walk) are those taken a position at a time
@@ -1717,7 +1781,7 @@ mod tests {
         let texts = |copies: Vec<Option<Copied>>| -> Vec<Option<String>> {
             copies
                 .into_iter()
-                .map(|copy| copy.map(|copy| String::from_utf8(copy.text).unwrap()))
+                .map(|copy| copy.map(|copy| String::from_utf8(copy.text.to_vec()).unwrap()))
                 .collect()
         };
         let paths: [&[Option<usize>]; 4] = [
