@@ -57,3 +57,8 @@ pub use providers::{
 };
 pub use reqllm::{ContentPart, Message, PartType, Role, ToolCall};
 pub use rho::{Inputs, compacted, context, context_each, messages};
+
+/// The README's examples, run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
