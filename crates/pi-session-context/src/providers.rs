@@ -201,9 +201,10 @@ fn joined_texts(parts: &mut [ContentPart], separator: &str) -> JsString {
         .filter(|part| part.kind == PartType::Text)
         .filter_map(|part| part.text.take());
     let mut joined = texts.next().unwrap_or_default();
-    let separator = JsString::spelled_of(separator);
+    // Spelled once, when a second text comes (most results have one).
+    let mut spelled = None;
     for text in texts {
-        joined.push(&separator);
+        joined.push(spelled.get_or_insert_with(|| JsString::spelled_of(separator)));
         joined.push(&text);
     }
     joined

@@ -366,7 +366,12 @@ pub struct MessageLine {
 /// assert!(message_line(Dialect::OMP, line, false).may_rewrite);
 /// ```
 pub fn message_line(dialect: Dialect, line: &[u8], blobs: bool) -> MessageLine {
-    dialect.build_context().message_line(line, blobs)
+    message_line_of_role(
+        dialect,
+        line,
+        pi_session_types::shallow::laid_out_role(line),
+        blobs,
+    )
 }
 
 /// [`message_line`] of a line whose message's role the caller read first: `role` is
@@ -390,9 +395,7 @@ pub fn message_line_of_role(
     role: Option<&[u8]>,
     blobs: bool,
 ) -> MessageLine {
-    dialect
-        .build_context()
-        .message_line_of_role(line, role, blobs)
+    dialect.build_context().message_line(line, role, blobs)
 }
 
 /// [`message_keys`] for the `message` entry whose line is `line`, when its message is spelled

@@ -212,58 +212,21 @@ impl JsString {
     }
 }
 
-/// The length of the escape whose backslash is at `at` when it is one `JSON.stringify` writes
-/// (`\" \\ \b \f \n \r \t`, or `\u00xx` in lowercase for another control character), else
-/// `None`.
+/// The length of the escape whose backslash is at `at` when a spelling may hold it: one
+/// `JSON.stringify` writes ([`crate::json::stringify_escape`]) but a surrogate's, which a
+/// [`JsString`] leaves decoded (two spellings joined could pair two halves).
 pub(crate) fn stringify_escape_len(bytes: &[u8], at: usize) -> Option<usize> {
-    match *bytes.get(at + 1)? {
-        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => {
-            let hex = bytes.get(at + 2..at + 6)?;
-            let lower = |b: u8| matches!(b, b'0'..=b'9' | b'a'..=b'f');
-            let control =
-                hex[0] == b'0' && hex[1] == b'0' && matches!(hex[2], b'0' | b'1') && lower(hex[3]);
-            // Those with a short form are written short.
-            let short = hex[2] == b'0' && matches!(hex[3], b'8' | b'9' | b'a' | b'c' | b'd');
-            (control && !short).then_some(6)
-        }
-        _ => None,
+    use crate::json::StringifyEscape;
+    match crate::json::stringify_escape(bytes, at)? {
+        (StringifyEscape::Short | StringifyEscape::Control, len) => Some(len),
+        (StringifyEscape::Surrogate(_), _) => None,
     }
 }
 
-/// The text a checked spelling stands for.
+/// The text a checked spelling stands for ([`crate::value_read`]'s decoding of escapes).
 fn decode(spelling: &str) -> String {
-    let bytes = spelling.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
-        let slash = at + found;
-        out.extend_from_slice(&bytes[at..slash]);
-        let (byte, len) = match bytes.get(slash + 1) {
-            Some(b'"') => (b'"', 2),
-            Some(b'\\') => (b'\\', 2),
-            Some(b'b') => (0x08, 2),
-            Some(b'f') => (0x0c, 2),
-            Some(b'n') => (b'\n', 2),
-            Some(b'r') => (b'\r', 2),
-            Some(b't') => (b'\t', 2),
-            // `\u00xx`: a control character (checked when the spelling was taken).
-            _ => {
-                let hex = |b: u8| match b {
-                    b'0'..=b'9' => b - b'0',
-                    _ => b.wrapping_sub(b'a').wrapping_add(10) & 0x0f,
-                };
-                let high = bytes.get(slash + 4).copied().map_or(0, hex);
-                let low = bytes.get(slash + 5).copied().map_or(0, hex);
-                ((high << 4) | low, 6)
-            }
-        };
-        out.push(byte);
-        at = (slash + len).min(bytes.len());
-    }
-    out.extend_from_slice(&bytes[at..]);
-    // Escapes decode to ASCII, and the runs between them were a `str`'s.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    // A checked spelling holds only escapes that decode: the default is never taken.
+    crate::value_read::unescaped(spelling.as_bytes()).unwrap_or_default()
 }
 
 /// `JSON.stringify`'s spelling of `text` between the quotes.

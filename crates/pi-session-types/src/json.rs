@@ -1960,28 +1960,18 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
 
     /// One escape from its backslash.
     fn escape(&mut self) -> bool {
-        let bytes = self.bytes;
-        match bytes.get(self.at + 1) {
-            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {
-                self.at += 2;
-                true
+        let Some((escape, len)) = stringify_escape(self.bytes, self.at) else {
+            return false;
+        };
+        self.at += len;
+        match escape {
+            StringifyEscape::Short | StringifyEscape::Control => true,
+            // A high surrogate is lone unless a low one's escape follows (any case).
+            StringifyEscape::Surrogate(0xD800..=0xDBFF) => {
+                !starts_low_surrogate_escape(&self.bytes[self.at..])
             }
-            Some(b'u') => {
-                let Some(unit) = lowercase_hex4(bytes.get(self.at + 2..self.at + 6)) else {
-                    return false;
-                };
-                self.at += 6;
-                match unit {
-                    // Control characters without a short form.
-                    0x00..=0x07 | 0x0b | 0x0e..=0x1f => true,
-                    // A high surrogate is lone unless a low one's escape follows (any case).
-                    0xD800..=0xDBFF => !starts_low_surrogate_escape(&bytes[self.at..]),
-                    // A low one after a high one was refused with the high one.
-                    0xDC00..=0xDFFF => true,
-                    _ => false,
-                }
-            }
-            _ => false,
+            // A low one after a high one was refused with the high one.
+            StringifyEscape::Surrogate(_) => true,
         }
     }
 
@@ -2017,6 +2007,38 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
 }
 
 /// The four lowercase hex digits `hex` spells (`None` for anything else, uppercase included).
+/// An escape `JSON.stringify` writes in a string ([`stringify_escape`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StringifyEscape {
+    /// `\" \\ \b \f \n \r \t`.
+    Short,
+    /// `\u00xx` (lowercase) of a control character without a short form.
+    Control,
+    /// `\udxxx` (lowercase) of a surrogate: `JSON.stringify` writes a lone one so; whether this
+    /// one is lone is the caller's to tell.
+    Surrogate(u16),
+}
+
+/// The escape whose backslash is at `at` in `bytes`, and its length, when it is one
+/// `JSON.stringify` may write; `None` for any other (`\/`, `\u00e9`, uppercase hex, a control
+/// character's `\u` where a short form exists). The one place this rule lives: the canonical
+/// walk and the readers that keep a string's spelling ([`crate::js_string`]) ask it.
+pub(crate) fn stringify_escape(bytes: &[u8], at: usize) -> Option<(StringifyEscape, usize)> {
+    match bytes.get(at + 1)? {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some((StringifyEscape::Short, 2)),
+        b'u' => {
+            let escape = match lowercase_hex4(bytes.get(at + 2..at + 6))? {
+                // Control characters without a short form.
+                0x00..=0x07 | 0x0b | 0x0e..=0x1f => StringifyEscape::Control,
+                unit @ 0xD800..=0xDFFF => StringifyEscape::Surrogate(unit),
+                _ => return None,
+            };
+            Some((escape, 6))
+        }
+        _ => None,
+    }
+}
+
 fn lowercase_hex4(hex: Option<&[u8]>) -> Option<u16> {
     hex?.iter().try_fold(0u16, |acc, &d| {
         let digit = match d {

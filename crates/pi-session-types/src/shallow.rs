@@ -265,8 +265,7 @@ pub fn canonical_entry_with_message_keys_given<'l>(
         inner: Map::with_capacity(keys.message.len()),
     };
     let message = canonical_message_members(
-        line,
-        LaidOut::of(line).as_ref(),
+        &LaidOut::of(line),
         strings,
         keys,
         &mut read,
@@ -305,15 +304,15 @@ pub fn canonical_entry_with_message_keys_given<'l>(
 /// a few members, whitespace between them) is walked whole, as before, and must then be
 /// canonical as a whole.
 fn canonical_message_members<'l, S>(
-    line: &'l [u8],
-    head: Option<&LaidOut<'l>>,
+    laid: &LaidOut<'l>,
     strings: Strings,
     keys: &Keys,
     state: &mut S,
     mut top: impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     mut inner: impl FnMut(&mut S, &'static str, Kept),
 ) -> Option<&'l [u8]> {
-    if let Some(head) = head {
+    let line = laid.line;
+    if let Some(head) = &laid.head {
         return laid_out_members(line, head, strings, keys, state, &mut top, &mut inner);
     }
     let mut refused = false;
@@ -394,18 +393,17 @@ const LAID_OUT_MEMBERS: usize = 8;
 /// the members before and after `message` are found without a check of their spelling (the
 /// store checked the line as JSON when it opened the file, and what is sent is the message)
 /// and only the message is walked ([`json::canonical_inner_value`]). A line spelled otherwise
-/// before its message ([`LaidOut::of`] says `None`) is walked whole; from the message on the
+/// before its message (no head found, [`LaidOut::of`]) is walked whole; from the message on the
 /// answer is this one (where the whole line's walk would refuse, so does this).
 fn laid_out_members<'l, S>(
     line: &'l [u8],
-    head: &LaidOut<'l>,
+    head: &LaidHead<'l>,
     strings: Strings,
     keys: &Keys,
     state: &mut S,
     top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
     inner: &mut impl FnMut(&mut S, &'static str, Kept),
 ) -> Option<&'l [u8]> {
-    let head = &head.0;
     let (before, count, start) = (&head.before, head.count, head.message);
     // From here on the answer is this one: what the whole line's walk hands out, in its order.
     for &(name, value, escaped) in &before[..count] {
@@ -519,41 +517,54 @@ fn laid_out_head(line: &[u8]) -> Option<LaidHead<'_>> {
 /// assert_eq!(laid_out_role(br#"{"type":"message","message":{"role":"\u0075ser"}}"#), None);
 /// ```
 pub fn laid_out_role(line: &[u8]) -> Option<&[u8]> {
-    LaidOut::of(line)?.role()
+    LaidOut::of(line).role()
 }
 
-/// A `message` line laid out as pi and omp write one (an object of a few members before its
-/// `message`, plain keys, none twice, no whitespace between tokens), its members before the
-/// message found once: for a caller that asks its role ([`LaidOut::role`]) and then reads its
-/// message's keys ([`canonical_keyed_message_laid`]), which would each find them again.
+/// A `message` line with its members before the message found once, when it is laid out as pi
+/// and omp write one (an object of a few members before its `message`, plain keys, none
+/// twice, no whitespace between tokens): for a caller that asks its role ([`LaidOut::role`])
+/// and then reads its message's keys ([`canonical_keyed_message_laid`]), which would each find
+/// them again.
 ///
 /// ```
 /// use pi_session_types::shallow::{LaidOut, laid_out_role};
 /// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#;
-/// assert_eq!(LaidOut::of(line).and_then(|head| head.role()), laid_out_role(line));
-/// assert!(LaidOut::of(br#"{"type":"message", "message":{}}"#).is_none());
+/// assert_eq!(LaidOut::of(line).role(), laid_out_role(line));
+/// assert_eq!(LaidOut::of(br#"{"type":"message", "message":{"role":"user"}}"#).role(), None);
 /// ```
 #[derive(Clone)]
-pub struct LaidOut<'l>(LaidHead<'l>, &'l [u8]);
+pub struct LaidOut<'l> {
+    line: &'l [u8],
+    /// Its members before the message, `None` for a line laid out otherwise (walked whole).
+    head: Option<LaidHead<'l>>,
+}
 
 impl std::fmt::Debug for LaidOut<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LaidOut")
-            .field("message_at", &self.0.message)
+            .field("message_at", &self.head.as_ref().map(|head| head.message))
             .finish()
     }
 }
 
 impl<'l> LaidOut<'l> {
-    /// The line's members before its message, when it is laid out so.
-    pub fn of(line: &'l [u8]) -> Option<Self> {
-        laid_out_head(line).map(|head| LaidOut(head, line))
+    /// `line`, its members before its message found when it is laid out so.
+    pub fn of(line: &'l [u8]) -> Self {
+        LaidOut {
+            line,
+            head: laid_out_head(line),
+        }
+    }
+
+    /// The line.
+    pub fn line(&self) -> &'l [u8] {
+        self.line
     }
 
     /// [`laid_out_role`] of the line.
     pub fn role(&self) -> Option<&'l [u8]> {
-        let line = self.1;
-        let start = self.0.message;
+        let line = self.line;
+        let start = self.head.as_ref()?.message;
         if line.get(start) != Some(&b'{') {
             return None;
         }
@@ -871,28 +882,17 @@ pub fn canonical_keyed_message_given<'l>(
     keys: &Keys,
     id: &str,
 ) -> Option<(KeyedMessage, &'l [u8])> {
-    canonical_keyed_message_laid(line, LaidOut::of(line).as_ref(), strings, keys, id)
+    canonical_keyed_message_laid(&LaidOut::of(line), strings, keys, id)
 }
 
 /// [`canonical_keyed_message_given`] of a line whose layout a caller found first
-/// ([`LaidOut::of`] of `line`: `None` for a line laid out otherwise, which is then walked
-/// whole).
+/// ([`LaidOut::of`]).
 pub fn canonical_keyed_message_laid<'l>(
-    line: &'l [u8],
-    head: Option<&LaidOut<'l>>,
+    laid: &LaidOut<'l>,
     strings: Strings,
     keys: &Keys,
     id: &str,
 ) -> Option<(KeyedMessage, &'l [u8])> {
-    // A head found for another line is found again for this one.
-    let own;
-    let head = match head {
-        Some(found) if !std::ptr::eq(found.1, line) => {
-            own = LaidOut::of(line);
-            own.as_ref()
-        }
-        head => head,
-    };
     // A canonical object holds no key twice: each member below is seen once at most.
     struct Read {
         members: Vec<(&'static str, Value)>,
@@ -907,8 +907,7 @@ pub fn canonical_keyed_message_laid<'l>(
         named: false,
     };
     let message = canonical_message_members(
-        line,
-        head,
+        laid,
         strings,
         keys,
         &mut read,

@@ -669,6 +669,21 @@ fn unescape(bytes: &[u8], at: usize, out: &mut Vec<u8>) -> Option<usize> {
     Some(at + 2)
 }
 
+/// The text of a string's bytes between its quotes, `text`, its escapes decoded ([`unescape`]):
+/// `None` for an escape JSON does not have or a lone surrogate's, and for bytes that are not
+/// UTF-8.
+pub(crate) fn unescaped(text: &[u8]) -> Option<String> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', text.get(at..)?) {
+        let slash = at + found;
+        out.extend_from_slice(&text[at..slash]);
+        at = unescape(text, slash, &mut out)?;
+    }
+    out.extend_from_slice(text.get(at..)?);
+    String::from_utf8(out).ok()
+}
+
 /// The four hex digits at `at` as a UTF-16 unit.
 fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
     bytes.get(at..at + 4)?.iter().try_fold(0u16, |unit, &b| {

@@ -884,10 +884,11 @@ impl LineReader {
     /// The lines of `file` at `positions` ([`Self::read`] of each).
     /// What is read of `line` ([`LineRules`]): the dialect's rules asked once for both
     /// answers where both are wanted ([`message_line`]).
-    fn rules_of(self, line: &[u8], head: Option<&LaidOut<'_>>) -> LineRules {
+    fn rules_of(self, laid: &LaidOut<'_>) -> LineRules {
+        let line = laid.line();
         match (self.keys, self.copy) {
             (Some(LineKeys::Rules(dialect)), Some(rule)) if dialect == rule.dialect => {
-                let role = head.and_then(LaidOut::role);
+                let role = laid.role();
                 let read = message_line_of_role(dialect, line, role, rule.blobs);
                 LineRules {
                     keys: read.keys,
@@ -919,12 +920,11 @@ impl LineReader {
     /// again with the message after it when it is sent). Keys of the content's blocks (omp's
     /// turns with tool calls: a pass over the messages may strip a call) cut the content to
     /// those ([`Copied::cut`]): a message a pass changes is read again whole ([`Held::finish`]).
-    /// `head`: the line's head as [`Self::read`] found it; `held`: as [`Self::read`] takes it.
+    /// `laid`: the line as [`Self::read`] found its head; `held`: as [`Self::read`] takes it.
     fn read_keyed(
         self,
-        (entry, line, strings): (&IndexEntry, &[u8], Strings),
+        (entry, laid, strings): (&IndexEntry, &LaidOut<'_>, Strings),
         (keys, rewrites): (&Keys, bool),
-        head: Option<&LaidOut<'_>>,
         held: Option<&SharedBytes>,
     ) -> Option<Copied> {
         self.copy.filter(|_| self.keyed)?;
@@ -932,7 +932,7 @@ impl LineReader {
             return None;
         }
         let (keyed, message) =
-            canonical_keyed_message_laid(line, head, strings, keys, entry.envelope.id()?)?;
+            canonical_keyed_message_laid(laid, strings, keys, entry.envelope.id()?)?;
         if let Some(convert) = self.convert
             && convert.passes(Seen::Keyed(&keyed), None).is_none()
         {
@@ -964,20 +964,15 @@ impl LineReader {
         // is read and checked in one pass; any other may still hold a message spelled so.
         // The line's head (its members before the message) is found once, for the role the
         // rules ask and for the message's keys read next.
-        let head = LaidOut::of(line);
-        let LineRules { keys, rewrites } = self.rules_of(line, head.as_ref());
+        let laid = LaidOut::of(line);
+        let LineRules { keys, rewrites } = self.rules_of(&laid);
         let keys = keys.filter(|keys| {
             let reads = self.convert.map_or(&[][..], |convert| convert.reads());
             reads.iter().all(|key| keys.message.contains(key))
         });
-        if let Some(copied) = keys.and_then(|keys| {
-            self.read_keyed(
-                (entry, line, strings),
-                (keys, rewrites),
-                head.as_ref(),
-                held,
-            )
-        }) {
+        if let Some(copied) =
+            keys.and_then(|keys| self.read_keyed((entry, &laid, strings), (keys, rewrites), held))
+        {
             return Some((JsonValue::Null, Some(copied)));
         }
         let shallow = keys.and_then(|keys| match self.copy {

@@ -148,21 +148,15 @@ pub(crate) trait BuildContext {
     }
 
     /// [`BuildContext::message_keys_of_line`] and [`BuildContext::may_rewrite_message_line`]
-    /// of one line, for a caller that asks both: a dialect whose two answers read the same
-    /// thing of the line (omp: its message's role) reads it once.
-    fn message_line(&self, line: &[u8], blobs: bool) -> MessageLine {
+    /// of one line, for a caller that asks both: `role` is its message's role as
+    /// [`pi_session_types::shallow::laid_out_role`] reads it (a caller that read the line's
+    /// head for its keys next has it: [`pi_session_types::shallow::LaidOut`]), which a dialect
+    /// whose answers depend on it (omp) takes from there instead of reading the line again.
+    fn message_line(&self, line: &[u8], _role: Option<&[u8]>, blobs: bool) -> MessageLine {
         MessageLine {
             keys: self.message_keys_of_line(line),
             may_rewrite: self.may_rewrite_message_line(line, blobs),
         }
-    }
-
-    /// [`BuildContext::message_line`] of a line whose message's role a caller read first
-    /// ([`pi_session_types::shallow::laid_out_role`] of `line`, as
-    /// [`pi_session_types::shallow::LaidOut::role`] gives it): a dialect that reads the role
-    /// takes it from there.
-    fn message_line_of_role(&self, line: &[u8], _role: Option<&[u8]>, blobs: bool) -> MessageLine {
-        self.message_line(line, blobs)
     }
 
     /// Whether a build of this release's head ([`BuildContext::build_streamed`]) can be

@@ -82,11 +82,7 @@ impl BuildContext for Omp {
     }
 
     /// Both answers, the role read once.
-    fn message_line(&self, line: &[u8], blobs: bool) -> MessageLine {
-        self.message_line_of_role(line, laid_out_role(line), blobs)
-    }
-
-    fn message_line_of_role(&self, line: &[u8], role: Option<&[u8]>, blobs: bool) -> MessageLine {
+    fn message_line(&self, line: &[u8], role: Option<&[u8]>, blobs: bool) -> MessageLine {
         let assistant = role.is_none_or(|role| role == b"assistant");
         MessageLine {
             keys: self.message_keys_as(line, assistant),
