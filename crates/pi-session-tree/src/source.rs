@@ -423,6 +423,41 @@ pub fn context_path_streamed<S: EntrySource + ?Sized>(
     context_path_split(source, index, positions, dialect, true)
 }
 
+/// [`context_path_streamed`] in two steps, for a caller that starts reading the tail before
+/// the head is read: the plan ([`ContextPlan`]: the entries that are not `message`s read, the
+/// sent part found, the tail known) and then the head's messages ([`ContextPlan::read_head`]).
+/// The plan's tail ([`ContextPlan::tail`]) is what [`context_path_streamed`] gives, unless the
+/// head's read joins it to the head (then its tail is empty): only when a compaction comes
+/// before the sent part and no assistant turn is among the head's messages, since an
+/// assistant among the tail's then decides whether the messages before the sent part are read
+/// for the model.
+///
+/// ```
+/// use pi_session_tree::{Dialect, TreeIndex, EntrySource};
+/// use pi_session_tree::source::{context_path_planned, context_path_streamed};
+/// use serde_json::json;
+///
+/// let entries = vec![
+///     json!({"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"1"}}),
+///     json!({"type":"model_change","id":"b","parentId":"a","provider":"p","modelId":"m"}),
+///     json!({"type":"message","id":"c","parentId":"b","message":{"role":"user","content":"2"}}),
+/// ];
+/// let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+/// let plan = context_path_planned(&entries, &index, &[0, 1, 2], Dialect::PI).unwrap();
+/// assert_eq!(plan.tail(), vec![2]);
+/// // The head's messages, read by whatever the caller reads with (here: the slice itself).
+/// let read = plan.read_head(|positions| entries.entry_values(positions)).unwrap();
+/// assert_eq!(read, context_path_streamed(&entries, &index, &[0, 1, 2], Dialect::PI).unwrap());
+/// ```
+pub fn context_path_planned<'p, S: EntrySource + ?Sized>(
+    source: &S,
+    index: &TreeIndex,
+    positions: &'p [usize],
+    dialect: Dialect,
+) -> Result<ContextPlan<'p>, S::Error> {
+    ContextPlan::new(source, index, positions, dialect, true)
+}
+
 /// [`context_path_positioned`], and with `split` [`context_path_streamed`]'s tail.
 fn context_path_split<S: EntrySource + ?Sized>(
     source: &S,
@@ -431,161 +466,241 @@ fn context_path_split<S: EntrySource + ?Sized>(
     dialect: Dialect,
     split: bool,
 ) -> Result<(PositionedPath, Vec<usize>), S::Error> {
-    let node = |at: usize| index.node(positions[at]);
-    // Asked once a position: the walks below ask again and again (5,529 questions, ~90
-    // instructions each, for the 2,471 entries of the 5 MB bench session's branch).
-    let messages: Vec<bool> = positions
-        .iter()
-        .map(|&position| index.is_message_with_id(position))
-        .collect();
-    let unread = |at: usize| messages[at];
-    // Every list below holds path indices in ascending order (the last one once reversed), so
-    // the path is merged from them at the end, without a map of every entry.
-    let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread(at)).collect();
-    let other_values = read(source, positions, &others)?;
-    // foldhash, as the index's own tables: every message's id is looked up here.
-    let named: HashSet<&str, foldhash::fast::RandomState> = other_values
-        .iter()
-        .flat_map(|entry| {
-            ID_REFERENCES
-                .iter()
-                .filter_map(|key| entry.get(*key)?.as_str())
+    ContextPlan::new(source, index, positions, dialect, split)?
+        .read_head(|wanted| source.entry_values(wanted))
+}
+
+/// What [`context_path_planned`] learnt of a branch before the head's messages are read: the
+/// entries that are not `message`s (read) and the stand-ins of those named by them, where the
+/// sent part starts, and which `message` entries go with the head and which with the tail.
+#[derive(Debug)]
+pub struct ContextPlan<'p> {
+    /// The branch's positions, root first.
+    positions: &'p [usize],
+    /// For each path index, whether it is a `message` with an id (read only when sent).
+    unread: Vec<bool>,
+    /// The path indices of `sparse`, ascending.
+    sparse_at: Vec<usize>,
+    /// The entries read (every one that is not such a `message`) and the stand-ins.
+    sparse: Vec<Value>,
+    /// The path indices of the stand-ins, ascending.
+    stand_ins: Vec<usize>,
+    /// The path index of the first entry the dialect may send.
+    start: usize,
+    /// The `message`s read with the head (path indices, ascending).
+    sent: Vec<usize>,
+    /// The `message`s left to the caller (path indices, ascending).
+    tail: Vec<usize>,
+}
+
+impl<'p> ContextPlan<'p> {
+    fn new<S: EntrySource + ?Sized>(
+        source: &S,
+        index: &TreeIndex,
+        positions: &'p [usize],
+        dialect: Dialect,
+        split: bool,
+    ) -> Result<Self, S::Error> {
+        let node = |at: usize| index.node(positions[at]);
+        // Asked once a position: the walks below ask again and again (5,529 questions, ~90
+        // instructions each, for the 2,471 entries of the 5 MB bench session's branch).
+        let unread: Vec<bool> = positions
+            .iter()
+            .map(|&position| index.is_message_with_id(position))
+            .collect();
+        // Every list below holds path indices in ascending order (the last one once
+        // reversed), so the path is merged from them at the end, without a map of every entry.
+        let others: Vec<usize> = (0..positions.len()).filter(|&at| !unread[at]).collect();
+        let other_values = read(source, positions, &others)?;
+        // foldhash, as the index's own tables: every message's id is looked up here.
+        let named: HashSet<&str, foldhash::fast::RandomState> = other_values
+            .iter()
+            .flat_map(|entry| {
+                ID_REFERENCES
+                    .iter()
+                    .filter_map(|key| entry.get(*key)?.as_str())
+            })
+            .collect();
+        let stand_ins: Vec<usize> = if named.is_empty() {
+            Vec::new()
+        } else {
+            (0..positions.len())
+                .filter(|&at| unread[at])
+                .filter(|&at| index.id(positions[at]).is_some_and(|id| named.contains(id)))
+                .collect()
+        };
+        // The entries read so far and the stand-ins, in path order.
+        let mut sparse_at: Vec<usize> = Vec::with_capacity(others.len() + stand_ins.len());
+        let mut sparse: Vec<Value> = Vec::with_capacity(others.len() + stand_ins.len());
+        {
+            let mut read_so_far = others.iter().copied().zip(other_values).peekable();
+            let mut stand_ins = stand_ins.iter().copied().peekable();
+            loop {
+                let take_read = match (read_so_far.peek(), stand_ins.peek()) {
+                    (Some((read_at, _)), Some(stand_in)) => read_at < stand_in,
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (None, None) => break,
+                };
+                if take_read {
+                    if let Some((at, entry)) = read_so_far.next() {
+                        sparse_at.push(at);
+                        sparse.push(entry);
+                    }
+                } else if let Some(at) = stand_ins.next()
+                    && let Some(n) = node(at)
+                {
+                    sparse_at.push(at);
+                    sparse.push(placeholder(n));
+                }
+            }
+        }
+        // Left-out messages are read by no rule that finds the first sent entry, so the
+        // answer on this shorter path is the same entry.
+        let first = dialect.build_context().first_sent(&sparse);
+        let start = match first {
+            FirstSent::Start => 0,
+            FirstSent::At(i) => sparse_at.get(i).copied().unwrap_or(positions.len()),
+            FirstSent::After(i) => sparse_at.get(i).map_or(positions.len(), |at| at + 1),
+        };
+        // Made as large as it may grow at once: growing a list of a long branch's messages
+        // doubling by doubling touched twice its pages (each page's first touch a fault).
+        let mut sent: Vec<usize> = Vec::with_capacity(positions.len().saturating_sub(start));
+        sent.extend((start..positions.len()).filter(|&at| unread[at]));
+        // The messages after every entry of `sparse` come last on the path, in order: they
+        // may be left to the caller.
+        let tail: Vec<usize> = if split && dialect.build_context().extends_by_messages() {
+            let last = sparse_at.last().copied();
+            let cut = sent.partition_point(|&at| last.is_some_and(|last| at < last));
+            // The messages right after it that the build reads stay with the head.
+            let read_after = match last {
+                Some(_) => dialect.build_context().messages_read_after_others(),
+                None => 0,
+            };
+            // The tail, most often nearly all of them, keeps the list; the head is copied out.
+            let head_len = (cut + read_after).min(sent.len());
+            let head = sent[..head_len].to_vec();
+            sent.drain(..head_len);
+            std::mem::replace(&mut sent, head)
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            positions,
+            unread,
+            sparse_at,
+            sparse,
+            stand_ins,
+            start,
+            sent,
+            tail,
         })
-        .collect();
-    let stand_ins: Vec<usize> = if named.is_empty() {
-        Vec::new()
-    } else {
-        (0..positions.len())
-            .filter(|&at| unread(at))
-            .filter(|&at| index.id(positions[at]).is_some_and(|id| named.contains(id)))
-            .collect()
-    };
-    // The entries read so far and the stand-ins, in path order.
-    let mut sparse_at: Vec<usize> = Vec::with_capacity(others.len() + stand_ins.len());
-    let mut sparse: Vec<Value> = Vec::with_capacity(others.len() + stand_ins.len());
-    {
-        let mut read_so_far = others.iter().copied().zip(other_values).peekable();
-        let mut stand_ins = stand_ins.iter().copied().peekable();
+    }
+
+    /// The positions of the `message` entries the plan leaves to the caller, in branch order
+    /// (empty where the dialect or the branch does not allow the cut): the tail
+    /// [`Self::read_head`] gives unless it joins them to the head.
+    pub fn tail(&self) -> Vec<usize> {
+        self.tail.iter().map(|&at| self.positions[at]).collect()
+    }
+
+    /// The head read: [`context_path_streamed`]'s answer, the bodies of the head's messages
+    /// (and of any message the plan's answer depends on) read by `read` (given positions,
+    /// answering their entries in that order). The tail is [`Self::tail`], or empty when
+    /// the head's read joined it to the head (see [`context_path_planned`]).
+    pub fn read_head<E>(
+        self,
+        mut read: impl FnMut(&[usize]) -> Result<Vec<Value>, E>,
+    ) -> Result<(PositionedPath, Vec<usize>), E> {
+        let Self {
+            positions,
+            unread,
+            sparse_at,
+            sparse,
+            stand_ins,
+            start,
+            mut sent,
+            mut tail,
+        } = self;
+        let mut read_at = |at: &[usize]| -> Result<Vec<Value>, E> {
+            if at.is_empty() {
+                return Ok(Vec::new());
+            }
+            let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
+            read(&wanted)
+        };
+        let is_stand_in = |at: usize| stand_ins.binary_search(&at).is_ok();
+        let mut sent_values = read_at(&sent)?;
+        let is_assistant =
+            |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
+        // Read backwards from `start`, batch by batch: path indices descending.
+        let mut before_at: Vec<usize> = Vec::new();
+        let mut before_values: Vec<Value> = Vec::new();
+        let sparse_assistant = sparse_at
+            .iter()
+            .zip(&sparse)
+            .any(|(&at, entry)| at >= start && !is_stand_in(at) && is_assistant(entry));
+        let mut assistant_sent = sparse_assistant || sent_values.iter().any(is_assistant);
+        if !assistant_sent && start > 0 && !tail.is_empty() {
+            // Whether the messages before the sent part are read (for the model) depends on
+            // an assistant among the tail's: read here, the path is the one the uncut read
+            // gives.
+            let tail_values = read_at(&tail)?;
+            assistant_sent = tail_values.iter().any(is_assistant);
+            sent.append(&mut tail);
+            sent_values.extend(tail_values);
+        }
+        let tail: Vec<usize> = tail.into_iter().map(|at| positions[at]).collect();
+        if !assistant_sent {
+            let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread[at]).collect();
+            while !before.is_empty() {
+                let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
+                let values = read_at(&batch)?;
+                let found = values.iter().any(is_assistant);
+                before_at.extend(batch);
+                before_values.extend(values);
+                if found {
+                    break;
+                }
+            }
+        }
+        before_at.reverse();
+        before_values.reverse();
+        // Every unread message at or after `start` was read (`sent`), and so was each one in
+        // `before`: a stand-in of those gives way to the entry read.
+        let read_at = before_at.into_iter().chain(sent);
+        let read_values = before_values.into_iter().chain(sent_values);
+        if sparse.is_empty() {
+            let path = read_at
+                .map(|at| Some(positions[at]))
+                .zip(read_values)
+                .unzip();
+            return Ok((path, tail));
+        }
+        let total = sparse.len() + read_values.size_hint().0;
+        let mut from: Vec<Option<usize>> = Vec::with_capacity(total);
+        let mut path: Vec<Value> = Vec::with_capacity(total);
+        let mut sparse = sparse_at.into_iter().zip(sparse).peekable();
+        let mut reads = read_at.zip(read_values).peekable();
         loop {
-            let take_read = match (read_so_far.peek(), stand_ins.peek()) {
-                (Some((read_at, _)), Some(stand_in)) => read_at < stand_in,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
+            let (next, was_read) = match (sparse.peek(), reads.peek()) {
+                (Some((at, _)), Some((read, _))) if at == read => {
+                    // A stand-in replaced by the entry read.
+                    sparse.next();
+                    (reads.next(), true)
+                }
+                (Some((at, _)), Some((read, _))) if at > read => (reads.next(), true),
+                (Some(_), _) => (sparse.next(), false),
+                (None, Some(_)) => (reads.next(), true),
                 (None, None) => break,
             };
-            if take_read {
-                if let Some((at, entry)) = read_so_far.next() {
-                    sparse_at.push(at);
-                    sparse.push(entry);
-                }
-            } else if let Some(at) = stand_ins.next()
-                && let Some(n) = node(at)
-            {
-                sparse_at.push(at);
-                sparse.push(placeholder(n));
+            if let Some((at, entry)) = next {
+                from.push((was_read || !is_stand_in(at)).then(|| positions[at]));
+                path.push(entry);
             }
         }
+        Ok(((from, path), tail))
     }
-    let is_stand_in = |at: usize| stand_ins.binary_search(&at).is_ok();
-    // Left-out messages are read by no rule that finds the first sent entry, so the answer on
-    // this shorter path is the same entry.
-    let first = dialect.build_context().first_sent(&sparse);
-    let start = match first {
-        FirstSent::Start => 0,
-        FirstSent::At(i) => sparse_at.get(i).copied().unwrap_or(positions.len()),
-        FirstSent::After(i) => sparse_at.get(i).map_or(positions.len(), |at| at + 1),
-    };
-    // Made as large as it may grow at once: growing a list of a long branch's messages
-    // doubling by doubling touched twice its pages (each page's first touch a fault).
-    let mut sent: Vec<usize> = Vec::with_capacity(positions.len().saturating_sub(start));
-    sent.extend((start..positions.len()).filter(|&at| unread(at)));
-    // The messages after every entry of `sparse` come last on the path, in order: they may be
-    // left to the caller.
-    let mut tail: Vec<usize> = if split && dialect.build_context().extends_by_messages() {
-        let last = sparse_at.last().copied();
-        let cut = sent.partition_point(|&at| last.is_some_and(|last| at < last));
-        // The messages right after it that the build reads stay with the head.
-        let read_after = match last {
-            Some(_) => dialect.build_context().messages_read_after_others(),
-            None => 0,
-        };
-        // The tail, most often nearly all of them, keeps the list; the head is copied out.
-        let head_len = (cut + read_after).min(sent.len());
-        let head = sent[..head_len].to_vec();
-        sent.drain(..head_len);
-        std::mem::replace(&mut sent, head)
-    } else {
-        Vec::new()
-    };
-    let mut sent_values = read(source, positions, &sent)?;
-    let is_assistant =
-        |entry: &Value| MessageRef::new(EntryRef::new(entry).message()).is_role("assistant");
-    // Read backwards from `start`, batch by batch: path indices descending.
-    let mut before_at: Vec<usize> = Vec::new();
-    let mut before_values: Vec<Value> = Vec::new();
-    let sparse_assistant = sparse_at
-        .iter()
-        .zip(&sparse)
-        .any(|(&at, entry)| at >= start && !is_stand_in(at) && is_assistant(entry));
-    let mut assistant_sent = sparse_assistant || sent_values.iter().any(is_assistant);
-    if !assistant_sent && start > 0 && !tail.is_empty() {
-        // Whether the messages before the sent part are read (for the model) depends on an
-        // assistant among the tail's: read here, the path is the one the uncut read gives.
-        let tail_values = read(source, positions, &tail)?;
-        assistant_sent = tail_values.iter().any(is_assistant);
-        sent.append(&mut tail);
-        sent_values.extend(tail_values);
-    }
-    let tail: Vec<usize> = tail.into_iter().map(|at| positions[at]).collect();
-    if !assistant_sent {
-        let mut before: Vec<usize> = (0..start).rev().filter(|&at| unread(at)).collect();
-        while !before.is_empty() {
-            let batch: Vec<usize> = before.drain(..before.len().min(BACKWARD_BATCH)).collect();
-            let values = read(source, positions, &batch)?;
-            let found = values.iter().any(is_assistant);
-            before_at.extend(batch);
-            before_values.extend(values);
-            if found {
-                break;
-            }
-        }
-    }
-    before_at.reverse();
-    before_values.reverse();
-    // Every unread message at or after `start` was read (`sent`), and so was each one in
-    // `before`: a stand-in of those gives way to the entry read.
-    let read_at = before_at.into_iter().chain(sent);
-    let read_values = before_values.into_iter().chain(sent_values);
-    if sparse.is_empty() {
-        let path = read_at
-            .map(|at| Some(positions[at]))
-            .zip(read_values)
-            .unzip();
-        return Ok((path, tail));
-    }
-    let total = sparse.len() + read_values.size_hint().0;
-    let mut from: Vec<Option<usize>> = Vec::with_capacity(total);
-    let mut path: Vec<Value> = Vec::with_capacity(total);
-    let mut sparse = sparse_at.into_iter().zip(sparse).peekable();
-    let mut reads = read_at.zip(read_values).peekable();
-    loop {
-        let (next, was_read) = match (sparse.peek(), reads.peek()) {
-            (Some((at, _)), Some((read, _))) if at == read => {
-                // A stand-in replaced by the entry read.
-                sparse.next();
-                (reads.next(), true)
-            }
-            (Some((at, _)), Some((read, _))) if at > read => (reads.next(), true),
-            (Some(_), _) => (sparse.next(), false),
-            (None, Some(_)) => (reads.next(), true),
-            (None, None) => break,
-        };
-        if let Some((at, entry)) = next {
-            from.push((was_read || !is_stand_in(at)).then(|| positions[at]));
-            path.push(entry);
-        }
-    }
-    Ok(((from, path), tail))
 }
 
 /// The entries of the branch `positions` that rho's `context/2` reads (req_llm messages, and
@@ -819,7 +934,9 @@ fn placeholder(node: NodeRef<'_>) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{UNREAD_ROLE, context_path_positioned};
+    use super::{
+        UNREAD_ROLE, context_path_planned, context_path_positioned, context_path_streamed,
+    };
     use crate::{Dialect, EntrySource, TreeIndex};
     use serde_json::{Value, json};
 
@@ -863,5 +980,59 @@ mod tests {
         let (entries, (from, path)) = path_of("user");
         assert_eq!(from, [Some(0), Some(1), Some(2), Some(3), Some(4), Some(5)]);
         assert_eq!(path, entries);
+    }
+
+    /// The plan's tail is the streamed read's, unless the head holds no assistant turn after a
+    /// compaction: then the head's read joins the tail to it (an assistant among the tail's
+    /// decides whether the messages before the sent part are read) and the tail is empty.
+    /// Either way the read equals `context_path_streamed`'s, and the head followed by the
+    /// tail's entries is the uncut path.
+    #[test]
+    fn a_planned_tail_is_joined_to_the_head_only_when_the_head_names_no_model() {
+        for head_role in ["user", "assistant"] {
+            for last_role in ["user", "assistant"] {
+                let entries = vec![
+                    message("a", None, "user"),
+                    message("b", Some("a"), "assistant"),
+                    message("k", Some("b"), head_role),
+                    compaction("c", "k", "k"),
+                    message("w", Some("c"), last_role),
+                    message("v", Some("w"), "user"),
+                ];
+                let index = TreeIndex::from_nodes((0..entries.len()).map(|p| entries.envelope(p)));
+                let positions: Vec<usize> = (0..entries.len()).collect();
+                let case = format!("head {head_role}, last {last_role}");
+                let plan =
+                    context_path_planned(&entries[..], &index, &positions, Dialect::PI).unwrap();
+                let planned = plan.tail();
+                assert_eq!(planned, [4, 5], "{case}");
+                let mut asked = Vec::new();
+                let read = plan
+                    .read_head(|wanted| {
+                        asked.push(wanted.to_vec());
+                        entries.entry_values(wanted)
+                    })
+                    .unwrap();
+                let streamed =
+                    context_path_streamed(&entries[..], &index, &positions, Dialect::PI).unwrap();
+                assert_eq!(read, streamed, "{case}");
+                let ((from, mut path), tail) = read;
+                match head_role {
+                    "assistant" => {
+                        assert_eq!(tail, planned, "{case}");
+                        assert_eq!(asked, [vec![2]], "{case}: the head's message alone");
+                    }
+                    _ => {
+                        assert!(tail.is_empty(), "{case}");
+                        assert_eq!(asked[..2], [vec![2], vec![4, 5]], "{case}");
+                    }
+                }
+                path.extend(tail.iter().map(|&position| entries[position].clone()));
+                let (whole_from, whole) =
+                    context_path_positioned(&entries[..], &index, &positions, Dialect::PI).unwrap();
+                assert_eq!(path, whole, "{case}");
+                assert_eq!(from[..], whole_from[..from.len()], "{case}");
+            }
+        }
     }
 }

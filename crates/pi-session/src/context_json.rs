@@ -36,7 +36,7 @@ use pi_session_tree::context::prepare_entries;
 use pi_session_tree::context::{
     may_rewrite_message_line, message_keys, message_keys_of_line, message_line_of_role,
 };
-use pi_session_tree::source::{context_path_positioned, context_path_streamed};
+use pi_session_tree::source::{context_path_planned, context_path_positioned};
 use pi_session_tree::{ContextOptions, Dialect, EntrySource, KindQuery, LeafSelector, NodeInfo};
 use pi_session_types::JsonValue;
 use pi_session_types::json::{
@@ -51,7 +51,7 @@ use pi_session_types::view::{EntryRef, key};
 use crate::diagnostic::Diagnostic;
 use crate::error::{Error, Result};
 use crate::session::{Log, LogSource, Session};
-use crate::turns::{TAKER, read_parts_in_turn};
+use crate::turns::{TAKER, walk_parts_in_turn};
 
 /// How the printed context of [`Pi`](pi_session_tree::PiContext) and
 /// [`Omp`](pi_session_tree::OmpContext) starts when it has no messages (`messages` is the first
@@ -300,47 +300,73 @@ impl Session {
         options: &ContextOptions<'_>,
         mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
-        let log = self.log();
-        let mut branch = log.index.branch_for(leaf);
-        let source = CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
-        let ((from, path), tail) =
-            context_path_streamed(&source, &log.index, &branch.positions, dialect)?;
-        let reading = (!tail.is_empty()).then(|| PartReader::of(&source, &tail));
-        let copies = source.copies_along(&from);
-        drop(log);
-        let streamed = !tail.is_empty();
-        // The load-time rewrites' diagnostics come before the build's, as for a branch
-        // prepared whole: each part's go after the head's.
-        let BuiltRead {
-            mut context,
-            segment: head,
-            prepared: mut diagnostics,
-            diagnostics: mut built_diagnostics,
-            mut extendable,
-        } = self.build_read(path, &from, copies, dialect, options, streamed)?;
-        if streamed && !extendable.extends_read() {
-            // A rule of this build reaches forward (pi 1.6's context edits): the branch is
-            // read and built whole instead.
-            drop(head);
-            return self.context_each_whole(&mut branch, dialect, convert, options, each);
-        }
-        let reread = |position| self.whole_entry(position);
-        let mut stream = Stream::new(convert, &reread);
-        // The segments whose messages may still change (omp's passes over the messages reach
-        // back: [`Extendable::release`]), in order, sent once they cannot.
-        let mut held = Held::default();
-        held.push(head, &mut extendable, self, &mut stream, &mut each)?;
-        // The messages after the head: read a part at a time on a thread per core, this one
-        // among them, while this one builds on and sends the parts in order
-        // ([`read_parts_in_turn`]).
-        if let Some((reading, parts)) = reading.as_ref().filter(|(_, parts)| !parts.is_empty()) {
-            let parts: Vec<&[usize]> = parts.iter().map(|part| &tail[part.clone()]).collect();
-            read_parts_in_turn(
-                &parts,
-                reading.threads(),
-                |part, read_by| self.read_part(reading, part, read_by),
-                |segment| segment.read_by,
-                |mut segment| {
+        let mut branch = {
+            let log = self.log();
+            log.index.branch_for(leaf)
+        };
+        // The plan (the entries that are not messages read, the tail known) under the log's
+        // lock; then the tail's parts are read on the other threads while this one reads the
+        // head's messages, builds them and sends them ([`walk_parts_in_turn`]).
+        let (plan, taken, reading) = {
+            let log = self.log();
+            let source =
+                CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
+            let plan = context_path_planned(&source, &log.index, &branch.positions, dialect)?;
+            let tail = plan.tail();
+            let reading = (!tail.is_empty()).then(|| (PartReader::of(&source, &tail), tail));
+            (plan, source.taken(), reading)
+        };
+        let parts: Vec<&[usize]> = match &reading {
+            Some(((_, parts), tail)) => parts.iter().map(|part| &tail[part.clone()]).collect(),
+            None => Vec::new(),
+        };
+        let threads = reading
+            .as_ref()
+            .map_or(1, |((reader, _), _)| reader.threads());
+        let walked = walk_parts_in_turn(
+            &parts,
+            threads,
+            |part, read_by| match &reading {
+                Some(((reader, _), _)) => self.read_part(reader, part, read_by),
+                None => Err(Error::invalid_input("no part to read (a bug)")),
+            },
+            |segment| segment.read_by,
+            |turns| -> std::result::Result<Option<Streamed>, E> {
+                let (((from, path), tail), copies) = {
+                    let log = self.log();
+                    let source =
+                        CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some())
+                            .with_taken(taken);
+                    let read = plan.read_head(|positions| source.entry_values(positions))?;
+                    let copies = source.copies_along(&read.0.0);
+                    (read, copies)
+                };
+                // The tail joined the head when the head's read found it must (then the parts
+                // read meanwhile are dropped).
+                let streamed = !tail.is_empty();
+                // The load-time rewrites' diagnostics come before the build's, as for a branch
+                // prepared whole: each part's go after the head's.
+                let BuiltRead {
+                    mut context,
+                    segment: head,
+                    prepared: mut diagnostics,
+                    diagnostics: mut built_diagnostics,
+                    mut extendable,
+                } = self.build_read(path, &from, copies, dialect, options, streamed)?;
+                if streamed && !extendable.extends_read() {
+                    // A rule of this build reaches forward (pi 1.6's context edits): the branch
+                    // is read and built whole instead.
+                    return Ok(None);
+                }
+                let reread = |position| self.whole_entry(position);
+                let mut stream = Stream::new(convert, &reread);
+                // The segments whose messages may still change (omp's passes over the messages
+                // reach back: [`Extendable::release`]), in order, sent once they cannot.
+                let mut held = Held::default();
+                held.push(head, &mut extendable, self, &mut stream, &mut each)?;
+                // The messages after the head, built on and sent in order.
+                while let Some(segment) = streamed.then(|| turns.next()).flatten() {
+                    let mut segment = segment?;
                     diagnostics.extend(prepare_entries(&mut segment.path, dialect, options.blobs));
                     segment.built = extendable
                         .extend_read(&mut context, &segment.added(), &mut built_diagnostics)
@@ -349,15 +375,23 @@ impl Session {
                                 "a build refused the branch's last messages (a bug)",
                             )
                         })?;
-                    held.push(segment, &mut extendable, self, &mut stream, &mut each)
-                },
-            )?;
-        }
-        if let Some(last) = held.finish(self, &mut extendable)? {
-            stream.push(last, &mut each)?;
-        }
-        diagnostics.append(&mut built_diagnostics);
-        let (rest, leftovers) = stream.close(context, &mut each)?;
+                    if let Some(done_with) =
+                        held.push(segment, &mut extendable, self, &mut stream, &mut each)?
+                    {
+                        turns.done_with(done_with);
+                    }
+                }
+                if let Some(last) = held.finish(self, &mut extendable)? {
+                    stream.push(last, &mut each)?;
+                }
+                diagnostics.append(&mut built_diagnostics);
+                let (rest, leftovers) = stream.close(context, &mut each)?;
+                Ok(Some((rest, diagnostics, leftovers)))
+            },
+        )?;
+        let Some((rest, mut diagnostics, leftovers)) = walked else {
+            return self.context_each_whole(&mut branch, dialect, convert, options, each);
+        };
         branch.diagnostics.append(&mut diagnostics);
         Ok((rest, self.located(branch.diagnostics), leftovers))
     }
@@ -452,9 +486,8 @@ impl Session {
 
     /// The entries at `positions` (`message` entries of the branch, in order) read as
     /// [`Self::context_each_leaving`] reads the branch, with their copies; no message built.
-    /// The log's lock is held only to learn which of them are the file's lines and to read
-    /// those that are not (or that the lines do not answer), not while the lines are read and
-    /// parsed: threads reading parts at once do not take turns. `read_by`: the reading thread.
+    /// The log's lock is taken only to read those that are not the file's lines (or that the
+    /// lines do not answer), as [`PartReader::read`] says. `read_by`: the reading thread.
     fn read_part(
         &self,
         reading: &PartReader,
@@ -473,6 +506,11 @@ impl Session {
     }
 }
 
+/// What [`Session::context_each_leaving`]'s walk over the parts gives: the text after the
+/// messages, the diagnostics of the head's and the parts' load-time rewrites and builds, and
+/// what the conversion left.
+type Streamed = (Vec<u8>, Vec<pi_session_tree::Diagnostic>, ContextLeftovers);
+
 /// How [`Session::context_each_leaving`]'s reading threads read the parts of a branch's tail:
 /// what its [`CopyingSource`] reads them with, taken once under the log's lock.
 pub(crate) struct PartReader {
@@ -483,6 +521,10 @@ pub(crate) struct PartReader {
     reader: LineReader,
     /// How many threads read the parts, the one that takes them included.
     threads: usize,
+    /// Those of the positions to read that are not `message` lines of the file (read as the
+    /// log reads them; most often none), ascending: learnt under the log's lock once, so
+    /// that the threads reading the parts take it only to read those.
+    not_lines: Vec<usize>,
 }
 
 impl PartReader {
@@ -530,19 +572,36 @@ impl PartReader {
             keyed: source.reader.copy.is_some(),
             ..source.reader
         };
+        let lines = message_lines(source.log, positions);
+        let mut not_lines: Vec<usize> = match lines.len() == positions.len() {
+            true => Vec::new(),
+            false => {
+                let mut lines = lines.iter().peekable();
+                let mut not_lines = Vec::new();
+                for &position in positions {
+                    if lines.next_if_eq(&&position).is_none() {
+                        not_lines.push(position);
+                    }
+                }
+                not_lines
+            }
+        };
+        not_lines.sort_unstable();
         let reader = Self {
             file,
             reader,
             threads,
+            not_lines,
         };
         (reader, parts)
     }
 
     /// The entries at `positions` of `session`'s log, read as its [`CopyingSource`] reads them,
-    /// each copy taken handed to `copied` with its place in `positions`. The log's lock is held
-    /// only to learn which of them are the file's lines and to read those that are not (or
-    /// that the lines do not answer), not while the lines are read and parsed: threads reading
-    /// parts at once do not take turns.
+    /// each copy taken handed to `copied` with its place in `positions` (some of those
+    /// [`Self::of`] was given). The log's lock is taken only to read those that are not the
+    /// file's lines (or that the lines do not answer; most often none): not while the lines
+    /// are read and parsed, so threads reading parts at once do not take turns, and they read
+    /// while the thread that takes the parts holds the lock to read the head.
     fn read(
         &self,
         session: &Session,
@@ -552,7 +611,7 @@ impl PartReader {
         let Some(file) = &self.file else {
             return session.log().values_at(positions);
         };
-        let candidates = message_lines(&session.log(), positions);
+        let candidates = self.lines_among(positions);
         let read = self.reader.read_lines(file, &candidates)?;
         gather(
             positions,
@@ -593,7 +652,7 @@ impl PartReader {
         let Some(file) = &self.file else {
             return session.log().values_at(positions).map(of_values);
         };
-        let candidates = message_lines(&session.log(), positions);
+        let candidates = self.lines_among(positions);
         let read = file.map_raw(&candidates, |_, entry, line| rho_line(entry, line))?;
         merge_read(
             positions,
@@ -603,6 +662,16 @@ impl PartReader {
             || rho::RhoEntry::from_value(&JsonValue::Null),
             |rest| session.log().values_at(rest).map(of_values),
         )
+    }
+
+    /// Those of `positions` (some of those [`Self::of`] was given) that are `message` lines
+    /// of the file, in the same order ([`message_lines`], as it answered then).
+    fn lines_among(&self, positions: &[usize]) -> Vec<usize> {
+        positions
+            .iter()
+            .copied()
+            .filter(|position| self.not_lines.binary_search(position).is_err())
+            .collect()
     }
 
     /// How many threads read the parts ([`Self::of`]).
@@ -1066,6 +1135,18 @@ impl<'a> CopyingSource<'a> {
     /// The copies taken, one slot per entry of a path read from the positions `from`.
     fn copies_along(self, from: &[Option<usize>]) -> Vec<Option<Copied>> {
         copies_along(self.copies.into_inner(), from)
+    }
+
+    /// The copies taken so far, for a source that reads on from the same log later
+    /// ([`Self::with_taken`]).
+    fn taken(self) -> CopiesTaken {
+        self.copies.into_inner()
+    }
+
+    /// This source, holding the copies `taken` by an earlier one as its own.
+    fn with_taken(self, taken: CopiesTaken) -> Self {
+        self.copies.replace(taken);
+        self
     }
 }
 

@@ -19,12 +19,11 @@ pub(crate) const TAKER: usize = 0;
 
 /// Reads `parts` (positions of a branch, in order) on up to `threads` threads, this one
 /// included (`read`, given the part and the number of the thread reading it: [`TAKER`] for
-/// this one), and takes each in order on this one (`take`). A part is read by the first
-/// thread free to, never more than [`AHEAD_PER_THREAD`] parts a thread past the next one to
-/// take; this thread reads one while the next part to take is being read elsewhere. What
-/// `take` is done with (it may hold a part back and give up an earlier one) goes back to the
-/// thread that read it (`reader_of`) to be freed there, where it was allocated (that thread's
-/// next part reuses the memory). The first error, of a read or of `take`, ends the walk.
+/// this one), and takes each in order on this one (`take`). What `take` is done with (it may
+/// hold a part back and give up an earlier one) goes back to the thread that read it
+/// (`reader_of`) to be freed there, where it was allocated (that thread's next part reuses the
+/// memory). The first error, of a read or of `take`, ends the walk. [`walk_parts_in_turn`]
+/// with a walk that takes every part.
 pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
     parts: &[&[usize]],
     threads: usize,
@@ -32,10 +31,36 @@ pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
     reader_of: impl Fn(&T) -> usize,
     mut take: impl FnMut(T) -> std::result::Result<Option<T>, E>,
 ) -> std::result::Result<(), E> {
-    if parts.is_empty() {
-        return Ok(());
-    }
-    let helpers = threads.clamp(1, parts.len()) - 1;
+    walk_parts_in_turn(parts, threads, read, reader_of, |turns| {
+        while let Some(part) = turns.next() {
+            if let Some(done_with) = take(part?)? {
+                turns.done_with(done_with);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Starts reading `parts` (positions of a branch, in order) on up to `threads` threads, this
+/// one included (`read`, given the part and the number of the thread reading it: [`TAKER`]
+/// for this one), and runs `walk` here, which takes the parts in order ([`InTurn::next`]),
+/// after work of its own if it has any: the other threads read the first parts meanwhile. A
+/// part is read by the first thread free to, never more than [`AHEAD_PER_THREAD`] parts a
+/// thread past the next one to take; this thread reads one while the next part to take is
+/// being read elsewhere. What the walk is done with goes back to the thread that read it
+/// (`reader_of`, [`InTurn::done_with`]). When `walk` returns, however it does (an error, or
+/// before it took every part), the other threads stop after the part each is reading.
+pub(crate) fn walk_parts_in_turn<T: Send, R, E>(
+    parts: &[&[usize]],
+    threads: usize,
+    read: impl Fn(&[usize], usize) -> Result<T> + Sync,
+    reader_of: impl Fn(&T) -> usize,
+    walk: impl FnOnce(&mut InTurn<'_, T>) -> std::result::Result<R, E>,
+) -> std::result::Result<R, E>
+where
+    E: From<Error>,
+{
+    let helpers = threads.clamp(1, parts.len().max(1)) - 1;
     let turns = Turns::new(parts.len(), helpers);
     let (turns, read) = (&turns, &read);
     std::thread::scope(|scope| {
@@ -57,21 +82,54 @@ pub(crate) fn read_parts_in_turn<T: Send, E: From<Error>>(
                 .map_err(|e| Error::io("could not start a thread that reads the branch", e))?;
             to_free.push(done);
         }
-        for at in 0..parts.len() {
-            let part = turns.next_to_take(at, |other| {
-                let part = parts.get(other).copied().unwrap_or_default();
-                read(part, TAKER)
-            })?;
-            if let Some(done_with) = take(part)? {
-                let reader = reader_of(&done_with);
-                if let Some(done) = reader.checked_sub(1).and_then(|at| to_free.get(at)) {
-                    // Freed here if that reader has ended.
-                    drop(done.send(done_with));
-                }
-            }
-        }
-        Ok(())
+        walk(&mut InTurn {
+            turns,
+            parts,
+            read,
+            reader_of: &reader_of,
+            to_free,
+            next: 0,
+        })
     })
+}
+
+/// The parts of [`walk_parts_in_turn`], taken in order on the walking thread.
+pub(crate) struct InTurn<'a, T> {
+    turns: &'a Turns<T>,
+    parts: &'a [&'a [usize]],
+    read: &'a (dyn Fn(&[usize], usize) -> Result<T> + Sync),
+    reader_of: &'a dyn Fn(&T) -> usize,
+    /// Where what the walk is done with goes, for each helper (`1..`).
+    to_free: Vec<mpsc::Sender<T>>,
+    /// The next part to take.
+    next: usize,
+}
+
+impl<T> InTurn<'_, T> {
+    /// The next part, in order (`None` after the last): read by a helper, or here when no
+    /// thread has claimed it yet; while a helper reads it, this thread reads a later part if
+    /// it may, else waits.
+    pub(crate) fn next(&mut self) -> Option<Result<T>> {
+        let at = self.next;
+        if at >= self.parts.len() {
+            return None;
+        }
+        self.next += 1;
+        let (parts, read) = (self.parts, self.read);
+        Some(self.turns.next_to_take(at, |other| {
+            let part = parts.get(other).copied().unwrap_or_default();
+            read(part, TAKER)
+        }))
+    }
+
+    /// `part`, which the walk is done with, handed back to the thread that read it, to be
+    /// freed there (here if that thread has ended, or read it here).
+    pub(crate) fn done_with(&self, part: T) {
+        let reader = (self.reader_of)(&part);
+        if let Some(done) = reader.checked_sub(1).and_then(|at| self.to_free.get(at)) {
+            drop(done.send(part));
+        }
+    }
 }
 
 /// How far past the next part to take a part may be read: each thread about two parts ahead,
@@ -254,7 +312,7 @@ impl<T> Drop for Unfilled<'_, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::{TAKER, read_parts_in_turn};
+    use super::{AHEAD_PER_THREAD, TAKER, read_parts_in_turn, walk_parts_in_turn};
     use crate::error::Error;
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -386,5 +444,66 @@ mod tests {
         // The helper's part is filled with an error (the walk does not wait for it forever)
         // and its panic reaches the caller when the scope joins it.
         assert!(walked.is_err());
+    }
+
+    /// The other threads read the first parts while the walk does work of its own before it
+    /// takes one (a head built and sent); it then takes every part in order, and a walk that
+    /// stops early stops the readers, which read no further than they may ahead.
+    #[test]
+    fn parts_are_read_while_the_walk_works_before_taking_them() {
+        let owned = parts(40);
+        let parts: Vec<&[usize]> = owned.iter().map(Vec::as_slice).collect();
+        for stop_after in [None, Some(2)] {
+            let read = Mutex::new(Vec::new());
+            let walked = walk_parts_in_turn(
+                &parts,
+                2,
+                |part, by| {
+                    read.lock().unwrap().push((part[0], by));
+                    Ok((part[0], by))
+                },
+                |&(_, by)| by,
+                |turns| {
+                    // The work before the first part: done once the helper has read ahead
+                    // as far as it may (or after 10 s, when the check below fails).
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    while read.lock().unwrap().len() < 2 * AHEAD_PER_THREAD
+                        && std::time::Instant::now() < deadline
+                    {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    let before = read.lock().unwrap().clone();
+                    let mut taken = Vec::new();
+                    while let Some(part) = turns.next() {
+                        let (at, by) = part?;
+                        taken.push(at);
+                        turns.done_with((at, by));
+                        if Some(taken.len()) == stop_after {
+                            break;
+                        }
+                    }
+                    Ok::<_, Error>((before, taken))
+                },
+            );
+            let (before, taken) = walked.unwrap();
+            assert_eq!(
+                before,
+                (0..2 * AHEAD_PER_THREAD)
+                    .map(|at| (at, 1))
+                    .collect::<Vec<_>>(),
+                "the helper reads the first parts, in order, before any is taken"
+            );
+            let read = read.into_inner().unwrap();
+            match stop_after {
+                None => {
+                    assert_eq!(taken, (0..40).collect::<Vec<_>>());
+                    assert_eq!(read.len(), 40, "each part read once");
+                }
+                Some(stop) => {
+                    assert_eq!(taken, (0..stop).collect::<Vec<_>>());
+                    assert!(read.len() <= stop + 2 * AHEAD_PER_THREAD, "{read:?}");
+                }
+            }
+        }
     }
 }
