@@ -80,7 +80,22 @@ enum Command {
     Grep(grep::GrepArgs),
 }
 
+/// Before the arguments are parsed: when one of them names a session file the open reads on
+/// threads, another core is woken for its worker (`pi_session::store::wake_another_core`: the
+/// parse's time is the core's to wake in). Any argument counts (one `stat` each, flags left
+/// out): a wrong guess costs a short thread, or leaves the worker to wake the core itself.
+fn wake_for_a_large_session() {
+    let large = std::env::args_os()
+        .skip(1)
+        .filter(|arg| !arg.as_encoded_bytes().starts_with(b"-"))
+        .any(|arg| pi_session::store::may_open_on_threads(std::path::Path::new(&arg)));
+    if large {
+        pi_session::store::wake_another_core();
+    }
+}
+
 fn main() -> ExitCode {
+    wake_for_a_large_session();
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Context(args) => context::run(args),

@@ -94,13 +94,13 @@ pub use keyed::{
 };
 pub use lock::{RewriteLock, lock_path};
 pub use migrate::CURRENT_VERSION;
-pub use open::{OpenOptions, open, open_bytes, open_bytes_with, open_with};
+pub use open::{OpenOptions, may_open_on_threads, open, open_bytes, open_bytes_with, open_with};
 pub use publish_lock::{PUBLISH_LOCK_POLL, PUBLISH_LOCK_WAIT, publish_lock_path};
 pub use repair::{
     Repair, RepairAction, RepairChange, RepairedFile, backup_path, repair, repair_file,
     repair_file_waiting,
 };
-pub use scoped::StarterCore;
+pub use scoped::{StarterCore, wake_another_core};
 pub use session_file::{IndexEntry, IndexEnvelope, SessionFile};
 pub use writer::{
     Durability, SessionWriter, Stamps, SystemStamps, TitleWrite, WriterOptions, new_header,

@@ -74,6 +74,24 @@ impl Default for OpenOptions {
 /// Inputs smaller than this are parsed on the calling thread (threads cost more than they save).
 const PARALLEL_MIN_BYTES: u64 = 256 << 10;
 
+/// Whether [`open`] with the default options may read `path` on more than one thread: a
+/// regular file of [`PARALLEL_MIN_BYTES`] (256 KiB) or more (on one core it still reads it on
+/// one). One `stat`; `false` for anything else (a directory, a missing path). For a program
+/// that wakes another core before it opens a session ([`crate::wake_another_core`], which
+/// does nothing with one core) only when the open may start a worker there.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("s.jsonl");
+/// std::fs::write(&path, "{}\n").unwrap();
+/// assert!(!pi_session_store::may_open_on_threads(&path)); // parsed on the calling thread
+/// assert!(!pi_session_store::may_open_on_threads(dir.path()));
+/// ```
+pub fn may_open_on_threads(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .is_ok_and(|metadata| metadata.is_file() && metadata.len() >= PARALLEL_MIN_BYTES)
+}
+
 /// The most bytes a worker reads at once of a file too large to hold
 /// ([`index_parts_in_parallel`]; [`OpenOptions::buffer_bytes`] when smaller). A part this size
 /// is still in the core's cache when its lines are parsed: against 1 MiB parts, a 50 MB
@@ -1491,6 +1509,22 @@ mod tests {
         assert_eq!(*read, bytes);
         let read = read_whole_in_parts(file.as_file(), 4000, 3).unwrap();
         assert_eq!(*read, bytes);
+    }
+
+    /// A file may be opened on threads from 256 KiB on (the size the open starts workers
+    /// at), not below it, and a directory or a missing path never.
+    #[test]
+    fn a_file_may_be_opened_on_threads_from_the_size_the_open_starts_workers_at() {
+        let limit = super::PARALLEL_MIN_BYTES as usize;
+        let (short, _) = file_of(limit - 1).unwrap();
+        let (long, _) = file_of(limit).unwrap();
+        assert!(!super::may_open_on_threads(short.path()));
+        assert!(super::may_open_on_threads(long.path()));
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!super::may_open_on_threads(dir.path()));
+        assert!(!super::may_open_on_threads(
+            &dir.path().join("missing.jsonl")
+        ));
     }
 }
 

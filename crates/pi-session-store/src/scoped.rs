@@ -110,6 +110,40 @@ impl StarterCore {
     }
 }
 
+/// Wakes another core for the workers a process is about to start: starts a thread that ends
+/// at once, and returns without waiting for it.
+///
+/// The first worker a process starts runs only once a core that has stood idle wakes up. On
+/// the 2-vCPU VM the benchmarks run on, that took 120 µs (the median of 40 opens of a 5 MB
+/// file; a halted vCPU waits for the host to run it again), while the core woken by a thread
+/// started a few hundred microseconds before was still awake and ran it within ~10 µs. A
+/// program that opens a session first thing (the `pi-session` binary) calls this on its first
+/// line, before it parses its arguments, when one of them names a file the open reads on
+/// threads ([`crate::may_open_on_threads`]): a 5 MB `context` ended 2–3% sooner
+/// (`docs/perf.md`, round 47). Not for every process: the thread costs ~50 µs of a short one
+/// (a 2 KB file's `context`, 1.01 → 1.07 ms) that starts no worker. Nothing happens with one
+/// allowed core or elsewhere than on Linux; a thread that cannot be started is no error (the
+/// workers start when they can, as before).
+///
+/// ```
+/// // The first line of a program's `main`; its arguments are parsed, and its session opened,
+/// // after it.
+/// pi_session_store::wake_another_core();
+/// ```
+pub fn wake_another_core() {
+    #[cfg(target_os = "linux")]
+    {
+        let allowed = rustix::thread::sched_getaffinity(None).map_or(1, |set| set.count());
+        if allowed > 1 {
+            // A small stack: the thread does nothing.
+            let builder = std::thread::Builder::new()
+                .name("pi-session-wake".into())
+                .stack_size(64 * 1024);
+            drop(builder.spawn(|| {}));
+        }
+    }
+}
+
 /// [`StarterCore::spawn_scoped`] with a default thread, which panics when no thread can be
 /// made (as `Scope::spawn`, which the store's other workers are started with).
 pub(crate) fn spawn_off_core<'scope, T: Send + 'scope>(
