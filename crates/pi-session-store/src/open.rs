@@ -75,10 +75,10 @@ impl Default for OpenOptions {
 const PARALLEL_MIN_BYTES: u64 = 256 << 10;
 
 /// Whether [`open`] with the default options may read `path` on more than one thread: a
-/// regular file of [`PARALLEL_MIN_BYTES`] (256 KiB) or more (on one core it still reads it on
-/// one). One `stat`; `false` for anything else (a directory, a missing path). For a program
-/// that wakes another core before it opens a session ([`crate::wake_another_core`], which
-/// does nothing with one core) only when the open may start a worker there.
+/// regular file of 256 KiB or more, the size from which it starts workers (on one core it
+/// reads it on one). One `stat`; `false` for anything else (a directory, a missing path). For a
+/// program that wakes another core before it opens a session ([`crate::wake_another_core`],
+/// which does nothing with one core) only when the open may start a worker there.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
