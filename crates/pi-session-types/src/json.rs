@@ -481,16 +481,15 @@ mod fast {
         /// A key: a string (or a char, written as one); any other key is left to serde_json,
         /// which spells numbers and booleans as strings.
         fn key<T: Serialize + ?Sized>(&mut self, key: &T) -> Done {
-            done(self.walk.f.begin_object_key(&mut io::sink(), self.first))?;
-            self.first = false;
+            let first = std::mem::replace(&mut self.first, false);
             key.serialize(KeyWalk {
                 walk: &mut *self.walk,
-            })?;
-            done(self.walk.f.end_object_key(&mut io::sink()))
+                first,
+            })
         }
 
+        /// A member's value, after its key and the separator ([`JsFormatter::member_key`]).
         fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Done {
-            done(self.walk.f.begin_object_value(&mut io::sink()))?;
             value.serialize(&mut *self.walk)?;
             done(self.walk.f.end_object_value(&mut io::sink()))
         }
@@ -564,9 +563,12 @@ mod fast {
     }
     struct_like!(SerializeStruct, SerializeStructVariant);
 
-    /// A map key: strings and chars only.
+    /// A map key: strings and chars only, written with what comes before and after it
+    /// ([`JsFormatter::member_key`]).
     struct KeyWalk<'w, 'a> {
         walk: &'w mut Walk<'a>,
+        /// Whether it is its object's first.
+        first: bool,
     }
 
     impl ser::Serializer for KeyWalk<'_, '_> {
@@ -581,10 +583,14 @@ mod fast {
         type SerializeStructVariant = ser::Impossible<(), NotTaken>;
 
         fn serialize_str(self, v: &str) -> Done {
-            done(write_str(&mut self.walk.f, v))
+            done(self.walk.f.member_key(self.first, v))
         }
         fn serialize_char(self, v: char) -> Done {
-            done(write_str(&mut self.walk.f, v.encode_utf8(&mut [0; 4])))
+            done(
+                self.walk
+                    .f
+                    .member_key(self.first, v.encode_utf8(&mut [0; 4])),
+            )
         }
         fn serialize_bool(self, _: bool) -> Done {
             Err(NotTaken)
@@ -1080,6 +1086,48 @@ struct JsFormatter<'a> {
     state: &'a mut State,
 }
 
+impl JsFormatter<'_> {
+    /// A member's key where the fast walk meets it: what `begin_object_key`, the key's string,
+    /// `end_object_key` and `begin_object_value` write one after the other (the comma and line
+    /// before it, the key, `:` or `: ` after it), in one step; an integer-like key noted for
+    /// its object's reordering as `end_object_key` notes it. A short key with nothing to
+    /// escape (nearly every one) is copied with its quotes and separator at once.
+    fn member_key(&mut self, first: bool, key: &str) -> io::Result<()> {
+        let state = &mut *self.state;
+        state.item(first);
+        let bytes = key.as_bytes();
+        // Only a key that starts with a digit may be an array index.
+        let index = match bytes.first() {
+            Some(b'0'..=b'9') => array_index(bytes),
+            _ => None,
+        };
+        state.members.push(Member {
+            start: state.out.len(),
+            index,
+        });
+        if index.is_some() {
+            state.key_is_index();
+        }
+        let separator: &[u8] = match state.layout {
+            Some(_) => b"\": ",
+            None => b"\":",
+        };
+        if is_plain_short(bytes) {
+            let out = &mut state.out;
+            out.reserve(bytes.len() + separator.len() + 1);
+            out.push(b'"');
+            out.extend_from_slice(bytes);
+            out.extend_from_slice(separator);
+            return Ok(());
+        }
+        write_str(self, key)?;
+        self.state
+            .out
+            .extend_from_slice(separator.get(1..).unwrap_or_default());
+        Ok(())
+    }
+}
+
 /// Whether an object's members are in the order `JSON.stringify` writes them: its
 /// integer-like keys first, ascending, then the others.
 fn in_js_order(members: &[Member]) -> bool {
@@ -1169,6 +1217,14 @@ impl State {
             }
         }
         self.out.push(bracket);
+    }
+
+    /// The key just begun is an array index: its object is put in `JSON.stringify`'s order
+    /// when it ends.
+    fn key_is_index(&mut self) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.has_index_key = true;
+        }
     }
 
     /// Before an element or a key: the comma after the one before, and its line.
@@ -1402,10 +1458,8 @@ impl Formatter for JsFormatter<'_> {
         if key.len() >= 2 && key[0] == b'"' && key[key.len() - 1] == b'"' {
             member.index = array_index(&key[1..key.len() - 1]);
         }
-        if member.index.is_some()
-            && let Some(frame) = state.frames.last_mut()
-        {
-            frame.has_index_key = true;
+        if member.index.is_some() {
+            state.key_is_index();
         }
         Ok(())
     }
