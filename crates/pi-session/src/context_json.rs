@@ -300,15 +300,13 @@ impl Session {
         options: &ContextOptions<'_>,
         mut each: impl FnMut(SentMessage<'_>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(Vec<u8>, Vec<Diagnostic>, ContextLeftovers), E> {
-        let mut branch = {
-            let log = self.log();
-            log.index.branch_for(leaf)
-        };
-        // The plan (the entries that are not messages read, the tail known) under the log's
-        // lock; then the tail's parts are read on the other threads while this one reads the
-        // head's messages, builds them and sends them ([`walk_parts_in_turn`]).
+        // The branch and its plan (the entries that are not messages read, the tail known)
+        // under the log's lock; then the tail's parts are read on the other threads while this
+        // one reads the head's messages, builds them and sends them ([`walk_parts_in_turn`]).
+        let mut branch;
         let (plan, taken, reading) = {
             let log = self.log();
+            branch = log.index.branch_for(leaf);
             let source =
                 CopyingSource::for_context(&log, dialect, convert, options.blobs.is_some());
             let plan = context_path_planned(&source, &log.index, &branch.positions, dialect)?;
