@@ -612,23 +612,10 @@ impl<'p> ContextPlan<'p> {
         self,
         mut read: impl FnMut(&[usize]) -> Result<Vec<Value>, E>,
     ) -> Result<(PositionedPath, Vec<usize>), E> {
-        let Self {
-            positions,
-            unread,
-            sparse_at,
-            sparse,
-            stand_ins,
-            start,
-            mut sent,
-            mut tail,
-        } = self;
-        let mut read_at = |at: &[usize]| -> Result<Vec<Value>, E> {
-            if at.is_empty() {
-                return Ok(Vec::new());
-            }
-            let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
-            read(&wanted)
-        };
+        let (positions, start, unread) = (self.positions, self.start, self.unread);
+        let (sparse_at, sparse, stand_ins) = (self.sparse_at, self.sparse, self.stand_ins);
+        let (mut sent, mut tail) = (self.sent, self.tail);
+        let mut read_at = |at: &[usize]| read_with(positions, at, &mut read);
         let is_stand_in = |at: usize| stand_ins.binary_search(&at).is_ok();
         let mut sent_values = read_at(&sent)?;
         let is_assistant =
@@ -898,11 +885,21 @@ fn read<S: EntrySource + ?Sized>(
     positions: &[usize],
     at: &[usize],
 ) -> Result<Vec<Value>, S::Error> {
+    read_with(positions, at, |wanted| source.entry_values(wanted))
+}
+
+/// [`read`] through `read` (given positions, answering their entries in that order); nothing
+/// asked for no entry.
+fn read_with<E>(
+    positions: &[usize],
+    at: &[usize],
+    read: impl FnOnce(&[usize]) -> Result<Vec<Value>, E>,
+) -> Result<Vec<Value>, E> {
     if at.is_empty() {
         return Ok(Vec::new());
     }
     let wanted: Vec<usize> = at.iter().map(|&a| positions[a]).collect();
-    source.entry_values(&wanted)
+    read(&wanted)
 }
 
 /// Reads the bodies of the path entries `at` (indices into `positions`) into `path`.

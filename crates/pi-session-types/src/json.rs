@@ -778,6 +778,16 @@ fn is_plain_short(bytes: &[u8]) -> bool {
         .all(|&byte| byte.is_ascii() && !is_escaped_byte(byte))
 }
 
+/// A string with nothing to escape ([`is_plain_short`]) written as it is after its opening
+/// quote, followed by `after` (its closing quote, and what comes next).
+#[inline(always)]
+fn push_quoted(out: &mut Vec<u8>, bytes: &[u8], after: &[u8]) {
+    out.reserve(bytes.len() + after.len() + 1);
+    out.push(b'"');
+    out.extend_from_slice(bytes);
+    out.extend_from_slice(after);
+}
+
 /// Eight ones, one in each byte of a word.
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// The top bit of each byte of a word.
@@ -809,10 +819,7 @@ fn write_str(f: &mut JsFormatter<'_>, text: &str) -> io::Result<()> {
     // A short ASCII text with nothing to escape (a key, a role, a type, an id: most strings
     // written) holds no carrier: copied between its quotes at once.
     if is_plain_short(bytes) {
-        out.reserve(bytes.len() + 2);
-        out.push(b'"');
-        out.extend_from_slice(bytes);
-        out.push(b'"');
+        push_quoted(out, bytes, b"\"");
         return Ok(());
     }
     // Written as it is, each run copied whole, unless it holds a carrier (never ASCII: looked
@@ -1091,7 +1098,8 @@ impl JsFormatter<'_> {
     /// `end_object_key` and `begin_object_value` write one after the other (the comma and line
     /// before it, the key, `:` or `: ` after it), in one step; an integer-like key noted for
     /// its object's reordering as `end_object_key` notes it. A short key with nothing to
-    /// escape (nearly every one) is copied with its quotes and separator at once.
+    /// escape (nearly every one) is written with its closing quote and separator at once
+    /// ([`push_quoted`]).
     fn member_key(&mut self, first: bool, key: &str) -> io::Result<()> {
         let state = &mut *self.state;
         state.item(first);
@@ -1108,22 +1116,19 @@ impl JsFormatter<'_> {
         if index.is_some() {
             state.key_is_index();
         }
-        let separator: &[u8] = match state.layout {
+        // The closing quote and the separator, written at once after a plain key.
+        let after: &[u8] = match state.layout {
             Some(_) => b"\": ",
             None => b"\":",
         };
         if is_plain_short(bytes) {
-            let out = &mut state.out;
-            out.reserve(bytes.len() + separator.len() + 1);
-            out.push(b'"');
-            out.extend_from_slice(bytes);
-            out.extend_from_slice(separator);
+            push_quoted(&mut state.out, bytes, after);
             return Ok(());
         }
         write_str(self, key)?;
         self.state
             .out
-            .extend_from_slice(separator.get(1..).unwrap_or_default());
+            .extend_from_slice(after.get(1..).unwrap_or_default());
         Ok(())
     }
 }

@@ -570,20 +570,12 @@ impl PartReader {
             keyed: source.reader.copy.is_some(),
             ..source.reader
         };
-        let lines = message_lines(source.log, positions);
-        let mut not_lines: Vec<usize> = match lines.len() == positions.len() {
-            true => Vec::new(),
-            false => {
-                let mut lines = lines.iter().peekable();
-                let mut not_lines = Vec::new();
-                for &position in positions {
-                    if lines.next_if_eq(&&position).is_none() {
-                        not_lines.push(position);
-                    }
-                }
-                not_lines
-            }
-        };
+        let is_line = is_message_line(source.log);
+        let mut not_lines: Vec<usize> = positions
+            .iter()
+            .copied()
+            .filter(|&position| !is_line(position))
+            .collect();
         not_lines.sort_unstable();
         let reader = Self {
             file,
@@ -1229,12 +1221,19 @@ fn lines_read_from(log: &Log, copy: bool) -> Option<&SessionFile> {
 /// Those of `positions` that are `message` entries still as the file has them (the lines a
 /// [`LineReader`] reads), in the same order.
 fn message_lines(log: &Log, positions: &[usize]) -> Vec<usize> {
-    let message = KindQuery::new("message");
+    let is_line = is_message_line(log);
     positions
         .iter()
         .copied()
-        .filter(|&position| log.in_file(position) && log.index.is_kind(position, message))
+        .filter(|&position| is_line(position))
         .collect()
+}
+
+/// Whether a position of `log` is a `message` entry still as the file has it (a line a
+/// [`LineReader`] reads): the one test of [`message_lines`] and of [`PartReader::of`].
+fn is_message_line(log: &Log) -> impl Fn(usize) -> bool + '_ {
+    let message = KindQuery::new("message");
+    move |position| log.in_file(position) && log.index.is_kind(position, message)
 }
 
 /// What a [`LineReader`] read of one line ([`LineReader::read`]).
