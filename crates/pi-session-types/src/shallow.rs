@@ -164,7 +164,20 @@ pub fn listed_entry_with_message_keys<'l>(
     line: &'l [u8],
     keys: &Keys,
 ) -> Option<(ListedEntry, &'l [u8])> {
-    let mut read = entry_members(line, keys, |rest| listed_at(rest, keys.blocks))?;
+    listed_entry_with_message_keys_given(line, Strings::Unknown, keys)
+}
+
+/// [`listed_entry_with_message_keys`] of a line whose strings are known to be `strings`: for
+/// a line the open's scan proved [`Strings::Stringified`], the texts of the message's
+/// `content` are found by a search for their closing quotes and copied unchecked
+/// ([`value_read::read_listed_keeping_given`]), to the same answer. Say so only of a line a
+/// scan proved.
+pub fn listed_entry_with_message_keys_given<'l>(
+    line: &'l [u8],
+    strings: Strings,
+    keys: &Keys,
+) -> Option<(ListedEntry, &'l [u8])> {
+    let mut read = entry_members(line, keys, |rest| listed_at(rest, keys.blocks, strings))?;
     read.entry.retain(|(name, _)| *name != key::MESSAGE);
     read.message.retain(|(name, _)| *name != key::CONTENT);
     Some((
@@ -179,17 +192,17 @@ pub fn listed_entry_with_message_keys<'l>(
 
 /// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members,
 /// cut down to `blocks` ([`value_read::read_listed_keeping`]) unless it is empty.
-fn listed_at(rest: &[u8], blocks: &[&'static str]) -> Option<(Listed, usize)> {
+fn listed_at(rest: &[u8], blocks: &[&'static str], strings: Strings) -> Option<(Listed, usize)> {
     if let Some(b'"') = rest.first()
-        && let Some(read) = value_read::read_listed(rest)
+        && let Some(read) = value_read::read_listed_given(rest, strings)
     {
         // A string content, kept as its spelling.
         return Some(read);
     }
     if rest.first() == Some(&b'[') {
         let read = match blocks {
-            [] => value_read::read_listed(rest),
-            kept => value_read::read_listed_keeping(rest, kept),
+            [] => value_read::read_listed_given(rest, strings),
+            kept => value_read::read_listed_keeping_given(rest, kept, strings),
         };
         if read.is_some() {
             return read;
@@ -1086,8 +1099,9 @@ fn value_of(bytes: &[u8]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::{
-        Keys, canonical_entry_with_message_keys, canonical_keyed_message, entry_with_message_keys,
-        listed_entry_with_message_keys, value_of,
+        Keys, ListedEntry, canonical_entry_with_message_keys, canonical_keyed_message,
+        entry_with_message_keys, listed_entry_with_message_keys,
+        listed_entry_with_message_keys_given, value_of,
     };
     use serde_json::{Value, json};
 
@@ -1286,9 +1300,26 @@ mod tests {
                 blocks: &["type", "text"],
                 ..LISTED
             };
+            // What the open's scan proves of the line: a proven line reads the same with its
+            // texts found by their quotes.
+            let proven = crate::envelope_scan::scan_envelope(&line)
+                .is_some_and(|scanned| scanned.stringify_spelled);
             for keys in [LISTED, CUT] {
-                let listed = listed_entry_with_message_keys(&line, &keys)
-                    .map(|(listed, message)| (listed.into_value(), message));
+                let read = listed_entry_with_message_keys(&line, &keys);
+                if proven {
+                    let given = listed_entry_with_message_keys_given(
+                        &line,
+                        crate::json::Strings::Stringified,
+                        &keys,
+                    );
+                    proptest::prop_assert_eq!(&given, &read);
+                    // The texts as they decode, not only their spellings.
+                    let decoded = |read: Option<(ListedEntry, &[u8])>| {
+                        read.map(|(listed, message)| (listed.into_value(), message.to_vec()))
+                    };
+                    proptest::prop_assert_eq!(decoded(given), decoded(read.clone()));
+                }
+                let listed = read.map(|(listed, message)| (listed.into_value(), message));
                 proptest::prop_assert_eq!(listed, entry_with_message_keys(&line, &keys));
             }
         }

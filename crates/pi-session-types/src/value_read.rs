@@ -42,7 +42,11 @@ const DEPTH_LIMIT: usize = 128;
 /// assert_eq!(read_value(br#"[1,]"#), None);
 /// ```
 pub fn read_value(bytes: &[u8]) -> Option<(Value, usize)> {
-    let mut reader = Reader { bytes, at: 0 };
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        strings: json::Strings::Unknown,
+    };
     reader.skip_space();
     let delimited = matches!(reader.peek()?, b'{' | b'[' | b'"');
     let value = reader.value(0)?;
@@ -66,7 +70,11 @@ pub fn read_value(bytes: &[u8]) -> Option<(Value, usize)> {
 /// assert_eq!(read_whole_value(b"\"a\" x"), None);
 /// ```
 pub fn read_whole_value(bytes: &[u8]) -> Option<Value> {
-    let mut reader = Reader { bytes, at: 0 };
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        strings: json::Strings::Unknown,
+    };
     reader.skip_space();
     let value = reader.value(0)?;
     reader.skip_space();
@@ -205,7 +213,15 @@ impl Element {
 /// assert_eq!(read_listed(br#"{"a":1}"#).map(|(l, _)| l), Some(Listed::Other(json!({"a": 1}).into())));
 /// ```
 pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
-    listed_with(bytes, |reader, depth| {
+    read_listed_given(bytes, json::Strings::Unknown)
+}
+
+/// [`read_listed`] of bytes whose strings are known to be `strings` (a line the open's scan
+/// proved [`Strings::Stringified`](json::Strings::Stringified)): each string's end found by a
+/// search for its closing quote, its spelling copied unchecked. Say so only of bytes a scan
+/// proved: other bytes would be taken as canonical.
+pub fn read_listed_given(bytes: &[u8], strings: json::Strings) -> Option<(Listed, usize)> {
+    listed_with(bytes, strings, |reader, depth| {
         let mut members = Vec::new();
         reader.fields(depth, |key, value| members.push((Cow::Owned(key), value)))?;
         Some(members)
@@ -216,9 +232,14 @@ pub fn read_listed(bytes: &[u8]) -> Option<(Listed, usize)> {
 /// and how deep it sits).
 fn listed_with(
     bytes: &[u8],
+    strings: json::Strings,
     mut object: impl FnMut(&mut Reader<'_>, usize) -> Option<Members>,
 ) -> Option<(Listed, usize)> {
-    let mut reader = Reader { bytes, at: 0 };
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        strings,
+    };
     reader.skip_space();
     match reader.peek()? {
         b'[' => {}
@@ -270,11 +291,21 @@ fn listed_with(
 /// assert_eq!(read_listed_keeping(br#"[{"t\u0065xt":"a"}]"#, &["text"]), None);
 /// ```
 pub fn read_listed_keeping(bytes: &[u8], keep: &[&'static str]) -> Option<(Listed, usize)> {
+    read_listed_keeping_given(bytes, keep, json::Strings::Unknown)
+}
+
+/// [`read_listed_keeping`] of bytes whose strings are known to be `strings`, as
+/// [`read_listed_given`] reads them.
+pub fn read_listed_keeping_given(
+    bytes: &[u8],
+    keep: &[&'static str],
+    strings: json::Strings,
+) -> Option<(Listed, usize)> {
     // Each kept key is marked in a word as it is met.
     if keep.len() > u64::BITS as usize {
         return None;
     }
-    listed_with(bytes, |reader, depth| {
+    listed_with(bytes, strings, |reader, depth| {
         let mut members = Vec::new();
         reader.kept_members(depth, keep, |key, value| {
             members.push((Cow::Borrowed(key), value));
@@ -287,6 +318,8 @@ pub fn read_listed_keeping(bytes: &[u8], keep: &[&'static str]) -> Option<(Liste
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// What is known of the strings of `bytes` ([`Reader::spelled_string`]).
+    strings: json::Strings,
 }
 
 impl Reader<'_> {
@@ -587,6 +620,9 @@ impl Reader<'_> {
     /// its closing quote.
     fn spelled_string(&mut self) -> Option<JsString> {
         let bytes = self.bytes;
+        if self.strings == json::Strings::Stringified {
+            return self.known_spelled_string();
+        }
         let start = self.at + 1;
         let mut at = next_stop(bytes, start)?;
         let mut escaped = false;
@@ -607,6 +643,23 @@ impl Reader<'_> {
         }
         let spelling = std::str::from_utf8(&bytes[start..at]).ok()?.to_owned();
         self.at = at + 1;
+        Some(JsString::spelled(spelling, escaped))
+    }
+}
+
+impl Reader<'_> {
+    /// [`Self::spelled_string`] of bytes whose strings are `JSON.stringify`'s spelling
+    /// ([`json::Strings::Stringified`]): the closing quote found by a search for quotes, whether
+    /// the text holds an escape by a search for a backslash, and the spelling copied (the
+    /// agent context's canonical walk steps over such strings so: `json::skip_string_from`).
+    fn known_spelled_string(&mut self) -> Option<JsString> {
+        let bytes = self.bytes;
+        let open = self.at;
+        let end = json::skip_string_from(bytes, open, open + 1)?;
+        let text = bytes.get(open + 1..end - 1)?;
+        let escaped = memchr::memchr(b'\\', text).is_some();
+        let spelling = std::str::from_utf8(text).ok()?.to_owned();
+        self.at = end;
         Some(JsString::spelled(spelling, escaped))
     }
 }
@@ -814,6 +867,39 @@ mod tests {
         // Decoded: it writes `é` and `/` as they are.
         assert!(matches!(texts[1].spelling(), Cow::Owned(_)));
         assert_eq!(texts[1].spelling(), "café /");
+    }
+
+    /// Bytes whose strings are known to be `JSON.stringify`'s spelling read as any bytes read:
+    /// each string's end found by its quotes (backslashes before a quote counted), its
+    /// spelling and whether it holds an escape as the checking reader finds them.
+    #[test]
+    fn strings_known_as_stringify_spells_them_read_as_checked_ones() {
+        use super::{Listed, read_listed_given, read_listed_keeping, read_listed_keeping_given};
+        use crate::json::Strings;
+        let texts = [
+            r#""""#,
+            r#""plain""#,
+            r#""a\n\"b\"""#,
+            r#""ends in a backslash \\""#,
+            r#""\\\"\\""#,
+            "\"café ☕\"",
+            r#""\u001b over sixteen bytes \\\\""#,
+        ];
+        let decoded = |read: Option<(Listed, usize)>| read.map(|(l, len)| (l.into_value(), len));
+        for text in texts {
+            let array = format!(r#"[{{"type":"text","text":{text},"other":{text}}},{text}],"#);
+            let bytes = array.as_bytes();
+            let checked = read_listed_keeping(bytes, &["text"]);
+            assert!(checked.is_some(), "{text}");
+            let known = read_listed_keeping_given(bytes, &["text"], Strings::Stringified);
+            assert_eq!(known, checked, "{text}");
+            assert_eq!(decoded(known), decoded(checked), "{text}");
+            let string = format!("{text},");
+            let checked = super::read_listed(string.as_bytes());
+            let known = read_listed_given(string.as_bytes(), Strings::Stringified);
+            assert_eq!(known, checked, "{text}");
+            assert_eq!(decoded(known), decoded(checked), "{text}");
+        }
     }
 
     /// A JSON text made of the pieces a reader could trip over (escapes at a chunk's edge,

@@ -44,7 +44,7 @@ use pi_session_types::json::{
 };
 use pi_session_types::shallow::{
     KeyedMessage, Keys, LaidOut, Seen, canonical_entry_with_message_keys_given,
-    canonical_keyed_message_laid, entry_with_message_keys, listed_entry_with_message_keys,
+    canonical_keyed_message_laid, entry_with_message_keys, listed_entry_with_message_keys_given,
 };
 use pi_session_types::view::{EntryRef, key};
 
@@ -643,7 +643,9 @@ impl PartReader {
             return session.log().values_at(positions).map(of_values);
         };
         let candidates = self.lines_among(positions);
-        let read = file.map_raw(&candidates, |_, entry, line| rho_line(entry, line))?;
+        let read = file.map_raw(&candidates, |index, entry, line| {
+            rho_line(entry, line, file.strings(index))
+        })?;
         merge_read(
             positions,
             candidates,
@@ -1317,9 +1319,11 @@ fn merge_read<R, T>(
 /// A `message` line as rho reads it ([`PartReader::rho_entries`]), when it is the entry the
 /// index holds at that place (as the store checks before it serves a line as parsed): its
 /// type is `message` and its id the index's, as written.
-fn rho_line(entry: &IndexEntry, line: &[u8]) -> Option<rho::RhoEntry> {
-    // Only `message` lines come here (`message_lines`): the kind is checked once, below.
-    let (listed, _) = listed_entry_with_message_keys(line, &rho::MESSAGE_KEYS)?;
+fn rho_line(entry: &IndexEntry, line: &[u8], strings: Strings) -> Option<rho::RhoEntry> {
+    // Only `message` lines come here (`message_lines`): the kind is checked once, below. A
+    // line the open proved spelled as `JSON.stringify` spells it has its texts found by their
+    // quotes.
+    let (listed, _) = listed_entry_with_message_keys_given(line, strings, &rho::MESSAGE_KEYS)?;
     let read = |name: &str| {
         let member = listed.entry.iter().find(|(kept, _)| *kept == name);
         member.and_then(|(_, value)| value.as_str())
