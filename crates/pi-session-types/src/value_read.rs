@@ -42,11 +42,7 @@ const DEPTH_LIMIT: usize = 128;
 /// assert_eq!(read_value(br#"[1,]"#), None);
 /// ```
 pub fn read_value(bytes: &[u8]) -> Option<(Value, usize)> {
-    let mut reader = Reader {
-        bytes,
-        at: 0,
-        strings: json::Strings::Unknown,
-    };
+    let mut reader = Reader::new(bytes, json::Strings::Unknown);
     reader.skip_space();
     let delimited = matches!(reader.peek()?, b'{' | b'[' | b'"');
     let value = reader.value(0)?;
@@ -70,11 +66,7 @@ pub fn read_value(bytes: &[u8]) -> Option<(Value, usize)> {
 /// assert_eq!(read_whole_value(b"\"a\" x"), None);
 /// ```
 pub fn read_whole_value(bytes: &[u8]) -> Option<Value> {
-    let mut reader = Reader {
-        bytes,
-        at: 0,
-        strings: json::Strings::Unknown,
-    };
+    let mut reader = Reader::new(bytes, json::Strings::Unknown);
     reader.skip_space();
     let value = reader.value(0)?;
     reader.skip_space();
@@ -235,11 +227,7 @@ fn listed_with(
     strings: json::Strings,
     mut object: impl FnMut(&mut Reader<'_>, usize) -> Option<Members>,
 ) -> Option<(Listed, usize)> {
-    let mut reader = Reader {
-        bytes,
-        at: 0,
-        strings,
-    };
+    let mut reader = Reader::new(bytes, strings);
     reader.skip_space();
     match reader.peek()? {
         b'[' => {}
@@ -320,6 +308,17 @@ struct Reader<'a> {
     at: usize,
     /// What is known of the strings of `bytes` ([`Reader::spelled_string`]).
     strings: json::Strings,
+}
+
+impl<'a> Reader<'a> {
+    /// A cursor at the start of `bytes`, whose strings are known to be `strings`.
+    fn new(bytes: &'a [u8], strings: json::Strings) -> Self {
+        Self {
+            bytes,
+            at: 0,
+            strings,
+        }
+    }
 }
 
 impl Reader<'_> {
