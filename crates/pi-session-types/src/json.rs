@@ -1956,12 +1956,10 @@ impl<'b, R: Report<'b>> Canonical<'b, R> {
     /// found by a search for quotes; whether it holds an escape is told by a search for a
     /// backslash (the members handed out say so).
     fn string_known(&mut self, at: usize) -> bool {
-        let open = self.at;
-        let Some(end) = skip_string_from(self.bytes, open, at) else {
+        let Some((_, end, escaped)) = known_string(self.bytes, self.at, at) else {
             return false;
         };
-        let text = self.bytes.get(open + 1..end - 1).unwrap_or_default();
-        self.escaped = memchr::memchr(b'\\', text).is_some();
+        self.escaped = escaped;
         self.at = end;
         true
     }
@@ -2322,6 +2320,18 @@ pub(crate) fn skip_string(bytes: &[u8], at: usize) -> Option<usize> {
         return None;
     }
     skip_string_from(bytes, at, at + 1)
+}
+
+/// A string known to be `JSON.stringify`'s spelling ([`Strings::Stringified`]), opened at
+/// `open` and searched on from `at` (as [`skip_string_from`]): its text between the quotes,
+/// where it ends (past its closing quote, found by a search for quotes) and whether it holds
+/// an escape (told by a search for a backslash). The one reading of such a string: the
+/// canonical walk steps over it so, `value_read`'s listing reader copies its spelling so.
+#[inline]
+pub(crate) fn known_string(bytes: &[u8], open: usize, at: usize) -> Option<(&[u8], usize, bool)> {
+    let end = skip_string_from(bytes, open, at)?;
+    let text = bytes.get(open + 1..end - 1)?;
+    Some((text, end, memchr::memchr(b'\\', text).is_some()))
 }
 
 /// [`skip_string`] of the string opened at `open`, searched on from `at` (inside it, not inside

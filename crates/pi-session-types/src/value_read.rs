@@ -644,19 +644,12 @@ impl Reader<'_> {
         self.at = at + 1;
         Some(JsString::spelled(spelling, escaped))
     }
-}
 
-impl Reader<'_> {
     /// [`Self::spelled_string`] of bytes whose strings are `JSON.stringify`'s spelling
-    /// ([`json::Strings::Stringified`]): the closing quote found by a search for quotes, whether
-    /// the text holds an escape by a search for a backslash, and the spelling copied (the
-    /// agent context's canonical walk steps over such strings so: `json::skip_string_from`).
+    /// ([`json::Strings::Stringified`]): found as the canonical walk finds them
+    /// ([`json::known_string`]), the spelling copied.
     fn known_spelled_string(&mut self) -> Option<JsString> {
-        let bytes = self.bytes;
-        let open = self.at;
-        let end = json::skip_string_from(bytes, open, open + 1)?;
-        let text = bytes.get(open + 1..end - 1)?;
-        let escaped = memchr::memchr(b'\\', text).is_some();
+        let (text, end, escaped) = json::known_string(self.bytes, self.at, self.at + 1)?;
         let spelling = std::str::from_utf8(text).ok()?.to_owned();
         self.at = end;
         Some(JsString::spelled(spelling, escaped))
