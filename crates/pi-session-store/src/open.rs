@@ -105,6 +105,15 @@ const OPEN_PARTS: u64 = 40;
 /// The fewest bytes a part of the open may be cut down to ([`part_len`]).
 const MIN_PART_BYTES: u64 = 64 << 10;
 
+/// The read buffers of [`index_parts_in_parallel`], per thread: the part a thread reads and one
+/// read ahead of the fold (a thread's first part takes about twice as long as the others, its
+/// buffer's pages faulted in, while the other thread reads on). A third per thread (as
+/// [`index_in_parallel`]'s pipeline keeps) was seldom waited for, but each buffer that is used
+/// once is a part's worth of fresh pages, faulted in, zeroed and freed at exit: with two, the
+/// 5 MB bench session's `check` and `anthropic` context ended ~2% sooner, the 50 and 200 MB
+/// sessions' no later (docs/perf.md, round 49).
+const PARTS_PER_THREAD: usize = 2;
+
 /// The bytes a worker reads at once of a file of `size` bytes too large to hold:
 /// [`PART_BYTES`], less for a file shorter than [`OPEN_PARTS`] such parts, so that it is still
 /// cut into about that many (a multiple of 4 KiB, down to [`MIN_PART_BYTES`]). The parts of a
@@ -360,8 +369,8 @@ impl PartsFold {
 /// folded.
 ///
 /// Memory is bounded as in [`index_in_parallel`]: a thread takes a buffer from a pool of
-/// `3 × threads` ([`BufferPool`], last returned first out) before it claims the next part, and
-/// a buffer goes back only once its part is folded. The file ends at the first part (in file
+/// `2 × threads` ([`PARTS_PER_THREAD`]; [`BufferPool`], last returned first out) before it
+/// claims the next part, and a buffer goes back only once its part is folded. The file ends at the first part (in file
 /// order) that met its end as it was read, so a file growing meanwhile is read on to where it
 /// ended then (as one reader reading on to the end would), and one that shrank ends where the
 /// read found its end; a part whose first line does not start where the part before it ended
@@ -380,7 +389,7 @@ fn index_parts_in_parallel(
     let next_part = AtomicUsize::new(0);
     // The first part known to have met the end of the file: no thread claims one after it.
     let last_part = AtomicUsize::new(usize::MAX);
-    let pool = BufferPool::new(threads.max(1) * 3);
+    let pool = BufferPool::new(threads.max(1) * PARTS_PER_THREAD);
     let state = Mutex::new(PartsFold {
         builder: Builder::expecting(size),
         had_bom: false,
