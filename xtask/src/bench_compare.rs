@@ -554,7 +554,7 @@ pub(crate) fn interleaved(
                 .get(order.len() / 2)
                 .map(|&median| done.swap_remove(median))
                 .unwrap_or_default();
-            kept["runs_ms"] = json!(times.iter().map(|t| round(*t)).collect::<Vec<_>>());
+            kept["runs_ms"] = json!(times.iter().map(|t| round_ms(*t)).collect::<Vec<_>>());
             (one.at, kept)
         })
         .collect())
@@ -587,7 +587,7 @@ pub(crate) fn timed(command: &mut Command) -> Result<Value, String> {
         return Err(format!("{command:?} failed ({status})"));
     }
     let (_, mut measured) = run_timed(command, false)?;
-    measured["wall_ms"] = json!(round(wall_ms));
+    measured["wall_ms"] = json!(round_ms(wall_ms));
     Ok(measured)
 }
 
@@ -667,6 +667,12 @@ fn run_timed(command: &mut Command, capture: bool) -> Result<(Vec<u8>, Value), S
 
 fn round(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
+}
+
+/// A time in milliseconds to the hundredth: a step of 0.1 ms would be 3% of a 5 MB context
+/// (~3.3 ms), as much as the margin its goal is judged by.
+fn round_ms(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
 fn number(value: &Value, path: &[&str]) -> f64 {
@@ -1148,6 +1154,10 @@ mod tests {
         let measured = timed(Command::new("sleep").arg("0.2")).expect("sleep runs");
         let wall = number(&measured, &["wall_ms"]);
         assert!((200.0..2_000.0).contains(&wall), "{measured}");
+        // Kept to the hundredth of a millisecond, no coarser.
+        assert_eq!(wall, round_ms(wall), "{measured}");
+        assert_eq!(round_ms(3.344_9), 3.34);
+        assert_eq!(round_ms(3.345_1), 3.35);
         let rss = number(&measured, &["peak_rss_mb"]);
         assert!(rss > 0.0 && rss < 100.0, "{measured}");
         // A failing run is an error, not a figure.
