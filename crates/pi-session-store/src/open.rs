@@ -108,7 +108,7 @@ const MIN_PART_BYTES: u64 = 64 << 10;
 /// The read buffers of [`index_parts_in_parallel`], per thread: the part a thread reads and one
 /// read ahead of the fold (a thread's first part takes about twice as long as the others, its
 /// buffer's pages faulted in, while the other thread reads on). A third per thread (as
-/// [`index_in_parallel`]'s pipeline keeps) was seldom waited for, but each buffer that is used
+/// [`index_in_parallel`]'s pipeline keeps) bought no measurable time, and each buffer used even
 /// once is a part's worth of fresh pages, faulted in, zeroed and freed at exit: with two, the
 /// 5 MB bench session's `check` and `anthropic` context ended ~2% sooner, the 50 and 200 MB
 /// sessions' no later (docs/perf.md, round 49).
@@ -370,12 +370,13 @@ impl PartsFold {
 ///
 /// Memory is bounded as in [`index_in_parallel`]: a thread takes a buffer from a pool of
 /// `2 × threads` ([`PARTS_PER_THREAD`]; [`BufferPool`], last returned first out) before it
-/// claims the next part, and a buffer goes back only once its part is folded. The file ends at the first part (in file
-/// order) that met its end as it was read, so a file growing meanwhile is read on to where it
-/// ended then (as one reader reading on to the end would), and one that shrank ends where the
-/// read found its end; a part whose first line does not start where the part before it ended
-/// (the file was rewritten meanwhile) ends it there too. A part that cannot be read is the
-/// error once the parts before it are folded; a panicking thread (a bug) is re-raised here.
+/// claims the next part, and a buffer goes back only once its part is folded. The file ends at
+/// the first part (in file order) that met its end as it was read, so a file growing meanwhile
+/// is read on to where it ended then (as one reader reading on to the end would), and one that
+/// shrank ends where the read found its end; a part whose first line does not start where the
+/// part before it ended (the file was rewritten meanwhile) ends it there too. A part that
+/// cannot be read is the error once the parts before it are folded; a panicking thread (a bug)
+/// is re-raised here.
 ///
 /// `read_at` fills what it is given from a file offset (`FileExt::read_at`), fewer bytes only
 /// at the end of the file.
