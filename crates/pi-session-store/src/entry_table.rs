@@ -11,7 +11,7 @@
 
 use crate::session_file::IndexEntry;
 use hashbrown::HashTable;
-use pi_session_types::envelope_scan::KeyFilter;
+use pi_session_types::envelope_scan::{KeyFilter, MessageAt};
 use pi_session_types::json::Strings;
 use std::hash::BuildHasher;
 
@@ -109,6 +109,10 @@ pub struct EntryTable {
     /// What the open's scan proved of each entry's strings ([`Strings`]), beside `entries`;
     /// shorter, as `keys`, only in a table built without them.
     strings: Vec<Strings>,
+    /// Where the open's scan found each entry's line's message and id
+    /// ([`MessageAt::to_packed`]; 0: it did not), beside `entries`; shorter, as `keys`, only in
+    /// a table built without them.
+    message_at: Vec<u32>,
     /// Each entry's `type` as its place in [`KINDS`] ([`OTHER_KIND`]: another type), one byte
     /// an entry: a question over every entry's type (the dialect's evidence, the positions of
     /// the labels) reads these instead of each envelope's text on the heap.
@@ -173,11 +177,13 @@ impl EntryTable {
     /// Builds the lookups over `entries`: ids (a later duplicate wins, as in pi and omp), then
     /// every parent resolved against the final ids. `keys` is each entry's key filter (an
     /// entry without one may hold any key), `strings` what the scan proved of its strings
-    /// (of an entry without it: nothing).
+    /// (of an entry without it: nothing), `message_at` where it found its line's message and id
+    /// ([`MessageAt::to_packed`]).
     pub(crate) fn new(
         entries: Vec<IndexEntry>,
         keys: Vec<KeyFilter>,
         strings: Vec<Strings>,
+        message_at: Vec<u32>,
     ) -> Self {
         let mut by_id = IdTable::with_capacity(entries.len());
         let mut duplicates = Vec::new();
@@ -221,6 +227,7 @@ impl EntryTable {
             duplicates,
             keys,
             strings,
+            message_at,
             kinds,
         }
     }
@@ -320,6 +327,12 @@ impl EntryTable {
     #[inline]
     pub(crate) fn strings(&self, position: usize) -> Strings {
         self.strings.get(position).copied().unwrap_or_default()
+    }
+
+    /// Where the open's scan found the message and the id of the line of the entry at
+    /// `position`, when it did.
+    pub(crate) fn message_at(&self, position: usize) -> Option<MessageAt> {
+        MessageAt::from_packed(*self.message_at.get(position)?)
     }
 
     /// Every entry's line, offset, length and envelope, in file order.

@@ -764,6 +764,13 @@ struct ReadValue {
     keys: KeyFilter,
     /// From [`scan_envelope`]; [`Strings::Unknown`] for a value read any other way.
     strings: Strings,
+    /// From [`scan_envelope`] ([`Scanned::message_at`], packed: [`MessageAt::to_packed`]); 0
+    /// for a value read any other way.
+    ///
+    /// [`MessageAt::to_packed`]: pi_session_types::envelope_scan::MessageAt::to_packed
+    ///
+    /// [`Scanned::message_at`]: pi_session_types::envelope_scan::Scanned::message_at
+    message_at: u32,
 }
 
 /// Reads the envelope of one value: borrowed from the line and copied once, into the index's
@@ -775,12 +782,14 @@ fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
             &envelope,
             KeyFilter::ANY,
             Strings::Unknown,
+            None,
         )),
         Err(_) => parse_envelope(bytes).map(|envelope| ReadValue {
             envelope: IndexEnvelope::from(&envelope),
             warnings: envelope.warnings,
             keys: KeyFilter::ANY,
             strings: Strings::Unknown,
+            message_at: 0,
         }),
     }
 }
@@ -788,7 +797,12 @@ fn read_envelope(bytes: &[u8]) -> Result<ReadValue, LineError> {
 impl ReadValue {
     /// A borrowed envelope read without a repair or warning, copied into the index's form,
     /// with the filter of the keys its line may hold and what is known of its strings.
-    fn clean(envelope: &EnvelopeRef<'_>, keys: KeyFilter, strings: Strings) -> Self {
+    fn clean(
+        envelope: &EnvelopeRef<'_>,
+        keys: KeyFilter,
+        strings: Strings,
+        message_at: Option<pi_session_types::envelope_scan::MessageAt>,
+    ) -> Self {
         Self {
             envelope: IndexEnvelope::new(
                 &envelope.kind,
@@ -799,6 +813,7 @@ impl ReadValue {
             warnings: Vec::new(),
             keys,
             strings,
+            message_at: message_at.map_or(0, |at| at.to_packed()),
         }
     }
 }
@@ -823,6 +838,7 @@ fn parse_one(bytes: &[u8], line: &LineSpan) -> LineOutcome {
             &scanned.envelope,
             scanned.keys,
             Strings::of_scanned(&scanned),
+            scanned.message_at,
         ));
     }
     match read_envelope(content) {
@@ -884,6 +900,9 @@ struct Builder {
     keys: Vec<KeyFilter>,
     /// What the open's scan proved of each entry's strings, beside `entries`.
     strings: Vec<Strings>,
+    /// Where the open's scan found each entry's line's message (0: it did not), beside
+    /// `entries`.
+    message_at: Vec<u32>,
     diagnostics: DiagnosticLog,
     header: Option<SessionHeader>,
     /// (line, byte offset) of the header.
@@ -932,6 +951,7 @@ impl Builder {
         let _ = self.entries.try_reserve(estimate);
         let _ = self.keys.try_reserve(estimate);
         let _ = self.strings.try_reserve(estimate);
+        let _ = self.message_at.try_reserve(estimate);
     }
 
     fn absorb(&mut self, chunk: &Chunk, outcomes: Vec<LineOutcome>) {
@@ -1024,6 +1044,7 @@ impl Builder {
             });
             self.keys.push(read.keys);
             self.strings.push(read.strings);
+            self.message_at.push(read.message_at);
         }
     }
 
@@ -1103,6 +1124,7 @@ impl Builder {
         self.entries.shrink_to_fit();
         self.keys.shrink_to_fit();
         self.strings.shrink_to_fit();
+        self.message_at.shrink_to_fit();
         let table = self.check_ids();
         let file = SessionFile {
             source,
@@ -1201,6 +1223,7 @@ impl Builder {
             std::mem::take(&mut self.entries),
             std::mem::take(&mut self.keys),
             std::mem::take(&mut self.strings),
+            std::mem::take(&mut self.message_at),
         );
         let entries = table.entries();
         let mut duplicates = table.duplicate_ids().iter().peekable();

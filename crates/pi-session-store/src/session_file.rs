@@ -634,6 +634,36 @@ impl SessionFile {
         self.table.strings(index)
     }
 
+    /// Where the open's scan found the value of the top-level `message` of the line of the entry
+    /// at `index`, and its id's text, as offsets into the bytes [`map_raw`](Self::map_raw)
+    /// hands out for it: when the scan was sure of the line and found it laid out as pi and omp
+    /// write a `message` entry ([`Scanned::message_at`]). `None` otherwise, for an index out of
+    /// range and for every entry of a migrated file. A reader tells that the line it reads is
+    /// still the one scanned with [`MessageAt::holds`].
+    ///
+    /// [`Scanned::message_at`]: pi_session_types::envelope_scan::Scanned::message_at
+    /// [`MessageAt::holds`]: pi_session_types::envelope_scan::MessageAt::holds
+    ///
+    /// ```
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user"}}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let line = text.lines().nth(1).unwrap();
+    /// let at = session.message_at(0).unwrap();
+    /// assert_eq!(&line[at.message()..], r#"{"role":"user"}}"#);
+    /// assert!(at.holds(line.as_bytes(), "a"));
+    /// assert_eq!(session.message_at(1), None); // no such entry
+    /// ```
+    #[inline]
+    pub fn message_at(&self, index: usize) -> Option<pi_session_types::envelope_scan::MessageAt> {
+        if self.is_migrated() {
+            return None;
+        }
+        self.table.message_at(index)
+    }
+
     /// Hands the exact bytes of the entry at each of `indices` (any order, repeats allowed),
     /// with its index and index entry, to `convert`, and returns what it gives in the order
     /// asked: one pass over the lines in file order (on a few threads for a large request), as
@@ -656,6 +686,38 @@ impl SessionFile {
         convert: impl Fn(usize, &IndexEntry, &[u8]) -> T + Sync,
     ) -> Result<Vec<T>, StoreError> {
         self.collect_in_file_order(indices, |index, at, bytes| Ok(convert(index, at, bytes)))
+    }
+
+    /// [`map_raw`](Self::map_raw), each line handed out with the shared bytes it lies in, when
+    /// it lies in some: the file the session holds in memory ([`Self::held_bytes`]), or, for a
+    /// file re-read by byte range, the window of lines it was read in, when the lines asked for
+    /// fill at least half of it. A caller that keeps a part of a line (a message it sends as
+    /// written) may keep its range of those bytes instead of a copy; a line handed out with
+    /// `None` (read alone, or in a window mostly of lines not asked for) is to be copied. The
+    /// windows come from a few buffers a thread, used again once every range kept of one is
+    /// dropped: the ranges kept are meant to live as long as the caller's answer is being made.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let text = concat!(
+    ///     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#, "\n",
+    ///     r#"{"type":"label","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"one"}"#, "\n",
+    /// );
+    /// let (session, _) = pi_session_store::open_bytes(text.as_bytes().to_vec());
+    /// let held = session.map_raw_held(&[0], |_, _, raw, held| {
+    ///     held.is_some_and(|bytes| bytes.as_ptr_range().contains(&raw.as_ptr()))
+    /// })?;
+    /// assert_eq!(held, [true]);
+    /// # Ok(()) }
+    /// ```
+    pub fn map_raw_held<T: Send>(
+        &self,
+        indices: &[usize],
+        convert: impl Fn(usize, &IndexEntry, &[u8], Option<&SharedBytes>) -> T + Sync,
+    ) -> Result<Vec<T>, StoreError> {
+        self.collect_in_file_order_held(indices, true, |index, at, bytes, held| {
+            Ok(convert(index, at, bytes, held))
+        })
     }
 
     /// The whole file as this session holds it in memory (a small file, or bytes opened with
@@ -759,6 +821,20 @@ impl SessionFile {
         indices: &[usize],
         convert: impl Fn(usize, &IndexEntry, &[u8]) -> Result<T, StoreError> + Sync,
     ) -> Result<Vec<T>, StoreError> {
+        self.collect_in_file_order_held(indices, false, |index, at, bytes, _| {
+            convert(index, at, bytes)
+        })
+    }
+
+    /// [`Self::collect_in_file_order`], each line handed out with the shared bytes it lies in
+    /// when `shared` asks for them ([`Self::map_raw_held`]).
+    fn collect_in_file_order_held<T: Send>(
+        &self,
+        indices: &[usize],
+        shared: bool,
+        convert: impl Fn(usize, &IndexEntry, &[u8], Option<&SharedBytes>) -> Result<T, StoreError>
+        + Sync,
+    ) -> Result<Vec<T>, StoreError> {
         for &index in indices {
             self.index_entry(index)?;
         }
@@ -769,12 +845,12 @@ impl SessionFile {
         }
         let runs = self.runs_for_threads(indices, &order);
         let converted: Vec<Result<Vec<T>, StoreError>> = if runs.len() <= 1 {
-            vec![self.convert_run(indices, &order, &convert)]
+            vec![self.convert_run(indices, &order, shared, &convert)]
         } else {
             // The first run is converted on this thread, the others on threads started for
             // them, off this thread's core.
             crate::scoped::map_here_and_off_core(&runs, |run| {
-                self.convert_run(indices, run, &convert)
+                self.convert_run(indices, run, shared, &convert)
             })
         };
         if sorted {
@@ -833,7 +909,8 @@ impl SessionFile {
         &self,
         indices: &[usize],
         run: &[usize],
-        convert: &impl Fn(usize, &IndexEntry, &[u8]) -> Result<T, StoreError>,
+        shared: bool,
+        convert: &impl Fn(usize, &IndexEntry, &[u8], Option<&SharedBytes>) -> Result<T, StoreError>,
     ) -> Result<Vec<T>, StoreError> {
         let mut values = Vec::with_capacity(run.len());
         let mut lines = Vec::with_capacity(run.len());
@@ -842,10 +919,11 @@ impl SessionFile {
             lines.push((index, self.index_entry(index)?));
         }
         let path = match &self.source {
-            Source::Memory { .. } => {
+            Source::Memory { bytes, .. } => {
+                let held = shared.then_some(bytes);
                 let mut reader = self.range_reader();
                 for (index, at) in lines {
-                    values.push(convert(index, at, &reader.read(at)?)?);
+                    values.push(convert(index, at, &reader.read(at)?, held)?);
                 }
                 return Ok(values);
             }
@@ -855,6 +933,7 @@ impl SessionFile {
         let mut opened = None;
         read_windows(
             &lines,
+            shared,
             |at, into| {
                 let file = kept_or_open(kept, &mut opened, path)?;
                 crate::framing::read_into(into, |rest, before| {
@@ -862,9 +941,9 @@ impl SessionFile {
                 })
                 .map_err(|e| StoreError::io("could not read", path, e))
             },
-            |(index, at), bytes| match bytes {
+            |(index, at), bytes, held| match bytes {
                 Some(bytes) => {
-                    values.push(convert(*index, at, bytes)?);
+                    values.push(convert(*index, at, bytes, held)?);
                     Ok(())
                 }
                 None => Err(StoreError::Changed {
@@ -979,14 +1058,16 @@ const WINDOW_GAP_BYTES: u64 = 16 * 1024;
 /// file) of consecutive lines up to [`WINDOW_BYTES`], where the gap between two of them is at
 /// most [`WINDOW_GAP_BYTES`]: lines far apart are read apart, each exactly, never the 256 KiB
 /// around them. One buffer serves every window: the thread's, kept between calls
-/// ([`WINDOW_BUFFER`]).
+/// ([`WINDOW_BUFFER`]). With `shared`, a window whose lines fill at least half of it is read
+/// into a buffer of its own, shared ([`SharedWindows`]), and its lines are handed out with it.
 fn read_windows<L>(
     lines: &[(L, &IndexEntry)],
+    shared: bool,
     read: impl FnMut(u64, &mut [u8]) -> Result<usize, StoreError>,
-    line: impl FnMut(&(L, &IndexEntry), Option<&[u8]>) -> Result<(), StoreError>,
+    line: impl FnMut(&(L, &IndexEntry), Option<&[u8]>, Option<&SharedBytes>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     let mut buffer = WINDOW_BUFFER.with(Cell::take);
-    let read = read_windows_into(&mut buffer, lines, read, line);
+    let read = read_windows_into(&mut buffer, lines, shared, read, line);
     // Kept for the thread's next call unless a window of long lines grew it past the usual.
     if buffer.len() <= KEPT_WINDOW_BUFFER {
         WINDOW_BUFFER.with(|kept| kept.set(buffer));
@@ -1005,12 +1086,63 @@ thread_local! {
 /// The largest [`WINDOW_BUFFER`] kept between calls: a window of [`WINDOW_BYTES`].
 const KEPT_WINDOW_BUFFER: usize = WINDOW_BYTES as usize + CACHE_LINE;
 
+/// The shared buffers [`read_windows`] reads windows into (`shared`), a few kept by each
+/// thread between its windows and used again once nobody else holds one (every line's range
+/// kept of it dropped): a window of fresh memory is pages to fault in and zero (a 256 KiB
+/// window: 64 of them), and the lines of a part are most often dropped soon after they are
+/// read (a context's part once it is sent).
+struct SharedWindows;
+
+thread_local! {
+    /// The buffers [`SharedWindows`] keeps on this thread.
+    static SHARED_WINDOWS: Cell<Vec<SharedBytes>> = const { Cell::new(Vec::new()) };
+}
+
+impl SharedWindows {
+    /// The most buffers a thread keeps.
+    const KEPT: usize = 6;
+
+    /// A buffer of at least `room` bytes (what it held before is left in it: read over).
+    fn take(room: usize) -> Vec<u8> {
+        let mut kept = SHARED_WINDOWS.with(Cell::take);
+        let free = kept
+            .iter()
+            .position(|bytes| Arc::strong_count(bytes) == 1 && Arc::weak_count(bytes) == 0);
+        let buffer = free.and_then(|at| Arc::try_unwrap(kept.swap_remove(at)).ok());
+        SHARED_WINDOWS.with(|slot| slot.set(kept));
+        let mut buffer = buffer.unwrap_or_default();
+        if buffer.len() < room {
+            buffer.resize(room, 0);
+        }
+        buffer
+    }
+
+    /// `buffer` shared, kept for this thread's later windows when it is of the usual size and
+    /// the thread keeps fewer than [`Self::KEPT`].
+    fn share(buffer: Vec<u8>) -> SharedBytes {
+        let shared = Arc::new(buffer);
+        if shared.len() <= KEPT_WINDOW_BUFFER {
+            let mut kept = SHARED_WINDOWS.with(Cell::take);
+            if kept.len() < Self::KEPT {
+                kept.push(SharedBytes::clone(&shared));
+            }
+            SHARED_WINDOWS.with(|slot| slot.set(kept));
+        }
+        shared
+    }
+}
+
 /// [`read_windows`] through `buffer`.
 fn read_windows_into<L>(
     buffer: &mut Vec<u8>,
     lines: &[(L, &IndexEntry)],
+    shared: bool,
     mut read: impl FnMut(u64, &mut [u8]) -> Result<usize, StoreError>,
-    mut line: impl FnMut(&(L, &IndexEntry), Option<&[u8]>) -> Result<(), StoreError>,
+    mut line: impl FnMut(
+        &(L, &IndexEntry),
+        Option<&[u8]>,
+        Option<&SharedBytes>,
+    ) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     let end_of = |at: &IndexEntry| at.byte_offset.saturating_add(at.byte_len);
     let mut first = 0;
@@ -1030,20 +1162,32 @@ fn read_windows_into<L>(
         }
         let len = usize::try_from(stop - start).unwrap_or(usize::MAX);
         let room = len.saturating_add(CACHE_LINE);
-        if buffer.len() < room {
-            buffer.resize(room, 0);
-        }
+        let wanted: u64 = lines[first..last].iter().map(|(_, at)| at.byte_len).sum();
+        let mut own =
+            (shared && wanted.saturating_mul(2) >= stop - start).then(|| SharedWindows::take(room));
+        let into = match &mut own {
+            Some(own) => own,
+            None => {
+                if buffer.len() < room {
+                    buffer.resize(room, 0);
+                }
+                &mut *buffer
+            }
+        };
         // Read where each byte sits in a cache line as in the page cache: the kernel's copy
         // is several times faster so.
-        let lead = aligned_lead(buffer, start);
-        let window = &mut buffer[lead..lead + len];
-        let filled = read(start, window)?;
-        let window = &buffer[lead..lead + filled];
+        let lead = aligned_lead(into, start);
+        let filled = read(start, &mut into[lead..lead + len])?;
+        let own = own.map(SharedWindows::share);
+        let window = match &own {
+            Some(own) => &own[lead..lead + filled],
+            None => &buffer[lead..lead + filled],
+        };
         for entry in &lines[first..last] {
             let (_, at) = entry;
             let from = usize::try_from(at.byte_offset - start).unwrap_or(usize::MAX);
             let to = from.saturating_add(usize::try_from(at.byte_len).unwrap_or(usize::MAX));
-            line(entry, window.get(from..to))?;
+            line(entry, window.get(from..to), own.as_ref())?;
         }
         first = last;
     }
@@ -1175,6 +1319,7 @@ mod window_tests {
         let (mut reads, mut got) = (Vec::new(), Vec::new());
         read_windows(
             &lines,
+            false,
             |at, into| {
                 reads.push((at, into.len()));
                 assert_eq!(
@@ -1187,7 +1332,7 @@ mod window_tests {
                 into[..n].copy_from_slice(&rest[..n]);
                 Ok(n)
             },
-            |_, bytes| {
+            |_, bytes, _| {
                 got.push(bytes.map(<[u8]>::to_vec));
                 Ok::<(), StoreError>(())
             },
@@ -1261,5 +1406,39 @@ mod window_tests {
                 (WINDOW_BYTES, (WINDOW_BYTES / 2) as usize)
             ]
         );
+    }
+
+    #[test]
+    fn a_window_mostly_of_the_lines_asked_for_is_handed_out_shared() {
+        let file: Vec<u8> = (0..(2 * WINDOW_BYTES) as usize)
+            .map(|at| (at % 251) as u8)
+            .collect();
+        // Back to back: the window is theirs. Two short lines a gap apart: one window, mostly
+        // of bytes nobody asked for, read into the thread's buffer and copied by the caller.
+        let dense = [line(1, 0, 100), line(2, 100, 100)];
+        let sparse = [line(3, 1000, 10), line(4, 1000 + WINDOW_GAP_BYTES, 10)];
+        for (lines, shared) in [(&dense, true), (&sparse, false)] {
+            let lines: Vec<(usize, &IndexEntry)> = lines.iter().enumerate().collect();
+            let mut held = Vec::new();
+            read_windows(
+                &lines,
+                true,
+                |at, into| {
+                    let rest = file.get(at as usize..).unwrap_or_default();
+                    let n = rest.len().min(into.len());
+                    into[..n].copy_from_slice(&rest[..n]);
+                    Ok(n)
+                },
+                |(_, at), bytes, shared| {
+                    let bytes = bytes.unwrap();
+                    let start = at.byte_offset as usize;
+                    assert_eq!(bytes, &file[start..start + at.byte_len as usize]);
+                    held.push(shared.map(|all| all.as_ptr_range().contains(&bytes.as_ptr())));
+                    Ok::<(), StoreError>(())
+                },
+            )
+            .unwrap();
+            assert_eq!(held, [shared.then_some(true); 2], "{lines:?}");
+        }
     }
 }

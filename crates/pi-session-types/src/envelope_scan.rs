@@ -175,6 +175,80 @@ pub struct Scanned<'a> {
     /// surrogate) makes each string then exactly `JSON.stringify`'s spelling of what it
     /// reads as; numbers and keys (their order, a key given twice) are not judged.
     pub stringify_spelled: bool,
+    /// Where the value of the line's top-level `message` starts and where its `id`'s text
+    /// does, when the line holds one `message` (two: `JSON.parse` keeps the last) and an `id`
+    /// string, each within its first 64 KiB. A reader of the message finds it without reading
+    /// the members before it, once a look at the line's first bytes and its id tells that it
+    /// is laid out as pi and omp write a `message` entry and still the line scanned
+    /// ([`MessageAt::holds`]).
+    pub message_at: Option<MessageAt>,
+}
+
+/// Where [`scan_envelope`] found a `message` line's message and id ([`Scanned::message_at`]):
+/// two offsets below 64 KiB, packed in 32 bits (the store keeps them so, beside each entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageAt(std::num::NonZeroU32);
+
+impl MessageAt {
+    /// How a line laid out as [`Scanned::message_at`] wants it starts.
+    const HEAD: &'static [u8] = br#"{"type":"message","#;
+
+    /// The message's value at `message` (its `{`), the `id`'s text at `id` (past its opening
+    /// quote); `None` when either is 64 KiB or more into the line, or `message` is 0.
+    ///
+    /// ```
+    /// use pi_session_types::envelope_scan::MessageAt;
+    /// let at = MessageAt::new(90, 24).unwrap();
+    /// assert_eq!((at.message(), at.id()), (90, 24));
+    /// assert_eq!(MessageAt::from_packed(at.to_packed()), Some(at));
+    /// assert_eq!(MessageAt::from_packed(0), None);
+    /// assert_eq!(MessageAt::new(1 << 16, 24), None);
+    /// ```
+    pub fn new(message: usize, id: usize) -> Option<Self> {
+        let message = u16::try_from(message).ok()?;
+        let id = u16::try_from(id).ok()?;
+        std::num::NonZeroU32::new(u32::from(id) << 16 | u32::from(message)).map(Self)
+    }
+
+    /// The offset of the message's value.
+    pub fn message(self) -> usize {
+        (self.0.get() & 0xffff) as usize
+    }
+
+    /// The offset of the `id`'s text.
+    pub fn id(self) -> usize {
+        (self.0.get() >> 16) as usize
+    }
+
+    /// The 32 bits the store keeps.
+    pub fn to_packed(self) -> u32 {
+        self.0.get()
+    }
+
+    /// What [`Self::to_packed`] gave (`None` for 0).
+    pub fn from_packed(packed: u32) -> Option<Self> {
+        std::num::NonZeroU32::new(packed).map(Self)
+    }
+
+    /// Whether `line` still reads as the scanned one: it starts with `{"type":"message",` and
+    /// holds `"id":"` `id` `"` where the scan found the id (a line rewritten in place under
+    /// another id, or moved, or laid out otherwise, says no).
+    ///
+    /// ```
+    /// use pi_session_types::envelope_scan::scan_envelope;
+    /// let line = br#"{"type":"message","id":"a1","parentId":null,"message":{"role":"user"}}"#;
+    /// let at = scan_envelope(line).unwrap().message_at.unwrap();
+    /// assert!(at.holds(line, "a1"));
+    /// assert!(!at.holds(br#"{"type":"message","id":"b1","parentId":null,"message":{"role":"user"}}"#, "a1"));
+    /// ```
+    pub fn holds(&self, line: &[u8], id: &str) -> bool {
+        let (at, id) = (self.id(), id.as_bytes());
+        let end = at + id.len();
+        line.starts_with(Self::HEAD)
+            && line.get(at.wrapping_sub(6)..at) == Some(br#""id":""#.as_slice())
+            && line.get(at..end) == Some(id)
+            && line.get(end) == Some(&b'"')
+    }
 }
 
 /// The line's envelope as [`crate::parse_envelope_ref`] reads it, and the filter of its keys,
@@ -195,6 +269,9 @@ pub struct Scanned<'a> {
 /// assert!(scan_envelope(br#"{"type":"x","text":"a\n\"b\""}"#).unwrap().stringify_spelled);
 /// assert!(!scan_envelope(br#"{"type":"x", "text":"a"}"#).unwrap().stringify_spelled);
 /// assert!(!scan_envelope(br#"{"type":"x","text":"a\/b"}"#).unwrap().stringify_spelled);
+/// assert_eq!(&line[scanned.message_at.unwrap().message()..], r#"{"content":"hi \u00e9"}}"#.as_bytes());
+/// let twice = br#"{"type":"x","message":{},"message":{}}"#;
+/// assert_eq!(scan_envelope(twice).unwrap().message_at, None); // `JSON.parse` keeps the last
 /// assert_eq!(scan_envelope(br#"{"type":"x","text":"\ud83d"}"#), None); // a surrogate escape
 /// assert_eq!(scan_envelope(br#"{"type":"x",}"#), None); // not JSON
 /// ```
@@ -208,6 +285,8 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
     scan.whitespace();
     scan.expect(b'{')?;
     let mut slots: [Slot; 4] = [Slot::Absent; 4];
+    // Where the `message` starts; `Some(None)` once a second one is met.
+    let mut message_at: Option<Option<usize>> = None;
     scan.whitespace();
     if scan.peek()? == b'}' {
         // `{}` has no `type`: the full path says so.
@@ -233,7 +312,13 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
                 }
                 *slot = value;
             }
-            None => scan.value()?,
+            None => {
+                // As a fixed-size compare (no call): the key is not ASCII-checked here.
+                if key.len() == 7 && key.first_chunk::<7>() == Some(b"message") {
+                    message_at = Some(message_at.is_none().then_some(scan.at));
+                }
+                scan.value()?;
+            }
         }
         scan.whitespace();
         match scan.next()? {
@@ -246,6 +331,10 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
     if scan.at != line.len() {
         return None;
     }
+    let id_text = match slots[1] {
+        Slot::Text(start, _) => Some(start),
+        Slot::Absent | Slot::Null => None,
+    };
     let texts = EnvelopeTexts::of(line, &slots);
     let [kind, id, parent_id, timestamp] = slots;
     let envelope = EnvelopeRef {
@@ -260,6 +349,10 @@ pub fn scan_envelope(line: &[u8]) -> Option<Scanned<'_>> {
         envelope,
         keys: KeyFilter(scan.keys),
         stringify_spelled: !scan.unusual,
+        message_at: message_at
+            .flatten()
+            .zip(id_text)
+            .and_then(|(message, id)| MessageAt::new(message, id)),
     })
 }
 

@@ -5,7 +5,9 @@
 //! never built.
 
 use serde_json::{Map, Value};
+use std::cell::Cell;
 
+use crate::envelope_scan::MessageAt;
 use crate::json::{self, Strings};
 use crate::value_read::{self, Listed};
 use crate::view::key;
@@ -325,6 +327,17 @@ fn canonical_message_members<'l, S>(
     mut inner: impl FnMut(&mut S, &'static str, Kept),
 ) -> Option<&'l [u8]> {
     let line = laid.line;
+    if let Some(at) = laid.proven {
+        return proven_members(
+            line,
+            at.message(),
+            strings,
+            keys,
+            state,
+            &mut top,
+            &mut inner,
+        );
+    }
     if let Some(head) = &laid.head {
         return laid_out_members(line, head, strings, keys, state, &mut top, &mut inner);
     }
@@ -460,6 +473,29 @@ fn laid_out_members<'l, S>(
     }
 }
 
+/// [`canonical_message_members`] of a line whose message the open's scan found at `start`
+/// ([`LaidOut::proven`]): only the message is walked and handed to `top`; the members around it
+/// are not read (the scan read the envelope, and found no second `message`).
+fn proven_members<'l, S>(
+    line: &'l [u8],
+    start: usize,
+    strings: Strings,
+    keys: &Keys,
+    state: &mut S,
+    top: &mut impl FnMut(&mut S, &'l [u8], &'l [u8], bool) -> bool,
+    inner: &mut impl FnMut(&mut S, &'static str, Kept),
+) -> Option<&'l [u8]> {
+    if line.get(start) != Some(&b'{') {
+        return None;
+    }
+    let mut refused = false;
+    let end = json::canonical_inner_value(line, start, strings, |met| {
+        refused = refused || !inner_member(keys, &met, state, inner);
+    });
+    let message = end.filter(|_| !refused).map(|end| &line[start..end])?;
+    top(state, key::MESSAGE.as_bytes(), message, false).then_some(message)
+}
+
 /// A member before `message` as [`laid_out_head`] finds it: its key as written, its value's
 /// bytes, and whether the value is a string holding an escape.
 type HeadMember<'l> = (&'l [u8], &'l [u8], bool);
@@ -548,8 +584,11 @@ pub fn laid_out_role(line: &[u8]) -> Option<&[u8]> {
 #[derive(Clone)]
 pub struct LaidOut<'l> {
     line: &'l [u8],
-    /// Its members before the message, `None` for a line laid out otherwise (walked whole).
+    /// Its members before the message, `None` for a line laid out otherwise (walked whole) or
+    /// whose message was found by the open's scan (`proven`).
     head: Option<LaidHead<'l>>,
+    /// Where the open's scan found the line's message and id ([`LaidOut::proven`]).
+    proven: Option<MessageAt>,
 }
 
 impl std::fmt::Debug for LaidOut<'_> {
@@ -566,6 +605,31 @@ impl<'l> LaidOut<'l> {
         LaidOut {
             line,
             head: laid_out_head(line),
+            proven: None,
+        }
+    }
+
+    /// `line`, the line of a `message` entry whose one top-level `message` and whose id the
+    /// open's scan found at `at` ([`Scanned::message_at`]): nothing around the message is read
+    /// again. The readers of its message's keys ([`canonical_keyed_message_laid`]) take the
+    /// line as the entry's when it still starts as scanned and holds the entry's id there
+    /// ([`MessageAt::holds`]): say so only of a line the open's scan read so, as the store
+    /// tells it (`SessionFile::message_at`).
+    ///
+    /// ```
+    /// use pi_session_types::envelope_scan::scan_envelope;
+    /// use pi_session_types::shallow::LaidOut;
+    /// let line = br#"{"type":"message","id":"a","message":{"role":"user","content":"hi"}}"#;
+    /// let at = scan_envelope(line).unwrap().message_at.unwrap();
+    /// assert_eq!(LaidOut::proven(line, at).role(), LaidOut::of(line).role());
+    /// ```
+    ///
+    /// [`Scanned::message_at`]: crate::envelope_scan::Scanned::message_at
+    pub fn proven(line: &'l [u8], at: MessageAt) -> Self {
+        LaidOut {
+            line,
+            head: None,
+            proven: Some(at),
         }
     }
 
@@ -577,7 +641,11 @@ impl<'l> LaidOut<'l> {
     /// [`laid_out_role`] of the line.
     pub fn role(&self) -> Option<&'l [u8]> {
         let line = self.line;
-        let start = self.head.as_ref()?.message;
+        let start = match (self.proven, &self.head) {
+            (Some(at), _) => at.message(),
+            (None, Some(head)) => head.message,
+            (None, None) => return None,
+        };
         if line.get(start) != Some(&b'{') {
             return None;
         }
@@ -899,7 +967,8 @@ pub fn canonical_keyed_message_given<'l>(
 }
 
 /// [`canonical_keyed_message_given`] of a line whose layout a caller found first
-/// ([`LaidOut::of`]).
+/// ([`LaidOut::of`]), or whose message the open's scan found ([`LaidOut::proven`]: its type and
+/// id are then taken as `message` and `id`, not read).
 pub fn canonical_keyed_message_laid<'l>(
     laid: &LaidOut<'l>,
     strings: Strings,
@@ -913,11 +982,17 @@ pub fn canonical_keyed_message_laid<'l>(
         kind: bool,
         named: bool,
     }
+    // A line whose message the open's scan found is the entry's while it starts as scanned
+    // and holds the entry's id where the scan found it: its members are not read again.
+    let proven = match laid.proven {
+        Some(at) if !at.holds(laid.line, id) => return None,
+        proven => proven.is_some(),
+    };
     let mut read = Read {
-        members: Vec::with_capacity(keys.message.len()),
+        members: KEPT_MEMBERS.with(Cell::take),
         blocks: None,
-        kind: false,
-        named: false,
+        kind: proven,
+        named: proven,
     };
     let message = canonical_message_members(
         laid,
@@ -941,18 +1016,26 @@ pub fn canonical_keyed_message_laid<'l>(
                 read.blocks = Some(blocks);
             }
         },
-    )?;
-    // Made as large as the keys it may hold; kept as large as those it holds (most messages
-    // hold two to four of ten): a message lives until it is sent, and room for the other keys
-    // would take a page of memory every few messages read.
-    read.members.shrink_to_fit();
+    );
+    // Gathered in the thread's list, then made exactly as large as the members it holds (most
+    // messages hold one to four of ten keys): a message lives until it is sent, and room for
+    // the other keys would take a page of memory every few messages read. One allocation,
+    // where a list made as large as the keys it may hold and then cut took two.
+    let members: Vec<_> = read.members.drain(..).collect();
+    KEPT_MEMBERS.with(|kept| kept.set(read.members));
     (read.kind && read.named).then_some((
         KeyedMessage {
-            members: read.members,
+            members,
             blocks: read.blocks,
         },
-        message,
+        message?,
     ))
+}
+
+thread_local! {
+    /// The list [`canonical_keyed_message_laid`] gathers a message's members in, kept between
+    /// the calls of a thread (emptied each time).
+    static KEPT_MEMBERS: Cell<Vec<(&'static str, Value)>> = const { Cell::new(Vec::new()) };
 }
 
 /// The text between the quotes of a string value as written, when it holds no escape.

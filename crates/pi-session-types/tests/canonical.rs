@@ -15,8 +15,9 @@ use pi_session_types::json::{
 };
 use pi_session_types::line::replace_lone_surrogate_escapes;
 use pi_session_types::shallow::{
-    Keys, canonical_entry_with_message_keys, canonical_entry_with_message_keys_given,
-    canonical_keyed_message, canonical_keyed_message_given, entry_with_message_keys,
+    Keys, LaidOut, canonical_entry_with_message_keys, canonical_entry_with_message_keys_given,
+    canonical_keyed_message, canonical_keyed_message_given, canonical_keyed_message_laid,
+    entry_with_message_keys,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -501,6 +502,11 @@ fn spelled_otherwise(text: &str) -> bool {
     false
 }
 
+/// The length of the value of the top-level `message` of `line` (0 when it has none).
+fn message_len(line: &[u8]) -> usize {
+    top_level_member(line, "message").map_or(0, <[u8]>::len)
+}
+
 /// The keys the property tests over a `message` line read of it.
 const MESSAGE_LINE_KEYS: Keys = Keys {
     entry: &["type", "id", "message"],
@@ -564,6 +570,39 @@ proptest! {
             canonical_entry_with_message_keys(bytes, &MESSAGE_LINE_KEYS),
             "{}", text
         );
+        // The scan finds the line's one message where its value starts, and the id; on a line
+        // laid out as pi and omp write one (no whitespace between tokens, `type` first) the
+        // reader is told the line still holds the entry's id there, and reads from the message
+        // the keys the whole line's walk reads (a message it reads alone, the line spelled
+        // otherwise around it, is itself `JSON.stringify`'s text).
+        let mut messages = 0;
+        pi_session_types::json::for_each_member(bytes, |key, _| {
+            messages += usize::from(key == b"message");
+        });
+        prop_assert_eq!(scanned.message_at.is_some(), messages == 1, "{}", text);
+        if let Some(at) = scanned.message_at {
+            prop_assert_eq!(
+                Some(&bytes[at.message()..at.message() + message_len(bytes)]),
+                top_level_member(bytes, "message"),
+                "{}", text
+            );
+            let laid_out = !spelled_otherwise(&text) && bytes.starts_with(br#"{"type":"message","#);
+            prop_assert!(!laid_out || at.holds(bytes, "a"), "{}", text);
+            prop_assert!(!at.holds(bytes, "b"), "{}", text);
+            let laid = LaidOut::proven(bytes, at);
+            let proven = canonical_keyed_message_laid(&laid, strings, &MESSAGE_LINE_KEYS, "a");
+            match canonical_keyed_message(bytes, &MESSAGE_LINE_KEYS, "a") {
+                Some(whole) if at.holds(bytes, "a") => {
+                    prop_assert_eq!(&proven, &Some(whole), "{}", text);
+                }
+                _ => if let Some((_, message)) = &proven {
+                    prop_assert!(at.holds(bytes, "a") && is_js_canonical(message), "{}", text);
+                },
+            }
+            // Another entry's id where the scan found this one's: not this entry's line.
+            let other = canonical_keyed_message_laid(&laid, strings, &MESSAGE_LINE_KEYS, "b");
+            prop_assert_eq!(other, None, "{}", text);
+        }
     }
 
     /// Whatever the scanner accepts, the parsed path prints byte for byte.
