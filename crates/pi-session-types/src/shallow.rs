@@ -437,15 +437,8 @@ fn laid_out_members<'l, S>(
             return None;
         }
     }
-    let mut refused = false;
-    let end = json::canonical_inner_value(line, start, strings, |met| {
-        refused = refused || !inner_member(keys, &met, state, inner);
-    });
-    let end = end.filter(|_| !refused && line.get(start) == Some(&b'{'))?;
-    let message = &line[start..end];
-    if !top(state, key::MESSAGE.as_bytes(), message, false) {
-        return None;
-    }
+    let message = proven_members(line, start, strings, keys, state, top, inner)?;
+    let end = start + message.len();
     let mut after: [&[u8]; LAID_OUT_MEMBERS] = [&[]; LAID_OUT_MEMBERS];
     let mut later = 0;
     let mut at = end;
@@ -475,7 +468,8 @@ fn laid_out_members<'l, S>(
 
 /// [`canonical_message_members`] of a line whose message the open's scan found at `start`
 /// ([`LaidOut::proven`]): only the message is walked and handed to `top`; the members around it
-/// are not read (the scan read the envelope, and found no second `message`).
+/// are not read (the scan read the envelope, and found no second `message`). Also the walk of
+/// the message of a line whose head [`laid_out_members`] read.
 fn proven_members<'l, S>(
     line: &'l [u8],
     start: usize,
