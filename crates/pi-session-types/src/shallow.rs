@@ -192,6 +192,70 @@ pub fn listed_entry_with_message_keys_given<'l>(
     ))
 }
 
+/// [`listed_entry_with_message_keys_given`] of a line whose message and id the open's scan
+/// found at `at` ([`LaidOut::proven`]), the line of the `message` entry whose id is `id`: the
+/// members around the message are not read, the entry's `type` and `id` (the only entry keys
+/// kept with `message` this reads for) given as `message` and `id` once
+/// [`MessageAt::holds`] tells the line still starts as scanned and holds that id there.
+/// `None` when it does not, or when `keys.entry` keeps another key (the caller reads the line
+/// whole then), or where [`listed_entry_with_message_keys_given`] refuses the message.
+///
+/// ```
+/// use pi_session_types::envelope_scan::scan_envelope;
+/// use pi_session_types::json::Strings;
+/// use pi_session_types::shallow::{Keys, listed_entry_with_message_keys_given, listed_entry_with_message_keys_proven};
+/// let keys = Keys { entry: &["type", "id", "message"], message: &["role", "content"], blocks: &[] };
+/// let line = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hi"}}"#;
+/// let at = scan_envelope(line).unwrap().message_at.unwrap();
+/// let proven = listed_entry_with_message_keys_proven(line, at, "a", Strings::Unknown, &keys);
+/// assert_eq!(proven, listed_entry_with_message_keys_given(line, Strings::Unknown, &keys));
+/// assert_eq!(listed_entry_with_message_keys_proven(line, at, "b", Strings::Unknown, &keys), None);
+/// ```
+pub fn listed_entry_with_message_keys_proven<'l>(
+    line: &'l [u8],
+    at: MessageAt,
+    id: &str,
+    strings: Strings,
+    keys: &Keys,
+) -> Option<(ListedEntry, &'l [u8])> {
+    if !at.holds(line, id) {
+        return None;
+    }
+    let kept = |name: &str| keys.entry.contains(&name);
+    if !keys
+        .entry
+        .iter()
+        .all(|&name| matches!(name, key::TYPE | key::ID | key::MESSAGE))
+    {
+        return None;
+    }
+    // The line starts with its `type` (`holds`), its `id` after: in the line's order.
+    let entry: Vec<(&'static str, Value)> = [(key::TYPE, "message"), (key::ID, id)]
+        .into_iter()
+        .filter(|(name, _)| kept(name))
+        .map(|(name, value)| (name, Value::String(value.to_owned())))
+        .collect();
+    let rest = line.get(at.message()..)?;
+    let mut content = None;
+    let (mut message, len) = member_list(rest, keys.message, |name, rest| {
+        if name != key::CONTENT {
+            return value_at(rest);
+        }
+        let (read, len) = listed_at(rest, keys.blocks, strings)?;
+        content = Some(read);
+        Some((Value::Null, len))
+    })?;
+    message.retain(|(name, _)| *name != key::CONTENT);
+    Some((
+        ListedEntry {
+            entry,
+            message,
+            content,
+        },
+        &rest[..len],
+    ))
+}
+
 /// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members,
 /// cut down to `blocks` ([`value_read::read_listed_keeping`]) unless it is empty.
 fn listed_at(rest: &[u8], blocks: &[&'static str], strings: Strings) -> Option<(Listed, usize)> {

@@ -17,7 +17,8 @@ use pi_session_types::line::replace_lone_surrogate_escapes;
 use pi_session_types::shallow::{
     Keys, LaidOut, canonical_entry_with_message_keys, canonical_entry_with_message_keys_given,
     canonical_keyed_message, canonical_keyed_message_given, canonical_keyed_message_laid,
-    entry_with_message_keys,
+    entry_with_message_keys, listed_entry_with_message_keys_given,
+    listed_entry_with_message_keys_proven,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -601,6 +602,19 @@ proptest! {
             }
             // Another entry's id where the scan found this one's: not this entry's line.
             let other = canonical_keyed_message_laid(&laid, strings, &MESSAGE_LINE_KEYS, "b");
+            prop_assert_eq!(other, None, "{}", text);
+            // rho's listing reader, read from the message: what it reads of the whole line.
+            let listed = listed_entry_with_message_keys_proven(bytes, at, "a", strings, &MESSAGE_LINE_KEYS);
+            if at.holds(bytes, "a") {
+                prop_assert_eq!(
+                    listed,
+                    listed_entry_with_message_keys_given(bytes, strings, &MESSAGE_LINE_KEYS),
+                    "{}", text
+                );
+            } else {
+                prop_assert_eq!(listed, None, "{}", text);
+            }
+            let other = listed_entry_with_message_keys_proven(bytes, at, "b", strings, &MESSAGE_LINE_KEYS);
             prop_assert_eq!(other, None, "{}", text);
         }
     }

@@ -46,6 +46,7 @@ use pi_session_types::json::{
 use pi_session_types::shallow::{
     KeyedMessage, Keys, LaidOut, Seen, canonical_entry_with_message_keys_given,
     canonical_keyed_message_laid, entry_with_message_keys, listed_entry_with_message_keys_given,
+    listed_entry_with_message_keys_proven,
 };
 use pi_session_types::view::{EntryRef, key};
 
@@ -652,7 +653,7 @@ impl PartReader {
         };
         let candidates = self.lines_among(positions);
         let read = file.map_raw(&candidates, |index, entry, line| {
-            rho_line(entry, line, file.strings(index))
+            rho_line(entry, line, file.strings(index), file.message_at(index))
         })?;
         merge_read(
             positions,
@@ -1348,11 +1349,23 @@ fn merge_read<R, T>(
 /// A `message` line as rho reads it ([`PartReader::rho_entries`]), when it is the entry the
 /// index holds at that place (as the store checks before it serves a line as parsed): its
 /// type is `message` and its id the index's, as written.
-fn rho_line(entry: &IndexEntry, line: &[u8], strings: Strings) -> Option<rho::RhoEntry> {
+fn rho_line(
+    entry: &IndexEntry,
+    line: &[u8],
+    strings: Strings,
+    message_at: Option<MessageAt>,
+) -> Option<rho::RhoEntry> {
     // Only `message` lines come here (`message_lines`): the kind is checked once, below. A
     // line the open proved spelled as `JSON.stringify` spells it has its texts found by their
-    // quotes.
-    let (listed, _) = listed_entry_with_message_keys_given(line, strings, &rho::MESSAGE_KEYS)?;
+    // quotes; one whose message the open found is read from there, when it still holds the
+    // entry's id where the open found it.
+    let proven = message_at.zip(entry.envelope.id()).and_then(|(at, id)| {
+        listed_entry_with_message_keys_proven(line, at, id, strings, &rho::MESSAGE_KEYS)
+    });
+    let (listed, _) = match proven {
+        Some(read) => read,
+        None => listed_entry_with_message_keys_given(line, strings, &rho::MESSAGE_KEYS)?,
+    };
     let read = |name: &str| {
         let member = listed.entry.iter().find(|(kept, _)| *kept == name);
         member.and_then(|(_, value)| value.as_str())
