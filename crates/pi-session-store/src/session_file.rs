@@ -1162,9 +1162,12 @@ fn read_windows_into<L>(
         }
         let len = usize::try_from(stop - start).unwrap_or(usize::MAX);
         let room = len.saturating_add(CACHE_LINE);
-        let wanted: u64 = lines[first..last].iter().map(|(_, at)| at.byte_len).sum();
-        let mut own =
-            (shared && wanted.saturating_mul(2) >= stop - start).then(|| SharedWindows::take(room));
+        // Shared when asked and the lines asked for fill at least half of the window.
+        let dense = || {
+            let wanted: u64 = lines[first..last].iter().map(|(_, at)| at.byte_len).sum();
+            wanted.saturating_mul(2) >= stop - start
+        };
+        let mut own = (shared && dense()).then(|| SharedWindows::take(room));
         let into = match &mut own {
             Some(own) => own,
             None => {

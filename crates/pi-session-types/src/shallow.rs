@@ -75,34 +75,66 @@ fn entry_members<'l, C>(
     mut content: impl FnMut(&'l [u8]) -> Option<(C, usize)>,
 ) -> Option<EntryMembers<'l, C>> {
     let mut message = None;
-    let mut read_content = None;
     let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
     let start = line.iter().position(|b| !is_space(b))?;
     let (entry, len) = member_list(&line[start..], keys.entry, |name, rest| {
         if name != key::MESSAGE {
             return value_at(rest);
         }
-        let (inner, len) = member_list(rest, keys.message, |name, rest| {
-            if name != key::CONTENT {
-                return value_at(rest);
-            }
-            let (read, len) = content(rest)?;
-            read_content = Some(read);
-            Some((Value::Null, len))
-        })?;
-        message = Some((inner, &rest[..len]));
+        let read = message_members(rest, keys, &mut content)?;
+        let len = read.bytes.len();
+        message = Some(read);
         Some((Value::Null, len))
     })?;
     let after = &line[start + len..];
     if !after.iter().all(is_space) {
         return None;
     }
-    let (message, bytes) = message?;
+    let MessageMembers {
+        members,
+        content,
+        bytes,
+    } = message?;
     Some(EntryMembers {
         entry,
-        message,
-        content: read_content,
+        message: members,
+        content,
         bytes,
+    })
+}
+
+/// What [`message_members`] read of a message.
+struct MessageMembers<'l, C> {
+    /// Its kept members in the line's order, `content` held by a stand-in (`null`).
+    members: Vec<(&'static str, Value)>,
+    /// Its `content`, when kept and present, read by the caller's reader.
+    content: Option<C>,
+    /// The message's bytes.
+    bytes: &'l [u8],
+}
+
+/// The kept members of the message that starts `rest` (`keys.message`), read where they are,
+/// its `content` by `content` (given the bytes from the value on, it gives the value read and
+/// its length): the message's part of [`entry_members`], and all that
+/// [`listed_entry_with_message_keys_proven`] reads.
+fn message_members<'l, C>(
+    rest: &'l [u8],
+    keys: &Keys,
+    mut content: impl FnMut(&'l [u8]) -> Option<(C, usize)>,
+) -> Option<MessageMembers<'l, C>> {
+    let mut read_content = None;
+    let (members, len) = member_list(rest, keys.message, |name, rest| {
+        if name != key::CONTENT {
+            return value_at(rest);
+        }
+        let (read, len) = content(rest)?;
+        read_content = Some(read);
+        Some((Value::Null, len))
+    })?;
+    Some(MessageMembers {
+        members,
+        content: read_content,
+        bytes: &rest[..len],
     })
 }
 
@@ -235,24 +267,21 @@ pub fn listed_entry_with_message_keys_proven<'l>(
         .filter(|(name, _)| kept(name))
         .map(|(name, value)| (name, Value::String(value.to_owned())))
         .collect();
-    let rest = line.get(at.message()..)?;
-    let mut content = None;
-    let (mut message, len) = member_list(rest, keys.message, |name, rest| {
-        if name != key::CONTENT {
-            return value_at(rest);
-        }
-        let (read, len) = listed_at(rest, keys.blocks, strings)?;
-        content = Some(read);
-        Some((Value::Null, len))
+    let MessageMembers {
+        mut members,
+        content,
+        bytes,
+    } = message_members(line.get(at.message()..)?, keys, |rest| {
+        listed_at(rest, keys.blocks, strings)
     })?;
-    message.retain(|(name, _)| *name != key::CONTENT);
+    members.retain(|(name, _)| *name != key::CONTENT);
     Some((
         ListedEntry {
             entry,
-            message,
+            message: members,
             content,
         },
-        &rest[..len],
+        bytes,
     ))
 }
 
