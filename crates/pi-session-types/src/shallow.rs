@@ -44,23 +44,27 @@ pub struct Keys {
 /// assert_eq!(entry_with_message_keys(br#"{"type":"message","message":null}"#, &keys), None);
 /// ```
 pub fn entry_with_message_keys<'l>(line: &'l [u8], keys: &Keys) -> Option<(Value, &'l [u8])> {
-    let mut read = entry_members(line, keys, |rest| member_of(keys, key::CONTENT, rest))?;
-    if let Some(content) = read.content {
-        put_back(&mut read.message, key::CONTENT, content);
+    let EntryMembers {
+        mut entry,
+        message:
+            MessageMembers {
+                mut members,
+                content,
+                bytes,
+            },
+    } = entry_members(line, keys, |rest| member_of(keys, key::CONTENT, rest))?;
+    if let Some(content) = content {
+        put_back(&mut members, key::CONTENT, content);
     }
-    put_back(&mut read.entry, key::MESSAGE, object_of(read.message));
-    Some((object_of(read.entry), read.bytes))
+    put_back(&mut entry, key::MESSAGE, object_of(members));
+    Some((object_of(entry), bytes))
 }
 
-/// What [`entry_members`] read of a line: the kept members of the entry and of its message,
-/// in the line's order, `message` and `content` held by a stand-in (`null`) where they are.
+/// What [`entry_members`] read of a line: the kept members of the entry, in the line's order,
+/// `message` held by a stand-in (`null`) where it is, and those of its message.
 struct EntryMembers<'l, C> {
     entry: Vec<(&'static str, Value)>,
-    message: Vec<(&'static str, Value)>,
-    /// The message's `content`, when kept and present, read by the caller's reader.
-    content: Option<C>,
-    /// The bytes of the message.
-    bytes: &'l [u8],
+    message: MessageMembers<'l, C>,
 }
 
 /// The one walk of a `message` entry's line that [`entry_with_message_keys`] and
@@ -90,16 +94,9 @@ fn entry_members<'l, C>(
     if !after.iter().all(is_space) {
         return None;
     }
-    let MessageMembers {
-        members,
-        content,
-        bytes,
-    } = message?;
     Some(EntryMembers {
         entry,
-        message: members,
-        content,
-        bytes,
+        message: message?,
     })
 }
 
@@ -211,17 +208,32 @@ pub fn listed_entry_with_message_keys_given<'l>(
     strings: Strings,
     keys: &Keys,
 ) -> Option<(ListedEntry, &'l [u8])> {
-    let mut read = entry_members(line, keys, |rest| listed_at(rest, keys.blocks, strings))?;
-    read.entry.retain(|(name, _)| *name != key::MESSAGE);
-    read.message.retain(|(name, _)| *name != key::CONTENT);
-    Some((
+    let EntryMembers { mut entry, message } =
+        entry_members(line, keys, |rest| listed_at(rest, keys.blocks, strings))?;
+    entry.retain(|(name, _)| *name != key::MESSAGE);
+    Some(listed(entry, message))
+}
+
+/// The [`ListedEntry`] of an entry's kept members (`message` left out) and its message's, and
+/// the message's bytes.
+fn listed<'l>(
+    entry: Vec<(&'static str, Value)>,
+    message: MessageMembers<'l, Listed>,
+) -> (ListedEntry, &'l [u8]) {
+    let MessageMembers {
+        mut members,
+        content,
+        bytes,
+    } = message;
+    members.retain(|(name, _)| *name != key::CONTENT);
+    (
         ListedEntry {
-            entry: read.entry,
-            message: read.message,
-            content: read.content,
+            entry,
+            message: members,
+            content,
         },
-        read.bytes,
-    ))
+        bytes,
+    )
 }
 
 /// [`listed_entry_with_message_keys_given`] of a line whose message and id the open's scan
@@ -267,22 +279,10 @@ pub fn listed_entry_with_message_keys_proven<'l>(
         .filter(|(name, _)| kept(name))
         .map(|(name, value)| (name, Value::String(value.to_owned())))
         .collect();
-    let MessageMembers {
-        mut members,
-        content,
-        bytes,
-    } = message_members(line.get(at.message()..)?, keys, |rest| {
+    let message = message_members(line.get(at.message()..)?, keys, |rest| {
         listed_at(rest, keys.blocks, strings)
     })?;
-    members.retain(|(name, _)| *name != key::CONTENT);
-    Some((
-        ListedEntry {
-            entry,
-            message: members,
-            content,
-        },
-        bytes,
-    ))
+    Some(listed(entry, message))
 }
 
 /// [`value_at`] as [`value_read::read_listed`] reads it: an array's objects as their members,
