@@ -19,6 +19,7 @@ mod bench_types;
 mod browser;
 mod golden;
 mod link_order;
+mod markdown;
 mod record;
 mod schema;
 mod soak;

@@ -5,12 +5,13 @@ use std::process::Command;
 
 const USAGE: &str = "usage: cargo xtask test
   every test the project has, in order: cargo fmt --check, cargo clippy (warnings denied),
-  rustdoc (warnings denied), cargo test --workspace (and its doctests), cargo deny check
-  (when installed), the golden checks, the real-browser tests; no arguments
+  rustdoc (warnings denied), the Markdown files' code blocks and links, cargo test --workspace
+  (and its doctests), cargo deny check (when installed), the golden checks, the real-browser
+  tests; no arguments
 ";
 
 /// Runs the tidy checks (`cargo fmt --check`, `cargo clippy -D warnings`, the public docs with
-/// rustdoc's warnings denied), then
+/// rustdoc's warnings denied, the Markdown files), then
 /// `cargo test --workspace`, then `cargo deny check` when installed, then the golden checks,
 /// then the real-browser tests.
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -44,8 +45,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// Style holds without anyone checking it by hand (rust-analyzer's tidy habit): formatting,
-/// clippy's warnings and rustdoc's (a public doc's link to nothing, or to a private item, is
-/// broken on docs.rs) fail the test command like a failing test does.
+/// clippy's warnings, rustdoc's (a public doc's link to nothing, or to a private item, is
+/// broken on docs.rs) and the Markdown files' code blocks and relative links
+/// ([`crate::markdown`]) fail the test command like a failing test does.
 fn tidy(root: &std::path::Path) -> Result<(), String> {
     run_command(cargo().current_dir(root).args(["fmt", "--all", "--check"]))
         .map_err(|e| format!("{e}\n(run `cargo fmt --all` to fix the formatting)"))?;
@@ -63,7 +65,8 @@ fn tidy(root: &std::path::Path) -> Result<(), String> {
             .env("RUSTDOCFLAGS", "-D warnings")
             .args(["doc", "--workspace", "--no-deps"]),
     )
-    .map_err(|e| format!("{e}\n(the public docs have a broken link or another rustdoc warning)"))
+    .map_err(|e| format!("{e}\n(the public docs have a broken link or another rustdoc warning)"))?;
+    crate::markdown::check(root)
 }
 
 fn deny(root: &std::path::Path) -> Result<(), String> {
