@@ -27,6 +27,10 @@ mod fork;
 #[allow(dead_code, reason = "the example's `main` is not called here")]
 mod provider_requests;
 
+#[path = "../examples/host_loop.rs"]
+#[allow(dead_code, reason = "the example's `main` is not called here")]
+mod host_loop;
+
 #[path = "../examples/error_handling.rs"]
 #[allow(dead_code, reason = "the example's `main` is not called here")]
 mod error_handling;
@@ -75,5 +79,19 @@ fn the_error_handling_example_meets_each_kind() {
          after reopening: 4 entries\n\
          NeedsMigration: migrate the file (Session::migrate), or fork_to a new one\n\
          migrated and appended: 2 entries\n"
+    );
+}
+
+#[test]
+fn the_host_loop_example_shares_each_turn_s_messages_with_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = host_loop::play(dir.path()).unwrap();
+    // Each turn sends two messages more (the new question, and the reply to the one before),
+    // and every message of the turn before is the same allocation.
+    assert_eq!(
+        report,
+        "turn 1: 3 messages sent, 0 of them shared with the turn before\n\
+         turn 2: 5 messages sent, 3 of them shared with the turn before\n\
+         turn 3: 7 messages sent, 5 of them shared with the turn before\n"
     );
 }
