@@ -82,35 +82,54 @@ fn fence(line: &str) -> Option<(char, usize, &str)> {
     (count >= 3).then(|| (mark, count, &trimmed[count..]))
 }
 
-/// The fence problems of a Markdown text, each as `line: what` (lines counted from 1).
-fn fence_problems(text: &str) -> Vec<String> {
-    let mut problems = Vec::new();
-    // The fence that opened the block the walk is in: its line, character and length.
-    let mut open: Option<(usize, char, usize)> = None;
-    for (at, line) in text.lines().enumerate() {
-        let number = at + 1;
+/// A walk over a text's code blocks, a line at a time: the one place that decides which lines
+/// are code, for the fence check and the link check alike.
+#[derive(Default)]
+struct Blocks {
+    /// The fence that opened the block the walk is in: its line, character and length.
+    open: Option<(usize, char, usize)>,
+}
+
+impl Blocks {
+    /// Steps over line `number` (`line`): whether it is prose (not in a block, not a fence), and
+    /// the problem of a fence with an info string where the open block's closing fence could be.
+    fn step(&mut self, number: usize, line: &str) -> (bool, Option<String>) {
         let Some((mark, count, rest)) = fence(line) else {
-            continue;
+            return (self.open.is_none(), None);
         };
-        match open {
-            None => open = Some((number, mark, count)),
+        match self.open {
+            None => self.open = Some((number, mark, count)),
             Some((opened, open_mark, open_count)) if mark == open_mark && count >= open_count => {
                 if rest.trim().is_empty() {
-                    open = None;
+                    self.open = None;
                 } else {
-                    problems.push(format!(
-                        "{number}: a fence with an info string (`{}`) inside the code block opened \
-                         at line {opened}: it does not close the block (a closing fence has none), \
-                         so the text after it is code; close the block before it, or drop a stray \
-                         fence above it",
-                        rest.trim()
-                    ));
+                    return (
+                        false,
+                        Some(format!(
+                            "{number}: a fence with an info string (`{}`) inside the code block \
+                             opened at line {opened}: it does not close the block (a closing \
+                             fence has none), so the text after it is code; close the block \
+                             before it, or drop a stray fence above it",
+                            rest.trim()
+                        )),
+                    );
                 }
             }
             Some(_) => {}
         }
+        (false, None)
     }
-    if let Some((opened, ..)) = open {
+}
+
+/// The fence problems of a Markdown text, each as `line: what` (lines counted from 1).
+fn fence_problems(text: &str) -> Vec<String> {
+    let mut blocks = Blocks::default();
+    let mut problems: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(at, line)| blocks.step(at + 1, line).1)
+        .collect();
+    if let Some((opened, ..)) = blocks.open {
         problems.push(format!(
             "{opened}: this code block is never closed: the rest of the file renders as code"
         ));
@@ -119,26 +138,14 @@ fn fence_problems(text: &str) -> Vec<String> {
 }
 
 /// The relative links of a Markdown text (`[text](target)`, images too) whose file does not
-/// exist under `folder`, each as `line: what`. Web addresses, `mailto:` and links within the page
-/// (`#…`) are not checked, nor is what follows a `#` in a file's link.
+/// exist under `folder`, each as `line: what`. Links inside code blocks are not links; web
+/// addresses, `mailto:` and links within the page (`#…`) are not checked, nor is what follows a
+/// `#` in a file's link.
 fn link_problems(text: &str, folder: &Path) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut in_code = None;
+    let mut blocks = Blocks::default();
     for (at, line) in text.lines().enumerate() {
-        // Links are not links inside code blocks.
-        if let Some((mark, count, rest)) = fence(line) {
-            match in_code {
-                None => in_code = Some((mark, count)),
-                Some((open_mark, open_count))
-                    if mark == open_mark && count >= open_count && rest.trim().is_empty() =>
-                {
-                    in_code = None;
-                }
-                Some(_) => {}
-            }
-            continue;
-        }
-        if in_code.is_some() {
+        if !blocks.step(at + 1, line).0 {
             continue;
         }
         let mut rest = line;
