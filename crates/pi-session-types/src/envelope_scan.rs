@@ -230,9 +230,10 @@ impl MessageAt {
         std::num::NonZeroU32::new(packed).map(Self)
     }
 
-    /// Whether `line` still reads as the scanned one: it starts with `{"type":"message",` and
-    /// holds `"id":"` `id` `"` where the scan found the id (a line rewritten in place under
-    /// another id, or moved, or laid out otherwise, says no).
+    /// Whether `line` still reads as the scanned one: it starts with `{"type":"message",`,
+    /// holds `"id":"` `id` `"` where the scan found the id, and `"message":` right before where
+    /// it found the message (a line rewritten in place under another id, or with its members
+    /// moved, or laid out otherwise, says no).
     ///
     /// ```
     /// use pi_session_types::envelope_scan::scan_envelope;
@@ -240,14 +241,20 @@ impl MessageAt {
     /// let at = scan_envelope(line).unwrap().message_at.unwrap();
     /// assert!(at.holds(line, "a1"));
     /// assert!(!at.holds(br#"{"type":"message","id":"b1","parentId":null,"message":{"role":"user"}}"#, "a1"));
+    /// // The same id, the message moved: what the scan found there is no longer the message.
+    /// assert!(!at.holds(br#"{"type":"message","id":"a1","message":{"role":"user"},"parentId":null}"#, "a1"));
     /// ```
     pub fn holds(&self, line: &[u8], id: &str) -> bool {
+        const ID: &[u8] = br#""id":""#;
+        const MESSAGE: &[u8] = br#""message":"#;
         let (at, id) = (self.id(), id.as_bytes());
         let end = at + id.len();
+        let message = self.message();
         line.starts_with(Self::HEAD)
-            && line.get(at.wrapping_sub(6)..at) == Some(br#""id":""#.as_slice())
+            && line.get(at.wrapping_sub(ID.len())..at) == Some(ID)
             && line.get(at..end) == Some(id)
             && line.get(end) == Some(&b'"')
+            && line.get(message.wrapping_sub(MESSAGE.len())..message) == Some(MESSAGE)
     }
 }
 
