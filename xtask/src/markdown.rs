@@ -44,30 +44,15 @@ const SKIPPED_FOLDERS: [&str; 3] = ["target", "node_modules", ".git"];
 
 /// The `.md` files under `root`, sorted, outside [`SKIPPED_FOLDERS`] and hidden folders.
 fn markdown_files(root: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut found = Vec::new();
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .map_err(|e| format!("could not list {}: {e}", folder.display()))?;
-        for entry in entries {
-            let entry = entry.map_err(|e| format!("could not list {}: {e}", folder.display()))?;
-            let path = entry.path();
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let kind = entry
-                .file_type()
-                .map_err(|e| format!("could not read {}: {e}", path.display()))?;
-            if kind.is_dir() {
-                if !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name.as_ref()) {
-                    folders.push(path);
-                }
-            } else if kind.is_file() && name.ends_with(".md") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
+    let enter = |folder: &Path| {
+        let name = folder.file_name().unwrap_or_default().to_string_lossy();
+        !name.starts_with('.') && !SKIPPED_FOLDERS.contains(&name.as_ref())
+    };
+    Ok(crate::util::files_below(root, enter)?
+        .into_iter()
+        .filter(|file| file.extension().is_some_and(|ext| ext == "md"))
+        .map(|file| root.join(file))
+        .collect())
 }
 
 /// A code fence line: its character (`` ` `` or `~`), how many, and what follows them.

@@ -698,28 +698,7 @@ fn first_difference(recorded: &[u8], committed: &[u8]) -> String {
 
 /// Every file below `dir`, as paths relative to it, sorted.
 fn list_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    let mut pending = vec![PathBuf::new()];
-    while let Some(relative) = pending.pop() {
-        let absolute = dir.join(&relative);
-        let entries = fs::read_dir(&absolute)
-            .map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
-        for entry in entries {
-            let entry =
-                entry.map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
-            let child = relative.join(entry.file_name());
-            let kind = entry
-                .file_type()
-                .map_err(|error| format!("could not stat {}: {error}", child.display()))?;
-            if kind.is_dir() {
-                pending.push(child);
-            } else {
-                files.push(child);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
+    crate::util::files_below(dir, |_| true)
 }
 
 /// A scratch folder under the system temp dir, removed when dropped.

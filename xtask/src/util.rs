@@ -80,3 +80,32 @@ pub fn build_executable(root: &Path, args: &[&str], name: &str) -> Result<PathBu
         .find_map(|message| message["executable"].as_str().map(PathBuf::from));
     built.ok_or_else(|| format!("{shown} reported no executable named {name}"))
 }
+
+/// Every file below `dir`, as paths relative to it, sorted; a folder is entered only when
+/// `enter` says so of its path (relative to `dir`). An error names what could not be listed.
+pub fn files_below(dir: &Path, enter: impl Fn(&Path) -> bool) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        let absolute = dir.join(&relative);
+        let entries = std::fs::read_dir(&absolute)
+            .map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
+        for entry in entries {
+            let entry =
+                entry.map_err(|error| format!("could not list {}: {error}", absolute.display()))?;
+            let child = relative.join(entry.file_name());
+            let kind = entry
+                .file_type()
+                .map_err(|error| format!("could not stat {}: {error}", child.display()))?;
+            if kind.is_dir() {
+                if enter(&child) {
+                    pending.push(child);
+                }
+            } else {
+                files.push(child);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
