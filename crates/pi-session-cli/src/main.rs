@@ -126,6 +126,9 @@ fn main() -> ExitCode {
 }
 
 #[cfg(test)]
+mod readme_tests;
+
+#[cfg(test)]
 mod tests {
     use clap::CommandFactory;
 
