@@ -191,13 +191,13 @@ mod tests {
 
     #[test]
     fn a_relative_link_to_a_missing_file_is_reported_and_others_pass() {
-        let folder = std::env::temp_dir().join(format!("xtask-markdown-{}", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let folder = scratch.path();
         std::fs::create_dir_all(folder.join("docs")).unwrap();
         std::fs::write(folder.join("docs/there.md"), "x").unwrap();
         let text = "[here](docs/there.md) [part](docs/there.md#a) [web](https://example.com/x) \
                     [top](#links)\n[gone](docs/gone.md) ![pic](img/none.png)\n```\n[code](nowhere.md)\n```\n";
-        let problems = link_problems(text, &folder);
-        std::fs::remove_dir_all(&folder).unwrap();
+        let problems = link_problems(text, folder);
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(
             problems[0].starts_with("2: the link `docs/gone.md`"),

@@ -3,7 +3,6 @@
 
 use clap::CommandFactory;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// Every subcommand (not `help`) with the long options it takes (not `--help`), as clap
 /// builds them.
@@ -28,8 +27,9 @@ fn subcommands() -> Vec<(String, BTreeSet<String>)> {
 
 /// A README of the workspace (`path` from its root).
 fn readme(path: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    std::fs::read_to_string(root.join(path)).unwrap()
+    let file = pi_session_test_support::workspace_root().join(path);
+    std::fs::read_to_string(&file)
+        .unwrap_or_else(|e| panic!("could not read {}: {e}", file.display()))
 }
 
 /// The README's command list (the `text` block under "The `pi-session` command") names every
