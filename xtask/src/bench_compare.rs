@@ -28,9 +28,13 @@
 //! (default 5), taking turns: one run of each, then the next round, so that a slow minute of a
 //! shared machine falls on ours and theirs alike. The figure
 //! kept is the run with the median time (its peak RSS with it), and every run's time is kept
-//! beside it (`runs_ms`), so one disturbed run on a shared machine does not decide a ratio. The
-//! loops run once (each already reports per-turn medians). The loops append to a copy of the
-//! file. Ratios are ours over theirs (below 1 is faster);
+//! beside it (`runs_ms`), so one disturbed run on a shared machine does not decide a ratio.
+//! Our two loops run `--runs` times too, taking turns with each other, and the run kept is the
+//! one of median flatness (its last 50 turns' median over its first 50's), every run's ratio
+//! beside it (`runs_last50_over_first50`): at 5 MB each 50 turns last ~3.5 ms, and a pause of
+//! the VM that long lands in one of them in about one round of twenty. omp's and pi's loops
+//! run once (each already reports per-turn medians; pi's at 200 MB takes ~20 s). The loops
+//! append to a copy of the file. Ratios are ours over theirs (below 1 is faster);
 //! for the context, `context_over_*` compare our whole process (start included, output written)
 //! with their in-process open + `buildSessionContext` (nothing serialised), and
 //! `context_inprocess_over_*` our in-process open + context (serialised) with the same.
@@ -187,20 +191,37 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     (one, None) => case[one] = figure,
                 }
             }
-            for (name, dialect) in [("ours_loop_pi", "pi"), ("ours_loop_omp", "omp")] {
-                let copy = fresh_copy(file, &dir, name)?;
-                case[name] = timed_json(
-                    Command::new(xtask)
-                        .args(["bench", "compare", "--worker", "loop"])
-                        .arg(&copy)
-                        .args([&turns.to_string(), dialect]),
-                )?;
-                let _ = std::fs::remove_file(&copy);
+            // Our loops, each `runs` times taking turns, keep the run of median flatness: the
+            // two windows of a 5 MB loop last ~3.5 ms each, and a pause of the VM that long
+            // lands in one of them in about one round of twenty.
+            let dir = dir.as_path();
+            let ours_loop = |name: &'static str, dialect: &'static str| {
+                move || {
+                    let copy = fresh_copy(file, dir, name)?;
+                    let run = timed_json(
+                        Command::new(xtask)
+                            .args(["bench", "compare", "--worker", "loop"])
+                            .arg(&copy)
+                            .args([&turns.to_string(), dialect]),
+                    );
+                    let _ = std::fs::remove_file(&copy);
+                    let mut run = run?;
+                    summarise_loop(&mut run);
+                    Ok(run)
+                }
+            };
+            let mut loops =
+                [("ours_loop_pi", "pi"), ("ours_loop_omp", "omp")].map(|(name, dialect)| {
+                    Series::new((name, None), LAST_OVER_FIRST, ours_loop(name, dialect))
+                        .runs_as("runs_last50_over_first50", round_fine)
+                });
+            for ((name, _), figure) in interleaved(runs, &mut loops)? {
+                case[name] = figure;
             }
             for (name, runner, implementation) in
                 [("pi_loop", "node", "pi"), ("omp_loop", "bun", "omp")]
             {
-                let copy = fresh_copy(file, &dir, name)?;
+                let copy = fresh_copy(file, dir, name)?;
                 case[name] = js(runner, implementation, "loop", &copy)?;
                 let _ = std::fs::remove_file(&copy);
             }
@@ -512,10 +533,13 @@ pub(crate) type Where = (&'static str, Option<&'static str>);
 pub(crate) struct Series<'a> {
     at: Where,
     key: &'static str,
+    /// Where every run's `key` goes beside the kept run, and how it is rounded there.
+    runs_as: (&'static str, fn(f64) -> f64),
     measure: Box<dyn FnMut() -> Result<Value, String> + 'a>,
 }
 
 impl<'a> Series<'a> {
+    /// A series whose `key` is a time in ms (every run's kept as `runs_ms`).
     pub(crate) fn new(
         at: Where,
         key: &'static str,
@@ -524,15 +548,24 @@ impl<'a> Series<'a> {
         Series {
             at,
             key,
+            runs_as: ("runs_ms", round_ms),
             measure: Box::new(measure),
         }
+    }
+
+    /// Every run's `key` kept as `name` instead, rounded by `round`: for a key that is not a
+    /// time.
+    fn runs_as(mut self, name: &'static str, round: fn(f64) -> f64) -> Self {
+        self.runs_as = (name, round);
+        self
     }
 }
 
 /// Runs every series `runs` times, taking turns (one run of each, then the next round), so
 /// that a minute when the shared machine is slow falls on ours and theirs alike rather than on
 /// whichever ran then; each series' figure is its run whose `key` is the median, with every
-/// run's `key` as `runs_ms` beside it. In the order of `series`, with where each goes.
+/// run's `key` beside it (`runs_ms`, or as [`Series::runs_as`] names it). In the order of
+/// `series`, with where each goes.
 pub(crate) fn interleaved(
     runs: usize,
     series: &mut [Series<'_>],
@@ -554,7 +587,8 @@ pub(crate) fn interleaved(
                 .get(order.len() / 2)
                 .map(|&median| done.swap_remove(median))
                 .unwrap_or_default();
-            kept["runs_ms"] = json!(times.iter().map(|t| round_ms(*t)).collect::<Vec<_>>());
+            let (runs_as, round) = one.runs_as;
+            kept[runs_as] = json!(times.iter().map(|t| round(*t)).collect::<Vec<_>>());
             (one.at, kept)
         })
         .collect())
@@ -682,20 +716,36 @@ fn number(value: &Value, path: &[&str]) -> f64 {
         .unwrap_or(f64::NAN)
 }
 
-/// Median, first-50 and last-50 medians of a loop's `turn_ms`, and the ratios of the case.
+/// The key of a loop's run that says how flat it is: the median of its last 50 turns over
+/// that of its first 50.
+const LAST_OVER_FIRST: &str = "last50_over_first50";
+
+/// A loop's run with its `turn_ms` summed up: their median, the medians of the first and the
+/// last 50 and the second over the first ([`LAST_OVER_FIRST`]). A run already summed up (no
+/// `turn_ms`) is left as it is.
+fn summarise_loop(run: &mut Value) {
+    let Some(turns) = run.get("turn_ms").and_then(Value::as_array) else {
+        return;
+    };
+    let turns: Vec<f64> = turns.iter().filter_map(Value::as_f64).collect();
+    let take = turns.len().min(50);
+    let (first, last) = (
+        round_fine(median(&turns[..take])),
+        round_fine(median(&turns[turns.len() - take..])),
+    );
+    run["turn_ms_median"] = json!(round_fine(median(&turns)));
+    run["turn_ms_first50"] = json!(first);
+    run["turn_ms_last50"] = json!(last);
+    run[LAST_OVER_FIRST] = json!(round_fine(last / first));
+    if let Some(map) = run.as_object_mut() {
+        map.remove("turn_ms");
+    }
+}
+
+/// The loops' runs summed up ([`summarise_loop`]) and the ratios of the case.
 fn summarise(case: &mut Value) {
     for name in ["ours_loop_pi", "ours_loop_omp", "pi_loop", "omp_loop"] {
-        let turns: Vec<f64> = case[name]["turn_ms"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_f64).collect())
-            .unwrap_or_default();
-        let take = turns.len().min(50);
-        case[name]["turn_ms_median"] = json!(round_fine(median(&turns)));
-        case[name]["turn_ms_first50"] = json!(round_fine(median(&turns[..take])));
-        case[name]["turn_ms_last50"] = json!(round_fine(median(&turns[turns.len() - take..])));
-        if let Some(map) = case[name].as_object_mut() {
-            map.remove("turn_ms");
-        }
+        summarise_loop(&mut case[name]);
     }
     let ratio = |a: f64, b: f64| round_fine(a / b);
     let omp_context = number(case, &["omp_context", "open_context_ms"]);
@@ -1145,6 +1195,39 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_keeps_its_run_of_median_flatness_with_every_run_s_ratio() {
+        // Three runs of 100 turns: 1 ms each for the first 50, then 1.5, 0.9 and 1.0 ms.
+        let later = [1.5, 0.9, 1.0];
+        let mut at = 0;
+        let mut series = [
+            Series::new(("ours_loop_pi", None), LAST_OVER_FIRST, move || {
+                at += 1;
+                let turns: Vec<f64> = (0..100)
+                    .map(|turn| if turn < 50 { 1.0 } else { later[at - 1] })
+                    .collect();
+                let mut run = json!({"turn_ms": turns, "run": at});
+                summarise_loop(&mut run);
+                Ok(run)
+            })
+            .runs_as("runs_last50_over_first50", round_fine),
+        ];
+        let figures = interleaved(3, &mut series).expect("no run fails");
+        let kept = &figures[0].1;
+        assert_eq!(kept["run"], 3, "{kept}");
+        assert_eq!(kept[LAST_OVER_FIRST], 1.0, "{kept}");
+        assert_eq!(kept["turn_ms_first50"], 1.0, "{kept}");
+        assert_eq!(kept["runs_last50_over_first50"], json!([1.5, 0.9, 1.0]));
+        assert!(
+            kept.get("runs_ms").is_none() && kept.get("turn_ms").is_none(),
+            "{kept}"
+        );
+        // A run summed up already is left as it is (the case's summary passes over it).
+        let mut again = kept.clone();
+        summarise_loop(&mut again);
+        assert_eq!(&again, kept);
+    }
+
+    #[test]
     fn a_run_is_timed_alone_and_its_peak_rss_taken_from_another() {
         if !Path::new("/usr/bin/time").exists() {
             eprintln!("skipped: no /usr/bin/time (Debian's `time` package)");
@@ -1302,7 +1385,9 @@ mod tests {
             *size == 5.0 && !goal.contains("pi's") && (*met || goal.contains("omp's open"))
         }));
         small["ours_context"]["anthropic"]["wall_ms"] = json!(21.0);
-        let mut turns = vec![0.1; 60];
+        // 100 turns, the last 50 at 1.3x the first 50 (with 60, the last 50 would be mostly
+        // the first ones: flat).
+        let mut turns = vec![0.1; 100];
         turns[50..].fill(0.13);
         small["ours_loop_omp"]["turn_ms"] = json!(turns);
         summarise(&mut small);
